@@ -1,0 +1,1 @@
+"""Kamakura: kernels (rules), board geometry, agents, batch self-play and the readable API."""

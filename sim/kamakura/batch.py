@@ -1,0 +1,118 @@
+"""Batch self-play: many Kamakura games in one compiled call, results as arrays.
+
+Game i is set up from seeds[i] (stream 0: layout and chit shuffle) and its agents draw from stream 1 of the
+same seed, so a game's record depends on its seed and seating alone, not on which batch it ran in.
+"""
+
+import numpy as np
+from numba import njit
+
+from sim.kamakura.agents import MAX_PLAN, agent_plan
+from sim.kamakura.kernels import (
+    A_GAIN,
+    A_PASS,
+    A_USE,
+    A_USE_ORDER,
+    END_REASON,
+    MAX_PLAYERS,
+    N_ACTIONS,
+    OUT_TURN,
+    OVER,
+    PLAYERS,
+    TO_MOVE,
+    TURN,
+    apply_action,
+    new_game,
+    scores,
+    winners,
+)
+from sim.rng import rng_seeded
+
+MAX_EVENTS = 96  # at most 40 gains + 40 chit activations + 4 order chits
+EVENT_GAIN, EVENT_USE_CHIT, EVENT_USE_ORDER = 0, 1, 2
+
+
+@njit(cache=True)
+def play_batch(seeds, players, layout, random_layout, chit_sets, order_moves, green_min, voluntary,
+               tie_break, agent_kinds, out_scores, out_winners, out_tie, out_decided, out_turns,
+               out_end_reason, out_out_turn, out_events, out_n_events):
+    """Play len(seeds) games; agent_kinds[g, seat] gives each game's seating. Fills the out_* arrays:
+    scores and winners (0/1) per seat, tie / decided-by-tie-break flags, turns, end reason, the turn at
+    which each seat passed (-1 if never), and events[g, k] = (turn, seat, kind, chit id or -1)."""
+    plan = np.empty(MAX_PLAN, dtype=np.int64)
+    buf = np.empty(N_ACTIONS, dtype=np.int64)
+    score = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    win = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    for g in range(seeds.shape[0]):
+        s = new_game(players, layout, random_layout, chit_sets, order_moves, green_min, voluntary,
+                     tie_break, seeds[g])
+        rng = rng_seeded(seeds[g], 1)
+        n_events = 0
+        turn_start_events = 0
+        last_turn = 0
+        while s[OVER] == 0:
+            seat = s[TO_MOVE]
+            n_plan = agent_plan(agent_kinds[g, seat], s, rng, plan, buf)
+            for i in range(n_plan):
+                action = plan[i]
+                turn = s[TURN]
+                if turn != last_turn:
+                    turn_start_events = n_events
+                    last_turn = turn
+                if action == A_PASS:
+                    n_events = turn_start_events  # a void turn activated nothing (R-8)
+                elif action >= A_USE and action <= A_USE_ORDER or (action >= A_GAIN and action < A_GAIN + 40):
+                    out_events[g, n_events, 0] = turn
+                    out_events[g, n_events, 1] = seat
+                    if action == A_USE_ORDER:
+                        out_events[g, n_events, 2] = EVENT_USE_ORDER
+                        out_events[g, n_events, 3] = -1
+                    elif action < A_USE_ORDER:
+                        out_events[g, n_events, 2] = EVENT_USE_CHIT
+                        out_events[g, n_events, 3] = action - A_USE
+                    else:
+                        out_events[g, n_events, 2] = EVENT_GAIN
+                        out_events[g, n_events, 3] = action - A_GAIN
+                    n_events += 1
+                apply_action(s, action)
+        scores(s, score)
+        tie, decided = winners(s, score, win)
+        for seat in range(s[PLAYERS]):
+            out_scores[g, seat] = score[seat]
+            out_winners[g, seat] = win[seat]
+            out_out_turn[g, seat] = s[OUT_TURN + seat]
+        out_tie[g] = tie
+        out_decided[g] = decided
+        out_turns[g] = s[TURN]
+        out_end_reason[g] = s[END_REASON]
+        out_n_events[g] = n_events
+
+
+# ---- Python face ---------------------------------------------------------------------------------------
+def run_batch(rules, seeds, seating) -> dict[str, np.ndarray]:
+    """Play one game per seed. `seating` is a (games, players) array of agent codes (agents.AGENT_CODES)
+    or one row for every game. Returns the out_* arrays by name (see play_batch)."""
+    from sim.kamakura.game import kernel_args
+
+    seeds = np.asarray(seeds, dtype=np.uint64)
+    games = len(seeds)
+    players = rules.players
+    seating = np.asarray(seating, dtype=np.int64)
+    if seating.ndim == 1:
+        seating = np.broadcast_to(seating, (games, players))
+    seating = np.ascontiguousarray(seating)
+    out = {
+        "scores": np.zeros((games, players), dtype=np.int64),
+        "winners": np.zeros((games, players), dtype=np.int64),
+        "tie": np.zeros(games, dtype=np.bool_),
+        "decided_by_tiebreak": np.zeros(games, dtype=np.bool_),
+        "turns": np.zeros(games, dtype=np.int64),
+        "end_reason": np.zeros(games, dtype=np.int64),
+        "out_turn": np.zeros((games, players), dtype=np.int64),
+        "events": np.zeros((games, MAX_EVENTS, 4), dtype=np.int64),
+        "n_events": np.zeros(games, dtype=np.int64),
+    }
+    play_batch(seeds, *kernel_args(rules), seating, out["scores"], out["winners"], out["tie"],
+               out["decided_by_tiebreak"], out["turns"], out["end_reason"], out["out_turn"], out["events"],
+               out["n_events"])
+    return out

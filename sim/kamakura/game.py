@@ -1,0 +1,339 @@
+"""The readable Kamakura API of API.md: a thin face over the kernels in kernels.py.
+
+Nothing here decides a rule: strings are parsed into action codes, legality and effects come from
+`kernels.legal_actions` / `kernels.apply_action`, and dicts are translated to and from the state vector.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sim.kamakura import kernels as K
+from sim.kamakura.board import COLOUR_LETTERS, SWAPS
+from sim.kamakura.params import TIE_BREAKS, KamakuraRules
+
+_SWAP_INDEX = {(int(a), int(b)): k for k, (a, b) in enumerate(SWAPS.tolist())}
+_END_REASONS = {K.END_NONE: None, K.END_ALL_GAINED: "all_chits_gained", K.END_ALL_PASSED: "all_passed"}
+
+
+def kernel_args(rules: KamakuraRules) -> tuple:
+    """The setup arguments of `kernels.new_game` (all but the seed) for a validated rules object."""
+    random_layout = rules.layout == "random"
+    layout = np.zeros(16, dtype=np.int64)
+    if not random_layout:
+        layout[:] = [COLOUR_LETTERS.index(ch) for ch in rules.layout]
+    chit_sets = np.array(rules.chits, dtype=np.int64).reshape(4, 10, 3)
+    order_moves = np.array(rules.order_chit_moves, dtype=np.int64)
+    return (rules.players, layout, random_layout, chit_sets, order_moves, rules.green_min_requirement,
+            int(rules.voluntary_pass), TIE_BREAKS.index(rules.tie_break))
+
+
+@dataclass(frozen=True, eq=False)
+class KamakuraState:
+    """A position: the kernels' state vector. Treat as immutable; `KamakuraGame.apply` returns a new one."""
+
+    vector: np.ndarray = field(repr=False)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, KamakuraState) and np.array_equal(self.vector, other.vector)
+
+    def __hash__(self) -> int:
+        return hash(self.vector.tobytes())
+
+
+def action_to_string(code: int) -> str:
+    if code < K.A_USE:
+        a, b = SWAPS[code]
+        return f"swap {a} {b}"
+    if code < K.A_USE_ORDER:
+        return f"use {code - K.A_USE}"
+    if code == K.A_USE_ORDER:
+        return "use order"
+    if code < K.A_END:
+        return f"gain {code - K.A_GAIN}"
+    return "end" if code == K.A_END else "pass"
+
+
+def action_from_string(action: str) -> int:
+    """Parse an action string; ValueError if it names no action at all (legality is checked elsewhere)."""
+    words = action.split() if isinstance(action, str) else []
+    try:
+        if words == ["end"]:
+            return K.A_END
+        if words == ["pass"]:
+            return K.A_PASS
+        if words == ["use", "order"]:
+            return K.A_USE_ORDER
+        if len(words) == 3 and words[0] == "swap":
+            return K.A_SWAP + _SWAP_INDEX[(int(words[1]), int(words[2]))]
+        if len(words) == 2 and words[0] in ("use", "gain"):
+            chit = int(words[1])
+            if 0 <= chit < K.N_CHITS:
+                return (K.A_USE if words[0] == "use" else K.A_GAIN) + chit
+    except (KeyError, ValueError):
+        pass
+    raise ValueError(f"not a Kamakura action: {action!r}")
+
+
+class KamakuraGame:
+    """Kamakura for one validated rules object (a player count and a config)."""
+
+    name = "kamakura"
+
+    def __init__(self, rules: KamakuraRules) -> None:
+        self.rules = rules
+        self.players = rules.players
+        self._args = kernel_args(rules)
+
+    # ---- positions --------------------------------------------------------------------------------
+    def new_state(self, seed: int = 0) -> KamakuraState:
+        """A fresh game after setup; the layout (if random) and the chit shuffle are seeded (R-1, R-2)."""
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        return KamakuraState(K.new_game(*self._args, np.uint64(seed)))
+
+    def legal_action_codes(self, s: KamakuraState) -> np.ndarray:
+        buf = np.empty(K.N_ACTIONS, dtype=np.int64)
+        n = K.legal_actions(s.vector, buf)
+        return buf[:n].copy()
+
+    def legal_actions(self, s: KamakuraState) -> list[str]:
+        return [action_to_string(int(c)) for c in self.legal_action_codes(s)]
+
+    def apply(self, s: KamakuraState, action: str) -> KamakuraState:
+        code = action_from_string(action)
+        return self.apply_code(s, code, action)
+
+    def apply_code(self, s: KamakuraState, code: int, shown: str | None = None) -> KamakuraState:
+        if code not in self.legal_action_codes(s):
+            shown = shown or action_to_string(code)
+            if s.vector[K.OVER]:
+                raise ValueError(f"illegal action {shown!r}: the game is over")
+            raise ValueError(f"illegal action {shown!r} for seat {int(s.vector[K.TO_MOVE])}; "
+                             f"legal: {', '.join(self.legal_actions(s))}")
+        v = s.vector.copy()
+        K.apply_action(v, code)
+        return KamakuraState(v)
+
+    def is_over(self, s: KamakuraState) -> bool:
+        return bool(s.vector[K.OVER])
+
+    def to_move(self, s: KamakuraState) -> int:
+        return int(s.vector[K.TO_MOVE])
+
+    # ---- outcome ----------------------------------------------------------------------------------
+    def result(self, s: KamakuraState) -> dict[str, Any]:
+        v = s.vector
+        players = int(v[K.PLAYERS])
+        score = np.zeros(K.MAX_PLAYERS, dtype=np.int64)
+        K.scores(v, score)
+        over = bool(v[K.OVER])
+        out: dict[str, Any] = {"over": over, "scores": [int(x) for x in score[:players]], "winners": [],
+                               "tie": False, "decided_by_tiebreak": False, "turns": int(v[K.TURN]),
+                               "end_reason": _END_REASONS[int(v[K.END_REASON])]}
+        if over:
+            win = np.zeros(K.MAX_PLAYERS, dtype=np.int64)
+            tie, decided = K.winners(v, score, win)
+            out.update(winners=[i for i in range(players) if win[i]], tie=bool(tie),
+                       decided_by_tiebreak=bool(decided))
+        return out
+
+    def returns(self, s: KamakuraState) -> list[float]:
+        """Win share per seat (OpenSpiel's `returns`): 1/k to each of k winners, 0 before the end."""
+        res = self.result(s)
+        share = 1.0 / len(res["winners"]) if res["winners"] else 0.0
+        return [share if seat in res["winners"] else 0.0 for seat in range(int(s.vector[K.PLAYERS]))]
+
+    # ---- dicts ------------------------------------------------------------------------------------
+    def observe(self, s: KamakuraState, seat: int) -> dict[str, Any]:
+        """Kamakura is open information: every seat sees the whole state."""
+        if not 0 <= seat < int(s.vector[K.PLAYERS]):
+            raise ValueError(f"no seat {seat} in a {int(s.vector[K.PLAYERS])}-player game")
+        return self.to_dict(s)
+
+    def to_dict(self, s: KamakuraState) -> dict[str, Any]:
+        return state_to_dict(s.vector)
+
+    def from_dict(self, d: dict[str, Any]) -> KamakuraState:
+        return KamakuraState(state_from_dict(d, self.rules))
+
+
+def _letters(v: np.ndarray, offset: int) -> str:
+    return "".join(COLOUR_LETTERS[int(c)] for c in v[offset:offset + 16])
+
+
+def _ids(v: np.ndarray, offset: int) -> list[int]:
+    return [i for i in range(K.N_CHITS) if v[offset + i]]
+
+
+def state_to_dict(v: np.ndarray) -> dict[str, Any]:
+    players = int(v[K.PLAYERS])
+    d: dict[str, Any] = {
+        "game": "kamakura",
+        "players": players,
+        "to_move": int(v[K.TO_MOVE]),
+        "board": _letters(v, K.BOARD),
+        "chits": [{"id": i, "icons": int(v[K.ICONS + i]), "points": int(v[K.POINTS + i]),
+                   "power": int(v[K.POWER + i]),
+                   "owner": None if v[K.OWNER + i] < 0 else int(v[K.OWNER + i]),
+                   "spent": bool(v[K.SPENT + i])} for i in range(K.N_CHITS)],
+        "order_moves": [int(x) for x in v[K.ORDER_MOVES:K.ORDER_MOVES + players]],
+        "order_spent": [bool(x) for x in v[K.ORDER_SPENT:K.ORDER_SPENT + players]],
+        "passed": [bool(x) for x in v[K.PASSED:K.PASSED + players]],
+        "turn": int(v[K.TURN]),
+        "out_turn": [None if x < 0 else int(x) for x in v[K.OUT_TURN:K.OUT_TURN + players]],
+        "rules": {"green_min_requirement": int(v[K.GREEN_MIN]), "tie_break": TIE_BREAKS[int(v[K.TIE_BREAK])],
+                  "voluntary_pass": bool(v[K.VOLUNTARY])},
+    }
+    if _mid_turn(v):
+        d["turn_state"] = {
+            "start_board": _letters(v, K.START_BOARD),
+            "swaps_left": int(v[K.SWAPS_LEFT]),
+            "gains_done": int(v[K.GAINS_DONE]),
+            "gains_allowed": int(v[K.GAINS_ALLOWED]),
+            "gain_line": None if v[K.GAIN_LINE] < 0 else int(v[K.GAIN_LINE]),
+            "gained": _ids(v, K.GAINED_NOW),
+            "activated": _ids(v, K.ACTIVE_NOW),
+            "greens_assigned": _ids(v, K.GREEN_USED),
+            "order_activated": bool(v[K.ORDER_ACTIVE + int(v[K.TO_MOVE])]),
+        }
+    return d
+
+
+def _mid_turn(v: np.ndarray) -> bool:
+    return bool(v[K.GAINS_DONE] or v[K.SWAPS_LEFT] != 1 or v[K.GAINS_ALLOWED] != 1
+                or v[K.ACTIVE_NOW:K.ACTIVE_NOW + 40].any() or v[K.ORDER_ACTIVE:K.ORDER_ACTIVE + 4].any()
+                or not np.array_equal(v[K.BOARD:K.BOARD + 16], v[K.START_BOARD:K.START_BOARD + 16]))
+
+
+class _Reader:
+    """Checked access to a state dict: every problem is a ValueError naming the key."""
+
+    def __init__(self, d: Any) -> None:
+        if not isinstance(d, dict):
+            raise ValueError(f"a Kamakura state must be a dict, got {type(d).__name__}")
+        self.d = d
+
+    def get(self, key: str, kind: type | tuple, default: Any = ...) -> Any:
+        if key not in self.d:
+            if default is ...:
+                raise ValueError(f"state dict: missing key {key!r}")
+            return default
+        value = self.d[key]
+        if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ValueError(f"state dict: {key} must be an integer, got {value!r}")
+        if kind is not int and not isinstance(value, kind):
+            raise ValueError(f"state dict: {key} has the wrong type: {value!r}")
+        return value
+
+
+def _board(text: Any, key: str) -> list[int]:
+    if not isinstance(text, str) or len(text) != 16 or any(ch not in COLOUR_LETTERS for ch in text):
+        raise ValueError(f"state dict: {key} must be 16 letters of RYGB, got {text!r}")
+    if sorted(text) != sorted(COLOUR_LETTERS * 4):
+        raise ValueError(f"state dict: {key} must hold four tiles of each colour, got {text!r}")
+    return [COLOUR_LETTERS.index(ch) for ch in text]
+
+
+def _per_seat(r: _Reader, key: str, players: int, kind: type, default: Any = ...) -> list:
+    values = r.get(key, list, default)
+    if values is None:
+        return [None] * players
+    if len(values) != players or any(
+            (kind is int and (isinstance(x, bool) or not isinstance(x, int))) or
+            (kind is bool and not isinstance(x, bool)) for x in values if x is not None):
+        raise ValueError(f"state dict: {key} must list one {kind.__name__} per seat ({players}), "
+                         f"got {values!r}")
+    return values
+
+
+def state_from_dict(d: dict[str, Any], rules: KamakuraRules) -> np.ndarray:
+    """Build a state vector from the API.md dict; knobs in d["rules"] override the game's config."""
+    r = _Reader(d)
+    if r.get("game", str) != "kamakura":
+        raise ValueError(f"state dict: game must be 'kamakura', got {d.get('game')!r}")
+    players = r.get("players", int)
+    if not 2 <= players <= K.MAX_PLAYERS:
+        raise ValueError(f"state dict: players must be 2..4, got {players}")
+    v = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    v[K.PLAYERS] = players
+    v[K.BOARD:K.BOARD + 16] = _board(r.get("board", str), "board")
+    chits = r.get("chits", list)
+    if len(chits) != K.N_CHITS:
+        raise ValueError(f"state dict: chits must list 40 chits in id order, got {len(chits)}")
+    for i, chit in enumerate(chits):
+        c = _Reader(chit)
+        if c.get("id", int) != i:
+            raise ValueError(f"state dict: chits[{i}].id must be {i} (id order), got {chit.get('id')!r}")
+        icons, points, power = c.get("icons", int), c.get("points", int), c.get("power", int)
+        if not 1 <= icons <= 4 or points < 0 or power < 0:
+            raise ValueError(f"state dict: chits[{i}] has icons {icons}, points {points}, power {power}")
+        owner = c.get("owner", (int, type(None)), None)
+        if owner is not None and (isinstance(owner, bool) or not 0 <= owner < players):
+            raise ValueError(f"state dict: chits[{i}].owner must be a seat 0..{players - 1} or null")
+        spent = c.get("spent", bool, False)
+        if spent and owner is None:
+            raise ValueError(f"state dict: chits[{i}] is spent but still on the board")
+        v[K.ICONS + i], v[K.POINTS + i], v[K.POWER + i] = icons, points, power
+        v[K.OWNER + i] = -1 if owner is None else owner
+        v[K.SPENT + i] = spent
+    v[K.ORDER_MOVES:K.ORDER_MOVES + players] = _per_seat(r, "order_moves", players, int)
+    if min(v[K.ORDER_MOVES:K.ORDER_MOVES + players]) < 0:
+        raise ValueError("state dict: order_moves must be non-negative")
+    v[K.ORDER_SPENT:K.ORDER_SPENT + players] = _per_seat(r, "order_spent", players, bool)
+    v[K.PASSED:K.PASSED + K.MAX_PLAYERS] = 1
+    v[K.PASSED:K.PASSED + players] = _per_seat(r, "passed", players, bool)
+    out_turn = _per_seat(r, "out_turn", players, int, None)
+    v[K.OUT_TURN:K.OUT_TURN + K.MAX_PLAYERS] = -1
+    v[K.OUT_TURN:K.OUT_TURN + players] = [-1 if x is None else x for x in out_turn]
+    v[K.TURN] = r.get("turn", int, 0)
+    knobs = r.get("rules", dict, {})
+    unknown = set(knobs) - {"green_min_requirement", "tie_break", "voluntary_pass"}
+    if unknown:
+        raise ValueError(f"state dict: unknown rules keys {sorted(unknown)}")
+    gmin = knobs.get("green_min_requirement", rules.green_min_requirement)
+    tie_break = knobs.get("tie_break", rules.tie_break)
+    voluntary = knobs.get("voluntary_pass", rules.voluntary_pass)
+    if isinstance(gmin, bool) or not isinstance(gmin, int) or not 0 <= gmin <= 4:
+        raise ValueError(f"state dict: rules.green_min_requirement must be 0..4, got {gmin!r}")
+    if tie_break not in TIE_BREAKS:
+        raise ValueError(f"state dict: rules.tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
+    if not isinstance(voluntary, bool):
+        raise ValueError(f"state dict: rules.voluntary_pass must be a boolean, got {voluntary!r}")
+    v[K.GREEN_MIN], v[K.TIE_BREAK], v[K.VOLUNTARY] = gmin, TIE_BREAKS.index(tie_break), voluntary
+    v[K.CHITS_LEFT] = int((v[K.OWNER:K.OWNER + K.N_CHITS] < 0).sum())
+    to_move = r.get("to_move", int)
+    if not 0 <= to_move < players:
+        raise ValueError(f"state dict: to_move must be a seat 0..{players - 1}, got {to_move}")
+    v[K.TO_MOVE] = to_move
+    K.refresh_masks(v)
+    K.begin_turn(v)
+    if v[K.CHITS_LEFT] == 0:
+        v[K.OVER], v[K.END_REASON] = 1, K.END_ALL_GAINED
+    elif v[K.PASSED:K.PASSED + players].all():
+        v[K.OVER], v[K.END_REASON] = 1, K.END_ALL_PASSED
+    elif v[K.PASSED + to_move]:
+        raise ValueError(f"state dict: to_move {to_move} has passed and takes no more turns (R-8)")
+    if "turn_state" in d:
+        _read_turn_state(v, _Reader(r.get("turn_state", dict)), to_move)
+    return v
+
+
+def _read_turn_state(v: np.ndarray, t: _Reader, seat: int) -> None:
+    v[K.START_BOARD:K.START_BOARD + 16] = _board(t.get("start_board", str), "turn_state.start_board")
+    v[K.SWAPS_LEFT] = t.get("swaps_left", int)
+    v[K.GAINS_DONE] = t.get("gains_done", int)
+    v[K.GAINS_ALLOWED] = t.get("gains_allowed", int)
+    line = t.get("gain_line", (int, type(None)), None)
+    v[K.GAIN_LINE] = -1 if line is None else line
+    per_chit = (("gained", K.GAINED_NOW), ("activated", K.ACTIVE_NOW), ("greens_assigned", K.GREEN_USED))
+    for key, offset in per_chit:
+        for chit in t.get(key, list):
+            if isinstance(chit, bool) or not isinstance(chit, int) or not 0 <= chit < K.N_CHITS:
+                raise ValueError(f"state dict: turn_state.{key} holds {chit!r}, not a chit id")
+            v[offset + chit] = 1
+    v[K.ORDER_ACTIVE + seat] = t.get("order_activated", bool, False)
+    K.refresh_masks(v)

@@ -1,0 +1,414 @@
+"""The Kamakura rules as numba kernels over one flat int64 state vector.
+
+This module is the only copy of the rules: the batch self-play loop and the readable API (game.py) both call
+these functions. A state is a 1-D int64 array laid out by the offsets below; kernels mutate it in place and
+callers copy when they need persistence. Actions are small integers (see the ACTION codes), ordered the
+way `legal_actions` lists them.
+"""
+
+import numpy as np
+from numba import njit
+
+from sim.kamakura.board import LINE_MASK, MASK_TO_INDEX, SWAP_DISTANCE, SWAPS, colour_masks, popcount
+from sim.rng import rng_below, rng_seeded
+
+MAX_PLAYERS = 4
+N_CHITS = 40
+RED, YELLOW, GREEN, BLUE = 0, 1, 2, 3
+
+# ---- state vector layout -----------------------------------------------------------------------------
+BOARD = 0              # 16 tile colours, row-major
+START_BOARD = 16       # the board at the start of the turn (restored by a void turn, R-8)
+ICONS = 32             # per chit id (10 * colour + line)
+POINTS = 72
+POWER = 112
+OWNER = 152            # seat, or -1 while on the board
+SPENT = 192            # 1 once the power was activated (R-5)
+GAINED_NOW = 232       # 1 if gained this turn: cannot be activated this turn (R-5)
+ACTIVE_NOW = 272       # 1 if activated this turn: undone by a void turn (R-8)
+GREEN_USED = 312       # 1 if an activated green already helped a gain this turn (one chit each)
+ORDER_MOVES = 352      # per seat
+ORDER_SPENT = 356
+ORDER_ACTIVE = 360
+PASSED = 364
+OUT_TURN = 368         # the turn number at which the seat passed, -1 while in
+PLAYERS = 372
+TO_MOVE = 373
+TURN = 374             # turns finished so far (every `end` and `pass` finishes one)
+SWAPS_LEFT = 375       # swaps still allowed this turn: 1 free + activated move powers - swaps made
+GAINS_DONE = 376
+GAINS_ALLOWED = 377    # 1 + activated yellow powers
+GAIN_LINE = 378        # line of this turn's gains, -1 before the first
+GREEN_MIN = 379        # rules knob green_min_requirement (R-6)
+VOLUNTARY = 380        # rules knob voluntary_pass (R-8)
+TIE_BREAK = 381        # rules knob tie_break (R-9): TIE_LAST, TIE_FIRST, TIE_SHARED
+OVER = 382
+CHITS_LEFT = 383
+END_REASON = 384       # END_NONE, END_ALL_GAINED, END_ALL_PASSED
+MASKS = 385            # 4 cell bitmasks, one per colour: derived from BOARD, kept in step by every change
+STATE_SIZE = 389
+
+TIE_LAST, TIE_FIRST, TIE_SHARED = 0, 1, 2
+END_NONE, END_ALL_GAINED, END_ALL_PASSED = 0, 1, 2
+
+# ---- action codes --------------------------------------------------------------------------------------
+A_SWAP = 0             # + swap index (board.SWAPS), 24 of them
+A_USE = 24             # + chit id
+A_USE_ORDER = 64
+A_GAIN = 65            # + chit id
+A_END = 105
+A_PASS = 106
+N_ACTIONS = 107
+
+
+# ---- setup ---------------------------------------------------------------------------------------------
+@njit(cache=True)
+def new_game(players, layout, random_layout, chit_sets, order_moves, green_min, voluntary, tie_break, seed):
+    """A fresh game after setup (R-1 layout, R-2 seeded chit deal, R-4 order chits).
+
+    layout: int64[16] colours (ignored when random_layout); chit_sets: int64[4, 10, 3] (icons, points,
+    power) per colour; order_moves: int64[players].
+    """
+    s = np.zeros(STATE_SIZE, dtype=np.int64)
+    rng = rng_seeded(seed, 0)
+    for cell in range(16):
+        s[BOARD + cell] = layout[cell]
+    if random_layout:
+        for cell in range(16):
+            s[BOARD + cell] = cell // 4
+        for i in range(15, 0, -1):
+            j = rng_below(rng, i + 1)
+            tmp = s[BOARD + i]
+            s[BOARD + i] = s[BOARD + j]
+            s[BOARD + j] = tmp
+    # R-2: each colour's ten chits are shuffled and dealt one to each line.
+    perm = np.empty(10, dtype=np.int64)
+    for colour in range(4):
+        for i in range(10):
+            perm[i] = i
+        for i in range(9, 0, -1):
+            j = rng_below(rng, i + 1)
+            tmp = perm[i]
+            perm[i] = perm[j]
+            perm[j] = tmp
+        for line in range(10):
+            chit = 10 * colour + line
+            s[ICONS + chit] = chit_sets[colour, perm[line], 0]
+            s[POINTS + chit] = chit_sets[colour, perm[line], 1]
+            s[POWER + chit] = chit_sets[colour, perm[line], 2]
+    refresh_masks(s)
+    for chit in range(N_CHITS):
+        s[OWNER + chit] = -1
+    s[PLAYERS] = players
+    for seat in range(MAX_PLAYERS):
+        s[OUT_TURN + seat] = -1
+        s[PASSED + seat] = 1 if seat >= players else 0
+    for seat in range(players):
+        s[ORDER_MOVES + seat] = order_moves[seat]
+    s[ORDER_SPENT + 0] = 1  # R-4: the start player's order chit stays face up and never acts
+    s[GREEN_MIN] = green_min
+    s[VOLUNTARY] = voluntary
+    s[TIE_BREAK] = tie_break
+    s[CHITS_LEFT] = N_CHITS
+    begin_turn(s)
+    return s
+
+
+@njit(cache=True)
+def begin_turn(s):
+    for cell in range(16):
+        s[START_BOARD + cell] = s[BOARD + cell]
+    for chit in range(N_CHITS):
+        s[GAINED_NOW + chit] = 0
+        s[ACTIVE_NOW + chit] = 0
+        s[GREEN_USED + chit] = 0
+    for seat in range(MAX_PLAYERS):
+        s[ORDER_ACTIVE + seat] = 0
+    s[SWAPS_LEFT] = 1
+    s[GAINS_DONE] = 0
+    s[GAINS_ALLOWED] = 1
+    s[GAIN_LINE] = -1
+
+
+# ---- counting ------------------------------------------------------------------------------------------
+@njit(cache=True)
+def refresh_masks(s):
+    """Recompute the per-colour cell masks from the board (after setup, restore or loading a dict)."""
+    colour_masks(s, BOARD, s[MASKS:MASKS + 4])
+
+
+@njit(cache=True)
+def swap_tiles(s, a, b):
+    ca = s[BOARD + a]
+    cb = s[BOARD + b]
+    s[BOARD + a] = cb
+    s[BOARD + b] = ca
+    flip = (1 << a) | (1 << b)
+    if ca != cb:
+        s[MASKS + ca] ^= flip
+        s[MASKS + cb] ^= flip
+
+@njit(cache=True)
+def line_count(mask, line):
+    return popcount(mask & LINE_MASK[line])
+
+
+@njit(cache=True)
+def usable_power(s, chit, seat):
+    """True if `seat` may still activate `chit` this turn: owned, unspent, not gained this turn (R-5)."""
+    return (s[OWNER + chit] == seat and s[SPENT + chit] == 0 and s[GAINED_NOW + chit] == 0
+            and s[POWER + chit] > 0)
+
+
+@njit(cache=True)
+def best_green(s, seat, include_unactivated):
+    """Largest green power that could help the next gain: activated and unassigned, or (optionally) owned
+    and still activatable."""
+    best = 0
+    for line in range(10):
+        chit = 10 * GREEN + line
+        if s[OWNER + chit] != seat:
+            continue
+        if s[ACTIVE_NOW + chit] == 1 and s[GREEN_USED + chit] == 0:
+            p = s[POWER + chit]
+        elif include_unactivated and usable_power(s, chit, seat):
+            p = s[POWER + chit]
+        else:
+            continue
+        if p > best:
+            best = p
+    return best
+
+
+@njit(cache=True)
+def potential_swaps(s, seat):
+    """Swaps this turn could still make: those left plus every move power not yet activated (R-4, red)."""
+    total = s[SWAPS_LEFT]
+    for line in range(10):
+        chit = 10 * RED + line
+        if usable_power(s, chit, seat):
+            total += s[POWER + chit]
+    if s[ORDER_SPENT + seat] == 0:
+        total += s[ORDER_MOVES + seat]
+    return total
+
+
+@njit(cache=True)
+def gain_reachable(s):
+    """R-8: can the player to move still gain a first chit this turn by any swaps and activations open?
+
+    Exact for any swap budget: for every chit on the board and every tile count that would make it
+    eligible (its icons, or lower by up to the best green's power but not below green_min_requirement),
+    the fewest swaps to reach that count in its line come from the precomputed table (board.py).
+    """
+    seat = s[TO_MOVE]
+    budget = potential_swaps(s, seat)
+    green = best_green(s, seat, True)
+    gmin = s[GREEN_MIN]
+    cap = budget if budget < 127 else 126
+    for colour in range(4):
+        idx = MASK_TO_INDEX[s[MASKS + colour]]
+        for line in range(10):
+            chit = 10 * colour + line
+            if s[OWNER + chit] != -1:
+                continue
+            icons = s[ICONS + chit]
+            if SWAP_DISTANCE[idx, line, icons] <= cap:
+                return True
+            lo = icons - green
+            if lo < gmin:
+                lo = gmin
+            for target in range(lo, icons):
+                if SWAP_DISTANCE[idx, line, target] <= cap:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def gain_shortfall(s, chit):
+    """How far the chit's line falls short of its icon count in its colour: 0 = eligible as it stands,
+    d > 0 = eligible with a green of power >= d (R-6: only down to green_min_requirement), -1 = never this
+    board (too many tiles, or too few even with help)."""
+    colour = chit // 10
+    count = line_count(s[MASKS + colour], chit - 10 * colour)
+    icons = s[ICONS + chit]
+    if count == icons:
+        return 0
+    if count > icons or count < s[GREEN_MIN]:
+        return -1
+    return icons - count
+
+
+@njit(cache=True)
+def green_for_gain(s, chit, seat):
+    """The green that helps a gain of `chit` now: -2 if none is needed, else the id of the smallest
+    activated unassigned green of power >= the shortfall (R-6), or -1 if the chit is not eligible."""
+    need = gain_shortfall(s, chit)
+    if need == 0:
+        return -2
+    if need < 0:
+        return -1
+    found = -1
+    found_power = 1 << 30
+    for gl in range(10):
+        g = 10 * GREEN + gl
+        if (s[OWNER + g] == seat and s[ACTIVE_NOW + g] == 1 and s[GREEN_USED + g] == 0
+                and s[POWER + g] >= need and s[POWER + g] < found_power):
+            found = g
+            found_power = s[POWER + g]
+    return found
+
+
+# ---- legal actions and apply ---------------------------------------------------------------------------
+@njit(cache=True)
+def legal_actions(s, out):
+    """Write the legal action codes, ascending, into `out` (length >= N_ACTIONS); return how many."""
+    if s[OVER] == 1:
+        return 0
+    seat = s[TO_MOVE]
+    first = s[GAINS_DONE] == 0
+    if first and not gain_reachable(s):
+        out[0] = A_PASS  # R-8: nothing reachable, pass is the only choice
+        return 1
+    n = 0
+    if first and s[SWAPS_LEFT] > 0:
+        for k in range(SWAPS.shape[0]):
+            if s[BOARD + SWAPS[k, 0]] != s[BOARD + SWAPS[k, 1]]:
+                out[n] = A_SWAP + k
+                n += 1
+    for chit in range(30):  # red, yellow, green; blue has no power
+        if usable_power(s, chit, seat) and (first or chit >= 10):
+            out[n] = A_USE + chit
+            n += 1
+    if first and s[ORDER_SPENT + seat] == 0 and s[ORDER_MOVES + seat] > 0:
+        out[n] = A_USE_ORDER
+        n += 1
+    if s[GAINS_DONE] < s[GAINS_ALLOWED]:
+        green = best_green(s, seat, False)
+        for chit in range(N_CHITS):
+            if s[OWNER + chit] != -1:
+                continue
+            if not first and chit % 10 != s[GAIN_LINE]:
+                continue
+            need = gain_shortfall(s, chit)
+            if need == 0 or 0 < need <= green:
+                out[n] = A_GAIN + chit
+                n += 1
+    if not first:
+        out[n] = A_END
+        n += 1
+    elif s[VOLUNTARY] == 1:
+        out[n] = A_PASS
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def is_legal(s, action):
+    buf = np.empty(N_ACTIONS, dtype=np.int64)
+    n = legal_actions(s, buf)
+    for i in range(n):
+        if buf[i] == action:
+            return True
+    return False
+
+
+@njit(cache=True)
+def apply_action(s, action):
+    """Apply a legal action code in place (legality is the caller's to check)."""
+    seat = s[TO_MOVE]
+    if action < A_USE:
+        swap_tiles(s, SWAPS[action, 0], SWAPS[action, 1])
+        s[SWAPS_LEFT] -= 1
+    elif action < A_USE_ORDER:
+        chit = action - A_USE
+        s[SPENT + chit] = 1
+        s[ACTIVE_NOW + chit] = 1
+        colour = chit // 10
+        if colour == RED:
+            s[SWAPS_LEFT] += s[POWER + chit]
+        elif colour == YELLOW:
+            s[GAINS_ALLOWED] += s[POWER + chit]
+    elif action == A_USE_ORDER:
+        s[ORDER_SPENT + seat] = 1
+        s[ORDER_ACTIVE + seat] = 1
+        s[SWAPS_LEFT] += s[ORDER_MOVES + seat]
+    elif action < A_END:
+        chit = action - A_GAIN
+        green = green_for_gain(s, chit, seat)
+        if green >= 0:
+            s[GREEN_USED + green] = 1
+        s[OWNER + chit] = seat
+        s[GAINED_NOW + chit] = 1
+        s[GAINS_DONE] += 1
+        s[GAIN_LINE] = chit % 10
+        s[CHITS_LEFT] -= 1
+    elif action == A_END:
+        finish_turn(s)
+    else:  # A_PASS: the turn is void (R-8)
+        for cell in range(16):
+            s[BOARD + cell] = s[START_BOARD + cell]
+        refresh_masks(s)
+        for chit in range(N_CHITS):
+            if s[ACTIVE_NOW + chit] == 1:
+                s[SPENT + chit] = 0
+        if s[ORDER_ACTIVE + seat] == 1:
+            s[ORDER_SPENT + seat] = 0
+        s[PASSED + seat] = 1
+        s[OUT_TURN + seat] = s[TURN]
+        finish_turn(s)
+
+
+@njit(cache=True)
+def finish_turn(s):
+    s[TURN] += 1
+    begin_turn(s)
+    if s[CHITS_LEFT] == 0:
+        s[OVER] = 1
+        s[END_REASON] = END_ALL_GAINED
+        return
+    players = s[PLAYERS]
+    seat = s[TO_MOVE]
+    for step in range(1, players + 1):
+        nxt = (seat + step) % players
+        if s[PASSED + nxt] == 0:
+            s[TO_MOVE] = nxt
+            return
+    s[OVER] = 1
+    s[END_REASON] = END_ALL_PASSED
+
+
+# ---- result --------------------------------------------------------------------------------------------
+@njit(cache=True)
+def scores(s, out):
+    for seat in range(s[PLAYERS]):
+        out[seat] = 0
+    for chit in range(N_CHITS):
+        if s[OWNER + chit] >= 0:
+            out[s[OWNER + chit]] += s[POINTS + chit]
+
+
+@njit(cache=True)
+def winners(s, score, out):
+    """Mark the winners in `out` (0/1 per seat) under the R-9 tie-break; return (tie, decided_by_tiebreak).
+
+    tie: the top score is shared by two or more players; decided_by_tiebreak: the rule picked one of them.
+    """
+    players = s[PLAYERS]
+    top = score[0]
+    for seat in range(players):
+        if score[seat] > top:
+            top = score[seat]
+    n_top = 0
+    for seat in range(players):
+        out[seat] = 1 if score[seat] == top else 0
+        n_top += out[seat]
+    if n_top == 1 or s[TIE_BREAK] == TIE_SHARED:
+        return n_top > 1, False
+    keep = -1
+    for seat in range(players):
+        if out[seat] == 1 and (keep < 0 or s[TIE_BREAK] == TIE_LAST):
+            keep = seat
+    for seat in range(players):
+        out[seat] = 1 if seat == keep else 0
+    return True, True
