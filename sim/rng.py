@@ -48,3 +48,16 @@ def new_rng(seed: int, stream: int = 0) -> np.ndarray:
     if seed < 0:
         raise ValueError(f"seed must be non-negative, got {seed}")
     return rng_seeded(np.uint64(seed), np.uint64(stream))
+
+
+def game_seeds(base_seed: int, start: int, count: int) -> np.ndarray:
+    """Seeds of games start .. start+count-1 of a run seeded with base_seed (splitmix64 of the pair).
+
+    Game i's seed depends on (base_seed, i) alone, so a run's tables do not depend on how games are
+    split into batches, jobs or chunks.
+    """
+    index = np.arange(start, start + count, dtype=np.uint64)
+    z = np.uint64(base_seed) * _MIX2 + (index + np.uint64(1)) * _GOLDEN
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return (z ^ (z >> _S31)) >> np.uint64(1)  # below 2**63: fits an int64 column

@@ -1,0 +1,52 @@
+"""Agents for the readable API: they see a game object and a state and return an action string.
+
+RandomPolicy re-states the batch `random` agent's policy (agents.py) over the readable API, drawing from
+the same generator in the same order, so the two paths must play identical games: the agreement test
+relies on this. GreedyPolicy asks the compiled planner for a whole turn and hands it out one action at a
+time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.kamakura import agents
+from sim.kamakura.game import KamakuraGame, KamakuraState, action_to_string
+from sim.rng import rng_below
+
+
+class RandomPolicy:
+    """Uniform over legal actions, never turning a reachable gain into a void turn (see agents.py)."""
+
+    def __init__(self, rng: np.ndarray) -> None:
+        self.rng = rng
+
+    def choose(self, game: KamakuraGame, state: KamakuraState) -> str:
+        actions = game.legal_actions(state)
+        if len(actions) == 1:
+            return actions[0]
+        while True:
+            action = actions[rng_below(self.rng, len(actions))]
+            if action.startswith("swap "):
+                if game.legal_actions(game.apply(state, action)) != ["pass"]:
+                    return action
+            elif action != "pass":
+                return action
+
+
+class GreedyPolicy:
+    """Plans each turn with the compiled greedy planner, then plays the plan out."""
+
+    def __init__(self, rng: np.ndarray) -> None:
+        self.rng = rng
+        self._queue: list[str] = []
+        self._plan = np.empty(agents.MAX_PLAN, dtype=np.int64)
+
+    def choose(self, game: KamakuraGame, state: KamakuraState) -> str:
+        if not self._queue:
+            n = agents.greedy_plan(state.vector.copy(), self.rng, self._plan)
+            self._queue = [action_to_string(int(code)) for code in self._plan[:n]]
+        return self._queue.pop(0)
+
+
+POLICIES = {"random": RandomPolicy, "greedy": GreedyPolicy}
