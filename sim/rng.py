@@ -57,7 +57,7 @@ def game_seeds(base_seed: int, start: int, count: int) -> np.ndarray:
     split into batches, jobs or chunks.
     """
     index = np.arange(start, start + count, dtype=np.uint64)
-    z = np.uint64(base_seed) * _MIX2 + (index + np.uint64(1)) * _GOLDEN
+    z = np.full(count, base_seed, dtype=np.uint64) * _MIX2 + (index + np.uint64(1)) * _GOLDEN
     z = (z ^ (z >> _S30)) * _MIX1
     z = (z ^ (z >> _S27)) * _MIX2
     return (z ^ (z >> _S31)) >> np.uint64(1)  # below 2**63: fits an int64 column

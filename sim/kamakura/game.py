@@ -311,14 +311,15 @@ def state_from_dict(d: dict[str, Any], rules: KamakuraRules) -> np.ndarray:
     v[K.TO_MOVE] = to_move
     K.refresh_masks(v)
     K.begin_turn(v)
-    if v[K.CHITS_LEFT] == 0:
+    if v[K.PASSED + to_move] and not v[K.PASSED:K.PASSED + players].all():
+        raise ValueError(f"state dict: to_move {to_move} has passed and takes no more turns (R-8)")
+    if "turn_state" in d:
+        # A turn in progress: the game ends only with its `end` (even if its gains emptied the board).
+        _read_turn_state(v, _Reader(r.get("turn_state", dict)), to_move)
+    elif v[K.CHITS_LEFT] == 0:
         v[K.OVER], v[K.END_REASON] = 1, K.END_ALL_GAINED
     elif v[K.PASSED:K.PASSED + players].all():
         v[K.OVER], v[K.END_REASON] = 1, K.END_ALL_PASSED
-    elif v[K.PASSED + to_move]:
-        raise ValueError(f"state dict: to_move {to_move} has passed and takes no more turns (R-8)")
-    if "turn_state" in d:
-        _read_turn_state(v, _Reader(r.get("turn_state", dict)), to_move)
     return v
 
 

@@ -1,0 +1,92 @@
+"""The command line: results on good input; one-line refusals, exit 2 and no traceback on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BASE = ROOT / "configs" / "kamakura" / "base.toml"
+
+
+def balance(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sim", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_study_prints_seat_win_rates_with_sample_size() -> None:
+    run = balance("study", str(BASE), "--players", "3", "--games", "400", "--agents", "random", "--seed", "3")
+    assert run.returncode == 0, run.stderr
+    assert "n = 400 games" in run.stdout
+    rows = [line for line in run.stdout.splitlines() if line.strip().startswith(("1 ", "2 ", "3 "))]
+    assert len(rows) == 3 and all("%" in row and "[" in row for row in rows)
+
+
+def test_study_same_seed_same_output() -> None:
+    first = balance("study", str(BASE), "--players", "4", "--games", "300", "--agents", "greedy,random", "--seed", "9")
+    assert first.returncode == 2 and "one agent for every seat" in first.stderr  # 2 names for 4 seats
+    args = ("study", str(BASE), "--players", "2", "--games", "300", "--agents", "greedy,random", "--seed", "9")
+    a, b = balance(*args), balance(*args)
+    strip = [line for line in a.stdout.splitlines() if "games/s" not in line]
+    assert a.returncode == 0 and strip == [line for line in b.stdout.splitlines() if "games/s" not in line]
+
+
+BAD_CONFIGS = {
+    "unknown key": ("[rules]\ncolour_blind = true\n", "rules.colour_blind"),
+    "nine greens": (None, "chits.green"),
+    "icons 5": (None, "chits.red[0].icons"),
+    "short order chits": ("[rules]\norder_chit_moves = [0, 2]\n", "rules.order_chit_moves"),
+    "bad layout": ('[rules]\nlayout = "RRRRRYGBGBYYBGYB"\n', "rules.layout"),
+    "bad tie break": ('[rules]\ntie_break = "coin_flip"\n', "rules.tie_break"),
+    "syntax": ("[rules\n", "TOML syntax error"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CONFIGS))
+def test_bad_config_refused_by_key_exit_2_no_traceback(case: str, tmp_path: Path) -> None:
+    override, key = BAD_CONFIGS[case]
+    path = tmp_path / "variant.toml"
+    if override is not None:
+        path.write_text(f'extends = "{BASE.as_posix()}"\n{override}')
+    else:
+        text = BASE.read_text()
+        if case == "nine greens":
+            marker = "green = [\n"
+            start = text.index(marker) + len(marker)
+            text = text[:start] + text[text.index("\n", start) + 1:]
+        else:
+            text = text.replace("{icons = 1, points = 1, power = 1}", "{icons = 5, points = 1, power = 1}", 1)
+        path.write_text(text)
+    run = balance("study", str(path), "--players", "3", "--games", "10")
+    assert run.returncode == 2
+    assert "Traceback" not in run.stderr and run.stdout == ""
+    assert key in run.stderr and "variant.toml" in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("--players", "5"), "players"),
+    (("--players", "3", "--agents", "wizard"), "unknown agent 'wizard'"),
+    (("--players", "3", "--agents", "random:depth=3"), "no parameter 'depth'"),
+    (("--players", "3", "--games", "0"), "--games"),
+])
+def test_bad_arguments_refused(args: tuple[str, ...], fragment: str) -> None:
+    run = balance("study", str(BASE), *args)
+    assert run.returncode == 2 and fragment in run.stderr and "Traceback" not in run.stderr
+
+
+def test_missing_config_file_refused() -> None:
+    run = balance("study", "configs/kamakura/nope.toml", "--players", "3")
+    assert run.returncode == 2 and "nope.toml" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_bench_json_reports_both_paths() -> None:
+    run = balance("bench", "--json", "--scale", "0.02", "--repeats", "1")
+    assert run.returncode == 0, run.stderr
+    figures = json.loads(run.stdout)
+    assert figures["kamakura_random_games_per_s"] > 0 and figures["kamakura_api_games_per_s"] > 0
+    assert figures["players"] == 3
