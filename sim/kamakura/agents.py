@@ -14,7 +14,15 @@ greedy: at the start of each turn plans the swaps, activations and claims that g
 import numpy as np
 from numba import njit
 
-from sim.kamakura.board import LINE_MASK, MASK_TO_INDEX, SWAP_DISTANCE, SWAPS, colour_masks, popcount
+from sim.kamakura.board import (
+    CELL_LINE_MASK,
+    LINE_MASK,
+    MASK_TO_INDEX,
+    SWAP_DISTANCE,
+    SWAPS,
+    colour_masks,
+    popcount,
+)
 from sim.kamakura.kernels import (
     A_END,
     A_GAIN,
@@ -279,6 +287,22 @@ def greedy_plan(s, rng, plan):
     best_target = 0
     n_swaps = SWAPS.shape[0]
     path = np.zeros(64, dtype=np.int64)
+    # Most points any claim in each line could bring (best chits on it, as many as yellows allow): lets
+    # the search skip lines that cannot match the best plan so far.
+    claims = 1
+    while claims < 4 and yellow_cost[claims + 1] >= 0:
+        claims += 1
+    bound = np.zeros(10, dtype=np.int64)
+    pts = np.zeros(4, dtype=np.int64)
+    for line in range(10):
+        n_on = 0
+        for colour in range(4):
+            if s[OWNER + 10 * colour + line] == -1:
+                pts[n_on] = s[POINTS + 10 * colour + line]
+                n_on += 1
+        pts[:n_on].sort()
+        for i in range(min(claims, n_on)):
+            bound[line] += pts[n_on - 1 - i]
     for depth in range(3):
         if depth > max_swaps:
             break
@@ -297,7 +321,20 @@ def greedy_plan(s, rng, plan):
                         continue
                     board[c], board[d] = board[d], board[c]
                 colour_masks(board, 0, masks)
+                # A plan swaps only to change the line it claims in: lines the swaps leave alone were
+                # already weighed with fewer swaps.
+                if depth == 0:
+                    lines = (1 << 10) - 1
+                elif depth == 1:
+                    lines = CELL_LINE_MASK[a] | CELL_LINE_MASK[b]
+                else:
+                    lines = CELL_LINE_MASK[a] | CELL_LINE_MASK[b] | CELL_LINE_MASK[c] | CELL_LINE_MASK[d]
                 for line in range(10):
+                    if not (lines >> line) & 1:
+                        continue
+                    if bound[line] < best_points or (bound[line] == best_points
+                                                     and best_cost < move_cost[depth]):
+                        continue  # cannot match the best plan so far, even as a tie
                     points, cost = _line_best(s, masks, line, greens, n_greens, yellow_cost, choice,
                                               need, used)
                     if points == 0:
@@ -343,7 +380,7 @@ def greedy_plan(s, rng, plan):
                     work[cell] = board[cell]
                 _shortest_path(work, colour, line, target, path)
                 colour_masks(work, 0, wmasks)
-                for gl in range(10):
+                for gl in range(line, line + 1):  # the line the path was built for
                     points, cost = _line_best(s, wmasks, gl, greens, n_greens, yellow_cost, choice,
                                               need, used)
                     if points == 0:

@@ -42,6 +42,10 @@ for _line, _cells in enumerate(LINE_CELLS.tolist()):
         _k = int(np.argmax(CELL_LINES[_cell] < 0))
         CELL_LINES[_cell, _k] = _line
 
+# Bitmask of the lines through each cell: a swap can only change the lines through its two cells.
+CELL_LINE_MASK = np.array([sum(1 << int(line) for line in CELL_LINES[cell] if line >= 0)
+                           for cell in range(16)], dtype=np.int64)
+
 _UNREACHED = 127
 
 
