@@ -27,12 +27,17 @@ def test_study_prints_seat_win_rates_with_sample_size() -> None:
 
 
 def test_study_same_seed_same_output() -> None:
-    first = balance("study", str(BASE), "--players", "4", "--games", "300", "--agents", "greedy,random", "--seed", "9")
-    assert first.returncode == 2 and "one agent for every seat" in first.stderr  # 2 names for 4 seats
-    args = ("study", str(BASE), "--players", "2", "--games", "300", "--agents", "greedy,random", "--seed", "9")
+    args = ("study", str(BASE), "--players", "2", "--games", "300", "--agents", "greedy,random",
+            "--seed", "9")
     a, b = balance(*args), balance(*args)
-    strip = [line for line in a.stdout.splitlines() if "games/s" not in line]
-    assert a.returncode == 0 and strip == [line for line in b.stdout.splitlines() if "games/s" not in line]
+    assert a.returncode == 0, a.stderr
+    timing_free = [line for line in a.stdout.splitlines() if "games/s" not in line]
+    assert timing_free == [line for line in b.stdout.splitlines() if "games/s" not in line]
+
+
+def test_agent_list_must_fit_the_seats() -> None:
+    run = balance("study", str(BASE), "--players", "4", "--games", "30", "--agents", "greedy,random")
+    assert run.returncode == 2 and "one agent for every seat" in run.stderr
 
 
 BAD_CONFIGS = {

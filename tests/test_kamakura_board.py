@@ -16,7 +16,8 @@ from sim.kamakura.board import (
 
 def test_geometry() -> None:
     assert len(SWAPS) == 24 and all(b - a in (1, 4) for a, b in SWAPS)
-    assert sorted(LINE_CELLS[8].tolist()) == [0, 5, 10, 15] and sorted(LINE_CELLS[9].tolist()) == [3, 6, 9, 12]
+    assert sorted(LINE_CELLS[8].tolist()) == [0, 5, 10, 15]
+    assert sorted(LINE_CELLS[9].tolist()) == [3, 6, 9, 12]
     assert len(PLACEMENTS) == 1820 and all(MASK_TO_INDEX[m] == i for i, m in enumerate(PLACEMENTS))
 
 
