@@ -1,0 +1,53 @@
+"""Invariants of the batch path's records, over random seeds, seatings and player counts (hypothesis)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sim.kamakura.batch import EVENT_GAIN, EVENT_USE_CHIT, EVENT_USE_ORDER, run_batch
+from sim.kamakura.game import KamakuraGame
+from sim.kamakura.params import default_rules
+from sim.rng import game_seeds
+
+
+@settings(deadline=None, max_examples=40)
+@given(players=st.integers(2, 4), base_seed=st.integers(0, 2**40), data=st.data())
+def test_batch_records_are_consistent(players: int, base_seed: int, data: st.DataObject) -> None:
+    seating = data.draw(st.lists(st.integers(0, 1), min_size=players, max_size=players))
+    rules = default_rules(players)
+    seeds = game_seeds(base_seed, 0, 20)
+    out = run_batch(rules, seeds, seating)
+    game = KamakuraGame(rules)
+    for g, seed in enumerate(seeds):
+        chits = game.to_dict(game.new_state(int(seed)))["chits"]
+        events = out["events"][g, :out["n_events"][g]]
+        gained: dict[int, tuple[int, int]] = {}  # chit -> (seat, turn)
+        points = np.zeros(players, dtype=int)
+        order_used = set()
+        last_turn = -1
+        for turn, seat, kind, chit in events.tolist():
+            assert turn >= last_turn and 0 <= seat < players
+            last_turn = turn
+            if kind == EVENT_GAIN:
+                assert chit not in gained, "a chit is gained once (40 chits conserved)"
+                gained[chit] = (seat, turn)
+                points[seat] += chits[chit]["points"]
+            elif kind == EVENT_USE_CHIT:
+                owner, when = gained[chit]
+                assert owner == seat and when < turn, "R-5: only own chits, never on the turn gained"
+                assert chit < 30 and chits[chit]["power"] > 0
+            else:
+                assert kind == EVENT_USE_ORDER and seat != 0 and seat not in order_used, "R-4"
+                order_used.add(seat)
+        assert points.tolist() == out["scores"][g].tolist(), "score = sum of owned points"
+        assert out["scores"][g].sum() <= 100
+        winners = out["winners"][g]
+        assert winners.sum() >= 1 and out["scores"][g][winners == 1].min() == out["scores"][g].max()
+        for seat in range(players):
+            out_turn = out["out_turn"][g, seat]
+            assert out_turn == -1 or all(t < out_turn for t, s, *_ in events.tolist() if s == seat), \
+                "a passed player never acts again"
+        if len(gained) < 40:
+            assert (out["out_turn"][g] >= 0).all(), "the game ends early only when everyone has passed"
