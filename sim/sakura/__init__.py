@@ -1,0 +1,1 @@
+"""Sakura: rule parameters, engine, agents and the readable API."""

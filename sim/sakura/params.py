@@ -1,0 +1,242 @@
+"""Sakura rule knobs (RULES.md Game 2): loading and validating a config into a frozen ``SakuraRules``.
+
+Everything a designer can change lives in the TOML config (API.md schema): the tie-break (R-14), the
+two-player variant, the board geometry (R-10) and the whole 60-card deck (R-11). This module refuses a bad
+config with the file, the dotted key and what is wrong, before any game runs, and hands the engine plain,
+already-checked values: action ids become their index in ``GARDEN_ACTIONS`` / ``PAINTER_ACTIONS``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sim.config import (
+    check_unknown_keys,
+    config_hash,
+    dotted,
+    expect_int,
+    expect_list,
+    expect_str,
+    expect_str_choice,
+    expect_table,
+    fail,
+    load_toml,
+)
+
+__all__ = [
+    "DEFAULT_CONFIG",
+    "DECK_SIZE",
+    "GARDEN_ACTIONS",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "PAINTER_ACTIONS",
+    "SakuraRules",
+    "TIE_BREAKS",
+    "VARIANTS",
+    "default_rules",
+    "load_sakura_config",
+    "rules_from_mapping",
+]
+
+#: Garden action ids (API.md); the index is the engine's code.
+GARDEN_ACTIONS: tuple[str, ...] = ("E+1", "E+2", "E-1", "E+-1", "closest-2", "furthest+2")
+#: Painter action ids (API.md); the index is the engine's code.
+PAINTER_ACTIONS: tuple[str, ...] = ("P+1", "P+2", "P+3", "P+-1", "P+-2", "P+-3", "leapfrog", "count")
+TIE_BREAKS: tuple[str, ...] = ("closest_to_emperor", "shared")  # R-14
+VARIANTS: tuple[str, ...] = ("court", "tactical")  # two-player game
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+DECK_SIZE = 60  # order numbers 1..60, once each
+BRIDGE_SPACES = 3  # with 5 or 6 players each bridge counts as three spaces (R-10)
+DEFAULT_CONFIG: Path = Path(__file__).resolve().parents[2] / "configs" / "sakura" / "base.toml"
+
+#: RULES.md defaults for keys a config may leave out.
+RULE_DEFAULTS: dict[str, Any] = {
+    "tie_break": "closest_to_emperor",  # R-14
+    "two_player_variant": "court",  # Two players
+}
+BOARD_DEFAULTS: dict[str, Any] = {  # R-10, reconstructed
+    "length": 30,
+    "torii": 4,
+    "sakura": [12, 20, 28],
+    "bridges": [8, 16, 24, 26],
+}
+_TOP_KEYS = {"game", "description", "rules", "board", "cards"}
+_CARD_KEYS = ("order", "garden", "painter")
+
+Card = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class SakuraRules:
+    """Validated Sakura rules for one player count.
+
+    The board fields are as printed (one space per bridge, as played with 2-4 players); ``played_board``
+    gives the path as played with this player count. ``bridges`` is sorted. ``cards`` holds
+    ``(order, garden code, painter code)`` sorted by order, so ``cards[k - 1][0] == k``. ``config_hash``
+    identifies the effective rules (defaults filled in, description left out), not the file's spelling.
+    """
+
+    players: int
+    tie_break: str
+    two_player_variant: str
+    length: int
+    torii: int
+    sakura: tuple[int, ...]
+    bridges: tuple[int, ...]
+    cards: tuple[Card, ...]
+    source: str
+    config_hash: str
+
+    def played_board(self) -> tuple[int, int, tuple[int, ...], tuple[int, ...]]:
+        """``(path_length, torii, sakura, bridge_first_spaces)`` on the path as played (R-10).
+
+        With 5 or 6 players each bridge is three spaces: printed index i moves up by 2 for each bridge
+        printed below it, and bridge b occupies the three spaces from its own mapped index. With 2-4
+        players the printed board is the played one.
+        """
+        if self.players < 5:
+            return self.length, self.torii, self.sakura, self.bridges
+        extra = BRIDGE_SPACES - 1
+
+        def mapped(i: int) -> int:
+            return i + extra * sum(1 for b in self.bridges if b < i)
+
+        return (
+            self.length + extra * len(self.bridges),
+            mapped(self.torii),
+            tuple(mapped(s) for s in self.sakura),
+            tuple(mapped(b) for b in self.bridges),
+        )
+
+
+def load_sakura_config(path: str | os.PathLike[str], players: int) -> SakuraRules:
+    """Load a Sakura TOML config (resolving ``extends``) and validate it for ``players`` seats."""
+    merged, _resolved = load_toml(path)
+    return rules_from_mapping(merged, players, os.fspath(path))
+
+
+def default_rules(players: int) -> SakuraRules:
+    """The RULES.md defaults, read from the repository's ``configs/sakura/base.toml``."""
+    return load_sakura_config(DEFAULT_CONFIG, players)
+
+
+def rules_from_mapping(cfg: dict[str, Any], players: int, source: str) -> SakuraRules:
+    """Validate an already-merged config table; ``source`` names the file in every message."""
+    file = source
+    if isinstance(players, bool) or not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        fail(file, "players", f"Sakura is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {players!r}")
+    expect_table(cfg, file, "")
+    check_unknown_keys(cfg, _TOP_KEYS, file, "")
+
+    if "game" not in cfg:
+        fail(file, "game", 'missing key (must be "sakura")')
+    game = expect_str(cfg["game"], file, "game")
+    if game != "sakura":
+        fail(file, "game", f'must be "sakura" in a Sakura config, got "{game}"')
+    if "description" in cfg:
+        expect_str(cfg["description"], file, "description")
+
+    rules_in = expect_table(cfg.get("rules", {}), file, "rules")
+    check_unknown_keys(rules_in, RULE_DEFAULTS.keys(), file, "rules")
+    rules = {**RULE_DEFAULTS, **rules_in}
+    tie_break = expect_str_choice(rules["tie_break"], file, "rules.tie_break", TIE_BREAKS)
+    variant = expect_str_choice(rules["two_player_variant"], file, "rules.two_player_variant", VARIANTS)
+
+    board_in = expect_table(cfg.get("board", {}), file, "board")
+    check_unknown_keys(board_in, BOARD_DEFAULTS.keys(), file, "board")
+    length, torii, sakura, bridges = _board({**BOARD_DEFAULTS, **board_in}, file)
+
+    if "cards" not in cfg:
+        fail(file, "cards", f"missing: the deck of {DECK_SIZE} cards must be listed explicitly (RULES R-11)")
+    cards = _cards(cfg["cards"], file)
+
+    effective = {
+        "game": "sakura",
+        "rules": {"tie_break": tie_break, "two_player_variant": variant},
+        "board": {"length": length, "torii": torii, "sakura": list(sakura), "bridges": list(bridges)},
+        "cards": [
+            {"order": o, "garden": GARDEN_ACTIONS[g], "painter": PAINTER_ACTIONS[p]} for o, g, p in cards
+        ],
+    }
+    return SakuraRules(
+        players=players,
+        tie_break=tie_break,
+        two_player_variant=variant,
+        length=length,
+        torii=torii,
+        sakura=sakura,
+        bridges=bridges,
+        cards=cards,
+        source=source,
+        config_hash=config_hash(effective),
+    )
+
+
+def _board(board: dict[str, Any], file: str) -> tuple[int, int, tuple[int, ...], tuple[int, ...]]:
+    """R-10: gate 0, path spaces 1..length; torii before the first sakura; bridges on plain spaces."""
+    length = expect_int(board["length"], file, "board.length", lo=2)
+    torii = expect_int(board["torii"], file, "board.torii", 1, length)
+    on_path = f"path spaces are 1..{length}"
+
+    key = "board.sakura"
+    items = expect_list(board["sakura"], file, key)
+    if not items:
+        fail(file, key, "must list at least one sakura space")
+    sakura: list[int] = []
+    for i, value in enumerate(items):
+        ikey = dotted(key, i)
+        s = expect_int(value, file, ikey)
+        if not 1 <= s <= length:
+            fail(file, ikey, f"sakura off the path ({on_path}), got {s}")
+        if sakura and s <= sakura[-1]:
+            fail(file, ikey, f"sakura spaces must be strictly increasing, got {s} after {sakura[-1]}")
+        sakura.append(s)
+    if torii >= sakura[0]:
+        fail(file, "board.torii", f"the torii must lie before the first sakura ({sakura[0]}), got {torii}")
+
+    key = "board.bridges"
+    items = expect_list(board["bridges"], file, key)
+    first_at: dict[int, int] = {}
+    for i, value in enumerate(items):
+        ikey = dotted(key, i)
+        b = expect_int(value, file, ikey)
+        if not 1 <= b <= length:
+            fail(file, ikey, f"bridge off the path ({on_path}), got {b}")
+        if b in first_at:
+            fail(file, ikey, f"bridge {b} repeated (first at {dotted(key, first_at[b])})")
+        if b == torii:
+            fail(file, ikey, f"a bridge cannot be the torii space ({torii})")
+        if b in sakura:
+            fail(file, ikey, f"a bridge cannot be a sakura space ({b})")
+        first_at[b] = i
+    return length, torii, tuple(sakura), tuple(sorted(first_at))
+
+
+def _cards(value: object, file: str) -> tuple[Card, ...]:
+    """R-11: exactly 60 cards ``{order, garden, painter}``, order numbers 1..60 once each."""
+    items = expect_list(value, file, "cards")
+    if len(items) != DECK_SIZE:
+        fail(file, "cards", f"must hold exactly {DECK_SIZE} cards (order numbers 1..{DECK_SIZE} once each, "
+                            f"RULES R-11), got {len(items)}")
+    first_at: dict[int, int] = {}
+    cards: list[Card] = []
+    for i, item in enumerate(items):
+        key = dotted("cards", i)
+        card = expect_table(item, file, key)
+        check_unknown_keys(card, _CARD_KEYS, file, key)
+        for field in _CARD_KEYS:
+            if field not in card:
+                fail(file, dotted(key, field), "missing key (a card is {order, garden, painter})")
+        order = expect_int(card["order"], file, dotted(key, "order"), 1, DECK_SIZE)
+        if order in first_at:
+            fail(file, dotted(key, "order"),
+                 f"order number {order} repeated (first at {dotted('cards', first_at[order])})")
+        first_at[order] = i
+        garden = expect_str_choice(card["garden"], file, dotted(key, "garden"), GARDEN_ACTIONS)
+        painter = expect_str_choice(card["painter"], file, dotted(key, "painter"), PAINTER_ACTIONS)
+        cards.append((order, GARDEN_ACTIONS.index(garden), PAINTER_ACTIONS.index(painter)))
+    # 60 distinct order numbers in 1..60: each appears once.
+    return tuple(sorted(cards))
