@@ -17,5 +17,9 @@ def load(name: str, config: str | os.PathLike[str] | None = None, players: int =
 
         return KamakuraGame(load_kamakura_config(config if config is not None else DEFAULT_CONFIG, players))
     if name == "sakura":
-        raise ConfigError("sakura: the Sakura engine is not built yet (issue 3)")
+        from sim.sakura.game import SakuraGame
+        from sim.sakura.params import DEFAULT_CONFIG as SAKURA_CONFIG
+        from sim.sakura.params import load_sakura_config
+
+        return SakuraGame(load_sakura_config(config if config is not None else SAKURA_CONFIG, players))
     raise ConfigError(f"unknown game {name!r}; known games: {', '.join(GAMES)}")

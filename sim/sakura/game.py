@@ -1,0 +1,353 @@
+"""The readable Sakura API of API.md: a thin face over the kernels in kernels.py.
+
+Strings become action codes, dicts become state vectors and back; every rule is the kernels'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sim.rng import new_rng
+from sim.sakura import kernels as K
+from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS, TIE_BREAKS, VARIANTS, SakuraRules
+
+_PHASES = {K.PH_SELECT: "select", K.PH_CHOOSE: "choose", K.PH_OVER: "over"}
+_END_REASONS = {K.END_NONE: None, K.END_LAST_SAKURA: "last_sakura", K.END_ROUND_LIMIT: "round_limit"}
+_DEFAULT_RNG = int(new_rng(0, 2)[0])  # reshuffle generator of a dict that gives none
+
+
+def kernel_args(rules: SakuraRules) -> tuple:
+    """Arguments of `kernels.new_game` (all but the seed), the path as played for this player count."""
+    path_length, torii, sakura, _bridges = rules.played_board()
+    return (rules.players, VARIANTS.index(rules.two_player_variant), TIE_BREAKS.index(rules.tie_break),
+            path_length, torii, np.array(sakura, dtype=np.int64), np.array(rules.cards, dtype=np.int64))
+
+
+@dataclass(frozen=True, eq=False)
+class SakuraState:
+    """A position: the kernels' state vector. Treat as immutable; `SakuraGame.apply` returns a new one."""
+
+    vector: np.ndarray = field(repr=False)
+
+    def __eq__(self, other: object) -> bool:  # the round log behind LOG_START is bookkeeping, not position
+        return (isinstance(other, SakuraState)
+                and np.array_equal(self.vector[:K.LOG_START], other.vector[:K.LOG_START]))
+
+    def __hash__(self) -> int:
+        return hash(self.vector[:K.LOG_START].tobytes())
+
+
+def action_to_string(code: int) -> str:
+    if code == K.A_FORWARD:
+        return "forward"
+    if code == K.A_BACK:
+        return "back"
+    if code >= K.A_COURT:
+        return f"court {code - K.A_COURT}"
+    return f"play {code - K.A_PLAY}"
+
+
+def action_from_string(action: str) -> int:
+    words = action.split() if isinstance(action, str) else []
+    if words == ["forward"]:
+        return K.A_FORWARD
+    if words == ["back"]:
+        return K.A_BACK
+    if len(words) == 2 and words[0] in ("play", "court") and words[1].isdigit() and 1 <= int(words[1]) <= 60:
+        return (K.A_PLAY if words[0] == "play" else K.A_COURT) + int(words[1])
+    raise ValueError(f"not a Sakura action: {action!r}")
+
+
+class SakuraGame:
+    """Sakura for one validated rules object (a player count and a config)."""
+
+    name = "sakura"
+
+    def __init__(self, rules: SakuraRules) -> None:
+        self.rules = rules
+        self.players = rules.players
+        self._args = kernel_args(rules)
+
+    def new_state(self, seed: int = 0) -> SakuraState:
+        """A fresh game after setup; the deck shuffle (and every later reshuffle) is seeded."""
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        return SakuraState(K.new_game(*self._args, np.uint64(seed)))
+
+    def legal_action_codes(self, s: SakuraState) -> np.ndarray:
+        buf = np.empty(K.N_ACTIONS_MAX, dtype=np.int64)
+        n = K.legal_actions(s.vector, buf)
+        return buf[:n].copy()
+
+    def legal_actions(self, s: SakuraState) -> list[str]:
+        return [action_to_string(int(c)) for c in self.legal_action_codes(s)]
+
+    def apply(self, s: SakuraState, action: str) -> SakuraState:
+        return self.apply_code(s, action_from_string(action), action)
+
+    def apply_code(self, s: SakuraState, code: int, shown: str | None = None) -> SakuraState:
+        if code not in self.legal_action_codes(s):
+            shown = shown or action_to_string(code)
+            if s.vector[K.PHASE] == K.PH_OVER:
+                raise ValueError(f"illegal action {shown!r}: the game is over")
+            raise ValueError(f"illegal action {shown!r} for seat {int(s.vector[K.TO_MOVE])}; "
+                             f"legal: {', '.join(self.legal_actions(s))}")
+        v = s.vector.copy()
+        K.apply_action(v, code)
+        return SakuraState(v)
+
+    def is_over(self, s: SakuraState) -> bool:
+        return bool(s.vector[K.PHASE] == K.PH_OVER)
+
+    def to_move(self, s: SakuraState) -> int:
+        return int(s.vector[K.TO_MOVE])
+
+    def result(self, s: SakuraState) -> dict[str, Any]:
+        v = s.vector
+        players = int(v[K.PLAYERS])
+        over = self.is_over(s)
+        out: dict[str, Any] = {"over": over, "scores": [int(x) for x in v[K.TOKENS:K.TOKENS + players]],
+                               "winners": [], "tie": False, "decided_by_tiebreak": False,
+                               "rounds": int(v[K.ROUND]), "end_reason": _END_REASONS[int(v[K.END_REASON])]}
+        if over:
+            win = np.zeros(K.MAX_PLAYERS, dtype=np.int64)
+            tie, decided = K.winners(v, win)
+            out.update(winners=[i for i in range(players) if win[i]], tie=bool(tie),
+                       decided_by_tiebreak=bool(decided))
+        return out
+
+    def returns(self, s: SakuraState) -> list[float]:
+        res = self.result(s)
+        share = 1.0 / len(res["winners"]) if res["winners"] else 0.0
+        return [share if seat in res["winners"] else 0.0 for seat in range(self.players)]
+
+    def to_dict(self, s: SakuraState) -> dict[str, Any]:
+        return state_to_dict(s.vector)
+
+    def from_dict(self, d: dict[str, Any]) -> SakuraState:
+        return SakuraState(state_from_dict(d, self.rules))
+
+    def observe(self, s: SakuraState, seat: int) -> dict[str, Any]:
+        """What `seat` may know: its own hand, positions, tokens, the discard pile and revealed cards;
+        never other hands, the deck order (nor the generator that will reshuffle it) or other players'
+        selections of a round still being chosen."""
+        players = int(s.vector[K.PLAYERS])
+        if not 0 <= seat < players:
+            raise ValueError(f"no seat {seat} in a {players}-player game")
+        d = state_to_dict(s.vector)
+        hands = d.pop("hands")
+        d["seat"] = seat
+        d["hand"] = hands[seat]
+        d["hand_sizes"] = [len(h) for h in hands]
+        d["deck_size"] = len(d.pop("deck"))
+        del d["rng"]
+        if d["phase"] == "select":
+            d["has_selected"] = [card is not None for card in d["selected"]]
+            d["selected"] = [card if i == seat else None for i, card in enumerate(d["selected"])]
+        return d
+
+
+def _hand(v: np.ndarray, seat: int) -> list[int]:
+    base = K.HAND + seat * K.HAND_SIZE
+    return [int(c) for c in v[base:base + int(v[K.HAND_N + seat])]]
+
+
+def state_to_dict(v: np.ndarray) -> dict[str, Any]:
+    players = int(v[K.PLAYERS])
+    n_sakura = int(v[K.N_SAKURA])
+    phase = _PHASES[int(v[K.PHASE])]
+    d: dict[str, Any] = {
+        "game": "sakura",
+        "players": players,
+        "round": int(v[K.ROUND]),
+        "path_length": int(v[K.PATH_LEN]),
+        "sakura": [int(x) for x in v[K.SAKURA:K.SAKURA + n_sakura]],
+        "scored": [bool(x) for x in v[K.SCORED:K.SCORED + n_sakura]],
+        "emperor": int(v[K.EMPEROR]),
+        "painters": [int(x) for x in v[K.PAINTER:K.PAINTER + players]],
+        "tokens": [int(x) for x in v[K.TOKENS:K.TOKENS + players]],
+        "cards": [[order, GARDEN_ACTIONS[int(v[K.GARDEN + order])], PAINTER_ACTIONS[int(v[K.PACT + order])]]
+                  for order in range(1, K.DECK_SIZE + 1)],
+        "hands": [_hand(v, seat) for seat in range(players)],
+        "deck": [int(c) for c in v[K.DECK:K.DECK + int(v[K.DECK_N])][::-1]],
+        "discard": [int(c) for c in v[K.DISCARD:K.DISCARD + int(v[K.DISCARD_N])]],
+        "selected": [None if v[K.SELECTED + seat] < 0 else int(v[K.SELECTED + seat])
+                     for seat in range(players)],
+        "court": None,
+        "pending": [[int(v[K.PENDING + i]), int(v[K.PEND_OWNER + i])]
+                    for i in range(int(v[K.PEND_POS]), int(v[K.PEND_N]))] if phase == "choose" else [],
+        "phase": phase,
+        "to_move": None if phase == "over" else int(v[K.TO_MOVE]),
+        "torii": int(v[K.TORII]),
+        "rules": {"tie_break": TIE_BREAKS[int(v[K.TIE_BREAK])],
+                  "two_player_variant": VARIANTS[int(v[K.VARIANT])]},
+        "rng": int(v[K.RNG:K.RNG + 1].view(np.uint64)[0]),
+        "bumps": int(v[K.BUMPS]),
+    }
+    if v[K.HAS_COURT]:
+        card = int(v[K.SELECTED + players])
+        d["court"] = {"painter": int(v[K.PAINTER + players]), "tokens": int(v[K.TOKENS + players]),
+                      "card": None if card < 0 else card}
+    if phase == "choose":
+        d["choosing"] = "garden" if v[K.CHOOSING] == 0 else "painter"
+    if phase == "over":
+        d["end_reason"] = _END_REASONS[int(v[K.END_REASON])]
+    return d
+
+
+def _int(value: Any, key: str, lo: int | None = None, hi: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise ValueError(f"state dict: {key} must be an integer, got {value!r}")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise ValueError(f"state dict: {key} must be in {lo}..{hi}, got {value}")
+    return int(value)
+
+
+def _list(d: dict, key: str, length: int | None = None) -> list:
+    value = d.get(key)
+    if not isinstance(value, list) or (length is not None and len(value) != length):
+        want = f" of {length} entries" if length is not None else ""
+        raise ValueError(f"state dict: {key} must be a list{want}, got {value!r}")
+    return value
+
+
+def state_from_dict(d: dict[str, Any], rules: SakuraRules) -> np.ndarray:
+    """Build a state vector from an API.md dict at any decision point; "rules" in d overrides knobs."""
+    if not isinstance(d, dict) or d.get("game") != "sakura":
+        raise ValueError("state dict: game must be 'sakura'")
+    players = _int(d.get("players"), "players", 2, K.MAX_PLAYERS)
+    has_court = players == 2
+    v = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    v[K.PLAYERS], v[K.HAS_COURT], v[K.N_PAINTERS] = players, has_court, players + has_court
+    knobs = d.get("rules", {})
+    tie_break = knobs.get("tie_break", rules.tie_break)
+    variant = knobs.get("two_player_variant", rules.two_player_variant)
+    if tie_break not in TIE_BREAKS or variant not in VARIANTS:
+        raise ValueError(f"state dict: rules must name a tie_break in {TIE_BREAKS} and a two_player_variant "
+                         f"in {VARIANTS}, got {knobs!r}")
+    v[K.TIE_BREAK], v[K.VARIANT] = TIE_BREAKS.index(tie_break), VARIANTS.index(variant)
+    path_length = _int(d.get("path_length"), "path_length", 2)
+    v[K.PATH_LEN] = path_length
+    sakura = _list(d, "sakura")
+    scored = _list(d, "scored", len(sakura))
+    if not 1 <= len(sakura) <= K.MAX_SAKURA:
+        raise ValueError(f"state dict: sakura must list 1..{K.MAX_SAKURA} spaces")
+    v[K.N_SAKURA] = len(sakura)
+    for k, (index, done) in enumerate(zip(sakura, scored, strict=True)):
+        v[K.SAKURA + k] = _int(index, f"sakura[{k}]", 1, path_length)
+        v[K.SCORED + k] = bool(done)
+    v[K.TORII] = _int(d.get("torii", min(sakura) - 1 if min(sakura) > 1 else 1), "torii", 1, path_length)
+    v[K.EMPEROR] = _int(d.get("emperor"), "emperor", 1, path_length)
+    painters = _list(d, "painters", players)
+    tokens = _list(d, "tokens", players)
+    for seat in range(players):
+        v[K.PAINTER + seat] = _int(painters[seat], f"painters[{seat}]", 0, path_length)
+        v[K.TOKENS + seat] = _int(tokens[seat], f"tokens[{seat}]", 0)
+    court = d.get("court")
+    court_card = -1
+    if has_court:
+        if not isinstance(court, dict):
+            raise ValueError("state dict: court must be {painter, tokens, card} with two players")
+        v[K.PAINTER + 2] = _int(court.get("painter"), "court.painter", 0, path_length)
+        v[K.TOKENS + 2] = _int(court.get("tokens"), "court.tokens", 0)
+        if court.get("card") is not None:
+            court_card = _int(court["card"], "court.card", 1, K.DECK_SIZE)
+    elif court is not None:
+        raise ValueError("state dict: court must be null unless there are two players")
+    occupied = [int(v[K.PAINTER + p]) for p in range(players + has_court) if v[K.PAINTER + p] > 0]
+    if len(occupied) != len(set(occupied)):
+        raise ValueError(f"state dict: painters share a path space: {occupied}")
+    if any(index >= v[K.EMPEROR] for index in occupied):
+        raise ValueError("state dict: every painter must be behind the Emperor (R-16)")
+    cards = _list(d, "cards", K.DECK_SIZE)
+    for i, card in enumerate(cards):
+        if (not isinstance(card, list | tuple) or len(card) != 3 or card[0] != i + 1
+                or card[1] not in GARDEN_ACTIONS or card[2] not in PAINTER_ACTIONS):
+            raise ValueError(f"state dict: cards[{i}] must be [{i + 1}, garden id, painter id], got {card!r}")
+        v[K.GARDEN + i + 1] = GARDEN_ACTIONS.index(card[1])
+        v[K.PACT + i + 1] = PAINTER_ACTIONS.index(card[2])
+    seen: dict[int, str] = {}
+
+    def place(card: Any, where: str) -> int:
+        card = _int(card, where, 1, K.DECK_SIZE)
+        if card in seen:
+            raise ValueError(f"state dict: card {card} is both in {seen[card]} and in {where}")
+        seen[card] = where
+        return card
+
+    hands = _list(d, "hands", players)
+    v[K.HAND:K.HAND + K.MAX_PLAYERS * K.HAND_SIZE] = -1
+    for seat, hand in enumerate(hands):
+        if not isinstance(hand, list) or len(hand) > K.HAND_SIZE:
+            raise ValueError(f"state dict: hands[{seat}] must list at most {K.HAND_SIZE} cards")
+        for i, card in enumerate(sorted(place(c, f"hands[{seat}]") for c in hand)):
+            v[K.HAND + seat * K.HAND_SIZE + i] = card
+        v[K.HAND_N + seat] = len(hand)
+    deck = [place(c, "deck") for c in _list(d, "deck")]
+    v[K.DECK:K.DECK + len(deck)] = deck[::-1]
+    v[K.DECK_N] = len(deck)
+    discard = [place(c, "discard") for c in _list(d, "discard")]
+    v[K.DISCARD:K.DISCARD + len(discard)] = discard
+    v[K.DISCARD_N] = len(discard)
+    selected = _list(d, "selected", players)
+    v[K.SELECTED:K.SELECTED + K.MAX_PAINTERS] = -1
+    for seat, card in enumerate(selected):
+        if card is not None:
+            v[K.SELECTED + seat] = place(card, f"selected[{seat}]")
+    if court_card >= 0:
+        v[K.SELECTED + players] = place(court_card, "court.card")
+    if len(seen) != K.DECK_SIZE:
+        missing = sorted(set(range(1, K.DECK_SIZE + 1)) - set(seen))
+        raise ValueError(f"state dict: cards missing from hands, deck, discard and table: {missing}")
+    _read_phase(v, d, players, has_court)
+    rng = d.get("rng", _DEFAULT_RNG)
+    v[K.RNG:K.RNG + 1].view(np.uint64)[0] = np.uint64(_int(rng, "rng", 0, 2**64 - 1))
+    v[K.ROUND] = _int(d.get("round"), "round", 1)
+    v[K.BUMPS] = _int(d.get("bumps", 0), "bumps", 0)
+    return v
+
+
+def _read_phase(v: np.ndarray, d: dict[str, Any], players: int, has_court: bool) -> None:
+    phase = d.get("phase")
+    if phase not in ("select", "choose", "over"):
+        raise ValueError(f"state dict: phase must be select, choose or over, got {phase!r}")
+    v[K.PHASE] = {"select": K.PH_SELECT, "choose": K.PH_CHOOSE, "over": K.PH_OVER}[phase]
+    v[K.COURT_PICKER] = -1
+    selected = [int(v[K.SELECTED + p]) for p in range(players + has_court)]
+    if phase == "over":
+        v[K.TO_MOVE] = -1
+        reason = d.get("end_reason", "last_sakura")
+        v[K.END_REASON] = K.END_ROUND_LIMIT if reason == "round_limit" else K.END_LAST_SAKURA
+        return
+    to_move = _int(d.get("to_move"), "to_move", 0, players - 1)
+    v[K.TO_MOVE] = to_move
+    if phase == "select":
+        played = [card >= 0 for card in selected[:players]]
+        if all(played):
+            if not has_court or selected[players] >= 0:
+                raise ValueError("state dict: every card is chosen, so the phase is not select")
+            v[K.COURT_PICKER] = to_move  # tactical: the further player picks the court painter's card
+        elif played != [seat < to_move for seat in range(players)]:
+            raise ValueError("state dict: in phase select, exactly the seats before to_move have played")
+        return
+    pending = _list(d, "pending")
+    if not pending:
+        raise ValueError("state dict: phase choose needs the pending cards, the first one waiting")
+    table = sorted((card, p) for p, card in enumerate(selected) if card >= 0)
+    waiting = [(int(c), int(p)) for c, p in pending]
+    done = [entry for entry in table if entry not in waiting]
+    if sorted(done + waiting) != table or done + waiting != sorted(done + waiting):
+        raise ValueError("state dict: pending must list this round's unresolved cards in order number")
+    for i, (card, owner) in enumerate(done + waiting):
+        v[K.PENDING + i], v[K.PEND_OWNER + i] = card, owner
+    v[K.PEND_N], v[K.PEND_POS] = len(table), len(done)
+    choosing = d.get("choosing")
+    if choosing not in ("garden", "painter"):
+        raise ValueError(f"state dict: choosing must be garden or painter, got {choosing!r}")
+    v[K.CHOOSING] = 0 if choosing == "garden" else 1
+    v[K.HALF] = v[K.CHOOSING]
+    if waiting[0][1] != to_move:
+        raise ValueError("state dict: to_move must own the first pending card in phase choose")

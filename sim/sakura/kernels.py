@@ -1,0 +1,668 @@
+"""The Sakura rules as numba kernels over one flat int64 state vector (RULES.md Game 2).
+
+The only copy of the rules: batch self-play, the agents' look-ahead and the readable API (game.py) all
+call these functions. `apply_action` runs everything that needs no decision (reveal, resolution in order
+number, bumps, scoring, line-up, draws) and stops at the next decision: a card to select, or a
+forward/back choice.
+"""
+
+import numpy as np
+from numba import njit
+
+from sim.rng import rng_below, rng_seeded
+
+MAX_PLAYERS = 6
+MAX_PAINTERS = 6       # players, plus the court painter with two players
+HAND_SIZE = 5
+DECK_SIZE = 60
+MAX_SAKURA = 8
+START_TOKENS = 5
+MAX_ROUNDS = 2000      # safety valve for degenerate decks (not a rule): the game then ends "round_limit"
+
+# garden and painter action codes: the index in params.GARDEN_ACTIONS / PAINTER_ACTIONS
+G_E1, G_E2, G_EM1, G_EPM1, G_CLOSEST, G_FURTHEST = 0, 1, 2, 3, 4, 5
+P_1, P_2, P_3, P_PM1, P_PM2, P_PM3, P_LEAP, P_COUNT = 0, 1, 2, 3, 4, 5, 6, 7
+
+# ---- state vector layout -------------------------------------------------------------------------------
+PLAYERS = 0
+N_PAINTERS = 1
+HAS_COURT = 2          # 1 with two players: the court painter is painter index `players`
+VARIANT = 3            # 0 court, 1 tactical (two players)
+TIE_BREAK = 4          # 0 closest_to_emperor, 1 shared (R-14)
+PATH_LEN = 5
+TORII = 6
+N_SAKURA = 7
+EMPEROR = 8
+ROUND = 9              # the round being played, from 1
+PHASE = 10             # PH_SELECT, PH_CHOOSE, PH_OVER
+CHOOSING = 11          # in PH_CHOOSE: 0 garden half, 1 painter half
+TO_MOVE = 12
+HALF = 13              # 1 once the current pending card's garden half has resolved
+END_REASON = 14
+DECK_N = 15
+DISCARD_N = 16
+PEND_N = 17
+PEND_POS = 18
+RNG = 19               # bits of the uint64 generator state used for reshuffles (R-19)
+COURT_PICKER = 20      # tactical: the seat that still has to pick the court painter's card, else -1
+BUMPS = 21             # bumps so far in the game (for the logs)
+SAKURA = 24            # MAX_SAKURA path indices
+SCORED = 32            # MAX_SAKURA flags
+PAINTER = 40           # MAX_PAINTERS path indices (0 = gate)
+TOKENS = 46            # MAX_PAINTERS
+GARDEN = 52            # 61: garden action by order number (index 0 unused)
+PACT = 113             # 61: painter action by order number
+HAND = 174             # MAX_PLAYERS x HAND_SIZE, each hand sorted ascending, -1 padded
+HAND_N = 204           # MAX_PLAYERS
+DECK = 210             # DECK_SIZE; the top card is DECK[DECK_N - 1]
+DISCARD = 270          # DECK_SIZE, in the order discarded
+SELECTED = 330         # MAX_PAINTERS: this round's card per seat, the court painter's at index `players`
+PENDING = 336          # MAX_PAINTERS: this round's cards in resolution order
+PEND_OWNER = 342       # MAX_PAINTERS: their owners (painter index)
+# Record of the last resolved round, for the logs (not part of the position; left out of equality):
+LOG_START = 348
+LOG_N = 348            # cards in the logged round
+LOG_ROUND = 349
+LOG_SAKURA = 350       # sakura scored in that round, or -1
+CARD_BUMP_START = 351  # BUMPS when the current card began to resolve
+LOG_CARD = 352         # MAX_PAINTERS each: card, owner, resolved (0/1), bumps it caused, owner's tokens after
+LOG_OWNER = 358
+LOG_RESOLVED = 364
+LOG_BUMPS = 370
+LOG_TOKENS = 376
+LOG_GAINED = 382       # MAX_PAINTERS: tokens each painter gained at the sakura scored
+STATE_SIZE = 388
+
+PH_SELECT, PH_CHOOSE, PH_OVER = 0, 1, 2
+END_NONE, END_LAST_SAKURA, END_ROUND_LIMIT = 0, 1, 2
+
+# ---- action codes --------------------------------------------------------------------------------------
+A_PLAY = 0             # + order number (1..60)
+A_COURT = 100          # + order number
+A_FORWARD = 200
+A_BACK = 201
+N_ACTIONS_MAX = 8      # at most 5 cards, or two choices
+
+
+# ---- setup ---------------------------------------------------------------------------------------------
+@njit(cache=True)
+def new_game(players, variant, tie_break, path_len, torii, sakura, cards, seed):
+    """A fresh game: Emperor on the torii, painters on the gate, 5 tokens each, 5 cards each from a
+    seeded shuffle. cards: int64[60, 3] of (order, garden, painter); sakura: int64[n] path indices as
+    played (already expanded for bridges with 5-6 players)."""
+    s = np.zeros(STATE_SIZE, dtype=np.int64)
+    s[PLAYERS] = players
+    s[HAS_COURT] = 1 if players == 2 else 0
+    s[N_PAINTERS] = players + s[HAS_COURT]
+    s[VARIANT] = variant
+    s[TIE_BREAK] = tie_break
+    s[PATH_LEN] = path_len
+    s[TORII] = torii
+    s[N_SAKURA] = sakura.shape[0]
+    for k in range(sakura.shape[0]):
+        s[SAKURA + k] = sakura[k]
+    s[EMPEROR] = torii
+    for p in range(s[N_PAINTERS]):
+        s[TOKENS + p] = START_TOKENS
+    for i in range(cards.shape[0]):
+        s[GARDEN + cards[i, 0]] = cards[i, 1]
+        s[PACT + cards[i, 0]] = cards[i, 2]
+    rng = rng_seeded(seed, 0)
+    for i in range(DECK_SIZE):
+        s[DECK + i] = i + 1
+    for i in range(DECK_SIZE - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        tmp = s[DECK + i]
+        s[DECK + i] = s[DECK + j]
+        s[DECK + j] = tmp
+    s[DECK_N] = DECK_SIZE
+    s[RNG] = rng.view(np.int64)[0]
+    for i in range(MAX_PLAYERS * HAND_SIZE):
+        s[HAND + i] = -1
+    for seat in range(players):
+        for _ in range(HAND_SIZE):
+            draw_card(s, seat)
+    begin_round(s)
+    s[ROUND] = 1
+    return s
+
+
+@njit(cache=True)
+def clear_resolution(s):
+    """Forget the resolution bookkeeping (unused slots stay zero, so equal positions have equal vectors)."""
+    for p in range(MAX_PAINTERS):
+        s[PENDING + p] = 0
+        s[PEND_OWNER + p] = 0
+    s[PEND_N] = 0
+    s[PEND_POS] = 0
+    s[HALF] = 0
+    s[CHOOSING] = 0
+    s[COURT_PICKER] = -1
+
+
+@njit(cache=True)
+def begin_round(s):
+    for p in range(MAX_PAINTERS):
+        s[SELECTED + p] = -1
+    clear_resolution(s)
+    s[PHASE] = PH_SELECT
+    s[TO_MOVE] = 0
+
+
+# ---- cards ---------------------------------------------------------------------------------------------
+@njit(cache=True)
+def take_top(s):
+    """Top card of the deck; an empty deck is first refilled with the discard pile, shuffled (R-19)."""
+    if s[DECK_N] == 0:
+        rng = s[RNG:RNG + 1].view(np.uint64)
+        n = s[DISCARD_N]
+        for i in range(n):
+            s[DECK + i] = s[DISCARD + i]
+        for i in range(n - 1, 0, -1):
+            j = rng_below(rng, i + 1)
+            tmp = s[DECK + i]
+            s[DECK + i] = s[DECK + j]
+            s[DECK + j] = tmp
+        for i in range(n):
+            s[DISCARD + i] = 0
+        s[DECK_N] = n
+        s[DISCARD_N] = 0
+        if n == 0:
+            return -1
+    s[DECK_N] -= 1
+    card = s[DECK + s[DECK_N]]
+    s[DECK + s[DECK_N]] = 0
+    return card
+
+
+@njit(cache=True)
+def draw_card(s, seat):
+    card = take_top(s)
+    if card < 0:
+        return
+    base = HAND + seat * HAND_SIZE
+    i = s[HAND_N + seat]
+    while i > 0 and s[base + i - 1] > card:  # keep the hand sorted
+        s[base + i] = s[base + i - 1]
+        i -= 1
+    s[base + i] = card
+    s[HAND_N + seat] += 1
+
+
+@njit(cache=True)
+def remove_from_hand(s, seat, card):
+    base = HAND + seat * HAND_SIZE
+    n = s[HAND_N + seat]
+    found = False
+    for i in range(n):
+        if found:
+            s[base + i - 1] = s[base + i]
+        elif s[base + i] == card:
+            found = True
+    if found:
+        s[base + n - 1] = -1
+        s[HAND_N + seat] = n - 1
+    return found
+
+
+@njit(cache=True)
+def in_hand(s, seat, card):
+    base = HAND + seat * HAND_SIZE
+    for i in range(s[HAND_N + seat]):
+        if s[base + i] == card:
+            return True
+    return False
+
+
+# ---- movement ------------------------------------------------------------------------------------------
+@njit(cache=True)
+def painter_at(s, index, exclude):
+    """The painter on path index `index` (> 0) other than `exclude`, or -1."""
+    for p in range(s[N_PAINTERS]):
+        if p != exclude and s[PAINTER + p] == index:
+            return p
+    return -1
+
+
+@njit(cache=True)
+def bump(s, p):
+    """R-15: lose a token if any, then move back three empty spaces counted from the Emperor's space;
+    the painter's own former space counts as empty and the gate ends the move."""
+    if s[TOKENS + p] > 0:
+        s[TOKENS + p] -= 1
+    pos = s[EMPEROR]
+    count = 0
+    while count < 3 and pos > 0:
+        pos -= 1
+        if pos > 0 and painter_at(s, pos, p) >= 0:
+            continue
+        count += 1
+    s[PAINTER + p] = pos
+    s[BUMPS] += 1
+
+
+@njit(cache=True)
+def painter_forward(s, p, n):
+    """Forward n empty spaces (occupied ones are skipped, not counted); reaching the Emperor bumps."""
+    pos = s[PAINTER + p]
+    count = 0
+    while count < n:
+        pos += 1
+        if pos == s[EMPEROR]:
+            bump(s, p)
+            return
+        if painter_at(s, pos, p) >= 0:
+            continue
+        count += 1
+    s[PAINTER + p] = pos
+
+
+@njit(cache=True)
+def painter_back(s, p, n):
+    """Back n empty spaces; moving back beyond the path stops at the gate."""
+    pos = s[PAINTER + p]
+    count = 0
+    while count < n and pos > 0:
+        pos -= 1
+        if pos > 0 and painter_at(s, pos, p) >= 0:
+            continue
+        count += 1
+    s[PAINTER + p] = pos
+
+
+@njit(cache=True)
+def unscored_sakura_here(s):
+    """Index k of the sakura the Emperor stands on if it has not scored yet, else -1."""
+    for k in range(s[N_SAKURA]):
+        if s[SAKURA + k] == s[EMPEROR] and s[SCORED + k] == 0:
+            return k
+    return -1
+
+
+@njit(cache=True)
+def emperor_forward(s, n):
+    """The Emperor counts every space and stops at once on a sakura entered for the first time."""
+    for _ in range(n):
+        if s[EMPEROR] >= s[PATH_LEN]:
+            return
+        s[EMPEROR] += 1
+        if unscored_sakura_here(s) >= 0:
+            return
+
+
+@njit(cache=True)
+def emperor_back(s):
+    """Back one space, never below index 1; a painter on the space he moves onto is bumped."""
+    if s[EMPEROR] > 1:
+        s[EMPEROR] -= 1
+        p = painter_at(s, s[EMPEROR], -1)
+        if p >= 0:
+            bump(s, p)
+
+
+@njit(cache=True)
+def closest_painter(s):
+    """Highest path index; nobody (-1) if every painter is on the gate."""
+    best = -1
+    best_index = 0
+    for p in range(s[N_PAINTERS]):
+        if s[PAINTER + p] > best_index:
+            best_index = s[PAINTER + p]
+            best = p
+    return best
+
+
+@njit(cache=True)
+def furthest_painter(s):
+    """Lowest index; a painter alone on the gate is furthest; nobody (-1) if two or more share it."""
+    on_gate = 0
+    gate_painter = -1
+    best = -1
+    for p in range(s[N_PAINTERS]):
+        if s[PAINTER + p] == 0:
+            on_gate += 1
+            gate_painter = p
+        elif best < 0 or s[PAINTER + p] < s[PAINTER + best]:
+            best = p
+    if on_gate >= 2:
+        return -1
+    if on_gate == 1:
+        return gate_painter
+    return best
+
+
+@njit(cache=True)
+def leapfrog(s, p):
+    """R-17: to the first space above the next painter ahead that no painter occupies (bump if it is
+    the Emperor's); no painter ahead, no move."""
+    mine = s[PAINTER + p]
+    ahead = -1
+    for q in range(s[N_PAINTERS]):
+        idx = s[PAINTER + q]
+        if q != p and idx > mine and (ahead < 0 or idx < ahead):
+            ahead = idx
+    if ahead < 0:
+        return
+    target = ahead + 1
+    while painter_at(s, target, p) >= 0:
+        target += 1
+    if target == s[EMPEROR]:
+        bump(s, p)
+    else:
+        s[PAINTER + p] = target
+
+
+@njit(cache=True)
+def count_move(s, p):
+    """R-17: forward one space per painter strictly between this one and the Emperor."""
+    mine = s[PAINTER + p]
+    n = 0
+    for q in range(s[N_PAINTERS]):
+        idx = s[PAINTER + q]
+        if q != p and mine < idx < s[EMPEROR]:
+            n += 1
+    if n > 0:
+        painter_forward(s, p, n)
+
+
+@njit(cache=True)
+def do_garden(s, card, forward):
+    g = s[GARDEN + card]
+    if g == G_E1:
+        emperor_forward(s, 1)
+    elif g == G_E2:
+        emperor_forward(s, 2)
+    elif g == G_EM1:
+        emperor_back(s)
+    elif g == G_EPM1:
+        if forward:
+            emperor_forward(s, 1)
+        else:
+            emperor_back(s)
+    elif g == G_CLOSEST:
+        p = closest_painter(s)
+        if p >= 0:
+            painter_back(s, p, 2)
+    else:
+        p = furthest_painter(s)
+        if p >= 0:
+            painter_forward(s, p, 2)
+
+
+@njit(cache=True)
+def do_painter(s, card, p, forward):
+    a = s[PACT + card]
+    if a <= P_3:
+        painter_forward(s, p, a - P_1 + 1)
+    elif a <= P_PM3:
+        if forward:
+            painter_forward(s, p, a - P_PM1 + 1)
+        else:
+            painter_back(s, p, a - P_PM1 + 1)
+    elif a == P_LEAP:
+        leapfrog(s, p)
+    else:
+        count_move(s, p)
+
+
+# ---- scoring -------------------------------------------------------------------------------------------
+@njit(cache=True)
+def ranking(s, out):
+    """Painters by closeness to the Emperor: path painters by index, highest first, then a painter alone
+    on the gate (R-13: painters sharing the gate are tied and get no rank). Returns how many are ranked."""
+    n = 0
+    on_gate = 0
+    gate_painter = -1
+    for p in range(s[N_PAINTERS]):
+        idx = s[PAINTER + p]
+        if idx == 0:
+            on_gate += 1
+            gate_painter = p
+            continue
+        i = n
+        while i > 0 and s[PAINTER + out[i - 1]] < idx:
+            out[i] = out[i - 1]
+            i -= 1
+        out[i] = p
+        n += 1
+    if on_gate == 1:
+        out[n] = gate_painter
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def score_sakura(s, k, gained):
+    """Award the tokens for sakura k (3/2/1, 4 for the closest at the last tree, a fourth 1 with 5-6
+    players); then the line-up (R-18) unless it was the last tree, which ends the game.
+    gained[p] receives each painter's tokens from this tree."""
+    order = np.empty(MAX_PAINTERS, dtype=np.int64)
+    n = ranking(s, order)
+    last = k == s[N_SAKURA] - 1
+    awards = 4 if s[PLAYERS] >= 5 else 3
+    for p in range(MAX_PAINTERS):
+        gained[p] = 0
+    for r in range(min(n, awards)):
+        if r == 0:
+            amount = 4 if last else 3
+        elif r == 1:
+            amount = 2
+        else:
+            amount = 1
+        gained[order[r]] = amount
+        s[TOKENS + order[r]] += amount
+    s[SCORED + k] = 1
+    if last:  # the game ends at once; this round's cards stay on the table (SELECTED)
+        clear_resolution(s)
+        s[PHASE] = PH_OVER
+        s[END_REASON] = END_LAST_SAKURA
+        s[TO_MOVE] = -1
+        return
+    if n > 0:
+        prev = s[PAINTER + order[0]]
+        for r in range(1, n):
+            p = order[r]
+            if s[PAINTER + p] == 0:
+                continue  # a lone gate painter stays on the gate
+            prev = prev - 1 if prev > 1 else 0
+            s[PAINTER + p] = prev
+
+
+# ---- rounds --------------------------------------------------------------------------------------------
+@njit(cache=True)
+def start_resolution(s):
+    """All cards chosen: order them by order number and resolve up to the next decision."""
+    n = 0
+    for p in range(s[N_PAINTERS]):
+        card = s[SELECTED + p]
+        if card < 0:
+            continue
+        i = n
+        while i > 0 and s[PENDING + i - 1] > card:
+            s[PENDING + i] = s[PENDING + i - 1]
+            s[PEND_OWNER + i] = s[PEND_OWNER + i - 1]
+            i -= 1
+        s[PENDING + i] = card
+        s[PEND_OWNER + i] = p
+        n += 1
+    s[PEND_N] = n
+    s[PEND_POS] = 0
+    s[HALF] = 0
+    s[COURT_PICKER] = -1
+    s[LOG_N] = n
+    s[LOG_ROUND] = s[ROUND]
+    s[LOG_SAKURA] = -1
+    for i in range(n):
+        s[LOG_CARD + i] = s[PENDING + i]
+        s[LOG_OWNER + i] = s[PEND_OWNER + i]
+        s[LOG_RESOLVED + i] = 0
+        s[LOG_BUMPS + i] = 0
+    resolve(s)
+
+
+@njit(cache=True)
+def resolve(s):
+    """Resolve pending cards until one needs its owner's forward/back choice, the round ends, or the
+    game ends. Court painter's cards always go forward."""
+    players = s[PLAYERS]
+    gained = np.zeros(MAX_PAINTERS, dtype=np.int64)
+    while s[PEND_POS] < s[PEND_N]:
+        card = s[PENDING + s[PEND_POS]]
+        owner = s[PEND_OWNER + s[PEND_POS]]
+        asks = owner < players
+        if s[HALF] == 0:
+            s[CARD_BUMP_START] = s[BUMPS]
+            if asks and s[GARDEN + card] == G_EPM1:
+                s[PHASE] = PH_CHOOSE
+                s[CHOOSING] = 0
+                s[TO_MOVE] = owner
+                return
+            do_garden(s, card, True)
+            s[HALF] = 1
+        a = s[PACT + card]
+        if asks and P_PM1 <= a <= P_PM3:
+            s[PHASE] = PH_CHOOSE
+            s[CHOOSING] = 1
+            s[TO_MOVE] = owner
+            return
+        do_painter(s, card, owner, True)
+        if finish_card(s, gained):
+            return
+    end_round(s)
+
+
+@njit(cache=True)
+def finish_card(s, gained):
+    """After a card's painter half: a sakura reached for the first time scores now and ends the round
+    (the later cards are discarded unresolved). Returns True if the round or the game ended."""
+    slot = s[PEND_POS]
+    s[LOG_RESOLVED + slot] = 1
+    s[LOG_BUMPS + slot] = s[BUMPS] - s[CARD_BUMP_START]
+    s[PEND_POS] += 1
+    s[HALF] = 0
+    k = unscored_sakura_here(s)
+    if k >= 0:
+        score_sakura(s, k, gained)
+        s[LOG_SAKURA] = k
+        for p in range(MAX_PAINTERS):
+            s[LOG_GAINED + p] = gained[p]
+    for i in range(slot, s[LOG_N]):  # tokens after: final for this card, provisional for later ones
+        s[LOG_TOKENS + i] = s[TOKENS + s[LOG_OWNER + i]]
+    if k < 0:
+        return False
+    if s[PHASE] != PH_OVER:
+        end_round(s)
+    return True
+
+
+@njit(cache=True)
+def end_round(s):
+    """Table cards to the discard pile, in resolution order; each seat in order draws back to 5 (R-19)."""
+    for i in range(s[PEND_N]):
+        s[DISCARD + s[DISCARD_N]] = s[PENDING + i]
+        s[DISCARD_N] += 1
+    for seat in range(s[PLAYERS]):
+        while s[HAND_N + seat] < HAND_SIZE:
+            before = s[HAND_N + seat]
+            draw_card(s, seat)
+            if s[HAND_N + seat] == before:
+                break
+    begin_round(s)
+    s[ROUND] += 1
+    if s[ROUND] > MAX_ROUNDS:
+        s[PHASE] = PH_OVER
+        s[END_REASON] = END_ROUND_LIMIT
+        s[TO_MOVE] = -1
+
+
+@njit(cache=True)
+def all_selected(s):
+    """Every seat has played: reveal the court painter's card (two players) or wait for the tactical
+    pick, then resolve."""
+    players = s[PLAYERS]
+    if s[HAS_COURT] == 1:
+        a = s[PAINTER + 0]
+        b = s[PAINTER + 1]
+        if s[VARIANT] == 1 and (a > 0 or b > 0):
+            s[COURT_PICKER] = 0 if a < b else 1  # the player further from the Emperor
+            s[TO_MOVE] = s[COURT_PICKER]
+            return
+        s[SELECTED + players] = take_top(s)
+    start_resolution(s)
+
+
+# ---- legal actions and apply ---------------------------------------------------------------------------
+@njit(cache=True)
+def legal_actions(s, out):
+    """Legal action codes, ascending, into `out` (length >= N_ACTIONS_MAX); returns how many."""
+    if s[PHASE] == PH_OVER:
+        return 0
+    if s[PHASE] == PH_CHOOSE:
+        out[0] = A_FORWARD
+        out[1] = A_BACK
+        return 2
+    seat = s[TO_MOVE]
+    base = A_COURT if s[COURT_PICKER] >= 0 else A_PLAY
+    n = s[HAND_N + seat]
+    for i in range(n):
+        out[i] = base + s[HAND + seat * HAND_SIZE + i]
+    return n
+
+
+@njit(cache=True)
+def apply_action(s, action):
+    """Apply a legal action code in place (legality is the caller's to check)."""
+    seat = s[TO_MOVE]
+    if s[PHASE] == PH_CHOOSE:
+        card = s[PENDING + s[PEND_POS]]
+        owner = s[PEND_OWNER + s[PEND_POS]]
+        forward = action == A_FORWARD
+        if s[CHOOSING] == 0:
+            do_garden(s, card, forward)
+            s[HALF] = 1
+        else:
+            do_painter(s, card, owner, forward)
+            gained = np.zeros(MAX_PAINTERS, dtype=np.int64)
+            if finish_card(s, gained):
+                return
+        resolve(s)
+    elif action >= A_COURT:
+        remove_from_hand(s, seat, action - A_COURT)
+        s[SELECTED + s[PLAYERS]] = action - A_COURT
+        start_resolution(s)
+    else:
+        remove_from_hand(s, seat, action - A_PLAY)
+        s[SELECTED + seat] = action - A_PLAY
+        if seat + 1 < s[PLAYERS]:
+            s[TO_MOVE] = seat + 1
+        else:
+            all_selected(s)
+
+
+# ---- result --------------------------------------------------------------------------------------------
+@njit(cache=True)
+def winners(s, out):
+    """Mark the winning seats (players only; the court painter never wins) in `out`; returns (tie,
+    decided_by_tiebreak). R-14: among players tied on tokens the one closest to the Emperor wins; tied
+    players who all stand on the gate share."""
+    players = s[PLAYERS]
+    top = -1
+    for seat in range(players):
+        if s[TOKENS + seat] > top:
+            top = s[TOKENS + seat]
+    n_top = 0
+    best_pos = -1
+    for seat in range(players):
+        out[seat] = 1 if s[TOKENS + seat] == top else 0
+        if out[seat] == 1:
+            n_top += 1
+            if s[PAINTER + seat] > best_pos:
+                best_pos = s[PAINTER + seat]
+    if n_top == 1 or s[TIE_BREAK] == 1:
+        return n_top > 1, False
+    kept = 0
+    for seat in range(players):
+        if out[seat] == 1 and s[PAINTER + seat] != best_pos:
+            out[seat] = 0
+        kept += out[seat]
+    return True, kept == 1
