@@ -1,0 +1,134 @@
+"""Batch self-play for Sakura: many games in one compiled call, results as arrays.
+
+Game i is set up from seeds[i] (stream 0: deck shuffle and reshuffles) and its agents draw from stream 1
+of the same seed, so a game's record depends on its seed and seating alone.
+"""
+
+import numpy as np
+from numba import njit
+
+from sim.rng import rng_seeded
+from sim.sakura.agents import agent_action
+from sim.sakura.kernels import (
+    BUMPS,
+    END_REASON,
+    LOG_BUMPS,
+    LOG_CARD,
+    LOG_GAINED,
+    LOG_N,
+    LOG_OWNER,
+    LOG_RESOLVED,
+    LOG_ROUND,
+    LOG_SAKURA,
+    LOG_TOKENS,
+    MAX_PAINTERS,
+    MAX_PLAYERS,
+    N_ACTIONS_MAX,
+    N_PAINTERS,
+    PH_OVER,
+    PHASE,
+    PLAYERS,
+    ROUND,
+    TO_MOVE,
+    TOKENS,
+    apply_action,
+    new_game,
+    winners,
+)
+
+CARD_COLUMNS = 7   # game, round, painter (seat; players = court), card, resolved, bumps, tokens after
+SAKURA_COLUMNS = 5  # game, round, sakura index, painter, tokens gained
+
+
+@njit(cache=True)
+def play_batch(first, seeds, players, variant, tie_break, path_len, torii, sakura, cards, agent_kinds,
+               out_tokens, out_winners, out_tie, out_decided, out_rounds, out_end_reason, out_bumps,
+               card_log, sakura_log, counts):
+    """Play games first.. of seeds; returns the index after the last game finished (less than len(seeds)
+    when the logs are full: the caller grows them and calls again). counts = [card rows, sakura rows]."""
+    buf = np.empty(N_ACTIONS_MAX, dtype=np.int64)
+    win = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    for g in range(first, seeds.shape[0]):
+        s = new_game(players, variant, tie_break, path_len, torii, sakura, cards, seeds[g])
+        rng = rng_seeded(seeds[g], 1)
+        c0 = counts[0]
+        s0 = counts[1]
+        while s[PHASE] != PH_OVER:
+            round_before = s[ROUND]
+            action = agent_action(agent_kinds[g, s[TO_MOVE]], s, rng, buf)
+            apply_action(s, action)
+            if (s[ROUND] != round_before or s[PHASE] == PH_OVER) and s[LOG_ROUND] == round_before:
+                full = counts[0] + MAX_PAINTERS > card_log.shape[0]
+                if full or counts[1] + MAX_PAINTERS > sakura_log.shape[0]:
+                    counts[0] = c0  # out of room: drop this game's rows and replay it after growing
+                    counts[1] = s0
+                    return g
+                for i in range(s[LOG_N]):
+                    row = counts[0]
+                    card_log[row, 0] = g
+                    card_log[row, 1] = round_before
+                    card_log[row, 2] = s[LOG_OWNER + i]
+                    card_log[row, 3] = s[LOG_CARD + i]
+                    card_log[row, 4] = s[LOG_RESOLVED + i]
+                    card_log[row, 5] = s[LOG_BUMPS + i]
+                    card_log[row, 6] = s[LOG_TOKENS + i]
+                    counts[0] += 1
+                if s[LOG_SAKURA] >= 0:
+                    for p in range(s[N_PAINTERS]):
+                        row = counts[1]
+                        sakura_log[row, 0] = g
+                        sakura_log[row, 1] = round_before
+                        sakura_log[row, 2] = s[LOG_SAKURA]
+                        sakura_log[row, 3] = p
+                        sakura_log[row, 4] = s[LOG_GAINED + p]
+                        counts[1] += 1
+        tie, decided = winners(s, win)
+        for seat in range(s[PLAYERS]):
+            out_tokens[g, seat] = s[TOKENS + seat]
+            out_winners[g, seat] = win[seat]
+        if s[N_PAINTERS] > s[PLAYERS]:
+            out_tokens[g, s[PLAYERS]] = s[TOKENS + s[PLAYERS]]  # the court painter's tokens
+        out_tie[g] = tie
+        out_decided[g] = decided
+        out_rounds[g] = s[ROUND]
+        out_end_reason[g] = s[END_REASON]
+        out_bumps[g] = s[BUMPS]
+    return seeds.shape[0]
+
+
+def run_batch(rules, seeds, seating) -> dict[str, np.ndarray]:
+    """Play one game per seed; seating is a (games, players) array of agent codes or one row for all.
+    tokens has one more column than players when a court painter plays (two players)."""
+    from sim.sakura.game import kernel_args
+
+    seeds = np.asarray(seeds, dtype=np.uint64)
+    games = len(seeds)
+    players = rules.players
+    seating = np.asarray(seating, dtype=np.int64)
+    if seating.ndim == 1:
+        seating = np.broadcast_to(seating, (games, players))
+    seating = np.ascontiguousarray(seating)
+    painters = players + (1 if players == 2 else 0)
+    out = {
+        "tokens": np.zeros((games, painters), dtype=np.int64),
+        "winners": np.zeros((games, players), dtype=np.int64),
+        "tie": np.zeros(games, dtype=np.bool_),
+        "decided_by_tiebreak": np.zeros(games, dtype=np.bool_),
+        "rounds": np.zeros(games, dtype=np.int64),
+        "end_reason": np.zeros(games, dtype=np.int64),
+        "bumps": np.zeros(games, dtype=np.int64),
+    }
+    card_log = np.zeros((max(1024, games * 64), CARD_COLUMNS), dtype=np.int64)
+    sakura_log = np.zeros((max(256, games * 3 * painters + 64), SAKURA_COLUMNS), dtype=np.int64)
+    counts = np.zeros(2, dtype=np.int64)
+    done = 0
+    while done < games:
+        done = play_batch(done, seeds, *kernel_args(rules), seating, out["tokens"], out["winners"],
+                          out["tie"], out["decided_by_tiebreak"], out["rounds"], out["end_reason"],
+                          out["bumps"], card_log, sakura_log, counts)
+        if done < games:
+            card_log = np.concatenate([card_log, np.zeros_like(card_log)])
+            sakura_log = np.concatenate([sakura_log, np.zeros_like(sakura_log)])
+    out["cards_played"] = card_log[:counts[0]]
+    out["sakura_scored"] = sakura_log[:counts[1]]
+    return out

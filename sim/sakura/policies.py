@@ -1,0 +1,37 @@
+"""Agents for the readable Sakura API: they get the game and the observation-bearing state.
+
+RandomPolicy re-states the batch `random` agent over the readable API with the same generator, so both
+paths play identical games (the agreement test relies on it). GreedyPolicy runs the compiled greedy on
+a copy of the state; the greedy reads only what the seat may observe (agents.py), which the no-peeking
+test checks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.rng import rng_below
+from sim.sakura import agents
+from sim.sakura.game import SakuraGame, SakuraState, action_to_string
+from sim.sakura.kernels import N_ACTIONS_MAX
+
+
+class RandomPolicy:
+    def __init__(self, rng: np.ndarray) -> None:
+        self.rng = rng
+
+    def choose(self, game: SakuraGame, state: SakuraState) -> str:
+        actions = game.legal_actions(state)
+        return actions[rng_below(self.rng, len(actions))]
+
+
+class GreedyPolicy:
+    def __init__(self, rng: np.ndarray) -> None:
+        self.rng = rng
+        self._buf = np.empty(N_ACTIONS_MAX, dtype=np.int64)
+
+    def choose(self, game: SakuraGame, state: SakuraState) -> str:
+        return action_to_string(int(agents.greedy_action(state.vector.copy(), self.rng, self._buf)))
+
+
+POLICIES = {"random": RandomPolicy, "greedy": GreedyPolicy}
