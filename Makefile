@@ -15,6 +15,8 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/balance study configs/kamakura/base.toml --players 3 --games 10000 --agents random --seed 1
 	$(BIN)/balance study configs/kamakura/base.toml --players 3 --games 10000 --agents greedy --seed 1
+	$(BIN)/balance study configs/sakura/base.toml --players 4 --games 20000 --agents random --seed 1
+	$(BIN)/balance study configs/sakura/base.toml --players 4 --games 10000 --agents greedy --seed 1
 
 test: $(STAMP)
 	$(BIN)/ruff check sim analysis tests

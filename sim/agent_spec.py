@@ -9,6 +9,7 @@ from sim.errors import ConfigError
 # Agents each game offers, with the parameters each accepts (none yet for the compiled baselines).
 KNOWN_AGENTS: dict[str, dict[str, dict[str, type]]] = {
     "kamakura": {"random": {}, "greedy": {}},
+    "sakura": {"random": {}, "greedy": {}},
 }
 
 

@@ -1,7 +1,8 @@
 """`balance bench`: engine and agent throughput on this machine, every figure measured in the same run.
 
 Each figure is the median of several timed repeats after a warm-up (numba compiles on first call); the
-batch figures run on one core (the kernels are single-threaded).
+batch figures run on one core (the kernels are single-threaded). Kamakura is timed with 3 players,
+Sakura with 4.
 """
 
 from __future__ import annotations
@@ -15,12 +16,17 @@ from collections.abc import Callable
 import numba
 import numpy as np
 
-from sim.kamakura.agents import AGENT_GREEDY, AGENT_RANDOM
-from sim.kamakura.batch import run_batch
+from sim.kamakura import batch as kamakura_batch
+from sim.kamakura import policies as kamakura_policies
 from sim.kamakura.game import KamakuraGame
-from sim.kamakura.params import default_rules
-from sim.kamakura.policies import RandomPolicy
+from sim.kamakura.params import default_rules as kamakura_rules
 from sim.rng import game_seeds, new_rng
+from sim.sakura import batch as sakura_batch
+from sim.sakura import policies as sakura_policies
+from sim.sakura.game import SakuraGame
+from sim.sakura.params import default_rules as sakura_rules
+
+RANDOM, GREEDY = 0, 1  # agent codes, the same in both games
 
 
 def _median_rate(run: Callable[[int], None], games: int, repeats: int) -> float:
@@ -32,56 +38,67 @@ def _median_rate(run: Callable[[int], None], games: int, repeats: int) -> float:
     return statistics.median(rates)
 
 
-def play_api_game(game: KamakuraGame, seed: int) -> None:
+def play_api_game(game, policy_class, seed: int) -> None:
     """One random-agent game through the readable API (strings in, new states out)."""
     state = game.new_state(seed)
-    policy = RandomPolicy(new_rng(seed, 1))
+    policy = policy_class(new_rng(seed, 1))
     while not game.is_over(state):
         state = game.apply(state, policy.choose(game, state))
 
 
-def run_bench(scale: float = 1.0, repeats: int = 5) -> dict[str, float | int | str]:
-    rules = default_rules(3)
-    game = KamakuraGame(rules)
+def _measure(name: str, game, run_batch, policy_class, players: int, scale: float, repeats: int) -> dict:
+    rules = game.rules
     batch_games = max(10, int(20000 * scale))
     greedy_games = max(5, int(500 * scale))
     api_games = max(2, int(20 * scale))
-    run_batch(rules, game_seeds(0, 0, 4), [AGENT_RANDOM] * 3)  # compile / load the cache
-    run_batch(rules, game_seeds(0, 0, 4), [AGENT_GREEDY] * 3)
-    play_api_game(game, 0)
+    run_batch(rules, game_seeds(0, 0, 4), [RANDOM] * players)  # compile, or load the cache
+    run_batch(rules, game_seeds(0, 0, 4), [GREEDY] * players)
+    play_api_game(game, policy_class, 0)
 
     def batch(kind: int, games: int) -> Callable[[int], None]:
-        return lambda rep: run_batch(rules, game_seeds(rep + 1, 0, games), [kind] * 3)
+        return lambda rep: run_batch(rules, game_seeds(rep + 1, 0, games), [kind] * players)
 
     def api(rep: int) -> None:
         for seed in game_seeds(rep + 1, 0, api_games):
-            play_api_game(game, int(seed))
+            play_api_game(game, policy_class, int(seed))
 
-    random_rate = _median_rate(batch(AGENT_RANDOM, batch_games), batch_games, repeats)
+    random_rate = _median_rate(batch(RANDOM, batch_games), batch_games, repeats)
     api_rate = _median_rate(api, api_games, repeats)
-    greedy_rate = _median_rate(batch(AGENT_GREEDY, greedy_games), greedy_games, repeats)
+    greedy_rate = _median_rate(batch(GREEDY, greedy_games), greedy_games, repeats)
     return {
-        "kamakura_random_games_per_s": round(random_rate, 1),
-        "kamakura_api_games_per_s": round(api_rate, 2),
-        "kamakura_batch_over_api": round(random_rate / api_rate, 1),
-        "kamakura_greedy_games_per_s": round(greedy_rate, 1),
-        "players": 3,
-        "repeats": repeats,
-        "games_per_repeat": {"random_batch": batch_games, "random_api": api_games,
-                             "greedy_batch": greedy_games},
-        "machine": f"{platform.machine()}, {os.cpu_count()} cpus, python {platform.python_version()}, "
-                   f"numba {numba.__version__}, numpy {np.__version__}",
+        f"{name}_random_games_per_s": round(random_rate, 1),
+        f"{name}_api_games_per_s": round(api_rate, 2),
+        f"{name}_batch_over_api": round(random_rate / api_rate, 1),
+        f"{name}_greedy_games_per_s": round(greedy_rate, 1),
+        f"{name}_players": players,
+        f"{name}_games_per_repeat": {"random_batch": batch_games, "random_api": api_games,
+                                     "greedy_batch": greedy_games},
     }
 
 
+def run_bench(scale: float = 1.0, repeats: int = 5) -> dict:
+    figures: dict = {"repeats": repeats}
+    figures.update(_measure("kamakura", KamakuraGame(kamakura_rules(3)), kamakura_batch.run_batch,
+                            kamakura_policies.RandomPolicy, 3, scale, repeats))
+    figures.update(_measure("sakura", SakuraGame(sakura_rules(4)), sakura_batch.run_batch,
+                            sakura_policies.RandomPolicy, 4, scale, repeats))
+    figures["machine"] = (f"{platform.machine()}, {os.cpu_count()} cpus, python {platform.python_version()}, "
+                          f"numba {numba.__version__}, numpy {np.__version__}")
+    return figures
+
+
 def format_bench(figures: dict) -> str:
-    per = figures["games_per_repeat"]
-    return "\n".join([
-        f"balance bench: median of {figures['repeats']} repeats, 3 players, one core ({figures['machine']})",
-        f"  Kamakura random, batch path : {figures['kamakura_random_games_per_s']:>12,.0f} games/s "
-        f"({per['random_batch']} games a repeat)",
-        f"  Kamakura random, readable API: {figures['kamakura_api_games_per_s']:>12,.1f} games/s "
-        f"({per['random_api']} games a repeat; batch is {figures['kamakura_batch_over_api']:,.0f}x faster)",
-        f"  Kamakura greedy, batch path : {figures['kamakura_greedy_games_per_s']:>12,.0f} games/s "
-        f"({per['greedy_batch']} games a repeat)",
-    ])
+    lines = [f"balance bench: median of {figures['repeats']} repeats, one core ({figures['machine']})"]
+    for name in ("kamakura", "sakura"):
+        per = figures[f"{name}_games_per_repeat"]
+        title = f"{name.capitalize()} ({figures[f'{name}_players']} players)"
+        lines += [
+            f"  {title:<22} random, batch path  : {figures[f'{name}_random_games_per_s']:>10,.0f} games/s "
+            f"({per['random_batch']} games a repeat)",
+            f"  {'':<22} random, readable API: {figures[f'{name}_api_games_per_s']:>10,.1f} games/s "
+            f"({per['random_api']} games a repeat; "
+            f"batch is {figures[f'{name}_batch_over_api']:,.0f}x faster)",
+            f"  {'':<22} greedy, batch path  : {figures[f'{name}_greedy_games_per_s']:>10,.0f} games/s "
+            f"({per['greedy_batch']} games a repeat)",
+        ]
+    return "\n".join(lines)

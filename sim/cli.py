@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     study = sub.add_parser("study", help="play a batch of games in memory and print seat win rates")
-    study.add_argument("config", help="TOML config, e.g. configs/kamakura/base.toml")
+    study.add_argument("config", help="TOML config of either game, e.g. configs/sakura/base.toml")
     study.add_argument("--players", type=int, required=True)
     study.add_argument("--games", type=_positive_int, default=10000)
     study.add_argument("--agents", default="random", help="one agent for all seats, or one per seat: a,b,c")
@@ -49,18 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _study(args: argparse.Namespace) -> int:
-    from sim.agent_spec import parse_agents
-    from sim.config import load_toml
-    from sim.kamakura.params import rules_from_mapping
-    from sim.study import format_study, kamakura_study
+    from sim.study import format_study, run_study
 
-    merged, _ = load_toml(args.config)
-    game = merged.get("game")
-    if game != "kamakura":
-        raise ConfigError(f"{args.config}: game: the study command plays Kamakura configs, got {game!r}")
-    rules = rules_from_mapping(merged, args.players, args.config)
-    agents = parse_agents(args.agents, rules.players, "kamakura")
-    print(format_study(kamakura_study(rules, agents, args.games, args.seed)))
+    print(format_study(run_study(args.config, args.players, args.agents, args.games, args.seed)))
     return 0
 
 

@@ -2,24 +2,30 @@
 
 from __future__ import annotations
 
+import importlib
+import os
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from analysis.seats import seat_win_rates, win_shares
 from analysis.stats import wilson_interval
-from sim.agent_spec import AgentSpec
-from sim.kamakura.agents import AGENT_CODES
-from sim.kamakura.batch import run_batch
-from sim.kamakura.params import KamakuraRules
+from sim.agent_spec import AgentSpec, parse_agents
+from sim.config import load_toml
+from sim.errors import ConfigError
 from sim.rng import game_seeds
+
+# Per game: its package, the batch column holding final scores, and the one holding game length.
+GAMES = {"kamakura": ("sim.kamakura", "scores", "turns"), "sakura": ("sim.sakura", "tokens", "rounds")}
 
 
 @dataclass
 class StudyResult:
-    rules: KamakuraRules
+    game: str
+    rules: Any
     agents: list[AgentSpec]
     seed: int
     seconds: float
@@ -27,40 +33,67 @@ class StudyResult:
 
     @property
     def games(self) -> int:
-        return len(self.batch["turns"])
+        return len(self.batch["winners"])
+
+    @property
+    def scores(self) -> np.ndarray:
+        return self.batch[GAMES[self.game][1]][:, :self.rules.players]
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return self.batch[GAMES[self.game][2]]
 
     def seats(self) -> pd.DataFrame:
         return seat_win_rates(win_shares(self.batch["winners"]), [str(a) for a in self.agents])
 
 
-def kamakura_study(rules: KamakuraRules, agents: list[AgentSpec], games: int, seed: int) -> StudyResult:
-    seating = np.array([AGENT_CODES[a.name] for a in agents], dtype=np.int64)
+def load_rules(config: str | os.PathLike[str], players: int) -> tuple[str, Any]:
+    """Read a config of either game (its `game` key says which) and validate it for `players`."""
+    merged, _ = load_toml(config)
+    game = merged.get("game")
+    if game not in GAMES:
+        raise ConfigError(f"{config}: game: must be one of {', '.join(GAMES)}, got {game!r}")
+    params = importlib.import_module(GAMES[game][0] + ".params")
+    return game, params.rules_from_mapping(merged, players, os.fspath(config))
+
+
+def run_study(config: str | os.PathLike[str], players: int, agents: str, games: int,
+              seed: int) -> StudyResult:
+    game, rules = load_rules(config, players)
+    specs = parse_agents(agents, rules.players, game)
+    package = GAMES[game][0]
+    codes = importlib.import_module(package + ".agents").AGENT_CODES
+    run_batch = importlib.import_module(package + ".batch").run_batch
+    seating = np.array([codes[a.name] for a in specs], dtype=np.int64)
     start = time.perf_counter()
     batch = run_batch(rules, game_seeds(seed, 0, games), seating)
-    return StudyResult(rules, agents, seed, time.perf_counter() - start, batch)
+    return StudyResult(game, rules, specs, seed, time.perf_counter() - start, batch)
 
 
 def format_study(result: StudyResult) -> str:
     r, n = result.rules, result.games
-    lines = [f"Kamakura study: {r.source} (config {r.config_hash}), {r.players} players, "
+    unit = "turns" if result.game == "kamakura" else "rounds"
+    score = "mean score" if result.game == "kamakura" else "mean tokens"
+    lines = [f"{result.game.capitalize()} study: {r.source} (config {r.config_hash}), {r.players} players, "
              f"agents {','.join(str(a) for a in result.agents)}, seed {result.seed}",
              f"{n} games in {result.seconds:.1f} s ({n / max(result.seconds, 1e-9):,.0f} games/s)", "",
              f"seat win rates (n = {n} games each; fair share {100 / r.players:.1f}%; "
              f"tie-break {r.tie_break}):",
-             "  seat  agent      win rate   95% CI            mean score"]
-    scores = result.batch["scores"]
+             f"  seat  agent      win rate   95% CI            {score}"]
     for row in result.seats().itertuples():
         flag = "" if row.differs_from_fair else "  (not significantly different from fair)"
         lines.append(f"  {row.seat:>4}  {row.agent:<9} {100 * row.win_rate:8.1f}%   "
                      f"[{100 * row.ci_low:4.1f}%, {100 * row.ci_high:4.1f}%]   "
-                     f"{scores[:, row.seat - 1].mean():10.1f}{flag}")
+                     f"{result.scores[:, row.seat - 1].mean():11.1f}{flag}")
     ties = int(result.batch["tie"].sum())
     low, high = wilson_interval(ties, n)
     decided = int(result.batch["decided_by_tiebreak"].sum())
-    turns = result.batch["turns"]
+    lengths = result.lengths
     lines += ["",
               f"top score tied in {100 * ties / n:.1f}% of games [{100 * low:.1f}%, {100 * high:.1f}%], "
               f"decided by the tie-break in {100 * decided / n:.1f}% (n = {n})",
-              f"turns per game: mean {turns.mean():.1f}, median {np.median(turns):.0f}, "
-              f"range {turns.min()}-{turns.max()}"]
+              f"{unit} per game: mean {lengths.mean():.1f}, median {np.median(lengths):.0f}, "
+              f"range {lengths.min()}-{lengths.max()}"]
+    if result.game == "sakura":
+        lines.append(f"bumps per game: mean {result.batch['bumps'].mean():.2f}")
     return "\n".join(lines)
