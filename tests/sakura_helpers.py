@@ -448,7 +448,9 @@ def score(d: dict) -> None:
         _set_pos(d, who, prev)
 
 
-def end_round(d: dict, forbid_shuffle: bool = True) -> None:
+def end_round(d: dict) -> None:
+    """Discard the round's cards, draw in seat order up to 5 (R-19), next round. When a draw finds the deck
+    empty the reference cannot know the shuffle: it sets d["_shuffled"] and leaves the hands short."""
     d["discard"] = list(d["discard"]) + [c for c in d["selected"] if c is not None]
     if d.get("court") is not None and d["court"]["card"] is not None:
         d["discard"].append(d["court"]["card"])
@@ -459,7 +461,9 @@ def end_round(d: dict, forbid_shuffle: bool = True) -> None:
     for seat in range(d["players"]):
         while len(d["hands"][seat]) < HAND:
             if not d["deck"]:
-                raise NeedsShuffle
+                # R-19: the seeded shuffle is the engine's; the reference stops drawing and says so.
+                d["_shuffled"] = True
+                break
             d["hands"][seat].append(d["deck"].pop(0))
         d["hands"][seat].sort()
     d["round"] += 1
@@ -517,8 +521,8 @@ def tactical_court_seat(d: dict) -> int | None:
 
 
 def ref_apply(d0: dict, action: str) -> dict:
-    """The state the rules say follows `d0` after `action` (raises NeedsShuffle when a draw or the court
-    card needs a reshuffle, ValueError for an action the reference deems illegal)."""
+    """The state the rules say follows `d0` after `action` (raises NeedsShuffle when the court card needs a
+    reshuffle, ValueError for an action the reference deems illegal; see `end_round` for draws)."""
     d = copy.deepcopy(d0)
     kind, _, arg = action.partition(" ")
     players = d["players"]

@@ -94,4 +94,5 @@ def test_bench_json_reports_both_paths() -> None:
     assert run.returncode == 0, run.stderr
     figures = json.loads(run.stdout)
     assert figures["kamakura_random_games_per_s"] > 0 and figures["kamakura_api_games_per_s"] > 0
-    assert figures["players"] == 3
+    assert figures["kamakura_players"] == 3 and figures["sakura_players"] == 4
+    assert figures["sakura_random_games_per_s"] > 0 and figures["sakura_api_games_per_s"] > 0

@@ -239,8 +239,12 @@ def state_from_dict(d: dict[str, Any], rules: SakuraRules) -> np.ndarray:
     for k, (index, done) in enumerate(zip(sakura, scored, strict=True)):
         v[K.SAKURA + k] = _int(index, f"sakura[{k}]", 1, path_length)
         v[K.SCORED + k] = bool(done)
-    v[K.TORII] = _int(d.get("torii", min(sakura) - 1 if min(sakura) > 1 else 1), "torii", 1, path_length)
+    v[K.TORII] = _int(d.get("torii", rules.played_board()[1]), "torii", 1, path_length)
     v[K.EMPEROR] = _int(d.get("emperor"), "emperor", 1, path_length)
+    for k in range(len(sakura)):
+        if not scored[k] and v[K.EMPEROR] > v[K.SAKURA + k]:
+            raise ValueError(f"state dict: the Emperor ({v[K.EMPEROR]}) cannot be past the unscored "
+                             f"sakura at {v[K.SAKURA + k]}: he stops on a sakura entered for the first time")
     painters = _list(d, "painters", players)
     tokens = _list(d, "tokens", players)
     for seat in range(players):
