@@ -96,3 +96,42 @@ def test_bench_json_reports_both_paths() -> None:
     assert figures["kamakura_random_games_per_s"] > 0 and figures["kamakura_api_games_per_s"] > 0
     assert figures["kamakura_players"] == 3 and figures["sakura_players"] == 4
     assert figures["sakura_random_games_per_s"] > 0 and figures["sakura_api_games_per_s"] > 0
+
+
+SAKURA = ROOT / "configs" / "sakura" / "base.toml"
+SAKURA_BAD = {
+    "unknown key": ("[board]\nrivers = 2\n", "board.rivers"),
+    "sakura not increasing": ("[board]\nsakura = [12, 28, 20]\n", "board.sakura[2]"),
+    "sakura off the path": ("[board]\nsakura = [12, 20, 31]\n", "board.sakura[2]"),
+    "torii after first sakura": ("[board]\ntorii = 13\n", "board.torii"),
+    "bridge off the path": ("[board]\nbridges = [8, 16, 24, 40]\n", "board.bridges[3]"),
+    "unknown variant": ('[rules]\ntwo_player_variant = "solo"\n', "rules.two_player_variant"),
+    "59 cards": (None, "cards"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SAKURA_BAD))
+def test_bad_sakura_config_refused_by_key(case: str, tmp_path: Path) -> None:
+    override, key = SAKURA_BAD[case]
+    path = tmp_path / "variant.toml"
+    if override is not None:
+        path.write_text(f'extends = "{SAKURA.as_posix()}"\n{override}')
+    else:
+        text = SAKURA.read_text()
+        path.write_text(text[:text.rindex("[[cards]]")])
+    run = balance("study", str(path), "--players", "4", "--games", "10")
+    assert run.returncode == 2 and run.stdout == ""
+    assert "Traceback" not in run.stderr and key in run.stderr and "variant.toml" in run.stderr
+
+
+def test_sakura_players_out_of_range_refused() -> None:
+    for players in ("1", "7"):
+        run = balance("study", str(SAKURA), "--players", players)
+        assert run.returncode == 2 and "players" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_sakura_study_prints_seat_win_rates() -> None:
+    run = balance("study", str(SAKURA), "--players", "4", "--games", "500", "--agents", "greedy,random")
+    assert run.returncode == 2  # two agents for four seats
+    run = balance("study", str(SAKURA), "--players", "4", "--games", "500", "--seed", "2")
+    assert run.returncode == 0 and "n = 500 games" in run.stdout and "Sakura study" in run.stdout
