@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from sim.errors import ConfigError
@@ -41,6 +42,23 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--agents", default="random", help="one agent for all seats, or one per seat: a,b,c")
     study.add_argument("--seed", type=_seed, default=0)
 
+    sim_p = sub.add_parser("simulate", help="self-play games in parallel into a resumable run directory")
+    sim_p.add_argument("config", help="TOML config of either game")
+    sim_p.add_argument("--players", type=int, required=True)
+    sim_p.add_argument("--games", type=_positive_int, required=True)
+    sim_p.add_argument("--agents", default="random", help="one agent for all seats, or one per seat: a,b,c")
+    sim_p.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1)
+    sim_p.add_argument("--seed", type=_seed, default=0)
+    sim_p.add_argument("--out", help="run directory (default: runs/<game>-<config>-<N>p-<agents>-seed<S>)")
+    sim_p.add_argument("--rotate-seats", action="store_true",
+                       help="rotate the agents one seat per game: each agent sits in each seat equally")
+    sim_p.add_argument("--backend", choices=("loky", "dask"), default="loky")
+    sim_p.add_argument("--scheduler", help="dask scheduler address (default: a local cluster)")
+    sim_p.add_argument("--chunk-size", type=_positive_int,
+                       help="games per chunk (default: from --games and --jobs)")
+    sim_p.add_argument("--force", action="store_true", help="replace a run directory made by a different run")
+    sim_p.add_argument("--quiet", action="store_true", help="no progress bar")
+
     bench = sub.add_parser("bench", help="engine and agent throughput on this machine")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--scale", type=float, default=1.0, help="scale the number of games timed")
@@ -52,6 +70,27 @@ def _study(args: argparse.Namespace) -> int:
     from sim.study import format_study, run_study
 
     print(format_study(run_study(args.config, args.players, args.agents, args.games, args.seed)))
+    return 0
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from sim.runner import default_out, plan_run, simulate
+
+    if args.scheduler and args.backend != "dask":
+        raise ConfigError("--scheduler: only used with --backend dask")
+    plan = plan_run(args.config, args.players, args.agents, args.seed, args.rotate_seats)
+    out = args.out or default_out(plan)
+    show = not args.quiet and sys.stderr.isatty()
+    with tqdm(total=args.games, unit="games", disable=not show, smoothing=0.1, desc=plan.game) as bar:
+        result = simulate(plan, args.games, out, jobs=args.jobs, backend=args.backend,
+                          scheduler=args.scheduler, force=args.force, chunk_size=args.chunk_size,
+                          progress=bar.update)
+    rate = result.played / result.seconds if result.seconds > 0 else 0.0
+    note = f" ({result.already} were already there)" if result.already else ""
+    print(f"{result.played} games played{note} in {result.seconds:.1f} s, {rate:,.0f} games/s; "
+          f"run directory: {result.run_dir}")
     return 0
 
 
@@ -68,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "study":
             return _study(args)
+        if args.command == "simulate":
+            return _simulate(args)
         return _bench(args)
     except ConfigError as err:
         print(f"balance: {err}", file=sys.stderr)

@@ -14,11 +14,14 @@ from sim.kamakura.kernels import (
     A_USE,
     A_USE_ORDER,
     END_REASON,
+    ICONS,
     MAX_PLAYERS,
     N_ACTIONS,
     OUT_TURN,
     OVER,
     PLAYERS,
+    POINTS,
+    POWER,
     TO_MOVE,
     TURN,
     apply_action,
@@ -32,13 +35,14 @@ MAX_EVENTS = 96  # at most 40 gains + 40 chit activations + 4 order chits
 EVENT_GAIN, EVENT_USE_CHIT, EVENT_USE_ORDER = 0, 1, 2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # lets the runner's helper threads work while games play
 def play_batch(seeds, players, layout, random_layout, chit_sets, order_moves, green_min, voluntary,
                tie_break, agent_kinds, out_scores, out_winners, out_tie, out_decided, out_turns,
-               out_end_reason, out_out_turn, out_events, out_n_events):
+               out_end_reason, out_out_turn, out_events, out_n_events, out_chits):
     """Play len(seeds) games; agent_kinds[g, seat] gives each game's seating. Fills the out_* arrays:
     scores and winners (0/1) per seat, tie / decided-by-tie-break flags, turns, end reason, the turn at
-    which each seat passed (-1 if never), and events[g, k] = (turn, seat, kind, chit id or -1)."""
+    which each seat passed (-1 if never), events[g, k] = (turn, seat, kind, chit id or -1), and each
+    chit's (icons, points, power) as dealt in that game (chits[g, id])."""
     plan = np.empty(MAX_PLAN, dtype=np.int64)
     buf = np.empty(N_ACTIONS, dtype=np.int64)
     score = np.zeros(MAX_PLAYERS, dtype=np.int64)
@@ -47,6 +51,10 @@ def play_batch(seeds, players, layout, random_layout, chit_sets, order_moves, gr
         s = new_game(players, layout, random_layout, chit_sets, order_moves, green_min, voluntary,
                      tie_break, seeds[g])
         rng = rng_seeded(seeds[g], 1)
+        for chit in range(40):
+            out_chits[g, chit, 0] = s[ICONS + chit]
+            out_chits[g, chit, 1] = s[POINTS + chit]
+            out_chits[g, chit, 2] = s[POWER + chit]
         n_events = 0
         turn_start_events = 0
         last_turn = 0
@@ -111,8 +119,9 @@ def run_batch(rules, seeds, seating) -> dict[str, np.ndarray]:
         "out_turn": np.zeros((games, players), dtype=np.int64),
         "events": np.zeros((games, MAX_EVENTS, 4), dtype=np.int64),
         "n_events": np.zeros(games, dtype=np.int64),
+        "chits": np.zeros((games, 40, 3), dtype=np.int64),
     }
     play_batch(seeds, *kernel_args(rules), seating, out["scores"], out["winners"], out["tie"],
                out["decided_by_tiebreak"], out["turns"], out["end_reason"], out["out_turn"], out["events"],
-               out["n_events"])
+               out["n_events"], out["chits"])
     return out

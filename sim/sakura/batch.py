@@ -40,7 +40,7 @@ CARD_COLUMNS = 7   # game, round, painter (seat; players = court), card, resolve
 SAKURA_COLUMNS = 5  # game, round, sakura index, painter, tokens gained
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # lets the runner's helper threads work while games play
 def play_batch(first, seeds, players, variant, tie_break, path_len, torii, sakura, cards, agent_kinds,
                out_tokens, out_winners, out_tie, out_decided, out_rounds, out_end_reason, out_bumps,
                card_log, sakura_log, counts):
