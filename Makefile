@@ -13,10 +13,12 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/balance study configs/kamakura/base.toml --players 3 --games 10000 --agents random --seed 1
-	$(BIN)/balance study configs/kamakura/base.toml --players 3 --games 10000 --agents greedy --seed 1
-	$(BIN)/balance study configs/sakura/base.toml --players 4 --games 20000 --agents random --seed 1
-	$(BIN)/balance study configs/sakura/base.toml --players 4 --games 10000 --agents greedy --seed 1
+	$(BIN)/balance simulate configs/kamakura/base.toml --players 3 --games 20000 --agents random --seed 1 --out runs/demo-kamakura-3p-random
+	$(BIN)/balance simulate configs/kamakura/base.toml --players 3 --games 10000 --agents greedy --seed 1 --out runs/demo-kamakura-3p-greedy
+	$(BIN)/balance simulate configs/sakura/base.toml --players 4 --games 20000 --agents random --seed 1 --out runs/demo-sakura-4p-random
+	$(BIN)/balance simulate configs/sakura/base.toml --players 4 --games 10000 --agents greedy --seed 1 --out runs/demo-sakura-4p-greedy
+	$(BIN)/balance summary runs/demo-kamakura-3p-random runs/demo-kamakura-3p-greedy runs/demo-sakura-4p-random runs/demo-sakura-4p-greedy
+	@echo "run directories: runs/demo-kamakura-3p-random runs/demo-kamakura-3p-greedy runs/demo-sakura-4p-random runs/demo-sakura-4p-greedy"
 
 test: $(STAMP)
 	$(BIN)/ruff check sim analysis tests

@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 from sim.errors import ConfigError
 
@@ -59,10 +60,16 @@ def build_parser() -> argparse.ArgumentParser:
     sim_p.add_argument("--force", action="store_true", help="replace a run directory made by a different run")
     sim_p.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    summary = sub.add_parser("summary", help="seat win rates and ties of run directories, from their logs")
+    summary.add_argument("runs", nargs="+", help="run directories written by simulate")
+
     bench = sub.add_parser("bench", help="engine and agent throughput on this machine")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--scale", type=float, default=1.0, help="scale the number of games timed")
     bench.add_argument("--repeats", type=_positive_int, default=5)
+    bench.add_argument("--runner", action="store_true",
+                       help="instead: time `balance simulate` with --jobs 1 and 2 (100,000 games each)")
+    bench.add_argument("--games", type=_positive_int, default=100_000, help="games per run with --runner")
     return parser
 
 
@@ -74,27 +81,45 @@ def _study(args: argparse.Namespace) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
-    from sim.runner import default_out, plan_run, simulate
+    started = time.perf_counter()  # the reported time covers validation and worker start-up too
+    from sim.runner import default_out, plan_run, prestart_workers, simulate
 
     if args.scheduler and args.backend != "dask":
         raise ConfigError("--scheduler: only used with --backend dask")
     plan = plan_run(args.config, args.players, args.agents, args.seed, args.rotate_seats)
+    if args.backend == "loky":
+        prestart_workers(args.jobs, plan.game)  # first, so their start-up overlaps everything below
+    from tqdm import tqdm
     out = args.out or default_out(plan)
     show = not args.quiet and sys.stderr.isatty()
     with tqdm(total=args.games, unit="games", disable=not show, smoothing=0.1, desc=plan.game) as bar:
         result = simulate(plan, args.games, out, jobs=args.jobs, backend=args.backend,
                           scheduler=args.scheduler, force=args.force, chunk_size=args.chunk_size,
                           progress=bar.update)
-    rate = result.played / result.seconds if result.seconds > 0 else 0.0
+    seconds = time.perf_counter() - started
+    rate = result.played / seconds if seconds > 0 else 0.0
     note = f" ({result.already} were already there)" if result.already else ""
-    print(f"{result.played} games played{note} in {result.seconds:.1f} s, {rate:,.0f} games/s; "
+    print(f"{result.played} games played{note} in {seconds:.1f} s, {rate:,.0f} games/s; "
           f"run directory: {result.run_dir}")
     return 0
 
 
+def _summary(args: argparse.Namespace) -> int:
+    from analysis.runs import read_run
+    from analysis.summary import format_summary
+
+    runs = [read_run(path) for path in args.runs]  # refuse any bad directory before printing anything
+    print("\n\n".join(format_summary(run) for run in runs))
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
+    if args.runner:
+        from sim.bench_runner import format_runner_bench, run_runner_bench
+
+        figures = run_runner_bench(args.games, args.repeats)
+        print(json.dumps(figures, indent=2) if args.json else format_runner_bench(figures))
+        return 0
     from sim.bench import format_bench, run_bench
 
     figures = run_bench(scale=args.scale, repeats=args.repeats)
@@ -109,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
             return _study(args)
         if args.command == "simulate":
             return _simulate(args)
+        if args.command == "summary":
+            return _summary(args)
         return _bench(args)
     except ConfigError as err:
         print(f"balance: {err}", file=sys.stderr)

@@ -23,13 +23,12 @@ from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
 
-import numpy as np
-
 from sim.agent_spec import parse_agents
 from sim.config import load_toml
 from sim.errors import ConfigError
-from sim.rng import game_seeds
-from sim.run_tables import kamakura_tables, sakura_tables, to_parquet_bytes
+
+# numpy, numba and pyarrow load lazily, in play_chunk: the parent only validates and plans until its
+# first chunk, so its workers (prestart_workers) start as early as possible.
 
 TABLES = ("events", "players", "games")  # write order: games last marks a chunk finished
 GAME_PACKAGES = {"kamakura": "sim.kamakura", "sakura": "sim.sakura"}
@@ -89,6 +88,11 @@ def _rules(plan: RunPlan):
 
 def play_chunk(plan: RunPlan, start: int, end: int) -> tuple[int, int, dict[str, bytes]]:
     """Play games start..end-1 and return their three tables as Parquet bytes (runs in a worker)."""
+    import numpy as np
+
+    from sim.rng import game_seeds
+    from sim.run_tables import kamakura_tables, sakura_tables, to_parquet_bytes
+
     rules = _rules(plan)
     codes = _package(plan.game, "agents").AGENT_CODES
     seating = plan.seating(start, end)
@@ -173,18 +177,20 @@ class RunDirectory:
 def missing_ranges(done: list[tuple[int, int]], games: int, jobs: int,
                    chunk: int | None = None) -> list[tuple[int, int]]:
     """Chunks covering 0..games-1 minus the finished ranges. Without a fixed `chunk`, sizes shrink as the
-    work left shrinks (a quarter of it per job, 200 to 5,000 games), so the last chunks finish together."""
-    covered = np.zeros(games, dtype=bool)
+    work left shrinks (a quarter of it per job, 2,000 to 10,000 games), so the last chunks finish close
+    together; below 2,000 games a part's fixed Parquet overhead (about 4 kB) would cost over 2 bytes a
+    game."""
+    covered = bytearray(games)
     for a, b in done:
-        covered[a:min(b, games)] = True
-    remaining = int((~covered).sum())
+        covered[a:min(b, games)] = b"\x01" * (min(b, games) - a)
+    remaining = games - sum(covered)
     out = []
     i = 0
     while i < games:
         if covered[i]:
             i += 1
             continue
-        size = chunk or max(200, min(5000, -(-remaining // (4 * jobs))))
+        size = chunk or max(2000, min(10000, -(-remaining // (4 * jobs))))
         j = i
         while j < games and not covered[j] and j - i < size:
             j += 1
@@ -229,6 +235,27 @@ def check_directory(run_dir: RunDirectory, plan: RunPlan, force: bool) -> dict |
 
 
 # ---- execution -----------------------------------------------------------------------------------------
+def _warm_worker(game: str) -> None:
+    """Import a game's kernels and load them from numba's cache (or compile them) in a worker."""
+    params = _package(game, "params")
+    rules = params.default_rules(params.MIN_PLAYERS)
+    from sim.rng import game_seeds
+
+    _package(game, "batch").run_batch(rules, game_seeds(0, 0, 1), [0] * rules.players)
+
+
+def prestart_workers(jobs: int, game: str | None) -> None:
+    """Start the loky workers (and their kernel loading) now, so it overlaps this process's own set-up.
+    Starts nothing when the run will not use loky workers."""
+    if jobs < 2 or game not in GAME_PACKAGES:
+        return
+    from joblib.externals.loky import get_reusable_executor
+
+    executor = get_reusable_executor(max_workers=jobs - 1)
+    for _ in range(jobs - 1):
+        executor.submit(_warm_worker, game)
+
+
 def connect_dask(scheduler: str | None, jobs: int):
     """A dask client: the cluster at `scheduler`, or a LocalCluster of `jobs` single-threaded workers."""
     try:
@@ -237,7 +264,7 @@ def connect_dask(scheduler: str | None, jobs: int):
         raise ConfigError("--backend dask: dask.distributed is not installed") from None
     if scheduler:
         try:
-            return Client(scheduler, timeout="10s")
+            return Client(scheduler, timeout="5s")
         except (OSError, TimeoutError, ValueError) as err:
             raise ConfigError(f"--scheduler: cannot reach the dask scheduler at {scheduler}: {err}") from None
     cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
@@ -249,7 +276,8 @@ def run_chunks(plan: RunPlan, chunks: list[tuple[int, int]], jobs: int,
     """Chunk results as they finish, in any order.
 
     loky: jobs - 1 worker processes (joblib's reusable loky executor) plus this process, which plays
-    chunks too between collecting the workers' results, so the workers' start-up overlaps useful work.
+    chunks too, so the workers' start-up overlaps useful work. A feeder thread per worker hands it the
+    next chunk the moment it is free; all take chunks from one list.
     Workers are reused from chunk to chunk and load the compiled kernels from numba's cache once; on a
     fresh checkout every process compiles them at the same time, which costs no more wall time than
     compiling first and loading after. dask: the same chunks through joblib's dask backend on the
@@ -267,28 +295,58 @@ def run_chunks(plan: RunPlan, chunks: list[tuple[int, int]], jobs: int,
         while waiting:
             yield play_chunk(plan, *waiting.pop())
         return
-    from concurrent.futures import FIRST_COMPLETED, wait
+    import queue
+    import threading
 
     from joblib.externals.loky import get_reusable_executor
 
     executor = get_reusable_executor(max_workers=jobs - 1)
-    in_flight: set = set()
+    lock = threading.Lock()
+    results: queue.Queue = queue.Queue()
+    stop = threading.Event()
+
+    def take() -> tuple[int, int] | None:
+        with lock:
+            return waiting.pop() if waiting and not stop.is_set() else None
+
+    def feed() -> None:
+        """Keep one worker busy: each chunk is taken only when the worker is free, so the tail of the
+        run never waits on a chunk queued behind a busy worker while this process idles."""
+        try:
+            while (chunk := take()) is not None:
+                results.put(executor.submit(play_chunk, plan, *chunk).result())
+        except BaseException as err:  # handed to the main thread, which re-raises it
+            results.put(err)
+        finally:
+            results.put(None)
+
+    feeders = [threading.Thread(target=feed, daemon=True) for _ in range(jobs - 1)]
+    for thread in feeders:
+        thread.start()
+    running = len(feeders)
     try:
-        while waiting or in_flight:
-            while waiting and len(in_flight) < 2 * (jobs - 1):  # keep every worker's queue fed
-                in_flight.add(executor.submit(play_chunk, plan, *waiting.pop()))
-            if waiting:
-                yield play_chunk(plan, *waiting.pop())
-                finished = {f for f in in_flight if f.done()}
-            else:
-                finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
-            for future in finished:
-                in_flight.discard(future)
-                yield future.result()
+        while running:
+            chunk = take()
+            if chunk is not None:
+                yield play_chunk(plan, *chunk)
+            block = chunk is None  # wait for the workers only when nothing is left to play here
+            while running:
+                try:
+                    item = results.get(block=block)
+                except queue.Empty:
+                    break
+                block = False
+                if item is None:
+                    running -= 1
+                elif isinstance(item, BaseException):
+                    raise item
+                else:
+                    yield item
     finally:
-        for future in in_flight:
-            future.cancel()
-        executor.shutdown(wait=False, kill_workers=True)  # no idle workers left behind at exit
+        stop.set()
+        for thread in feeders:
+            thread.join()
+        executor.shutdown(wait=True)  # idle workers exit now rather than in the interpreter's exit
 
 
 @dataclass

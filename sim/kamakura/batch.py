@@ -117,9 +117,9 @@ def run_batch(rules, seeds, seating) -> dict[str, np.ndarray]:
         "turns": np.zeros(games, dtype=np.int64),
         "end_reason": np.zeros(games, dtype=np.int64),
         "out_turn": np.zeros((games, players), dtype=np.int64),
-        "events": np.zeros((games, MAX_EVENTS, 4), dtype=np.int64),
+        "events": np.empty((games, MAX_EVENTS, 4), dtype=np.int16),  # rows past n_events unused
         "n_events": np.zeros(games, dtype=np.int64),
-        "chits": np.zeros((games, 40, 3), dtype=np.int64),
+        "chits": np.empty((games, 40, 3), dtype=np.int8),
     }
     play_batch(seeds, *kernel_args(rules), seating, out["scores"], out["winners"], out["tie"],
                out["decided_by_tiebreak"], out["turns"], out["end_reason"], out["out_turn"], out["events"],

@@ -118,8 +118,8 @@ def run_batch(rules, seeds, seating) -> dict[str, np.ndarray]:
         "end_reason": np.zeros(games, dtype=np.int64),
         "bumps": np.zeros(games, dtype=np.int64),
     }
-    card_log = np.zeros((max(1024, games * 64), CARD_COLUMNS), dtype=np.int64)
-    sakura_log = np.zeros((max(256, games * 3 * painters + 64), SAKURA_COLUMNS), dtype=np.int64)
+    card_log = np.empty((max(1024, games * 64), CARD_COLUMNS), dtype=np.int32)  # rows past counts unused
+    sakura_log = np.empty((max(256, games * 3 * painters + 64), SAKURA_COLUMNS), dtype=np.int32)
     counts = np.zeros(2, dtype=np.int64)
     done = 0
     while done < games:
@@ -127,8 +127,8 @@ def run_batch(rules, seeds, seating) -> dict[str, np.ndarray]:
                           out["tie"], out["decided_by_tiebreak"], out["rounds"], out["end_reason"],
                           out["bumps"], card_log, sakura_log, counts)
         if done < games:
-            card_log = np.concatenate([card_log, np.zeros_like(card_log)])
-            sakura_log = np.concatenate([sakura_log, np.zeros_like(sakura_log)])
+            card_log = np.concatenate([card_log, np.empty_like(card_log)])
+            sakura_log = np.concatenate([sakura_log, np.empty_like(sakura_log)])
     out["cards_played"] = card_log[:counts[0]]
     out["sakura_scored"] = sakura_log[:counts[1]]
     return out

@@ -1,0 +1,58 @@
+"""Reading run directories (API.md): the manifest and the three tables as pandas DataFrames."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sim.errors import ConfigError
+
+TABLES = ("games", "players", "events")
+# Integer columns may hold nulls (a chit id on an order-chit row, the winner of a shared win): read them
+# as pandas' nullable integers instead of floats.
+_NULLABLE = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
+             pa.int64(): pd.Int64Dtype(), pa.uint64(): pd.UInt64Dtype(), pa.bool_(): pd.BooleanDtype()}
+
+
+@dataclass
+class Run:
+    path: Path
+    manifest: dict
+    games: pd.DataFrame
+    players: pd.DataFrame
+    events: pd.DataFrame
+
+    @property
+    def game(self) -> str:
+        return self.manifest["game"]
+
+
+def read_table(run_dir: str | os.PathLike[str], name: str) -> pd.DataFrame:
+    """One table of a run, all parts as one DataFrame, ordered by game (rows of a game keep their order)."""
+    folder = Path(run_dir) / f"{name}.parquet"
+    if not folder.is_dir():
+        raise ConfigError(f"{run_dir}: not a run directory (no {name}.parquet)")
+    parts = sorted(folder.glob("part-*.parquet"))  # hidden .tmp- files of unfinished chunks are skipped
+    if not parts:
+        return pd.DataFrame()
+    frame = pd.concat([pq.read_table(p).to_pandas(types_mapper=_NULLABLE.get) for p in parts],
+                      ignore_index=True)
+    return frame.sort_values("game_id", kind="stable", ignore_index=True)
+
+
+def read_run(run_dir: str | os.PathLike[str]) -> Run:
+    path = Path(run_dir)
+    manifest_path = path / "manifest.json"
+    if not manifest_path.is_file():
+        raise ConfigError(f"{run_dir}: not a run directory (no manifest.json)")
+    try:
+        manifest = json.loads(manifest_path.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise ConfigError(f"{manifest_path}: unreadable manifest ({err})") from None
+    return Run(path, manifest, *(read_table(path, name) for name in TABLES))

@@ -1,0 +1,44 @@
+"""A plain-text summary of a run directory, computed from its logs alone: seat win rates and ties."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.runs import Run
+from analysis.stats import wilson_interval
+
+
+def seat_table(players: pd.DataFrame) -> pd.DataFrame:
+    """Win share per seat with its Wilson 95% interval, from the players table."""
+    rows = []
+    for seat, group in players.groupby("seat", sort=True):
+        n = len(group)
+        wins = float(group["win_share"].astype(float).sum())
+        low, high = wilson_interval(wins, n)
+        agents = ",".join(sorted(set(group["agent"].astype(str))))
+        rows.append({"seat": int(seat) + 1, "agents": agents, "games": n, "win_rate": wins / n,
+                     "ci_low": low, "ci_high": high,
+                     "mean_score": float(group["score"].astype(float).mean())})
+    return pd.DataFrame(rows)
+
+
+def format_summary(run: Run) -> str:
+    m = run.manifest
+    n = len(run.games)
+    fair = 1 / m["players"]
+    lines = [f"{run.path}: {m['game']}, {m['players']} players, agents {','.join(m['agents'])}"
+             f"{' (rotated)' if m['rotate_seats'] else ''}, seed {m['seed']}, {n} games",
+             f"  seat  agents            win rate   95% CI            mean score   "
+             f"(fair share {100 * fair:.1f}%)"]
+    for row in seat_table(run.players).itertuples():
+        mark = "" if row.ci_low <= fair <= row.ci_high else "  *differs from fair"
+        lines.append(f"  {row.seat:>4}  {row.agents:<16} {100 * row.win_rate:8.1f}%   "
+                     f"[{100 * row.ci_low:4.1f}%, {100 * row.ci_high:4.1f}%]   {row.mean_score:10.1f}{mark}")
+    ties = int(run.games["tie"].sum())
+    low, high = wilson_interval(ties, n)
+    length = "turns" if "turns" in run.games else "rounds"
+    lengths = run.games[length].to_numpy(dtype=float)
+    lines.append(f"  top score tied in {100 * ties / n:.1f}% of games [{100 * low:.1f}%, {100 * high:.1f}%] "
+                 f"(n = {n}); {length} per game: mean {np.mean(lengths):.1f}")
+    return "\n".join(lines)
