@@ -16,12 +16,35 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 COLOURS = ["red", "yellow", "green", "blue", "order"]
-_DICT = pa.dictionary(pa.int8(), pa.string())
+
+
+# Arrays are built from buffers rather than with pa.array, whose first call imports pandas (0.2 s in
+# every worker process).
+def _validity(mask: np.ndarray | None) -> pa.Buffer | None:
+    if mask is None:
+        return None
+    return pa.py_buffer(np.packbits(~np.asarray(mask, dtype=bool), bitorder="little"))
+
+
+def _ints(values: np.ndarray, dtype=None, mask: np.ndarray | None = None) -> pa.Array:
+    """A numeric (or boolean) Arrow array from a numpy array; `mask` marks nulls."""
+    values = np.ascontiguousarray(values if dtype is None else np.asarray(values).astype(dtype))
+    if values.dtype == np.bool_:
+        data = pa.py_buffer(np.packbits(values, bitorder="little"))
+        return pa.Array.from_buffers(pa.bool_(), len(values), [_validity(mask), data])
+    kind = pa.from_numpy_dtype(values.dtype)
+    return pa.Array.from_buffers(kind, len(values), [_validity(mask), pa.py_buffer(values)])
+
+
+def _strings(labels: list[str]) -> pa.Array:
+    encoded = [label.encode() for label in labels]
+    offsets = np.cumsum([0] + [len(e) for e in encoded]).astype(np.int32)
+    return pa.Array.from_buffers(pa.string(), len(labels),
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
 
 
 def _dict_column(codes: np.ndarray, labels: list[str], mask: np.ndarray | None = None) -> pa.Array:
-    indices = pa.array(codes.astype(np.int8), mask=mask)
-    return pa.DictionaryArray.from_arrays(indices, pa.array(labels))
+    return pa.DictionaryArray.from_arrays(_ints(codes, np.int8, mask), _strings(labels))
 
 
 def _ranks(scores: np.ndarray) -> np.ndarray:
@@ -37,23 +60,23 @@ def _common(game_ids: np.ndarray, seeds: np.ndarray, players: int, seating: list
     labels = sorted(set(seat_strings))
     n_winners = winners.sum(axis=1)
     games_cols = {
-        "game_id": pa.array(game_ids, pa.int64()),
-        "seed": pa.array(seeds, pa.uint64()),
-        "players": pa.array(np.full(games, players), pa.int8()),
+        "game_id": _ints(game_ids, np.int64),
+        "seed": _ints(seeds, np.uint64),
+        "players": _ints(np.full(games, players), np.int8),
         "agents": _dict_column(np.array([labels.index(x) for x in seat_strings]), labels),
-        "winner": pa.array(winners.argmax(axis=1).astype(np.int8), mask=n_winners != 1),
-        "tie": pa.array(tie, pa.bool_()),
-        "decided_by_tiebreak": pa.array(decided, pa.bool_()),
+        "winner": _ints(winners.argmax(axis=1), np.int8, n_winners != 1),
+        "tie": _ints(tie, np.bool_),
+        "decided_by_tiebreak": _ints(decided, np.bool_),
     }
     agent_labels = sorted({name for names in seating for name in names})
     seat_agents = np.array([[agent_labels.index(n) for n in names] for names in seating]).reshape(-1)
     players_cols = {
-        "game_id": pa.array(np.repeat(game_ids, players), pa.int64()),
-        "seat": pa.array(np.tile(np.arange(players), games).astype(np.int8)),
+        "game_id": _ints(np.repeat(game_ids, players), np.int64),
+        "seat": _ints(np.tile(np.arange(players), games), np.int8),
         "agent": _dict_column(seat_agents, agent_labels),
-        "score": pa.array(scores.reshape(-1).astype(np.int16)),
-        "rank": pa.array(_ranks(scores).reshape(-1).astype(np.int8)),
-        "win_share": pa.array((winners / n_winners[:, None]).reshape(-1).astype(np.float32)),
+        "score": _ints(scores.reshape(-1), np.int16),
+        "rank": _ints(_ranks(scores).reshape(-1), np.int8),
+        "win_share": _ints((winners / n_winners[:, None]).reshape(-1), np.float32),
     }
     games_cols["end_reason"] = _dict_column(end_reason, end_labels)
     games_cols["config_hash"] = _dict_column(np.zeros(games), [config_hash])
@@ -67,9 +90,9 @@ def kamakura_tables(first_game: int, seeds: np.ndarray, seating: list[list[str]]
     ends = ["running", "all_chits_gained", "all_passed"]
     g, p = _common(game_ids, seeds, players, seating, out["winners"], out["tie"],
                    out["decided_by_tiebreak"], out["end_reason"], ends, config_hash, out["scores"])
-    g["turns"] = pa.array(out["turns"].astype(np.int16))
+    g["turns"] = _ints(out["turns"], np.int16)
     out_turn = out["out_turn"].reshape(-1)
-    p["out_turn"] = pa.array(out_turn.astype(np.int16), mask=out_turn < 0)
+    p["out_turn"] = _ints(out_turn, np.int16, out_turn < 0)
     # events: one row per chit gained or power activated, in play order
     n = out["n_events"]
     keep = np.arange(out["events"].shape[1])[None, :] < n[:, None]
@@ -81,20 +104,21 @@ def kamakura_tables(first_game: int, seeds: np.ndarray, seating: list[list[str]]
     attrs = out["chits"][np.repeat(np.arange(games), n), safe]  # icons, points, power
     order_power = np.array(order_moves)[ev[:, 1]]
     e = {
-        "game_id": pa.array(game_of, pa.int64()),
-        "turn": pa.array(ev[:, 0].astype(np.int16)),
-        "seat": pa.array(ev[:, 1].astype(np.int8)),
+        "game_id": _ints(game_of, np.int64),
+        "turn": _ints(ev[:, 0], np.int16),
+        "seat": _ints(ev[:, 1], np.int8),
         "kind": _dict_column((ev[:, 2] != 0).astype(np.int8), ["gain", "activate"]),
-        "chit_id": pa.array(safe.astype(np.int8), mask=is_order),
+        "chit_id": _ints(safe, np.int8, is_order),
         "colour": _dict_column(np.where(is_order, 4, safe // 10), COLOURS),
-        "icons": pa.array(attrs[:, 0].astype(np.int8), mask=is_order),
-        "points": pa.array(attrs[:, 1].astype(np.int8), mask=is_order),
-        "power": pa.array(np.where(is_order, order_power, attrs[:, 2]).astype(np.int8)),
-        "line": pa.array((safe % 10).astype(np.int8), mask=is_order),
+        "icons": _ints(attrs[:, 0], np.int8, is_order),
+        "points": _ints(attrs[:, 1], np.int8, is_order),
+        "power": _ints(np.where(is_order, order_power, attrs[:, 2]), np.int8),
+        "line": _ints((safe % 10), np.int8, is_order),
     }
     events = pa.table(e)
     by_seat = np.lexsort((ev[:, 1], game_of))  # stable: keeps play order within a seat's turns
-    return {"games": pa.table(g), "players": pa.table(p), "events": events.take(pa.array(by_seat))}
+    by_seat_rows = _ints(by_seat, np.int64)
+    return {"games": pa.table(g), "players": pa.table(p), "events": events.take(by_seat_rows)}
 
 
 def sakura_tables(first_game: int, seeds: np.ndarray, seating: list[list[str]], out: dict,
@@ -106,10 +130,10 @@ def sakura_tables(first_game: int, seeds: np.ndarray, seating: list[list[str]], 
     g, p = _common(game_ids, seeds, players, seating, out["winners"], out["tie"],
                    out["decided_by_tiebreak"], out["end_reason"], ["running", "last_sakura", "round_limit"],
                    config_hash, tokens)
-    g["rounds"] = pa.array(out["rounds"].astype(np.int16))
-    g["bumps"] = pa.array(out["bumps"].astype(np.int16))
+    g["rounds"] = _ints(out["rounds"], np.int16)
+    g["bumps"] = _ints(out["bumps"], np.int16)
     court = out["tokens"][:, players] if out["tokens"].shape[1] > players else np.zeros(games)
-    g["court_tokens"] = pa.array(court.astype(np.int16), mask=np.full(games, players != 2))
+    g["court_tokens"] = _ints(court, np.int16, np.full(games, players != 2))
     p["out_turn"] = pa.nulls(games * players, pa.int16())
     garden_of = np.zeros(61, dtype=np.int8)
     painter_of = np.zeros(61, dtype=np.int8)
@@ -125,18 +149,18 @@ def sakura_tables(first_game: int, seeds: np.ndarray, seating: list[list[str]], 
     card = np.r_[c[:, 3], np.zeros(n_s, np.int64)]
 
     def col(values: np.ndarray, dtype, mask: np.ndarray) -> pa.Array:
-        return pa.array(values[order].astype(dtype), mask=mask[order])
+        return _ints(values[order], dtype, mask[order])
 
     e = {
-        "game_id": pa.array((rows[:, 0] + first_game)[order], pa.int64()),
-        "round": pa.array(rows[order, 1].astype(np.int16)),
-        "seat": pa.array(rows[order, 2].astype(np.int8)),
+        "game_id": _ints((rows[:, 0] + first_game)[order], np.int64),
+        "round": _ints(rows[order, 1], np.int16),
+        "seat": _ints(rows[order, 2], np.int8),
         "kind": _dict_column((~is_card[order]).astype(np.int8), ["card", "sakura"]),
         "card": col(card, np.int8, ~is_card),
         "garden": pa.DictionaryArray.from_arrays(col(garden_of[card], np.int8, ~is_card),
-                                                 pa.array(garden_ids)),
+                                                 _strings(list(garden_ids))),
         "painter": pa.DictionaryArray.from_arrays(col(painter_of[card], np.int8, ~is_card),
-                                                  pa.array(painter_ids)),
+                                                  _strings(list(painter_ids))),
         "resolved": col(np.r_[c[:, 4], np.zeros(n_s)].astype(bool), np.bool_, ~is_card),
         "bumped": col(np.r_[c[:, 5], np.zeros(n_s)], np.int8, ~is_card),
         "tokens_after": col(np.r_[c[:, 6], np.zeros(n_s)], np.int16, ~is_card),
