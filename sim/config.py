@@ -244,3 +244,21 @@ def config_hash(merged: Mapping[str, Any]) -> str:
     """First 12 hex digits of the sha256 of canonical JSON (sorted keys), to tag runs by the config used."""
     text = json.dumps(merged, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def check_header(cfg: Any, file: str, game: str, players: object, player_range: tuple[int, int],
+                 top_keys: set[str]) -> None:
+    """The checks every game's config starts with: the player count, a table of known keys, the right
+    `game` and an optional string `description`."""
+    lo, hi = player_range
+    if isinstance(players, bool) or not isinstance(players, int) or not lo <= players <= hi:
+        fail(file, "players", f"{game.capitalize()} is for {lo} to {hi} players, got {players!r}")
+    expect_table(cfg, file, "")
+    check_unknown_keys(cfg, top_keys, file, "")
+    if "game" not in cfg:
+        fail(file, "game", f'missing key (must be "{game}")')
+    found = expect_str(cfg["game"], file, "game")
+    if found != game:
+        fail(file, "game", f'must be "{game}" in a {game.capitalize()} config, got "{found}"')
+    if "description" in cfg:
+        expect_str(cfg["description"], file, "description")

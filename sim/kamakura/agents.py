@@ -113,10 +113,39 @@ def _chits_to_cover(powers, n_powers, need, taken):
 
 
 @njit(cache=True)
-def _line_best(s, masks, line, greens, n_greens, yellow_cost, choice, need, used):
+def _assign_greens(subset, need, greens, n_greens, used, out):
+    """Greens for the claimed colours in `subset` (bit per colour): needs in descending order each take
+    the smallest unused green that covers them (the sets of fitting greens are nested, so this finds an
+    assignment whenever one exists). Writes per colour the green power used (0 none, -1 not claimed)
+    into out; returns how many greens, or -1 if the claims cannot all be covered."""
+    for i in range(n_greens):
+        used[i] = 0
+    for colour in range(4):
+        out[colour] = 0 if subset >> colour & 1 else -1
+    n_used = 0
+    for d in range(4, 0, -1):
+        for colour in range(4):
+            if subset >> colour & 1 and need[colour] == d:
+                pick = -1
+                for i in range(n_greens):
+                    if used[i] == 0 and greens[i] >= d:
+                        pick = i  # greens are sorted descending: the last fit is the smallest
+                if pick < 0:
+                    return -1
+                used[pick] = 1
+                out[colour] = greens[pick]
+                n_used += 1
+    return n_used
+
+
+@njit(cache=True)
+def _line_best(s, masks, line, greens, n_greens, yellow_cost, choice, scratch):
     """Best claim in one line on a board given by colour masks: returns (points, chits spent) and writes
-    into choice[0..3] the green power assigned per colour (0 = none, -1 = not claimed). need (4) and used
-    (10) are scratch space."""
+    into choice[0..3] the green power assigned per colour (0 = none, -1 = not claimed). scratch: 18
+    integers of working space."""
+    need = scratch[0:4]
+    used = scratch[4:14]
+    trial = scratch[14:18]
     gmin = s[GREEN_MIN]
     any_claim = False
     for colour in range(4):
@@ -146,45 +175,31 @@ def _line_best(s, masks, line, greens, n_greens, yellow_cost, choice, need, used
                 points += s[POINTS + 10 * colour + line]
         if not ok or yellow_cost[size] < 0:
             continue
-        # Greens: needs in descending order each take the smallest unused green that covers them.
-        for i in range(n_greens):
-            used[i] = 0
-        n_green_used = 0
-        for d in range(4, 0, -1):
-            for colour in range(4):
-                if subset >> colour & 1 and need[colour] == d:
-                    pick = -1
-                    for i in range(n_greens):
-                        if used[i] == 0 and greens[i] >= d:
-                            pick = i  # greens are sorted descending: the last fit is the smallest
-                    if pick < 0:
-                        ok = False
-                    else:
-                        used[pick] = 1
-                        n_green_used += 1
-        if not ok:
+        n_green_used = _assign_greens(subset, need, greens, n_greens, used, trial)
+        if n_green_used < 0:
             continue
         cost = yellow_cost[size] + n_green_used
-        if points > best_points or (points == best_points and points > 0 and cost < best_cost):
+        if points > best_points or (points == best_points and cost < best_cost):
             best_points = points
             best_cost = cost
             for colour in range(4):
-                choice[colour] = -1
-            for i in range(n_greens):
-                used[i] = 0
-            for d in range(4, 0, -1):
-                for colour in range(4):
-                    if subset >> colour & 1 and need[colour] == d:
-                        pick = -1
-                        for i in range(n_greens):
-                            if used[i] == 0 and greens[i] >= d:
-                                pick = i
-                        used[pick] = 1
-                        choice[colour] = greens[pick]
-            for colour in range(4):
-                if subset >> colour & 1 and need[colour] == 0:
-                    choice[colour] = 0
+                choice[colour] = trial[colour]
     return best_points, best_cost
+
+
+@njit(cache=True)
+def _better_plan(points, cost, best, rng):
+    """Is (points, cost) the best plan so far? best = [points, cost, ties]: more points first, then fewer
+    chits spent; among equals a reservoir draw keeps each of them with equal probability."""
+    if points > best[0] or (points == best[0] and cost < best[1]):
+        best[0] = points
+        best[1] = cost
+        best[2] = 1
+        return True
+    if points == best[0] and cost == best[1]:
+        best[2] += 1
+        return rng_below(rng, best[2]) == 0
+    return False
 
 
 @njit(cache=True)
@@ -273,13 +288,9 @@ def greedy_plan(s, rng, plan):
         board[cell] = s[BOARD + cell]
     masks = np.zeros(4, dtype=np.int64)
     choice = np.zeros(4, dtype=np.int64)
-    need = np.zeros(4, dtype=np.int64)
-    used = np.zeros(10, dtype=np.int64)
+    scratch = np.zeros(18, dtype=np.int64)
     wmasks = np.zeros(4, dtype=np.int64)
-    # best candidate: (points, cost) then reservoir draw among ties
-    best_points = -1
-    best_cost = 0
-    ties = 0
+    best = np.array([-1, 0, 0], dtype=np.int64)  # points, chits spent, ties (see _better_plan)
     best_kind = 0  # 0: up to two listed swaps, 1: shortest path to (colour, line, target)
     best_a = -1
     best_b = -1
@@ -332,21 +343,13 @@ def greedy_plan(s, rng, plan):
                 for line in range(10):
                     if not (lines >> line) & 1:
                         continue
-                    if bound[line] < best_points or (bound[line] == best_points
-                                                     and best_cost < move_cost[depth]):
+                    if bound[line] < best[0] or (bound[line] == best[0] and best[1] < move_cost[depth]):
                         continue  # cannot match the best plan so far, even as a tie
                     points, cost = _line_best(s, masks, line, greens, n_greens, yellow_cost, choice,
-                                              need, used)
+                                              scratch)
                     if points == 0:
                         continue
-                    cost += move_cost[depth]
-                    if points > best_points or (points == best_points and cost < best_cost):
-                        best_points, best_cost, ties = points, cost, 1
-                    elif points == best_points and cost == best_cost:
-                        ties += 1
-                        if rng_below(rng, ties) != 0:
-                            continue
-                    else:
+                    if not _better_plan(points, cost + move_cost[depth], best, rng):
                         continue
                     best_kind = 0
                     best_a = first if depth >= 1 else -1
@@ -382,17 +385,10 @@ def greedy_plan(s, rng, plan):
                 colour_masks(work, 0, wmasks)
                 for gl in range(line, line + 1):  # the line the path was built for
                     points, cost = _line_best(s, wmasks, gl, greens, n_greens, yellow_cost, choice,
-                                              need, used)
+                                              scratch)
                     if points == 0:
                         continue
-                    cost += move_cost[dist]
-                    if points > best_points or (points == best_points and cost < best_cost):
-                        best_points, best_cost, ties = points, cost, 1
-                    elif points == best_points and cost == best_cost:
-                        ties += 1
-                        if rng_below(rng, ties) != 0:
-                            continue
-                    else:
+                    if not _better_plan(points, cost + move_cost[dist], best, rng):
                         continue
                     best_kind = 1
                     best_a = chit
@@ -425,7 +421,7 @@ def greedy_plan(s, rng, plan):
         board[a], board[b] = board[b], board[a]
         n += 1
     colour_masks(board, 0, masks)
-    _line_best(s, masks, best_line, greens, n_greens, yellow_cost, choice, need, used)
+    _line_best(s, masks, best_line, greens, n_greens, yellow_cost, choice, scratch)
     size = 0
     for colour in range(4):
         if choice[colour] >= 0:
@@ -436,7 +432,7 @@ def greedy_plan(s, rng, plan):
             if taken[i]:
                 plan[n] = yellow_ids[i]
                 n += 1
-    used[:] = 0
+    used = np.zeros(10, dtype=np.int64)
     for colour in range(4):
         power = choice[colour]
         if power > 0:

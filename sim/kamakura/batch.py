@@ -29,7 +29,7 @@ from sim.kamakura.kernels import (
     scores,
     winners,
 )
-from sim.rng import rng_seeded
+from sim.rng import batch_inputs, rng_seeded
 
 MAX_EVENTS = 96  # at most 40 gains + 40 chit activations + 4 order chits
 EVENT_GAIN, EVENT_USE_CHIT, EVENT_USE_ORDER = 0, 1, 2
@@ -102,13 +102,9 @@ def run_batch(rules, seeds, seating) -> dict[str, np.ndarray]:
     or one row for every game. Returns the out_* arrays by name (see play_batch)."""
     from sim.kamakura.game import kernel_args
 
-    seeds = np.asarray(seeds, dtype=np.uint64)
-    games = len(seeds)
     players = rules.players
-    seating = np.asarray(seating, dtype=np.int64)
-    if seating.ndim == 1:
-        seating = np.broadcast_to(seating, (games, players))
-    seating = np.ascontiguousarray(seating)
+    seeds, seating = batch_inputs(seeds, seating, players)
+    games = len(seeds)
     out = {
         "scores": np.zeros((games, players), dtype=np.int64),
         "winners": np.zeros((games, players), dtype=np.int64),

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from sim.game_face import KernelGame
 from sim.kamakura import kernels as K
 from sim.kamakura.board import COLOUR_LETTERS, SWAPS
 from sim.kamakura.params import TIE_BREAKS, KamakuraRules
@@ -78,51 +79,19 @@ def action_from_string(action: str) -> int:
     raise ValueError(f"not a Kamakura action: {action!r}")
 
 
-class KamakuraGame:
+class KamakuraGame(KernelGame):
     """Kamakura for one validated rules object (a player count and a config)."""
 
     name = "kamakura"
-
-    def __init__(self, rules: KamakuraRules) -> None:
-        self.rules = rules
-        self.players = rules.players
-        self._args = kernel_args(rules)
-
-    # ---- positions --------------------------------------------------------------------------------
-    def new_state(self, seed: int = 0) -> KamakuraState:
-        """A fresh game after setup; the layout (if random) and the chit shuffle are seeded (R-1, R-2)."""
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        return KamakuraState(K.new_game(*self._args, np.uint64(seed)))
-
-    def legal_action_codes(self, s: KamakuraState) -> np.ndarray:
-        buf = np.empty(K.N_ACTIONS, dtype=np.int64)
-        n = K.legal_actions(s.vector, buf)
-        return buf[:n].copy()
-
-    def legal_actions(self, s: KamakuraState) -> list[str]:
-        return [action_to_string(int(c)) for c in self.legal_action_codes(s)]
-
-    def apply(self, s: KamakuraState, action: str) -> KamakuraState:
-        code = action_from_string(action)
-        return self.apply_code(s, code, action)
-
-    def apply_code(self, s: KamakuraState, code: int, shown: str | None = None) -> KamakuraState:
-        if code not in self.legal_action_codes(s):
-            shown = shown or action_to_string(code)
-            if s.vector[K.OVER]:
-                raise ValueError(f"illegal action {shown!r}: the game is over")
-            raise ValueError(f"illegal action {shown!r} for seat {int(s.vector[K.TO_MOVE])}; "
-                             f"legal: {', '.join(self.legal_actions(s))}")
-        v = s.vector.copy()
-        K.apply_action(v, code)
-        return KamakuraState(v)
+    kernels = K
+    state_type = KamakuraState
+    max_actions = K.N_ACTIONS
+    kernel_args = staticmethod(kernel_args)
+    action_to_string = staticmethod(action_to_string)
+    action_from_string = staticmethod(action_from_string)
 
     def is_over(self, s: KamakuraState) -> bool:
         return bool(s.vector[K.OVER])
-
-    def to_move(self, s: KamakuraState) -> int:
-        return int(s.vector[K.TO_MOVE])
 
     # ---- outcome ----------------------------------------------------------------------------------
     def result(self, s: KamakuraState) -> dict[str, Any]:
@@ -140,12 +109,6 @@ class KamakuraGame:
             out.update(winners=[i for i in range(players) if win[i]], tie=bool(tie),
                        decided_by_tiebreak=bool(decided))
         return out
-
-    def returns(self, s: KamakuraState) -> list[float]:
-        """Win share per seat (OpenSpiel's `returns`): 1/k to each of k winners, 0 before the end."""
-        res = self.result(s)
-        share = 1.0 / len(res["winners"]) if res["winners"] else 0.0
-        return [share if seat in res["winners"] else 0.0 for seat in range(int(s.vector[K.PLAYERS]))]
 
     # ---- dicts ------------------------------------------------------------------------------------
     def observe(self, s: KamakuraState, seat: int) -> dict[str, Any]:

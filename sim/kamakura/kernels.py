@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from sim.kamakura.board import LINE_MASK, MASK_TO_INDEX, SWAP_DISTANCE, SWAPS, colour_masks, popcount
-from sim.rng import rng_below, rng_seeded
+from sim.rng import rng_seeded, shuffle_slice
 
 MAX_PLAYERS = 4
 N_CHITS = 40
@@ -76,21 +76,13 @@ def new_game(players, layout, random_layout, chit_sets, order_moves, green_min, 
     if random_layout:
         for cell in range(16):
             s[BOARD + cell] = cell // 4
-        for i in range(15, 0, -1):
-            j = rng_below(rng, i + 1)
-            tmp = s[BOARD + i]
-            s[BOARD + i] = s[BOARD + j]
-            s[BOARD + j] = tmp
+        shuffle_slice(s, BOARD, 16, rng)
     # each colour's ten chits are shuffled and dealt one to each line.
     perm = np.empty(10, dtype=np.int64)
     for colour in range(4):
         for i in range(10):
             perm[i] = i
-        for i in range(9, 0, -1):
-            j = rng_below(rng, i + 1)
-            tmp = perm[i]
-            perm[i] = perm[j]
-            perm[j] = tmp
+        shuffle_slice(perm, 0, 10, rng)
         for line in range(10):
             chit = 10 * colour + line
             s[ICONS + chit] = chit_sets[colour, perm[line], 0]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.config import (
+    check_header,
     check_unknown_keys,
     config_hash,
     dotted,
@@ -94,18 +95,7 @@ def default_rules(players: int) -> KamakuraRules:
 def rules_from_mapping(cfg: dict[str, Any], players: int, source: str) -> KamakuraRules:
     """Validate an already-merged config table; ``source`` names the file in every message."""
     file = source
-    if isinstance(players, bool) or not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        fail(file, "players", f"Kamakura is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {players!r}")
-    expect_table(cfg, file, "")
-    check_unknown_keys(cfg, _TOP_KEYS, file, "")
-
-    if "game" not in cfg:
-        fail(file, "game", 'missing key (must be "kamakura")')
-    game = expect_str(cfg["game"], file, "game")
-    if game != "kamakura":
-        fail(file, "game", f'must be "kamakura" in a Kamakura config, got "{game}"')
-    if "description" in cfg:
-        expect_str(cfg["description"], file, "description")
+    check_header(cfg, file, "kamakura", players, (MIN_PLAYERS, MAX_PLAYERS), _TOP_KEYS)
 
     rules_in = expect_table(cfg.get("rules", {}), file, "rules")
     check_unknown_keys(rules_in, RULE_DEFAULTS.keys(), file, "rules")

@@ -50,6 +50,7 @@ from sim.sakura.kernels import (
     do_garden,
     do_painter,
     legal_actions,
+    order_pending,
     ranking,
     score_sakura,
     unscored_sakura_here,
@@ -144,27 +145,6 @@ def simulate_round(t, me, forced, scratch, order, gained):
 
 
 @njit(cache=True)
-def _set_pending(t):
-    """Order t's selected cards by order number as the pending list (same rule as start_resolution)."""
-    n = 0
-    for p in range(t[N_PAINTERS]):
-        card = t[SELECTED + p]
-        if card < 0:
-            continue
-        i = n
-        while i > 0 and t[PENDING + i - 1] > card:
-            t[PENDING + i] = t[PENDING + i - 1]
-            t[PEND_OWNER + i] = t[PEND_OWNER + i - 1]
-            i -= 1
-        t[PENDING + i] = card
-        t[PEND_OWNER + i] = p
-        n += 1
-    t[PEND_N] = n
-    t[PEND_POS] = 0
-    t[HALF] = 0
-
-
-@njit(cache=True)
 def greedy_action(s, rng, buf):
     me = s[TO_MOVE]
     n = legal_actions(s, buf)
@@ -227,7 +207,7 @@ def greedy_action(s, rng, buf):
                 t[SELECTED + t[PLAYERS]] = buf[i] - A_COURT
             else:
                 t[SELECTED + me] = buf[i] - A_PLAY
-            _set_pending(t)
+            order_pending(t)
             simulate_round(t, me, -1, scratch, order, gained)
             totals[i] += value(t, me, order)
     for i in range(n):

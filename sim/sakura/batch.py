@@ -7,7 +7,7 @@ of the same seed, so a game's record depends on its seed and seating alone.
 import numpy as np
 from numba import njit
 
-from sim.rng import rng_seeded
+from sim.rng import batch_inputs, rng_seeded
 from sim.sakura.agents import agent_action
 from sim.sakura.kernels import (
     BUMPS,
@@ -101,13 +101,9 @@ def run_batch(rules, seeds, seating) -> dict[str, np.ndarray]:
     tokens has one more column than players when a court painter plays (two players)."""
     from sim.sakura.game import kernel_args
 
-    seeds = np.asarray(seeds, dtype=np.uint64)
-    games = len(seeds)
     players = rules.players
-    seating = np.asarray(seating, dtype=np.int64)
-    if seating.ndim == 1:
-        seating = np.broadcast_to(seating, (games, players))
-    seating = np.ascontiguousarray(seating)
+    seeds, seating = batch_inputs(seeds, seating, players)
+    games = len(seeds)
     painters = players + (1 if players == 2 else 0)
     out = {
         "tokens": np.zeros((games, painters), dtype=np.int64),

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from sim.game_face import KernelGame
 from sim.rng import new_rng
 from sim.sakura import kernels as K
 from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS, TIE_BREAKS, VARIANTS, SakuraRules
@@ -61,49 +62,19 @@ def action_from_string(action: str) -> int:
     raise ValueError(f"not a Sakura action: {action!r}")
 
 
-class SakuraGame:
+class SakuraGame(KernelGame):
     """Sakura for one validated rules object (a player count and a config)."""
 
     name = "sakura"
-
-    def __init__(self, rules: SakuraRules) -> None:
-        self.rules = rules
-        self.players = rules.players
-        self._args = kernel_args(rules)
-
-    def new_state(self, seed: int = 0) -> SakuraState:
-        """A fresh game after setup; the deck shuffle (and every later reshuffle) is seeded."""
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        return SakuraState(K.new_game(*self._args, np.uint64(seed)))
-
-    def legal_action_codes(self, s: SakuraState) -> np.ndarray:
-        buf = np.empty(K.N_ACTIONS_MAX, dtype=np.int64)
-        n = K.legal_actions(s.vector, buf)
-        return buf[:n].copy()
-
-    def legal_actions(self, s: SakuraState) -> list[str]:
-        return [action_to_string(int(c)) for c in self.legal_action_codes(s)]
-
-    def apply(self, s: SakuraState, action: str) -> SakuraState:
-        return self.apply_code(s, action_from_string(action), action)
-
-    def apply_code(self, s: SakuraState, code: int, shown: str | None = None) -> SakuraState:
-        if code not in self.legal_action_codes(s):
-            shown = shown or action_to_string(code)
-            if s.vector[K.PHASE] == K.PH_OVER:
-                raise ValueError(f"illegal action {shown!r}: the game is over")
-            raise ValueError(f"illegal action {shown!r} for seat {int(s.vector[K.TO_MOVE])}; "
-                             f"legal: {', '.join(self.legal_actions(s))}")
-        v = s.vector.copy()
-        K.apply_action(v, code)
-        return SakuraState(v)
+    kernels = K
+    state_type = SakuraState
+    max_actions = K.N_ACTIONS_MAX
+    kernel_args = staticmethod(kernel_args)
+    action_to_string = staticmethod(action_to_string)
+    action_from_string = staticmethod(action_from_string)
 
     def is_over(self, s: SakuraState) -> bool:
         return bool(s.vector[K.PHASE] == K.PH_OVER)
-
-    def to_move(self, s: SakuraState) -> int:
-        return int(s.vector[K.TO_MOVE])
 
     def result(self, s: SakuraState) -> dict[str, Any]:
         v = s.vector
@@ -118,11 +89,6 @@ class SakuraGame:
             out.update(winners=[i for i in range(players) if win[i]], tie=bool(tie),
                        decided_by_tiebreak=bool(decided))
         return out
-
-    def returns(self, s: SakuraState) -> list[float]:
-        res = self.result(s)
-        share = 1.0 / len(res["winners"]) if res["winners"] else 0.0
-        return [share if seat in res["winners"] else 0.0 for seat in range(self.players)]
 
     def to_dict(self, s: SakuraState) -> dict[str, Any]:
         return state_to_dict(s.vector)

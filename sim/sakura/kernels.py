@@ -9,7 +9,7 @@ forward/back choice.
 import numpy as np
 from numba import njit
 
-from sim.rng import rng_below, rng_seeded
+from sim.rng import rng_seeded, shuffle_slice
 
 MAX_PLAYERS = 6
 MAX_PAINTERS = 6       # players, plus the court painter with two players
@@ -110,11 +110,7 @@ def new_game(players, variant, tie_break, path_len, torii, sakura, cards, seed):
     rng = rng_seeded(seed, 0)
     for i in range(DECK_SIZE):
         s[DECK + i] = i + 1
-    for i in range(DECK_SIZE - 1, 0, -1):
-        j = rng_below(rng, i + 1)
-        tmp = s[DECK + i]
-        s[DECK + i] = s[DECK + j]
-        s[DECK + j] = tmp
+    shuffle_slice(s, DECK, DECK_SIZE, rng)
     s[DECK_N] = DECK_SIZE
     s[RNG] = rng.view(np.int64)[0]
     for i in range(MAX_PLAYERS * HAND_SIZE):
@@ -158,11 +154,7 @@ def take_top(s):
         n = s[DISCARD_N]
         for i in range(n):
             s[DECK + i] = s[DISCARD + i]
-        for i in range(n - 1, 0, -1):
-            j = rng_below(rng, i + 1)
-            tmp = s[DECK + i]
-            s[DECK + i] = s[DECK + j]
-            s[DECK + j] = tmp
+        shuffle_slice(s, DECK, n, rng)
         for i in range(n):
             s[DISCARD + i] = 0
         s[DECK_N] = n
@@ -470,8 +462,8 @@ def score_sakura(s, k, gained):
 
 # ---- rounds --------------------------------------------------------------------------------------------
 @njit(cache=True)
-def start_resolution(s):
-    """All cards chosen: order them by order number and resolve up to the next decision."""
+def order_pending(s):
+    """This round's selected cards, by order number, become the pending list (resolution order)."""
     n = 0
     for p in range(s[N_PAINTERS]):
         card = s[SELECTED + p]
@@ -488,6 +480,13 @@ def start_resolution(s):
     s[PEND_N] = n
     s[PEND_POS] = 0
     s[HALF] = 0
+
+
+@njit(cache=True)
+def start_resolution(s):
+    """All cards chosen: order them by order number and resolve up to the next decision."""
+    order_pending(s)
+    n = s[PEND_N]
     s[COURT_PICKER] = -1
     s[LOG_N] = n
     s[LOG_ROUND] = s[ROUND]

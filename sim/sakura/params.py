@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from sim.config import (
+    check_header,
     check_unknown_keys,
     config_hash,
     dotted,
     expect_int,
     expect_list,
-    expect_str,
     expect_str_choice,
     expect_table,
     fail,
@@ -126,18 +126,7 @@ def default_rules(players: int) -> SakuraRules:
 def rules_from_mapping(cfg: dict[str, Any], players: int, source: str) -> SakuraRules:
     """Validate an already-merged config table; ``source`` names the file in every message."""
     file = source
-    if isinstance(players, bool) or not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        fail(file, "players", f"Sakura is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {players!r}")
-    expect_table(cfg, file, "")
-    check_unknown_keys(cfg, _TOP_KEYS, file, "")
-
-    if "game" not in cfg:
-        fail(file, "game", 'missing key (must be "sakura")')
-    game = expect_str(cfg["game"], file, "game")
-    if game != "sakura":
-        fail(file, "game", f'must be "sakura" in a Sakura config, got "{game}"')
-    if "description" in cfg:
-        expect_str(cfg["description"], file, "description")
+    check_header(cfg, file, "sakura", players, (MIN_PLAYERS, MAX_PLAYERS), _TOP_KEYS)
 
     rules_in = expect_table(cfg.get("rules", {}), file, "rules")
     check_unknown_keys(rules_in, RULE_DEFAULTS.keys(), file, "rules")
