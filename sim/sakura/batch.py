@@ -25,6 +25,7 @@ from sim.sakura.kernels import (
     MAX_PLAYERS,
     N_ACTIONS_MAX,
     N_PAINTERS,
+    PAINTER,
     PH_OVER,
     PHASE,
     PLAYERS,
@@ -43,7 +44,7 @@ SAKURA_COLUMNS = 5  # game, round, sakura index, painter, tokens gained
 @njit(cache=True, nogil=True)  # lets the runner's helper threads work while games play
 def play_batch(first, seeds, players, variant, tie_break, path_len, torii, sakura, cards, agent_kinds,
                out_tokens, out_winners, out_tie, out_decided, out_rounds, out_end_reason, out_bumps,
-               card_log, sakura_log, counts):
+               out_positions, card_log, sakura_log, counts):
     """Play games first.. of seeds; returns the index after the last game finished (less than len(seeds)
     when the logs are full: the caller grows them and calls again). counts = [card rows, sakura rows]."""
     buf = np.empty(N_ACTIONS_MAX, dtype=np.int64)
@@ -86,6 +87,7 @@ def play_batch(first, seeds, players, variant, tie_break, path_len, torii, sakur
         for seat in range(s[PLAYERS]):
             out_tokens[g, seat] = s[TOKENS + seat]
             out_winners[g, seat] = win[seat]
+            out_positions[g, seat] = s[PAINTER + seat]  # final path index: the R-14 tie-break's input
         if s[N_PAINTERS] > s[PLAYERS]:
             out_tokens[g, s[PLAYERS]] = s[TOKENS + s[PLAYERS]]  # the court painter's tokens
         out_tie[g] = tie
@@ -113,6 +115,7 @@ def run_batch(rules, seeds, seating) -> dict[str, np.ndarray]:
         "rounds": np.zeros(games, dtype=np.int64),
         "end_reason": np.zeros(games, dtype=np.int64),
         "bumps": np.zeros(games, dtype=np.int64),
+        "positions": np.zeros((games, players), dtype=np.int64),
     }
     card_log = np.empty((max(1024, games * 64), CARD_COLUMNS), dtype=np.int32)  # rows past counts unused
     sakura_log = np.empty((max(256, games * 3 * painters + 64), SAKURA_COLUMNS), dtype=np.int32)
@@ -121,7 +124,7 @@ def run_batch(rules, seeds, seating) -> dict[str, np.ndarray]:
     while done < games:
         done = play_batch(done, seeds, *kernel_args(rules), seating, out["tokens"], out["winners"],
                           out["tie"], out["decided_by_tiebreak"], out["rounds"], out["end_reason"],
-                          out["bumps"], card_log, sakura_log, counts)
+                          out["bumps"], out["positions"], card_log, sakura_log, counts)
         if done < games:
             card_log = np.concatenate([card_log, np.empty_like(card_log)])
             sakura_log = np.concatenate([sakura_log, np.empty_like(sakura_log)])
