@@ -60,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     sim_p.add_argument("--force", action="store_true", help="replace a run directory made by a different run")
     sim_p.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    report = sub.add_parser("report", help="balance report of run directories (HTML, JSON, CSV)")
+    report.add_argument("runs", nargs="+", help="run directories written by simulate")
+    report.add_argument("--out", help="report folder (default: reports/<run name>)")
+
     summary = sub.add_parser("summary", help="seat win rates and ties of run directories, from their logs")
     summary.add_argument("runs", nargs="+", help="run directories written by simulate")
 
@@ -104,6 +108,15 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    from analysis.report import build_report
+
+    started = time.perf_counter()
+    page = build_report(args.runs, args.out)
+    print(f"report written in {time.perf_counter() - started:.1f} s: {page}")
+    return 0
+
+
 def _summary(args: argparse.Namespace) -> int:
     from analysis.runs import read_run
     from analysis.summary import format_summary
@@ -136,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
             return _simulate(args)
         if args.command == "summary":
             return _summary(args)
+        if args.command == "report":
+            return _report(args)
         return _bench(args)
     except ConfigError as err:
         print(f"balance: {err}", file=sys.stderr)

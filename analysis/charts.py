@@ -1,0 +1,90 @@
+"""Figures for the report: matplotlib (Agg), every chart titled with its sample size, every axis labelled.
+
+Each function takes plain DataFrames or arrays and returns a Figure; several runs overlay (grouped bars
+or stacked histograms, one colour per run).
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+WIDE = (8.0, 4.2)
+TALL = (8.0, 6.0)
+
+
+def _finish(fig: Figure, ax, title: str, xlabel: str, ylabel: str) -> Figure:
+    ax.set_title(title, fontsize=11)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def grouped_bars(frame: pd.DataFrame, category: str, value: str, low: str, high: str, series: str | None,
+                 title: str, xlabel: str, ylabel: str, reference: float | None = None,
+                 reference_label: str = "", percent: bool = True, horizontal: bool = False) -> Figure:
+    """Bars of `value` per `category` with 95% interval whiskers, one bar per `series` (run) in a group."""
+    scale = 100.0 if percent else 1.0
+    groups = list(dict.fromkeys(frame[series])) if series else [None]
+    cats = list(dict.fromkeys(frame[category]))
+    fig, ax = plt.subplots(figsize=TALL if horizontal and len(cats) > 12 else WIDE)
+    width = 0.8 / len(groups)
+    pos = np.arange(len(cats), dtype=float)
+    for i, group in enumerate(groups):
+        part = frame if group is None else frame[frame[series] == group]
+        part = part.set_index(category).reindex(cats)
+        y = part[value].to_numpy(dtype=float) * scale
+        err = np.vstack([y - part[low].to_numpy(dtype=float) * scale,
+                         part[high].to_numpy(dtype=float) * scale - y])
+        where = pos - 0.4 + width * (i + 0.5)
+        if horizontal:
+            ax.barh(where, y, height=width, xerr=err, capsize=2, label=group)
+        else:
+            ax.bar(where, y, width=width, yerr=err, capsize=3, label=group)
+    if horizontal:
+        ax.set_yticks(pos, [str(c) for c in cats])
+        ax.invert_yaxis()
+        if reference is not None:
+            ax.axvline(reference * scale, color="grey", linestyle="--", label=reference_label or None)
+    else:
+        ax.set_xticks(pos, [str(c) for c in cats], rotation=0 if len(cats) <= 8 else 60)
+        if reference is not None:
+            ax.axhline(reference * scale, color="grey", linestyle="--", label=reference_label or None)
+    if len(groups) > 1 or reference_label:
+        ax.legend(fontsize=8)
+    fig = _finish(fig, ax, title, xlabel, ylabel)
+    if horizontal:
+        ax.grid(axis="x", alpha=0.3)
+    return fig
+
+
+def histograms(samples: dict[str, np.ndarray], title: str, xlabel: str, ylabel: str = "share of games (%)",
+               discrete: bool = True) -> Figure:
+    """Distributions of a quantity per run, as shares (so runs of different sizes compare)."""
+    fig, ax = plt.subplots(figsize=WIDE)
+    values = [np.asarray(v, dtype=float) for v in samples.values()]
+    values = [v[~np.isnan(v)] for v in values]
+    lo = min((v.min() for v in values if len(v)), default=0)
+    hi = max((v.max() for v in values if len(v)), default=1)
+    bins = np.arange(np.floor(lo), np.ceil(hi) + 2) - 0.5 if discrete else 30
+    for label, v in zip(samples, values, strict=True):
+        if len(v):
+            weights = np.full(len(v), 100.0 / len(v))
+            ax.hist(v, bins=bins, weights=weights, histtype="step" if len(samples) > 1 else "bar",
+                    alpha=0.85, linewidth=1.6, label=label)
+    if len(samples) > 1:
+        ax.legend(fontsize=8)
+    return _finish(fig, ax, title, xlabel, ylabel)
+
+
+def save(fig: Figure, path) -> None:
+    fig.savefig(path, dpi=90)
+    plt.close(fig)

@@ -1,0 +1,168 @@
+"""`balance report`: run directories -> index.html (tables and PNG charts), summary.json and CSVs.
+
+Every figure is computed from the run directories' tables alone (analysis.runs). Several runs of a game
+are compared side by side: each table gets one block of columns per run and charts overlay the runs.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis import charts
+from analysis.runs import Run, read_run
+from sim.errors import ConfigError
+
+PERCENT_WORDS = ("rate", "ci_low", "ci_high", "added", "share", "advantage")
+
+
+@dataclass
+class Section:
+    title: str
+    notes: list[str] = field(default_factory=list)  # headline figures, each with its n and interval
+    tables: list[tuple[str, str, pd.DataFrame]] = field(default_factory=list)  # (file name, caption, frame)
+    charts: list[tuple[str, str, Any]] = field(default_factory=list)  # (file name, caption, figure)
+
+
+def pct(x: float) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
+
+
+def interval(low: float, high: float) -> str:
+    return f"[{pct(low)}, {pct(high)}]"
+
+
+def label_runs(runs: list[Run]) -> list[str]:
+    from analysis.compare import run_label
+
+    labels = [run_label(run.manifest, run.path) for run in runs]
+    if len(set(labels)) < len(labels):
+        labels = [f"{label} ({run.path.name})" for label, run in zip(labels, runs, strict=True)]
+    return labels
+
+
+def stack(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One frame per run -> one frame with a `run` column first (the long form charts overlay)."""
+    return pd.concat([f.assign(run=label) for label, f in frames.items()], ignore_index=True)[
+        ["run", *next(iter(frames.values())).columns]]
+
+
+def wide(frames: dict[str, pd.DataFrame], key: str | list[str]) -> pd.DataFrame:
+    """One frame per run -> one row per key with one block of columns per run (single run: as is)."""
+    if len(frames) == 1:
+        return next(iter(frames.values()))
+    from analysis.compare import side_by_side
+
+    first = next(iter(frames.values()))
+    keys = [key] if isinstance(key, str) else key
+    values = [c for c in first.columns if c not in keys]
+    return side_by_side(frames, key, values)
+
+
+# ---- output --------------------------------------------------------------------------------------------
+def _format(frame: pd.DataFrame) -> pd.DataFrame:
+    out = frame.copy()
+    if isinstance(out.columns, pd.MultiIndex):
+        out.columns = [" ".join(str(c) for c in col if str(c)) for col in out.columns]
+    for col in out.columns:
+        name = str(col).lower()
+        if pd.api.types.is_float_dtype(out[col]):
+            if any(word in name for word in PERCENT_WORDS) and "n_" not in name:
+                out[col] = out[col].map(lambda v: "" if pd.isna(v) else f"{100 * v:.1f}%")
+            else:
+                out[col] = out[col].map(lambda v: "" if pd.isna(v) else f"{v:.3g}")
+    return out
+
+
+CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
+table { border-collapse: collapse; margin: .8em 0; font-size: .85em; }
+th, td { border: 1px solid #ddd; padding: .25em .6em; text-align: right; }
+th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
+figure { margin: 1em 0; } figcaption { font-size: .85em; color: #555; }
+.note { margin: .3em 0; } .meta { color: #555; font-size: .9em; }
+"""
+
+
+def write_report(sections: list[Section], runs: list[Run], labels: list[str], summary: dict,
+                 out: Path) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    for sub in ("charts", "tables"):
+        shutil.rmtree(out / sub, ignore_errors=True)
+        (out / sub).mkdir()
+    body = ["<h1>Balance report</h1>",
+            f"<p class='meta'>Generated {time.strftime('%Y-%m-%d %H:%M')} from {len(runs)} run "
+            f"director{'y' if len(runs) == 1 else 'ies'}; every figure is computed from the logged tables. "
+            f"Intervals are 95%.</p><ul>"]
+    for label, run in zip(labels, runs, strict=True):
+        m = run.manifest
+        body.append(f"<li><b>{html.escape(label)}</b>: {html.escape(str(run.path))} — {m['game']}, "
+                    f"{m['players']} players, agents {html.escape(','.join(m['agents']))}"
+                    f"{' (seats rotated)' if m.get('rotate_seats') else ''}, seed {m['seed']}, "
+                    f"n = {len(run.games):,} games, config {m['config_hash']}</li>")
+    body.append("</ul>")
+    for section in sections:
+        body.append(f"<h2>{html.escape(section.title)}</h2>")
+        body += [f"<p class='note'>{note}</p>" for note in section.notes]
+        for name, caption, figure in section.charts:
+            charts.save(figure, out / "charts" / f"{name}.png")
+            body.append(f"<figure><img src='charts/{name}.png' alt='{html.escape(caption)}'>"
+                        f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+        for name, caption, frame in section.tables:
+            frame.to_csv(out / "tables" / f"{name}.csv", index=False)
+            body.append(f"<p class='note'><b>{html.escape(caption)}</b> "
+                        f"(<a href='tables/{name}.csv'>CSV</a>)</p>")
+            body.append(_format(frame).to_html(index=False, border=0, na_rep=""))
+    page = ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>Balance report</title>"
+            f"<style>{CSS}</style></head><body>{''.join(body)}</body></html>")
+    (out / "index.html").write_text(page)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default))
+    return out / "index.html"
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, pd.DataFrame):
+        return value.to_dict(orient="records")
+    raise TypeError(f"not JSON: {type(value)}")
+
+
+def default_out(paths: list[str | os.PathLike[str]]) -> Path:
+    names = [Path(p).resolve().name for p in paths]
+    name = names[0] if len(names) == 1 else f"{names[0]}+{len(names) - 1}-more"
+    return Path("reports") / name
+
+
+def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | None = None) -> Path:
+    """Read the runs (refusing bad directories first), compute every section, write the report."""
+    runs = [read_run(p) for p in paths]
+    for run in runs:
+        if run.games.empty:
+            raise ConfigError(f"{run.path}: the run has no finished games yet")
+    labels = label_runs(runs)
+    sections: list[Section] = []
+    summary: dict[str, Any] = {"runs": []}
+    for game in ("kamakura", "sakura"):
+        chosen = [(label, run) for label, run in zip(labels, runs, strict=True) if run.game == game]
+        if not chosen:
+            continue
+        if game == "kamakura":
+            from analysis.report_kamakura import kamakura_sections as build
+        else:
+            from analysis.report_sakura import sakura_sections as build
+        game_sections, run_summaries = build(dict(chosen))
+        sections += game_sections
+        summary["runs"] += run_summaries
+    summary.update({k: v for k, v in summary["runs"][0].items() if k != "label"})
+    return write_report(sections, runs, labels, summary, Path(out) if out else default_out(paths))
