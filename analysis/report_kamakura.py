@@ -1,0 +1,178 @@
+"""The Kamakura sections of the report (issue 5, item 2): seats, ties, chit and power values, scores."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis import charts
+from analysis import kamakura as K
+from analysis.report import Section, interval, pct, stack, wide
+from analysis.runs import Run
+
+
+def _n(run: Run) -> str:
+    return f"n = {len(run.games):,} games"
+
+
+def _chit_label(frame: pd.DataFrame) -> pd.Series:
+    return frame["colour"].astype(str) + " " + frame["icons"].astype(int).astype(str)
+
+
+def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str, Any]]]:
+    labels = list(runs)
+    many = len(runs) > 1
+    series = "run" if many else None
+    total = sum(len(r.games) for r in runs.values())
+    n_all = f"n = {total:,} games" + (f" in {len(runs)} runs" if many else "")
+
+    seats = {lab: K.seat_win_rates(r.players) for lab, r in runs.items()}
+    equality = {lab: K.seat_equality_test(r.players) for lab, r in runs.items()}
+    advantage = {lab: K.start_player_advantage(r.players) for lab, r in runs.items()}
+    ties = {lab: K.tie_stats(r.games) for lab, r in runs.items()}
+    rescored = {lab: K.rescore_ties(r.players) for lab, r in runs.items()}
+    chits = {lab: K.chit_values(r.events, r.players, r.manifest["config"]) for lab, r in runs.items()}
+    powers = {lab: K.power_values(r.events, r.players, r.manifest["config"]) for lab, r in runs.items()}
+    regression = {lab: K.holding_regression(r.events, r.players, r.manifest["config"])
+                  for lab, r in runs.items()}
+    scores = {lab: K.score_stats(r.players, r.games) for lab, r in runs.items()}
+    passing = {lab: K.pass_timing(r.players) for lab, r in runs.items()}
+    leads = {lab: K.lead_changes(r.events, r.players) for lab, r in runs.items()}
+
+    # ---- seats ----
+    sec = Section("Kamakura: seat win rates and the start-player advantage")
+    for lab, run in runs.items():
+        a, eq = advantage[lab], equality[lab]
+        verdict = "significant" if eq["p_value"] < 0.05 else "not significant"
+        sec.notes.append(
+            f"<b>{lab}</b>: start-player advantage (seat 0 minus the fair share {pct(a['fair_share'])}) "
+            f"<b>{100 * a['value']:+.1f} points</b> {interval(a['ci_low'], a['ci_high'])}; "
+            f"all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, p = {eq['p_value']:.3g} "
+            f"({verdict} at 5%); {_n(run)}.")
+    sec.notes.append("Seat 0 is the start player; ties count by the configured tie-break (shared wins as "
+                     "1/k).")
+    long = stack(seats)
+    sec.charts.append(("kamakura_seat_win_rates",
+                       f"Win rate by seat with 95% intervals ({n_all}); dashed: fair share",
+                       charts.grouped_bars(long, "seat", "win_rate", "ci_low", "ci_high", series,
+                                           f"Kamakura win rate by seat ({n_all})", "seat (0 = start player)",
+                                           "win rate (%)", reference=1 / runs[labels[0]].manifest["players"],
+                                           reference_label="fair share")))
+    sec.tables.append(("kamakura_seats", "Seat win rates", wide(seats, "seat")))
+    sections = [sec]
+
+    # ---- ties ----
+    sec = Section("Kamakura: ties and what the tie-break rule is worth")
+    for lab, run in runs.items():
+        t = ties[lab]
+        sec.notes.append(
+            f"<b>{lab}</b>: top score tied in <b>{pct(t['top_tied_rate'])}</b> of games "
+            f"{interval(t['top_tied_ci_low'], t['top_tied_ci_high'])}; the tie-break decided the winner in "
+            f"<b>{pct(t['decided_by_tiebreak_rate'])}</b> "
+            f"{interval(t['decided_by_tiebreak_ci_low'], t['decided_by_tiebreak_ci_high'])}; {_n(run)}.")
+    sec.notes.append("Re-scored from the logged final scores under every tie-break rule (R-9): the "
+                     "difference between rules is what the rule is worth to each seat.")
+    long = stack(rescored)
+    long["series"] = (long["run"] + ": " if many else "") + long["rule"]
+    sec.charts.append(("kamakura_tiebreak_rescoring",
+                       f"Seat win rates under each tie-break rule ({n_all})",
+                       charts.grouped_bars(long, "seat", "win_rate", "ci_low", "ci_high", "series",
+                                           f"Kamakura win rate by seat and tie-break rule ({n_all})",
+                                           "seat (0 = start player)", "win rate (%)")))
+    sec.tables.append(("kamakura_tiebreak_rescoring", "Seat win rates re-scored under each tie-break rule",
+                       wide({k: v.drop(columns=["wins"], errors="ignore") for k, v in rescored.items()},
+                            ["rule", "seat"])))
+    sections.append(sec)
+
+    # ---- chit and power values ----
+    sec = Section("Kamakura: what each chit and power is worth")
+    sec.notes.append("Win added: win rate of player-games holding at least one chit of the type minus those "
+                     "holding none, with a 95% interval; an interval that includes 0 is not significant. "
+                     "Holding a chit is partly a sign of a good game, so the logistic regression below "
+                     "(winning on every holding at once, seat as covariate) separates the types better.")
+    long = stack(chits)
+    long["chit"] = _chit_label(long)
+    sec.charts.append(("kamakura_chit_values",
+                       f"Win added by holding each chit type, with 95% intervals ({n_all})",
+                       charts.grouped_bars(long, "chit", "win_added", "ci_low", "ci_high", series,
+                                           f"Kamakura: win rate added by holding a chit type ({n_all})",
+                                           "win rate added (percentage points)", "chit type (colour, icons)",
+                                           reference=0.0, horizontal=True)))
+    cols = ["colour", "icons", "copies", "points", "power", "claim_rate", "mean_turn_claimed",
+            "activation_rate", "n_holders", "holders_win_rate", "others_win_rate", "win_added", "ci_low",
+            "ci_high"]
+    sec.tables.append(("kamakura_chit_values", "Chit types: claim rate, timing, activation and win added",
+                       wide({k: v[[c for c in cols if c in v]] for k, v in chits.items()},
+                            ["colour", "icons"])))
+    long = stack(powers)
+    sec.charts.append(("kamakura_power_values", f"Win added by activating each power ({n_all})",
+                       charts.grouped_bars(long, "power", "win_added", "ci_low", "ci_high", series,
+                                           f"Kamakura: win rate added by activating a power ({n_all})",
+                                           "power", "win rate added (percentage points)", reference=0.0)))
+    sec.tables.append(("kamakura_power_values", "Powers activated vs not", wide(powers, "power")))
+    reg_cols = ["term", "coef", "stderr", "ci_low", "ci_high", "odds_ratio", "or_low", "or_high", "n"]
+    sec.tables.append(("kamakura_holding_regression",
+                       "Logistic regression of winning on chits held (log odds per chit; seat 0 baseline)",
+                       wide({k: v[[c for c in reg_cols if c in v]] for k, v in regression.items()}, "term")))
+    sections.append(sec)
+
+    # ---- scores, decisiveness, length ----
+    sec = Section("Kamakura: scores, decisiveness, game length, passing and lead changes")
+    for lab, run in runs.items():
+        s, lc = scores[lab], leads[lab]
+        m, length = s["margin"], s["length"]
+        sec.notes.append(
+            f"<b>{lab}</b>: winning margin (first minus second) mean {m['mean']:.2f} points "
+            f"[{m['ci_low']:.2f}, {m['ci_high']:.2f}], tied on top in {pct(m['zero_rate'])}; game length "
+            f"mean "
+            f"{length['mean']:.1f} turns [{length['ci_low']:.1f}, {length['ci_high']:.1f}], median "
+            f"{length['median']:.0f}; lead changes per game mean {lc['mean']:.2f} "
+            f"[{lc['ci_low']:.2f}, {lc['ci_high']:.2f}], none in {pct(lc['zero_rate'])}; {_n(run)}.")
+    sec.charts.append(("kamakura_length", f"Game length in turns ({n_all})",
+                       charts.histograms({lab: r.games["turns"].to_numpy(dtype=float)
+                                          for lab, r in runs.items()},
+                                         f"Kamakura game length ({n_all})", "turns per game")))
+    margins = {lab: _expand(scores[lab]["margin_counts"], "margin", "games") for lab in labels}
+    sec.charts.append(("kamakura_margin", f"Winning margin in points ({n_all})",
+                       charts.histograms(margins, f"Kamakura winning margin ({n_all})",
+                                         "first minus second score (points)")))
+    sec.charts.append(("kamakura_lead_changes", f"Lead changes per game ({n_all})",
+                       charts.histograms({lab: _expand(leads[lab]["counts"], "lead_changes", "games")
+                                          for lab in labels},
+                                         f"Kamakura lead changes per game ({n_all})", "lead changes")))
+    out_turns = {lab: r.players["out_turn"].dropna().to_numpy(dtype=float) for lab, r in runs.items()}
+    sec.charts.append(("kamakura_pass_timing", f"Turn at which players pass out of the game ({n_all})",
+                       charts.histograms(out_turns, f"Kamakura: turn of passing (R-8) ({n_all})",
+                                         "game-wide turn index", "share of passes (%)")))
+    sec.tables.append(("kamakura_scores_by_seat", "Final scores by seat",
+                       wide({k: v["by_seat"] for k, v in scores.items()}, "seat")))
+    sec.tables.append(("kamakura_pass_timing", "Passing by seat", wide(passing, "seat")))
+    sections.append(sec)
+
+    summaries = []
+    for lab, run in runs.items():
+        m = run.manifest
+        summaries.append({
+            "label": lab, "game": "kamakura", "run": str(run.path), "games": len(run.games),
+            "players": m["players"],
+            "seats": seats[lab][["seat", "win_rate", "ci_low", "ci_high"]].to_dict(orient="records"),
+            "seat_equality_test": {k: equality[lab][k] for k in ("statistic", "dof", "p_value")},
+            "start_player_advantage": {k: advantage[lab][k] for k in ("value", "ci_low", "ci_high", "n")},
+            "ties": {k: ties[lab][k] for k in ("top_tied_rate", "top_tied_ci_low", "top_tied_ci_high",
+                                               "decided_by_tiebreak_rate", "decided_by_tiebreak_ci_low",
+                                               "decided_by_tiebreak_ci_high", "n")},
+            "tiebreak_rescoring": {rule: grp.sort_values("seat")["win_rate"].tolist()
+                                   for rule, grp in rescored[lab].groupby("rule", sort=False)},
+            "chit_values": chits[lab][["colour", "icons", "claim_rate", "win_added", "ci_low",
+                                       "ci_high"]].to_dict(orient="records"),
+            "game_length_turns": {k: scores[lab]["length"][k]
+                                  for k in ("mean", "ci_low", "ci_high", "median")},
+        })
+    return sections, summaries
+
+
+def _expand(counts: pd.DataFrame, value: str, weight: str) -> np.ndarray:
+    """A histogram table (value, count) back to samples, for the overlaid histograms."""
+    return np.repeat(counts[value].to_numpy(dtype=float), counts[weight].to_numpy(dtype=np.int64))

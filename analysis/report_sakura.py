@@ -1,0 +1,167 @@
+"""The Sakura sections of the report (issue 5, item 3): seats, ties, cards, bumps, sakura tokens, length."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis import charts
+from analysis import sakura as S
+from analysis.report import Section, interval, pct, stack, wide
+from analysis.runs import Run
+
+
+def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str, Any]]]:
+    labels = list(runs)
+    many = len(runs) > 1
+    series = "run" if many else None
+    total = sum(len(r.games) for r in runs.values())
+    n_all = f"n = {total:,} games" + (f" in {len(runs)} runs" if many else "")
+
+    seats = {lab: S.seat_win_rates(r.players) for lab, r in runs.items()}
+    ties = {lab: S.tie_stats(r.games) for lab, r in runs.items()}
+    rescored = {lab: S.rescore_ties(r.players) for lab, r in runs.items()}
+    cards = {lab: S.card_values(r.events, r.players) for lab, r in runs.items()}
+    actions = {lab: S.action_values(r.events, r.players) for lab, r in runs.items()}
+    bumps = {lab: S.bump_stats(r.games, r.events, r.players) for lab, r in runs.items()}
+    trees = {lab: S.sakura_tokens(r.events, r.manifest["players"]) for lab, r in runs.items()}
+    rounds = {lab: S.round_stats(r.games) for lab, r in runs.items()}
+
+    sec = Section("Sakura: seat win rates")
+    for lab, run in runs.items():
+        fair = 1 / run.manifest["players"]
+        first = seats[lab].iloc[0]
+        sec.notes.append(
+            f"<b>{lab}</b>: seat 0 (first to choose) wins {pct(first['win_rate'])} "
+            f"{interval(first['ci_low'], first['ci_high'])} against a fair share of {pct(fair)}; "
+            f"n = {len(run.games):,} games.")
+    long = stack(seats)
+    sec.charts.append(("sakura_seat_win_rates", f"Win rate by seat with 95% intervals ({n_all})",
+                       charts.grouped_bars(long, "seat", "win_rate", "ci_low", "ci_high", series,
+                                           f"Sakura win rate by seat ({n_all})", "seat", "win rate (%)",
+                                           reference=1 / runs[labels[0]].manifest["players"],
+                                           reference_label="fair share" if not many else "")))
+    sec.tables.append(("sakura_seats", "Seat win rates", wide(seats, "seat")))
+    sections = [sec]
+
+    sec = Section("Sakura: ties and the tie-break")
+    for lab, run in runs.items():
+        t = ties[lab]
+        sec.notes.append(
+            f"<b>{lab}</b>: most tokens tied in <b>{pct(t['top_tied_rate'])}</b> of games "
+            f"{interval(t['top_tied_ci_low'], t['top_tied_ci_high'])}; decided by the tie-break (R-14) in "
+            f"<b>{pct(t['decided_by_tiebreak_rate'])}</b> "
+            f"{interval(t['decided_by_tiebreak_ci_low'], t['decided_by_tiebreak_ci_high'])}; "
+            f"n = {len(run.games):,} games.")
+    long = stack(rescored)
+    long["series"] = (long["run"] + ": " if many else "") + long["rule"]
+    sec.charts.append(("sakura_tiebreak_rescoring", f"Seat win rates under each tie-break rule ({n_all})",
+                       charts.grouped_bars(long, "seat", "win_rate", "ci_low", "ci_high", "series",
+                                           f"Sakura win rate by seat and tie-break rule ({n_all})", "seat",
+                                           "win rate (%)")))
+    sec.tables.append(("sakura_tiebreak_rescoring", "Seat win rates re-scored under each tie-break rule",
+                       wide({k: v.drop(columns=["wins"], errors="ignore") for k, v in rescored.items()},
+                            ["rule", "seat"])))
+    sections.append(sec)
+
+    sec = Section("Sakura: what each card and action is worth")
+    sec.notes.append("Win added: win rate of the player-games in which the card (or action) was played minus "
+                     "the overall rate, with a 95% interval; an interval that includes 0 is not significant.")
+    long = stack(cards)
+    sec.charts.append(("sakura_card_values", f"Win added when a card was played, by order number ({n_all})",
+                       _card_chart(long, series, n_all)))
+    long = stack(actions)
+    long["label"] = long["half"].astype(str) + ": " + long["action"].astype(str)
+    sec.charts.append(("sakura_action_values", f"Win added by action type ({n_all})",
+                       charts.grouped_bars(long, "label", "win_added", "added_ci_low", "added_ci_high",
+                                           series, f"Sakura: win rate added by action type ({n_all})",
+                                           "win rate added (percentage points)", "action", reference=0.0,
+                                           horizontal=True)))
+    sec.tables.append(("sakura_action_values", "Actions: win rate when played",
+                       wide(actions, ["half", "action"])))
+    sec.tables.append(("sakura_card_values", "Cards: win rate when played, by order number",
+                       wide(cards, "card")))
+    sections.append(sec)
+
+    sec = Section("Sakura: bumps, tokens at each tree, game length")
+    for lab, run in runs.items():
+        b, r = bumps[lab], rounds[lab]
+        n = len(run.games)
+        sec.notes.append(
+            f"<b>{lab}</b>: {b['bumps_mean']:.2f} bumps per game "
+            f"{_mean_ci(b['bumps_mean'], b['bumps_sd'], n)} (R-15); games with at least one bump "
+            f"{pct(b['games_with_bump_rate'])} "
+            f"{interval(b['games_with_bump_ci_low'], b['games_with_bump_ci_high'])}; tokens lost to bumps "
+            f"{b['tokens_lost_mean']:.2f} per game; game length mean {r['mean']:.1f} rounds "
+            f"{_mean_ci(r['mean'], r['sd'], n)}, median {r['median']:.0f}; n = {n:,} games.")
+    sec.charts.append(("sakura_bumps", f"Bumps per game ({n_all})",
+                       charts.histograms({lab: r.games["bumps"].to_numpy(dtype=float)
+                                          for lab, r in runs.items()},
+                                         f"Sakura bumps per game ({n_all})", "bumps")))
+    sec.charts.append(("sakura_rounds", f"Game length in rounds ({n_all})",
+                       charts.histograms({lab: r.games["rounds"].to_numpy(dtype=float)
+                                          for lab, r in runs.items()},
+                                         f"Sakura game length ({n_all})", "rounds per game")))
+    long = stack(trees)
+    long["where"] = "tree " + (long["sakura"].astype(int) + 1).astype(str) + ", rank " + \
+        long["rank"].astype(int).astype(str)
+    long["low"] = long["high"] = long["mean_tokens"]
+    sec.charts.append(("sakura_tree_tokens", f"Mean tokens won at each sakura by rank there ({n_all})",
+                       charts.grouped_bars(long, "where", "mean_tokens", "low", "high", series,
+                                           f"Sakura: tokens won at each tree by rank ({n_all})",
+                                           "tree and rank", "mean tokens", percent=False)))
+    sec.tables.append(("sakura_tree_tokens", "Tokens won at each sakura by rank",
+                       wide(trees, ["sakura", "rank"])))
+    sections.append(sec)
+
+    summaries = []
+    for lab, run in runs.items():
+        summaries.append({
+            "label": lab, "game": "sakura", "run": str(run.path), "games": len(run.games),
+            "players": run.manifest["players"],
+            "seats": seats[lab][["seat", "win_rate", "ci_low", "ci_high"]].to_dict(orient="records"),
+            "start_player_advantage": _advantage(seats[lab], run.manifest["players"]),
+            "ties": {k: ties[lab][k] for k in ("top_tied_rate", "top_tied_ci_low", "top_tied_ci_high",
+                                               "decided_by_tiebreak_rate", "decided_by_tiebreak_ci_low",
+                                               "decided_by_tiebreak_ci_high", "n")},
+            "tiebreak_rescoring": {rule: grp.sort_values("seat")["win_rate"].tolist()
+                                   for rule, grp in rescored[lab].groupby("rule", sort=False)},
+            "bumps_per_game": bumps[lab]["bumps_mean"],
+            "game_length_rounds": {k: rounds[lab][k] for k in ("mean", "median")},
+        })
+    return sections, summaries
+
+
+def _mean_ci(mean: float, sd: float, n: int) -> str:
+    half = 1.959963984540054 * sd / np.sqrt(max(n, 1))
+    return f"[{mean - half:.2f}, {mean + half:.2f}]"
+
+
+def _advantage(seats: pd.DataFrame, players: int) -> dict[str, float]:
+    first = seats.iloc[0]
+    fair = 1 / players
+    return {"value": first["win_rate"] - fair, "ci_low": first["ci_low"] - fair,
+            "ci_high": first["ci_high"] - fair, "n": int(first["games"])}
+
+
+def _card_chart(long: pd.DataFrame, series: str | None, n_all: str):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8.0, 4.2))
+    for label, part in (long.groupby(series, sort=False) if series else [(None, long)]):
+        y = part["win_added"].to_numpy(dtype=float) * 100
+        err = np.vstack([y - part["added_ci_low"].to_numpy(dtype=float) * 100,
+                         part["added_ci_high"].to_numpy(dtype=float) * 100 - y])
+        ax.errorbar(part["card"].to_numpy(dtype=float), y, yerr=err, fmt="o", markersize=3, capsize=2,
+                    label=label)
+    ax.axhline(0, color="grey", linestyle="--")
+    if series:
+        ax.legend(fontsize=8)
+    ax.set_title(f"Sakura: win rate added when a card was played ({n_all})", fontsize=11)
+    ax.set_xlabel("card order number (lower resolves first)")
+    ax.set_ylabel("win rate added (percentage points)")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig

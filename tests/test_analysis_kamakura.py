@@ -1,0 +1,487 @@
+"""Kamakura balance statistics (analysis/kamakura.py, analysis/stats.py) on small constructed tables with
+known answers, and one smoke test on a real run made by ``balance simulate``."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import kamakura as km
+from analysis.runs import read_run
+from analysis.stats import (
+    chi2_sf,
+    diff_of_means_interval,
+    gammaincc,
+    logistic_regression,
+    wilson_interval,
+    wilson_intervals,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+BASE = ROOT / "configs" / "kamakura" / "base.toml"
+CONFIG = tomllib.loads(BASE.read_text())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# builders of small tables in the run-table layout (API.md "Run directory")
+
+
+def winners_share(scores: list[int], rule: str = "last_in_order") -> list[float]:
+    top = max(scores)
+    tied = [s for s, v in enumerate(scores) if v == top]
+    if rule == "shared":
+        return [1 / len(tied) if s in tied else 0.0 for s in range(len(scores))]
+    chosen = tied[-1] if rule == "last_in_order" else tied[0]
+    return [1.0 if s == chosen else 0.0 for s in range(len(scores))]
+
+
+def players_table(scores: list[list[int]], shares: list[list[float]] | None = None,
+                  out_turns: list[list[int | None]] | None = None, nullable: bool = True) -> pd.DataFrame:
+    rows = []
+    for g, game in enumerate(scores):
+        share = shares[g] if shares is not None else winners_share(game)
+        for seat, score in enumerate(game):
+            out = out_turns[g][seat] if out_turns is not None else None
+            rows.append({"game_id": g, "seat": seat, "agent": "random", "score": score, "rank": 1,
+                         "win_share": share[seat], "out_turn": out})
+    frame = pd.DataFrame(rows)
+    if nullable:
+        frame = frame.astype({"game_id": "Int64", "seat": "Int8", "score": "Int16", "rank": "Int8",
+                              "win_share": "float32", "out_turn": "Int16"})
+    return frame
+
+
+def games_table(scores: list[list[int]], turns: list[int]) -> pd.DataFrame:
+    rows = []
+    for g, game in enumerate(scores):
+        top = max(game)
+        tied = sum(v == top for v in game)
+        rows.append({"game_id": g, "seat": g, "players": len(game), "agents": "random",
+                     "winner": len(game) - 1 - game[::-1].index(top), "tie": tied > 1,
+                     "decided_by_tiebreak": tied > 1, "end_reason": "all_passed", "config_hash": "x",
+                     "turns": turns[g]})
+    return pd.DataFrame(rows).astype({"winner": "Int8", "tie": "boolean", "decided_by_tiebreak": "boolean",
+                                      "turns": "Int16"})
+
+
+def events_table(rows: list[tuple]) -> pd.DataFrame:
+    """rows: (game_id, turn, seat, kind, colour, icons, points); power = icons, chit_id/line unused."""
+    frame = pd.DataFrame(rows, columns=["game_id", "turn", "seat", "kind", "colour", "icons", "points"])
+    frame["power"] = frame["icons"]
+    frame["chit_id"] = pd.NA
+    frame["line"] = pd.NA
+    frame = frame.astype({"game_id": "Int64", "turn": "Int16", "seat": "Int8", "icons": "Int8",
+                          "points": "Int8", "power": "Int8", "chit_id": "Int8", "line": "Int8"})
+    frame["kind"] = pd.Categorical(frame["kind"], categories=["gain", "activate"])
+    frame["colour"] = pd.Categorical(frame["colour"], categories=["red", "yellow", "green", "blue", "order"])
+    # the run tables' layout: grouped by game, then seat, then turn
+    return frame.sort_values(["game_id", "seat", "turn"], kind="stable", ignore_index=True)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# analysis/stats.py
+
+
+def test_wilson_interval_textbook_values() -> None:
+    assert wilson_interval(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    assert wilson_interval(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    assert wilson_interval(10, 10) == pytest.approx((0.7225, 1.0), abs=1e-4)
+    low, high = wilson_intervals([0, 5, 10, 37.5], [10, 10, 10, 100])
+    for i, (s, n) in enumerate([(0, 10), (5, 10), (10, 10), (37.5, 100)]):
+        assert (low[i], high[i]) == pytest.approx(wilson_interval(s, n), abs=1e-12)
+
+
+@pytest.mark.parametrize(("x", "dof", "expected", "tol"), [
+    (3.84, 1, 0.05004, 1e-4), (5.99, 2, 0.05004, 1e-4), (10.0, 3, 0.01857, 1e-5),
+    (7.81, 3, 0.05001, 1e-4), (18.307, 10, 0.05, 1e-4), (0.0, 4, 1.0, 0.0), (1.0, 1, 0.31731, 1e-5),
+])
+def test_chi2_sf_known_values(x: float, dof: int, expected: float, tol: float) -> None:
+    assert chi2_sf(x, dof) == pytest.approx(expected, abs=tol)
+
+
+def test_chi2_sf_closed_forms() -> None:
+    for x in (0.1, 1.0, 4.0, 30.0, 200.0):
+        assert chi2_sf(x, 2) == pytest.approx(math.exp(-x / 2), rel=1e-10)  # chi2(2) is exponential
+        assert gammaincc(1.0, x) == pytest.approx(math.exp(-x), rel=1e-10)
+        # chi2(1): P(|Z| >= sqrt(x)) = erfc(sqrt(x / 2))
+        assert chi2_sf(x, 1) == pytest.approx(math.erfc(math.sqrt(x / 2)), rel=1e-9)
+    assert 0 < chi2_sf(300.0, 3) < 1e-60
+
+
+def test_difference_of_means_interval() -> None:
+    diff, low, high = diff_of_means_interval(0.6, 0.24, 100, 0.4, 0.24, 100)
+    se = math.sqrt(0.24 / 100 * 2)
+    assert diff == pytest.approx(0.2)
+    assert (low, high) == pytest.approx((0.2 - 1.959964 * se, 0.2 + 1.959964 * se), abs=1e-6)
+    assert np.isnan(diff_of_means_interval(1.0, 0.0, 1, 0.0, 0.0, 50)[1])  # one observation: no interval
+
+
+def test_logistic_regression_recovers_known_coefficients() -> None:
+    rng = np.random.default_rng(11)
+    n = 40_000
+    x = rng.normal(size=n)
+    group = rng.integers(0, 2, size=n)
+    truth = np.array([-0.5, 1.2, -0.8])
+    X = np.column_stack([np.ones(n), x, group])
+    y = (rng.random(n) < 1 / (1 + np.exp(-X @ truth))).astype(float)
+    coef, stderr = logistic_regression(X, y)
+    assert np.all(np.abs(coef - truth) < 4 * stderr)
+    assert np.all(np.abs(coef - truth) < 0.08)
+    assert np.all((stderr > 0.005) & (stderr < 0.05))
+
+
+def test_logistic_regression_stays_finite_under_separation() -> None:
+    x = np.array([0, 0, 0, 1, 1, 1], dtype=float)
+    coef, stderr = logistic_regression(np.column_stack([np.ones(6), x]), x)
+    assert np.all(np.isfinite(coef)) and np.all(np.isfinite(stderr)) and coef[1] > 3
+
+
+# ---------------------------------------------------------------------------------------------------------
+# seats
+
+
+def test_a_seat_that_always_wins() -> None:
+    scores = [[5, 8, 20]] * 200
+    players = players_table(scores)
+    table = km.seat_win_rates(players)
+    assert list(table["seat"]) == [0, 1, 2]
+    assert list(table["games"]) == [200, 200, 200]
+    assert list(table["win_rate"]) == [0.0, 0.0, 1.0]
+    assert table.loc[2, "ci_high"] == 1.0 and table.loc[2, "ci_low"] > 0.98
+    assert table.loc[0, "ci_low"] == 0.0 and table.loc[0, "ci_high"] < 0.02
+    assert list(table["mean_score"]) == [5.0, 8.0, 20.0]
+    test = km.seat_equality_test(players)
+    assert test["dof"] == 2 and test["n"] == 200
+    assert test["statistic"] == pytest.approx(400.0)  # (0-66.7)^2/66.7 * 2 + (200-66.7)^2/66.7
+    assert test["p_value"] < 1e-50
+    adv = km.start_player_advantage(players)
+    assert adv["n"] == 200 and adv["value"] == pytest.approx(-1 / 3)
+    assert adv["ci_low"] == pytest.approx(-1 / 3) and adv["ci_high"] < -0.3
+
+
+def test_equal_seats_pass_the_chi_square_test() -> None:
+    scores = [[9, 1, 1], [1, 9, 1], [1, 1, 9]] * 10
+    test = km.seat_equality_test(players_table(scores, nullable=False))
+    assert test["statistic"] == pytest.approx(0.0) and test["p_value"] == pytest.approx(1.0)
+    adv = km.start_player_advantage(players_table(scores))
+    assert adv["value"] == pytest.approx(0.0) and adv["ci_low"] < 0 < adv["ci_high"]
+
+
+def test_players_table_row_order_does_not_matter() -> None:
+    scores = [[5, 8, 20], [9, 1, 1], [3, 3, 2], [0, 4, 1]]
+    players = players_table(scores)
+    shuffled = players.sample(frac=1.0, random_state=3)
+    pd.testing.assert_frame_equal(km.seat_win_rates(players), km.seat_win_rates(shuffled))
+    pd.testing.assert_frame_equal(km.rescore_ties(players), km.rescore_ties(shuffled))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# ties
+
+
+TIED = [[10, 10, 5], [3, 7, 7], [1, 2, 9], [4, 4, 4]]
+
+
+def test_tie_rescored_under_each_rule() -> None:
+    # the logged win shares are deliberately wrong: re-scoring must use the scores alone
+    players = players_table(TIED, shares=[[0.0, 0.0, 0.0]] * 4)
+    table = km.rescore_ties(players).set_index(["rule", "seat"])
+    wins = {rule: [table.loc[(rule, s), "wins"] for s in range(3)] for rule in km.TIE_RULES}
+    assert wins["last_in_order"] == [0, 1, 3]
+    assert wins["first_in_order"] == [2, 1, 1]
+    assert wins["shared"] == pytest.approx([1 / 2 + 1 / 3, 1 / 2 + 1 / 2 + 1 / 3, 1 / 2 + 1 + 1 / 3])
+    assert table.loc[("last_in_order", 2), "win_rate"] == 0.75
+    low, high = wilson_interval(3, 4)
+    assert (table.loc[("last_in_order", 2), "ci_low"], table.loc[("last_in_order", 2), "ci_high"]) == \
+        pytest.approx((low, high))
+    assert set(table["games"]) == {4}
+    with pytest.raises(ValueError, match="unknown tie-break"):
+        km.rescore_ties(players, rules=["coin_flip"])
+
+
+def test_rescoring_under_the_configured_rule_matches_the_logged_shares() -> None:
+    for rule in km.TIE_RULES:
+        players = players_table(TIED, shares=[winners_share(s, rule) for s in TIED])
+        logged = km.seat_win_rates(players)["wins"].to_numpy()
+        rescored = km.rescore_ties(players, rules=[rule])["wins"].to_numpy()
+        assert rescored == pytest.approx(logged)
+
+
+def test_tie_stats() -> None:
+    games = games_table(TIED, turns=[30, 31, 32, 33])
+    stats = km.tie_stats(games)
+    assert stats["n"] == 4 and stats["top_tied"] == 3 and stats["top_tied_rate"] == 0.75
+    assert (stats["top_tied_ci_low"], stats["top_tied_ci_high"]) == pytest.approx(wilson_interval(3, 4))
+    assert stats["decided_by_tiebreak_rate"] == 0.75 and stats["shared_win"] == 0
+
+
+# ---------------------------------------------------------------------------------------------------------
+# chits and powers
+
+
+def test_chit_types_from_the_config() -> None:
+    types = km.chit_types(CONFIG)
+    assert len(types) == 16
+    assert types["copies"].sum() == 40
+    blue4 = types[(types["colour"] == "blue") & (types["icons"] == 4)].iloc[0]
+    assert (blue4["copies"], blue4["points"], blue4["power"]) == (1, 8.0, 0.0)
+
+
+def chit_game_events(games: int) -> list[tuple]:
+    """Three players; everyone gains a red 1 at its first turn; in even games the winner (seat g % 3) also
+    gains the blue 4 at turn 3 + seat; seat 1 activates its red 1 at turn 4; seats 1 and 2 use the order
+    chit in the first half of the games."""
+    rows = []
+    for g in range(games):
+        winner = g % 3
+        for seat in range(3):
+            rows.append((g, seat, seat, "gain", "red", 1, 1))
+        if g % 2 == 0:
+            rows.append((g, 3 + winner, winner, "gain", "blue", 4, 8))
+        rows.append((g, 4, 1, "activate", "red", 1, 1))
+        if g < games // 2:
+            rows.append((g, 1, 1, "activate", "order", None, None))
+            rows.append((g, 2, 2, "activate", "order", None, None))
+    return rows
+
+
+def chit_game_players(games: int) -> pd.DataFrame:
+    scores = []
+    for g in range(games):
+        winner = g % 3
+        scores.append([10 if s == winner else 1 for s in range(3)])
+    return players_table(scores)
+
+
+def test_a_chit_held_only_by_winners() -> None:
+    games = 60
+    events, players = events_table(chit_game_events(games)), chit_game_players(games)
+    table = km.chit_values(events, players, CONFIG).set_index(["colour", "icons"])
+    blue4 = table.loc[("blue", 4)]
+    assert blue4["games"] == games and blue4["copies"] == 1
+    assert blue4["gained"] == 30 and blue4["claim_rate"] == 0.5
+    assert blue4["n_holders"] == 30
+    assert blue4["holders_win_rate"] == 1.0
+    # the others: 30 winners without it, and all 120 losers
+    assert blue4["others_win_rate"] == pytest.approx(30 / 150)
+    assert blue4["win_added"] == pytest.approx(0.8)
+    assert 0 < blue4["ci_low"] < 0.8 < blue4["ci_high"] <= 1.0
+    assert blue4["mean_turn_claimed"] == pytest.approx(np.mean([3 + (g % 3) for g in range(0, games, 2)]))
+    assert np.isnan(blue4["activation_rate"])
+    red1 = table.loc[("red", 1)]
+    assert red1["gained"] == 180 and red1["claim_rate"] == pytest.approx(180 / (games * 4))
+    assert red1["activations"] == 60 and red1["activation_rate"] == pytest.approx(60 / 180)
+    assert red1["n_holders"] == 180 and np.isnan(red1["win_added"])  # nobody lacks it: no comparison
+    assert table.loc[("green", 2), "gained"] == 0 and table.loc[("green", 2), "n_holders"] == 0
+    assert (table["n_player_games"] == 180).all()
+
+
+def test_power_values() -> None:
+    games = 60
+    events, players = events_table(chit_game_events(games)), chit_game_players(games)
+    for config in (CONFIG, None):
+        table = km.power_values(events, players, config).set_index("power")
+        assert list(table.index) == ["red", "yellow", "green", "order"]
+        red = table.loc["red"]
+        assert red["n"] == 180 and red["n_activating"] == 60
+        assert red["activation_rate"] == pytest.approx(1 / 3)
+        # seat 1 activates in every game and wins a third of them; the others win (60 - 20) of 120
+        assert red["activating_win_rate"] == pytest.approx(1 / 3)
+        assert red["others_win_rate"] == pytest.approx(40 / 120)
+        assert red["win_added"] == pytest.approx(0.0, abs=1e-12) and red["ci_low"] < 0 < red["ci_high"]
+        assert table.loc["yellow", "n_activating"] == 0 and np.isnan(table.loc["yellow", "win_added"])
+        order = table.loc["order"]
+        assert order["n"] == 120  # seat 0's order chit never acts (R-4): seats 1 and 2 only
+        assert order["n_activating"] == 60 and order["activations"] == 60
+
+
+def test_holding_regression_shapes_and_subsample() -> None:
+    games = 300
+    events, players = events_table(chit_game_events(games)), chit_game_players(games)
+    table = km.holding_regression(events, players, CONFIG)
+    assert len(table) == 1 + 16 + 2
+    assert list(table["term"][:2]) == ["intercept", "red_1"]
+    assert list(table["term"][-2:]) == ["seat_1", "seat_2"]
+    assert (table["n"] == 900).all()
+    # red 1 never varies (everyone holds one) and most types are never gained: left out of the fit
+    assert np.isnan(table.set_index("term").loc["red_1", "coef"])
+    blue4 = table.set_index("term").loc["blue_4"]
+    assert blue4["coef"] > 2 and blue4["odds_ratio"] == pytest.approx(math.exp(blue4["coef"]))
+    assert blue4["or_low"] < blue4["odds_ratio"] < blue4["or_high"]
+    small = km.holding_regression(events, players, CONFIG, max_rows=200, seed=1)
+    assert (small["n"] == 200).all()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# scores, passing, lead changes
+
+
+def test_score_stats() -> None:
+    players = players_table(TIED)
+    stats = km.score_stats(players, games_table(TIED, turns=[30, 31, 31, 40]))
+    by_seat = stats["by_seat"].set_index("seat")
+    assert by_seat.loc[2, "mean"] == pytest.approx((5 + 7 + 9 + 4) / 4)
+    assert by_seat.loc[0, "max"] == 10 and by_seat.loc[0, "n"] == 4
+    margin = stats["margin"]
+    assert margin["n"] == 4 and margin["mean"] == pytest.approx(7 / 4) and margin["zero_rate"] == 0.75
+    assert dict(zip(stats["margin_counts"]["margin"], stats["margin_counts"]["games"], strict=True)) == \
+        {0: 3, 7: 1}
+    length = stats["length"]
+    assert length["mean"] == pytest.approx(33.0) and length["median"] == 31.0 and length["n"] == 4
+    assert list(stats["length_counts"]["turns"]) == [30, 31, 40]
+    assert list(stats["length_counts"]["games"]) == [1, 2, 1]
+    reasons = stats["end_reasons"]
+    assert list(reasons["end_reason"]) == ["all_passed"] and reasons["rate"].iloc[0] == 1.0
+
+
+def test_pass_timing() -> None:
+    out = [[20, 21, None], [24, None, None], [18, 25, 30], [30, 31, 32]]
+    players = players_table(TIED, out_turns=out)
+    table = km.pass_timing(players).set_index("seat")
+    assert table.loc[0, "passed"] == 4 and table.loc[0, "never_passed_rate"] == 0.0
+    assert table.loc[2, "never_passed_rate"] == 0.5
+    assert (table.loc[2, "ci_low"], table.loc[2, "ci_high"]) == pytest.approx(wilson_interval(2, 4))
+    assert table.loc[0, "mean_out_turn"] == pytest.approx(23.0)
+    assert table.loc[1, "median_out_turn"] == 25.0
+    counts = km.pass_timing_counts(players)
+    seat2 = counts[counts["seat"] == 2]
+    assert list(seat2["out_turn"]) == [30, 32] and list(seat2["players"]) == [1, 1]
+    assert list(seat2["share"]) == [0.25, 0.25]
+
+
+LEAD_EVENTS = [
+    # game 0, three players: cumulative (s0, s1, s2) after each turn and the leader
+    (0, 0, 0, "gain", "red", 2, 2),        # (2, 0, 0) s0 takes the lead: not a change
+    (0, 1, 1, "gain", "yellow", 2, 2),     # (2, 2, 0) tie: s0 keeps it
+    (0, 2, 2, "gain", "blue", 1, 2),       # (2, 2, 2) tie: s0 keeps it
+    (0, 3, 0, "gain", "red", 1, 1),        # (3, 2, 2) s0
+    (0, 4, 1, "activate", "yellow", 2, 2),
+    (0, 4, 1, "gain", "green", 4, 4),      # (3, 6, 2) ... first gain of the turn: s1 leads (change 1)
+    (0, 4, 1, "gain", "red", 1, 1),        # (3, 7, 2)
+    (0, 5, 2, "activate", "order", None, None),
+    (0, 5, 2, "gain", "blue", 3, 6),       # (3, 7, 8) s2 leads (change 2)
+    (0, 6, 0, "gain", "blue", 4, 8),       # (11, 7, 8) s0 leads (change 3)
+    (0, 7, 1, "gain", "blue", 2, 4),       # (11, 11, 8) tie: s0 keeps it
+    (0, 8, 2, "gain", "yellow", 1, 1),     # (11, 11, 9)
+    # game 1: only seat 1 ever scores
+    (1, 1, 1, "gain", "red", 1, 1),
+    (1, 4, 1, "gain", "red", 2, 2),
+    # game 3: two leaders alternate with ties in between
+    (3, 0, 0, "gain", "red", 1, 1),        # s0
+    (3, 1, 1, "gain", "red", 2, 2),        # s1 (change 1)
+    (3, 2, 2, "gain", "red", 2, 2),        # tie: s1
+    (3, 3, 0, "gain", "red", 1, 1),        # tie: s1
+    (3, 4, 1, "gain", "red", 1, 1),        # s1
+    (3, 5, 2, "gain", "red", 3, 3),        # s2 (change 2)
+]
+
+
+def test_lead_changes_on_a_hand_built_game() -> None:
+    events = events_table(LEAD_EVENTS)
+    # game 2 has no events at all
+    players = players_table([[11, 11, 9], [0, 3, 0], [0, 0, 0], [2, 3, 5]])
+    per_game = km.lead_changes_per_game(events, players)
+    assert per_game.index.name == "game_id"
+    assert per_game.to_dict() == {0: 3, 1: 0, 2: 0, 3: 2}
+    summary = km.lead_changes(events, players)
+    assert summary["n"] == 4 and summary["mean"] == pytest.approx(5 / 4) and summary["zero_rate"] == 0.5
+    assert dict(zip(summary["counts"]["lead_changes"], summary["counts"]["games"], strict=True)) == \
+        {0: 2, 2: 1, 3: 1}
+    # the same events in play order, or shuffled, or with plain string columns: same answer
+    in_turn_order = events.sort_values(["game_id", "turn"], kind="stable", ignore_index=True)
+    shuffled = events.sample(frac=1.0, random_state=5)
+    plain = events.astype({"kind": str, "colour": str})
+    for variant in (in_turn_order, shuffled, plain):
+        assert km.lead_changes_per_game(variant, players).to_dict() == {0: 3, 1: 0, 2: 0, 3: 2}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# a real run
+
+
+@pytest.fixture(scope="module")
+def real_run(tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("kamakura") / "r"
+    args = ["simulate", "configs/kamakura/base.toml", "--players", "3", "--games", "300", "--out", str(out),
+            "--quiet"]
+    done = subprocess.run([sys.executable, "-m", "sim", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    return read_run(out)
+
+
+def test_smoke_on_a_real_run(real_run) -> None:
+    run = real_run
+    players, games, events, config = run.players, run.games, run.events, run.manifest["config"]
+    n = len(games)
+    assert n == 300
+
+    seats = km.seat_win_rates(players)
+    assert len(seats) == 3 and (seats["games"] == n).all()
+    assert seats["win_rate"].sum() == pytest.approx(1.0)
+    assert ((seats["ci_low"] <= seats["win_rate"]) & (seats["win_rate"] <= seats["ci_high"])).all()
+    test = km.seat_equality_test(players)
+    assert test["dof"] == 2 and 0.0 <= test["p_value"] <= 1.0
+    adv = km.start_player_advantage(players)
+    assert adv["n"] == n and adv["ci_low"] <= adv["value"] <= adv["ci_high"]
+
+    ties = km.tie_stats(games)
+    assert ties["n"] == n and 0 <= ties["top_tied_rate"] <= 1
+    rescored = km.rescore_ties(players)
+    assert len(rescored) == 9 and set(rescored["rule"]) == set(km.TIE_RULES)
+    configured = rescored[rescored["rule"] == config["rules"]["tie_break"]]
+    assert configured["wins"].to_numpy() == pytest.approx(seats["wins"].to_numpy())
+    for _rule, table in rescored.groupby("rule"):
+        assert table["win_rate"].sum() == pytest.approx(1.0)
+
+    chits = km.chit_values(events, players, config)
+    assert len(chits) == 16
+    assert chits["claim_rate"].between(0, 1).all() and chits["n_holders"].between(0, 3 * n).all()
+    assert (chits["gained"] * chits["points"]).sum() == players["score"].astype(int).sum()
+    gains = events[events["kind"] == "gain"]
+    assert chits["gained"].sum() == len(gains)
+    assert chits.loc[chits["colour"] != "blue", "activation_rate"].between(0, 1).all()
+    assert chits.loc[chits["colour"] == "blue", "activation_rate"].isna().all()
+    powers = km.power_values(events, players, config)
+    assert list(powers["power"]) == list(km.POWERS) and powers["activation_rate"].between(0, 1).all()
+    assert powers["activations"].sum() == (events["kind"] == "activate").sum()
+    regression = km.holding_regression(events, players, config)
+    assert len(regression) == 19 and (regression["n"] == 3 * n).all()
+    fitted = regression.dropna(subset=["coef"])
+    assert len(fitted) >= 10 and (fitted["stderr"] > 0).all()
+
+    scores = km.score_stats(players, games)
+    assert len(scores["by_seat"]) == 3 and scores["margin"]["n"] == n and scores["margin"]["min"] >= 0
+    assert scores["length"]["mean"] == pytest.approx(games["turns"].astype(float).mean())
+    assert scores["length_counts"]["games"].sum() == n and scores["end_reasons"]["games"].sum() == n
+    passing = km.pass_timing(players)
+    assert passing["never_passed_rate"].between(0, 1).all()
+    assert km.pass_timing_counts(players)["players"].sum() == players["out_turn"].notna().sum()
+    leads = km.lead_changes(events, players)
+    assert leads["n"] == n and leads["min"] >= 0 and leads["counts"]["games"].sum() == n
+
+
+def test_block_processing_gives_the_same_answers(real_run, monkeypatch: pytest.MonkeyPatch) -> None:
+    run = real_run
+    config = run.manifest["config"]
+
+    def everything():
+        return (km.chit_values(run.events, run.players, config),
+                km.power_values(run.events, run.players, config),
+                km.holding_regression(run.events, run.players, config),
+                km.lead_changes_per_game(run.events, run.players))
+
+    whole = everything()
+    monkeypatch.setattr(km, "_BLOCK_ROWS", 97)  # many blocks, cut at game boundaries
+    for a, b in zip(whole, everything(), strict=True):
+        if isinstance(a, pd.Series):
+            pd.testing.assert_series_equal(a, b)
+        else:
+            pd.testing.assert_frame_equal(a, b)

@@ -1,0 +1,87 @@
+"""`balance report` on small real runs: every referenced file exists, summary.json has the headline
+figures, and the page renders in headless Chromium with every chart decoded and no errors."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis.browser import chromium, probe
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def balance(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sim", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("report")
+    runs = [("configs/kamakura/base.toml", "3", "greedy,random,random", "--rotate-seats"),
+            ("configs/kamakura/base.toml", "4", "random", None),
+            ("configs/sakura/base.toml", "4", "random", None)]
+    dirs = []
+    for i, (config, players, agents, extra) in enumerate(runs):
+        out = base / f"run{i}"
+        args = ["simulate", config, "--players", players, "--games", "600", "--agents", agents, "--quiet",
+                "--out", str(out)] + ([extra] if extra else [])
+        assert balance(*args).returncode == 0
+        dirs.append(str(out))
+    done = balance("report", *dirs, "--out", str(base / "report"))
+    assert done.returncode == 0, done.stderr
+    assert "report written" in done.stdout
+    return base / "report"
+
+
+def test_every_referenced_file_exists(report: Path) -> None:
+    page = (report / "index.html").read_text()
+    refs = re.findall(r"(?:src|href)='([^']+)'", page)
+    assert len([r for r in refs if r.endswith(".png")]) >= 10
+    assert len([r for r in refs if r.endswith(".csv")]) >= 8
+    for ref in refs:
+        assert (report / ref).is_file(), ref
+
+
+def test_headline_figures_carry_n_and_intervals(report: Path) -> None:
+    page = (report / "index.html").read_text()
+    for chart_title in re.findall(r"alt='([^']+)'", page):
+        assert "n = " in chart_title, chart_title
+    notes = re.findall(r"<p class='note'>(.*?)</p>", page)
+    headline = [n for n in notes if "<b>kamakura" in n or "<b>sakura" in n]
+    assert headline and all("n = " in n and "[" in n for n in headline)
+
+
+def test_summary_json(report: Path) -> None:
+    summary = json.loads((report / "summary.json").read_text())
+    for key in ("games", "players", "seats", "start_player_advantage", "ties", "tiebreak_rescoring",
+                "chit_values"):
+        assert key in summary, key
+    assert summary["games"] == 600 and summary["players"] == 3
+    assert {"seat", "win_rate", "ci_low", "ci_high"} <= set(summary["seats"][0])
+    assert {"value", "ci_low", "ci_high"} <= set(summary["start_player_advantage"])
+    assert {"top_tied_rate", "decided_by_tiebreak_rate"} <= set(summary["ties"])
+    assert set(summary["tiebreak_rescoring"]) == {"last_in_order", "first_in_order", "shared"}
+    assert all(len(v) == 3 for v in summary["tiebreak_rescoring"].values())
+    chit_keys = {"colour", "icons", "claim_rate", "win_added", "ci_low", "ci_high"}
+    assert chit_keys <= set(summary["chit_values"][0])
+    assert [run["game"] for run in summary["runs"]] == ["kamakura", "kamakura", "sakura"]
+
+
+@pytest.mark.skipif(chromium() is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+def test_report_renders_in_chromium(report: Path) -> None:
+    result = probe(report / "index.html")
+    assert len(result["images"]) >= 10
+    assert all(image["width"] > 0 for image in result["images"]), result["images"]
+    assert result["errors"] == [] and result["console"] == []
+
+
+def test_bad_run_directory_refused(tmp_path: Path) -> None:
+    run = balance("report", str(tmp_path))
+    assert run.returncode == 2 and "not a run directory" in run.stderr and "Traceback" not in run.stderr
