@@ -12,13 +12,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
+# Both games at their default configs; greedy agents (random ones say little about real play).
+DEMO_RUNS := runs/demo-kamakura-3p runs/demo-kamakura-4p runs/demo-sakura-4p
 demo: $(STAMP)
-	$(BIN)/balance simulate configs/kamakura/base.toml --players 3 --games 20000 --agents random --seed 1 --out runs/demo-kamakura-3p-random
-	$(BIN)/balance simulate configs/kamakura/base.toml --players 3 --games 10000 --agents greedy --seed 1 --out runs/demo-kamakura-3p-greedy
-	$(BIN)/balance simulate configs/sakura/base.toml --players 4 --games 20000 --agents random --seed 1 --out runs/demo-sakura-4p-random
-	$(BIN)/balance simulate configs/sakura/base.toml --players 4 --games 10000 --agents greedy --seed 1 --out runs/demo-sakura-4p-greedy
-	$(BIN)/balance summary runs/demo-kamakura-3p-random runs/demo-kamakura-3p-greedy runs/demo-sakura-4p-random runs/demo-sakura-4p-greedy
-	@echo "run directories: runs/demo-kamakura-3p-random runs/demo-kamakura-3p-greedy runs/demo-sakura-4p-random runs/demo-sakura-4p-greedy"
+	$(BIN)/balance simulate configs/kamakura/base.toml --players 3 --games 30000 --agents greedy --seed 1 --out runs/demo-kamakura-3p
+	$(BIN)/balance simulate configs/kamakura/base.toml --players 4 --games 30000 --agents greedy --seed 1 --out runs/demo-kamakura-4p
+	$(BIN)/balance simulate configs/sakura/base.toml --players 4 --games 30000 --agents greedy --seed 1 --out runs/demo-sakura-4p
+	$(BIN)/balance summary $(DEMO_RUNS)
+	$(BIN)/balance report $(DEMO_RUNS) --out reports/demo
+	@echo "run directories: $(DEMO_RUNS); report: reports/demo/index.html"
 
 test: $(STAMP)
 	$(BIN)/ruff check sim analysis tests

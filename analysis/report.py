@@ -41,6 +41,16 @@ def interval(low: float, high: float) -> str:
     return f"[{pct(low)}, {pct(high)}]"
 
 
+def p_value(p: float) -> str:
+    return "p < 1e-300" if p < 1e-300 else f"p = {p:.3g}"
+
+
+def fair_share(runs: dict[str, Run]) -> float | None:
+    """1/players when every run has the same player count (else no single reference line is right)."""
+    counts = {run.manifest["players"] for run in runs.values()}
+    return 1 / counts.pop() if len(counts) == 1 else None
+
+
 def label_runs(runs: list[Run]) -> list[str]:
     from analysis.compare import run_label
 

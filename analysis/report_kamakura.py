@@ -9,7 +9,7 @@ import pandas as pd
 
 from analysis import charts
 from analysis import kamakura as K
-from analysis.report import Section, interval, pct, stack, wide
+from analysis.report import Section, fair_share, interval, p_value, pct, stack, wide
 from analysis.runs import Run
 
 
@@ -49,17 +49,18 @@ def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[st
         sec.notes.append(
             f"<b>{lab}</b>: start-player advantage (seat 0 minus the fair share {pct(a['fair_share'])}) "
             f"<b>{100 * a['value']:+.1f} points</b> {interval(a['ci_low'], a['ci_high'])}; "
-            f"all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, p = {eq['p_value']:.3g} "
+            f"all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, {p_value(eq['p_value'])} "
             f"({verdict} at 5%); {_n(run)}.")
     sec.notes.append("Seat 0 is the start player; ties count by the configured tie-break (shared wins as "
                      "1/k).")
     long = stack(seats)
+    fair = fair_share(runs)
     sec.charts.append(("kamakura_seat_win_rates",
-                       f"Win rate by seat with 95% intervals ({n_all}); dashed: fair share",
+                       f"Win rate by seat with 95% intervals ({n_all})"
+                       + ("; dashed: fair share" if fair else "; fair share 1/players differs between runs"),
                        charts.grouped_bars(long, "seat", "win_rate", "ci_low", "ci_high", series,
                                            f"Kamakura win rate by seat ({n_all})", "seat (0 = start player)",
-                                           "win rate (%)", reference=1 / runs[labels[0]].manifest["players"],
-                                           reference_label="fair share")))
+                                           "win rate (%)", reference=fair, reference_label="fair share")))
     sec.tables.append(("kamakura_seats", "Seat win rates", wide(seats, "seat")))
     sections = [sec]
 

@@ -9,12 +9,11 @@ import pandas as pd
 
 from analysis import charts
 from analysis import sakura as S
-from analysis.report import Section, interval, pct, stack, wide
+from analysis.report import Section, fair_share, interval, pct, stack, wide
 from analysis.runs import Run
 
 
 def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str, Any]]]:
-    labels = list(runs)
     many = len(runs) > 1
     series = "run" if many else None
     total = sum(len(r.games) for r in runs.values())
@@ -41,8 +40,7 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
     sec.charts.append(("sakura_seat_win_rates", f"Win rate by seat with 95% intervals ({n_all})",
                        charts.grouped_bars(long, "seat", "win_rate", "ci_low", "ci_high", series,
                                            f"Sakura win rate by seat ({n_all})", "seat", "win rate (%)",
-                                           reference=1 / runs[labels[0]].manifest["players"],
-                                           reference_label="fair share" if not many else "")))
+                                           reference=fair_share(runs), reference_label="fair share")))
     sec.tables.append(("sakura_seats", "Seat win rates", wide(seats, "seat")))
     sections = [sec]
 
