@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.seats import seat_win_rates, win_shares
+from analysis.seats import seat_win_rates_from_shares, win_shares
 from analysis.stats import wilson_interval
 from sim.agent_spec import AgentSpec, parse_agents
 from sim.config import load_toml
@@ -44,7 +44,7 @@ class StudyResult:
         return self.batch[GAMES[self.game][2]]
 
     def seats(self) -> pd.DataFrame:
-        return seat_win_rates(win_shares(self.batch["winners"]), [str(a) for a in self.agents])
+        return seat_win_rates_from_shares(win_shares(self.batch["winners"]), [str(a) for a in self.agents])
 
 
 def load_rules(config: str | os.PathLike[str], players: int) -> tuple[str, Any]:

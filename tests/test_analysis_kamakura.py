@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis import _frames
 from analysis import kamakura as km
 from analysis.runs import read_run
 from analysis.stats import (
@@ -479,7 +480,7 @@ def test_block_processing_gives_the_same_answers(real_run, monkeypatch: pytest.M
                 km.lead_changes_per_game(run.events, run.players))
 
     whole = everything()
-    monkeypatch.setattr(km, "_BLOCK_ROWS", 97)  # many blocks, cut at game boundaries
+    monkeypatch.setattr(_frames, "_BLOCK_ROWS", 97)  # many blocks, cut at game boundaries
     for a, b in zip(whole, everything(), strict=True):
         if isinstance(a, pd.Series):
             pd.testing.assert_series_equal(a, b)

@@ -1,0 +1,143 @@
+"""What is each Sakura card and action worth? Per card (order number) and per garden or painter action:
+how often players played it and the mean win share of the player-games that did, with Wilson 95%
+intervals, against the overall mean win share. The court painter's cards are not counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pandas as pd
+
+from analysis._columns import _Col, _floats, _ints, _KeyIndex, _kind_col, _rank, _rate_row, _spans
+
+GARDEN_ACTIONS = ("E+1", "E+2", "E-1", "E+-1", "closest-2", "furthest+2")
+
+PAINTER_ACTIONS = ("P+1", "P+2", "P+3", "P+-1", "P+-2", "P+-3", "leapfrog", "count")
+
+_BIT = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))  # _BIT[k] = 1 << k
+
+
+def _player_index(players: pd.DataFrame) -> _KeyIndex:
+    return _KeyIndex(_ints(players["game_id"]), _ints(players["seat"]))
+
+
+def _player_cards(events: pd.DataFrame, players: pd.DataFrame, cols: dict[str, _Col],
+                  ) -> Iterator[tuple[np.ndarray, dict[str, np.ndarray]]]:
+    """Per chunk of events: the players-table row of each card row played by a player (the court
+    painter's are skipped) and those rows' values of `cols`."""
+    index = _player_index(players)
+    kind, card_code, _ = _kind_col(events)
+    game_id, seat = _Col(events["game_id"]), _Col(events["seat"])
+    for span in _spans(len(events)):
+        rows = np.flatnonzero(kind.take(span) == card_code) + span.start
+        row = index(game_id.ints(rows), seat.ints(rows))
+        mine = row >= 0
+        if not mine.all():
+            rows, row = rows[mine], row[mine]
+        yield row, {name: col.take(rows) for name, col in cols.items()}
+
+
+def _bit_values(bits: np.ndarray, share: np.ndarray, keys: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """`bits` holds per players row one bit per key seen in that player-game. For each key: player-games
+    with it (each counted once however often the key occurred) and their win-share sum."""
+    games = np.zeros(64, dtype=np.int64)
+    wins = np.zeros(64)
+    step = 1 << 20
+    for start in range(0, len(bits), step):
+        part, part_share = bits[start: start + step], share[start: start + step]
+        games += _unpack(part).sum(axis=0, dtype=np.int64)
+        for value in np.unique(part_share[part_share > 0]):  # 1, 1/2, 1/3, ...: a few distinct shares
+            wins += value * _unpack(part[part_share == value]).sum(axis=0, dtype=np.int64)
+    return games[keys], wins[keys]
+
+
+def _unpack(bits: np.ndarray) -> np.ndarray:
+    """(n,) uint64 -> (n, 64) uint8 of its bits, bit k in column k."""
+    return np.unpackbits(np.ascontiguousarray(bits).view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+
+
+_VALUE_COLUMNS = ["played", "player_games", "win_rate", "ci_low", "ci_high", "win_added", "added_ci_low",
+                  "added_ci_high"]
+
+
+def _value_rows(times, games, wins, overall):
+    rows = []
+    for t, n, w in zip(times, games, wins, strict=True):
+        rate = _rate_row(float(w), int(n))
+        rows.append({"played": int(t), "player_games": int(n), **rate,
+                     "win_added": rate["win_rate"] - overall,
+                     "added_ci_low": rate["ci_low"] - overall, "added_ci_high": rate["ci_high"] - overall})
+    return rows
+
+
+def card_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
+    """Per order number: card, garden, painter (its two halves), played (times players played it; cards
+    played for the court painter are not counted; cards discarded unresolved at a sakura stop are),
+    resolved_share (of those plays), player_games (player-games in which it was played at least once),
+    win_rate (mean win share of those player-games) with Wilson 95% ci_low/ci_high, win_added (win_rate
+    minus the overall mean win share of all player-games, 1/players when nothing is shared) and
+    added_ci_low/added_ci_high (the interval shifted the same way). Cards never played are left out."""
+    garden = _Col(events["garden"], text=True)
+    painter = _Col(events["painter"], text=True)
+    cols = {"card": _Col(events["card"]), "garden": garden, "painter": painter,
+            "resolved": _Col(events["resolved"])}
+    share = _floats(players["win_share"])
+    bits = np.zeros(len(share), dtype=np.uint64)
+    times = np.zeros(64, dtype=np.int64)
+    unresolved = np.zeros(64, dtype=np.int64)
+    half_g = np.full(64, -1, dtype=np.int64)
+    half_p = np.full(64, -1, dtype=np.int64)
+    for row, v in _player_cards(events, players, cols):
+        card = v["card"].astype(np.intp, copy=False)
+        if len(card) and (card.min() < 0 or card.max() >= 64):
+            raise ValueError("card order numbers outside 0..63 are not supported")
+        counts = np.bincount(card, minlength=64)
+        unresolved += np.bincount(card[v["resolved"] == 0], minlength=64)
+        if np.any((counts > 0) & (half_g < 0)):  # a card's two halves are fixed: read them once
+            first = np.flatnonzero(half_g[card] < 0)
+            half_g[card[first]] = v["garden"][first]
+            half_p[card[first]] = v["painter"][first]
+        times += counts
+        np.bitwise_or.at(bits, row, _BIT[card])
+    present = np.flatnonzero(times)
+    games, wins = _bit_values(bits, share, present.tolist())
+    overall = float(share.mean()) if len(share) else np.nan
+    frame = pd.DataFrame(_value_rows(times[present], games, wins, overall), columns=_VALUE_COLUMNS)
+    frame.insert(0, "card", present.astype(np.int64))
+    frame.insert(1, "garden", [garden.labels[g] if g >= 0 else "" for g in half_g[present]])
+    frame.insert(2, "painter", [painter.labels[p] if p >= 0 else "" for p in half_p[present]])
+    frame.insert(4, "resolved_share", 1 - unresolved[present] / np.maximum(times[present], 1))
+    return frame
+
+
+def action_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
+    """As card_values, by action type: one row per garden action (half = "garden") and per painter action
+    (half = "painter"), in the order of API.md's id lists. Columns: half, action, played, player_games,
+    win_rate, ci_low, ci_high, win_added, added_ci_low, added_ci_high."""
+    garden = _Col(events["garden"], text=True)
+    painter = _Col(events["painter"], text=True)
+    offset, n_keys = len(garden.labels), len(garden.labels) + len(painter.labels)
+    if n_keys > 64:
+        raise ValueError("more than 64 action types")
+    # bit of each garden code and each painter code (index 0: null, no bit)
+    g_bits = np.r_[np.uint64(0), _BIT[:offset]]
+    p_bits = np.r_[np.uint64(0), _BIT[offset:n_keys]]
+    share = _floats(players["win_share"])
+    bits = np.zeros(len(share), dtype=np.uint64)
+    times = np.zeros(n_keys + 2, dtype=np.int64)
+    for row, v in _player_cards(events, players, {"garden": garden, "painter": painter}):
+        g, p = v["garden"].astype(np.intp) + 1, v["painter"].astype(np.intp) + 1
+        times[: offset + 1] += np.bincount(g, minlength=offset + 1)
+        times[offset + 1:] += np.bincount(p, minlength=len(painter.labels) + 1)
+        np.bitwise_or.at(bits, row, g_bits[g] | p_bits[p])
+    times = np.r_[times[1: offset + 1], times[offset + 2:]]
+    games, wins = _bit_values(bits, share, list(range(n_keys)))
+    overall = float(share.mean()) if len(share) else np.nan
+    frame = pd.DataFrame(_value_rows(times, games, wins, overall), columns=_VALUE_COLUMNS)
+    frame.insert(0, "half", ["garden"] * offset + ["painter"] * len(painter.labels))
+    frame.insert(1, "action", garden.labels + painter.labels)
+    frame = frame.iloc[_rank(garden.labels, GARDEN_ACTIONS)
+                       + [offset + i for i in _rank(painter.labels, PAINTER_ACTIONS)]]
+    return frame[frame["played"] > 0].reset_index(drop=True)

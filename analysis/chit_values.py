@@ -1,0 +1,278 @@
+"""What is each Kamakura chit and power worth? Per chit type (colour x icons): claim and activation rates
+and the win share of holders against the others; per power: activation rate and the win share of
+activating player-games against the others (normal 95% intervals of the differences); and a logistic
+regression of winning on the chits held at the end, seat as a covariate. All associations, not causal
+effects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis._frames import _EventScan, _player_games
+from analysis.stats import Z95, diff_of_means_interval, logistic_regression, wilson_intervals
+
+#: Chit colours in colour-number order (RULES.md: 0 red, 1 yellow, 2 green, 3 blue).
+COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue")
+
+#: Powers a player can activate: the red, yellow and green chits and the order chit (blue has none).
+POWERS: tuple[str, ...] = ("red", "yellow", "green", "order")
+
+_EVENT_COLOURS = (*COLOURS, "order")
+
+
+def chit_types(config: Mapping[str, Any]) -> pd.DataFrame:
+    """The chit types (colour, icons) of a config's chit set: ``colour, icons, copies, points, power``
+    (points and power are the mean over the copies, normally all equal), in colour then icons order."""
+    chits = config.get("chits") if config else None
+    if not chits:
+        raise ValueError("config has no [chits] table (expected the run manifest's config snapshot)")
+    rows = []
+    for colour in COLOURS:
+        items = chits.get(colour, [])
+        frame = pd.DataFrame(list(items), columns=["icons", "points", "power"])
+        for icons, group in frame.groupby("icons", sort=True):
+            rows.append({"colour": colour, "icons": int(icons), "copies": len(group),
+                         "points": float(group["points"].mean()), "power": float(group["power"].mean())})
+    return pd.DataFrame(rows, columns=["colour", "icons", "copies", "points", "power"])
+
+
+class _ChitTyper:
+    """Chit type (row of ``chit_types(config)``) of events from their colour and icons; -1 for the order chit
+    and anything not in the config's chit set."""
+
+    _WIDTH = 17  # icons -1..15
+
+    def __init__(self, scan: _EventScan, types: pd.DataFrame):
+        self.colour_codes, colour_lookup = scan.code_column("colour", COLOURS)
+        self.icons = scan.int_column("icons", np.int8)
+        by_type = {(c, int(i)): index for index, (c, i) in enumerate(zip(types["colour"], types["icons"],
+                                                                         strict=True))}
+        # (raw colour code + 1, icons + 1) -> type; raw colour codes run from -1 (NA) up
+        self.lookup = np.full(len(colour_lookup) * self._WIDTH, -1, dtype=np.int16)
+        for raw in range(-1, len(colour_lookup) - 1):
+            colour = int(colour_lookup[raw])
+            for icon in range(16):
+                index = by_type.get((COLOURS[colour], icon), -1) if colour >= 0 else -1
+                self.lookup[(raw + 1) * self._WIDTH + icon + 1] = index
+
+    def types(self, a: int, b: int, take: np.ndarray | None = None) -> np.ndarray:
+        """Types of events a:b, or of the events ``take`` (indices relative to a) among them."""
+        colours, icons = self.colour_codes[a:b], self.icons[a:b]
+        if take is not None:
+            colours, icons = colours.take(take), icons.take(take)
+        raw = colours.astype(np.int16)
+        raw += 1
+        raw *= self._WIDTH
+        raw += np.clip(icons, -1, 15)
+        raw += 1
+        return self.lookup[raw]
+
+
+def _moments(n, total, squares):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = total / n
+        var = (squares - total * mean) / (n - 1)
+    return n, mean, np.clip(var, 0.0, None)
+
+
+def _share_sums(flags: np.ndarray, share: np.ndarray, chunk: int = 1 << 18) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of ``flags`` (k, N) bool: the sum of ``share`` and of its squares over the flagged columns,
+    by matrix products over column chunks (no (k, N) float temporary)."""
+    k = flags.shape[0]
+    sums = np.zeros((k, 2))
+    both = np.column_stack([share, share * share])
+    for a in range(0, flags.shape[1], chunk):
+        sums += flags[:, a:a + chunk].astype(np.float64) @ both[a:a + chunk]
+    return sums[:, 0], sums[:, 1]
+
+
+def _holder_comparison(flags: np.ndarray, share: np.ndarray) -> dict[str, np.ndarray]:
+    """For each row of ``flags`` (k, N) bool: mean win share of flagged vs unflagged player-games and the
+    difference with its 95% interval."""
+    total_n, total, squares = float(len(share)), share.sum(), (share * share).sum()
+    n1 = np.count_nonzero(flags, axis=1).astype(float)
+    s1, q1 = _share_sums(flags, share)
+    n1, m1, v1 = _moments(n1, s1, q1)
+    n0, m0, v0 = _moments(total_n - n1, total - s1, squares - q1)
+    diff, low, high = diff_of_means_interval(m1, v1, n1, m0, v0, n0)
+    return {"n1": n1, "m1": m1, "n0": n0, "m0": m0, "diff": diff, "low": low, "high": high}
+
+
+def chit_values(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
+    """What each chit type (colour x icons) is worth. One row per type of the config's chit set:
+
+    ``colour, icons, copies`` (per game), ``points, power`` (config), ``games``, ``gained`` (count),
+    ``claim_rate`` (gained / (games x copies)), ``mean_turn_claimed`` (game-wide turn index, 0-based),
+    ``activations``, ``activation_rate`` (activations / gains; NaN for a type without power),
+    ``n_holders`` (player-games holding at least one), ``holders_win_rate``, ``others_win_rate``,
+    ``win_added`` (holders minus others, mean win share) with ``ci_low, ci_high`` (normal 95% interval of a
+    difference of two means, each group's own variance), ``n_player_games``.
+
+    ``win_added`` is an association, not a causal effect: holders also tend to be players who gained more."""
+    pg = _player_games(players)
+    types = chit_types(config)
+    t = len(types)
+    total = len(pg.share)
+    scan = _EventScan(events, pg)
+    typer = _ChitTyper(scan, types)
+    kind_codes, kind_lookup = scan.code_column("kind", ("gain", "activate"))
+    turns = scan.int_column("turn", np.int16)
+    span = int(turns.max()) + 1 if len(turns) else 1
+    # histogram of (kind, type, turn) with one extra bin for everything else
+    sentinel = 2 * t * span
+    hist = np.zeros(sentinel + 1, dtype=np.int64)
+    held = np.zeros(t * total + 1, dtype=bool)  # (type, player-game) flags, the extra last entry a sink
+    for a, b, r0, r1 in scan.blocks():
+        row = scan.rows(a, b, r0, r1)
+        kind = kind_lookup[kind_codes[a:b]]
+        chit_type = typer.types(a, b)
+        ok = (chit_type >= 0) & (row >= 0) & (kind >= 0) & (turns[a:b] >= 0)
+        code = (kind.astype(np.int32) * t + chit_type) * span + turns[a:b]
+        code[~ok] = sentinel
+        hist += np.bincount(code, minlength=sentinel + 1)
+        index = chit_type.astype(np.int64) * total + row
+        index[~(ok & (kind == 0))] = t * total
+        held[index] = True
+    hist = hist[:-1].reshape(2, t, span)
+    gained = hist[0].sum(axis=1)
+    activations = hist[1].sum(axis=1)
+    turn_sum = hist[0] @ np.arange(span, dtype=np.float64)
+    held = held[:-1]
+    cmp = _holder_comparison(held.reshape(t, total), pg.share)
+    games = len(pg.game_ids)
+    copies = types["copies"].to_numpy(dtype=float)
+    power = types["power"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = types.assign(
+            games=games, gained=gained, claim_rate=gained / (games * copies),
+            mean_turn_claimed=turn_sum / gained, activations=activations,
+            activation_rate=np.where(power > 0, activations / gained, np.nan),
+            n_holders=cmp["n1"].astype(np.int64), holders_win_rate=cmp["m1"], others_win_rate=cmp["m0"],
+            win_added=cmp["diff"], ci_low=cmp["low"], ci_high=cmp["high"], n_player_games=total)
+    return out
+
+
+def power_values(events: pd.DataFrame, players: pd.DataFrame,
+                 config: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """What activating each power is worth. One row per power (red, yellow, green, order chit):
+
+    ``power, n`` (eligible player-games), ``n_activating`` (player-games that activated it at least once),
+    ``activation_rate`` with ``activation_ci_low, activation_ci_high`` (Wilson), ``activations`` (count),
+    ``mean_activations`` (per eligible player-game), ``activating_win_rate``, ``others_win_rate``,
+    ``win_added`` with ``ci_low, ci_high`` (normal 95% interval of the difference of means).
+
+    Every player-game is eligible for the chit powers; for the order chit only seats whose order chit grants
+    moves (``config["rules"]["order_chit_moves"]`` when a config is given, else the seats that activated an
+    order chit at least once in these games): the start player's order chit never acts (R-4).
+    Like ``win_added`` of chits, an association: activating needs holding, and holding needs gaining."""
+    pg = _player_games(players)
+    n = len(pg.share)
+    k = len(POWERS)
+    scan = _EventScan(events, pg)
+    kind_codes, kind_lookup = scan.code_column("kind", ("gain", "activate"))
+    colour_codes, colour_lookup = scan.code_column("colour", _EVENT_COLOURS)
+    # raw colour code (red, yellow, green, blue, order in any category order; -1 last) -> power index
+    to_power = np.array([0, 1, 2, -1, 3, -1], dtype=np.int8)[colour_lookup]
+    activate = np.flatnonzero(kind_lookup == 1)
+    activate_code = int(activate[0]) if len(activate) and activate[0] < len(kind_lookup) - 1 else -2
+    flags = np.zeros(k * n, dtype=bool)
+    counts = np.zeros(k, dtype=np.int64)
+    for a, b, r0, r1 in scan.blocks():
+        power = to_power[colour_codes[a:b]]
+        row = scan.rows(a, b, r0, r1)
+        act = kind_codes[a:b] == activate_code
+        act &= power >= 0
+        act &= row >= 0
+        where = np.flatnonzero(act)
+        p = power.take(where).astype(np.int64)
+        counts += np.bincount(p, minlength=k)
+        p *= n
+        p += row.take(where)
+        flags[p] = True
+    flags = flags.reshape(k, n)
+    seats = pg.seats
+    if config is not None:
+        moves = list((config.get("rules") or {}).get("order_chit_moves", [0, 2, 3, 4]))
+        order_seats = np.array([s < len(moves) and moves[s] > 0 for s in range(seats)])
+    else:
+        order_seats = np.bincount(pg.seat[flags[3]], minlength=seats) > 0
+    eligible = np.ones((k, n), dtype=bool)
+    eligible[3] = order_seats[pg.seat]
+    rows = []
+    for i, name in enumerate(POWERS):
+        share = pg.share[eligible[i]]
+        flag = flags[i][eligible[i]]
+        cmp = _holder_comparison(flag[None, :], share)
+        m = len(share)
+        hits = int(flag.sum())
+        low, high = wilson_intervals(hits, m)
+        rows.append({"power": name, "n": m, "n_activating": hits,
+                     "activation_rate": hits / m if m else np.nan,
+                     "activation_ci_low": float(low), "activation_ci_high": float(high),
+                     "activations": int(counts[i]), "mean_activations": counts[i] / m if m else np.nan,
+                     "activating_win_rate": float(cmp["m1"][0]), "others_win_rate": float(cmp["m0"][0]),
+                     "win_added": float(cmp["diff"][0]), "ci_low": float(cmp["low"][0]),
+                     "ci_high": float(cmp["high"][0])})
+    return pd.DataFrame(rows)
+
+
+def holding_regression(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str, Any],
+                       max_rows: int = 200_000, seed: int = 0, ridge: float = 1e-3) -> pd.DataFrame:
+    """Logistic regression of winning (win share > 0) on the number of chits of each type a player held at
+    the end, with seat as a categorical covariate (seat 0 the baseline), fitted by IRLS on at most
+    ``max_rows`` player-games (a seeded random subsample when there are more).
+
+    One row per term (``intercept``, ``red_1`` .. ``blue_4``, ``seat_1`` ..): ``term, kind`` (intercept,
+    chit or seat), ``colour, icons`` (chit terms), ``coef`` (log odds per chit held), ``stderr``,
+    ``ci_low, ci_high`` (95% interval of coef), ``odds_ratio, or_low, or_high``, ``n`` (player-games used).
+    A term whose column never varies in the sample (a type nobody gained) is left out of the fit: NaN."""
+    pg = _player_games(players)
+    types = chit_types(config)
+    t = len(types)
+    total = len(pg.share)
+    if total > max_rows:
+        rng = np.random.default_rng(seed)
+        sample = np.sort(rng.choice(total, size=max_rows, replace=False))
+    else:
+        sample = np.arange(total)
+    m = len(sample)
+    where = np.full(total + 1, -1, dtype=np.int64)  # the extra last entry answers row -1
+    where[sample] = np.arange(m)
+    scan = _EventScan(events, pg)
+    typer = _ChitTyper(scan, types)
+    kind_codes, kind_lookup = scan.code_column("kind", ("gain", "activate"))
+    gain_code = int(np.flatnonzero(kind_lookup == 0)[0]) if (kind_lookup == 0).any() else -2
+    keys = []
+    for a, b, r0, r1 in scan.blocks():
+        r = where[scan.rows(a, b, r0, r1)]
+        take = np.flatnonzero((r >= 0) & (kind_codes[a:b] == gain_code))
+        chit_type = typer.types(a, b, take)
+        known = chit_type >= 0
+        keys.append(r.take(take)[known] * t + chit_type[known])
+    counts = np.bincount(np.concatenate(keys) if keys else np.empty(0, np.int64),
+                         minlength=m * t).reshape(m, t)
+    seats = pg.seats
+    seat = pg.seat[sample]
+    dummies = (seat[:, None] == np.arange(1, seats)[None, :]).astype(float)
+    X = np.column_stack([np.ones(m), counts.astype(float), dummies])
+    y = (pg.share[sample] > 0).astype(float)
+    terms = ["intercept", *(f"{c}_{i}" for c, i in zip(types["colour"], types["icons"], strict=True)),
+             *(f"seat_{s}" for s in range(1, seats))]
+    kinds = ["intercept", *(["chit"] * t), *(["seat"] * (seats - 1))]
+    varies = np.ones(X.shape[1], dtype=bool)
+    varies[1:] = X[:, 1:].std(axis=0) > 0
+    coef = np.full(X.shape[1], np.nan)
+    stderr = np.full(X.shape[1], np.nan)
+    if m:
+        coef[varies], stderr[varies] = logistic_regression(X[:, varies], y, ridge=ridge)
+    colour = [None, *types["colour"], *([None] * (seats - 1))]
+    icons = [np.nan, *types["icons"].astype(float), *([np.nan] * (seats - 1))]
+    low, high = coef - Z95 * stderr, coef + Z95 * stderr
+    return pd.DataFrame({"term": terms, "kind": kinds, "colour": colour, "icons": icons, "coef": coef,
+                         "stderr": stderr, "ci_low": low, "ci_high": high, "odds_ratio": np.exp(coef),
+                         "or_low": np.exp(low), "or_high": np.exp(high), "n": m})
