@@ -78,6 +78,44 @@ def wide(frames: dict[str, pd.DataFrame], key: str | list[str]) -> pd.DataFrame:
     return side_by_side(frames, key, values)
 
 
+TIE_KEYS = ("top_tied_rate", "top_tied_ci_low", "top_tied_ci_high", "decided_by_tiebreak_rate",
+            "decided_by_tiebreak_ci_low", "decided_by_tiebreak_ci_high", "n")
+
+
+def tie_section(title: str, name: str, runs: dict[str, Run], ties: dict[str, dict],
+                rescored: dict[str, pd.DataFrame], tied_what: str, rule: str, n_all: str) -> Section:
+    """How often the top is tied, how often the tie-break decided, and seat win rates re-scored from the
+    logged scores under every tie-break rule (both games share this section's shape)."""
+    sec = Section(title)
+    for lab, run in runs.items():
+        t = ties[lab]
+        sec.notes.append(
+            f"<b>{lab}</b>: {tied_what} tied in <b>{pct(t['top_tied_rate'])}</b> of games "
+            f"{interval(t['top_tied_ci_low'], t['top_tied_ci_high'])}; the tie-break ({rule}) decided the "
+            f"winner in <b>{pct(t['decided_by_tiebreak_rate'])}</b> "
+            f"{interval(t['decided_by_tiebreak_ci_low'], t['decided_by_tiebreak_ci_high'])}; "
+            f"n = {len(run.games):,} games.")
+    sec.notes.append(f"Re-scored from the logged final results under every tie-break rule ({rule}): the "
+                     "difference between rules is what the rule is worth to each seat.")
+    long = stack(rescored)
+    long["series"] = (long["run"] + ": " if len(runs) > 1 else "") + long["rule"]
+    game = title.split(":")[0]
+    sec.charts.append((f"{name}_tiebreak_rescoring", f"Seat win rates under each tie-break rule ({n_all})",
+                       charts.grouped_bars(long, "seat", "win_rate", "ci_low", "ci_high", "series",
+                                           f"{game} win rate by seat and tie-break rule ({n_all})", "seat",
+                                           "win rate (%)")))
+    sec.tables.append((f"{name}_tiebreak_rescoring", "Seat win rates re-scored under each tie-break rule",
+                       wide({k: v.drop(columns=["wins"], errors="ignore") for k, v in rescored.items()},
+                            ["rule", "seat"])))
+    return sec
+
+
+def rescoring_summary(rescored: pd.DataFrame) -> dict[str, list[float]]:
+    """Win rate per seat under each tie-break rule, for summary.json."""
+    return {rule: grp.sort_values("seat")["win_rate"].tolist()
+            for rule, grp in rescored.groupby("rule", sort=False)}
+
+
 # ---- output --------------------------------------------------------------------------------------------
 def _format(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()

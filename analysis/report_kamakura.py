@@ -9,7 +9,18 @@ import pandas as pd
 
 from analysis import charts
 from analysis import kamakura as K
-from analysis.report import Section, fair_share, interval, p_value, pct, stack, wide
+from analysis.report import (
+    TIE_KEYS,
+    Section,
+    fair_share,
+    interval,
+    p_value,
+    pct,
+    rescoring_summary,
+    stack,
+    tie_section,
+    wide,
+)
 from analysis.runs import Run
 
 
@@ -64,28 +75,8 @@ def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[st
     sec.tables.append(("kamakura_seats", "Seat win rates", wide(seats, "seat")))
     sections = [sec]
 
-    # ---- ties ----
-    sec = Section("Kamakura: ties and what the tie-break rule is worth")
-    for lab, run in runs.items():
-        t = ties[lab]
-        sec.notes.append(
-            f"<b>{lab}</b>: top score tied in <b>{pct(t['top_tied_rate'])}</b> of games "
-            f"{interval(t['top_tied_ci_low'], t['top_tied_ci_high'])}; the tie-break decided the winner in "
-            f"<b>{pct(t['decided_by_tiebreak_rate'])}</b> "
-            f"{interval(t['decided_by_tiebreak_ci_low'], t['decided_by_tiebreak_ci_high'])}; {_n(run)}.")
-    sec.notes.append("Re-scored from the logged final scores under every tie-break rule (R-9): the "
-                     "difference between rules is what the rule is worth to each seat.")
-    long = stack(rescored)
-    long["series"] = (long["run"] + ": " if many else "") + long["rule"]
-    sec.charts.append(("kamakura_tiebreak_rescoring",
-                       f"Seat win rates under each tie-break rule ({n_all})",
-                       charts.grouped_bars(long, "seat", "win_rate", "ci_low", "ci_high", "series",
-                                           f"Kamakura win rate by seat and tie-break rule ({n_all})",
-                                           "seat (0 = start player)", "win rate (%)")))
-    sec.tables.append(("kamakura_tiebreak_rescoring", "Seat win rates re-scored under each tie-break rule",
-                       wide({k: v.drop(columns=["wins"], errors="ignore") for k, v in rescored.items()},
-                            ["rule", "seat"])))
-    sections.append(sec)
+    sections.append(tie_section("Kamakura: ties and what the tie-break rule is worth", "kamakura", runs, ties,
+                                rescored, "top score", "R-9", n_all))
 
     # ---- chit and power values ----
     sec = Section("Kamakura: what each chit and power is worth")
@@ -161,11 +152,8 @@ def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[st
             "seats": seats[lab][["seat", "win_rate", "ci_low", "ci_high"]].to_dict(orient="records"),
             "seat_equality_test": {k: equality[lab][k] for k in ("statistic", "dof", "p_value")},
             "start_player_advantage": {k: advantage[lab][k] for k in ("value", "ci_low", "ci_high", "n")},
-            "ties": {k: ties[lab][k] for k in ("top_tied_rate", "top_tied_ci_low", "top_tied_ci_high",
-                                               "decided_by_tiebreak_rate", "decided_by_tiebreak_ci_low",
-                                               "decided_by_tiebreak_ci_high", "n")},
-            "tiebreak_rescoring": {rule: grp.sort_values("seat")["win_rate"].tolist()
-                                   for rule, grp in rescored[lab].groupby("rule", sort=False)},
+            "ties": {k: ties[lab][k] for k in TIE_KEYS},
+            "tiebreak_rescoring": rescoring_summary(rescored[lab]),
             "chit_values": chits[lab][["colour", "icons", "claim_rate", "win_added", "ci_low",
                                        "ci_high"]].to_dict(orient="records"),
             "game_length_turns": {k: scores[lab]["length"][k]

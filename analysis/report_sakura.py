@@ -9,7 +9,17 @@ import pandas as pd
 
 from analysis import charts
 from analysis import sakura as S
-from analysis.report import Section, fair_share, interval, pct, stack, wide
+from analysis.report import (
+    TIE_KEYS,
+    Section,
+    fair_share,
+    interval,
+    pct,
+    rescoring_summary,
+    stack,
+    tie_section,
+    wide,
+)
 from analysis.runs import Run
 
 
@@ -44,25 +54,8 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
     sec.tables.append(("sakura_seats", "Seat win rates", wide(seats, "seat")))
     sections = [sec]
 
-    sec = Section("Sakura: ties and the tie-break")
-    for lab, run in runs.items():
-        t = ties[lab]
-        sec.notes.append(
-            f"<b>{lab}</b>: most tokens tied in <b>{pct(t['top_tied_rate'])}</b> of games "
-            f"{interval(t['top_tied_ci_low'], t['top_tied_ci_high'])}; decided by the tie-break (R-14) in "
-            f"<b>{pct(t['decided_by_tiebreak_rate'])}</b> "
-            f"{interval(t['decided_by_tiebreak_ci_low'], t['decided_by_tiebreak_ci_high'])}; "
-            f"n = {len(run.games):,} games.")
-    long = stack(rescored)
-    long["series"] = (long["run"] + ": " if many else "") + long["rule"]
-    sec.charts.append(("sakura_tiebreak_rescoring", f"Seat win rates under each tie-break rule ({n_all})",
-                       charts.grouped_bars(long, "seat", "win_rate", "ci_low", "ci_high", "series",
-                                           f"Sakura win rate by seat and tie-break rule ({n_all})", "seat",
-                                           "win rate (%)")))
-    sec.tables.append(("sakura_tiebreak_rescoring", "Seat win rates re-scored under each tie-break rule",
-                       wide({k: v.drop(columns=["wins"], errors="ignore") for k, v in rescored.items()},
-                            ["rule", "seat"])))
-    sections.append(sec)
+    sections.append(tie_section("Sakura: ties and the tie-break", "sakura", runs, ties, rescored,
+                                "most tokens", "R-14", n_all))
 
     sec = Section("Sakura: what each card and action is worth")
     sec.notes.append("Win added: win rate of the player-games in which the card (or action) was played minus "
@@ -121,11 +114,8 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
             "players": run.manifest["players"],
             "seats": seats[lab][["seat", "win_rate", "ci_low", "ci_high"]].to_dict(orient="records"),
             "start_player_advantage": _advantage(seats[lab], run.manifest["players"]),
-            "ties": {k: ties[lab][k] for k in ("top_tied_rate", "top_tied_ci_low", "top_tied_ci_high",
-                                               "decided_by_tiebreak_rate", "decided_by_tiebreak_ci_low",
-                                               "decided_by_tiebreak_ci_high", "n")},
-            "tiebreak_rescoring": {rule: grp.sort_values("seat")["win_rate"].tolist()
-                                   for rule, grp in rescored[lab].groupby("rule", sort=False)},
+            "ties": {k: ties[lab][k] for k in TIE_KEYS},
+            "tiebreak_rescoring": rescoring_summary(rescored[lab]),
             "bumps_per_game": bumps[lab]["bumps_mean"],
             "game_length_rounds": {k: rounds[lab][k] for k in ("mean", "median")},
         })
