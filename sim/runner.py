@@ -177,9 +177,9 @@ class RunDirectory:
 def missing_ranges(done: list[tuple[int, int]], games: int, jobs: int,
                    chunk: int | None = None) -> list[tuple[int, int]]:
     """Chunks covering 0..games-1 minus the finished ranges. Without a fixed `chunk`, sizes shrink as the
-    work left shrinks (a quarter of it per job, 2,000 to 10,000 games), so the last chunks finish close
-    together; below 2,000 games a part's fixed Parquet overhead (about 4 kB) would cost over 2 bytes a
-    game."""
+    work left shrinks (a quarter of it per job, 1,000 to 10,000 games), so the last chunks finish close
+    together; smaller parts would cost more than their time saves (a part's fixed Parquet overhead is
+    about 4 kB)."""
     covered = bytearray(games)
     for a, b in done:
         covered[a:min(b, games)] = b"\x01" * (min(b, games) - a)
@@ -190,7 +190,7 @@ def missing_ranges(done: list[tuple[int, int]], games: int, jobs: int,
         if covered[i]:
             i += 1
             continue
-        size = chunk or max(2000, min(10000, -(-remaining // (4 * jobs))))
+        size = chunk or max(1000, min(10000, -(-remaining // (4 * jobs))))
         j = i
         while j < games and not covered[j] and j - i < size:
             j += 1
