@@ -33,7 +33,6 @@ from sim.kamakura.kernels import (
     GREEN,
     GREEN_MIN,
     ICONS,
-    N_ACTIONS,
     ORDER_MOVES,
     ORDER_SPENT,
     OWNER,
@@ -458,7 +457,3 @@ def agent_plan(kind, s, rng, plan, buf):
         return greedy_plan(s, rng, plan)
     plan[0] = random_action(s, rng, buf)
     return 1
-
-
-def _unused():  # keep N_ACTIONS imported for callers that size buffers from this module
-    return N_ACTIONS

@@ -15,7 +15,6 @@ from numba import njit
 
 from sim.rng import rng_below
 from sim.sakura.kernels import (
-    A_BACK,
     A_COURT,
     A_FORWARD,
     A_PLAY,
@@ -225,7 +224,3 @@ def agent_action(kind, s, rng, buf):
     if kind == AGENT_GREEDY:
         return greedy_action(s, rng, buf)
     return random_action(s, rng, buf)
-
-
-def _codes():  # action codes the agents return, for readers of this module
-    return A_PLAY, A_COURT, A_FORWARD, A_BACK
