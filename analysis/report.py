@@ -33,6 +33,13 @@ class Section:
     charts: list[tuple[str, str, Any]] = field(default_factory=list)  # (file name, caption, figure)
 
 
+def scope(runs: dict[str, Run]) -> tuple[str | None, str]:
+    """The chart series column (None for one run) and the "n = ... games" text for a game's runs."""
+    total = sum(len(r.games) for r in runs.values())
+    many = len(runs) > 1
+    return ("run" if many else None), f"n = {total:,} games" + (f" in {len(runs)} runs" if many else "")
+
+
 def pct(x: float) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
 

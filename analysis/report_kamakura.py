@@ -17,6 +17,7 @@ from analysis.report import (
     p_value,
     pct,
     rescoring_summary,
+    scope,
     stack,
     tie_section,
     wide,
@@ -34,10 +35,7 @@ def _chit_label(frame: pd.DataFrame) -> pd.Series:
 
 def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str, Any]]]:
     labels = list(runs)
-    many = len(runs) > 1
-    series = "run" if many else None
-    total = sum(len(r.games) for r in runs.values())
-    n_all = f"n = {total:,} games" + (f" in {len(runs)} runs" if many else "")
+    series, n_all = scope(runs)
 
     seats = {lab: K.seat_win_rates(r.players) for lab, r in runs.items()}
     equality = {lab: K.seat_equality_test(r.players) for lab, r in runs.items()}

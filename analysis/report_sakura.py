@@ -16,6 +16,7 @@ from analysis.report import (
     interval,
     pct,
     rescoring_summary,
+    scope,
     stack,
     tie_section,
     wide,
@@ -24,10 +25,7 @@ from analysis.runs import Run
 
 
 def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str, Any]]]:
-    many = len(runs) > 1
-    series = "run" if many else None
-    total = sum(len(r.games) for r in runs.values())
-    n_all = f"n = {total:,} games" + (f" in {len(runs)} runs" if many else "")
+    series, n_all = scope(runs)
 
     seats = {lab: S.seat_win_rates(r.players) for lab, r in runs.items()}
     ties = {lab: S.tie_stats(r.games) for lab, r in runs.items()}

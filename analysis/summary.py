@@ -6,21 +6,18 @@ import numpy as np
 import pandas as pd
 
 from analysis.runs import Run
+from analysis.seats import seat_win_rates
 from analysis.stats import wilson_interval
 
 
 def seat_table(players: pd.DataFrame) -> pd.DataFrame:
-    """Win share per seat with its Wilson 95% interval, from the players table."""
-    rows = []
-    for seat, group in players.groupby("seat", sort=True):
-        n = len(group)
-        wins = float(group["win_share"].astype(float).sum())
-        low, high = wilson_interval(wins, n)
-        agents = ",".join(sorted(set(group["agent"].astype(str))))
-        rows.append({"seat": int(seat) + 1, "agents": agents, "games": n, "win_rate": wins / n,
-                     "ci_low": low, "ci_high": high,
-                     "mean_score": float(group["score"].astype(float).mean())})
-    return pd.DataFrame(rows)
+    """Win share per seat with its Wilson 95% interval (analysis.seats), seats counted from 1 for print,
+    with the agents that sat there."""
+    table = seat_win_rates(players)
+    agents = players.assign(agent=players["agent"].astype(str)).groupby("seat")["agent"]
+    table["agents"] = [",".join(sorted(set(agents.get_group(seat)))) for seat in table["seat"]]
+    table["seat"] = table["seat"].astype(int) + 1
+    return table
 
 
 def format_summary(run: Run) -> str:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from sim.agent_spec import parse_agents
 from sim.config import load_toml
@@ -61,14 +62,20 @@ def _package(game: str, module: str):
     return importlib.import_module(f"{GAME_PACKAGES[game]}.{module}")
 
 
-def plan_run(config: str | os.PathLike[str], players: int, agents: str, seed: int,
-             rotate_seats: bool) -> RunPlan:
-    """Validate the inputs of a run (ConfigError on anything wrong) and fix its identity."""
+def load_rules(config: str | os.PathLike[str], players: int) -> tuple[str, dict, Any]:
+    """Read a config of either game (its `game` key says which) and validate it for `players`:
+    (game, merged config, rules)."""
     merged, _ = load_toml(config)
     game = merged.get("game")
     if game not in GAME_PACKAGES:
         raise ConfigError(f"{config}: game: must be one of {', '.join(GAME_PACKAGES)}, got {game!r}")
-    rules = _package(game, "params").rules_from_mapping(merged, players, os.fspath(config))
+    return game, merged, _package(game, "params").rules_from_mapping(merged, players, os.fspath(config))
+
+
+def plan_run(config: str | os.PathLike[str], players: int, agents: str, seed: int,
+             rotate_seats: bool) -> RunPlan:
+    """Validate the inputs of a run (ConfigError on anything wrong) and fix its identity."""
+    game, merged, rules = load_rules(config, players)
     specs = parse_agents(agents, players, game)
     return RunPlan(game, os.fspath(config), merged, rules.config_hash, players, tuple(str(a) for a in specs),
                    rotate_seats, seed)

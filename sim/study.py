@@ -14,9 +14,8 @@ import pandas as pd
 from analysis.seats import seat_win_rates_from_shares, win_shares
 from analysis.stats import wilson_interval
 from sim.agent_spec import AgentSpec, parse_agents
-from sim.config import load_toml
-from sim.errors import ConfigError
 from sim.rng import game_seeds
+from sim.runner import load_rules
 
 # Per game: its package, the batch column holding final scores, and the one holding game length.
 GAMES = {"kamakura": ("sim.kamakura", "scores", "turns"), "sakura": ("sim.sakura", "tokens", "rounds")}
@@ -47,19 +46,9 @@ class StudyResult:
         return seat_win_rates_from_shares(win_shares(self.batch["winners"]), [str(a) for a in self.agents])
 
 
-def load_rules(config: str | os.PathLike[str], players: int) -> tuple[str, Any]:
-    """Read a config of either game (its `game` key says which) and validate it for `players`."""
-    merged, _ = load_toml(config)
-    game = merged.get("game")
-    if game not in GAMES:
-        raise ConfigError(f"{config}: game: must be one of {', '.join(GAMES)}, got {game!r}")
-    params = importlib.import_module(GAMES[game][0] + ".params")
-    return game, params.rules_from_mapping(merged, players, os.fspath(config))
-
-
 def run_study(config: str | os.PathLike[str], players: int, agents: str, games: int,
               seed: int) -> StudyResult:
-    game, rules = load_rules(config, players)
+    game, _, rules = load_rules(config, players)
     specs = parse_agents(agents, rules.players, game)
     package = GAMES[game][0]
     codes = importlib.import_module(package + ".agents").AGENT_CODES
