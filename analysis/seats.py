@@ -33,6 +33,27 @@ def seat_win_rates(players: pd.DataFrame) -> pd.DataFrame:
                              "ci_low": low, "ci_high": high, "mean_score": score / games})
 
 
+def agent_win_rates(players: pd.DataFrame) -> pd.DataFrame:
+    """One row per agent: ``agent, games, seats, wins, win_rate, ci_low, ci_high, per_seat, fair``.
+
+    ``seats`` is how many seats the agent held in each game (one lineup per run, seats maybe rotated);
+    ``wins`` sums its seats' win shares over all games, so ``win_rate`` is the share of games the agent
+    won; ``fair`` is seats / players, what it would win if the agents were equal; ``per_seat`` is the
+    win rate per seat it held. The interval is Wilson's 95% over games."""
+    frame = players.assign(agent=players["agent"].astype(str))
+    n_games = frame["game_id"].nunique()
+    n_players = int(frame.groupby("game_id").size().max()) if n_games else 0
+    rows = []
+    for agent, group in frame.groupby("agent", sort=True):
+        seats = len(group) / n_games
+        wins = float(group["win_share"].sum())
+        low, high = wilson_interval(wins, n_games)
+        rows.append({"agent": agent, "games": n_games, "seats": seats, "wins": wins,
+                     "win_rate": wins / n_games, "ci_low": low, "ci_high": high,
+                     "per_seat": wins / n_games / seats, "fair": seats / n_players})
+    return pd.DataFrame(rows)
+
+
 def seat_equality_test(players: pd.DataFrame) -> dict[str, Any]:
     """Chi-square goodness-of-fit test of "every seat wins equally often" on the summed win shares.
 

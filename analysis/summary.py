@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.runs import Run
-from analysis.seats import seat_win_rates
+from analysis.seats import agent_win_rates, seat_win_rates
 from analysis.stats import wilson_interval
 
 
@@ -32,6 +32,14 @@ def format_summary(run: Run) -> str:
         mark = "" if row.ci_low <= fair <= row.ci_high else "  *differs from fair"
         lines.append(f"  {row.seat:>4}  {row.agents:<16} {100 * row.win_rate:8.1f}%   "
                      f"[{100 * row.ci_low:4.1f}%, {100 * row.ci_high:4.1f}%]   {row.mean_score:10.1f}{mark}")
+    agents = agent_win_rates(run.players)
+    if len(agents) > 1:  # mixed agents: how each one fares against the others
+        lines.append("  agent                      seats  win rate   95% CI            fair share")
+        for row in agents.itertuples():
+            mark = "" if row.ci_low <= row.fair <= row.ci_high else "  *differs from fair"
+            lines.append(f"  {row.agent:<26} {row.seats:5.2f} {100 * row.win_rate:8.1f}%   "
+                         f"[{100 * row.ci_low:4.1f}%, {100 * row.ci_high:4.1f}%]   "
+                         f"{100 * row.fair:8.1f}%{mark}")
     ties = int(run.games["tie"].sum())
     low, high = wilson_interval(ties, n)
     length = "turns" if "turns" in run.games else "rounds"

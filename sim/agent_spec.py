@@ -4,13 +4,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from sim.errors import ConfigError
 
-# Agents each game offers, with the parameters each accepts (none yet for the compiled baselines).
-KNOWN_AGENTS: dict[str, dict[str, dict[str, type]]] = {
-    "kamakura": {"random": {}, "greedy": {}},
-    "sakura": {"random": {}, "greedy": {}},
+ROLLOUTS = ("random", "greedy", "uniform", "quick")  # indices: mcts.ROLLOUT_*
+REWARDS = ("win", "score")
+# MCTS parameters each game accepts: (type or choices, default). Kernels read them as one float row per
+# seat, in this order (sim/<game>/mcts.py P_*). Choices are passed as their index.
+MCTS_PARAMS: dict[str, dict[str, tuple[type | tuple[str, ...], float]]] = {
+    "kamakura": {"iters": (int, 1000), "c": (float, 0.1), "rollout": (ROLLOUTS, 0), "reward": (REWARDS, 1),
+                 "horizon": (int, 2), "prior": (float, 2.0)},
+    "sakura": {"iters": (int, 1000), "c": (float, 0.7), "reward": (REWARDS, 0)},
 }
+AGENT_NAMES = ("random", "greedy", "mcts")
+LOWEST = {"iters": 1, "c": 0.0, "horizon": 0, "prior": 0.0}  # smallest allowed value of numeric parameters
 
 
 @dataclass(frozen=True)
@@ -26,7 +34,6 @@ class AgentSpec:
 
 def parse_agents(text: str, players: int, game: str) -> list[AgentSpec]:
     """One AgentSpec per seat; refuse unknown agents and parameters with a ConfigError naming them."""
-    known = KNOWN_AGENTS[game]
     names = [part.strip() for part in text.split(",")] if text else []
     # Parameters are comma-separated too: re-join "mcts:iters=4", "c=1" into one spec.
     specs: list[str] = []
@@ -40,22 +47,60 @@ def parse_agents(text: str, players: int, game: str) -> list[AgentSpec]:
     if len(specs) != players:
         raise ConfigError(f"--agents: give one agent for every seat or one for all {players} seats, "
                           f"got {len(specs)}: {text!r}")
-    out = []
-    for spec in specs:
-        name, _, param_text = spec.partition(":")
-        if name not in known:
-            raise ConfigError(f"--agents: unknown agent {name!r} for {game}; known: {', '.join(known)}")
-        params: dict[str, float | int | str] = {}
-        for item in filter(None, param_text.split(",")):
-            key, eq, value = item.partition("=")
-            if not eq or key not in known[name]:
-                allowed = ", ".join(known[name]) or "none"
-                raise ConfigError(f"--agents: agent {name!r} has no parameter {key!r} "
-                                  f"(parameters: {allowed})")
-            try:
-                params[key] = known[name][key](value)
-            except ValueError:
-                raise ConfigError(f"--agents: {name}:{key} must be {known[name][key].__name__}, "
-                                  f"got {value!r}") from None
-        out.append(AgentSpec(name, params))
-    return out
+    return [parse_spec(spec, game) for spec in specs]
+
+
+def parse_spec(spec: str, game: str) -> AgentSpec:
+    """One agent, e.g. `mcts:iters=400,c=1.2`; a ConfigError says what is wrong."""
+    name, _, param_text = spec.strip().partition(":")
+    if name not in AGENT_NAMES:
+        raise ConfigError(f"--agents: unknown agent {name!r} for {game}; known: {', '.join(AGENT_NAMES)}")
+    known = MCTS_PARAMS[game] if name == "mcts" else {}
+    params: dict[str, float | int | str] = {}
+    for item in filter(None, param_text.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or key not in known:
+            allowed = ", ".join(known) or "none"
+            raise ConfigError(f"--agents: agent {name!r} has no parameter {key!r} (parameters: {allowed})")
+        kind = known[key][0]
+        if isinstance(kind, tuple):
+            if value not in kind:
+                raise ConfigError(f"--agents: {name}:{key} must be one of {', '.join(kind)}, got {value!r}")
+            params[key] = value
+            continue
+        try:
+            number = kind(value)
+        except ValueError:
+            raise ConfigError(f"--agents: {name}:{key} must be {kind.__name__}, got {value!r}") from None
+        if number < LOWEST[key]:
+            raise ConfigError(f"--agents: {name}:{key} must be at least {LOWEST[key]}, got {value!r}")
+        params[key] = number
+    return AgentSpec(name, params)
+
+
+def mcts_row(spec: AgentSpec, game: str) -> list[float]:
+    """The kernel parameter row of an agent: MCTS values (defaults filled in), zeros for the others."""
+    known = MCTS_PARAMS[game]
+    if spec.name != "mcts":
+        return [0.0] * len(known)
+    row = []
+    for key, (kind, default) in known.items():
+        value = spec.params.get(key)
+        if value is None:
+            row.append(float(default))
+        else:
+            row.append(float(kind.index(value) if isinstance(kind, tuple) else value))
+    return row
+
+
+def agent_arrays(seating: list[list[str]], game: str, codes: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Agent codes (games, players) and MCTS parameter rows (games, players, n) for a list of seatings."""
+    cache: dict[str, tuple[int, list[float]]] = {}
+    for row in seating:
+        for text in row:
+            if text not in cache:
+                spec = parse_spec(text, game)
+                cache[text] = (codes[spec.name], mcts_row(spec, game))
+    kinds = np.array([[cache[text][0] for text in row] for row in seating], dtype=np.int64)
+    params = np.array([[cache[text][1] for text in row] for row in seating], dtype=np.float64)
+    return kinds, params.reshape(len(seating), len(seating[0]) if seating else 0, len(MCTS_PARAMS[game]))

@@ -76,12 +76,59 @@ def _measure(name: str, game, run_batch, policy_class, players: int, scale: floa
     }
 
 
+def _mcts_rate(search: Callable[[np.ndarray, np.ndarray, int], int], vector: np.ndarray, iters: int,
+               repeats: int) -> float:
+    """Median iterations per second of fresh searches from one position (after a warm-up search)."""
+    search(vector, new_rng(0, 1), 10)
+
+    def run(rep: int) -> None:
+        search(vector, new_rng(rep + 1, 1), iters)
+
+    return _median_rate(run, iters, repeats)
+
+
+def _measure_mcts(scale: float, repeats: int) -> dict:
+    """MCTS iterations per second: ours on one core, and OpenSpiel's MCTSBot on the adapter game at the
+    same position with the same algorithm (UCT, one rollout to the end of the game per iteration, uniform
+    over the legal actions, win reward), in this run. Our agent's default, shorter rollouts are timed too."""
+    from sim.kamakura import mcts as kamakura_mcts
+    from sim.sakura import mcts as sakura_mcts
+
+    iters = max(50, int(1000 * scale))
+    game = KamakuraGame(kamakura_rules(3))
+    start = game.new_state(0)
+    full = _mcts_rate(lambda v, rng, n: kamakura_mcts.search(
+        v, rng, iters=n, c=1.4, rollout=kamakura_mcts.ROLLOUT_UNIFORM, reward=kamakura_mcts.REWARD_WIN,
+        horizon=0, prior=0.0), start.vector, iters, repeats)
+    agent = _mcts_rate(lambda v, rng, n: kamakura_mcts.search(v, rng, iters=n), start.vector, iters, repeats)
+    sakura_start = SakuraGame(sakura_rules(4)).new_state(0)
+    sakura = _mcts_rate(lambda v, rng, n: sakura_mcts.search(v, rng, iters=n), sakura_start.vector, iters,
+                        repeats)
+    figures = {
+        "kamakura_mcts_iters_per_s": round(full, 1),
+        "kamakura_mcts_agent_iters_per_s": round(agent, 1),
+        "sakura_mcts_iters_per_s": round(sakura, 1),
+        "mcts_iters_per_search": iters,
+        "mcts_position": "start of a 3-player Kamakura game, base config, seed 0 (Sakura: 4 players)",
+    }
+    try:
+        from sim.kamakura.openspiel_game import openspiel_mcts_iters_per_s
+    except ImportError:  # the optional extra is not installed
+        figures["openspiel_mcts_iters_per_s"] = None
+        return figures
+    theirs = openspiel_mcts_iters_per_s(game.to_dict(start), iterations=iters, repeats=min(repeats, 3))
+    figures["openspiel_mcts_iters_per_s"] = round(theirs, 1)
+    figures["mcts_ours_over_openspiel"] = round(full / theirs, 1)
+    return figures
+
+
 def run_bench(scale: float = 1.0, repeats: int = 5) -> dict:
     figures: dict = {"repeats": repeats}
     figures.update(_measure("kamakura", KamakuraGame(kamakura_rules(3)), kamakura_batch.run_batch,
                             kamakura_policies.RandomPolicy, 3, scale, repeats))
     figures.update(_measure("sakura", SakuraGame(sakura_rules(4)), sakura_batch.run_batch,
                             sakura_policies.RandomPolicy, 4, scale, repeats))
+    figures.update(_measure_mcts(scale, repeats))
     figures["machine"] = (f"{platform.machine()}, {os.cpu_count()} cpus, python {platform.python_version()}, "
                           f"numba {numba.__version__}, numpy {np.__version__}")
     return figures
@@ -101,4 +148,17 @@ def format_bench(figures: dict) -> str:
             f"  {'':<22} greedy, batch path  : {figures[f'{name}_greedy_games_per_s']:>10,.0f} games/s "
             f"({per['greedy_batch']} games a repeat)",
         ]
+    agent_rate = figures["kamakura_mcts_agent_iters_per_s"]
+    lines += [
+        f"  MCTS ({figures['mcts_iters_per_search']} iterations a search, {figures['mcts_position']}):",
+        f"    Kamakura, uniform rollouts to the end: {figures['kamakura_mcts_iters_per_s']:>10,.0f} it/s",
+        f"    Kamakura, the agent's defaults       : {agent_rate:>10,.0f} it/s",
+        f"    Sakura (ISMCTS), the agent's defaults: {figures['sakura_mcts_iters_per_s']:>10,.0f} it/s",
+    ]
+    if figures.get("openspiel_mcts_iters_per_s") is None:
+        lines.append("    OpenSpiel MCTSBot: not measured (install the `openspiel` extra)")
+    else:
+        theirs = figures["openspiel_mcts_iters_per_s"]
+        lines.append(f"    OpenSpiel MCTSBot on the adapter game : {theirs:>10,.1f} it/s "
+                     f"(ours is {figures['mcts_ours_over_openspiel']:,.0f}x faster)")
     return "\n".join(lines)

@@ -24,7 +24,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from sim.agent_spec import parse_agents
+from sim.agent_spec import agent_arrays, parse_agents
 from sim.config import load_toml
 from sim.errors import ConfigError
 
@@ -95,7 +95,6 @@ def _rules(plan: RunPlan):
 
 def play_chunk(plan: RunPlan, start: int, end: int) -> tuple[int, int, dict[str, bytes]]:
     """Play games start..end-1 and return their three tables as Parquet bytes (runs in a worker)."""
-    import numpy as np
 
     from sim.rng import game_seeds
     from sim.run_tables import kamakura_tables, sakura_tables, to_parquet_bytes
@@ -103,9 +102,9 @@ def play_chunk(plan: RunPlan, start: int, end: int) -> tuple[int, int, dict[str,
     rules = _rules(plan)
     codes = _package(plan.game, "agents").AGENT_CODES
     seating = plan.seating(start, end)
-    kinds = np.array([[codes[name.split(":")[0]] for name in row] for row in seating], dtype=np.int64)
+    kinds, params = agent_arrays(seating, plan.game, codes)
     seeds = game_seeds(plan.seed, start, end - start)
-    out = _package(plan.game, "batch").run_batch(rules, seeds, kinds)
+    out = _package(plan.game, "batch").run_batch(rules, seeds, kinds, params)
     if plan.game == "kamakura":
         tables = kamakura_tables(start, seeds, seating, out, plan.config_hash, rules.order_chit_moves)
     else:
@@ -181,12 +180,18 @@ class RunDirectory:
         self.manifest_path.unlink(missing_ok=True)
 
 
+def smallest_chunk(plan: RunPlan) -> int:
+    """1,000 games for the fast agents; 10 when a seat searches (mcts: seconds a game)."""
+    return 10 if any(agent.startswith("mcts") for agent in plan.agents) else 1000
+
+
 def missing_ranges(done: list[tuple[int, int]], games: int, jobs: int,
-                   chunk: int | None = None) -> list[tuple[int, int]]:
+                   chunk: int | None = None, smallest: int = 1000) -> list[tuple[int, int]]:
     """Chunks covering 0..games-1 minus the finished ranges. Without a fixed `chunk`, sizes shrink as the
-    work left shrinks (a quarter of it per job, 1,000 to 10,000 games), so the last chunks finish close
-    together; smaller parts would cost more than their time saves (a part's fixed Parquet overhead is
-    about 4 kB)."""
+    work left shrinks (a quarter of it per job, `smallest` to 10,000 games), so the last chunks finish
+    close together; for the fast agents smaller parts would cost more than their time saves (a part's
+    fixed Parquet overhead is about 4 kB), but a searching agent takes seconds a game, and small chunks
+    keep both the jobs busy and an interrupted run's losses small."""
     covered = bytearray(games)
     for a, b in done:
         covered[a:min(b, games)] = b"\x01" * (min(b, games) - a)
@@ -197,7 +202,7 @@ def missing_ranges(done: list[tuple[int, int]], games: int, jobs: int,
         if covered[i]:
             i += 1
             continue
-        size = chunk or max(1000, min(10000, -(-remaining // (4 * jobs))))
+        size = chunk or max(smallest, min(10000, -(-remaining // (4 * jobs))))
         j = i
         while j < games and not covered[j] and j - i < size:
             j += 1
@@ -375,7 +380,7 @@ def simulate(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int =
         run_dir.clean_unfinished()
         done = run_dir.finished()
         already = sum(min(b, games) - a for a, b in done if a < games)
-        todo = missing_ranges(done, games, jobs, chunk_size)
+        todo = missing_ranges(done, games, jobs, chunk_size, smallest=smallest_chunk(plan))
         manifest = manifest or {**asdict(plan), "agents": list(plan.agents), "created": time.time(),
                                 "sessions": [], "wall_time_s": 0.0}
         manifest.update(games_asked=max(games, manifest.get("games_asked", 0)), games_finished=already,

@@ -13,7 +13,7 @@ import pandas as pd
 
 from analysis.seats import seat_win_rates_from_shares, win_shares
 from analysis.stats import wilson_interval
-from sim.agent_spec import AgentSpec, parse_agents
+from sim.agent_spec import AgentSpec, agent_arrays, parse_agents
 from sim.rng import game_seeds
 from sim.runner import load_rules
 
@@ -53,9 +53,9 @@ def run_study(config: str | os.PathLike[str], players: int, agents: str, games: 
     package = GAMES[game][0]
     codes = importlib.import_module(package + ".agents").AGENT_CODES
     run_batch = importlib.import_module(package + ".batch").run_batch
-    seating = np.array([codes[a.name] for a in specs], dtype=np.int64)
+    seating, params = agent_arrays([[str(a) for a in specs]], game, codes)
     start = time.perf_counter()
-    batch = run_batch(rules, game_seeds(seed, 0, games), seating)
+    batch = run_batch(rules, game_seeds(seed, 0, games), seating[0], params[0])
     return StudyResult(game, rules, specs, seed, time.perf_counter() - start, batch)
 
 

@@ -51,7 +51,8 @@ from sim.rng import rng_below
 
 AGENT_RANDOM = 0
 AGENT_GREEDY = 1
-AGENT_CODES = {"random": AGENT_RANDOM, "greedy": AGENT_GREEDY}
+AGENT_MCTS = 2  # searched in mcts.py; the batch loop calls it with the seat's tree
+AGENT_CODES = {"random": AGENT_RANDOM, "greedy": AGENT_GREEDY, "mcts": AGENT_MCTS}
 MAX_PLAN = 96
 
 

@@ -7,7 +7,7 @@ same seed, so a game's record depends on its seed and seating alone, not on whic
 import numpy as np
 from numba import njit
 
-from sim.kamakura.agents import MAX_PLAN, agent_plan
+from sim.kamakura.agents import AGENT_MCTS, MAX_PLAN, agent_plan
 from sim.kamakura.kernels import (
     A_GAIN,
     A_PASS,
@@ -29,17 +29,32 @@ from sim.kamakura.kernels import (
     scores,
     winners,
 )
+from sim.kamakura.mcts import (
+    M_VALID,
+    N_PARAMS,
+    NODES_PER_ITER,
+    P_C,
+    P_HORIZON,
+    P_ITERS,
+    P_PRIOR,
+    P_REWARD,
+    P_ROLLOUT,
+    VALUE_COLUMNS,
+    mcts_action,
+)
 from sim.rng import batch_inputs, rng_seeded
 
+MAX_HISTORY = 4096  # actions remembered for MCTS tree reuse; a longer game starts fresh trees
 MAX_EVENTS = 96  # at most 40 gains + 40 chit activations + 4 order chits
 EVENT_GAIN, EVENT_USE_CHIT, EVENT_USE_ORDER = 0, 1, 2
 
 
 @njit(cache=True, nogil=True)  # lets the runner's helper threads work while games play
 def play_batch(seeds, players, layout, random_layout, chit_sets, order_moves, green_min, voluntary,
-               tie_break, agent_kinds, out_scores, out_winners, out_tie, out_decided, out_turns,
+               tie_break, agent_kinds, agent_params, out_scores, out_winners, out_tie, out_decided, out_turns,
                out_end_reason, out_out_turn, out_events, out_n_events, out_chits):
-    """Play len(seeds) games; agent_kinds[g, seat] gives each game's seating. Fills the out_* arrays:
+    """Play len(seeds) games; agent_kinds[g, seat] gives each game's seating and agent_params[g, seat]
+    the parameters of an MCTS seat (mcts.P_*). Fills the out_* arrays:
     scores and winners (0/1) per seat, tie / decided-by-tie-break flags, turns, end reason, the turn at
     which each seat passed (-1 if never), events[g, k] = (turn, seat, kind, chit id or -1), and each
     chit's (icons, points, power) as dealt in that game (chits[g, id])."""
@@ -47,7 +62,25 @@ def play_batch(seeds, players, layout, random_layout, chit_sets, order_moves, gr
     buf = np.empty(N_ACTIONS, dtype=np.int64)
     score = np.zeros(MAX_PLAYERS, dtype=np.int64)
     win = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    # One search tree per seat, sized for the largest MCTS budget at the table (tiny when there is none).
+    max_iters = 0
     for g in range(seeds.shape[0]):
+        for seat in range(players):
+            if agent_kinds[g, seat] == AGENT_MCTS and agent_params[g, seat, P_ITERS] > max_iters:
+                max_iters = int(agent_params[g, seat, P_ITERS])
+    capacity = NODES_PER_ITER * max_iters + 4 * N_ACTIONS if max_iters > 0 else 1
+    t_first = np.full((MAX_PLAYERS, capacity), -1, dtype=np.int64)
+    t_count = np.zeros((MAX_PLAYERS, capacity), dtype=np.int64)
+    t_action = np.zeros((MAX_PLAYERS, capacity), dtype=np.int64)
+    t_visits = np.zeros((MAX_PLAYERS, capacity), dtype=np.int64)
+    t_value = np.zeros((MAX_PLAYERS, capacity, VALUE_COLUMNS), dtype=np.float64)
+    t_meta = np.zeros((MAX_PLAYERS, 4), dtype=np.int64)
+    queue = np.empty(capacity, dtype=np.int64)
+    history = np.empty(MAX_HISTORY, dtype=np.int64)
+    for g in range(seeds.shape[0]):
+        for seat in range(MAX_PLAYERS):
+            t_meta[seat, M_VALID] = 0
+        n_history = 0
         s = new_game(players, layout, random_layout, chit_sets, order_moves, green_min, voluntary,
                      tie_break, seeds[g])
         rng = rng_seeded(seeds[g], 1)
@@ -60,7 +93,16 @@ def play_batch(seeds, players, layout, random_layout, chit_sets, order_moves, gr
         last_turn = 0
         while s[OVER] == 0:
             seat = s[TO_MOVE]
-            n_plan = agent_plan(agent_kinds[g, seat], s, rng, plan, buf)
+            kind = agent_kinds[g, seat]
+            if kind == AGENT_MCTS:
+                row = agent_params[g, seat]
+                plan[0] = mcts_action(s, rng, int(row[P_ITERS]), row[P_C], int(row[P_ROLLOUT]),
+                                      int(row[P_REWARD]), int(row[P_HORIZON]), row[P_PRIOR],
+                                      t_first[seat], t_count[seat], t_action[seat], t_visits[seat],
+                                      t_value[seat], t_meta[seat], queue, history, n_history)
+                n_plan = 1
+            else:
+                n_plan = agent_plan(kind, s, rng, plan, buf)
             for i in range(n_plan):
                 action = plan[i]
                 turn = s[TURN]
@@ -83,6 +125,12 @@ def play_batch(seeds, players, layout, random_layout, chit_sets, order_moves, gr
                         out_events[g, n_events, 3] = action - A_GAIN
                     n_events += 1
                 apply_action(s, action)
+                history[n_history] = action
+                n_history += 1
+                if n_history == MAX_HISTORY:
+                    n_history = 0
+                    for other in range(MAX_PLAYERS):
+                        t_meta[other, M_VALID] = 0
         scores(s, score)
         tie, decided = winners(s, score, win)
         for seat in range(s[PLAYERS]):
@@ -97,14 +145,20 @@ def play_batch(seeds, players, layout, random_layout, chit_sets, order_moves, gr
 
 
 # ---- Python face ---------------------------------------------------------------------------------------
-def run_batch(rules, seeds, seating) -> dict[str, np.ndarray]:
+def run_batch(rules, seeds, seating, params=None) -> dict[str, np.ndarray]:
     """Play one game per seed. `seating` is a (games, players) array of agent codes (agents.AGENT_CODES)
-    or one row for every game. Returns the out_* arrays by name (see play_batch)."""
+    or one row for every game; `params` the matching (games, players, mcts.N_PARAMS) MCTS parameters, or
+    one (players, N_PARAMS) table for every game (needed only when a seat plays mcts). Returns the out_*
+    arrays by name (see play_batch)."""
     from sim.kamakura.game import kernel_args
 
     players = rules.players
     seeds, seating = batch_inputs(seeds, seating, players)
     games = len(seeds)
+    params = np.zeros((players, N_PARAMS)) if params is None else np.asarray(params, dtype=np.float64)
+    if params.ndim == 2:
+        params = np.broadcast_to(params, (games, players, N_PARAMS))
+    params = np.ascontiguousarray(params)
     out = {
         "scores": np.zeros((games, players), dtype=np.int64),
         "winners": np.zeros((games, players), dtype=np.int64),
@@ -117,7 +171,7 @@ def run_batch(rules, seeds, seating) -> dict[str, np.ndarray]:
         "n_events": np.zeros(games, dtype=np.int64),
         "chits": np.empty((games, 40, 3), dtype=np.int8),
     }
-    play_batch(seeds, *kernel_args(rules), seating, out["scores"], out["winners"], out["tie"],
+    play_batch(seeds, *kernel_args(rules), seating, params, out["scores"], out["winners"], out["tie"],
                out["decided_by_tiebreak"], out["turns"], out["end_reason"], out["out_turn"], out["events"],
                out["n_events"], out["chits"])
     return out

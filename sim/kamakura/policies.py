@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.kamakura import agents
+from sim.kamakura import agents, mcts
 from sim.kamakura.game import KamakuraGame, KamakuraState, action_to_string
 from sim.rng import rng_below
 
@@ -49,4 +49,16 @@ class GreedyPolicy:
         return self._queue.pop(0)
 
 
-POLICIES = {"random": RandomPolicy, "greedy": GreedyPolicy}
+class MctsPolicy:
+    """UCT (mcts.py) over the kernels, searching afresh at every decision (the batch loop keeps its tree
+    between decisions of one turn instead). Defaults: the `mcts` agent's (sim/agent_spec.py)."""
+
+    def __init__(self, rng: np.ndarray, **params: float) -> None:
+        self.rng = rng
+        self.params = params
+
+    def choose(self, game: KamakuraGame, state: KamakuraState) -> str:
+        return action_to_string(mcts.search(state.vector, self.rng, **self.params))
+
+
+POLICIES = {"random": RandomPolicy, "greedy": GreedyPolicy, "mcts": MctsPolicy}

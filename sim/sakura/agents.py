@@ -57,7 +57,8 @@ from sim.sakura.kernels import (
 
 AGENT_RANDOM = 0
 AGENT_GREEDY = 1
-AGENT_CODES = {"random": AGENT_RANDOM, "greedy": AGENT_GREEDY}
+AGENT_MCTS = 2  # searched in mcts.py, called by the batch loop
+AGENT_CODES = {"random": AGENT_RANDOM, "greedy": AGENT_GREEDY, "mcts": AGENT_MCTS}
 GREEDY_SAMPLES = 8
 
 

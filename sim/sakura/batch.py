@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 from sim.rng import batch_inputs, rng_seeded
-from sim.sakura.agents import agent_action
+from sim.sakura.agents import AGENT_MCTS, agent_action
 from sim.sakura.kernels import (
     BUMPS,
     END_REASON,
@@ -36,6 +36,7 @@ from sim.sakura.kernels import (
     new_game,
     winners,
 )
+from sim.sakura.mcts import N_PARAMS, P_C, P_ITERS, P_REWARD, mcts_action
 
 CARD_COLUMNS = 7   # game, round, painter (seat; players = court), card, resolved, bumps, tokens after
 SAKURA_COLUMNS = 5  # game, round, sakura index, painter, tokens gained
@@ -43,10 +44,12 @@ SAKURA_COLUMNS = 5  # game, round, sakura index, painter, tokens gained
 
 @njit(cache=True, nogil=True)  # lets the runner's helper threads work while games play
 def play_batch(first, seeds, players, variant, tie_break, path_len, torii, sakura, cards, agent_kinds,
-               out_tokens, out_winners, out_tie, out_decided, out_rounds, out_end_reason, out_bumps,
+               agent_params, out_tokens, out_winners, out_tie, out_decided, out_rounds, out_end_reason,
+               out_bumps,
                out_positions, card_log, sakura_log, counts):
     """Play games first.. of seeds; returns the index after the last game finished (less than len(seeds)
-    when the logs are full: the caller grows them and calls again). counts = [card rows, sakura rows]."""
+    when the logs are full: the caller grows them and calls again). counts = [card rows, sakura rows].
+    agent_params[g, seat] holds an MCTS seat's parameters (mcts.P_*)."""
     buf = np.empty(N_ACTIONS_MAX, dtype=np.int64)
     win = np.zeros(MAX_PLAYERS, dtype=np.int64)
     for g in range(first, seeds.shape[0]):
@@ -56,7 +59,12 @@ def play_batch(first, seeds, players, variant, tie_break, path_len, torii, sakur
         s0 = counts[1]
         while s[PHASE] != PH_OVER:
             round_before = s[ROUND]
-            action = agent_action(agent_kinds[g, s[TO_MOVE]], s, rng, buf)
+            seat = s[TO_MOVE]
+            if agent_kinds[g, seat] == AGENT_MCTS:
+                row = agent_params[g, seat]
+                action = mcts_action(s, rng, int(row[P_ITERS]), row[P_C], int(row[P_REWARD]))
+            else:
+                action = agent_action(agent_kinds[g, seat], s, rng, buf)
             apply_action(s, action)
             if (s[ROUND] != round_before or s[PHASE] == PH_OVER) and s[LOG_ROUND] == round_before:
                 full = counts[0] + MAX_PAINTERS > card_log.shape[0]
@@ -98,14 +106,20 @@ def play_batch(first, seeds, players, variant, tie_break, path_len, torii, sakur
     return seeds.shape[0]
 
 
-def run_batch(rules, seeds, seating) -> dict[str, np.ndarray]:
-    """Play one game per seed; seating is a (games, players) array of agent codes or one row for all.
-    tokens has one more column than players when a court painter plays (two players)."""
+def run_batch(rules, seeds, seating, params=None) -> dict[str, np.ndarray]:
+    """Play one game per seed; seating is a (games, players) array of agent codes or one row for all,
+    params the matching MCTS parameter rows ((games, players, mcts.N_PARAMS) or one (players, N_PARAMS)
+    table), needed only when a seat plays mcts. tokens has one more column than players when a court
+    painter plays (two players)."""
     from sim.sakura.game import kernel_args
 
     players = rules.players
     seeds, seating = batch_inputs(seeds, seating, players)
     games = len(seeds)
+    params = np.zeros((players, N_PARAMS)) if params is None else np.asarray(params, dtype=np.float64)
+    if params.ndim == 2:
+        params = np.broadcast_to(params, (games, players, N_PARAMS))
+    params = np.ascontiguousarray(params)
     painters = players + (1 if players == 2 else 0)
     out = {
         "tokens": np.zeros((games, painters), dtype=np.int64),
@@ -122,7 +136,7 @@ def run_batch(rules, seeds, seating) -> dict[str, np.ndarray]:
     counts = np.zeros(2, dtype=np.int64)
     done = 0
     while done < games:
-        done = play_batch(done, seeds, *kernel_args(rules), seating, out["tokens"], out["winners"],
+        done = play_batch(done, seeds, *kernel_args(rules), seating, params, out["tokens"], out["winners"],
                           out["tie"], out["decided_by_tiebreak"], out["rounds"], out["end_reason"],
                           out["bumps"], out["positions"], card_log, sakura_log, counts)
         if done < games:

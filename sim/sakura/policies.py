@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.rng import rng_below
-from sim.sakura import agents
+from sim.sakura import agents, mcts
 from sim.sakura.game import SakuraGame, SakuraState, action_to_string
 from sim.sakura.kernels import N_ACTIONS_MAX
 
@@ -34,4 +34,15 @@ class GreedyPolicy:
         return action_to_string(int(agents.greedy_action(state.vector.copy(), self.rng, self._buf)))
 
 
-POLICIES = {"random": RandomPolicy, "greedy": GreedyPolicy}
+class MctsPolicy:
+    """Information-set MCTS (mcts.py) from what the seat to move may observe."""
+
+    def __init__(self, rng: np.ndarray, **params: float) -> None:
+        self.rng = rng
+        self.params = params  # iters, c, reward: defaults as the `mcts` agent's (sim/agent_spec.py)
+
+    def choose(self, game: SakuraGame, state: SakuraState) -> str:
+        return action_to_string(mcts.search(state.vector, self.rng, **self.params))
+
+
+POLICIES = {"random": RandomPolicy, "greedy": GreedyPolicy, "mcts": MctsPolicy}

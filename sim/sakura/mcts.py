@@ -1,0 +1,223 @@
+"""Sakura information-set MCTS (single observer), compiled: the `mcts` agent.
+
+Sakura hides the other hands, the deck order (and the generator that will reshuffle it) and the cards
+other players chose this round until they are revealed. Each iteration therefore starts from a
+determinization: the cards the searching seat cannot place are pooled, shuffled with the agent's own
+generator and dealt back into the unseen slots (the deck, the other hands, the unrevealed selections),
+and the reshuffle generator is replaced by a fresh draw. The pool is gathered by card number and the
+slots by their observable counts, so two positions that differ only in what the seat cannot see give the
+same determinizations, and so the same decision.
+
+One tree per decision spans the sequential decisions of API.md (every seat's card choice in turn,
+forward/back choices, the tactical court pick). Children are keyed by action and linked as siblings;
+an iteration descends through the actions legal in its determinization, counting for each child how
+often it was available (SO-ISMCTS, Cowling, Powley and Whitehouse 2012), expands one untried action,
+then plays the game out at random. Rewards per player: win (1 to the R-14 winner, split on a shared win)
+or score (the token lead over the best other player, scaled into [0, 1]).
+"""
+
+import numpy as np
+from numba import njit
+
+from sim.rng import rng_below, rng_next
+from sim.sakura.kernels import (
+    DECK,
+    DECK_N,
+    DECK_SIZE,
+    HAND,
+    HAND_N,
+    HAND_SIZE,
+    MAX_PLAYERS,
+    N_ACTIONS_MAX,
+    PH_OVER,
+    PH_SELECT,
+    PHASE,
+    PLAYERS,
+    RNG,
+    SELECTED,
+    TO_MOVE,
+    TOKENS,
+    apply_action,
+    legal_actions,
+    winners,
+)
+
+REWARD_WIN, REWARD_SCORE = 0, 1
+P_ITERS, P_C, P_REWARD = 0, 1, 2  # the parameter row of a seat (sim/agent_spec.py MCTS_PARAMS order)
+N_PARAMS = 3
+SCORE_SCALE = 10.0  # tokens of lead that span the whole reward range
+
+
+@njit(cache=True)
+def determinize(s, me, rng, out):
+    """Write into `out` a copy of s whose hidden cards, as `me` sees them, are dealt at random."""
+    out[:] = s
+    players = s[PLAYERS]
+    hidden_selection = s[PHASE] == PH_SELECT
+    unseen = np.zeros(DECK_SIZE + 1, dtype=np.int64)
+    for i in range(s[DECK_N]):
+        unseen[s[DECK + i]] = 1
+    for seat in range(players):
+        if seat == me:
+            continue
+        for i in range(s[HAND_N + seat]):
+            unseen[s[HAND + seat * HAND_SIZE + i]] = 1
+        if hidden_selection and s[SELECTED + seat] >= 0:
+            unseen[s[SELECTED + seat]] = 1
+    pool = np.empty(DECK_SIZE, dtype=np.int64)
+    n = 0
+    for card in range(1, DECK_SIZE + 1):  # by card number: nothing of the hidden arrangement leaks
+        if unseen[card] == 1:
+            pool[n] = card
+            n += 1
+    for i in range(n - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        pool[i], pool[j] = pool[j], pool[i]
+    k = 0
+    for i in range(s[DECK_N]):
+        out[DECK + i] = pool[k]
+        k += 1
+    for seat in range(players):
+        if seat == me:
+            continue
+        base = HAND + seat * HAND_SIZE
+        m = s[HAND_N + seat]
+        for i in range(m):
+            out[base + i] = pool[k]
+            k += 1
+        out[base:base + m].sort()  # hands are kept sorted
+        if hidden_selection and s[SELECTED + seat] >= 0:
+            out[SELECTED + seat] = pool[k]
+            k += 1
+    out[RNG] = np.int64(rng_next(rng) >> np.uint64(1))  # the reshuffles to come are unknown too
+    # the discard pile and `me`'s own cards are known and stay
+
+
+@njit(cache=True)
+def rewards_at(st, reward, win, out):
+    players = st[PLAYERS]
+    for p in range(MAX_PLAYERS):
+        out[p] = 0.0
+    if reward == REWARD_SCORE:
+        for p in range(players):
+            best_other = -1
+            for q in range(players):
+                if q != p and st[TOKENS + q] > best_other:
+                    best_other = st[TOKENS + q]
+            r = 0.5 + (st[TOKENS + p] - best_other) / (2.0 * SCORE_SCALE)
+            out[p] = 0.0 if r < 0.0 else (1.0 if r > 1.0 else r)
+        return
+    winners(st, win)
+    n_win = 0
+    for p in range(players):
+        n_win += win[p]
+    for p in range(players):
+        out[p] = win[p] / n_win if n_win > 0 else 0.0
+
+
+@njit(cache=True)
+def _child(node, a, first, sibling, action):
+    child = first[node]
+    while child >= 0:
+        if action[child] == a:
+            return child
+        child = sibling[child]
+    return -1
+
+
+@njit(cache=True)
+def mcts_action(s, rng, iters, c, reward):
+    """The action SO-ISMCTS picks for the seat to move at s after `iters` iterations."""
+    buf = np.empty(N_ACTIONS_MAX, dtype=np.int64)
+    n_root = legal_actions(s, buf)
+    if n_root == 1:
+        return buf[0]
+    root_actions = buf[:n_root].copy()
+    me = s[TO_MOVE]
+    capacity = iters + 2
+    first = np.full(capacity, -1, dtype=np.int64)
+    sibling = np.full(capacity, -1, dtype=np.int64)
+    action = np.zeros(capacity, dtype=np.int64)
+    visits = np.zeros(capacity, dtype=np.int64)
+    avail = np.zeros(capacity, dtype=np.int64)
+    value = np.zeros((capacity, MAX_PLAYERS), dtype=np.float64)
+    n_nodes = 1
+    st = np.empty_like(s)
+    path = np.empty(capacity, dtype=np.int64)
+    untried = np.empty(N_ACTIONS_MAX, dtype=np.int64)
+    children = np.empty(N_ACTIONS_MAX, dtype=np.int64)
+    out = np.zeros(MAX_PLAYERS, dtype=np.float64)
+    win = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    for _ in range(iters):
+        determinize(s, me, rng, st)
+        node = 0
+        depth = 0
+        path[0] = 0
+        while st[PHASE] != PH_OVER:
+            n = legal_actions(st, buf)
+            n_untried = 0
+            for i in range(n):
+                child = _child(node, buf[i], first, sibling, action)
+                children[i] = child
+                if child < 0:
+                    untried[n_untried] = buf[i]
+                    n_untried += 1
+            if n_untried > 0:
+                # expand one untried action, then play out from it
+                a = untried[rng_below(rng, n_untried)]
+                child = n_nodes
+                n_nodes += 1
+                action[child] = a
+                sibling[child] = first[node]
+                first[node] = child
+                apply_action(st, a)
+                for i in range(n):
+                    if children[i] >= 0:
+                        avail[children[i]] += 1
+                avail[child] += 1
+                depth += 1
+                path[depth] = child
+                break
+            mover = st[TO_MOVE]
+            best = -1
+            best_score = -1e300
+            for i in range(n):
+                child = children[i]
+                avail[child] += 1
+                v = float(visits[child])
+                score = value[child, mover] / v + c * np.sqrt(np.log(float(avail[child])) / v)
+                if score > best_score:
+                    best_score = score
+                    best = child
+            apply_action(st, action[best])
+            node = best
+            depth += 1
+            path[depth] = node
+        while st[PHASE] != PH_OVER:  # random play-out
+            n = legal_actions(st, buf)
+            apply_action(st, buf[rng_below(rng, n)])
+        rewards_at(st, reward, win, out)
+        for d in range(depth + 1):
+            visits[path[d]] += 1
+            for p in range(MAX_PLAYERS):
+                value[path[d], p] += out[p]
+    best = -1
+    for i in range(n_root):
+        child = _child(0, root_actions[i], first, sibling, action)
+        if child >= 0 and (best < 0 or visits[child] > visits[best]
+                           or (visits[child] == visits[best] and value[child, me] > value[best, me])):
+            best = child
+    return action[best] if best >= 0 else root_actions[0]
+
+
+def search(state_vector: np.ndarray, rng: np.ndarray, **params: float) -> int:
+    """The action code MCTS plays at a position; `params` (iters, c, reward as its index) default to the
+    `mcts` agent's (sim/agent_spec.py)."""
+    from sim.agent_spec import MCTS_PARAMS
+
+    known = MCTS_PARAMS["sakura"]
+    unknown = set(params) - set(known)
+    if unknown:
+        raise ValueError(f"unknown MCTS parameters: {sorted(unknown)}")
+    p = {key: params.get(key, default) for key, (_, default) in known.items()}
+    return int(mcts_action(state_vector.copy(), rng, int(p["iters"]), float(p["c"]), int(p["reward"])))

@@ -1,0 +1,161 @@
+"""The OpenSpiel adapter (sim/kamakura/openspiel_game.py): Kamakura as the pyspiel game "python_kamakura"
+must play exactly like the readable API (API.md) and work with OpenSpiel's own MCTSBot."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from open_spiel.python.algorithms import mcts  # noqa: E402
+
+from sim import games  # noqa: E402
+from sim.kamakura import kernels as K  # noqa: E402
+from sim.kamakura import openspiel_game as og  # noqa: E402
+from sim.kamakura.game import action_to_string  # noqa: E402
+from tests.kamakura_helpers import CONFIG  # noqa: E402
+
+TIE_SHARED = CONFIG.parent / "tie-shared.toml"
+
+
+def _random_playout(state, rng: np.random.RandomState) -> list[int]:
+    """Play uniform random legal actions to the end; the codes played."""
+    played = []
+    while not state.is_terminal():
+        action = int(rng.choice(state.legal_actions()))
+        played.append(action)
+        state.apply_action(action)
+    return played
+
+
+def test_load_game_parameters_and_info():
+    game = pyspiel.load_game("python_kamakura", {"players": 4, "seed": 5})
+    assert isinstance(game, og.KamakuraSpielGame)
+    assert game.num_players() == 4
+    assert game.num_distinct_actions() == K.N_ACTIONS
+    assert (game.min_utility(), game.max_utility(), game.utility_sum()) == (0.0, 1.0, 1.0)
+    game_type = game.get_type()
+    assert game_type.chance_mode == pyspiel.GameType.ChanceMode.DETERMINISTIC
+    assert game_type.utility == pyspiel.GameType.Utility.CONSTANT_SUM
+    assert pyspiel.load_game("python_kamakura").num_players() == 3
+    assert pyspiel.load_game("python_kamakura(players=2,seed=1)").num_players() == 2
+    # the seeded setup is the API's new_state(seed)
+    api = games.load("kamakura", config=CONFIG, players=4)
+    state = game.new_initial_state()
+    assert og.to_state_dict(state) == api.to_dict(api.new_state(seed=5))
+    assert state.current_player() == 0
+    assert [state.action_to_string(a) for a in state.legal_actions()] == api.legal_actions(api.new_state(5))
+
+
+def test_bad_parameters_are_refused():
+    with pytest.raises(ValueError):
+        og.load(players=5)
+
+
+@pytest.mark.parametrize(("players", "config", "seed"), [(2, CONFIG, 1), (3, CONFIG, 2), (4, CONFIG, 3),
+                                                        (3, TIE_SHARED, 4), (4, TIE_SHARED, 5)])
+def test_random_game_matches_readable_api(players, config, seed):
+    game = og.load(players, config=config, seed=seed)
+    state = game.new_initial_state()
+    played = _random_playout(state, np.random.RandomState(seed))
+    assert state.current_player() == pyspiel.PlayerId.TERMINAL
+    assert state.history() == played
+
+    api = games.load("kamakura", config=config, players=players)
+    s = api.new_state(seed=seed)
+    for code in played:
+        s = api.apply(s, action_to_string(code))
+    result = api.result(s)
+    assert result["over"]
+    assert og.to_state_dict(state) == api.to_dict(s)
+    returns = state.returns()
+    share = 1.0 / len(result["winners"])
+    assert returns == [share if seat in result["winners"] else 0.0 for seat in range(players)]
+    assert sum(returns) == pytest.approx(1.0)
+
+
+def test_returns_zero_before_the_end():
+    state = og.load(3).new_initial_state()
+    assert state.returns() == [0.0, 0.0, 0.0]
+    assert not state.is_terminal()
+
+
+def test_state_dict_round_trip_at_start_mid_turn_and_end():
+    api = games.load("kamakura", config=CONFIG, players=3)
+    s = api.new_state(seed=11)
+    rng = np.random.RandomState(0)
+    positions = [api.to_dict(s)]
+    while not api.is_over(s):
+        s = api.apply(s, rng.choice(api.legal_actions(s)))
+        d = api.to_dict(s)
+        if "turn_state" in d and len(positions) < 4:
+            positions.append(d)
+    positions.append(api.to_dict(s))
+    assert any("turn_state" in d for d in positions)
+    for d in positions:
+        state = og.from_state_dict(copy.deepcopy(d))
+        assert og.to_state_dict(state) == d
+        assert state.is_terminal() == (d is positions[-1])
+        if not state.is_terminal():
+            assert state.current_player() == d["to_move"]
+            assert state.legal_actions() == list(api.legal_action_codes(api.from_dict(d)))
+
+
+def test_clone_is_independent():
+    state = og.load(3, seed=2).new_initial_state()
+    state.apply_action(state.legal_actions()[0])
+    before = og.to_state_dict(state)
+    clone = state.clone()
+    assert isinstance(clone, og.KamakuraSpielState)
+    assert clone.api_state.vector is not state.api_state.vector
+    assert og.to_state_dict(clone) == before and clone.history() == state.history()
+    clone.apply_action(clone.legal_actions()[-1])
+    assert og.to_state_dict(state) == before
+    assert len(state.history()) == 1 and len(clone.history()) == 2
+    after_clone = og.to_state_dict(clone)
+    state.apply_action(state.legal_actions()[0])
+    assert og.to_state_dict(clone) == after_clone
+    # even an in-place write to the clone's vector leaves the original alone
+    clone.clone().api_state.vector[K.BOARD:K.BOARD + 16] = 0
+    assert og.to_state_dict(clone) == after_clone
+
+
+def test_openspiel_random_sim_test():
+    for players in (2, 4):
+        pyspiel.random_sim_test(og.load(players, seed=players), num_sims=2, serialize=True, verbose=False)
+
+
+def test_mcts_bot_plays_a_full_game_against_random():
+    game = og.load(3, seed=9)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(0))
+    bot = mcts.MCTSBot(game, uct_c=2 ** 0.5, max_simulations=20, evaluator=evaluator,
+                       random_state=np.random.RandomState(1))
+    rng = np.random.RandomState(2)
+    state = game.new_initial_state()
+    api = game.api
+    s = api.new_state(seed=9)
+    bot_moves = 0
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        if state.current_player() == 0:
+            action = bot.step(state)
+            bot_moves += 1
+        else:
+            action = int(rng.choice(legal))
+        assert action in legal
+        s = api.apply(s, state.action_to_string(action))  # the API accepts every move as legal
+        state.apply_action(action)
+    assert bot_moves > 0
+    returns = state.returns()
+    assert sum(returns) == pytest.approx(1.0)
+    assert all(0.0 <= r <= 1.0 for r in returns)
+    assert returns == api.returns(s)
+
+
+def test_mcts_iters_per_s_is_positive():
+    d = og.to_state_dict(og.load(3).new_initial_state())
+    rate = og.openspiel_mcts_iters_per_s(d, iterations=5, repeats=2, seed=0)
+    assert rate > 0 and np.isfinite(rate)
