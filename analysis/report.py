@@ -10,6 +10,7 @@ import html
 import json
 import math
 import os
+import re
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -131,7 +132,7 @@ def _format(frame: pd.DataFrame) -> pd.DataFrame:
     for col in out.columns:
         name = str(col).lower()
         if pd.api.types.is_float_dtype(out[col]):
-            if any(word in name for word in PERCENT_WORDS) and "n_" not in name:
+            if any(word in name for word in PERCENT_WORDS) and not re.search(r"(^|[^a-z])n_", name):
                 out[col] = out[col].map(lambda v: "" if pd.isna(v) else f"{100 * v:.1f}%")
             else:
                 out[col] = out[col].map(lambda v: "" if pd.isna(v) else f"{v:.3g}")
@@ -150,12 +151,12 @@ figure { margin: 1em 0; } figcaption { font-size: .85em; color: #555; }
 
 
 def write_report(sections: list[Section], runs: list[Run], labels: list[str], summary: dict,
-                 out: Path) -> Path:
+                 out: Path, title: str = "Balance report") -> Path:
     out.mkdir(parents=True, exist_ok=True)
     for sub in ("charts", "tables"):
         shutil.rmtree(out / sub, ignore_errors=True)
         (out / sub).mkdir()
-    body = ["<h1>Balance report</h1>",
+    body = [f"<h1>{html.escape(title)}</h1>",
             f"<p class='meta'>Generated {time.strftime('%Y-%m-%d %H:%M')} from {len(runs)} run "
             f"director{'y' if len(runs) == 1 else 'ies'}; every figure is computed from the logged tables. "
             f"Intervals are 95%.</p><ul>"]
@@ -178,7 +179,7 @@ def write_report(sections: list[Section], runs: list[Run], labels: list[str], su
             body.append(f"<p class='note'><b>{html.escape(caption)}</b> "
                         f"(<a href='tables/{name}.csv'>CSV</a>)</p>")
             body.append(_format(frame).to_html(index=False, border=0, na_rep=""))
-    page = ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>Balance report</title>"
+    page = (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<style>{CSS}</style></head><body>{''.join(body)}</body></html>")
     (out / "index.html").write_text(page)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default))
@@ -200,8 +201,12 @@ def default_out(paths: list[str | os.PathLike[str]]) -> Path:
 
 
 def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | None = None) -> Path:
-    """Read the runs (refusing bad directories first), compute every section, write the report."""
-    runs = [read_run(p) for p in paths]
+    """Read the runs (refusing bad directories first), compute every section, write the report. A ladder
+    folder (`balance ladder`, holding ladder.json) adds its ladder section (analysis.ladder)."""
+    from analysis.ladder import is_ladder, ladder_report_parts
+
+    ladders = [ladder_report_parts(p, f"ladder_{i}") for i, p in enumerate(q for q in paths if is_ladder(q))]
+    runs = [read_run(p) for p in paths if not is_ladder(p)]
     for run in runs:
         if run.games.empty:
             raise ConfigError(f"{run.path}: the run has no finished games yet")
@@ -219,5 +224,10 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
         game_sections, run_summaries = build(dict(chosen))
         sections += game_sections
         summary["runs"] += run_summaries
-    summary.update({k: v for k, v in summary["runs"][0].items() if k != "label"})
+    if summary["runs"]:
+        summary.update({k: v for k, v in summary["runs"][0].items() if k != "label"})
+    for sec, ladder_runs, ladder_labels, record in ladders:
+        sections.append(sec)
+        runs, labels = runs + ladder_runs, labels + ladder_labels
+        summary.setdefault("ladders", []).append(record)
     return write_report(sections, runs, labels, summary, Path(out) if out else default_out(paths))

@@ -67,6 +67,19 @@ def build_parser() -> argparse.ArgumentParser:
     summary = sub.add_parser("summary", help="seat win rates and ties of run directories, from their logs")
     summary.add_argument("runs", nargs="+", help="run directories written by simulate")
 
+    ladder = sub.add_parser("ladder", help="strength ladder: each level (random, greedy, MCTS at doubling "
+                                           "iterations) against the level below; win share vs 1/N")
+    ladder.add_argument("game", help="kamakura or sakura")
+    ladder.add_argument("--players", type=int, required=True)
+    ladder.add_argument("--config", help="TOML config of the game (default: configs/<game>/base.toml)")
+    ladder.add_argument("--games", type=_positive_int, default=600, help="games per step (default 600)")
+    ladder.add_argument("--iters", help="MCTS iterations per level, increasing (default 25,50,100,200,400; "
+                                        "none: random and greedy only)")
+    ladder.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1)
+    ladder.add_argument("--seed", type=_seed, default=0)
+    ladder.add_argument("--out", help="ladder folder (default: runs/ladder-<game>-<N>p-seed<S>)")
+    ladder.add_argument("--quiet", action="store_true", help="no line per step")
+
     bench = sub.add_parser("bench", help="engine and agent throughput on this machine")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--scale", type=float, default=1.0, help="scale the number of games timed")
@@ -74,6 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--runner", action="store_true",
                        help="instead: time `balance simulate` with --jobs 1 and 2 (100,000 games each)")
     bench.add_argument("--games", type=_positive_int, default=100_000, help="games per run with --runner")
+
+    from sim.cli_design import add_design_commands
+
+    add_design_commands(sub)  # sweep, tune
     return parser
 
 
@@ -126,6 +143,19 @@ def _summary(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ladder(args: argparse.Namespace) -> int:
+    from sim.ladder import parse_iters, run_ladder
+
+    started = time.perf_counter()
+    say = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    result = run_ladder(args.game, args.players, args.config, args.games, parse_iters(args.iters), args.jobs,
+                        args.seed, args.out, say=say)
+    print(f"{result.text}\n{result.played:,} games played ({result.skipped} of {len(result.steps)} steps "
+          f"finished already) in {time.perf_counter() - started:.1f} s; ladder folder: {result.out}; "
+          f"report: {result.report}")
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     if args.runner:
         from sim.bench_runner import format_runner_bench, run_runner_bench
@@ -151,6 +181,12 @@ def main(argv: list[str] | None = None) -> int:
             return _summary(args)
         if args.command == "report":
             return _report(args)
+        if args.command == "ladder":
+            return _ladder(args)
+        if args.command in ("sweep", "tune"):
+            from sim.cli_design import run_design_command
+
+            return run_design_command(args)
         return _bench(args)
     except ConfigError as err:
         print(f"balance: {err}", file=sys.stderr)

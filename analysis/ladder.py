@@ -1,0 +1,261 @@
+"""The strength ladder (`balance ladder`): how much more a stronger player wins, step by step.
+
+A ladder is a folder holding ``ladder.json`` and one run directory per step. A step seats one player of a
+level (the *higher*) against N-1 players of the level below (the *lower*), seats rotated, so the higher
+level's win share would be the fair share 1/N if skill did not matter. The curve of that share over the
+steps (random -> greedy -> MCTS at doubling iteration counts) is the skill-versus-luck measure of Ludii's
+SkillTrace: where a doubled budget still wins significantly more than 1/N, skill pays; where the share
+falls back to 1/N, luck (or the game's depth for these agents) has taken over.
+
+Pure functions: ``ladder_table`` (the players tables of the steps -> one row per step), ``skill_trace``
+(that table -> the SkillTrace-style summary), ``ladder_chart`` (table -> figure), ``format_ladder`` (text);
+``ladder_report_parts`` reads a ladder folder (analysis.runs.read_run) for `balance report`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis.stats import wilson_intervals
+from sim.errors import ConfigError
+
+LADDER_MANIFEST = "ladder.json"
+STEP_COLUMNS = ("step", "higher", "lower", "higher_agent", "lower_agent", "players")
+
+
+def is_ladder(path: str | os.PathLike[str]) -> bool:
+    return (Path(path) / LADDER_MANIFEST).is_file()
+
+
+def level_iters(agent: str) -> float:
+    """MCTS iterations of an agent string (``mcts:iters=50`` -> 50.0); NaN for other agents."""
+    name, _, params = agent.partition(":")
+    if name != "mcts":
+        return math.nan
+    for item in params.split(","):
+        key, _, value = item.partition("=")
+        if key == "iters":
+            return float(value)
+    return math.nan
+
+
+def steps_frame(manifest: dict[str, Any]) -> pd.DataFrame:
+    """The steps of a ladder manifest, in ladder order: ``step, higher, lower, higher_agent, lower_agent,
+    players``."""
+    return pd.DataFrame([{"step": s["name"], "higher": s["higher"], "lower": s["lower"],
+                          "higher_agent": s["higher_agent"], "lower_agent": s["lower_agent"],
+                          "players": s["players"]} for s in manifest["steps"]], columns=list(STEP_COLUMNS))
+
+
+def ladder_table(players: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
+    """One row per step (in the order of ``steps``) with the higher level's win share.
+
+    ``players``: the players tables of the steps' runs stacked, with a ``step`` column naming the step.
+    ``steps``: ``steps_frame``. The higher level's wins are the summed ``win_share`` of its rows (a win
+    shared by k players counts 1/k, as in analysis.seats); n is the number of its player-games (one per
+    game). Returns ``step, higher, lower, players, n, wins, win_share, ci_low, ci_high`` (Wilson 95%),
+    ``fair_share`` (1/players), ``edge`` (share minus fair), ``significant`` (the interval lies above the
+    fair share), ``verdict`` (``above fair``, ``not significant`` or ``below fair``) and ``log2_iters`` of
+    the higher level (NaN for random and greedy)."""
+    rows = []
+    for step in steps.itertuples(index=False):
+        mine = players[(players["step"] == step.step) & (players["agent"].astype(str) == step.higher_agent)]
+        n = len(mine)
+        wins = float(mine["win_share"].to_numpy(dtype=float, na_value=0.0).sum())
+        rows.append({"step": step.step, "higher": step.higher, "lower": step.lower,
+                     "players": int(step.players), "n": n, "wins": wins})
+    table = pd.DataFrame(rows, columns=["step", "higher", "lower", "players", "n", "wins"])
+    low, high = wilson_intervals(table["wins"].to_numpy(dtype=float), table["n"].to_numpy(dtype=float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        table["win_share"] = table["wins"] / table["n"].where(table["n"] > 0)
+    table["ci_low"], table["ci_high"] = low, high
+    table["fair_share"] = 1.0 / table["players"].astype(float)
+    table["edge"] = table["win_share"] - table["fair_share"]
+    table["significant"] = (table["n"] > 0) & (table["ci_low"] > table["fair_share"])
+    below = (table["n"] > 0) & (table["ci_high"] < table["fair_share"])
+    table["verdict"] = np.where(table["significant"], "above fair",
+                                np.where(below, "below fair", "not significant"))
+    table["log2_iters"] = [math.log2(i) if i > 0 else math.nan
+                           for i in (level_iters(a) for a in steps["higher_agent"])]
+    return table
+
+
+def skill_trace(table: pd.DataFrame) -> dict[str, Any]:
+    """The SkillTrace-style summary of a ``ladder_table``.
+
+    ``last``: the last step's share with its interval and n; ``flattens_at``: the first step whose
+    interval includes the fair share, i.e. where the stronger level no longer wins significantly more
+    (None if there is none); ``below_fair``: the steps whose interval lies below the fair share (the level
+    called stronger is in fact weaker, e.g. MCTS on a tiny budget against greedy); ``significant_steps``.
+    ``skill_trace``: Ludii's
+    SkillTrace formula over the MCTS-vs-MCTS steps, on the edge normalised to [-1/(N-1), 1]
+    (e = (share - 1/N) / (1 - 1/N); for two players e is Ludii's utility 2 x share - 1): a straight line is
+    fitted to e over the steps and extrapolated to two steps beyond the last (y, clamped to [0, 1]), and
+    skill_trace = y + (1 - y) x mean(max(e, 0)). 0 = more search never helps; near 1 = it keeps helping.
+    NaN when there is no MCTS-vs-MCTS step."""
+    played = table[table["n"] > 0]
+    out: dict[str, Any] = {"step_count": len(table), "significant_steps": int(played["significant"].sum()),
+                           "last": None, "flattens_at": None, "below_fair": [], "skill_trace": math.nan,
+                           "mcts_steps": 0}
+    if played.empty:
+        return out
+    last = played.iloc[-1]
+    out["last"] = {"step": str(last["step"]), "n": int(last["n"]),
+                   **{k: float(last[k]) for k in ("win_share", "ci_low", "ci_high", "fair_share")}}
+    flat = played[(played["ci_low"] <= played["fair_share"]) & (played["fair_share"] <= played["ci_high"])]
+    out["below_fair"] = played.loc[played["ci_high"] < played["fair_share"], "step"].astype(str).tolist()
+    if len(flat):
+        out["flattens_at"] = str(flat.iloc[0]["step"])
+    mcts = played[played["higher"].str.startswith("mcts") & played["lower"].str.startswith("mcts")]
+    out["mcts_steps"] = len(mcts)
+    if len(mcts):
+        fair = mcts["fair_share"].to_numpy(dtype=float)
+        e = (mcts["win_share"].to_numpy(dtype=float) - fair) / (1.0 - fair)
+        x = np.arange(len(e), dtype=float)
+        if len(e) > 1:
+            slope, intercept = np.polyfit(x, e, 1)
+        else:
+            slope, intercept = 0.0, float(e[0])
+        y = min(max(float(intercept + slope * (len(e) + 1)), 0.0), 1.0)
+        out["skill_trace"] = y + (1.0 - y) * float(np.mean(np.maximum(e, 0.0)))
+    return out
+
+
+def ladder_chart(table: pd.DataFrame, title: str):
+    """The curve: the higher level's win share per step with its 95% interval, and the fair share 1/N."""
+    from analysis import charts
+
+    plt = charts.plt
+    fig, ax = plt.subplots(figsize=charts.WIDE)
+    x = np.arange(len(table), dtype=float)
+    y = table["win_share"].to_numpy(dtype=float) * 100
+    err = np.vstack([y - table["ci_low"].to_numpy(dtype=float) * 100,
+                     table["ci_high"].to_numpy(dtype=float) * 100 - y])
+    ax.errorbar(x, y, yerr=err, marker="o", capsize=4, label="stronger level's win share (95% interval)")
+    fair = table["fair_share"].to_numpy(dtype=float) * 100
+    ax.plot(x, fair, color="grey", linestyle="--", label="fair share 1/N")
+    for xi, yi, sig in zip(x, y, table["significant"], strict=True):
+        if sig:
+            ax.annotate("*", (xi, yi), textcoords="offset points", xytext=(6, 4))
+    ax.set_xticks(x, [f"{h}\nvs {lo}" for h, lo in zip(table["higher"], table["lower"], strict=True)],
+                  fontsize=8)
+    ax.legend(fontsize=8)
+    ax.set_title(title, fontsize=11)
+    ax.set_xlabel("step: level vs the level below (MCTS: iterations per decision)")
+    ax.set_ylabel("win share of the stronger level (%)")
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def format_ladder(table: pd.DataFrame, summary: dict[str, Any]) -> str:
+    """The ladder as a plain-text table plus the SkillTrace-style summary."""
+    lines = [f"  {'step':<22} {'n':>6}  {'win share':>9}  {'95% CI':<16} {'fair':>6}  verdict"]
+    for r in table.itertuples(index=False):
+        if r.n == 0:
+            lines.append(f"  {r.step:<22} {0:>6}  (not played yet)")
+            continue
+        lines.append(f"  {r.step:<22} {r.n:>6}  {100 * r.win_share:8.1f}%  "
+                     f"[{100 * r.ci_low:4.1f}%, {100 * r.ci_high:4.1f}%]  {100 * r.fair_share:5.1f}%  "
+                     f"{r.verdict}{' *' if r.significant else ''}")
+    lines.append("  * the interval lies above the fair share 1/N: the stronger level wins significantly more")
+    lines += ["  " + line for line in summary_lines(summary)]
+    return "\n".join(lines)
+
+
+def summary_lines(summary: dict[str, Any]) -> list[str]:
+    last = summary["last"]
+    if last is None:
+        return ["no step has finished games yet"]
+    lines = [f"last step {last['step']}: win share {100 * last['win_share']:.1f}% "
+             f"[{100 * last['ci_low']:.1f}%, {100 * last['ci_high']:.1f}%] (n = {last['n']:,}; "
+             f"fair {100 * last['fair_share']:.1f}%)"]
+    counted = f"{summary['significant_steps']} of {summary['step_count']} steps significantly above fair"
+    if summary["flattens_at"] is None:
+        lines.append(f"no step's interval includes the fair share: no flattening in this ladder ({counted})")
+    else:
+        lines.append(f"the curve flattens at {summary['flattens_at']} (the first step whose interval "
+                     f"includes the fair share); {counted}")
+    if summary["below_fair"]:
+        lines.append("below fair (the level called stronger is weaker): " + ", ".join(summary["below_fair"]))
+    if summary["mcts_steps"]:
+        lines.append(f"SkillTrace-style score {summary['skill_trace']:.3f} over {summary['mcts_steps']} "
+                     "MCTS-vs-MCTS steps (0: more search never helps; near 1: it keeps helping)")
+    return lines
+
+
+# ---- reading a ladder folder (for `balance ladder` and `balance report`) ---------------------------------
+def read_ladder_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
+    path = Path(folder) / LADDER_MANIFEST
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise ConfigError(f"{path}: not a readable ladder manifest ({err})") from None
+
+
+def read_ladder(folder: str | os.PathLike[str]):
+    """A ladder folder, from its run directories' logs: (manifest, ``ladder_table``, ``skill_trace``
+    summary, {step name: Run} of the steps with finished games). A ladder with no finished game is
+    refused (ConfigError)."""
+    from analysis.runs import read_run
+
+    folder = Path(folder)
+    manifest = read_ladder_manifest(folder)
+    runs, frames = {}, []
+    for step in manifest["steps"]:
+        run_dir = folder / step["run_dir"]
+        if not (run_dir / "manifest.json").is_file():
+            continue
+        run = read_run(run_dir)
+        if run.players.empty:
+            continue
+        runs[step["name"]] = run
+        frames.append(run.players[["game_id", "seat", "agent", "win_share"]].assign(step=step["name"]))
+    if not runs:
+        raise ConfigError(f"{folder}: the ladder has no finished games yet")
+    table = ladder_table(pd.concat(frames, ignore_index=True), steps_frame(manifest))
+    return manifest, table, skill_trace(table), runs
+
+
+def ladder_report_parts(folder: str | os.PathLike[str], name: str = "ladder"):
+    """A ladder folder's report section for `balance report`: (Section, runs, labels, summary record).
+    Steps not played yet are left out of the runs and named in a note."""
+    from analysis.report import Section, interval, pct
+
+    folder = Path(folder)
+    manifest, table, summary, runs = read_ladder(folder)
+    players = manifest["players"]
+    games = int(table["n"].sum())
+    sec = Section(f"Ladder: {manifest['game']}, {players} players ({folder.name})")
+    sec.notes.append(
+        f"Config <b>{manifest['config']}</b>; each step seats one player of a level against {players - 1} "
+        f"of the level below, seats rotated, seed {manifest['seed']}; {manifest['games']:,} games asked per "
+        f"step, n = {games:,} games in all. The fair share is 1/{players} = {pct(1 / players)}: a level "
+        "whose win share's 95% interval lies above it wins significantly more than the level below (shared "
+        "wins count 1/k). The curve is Ludii's SkillTrace measure of skill versus luck: how much more a "
+        "stronger player (for MCTS, a doubled search budget) wins.")
+    last = summary["last"]
+    sec.notes.append(f"Last step <b>{last['step']}</b>: win share <b>{pct(last['win_share'])}</b> "
+                     f"{interval(last['ci_low'], last['ci_high'])}, n = {last['n']:,} games.")
+    sec.notes += [line for line in summary_lines(summary)[1:]]
+    missing = [s for s, n in zip(table["step"], table["n"], strict=True) if n == 0]
+    if missing:
+        sec.notes.append("Not played yet: " + ", ".join(missing) + ".")
+    played = table[table["n"] > 0]
+    n_text = f"n = {int(played['n'].max()):,} games per step" if played["n"].nunique() == 1 \
+        else f"n = {int(played['n'].min()):,} to {int(played['n'].max()):,} games per step"
+    sec.charts.append((name, f"Win share of the stronger level at each step, 95% intervals ({n_text})",
+                       ladder_chart(played, f"{manifest['game']} {players}p ladder: stronger "
+                                    f"level's win share ({n_text})")))
+    shown = table[["step", "higher", "lower", "n", "win_share", "ci_low", "ci_high", "fair_share", "verdict"]]
+    sec.tables.append((name, "Ladder: the stronger level's win share per step (Wilson 95%)", shown))
+    record = {"folder": str(folder), "game": manifest["game"], "players": players,
+              "config": manifest["config"], "steps": table.to_dict(orient="records"), **summary}
+    return sec, list(runs.values()), [f"{folder.name}/{step}" for step in runs], record

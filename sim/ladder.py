@@ -1,0 +1,200 @@
+"""`balance ladder GAME --players N`: a strength ladder (Ludii's SkillTrace, issue 6).
+
+Levels, weakest first: ``random``, ``greedy``, then ``mcts`` at the given iteration counts (default 25, 50,
+100, 200, 400: doubling, as SkillTrace doubles). Each step seats one player of a level against N-1 players
+of the level below, seats rotated (each seat holds the stronger player equally often when the number of
+games is a multiple of N), and plays G games into its own run directory ``OUT/<higher>-vs-<lower>/``
+through `sim.runner.simulate`, so the ladder resumes: a finished step is not touched again, an interrupted
+one plays only its missing games. ``OUT/ladder.json`` lists the steps; the report (``OUT/report/``: HTML,
+CSV, PNG) and the printed table are computed from the run directories' logs (analysis.ladder).
+
+Every step plays the same game seeds (game i from the seed of (seed, i)): the deals are common to all
+steps, so the steps differ only in who plays.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from analysis.ladder import LADDER_MANIFEST
+from sim.errors import ConfigError
+from sim.runner import GAME_PACKAGES, RunDirectory, RunPlan, check_directory, plan_run, simulate
+
+DEFAULT_ITERS = (25, 50, 100, 200, 400)
+DEFAULT_GAMES = 600  # a multiple of every player count 2-6; a 95% interval of about +-3.8 points at 1/3
+
+
+@dataclass(frozen=True)
+class Level:
+    name: str  # random, greedy, mcts25
+    agent: str  # the --agents string: random, greedy, mcts:iters=25
+
+
+@dataclass(frozen=True)
+class Step:
+    higher: Level
+    lower: Level
+    plan: RunPlan
+    out: Path
+
+    @property
+    def name(self) -> str:
+        return f"{self.higher.name}-vs-{self.lower.name}"
+
+
+@dataclass
+class LadderResult:
+    out: Path
+    steps: list[Step]
+    played: int = 0
+    skipped: int = 0
+    report: Path | None = None
+    text: str = ""
+
+
+def parse_iters(text: str | None) -> tuple[int, ...]:
+    """``25,50,100`` -> (25, 50, 100): positive, strictly increasing; ``none`` -> () (random and greedy
+    only); None -> the default."""
+    if text is None:
+        return DEFAULT_ITERS
+    if text.strip().lower() == "none":
+        return ()
+    values = []
+    for part in text.split(","):
+        try:
+            value = int(part.strip())
+        except ValueError:
+            raise ConfigError(f"--iters: expected whole numbers separated by commas (or none), "
+                              f"got {text!r}") from None
+        if value < 1:
+            raise ConfigError(f"--iters: iteration counts must be at least 1, got {value}")
+        values.append(value)
+    if any(b <= a for a, b in zip(values, values[1:], strict=False)):
+        raise ConfigError(f"--iters: iteration counts must increase, got {text!r}")
+    return tuple(values)
+
+
+def levels(iters: tuple[int, ...]) -> list[Level]:
+    return [Level("random", "random"), Level("greedy", "greedy"),
+            *(Level(f"mcts{i}", f"mcts:iters={i}") for i in iters)]
+
+
+def default_config(game: str) -> Path:
+    """configs/<game>/base.toml, from the working folder if it has one, else from this checkout."""
+    path = Path("configs") / game / "base.toml"
+    return path if path.is_file() else Path(__file__).resolve().parents[1] / path
+
+
+def default_out(game: str, players: int, seed: int, config: str | os.PathLike[str] | None = None) -> Path:
+    """runs/ladder-<game>-<N>p-seed<S> (the config's name is added when it is not base.toml)."""
+    stem = Path(config).stem if config else "base"
+    variant = "" if stem == "base" else f"-{stem}"
+    return Path("runs") / f"ladder-{game}{variant}-{players}p-seed{seed}"
+
+
+def plan_ladder(game: str, players: int, config: str | os.PathLike[str] | None = None,
+                iters: tuple[int, ...] = DEFAULT_ITERS, seed: int = 0,
+                out: str | os.PathLike[str] | None = None) -> tuple[Path, list[Step]]:
+    """Validate everything (ConfigError on anything wrong, before any game) and plan the steps."""
+    if game not in GAME_PACKAGES:
+        raise ConfigError(f"GAME: must be one of {', '.join(GAME_PACKAGES)}, got {game!r}")
+    config = Path(config) if config else default_config(game)
+    if iters:
+        from importlib import import_module
+
+        if "mcts" not in import_module(f"{GAME_PACKAGES[game]}.agents").AGENT_CODES:
+            raise ConfigError(f"--iters: {game} has no mcts agent in this build; use --iters none for the "
+                              "random and greedy levels only")
+    out = Path(out) if out else default_out(game, players, seed, config)
+    ladder = levels(iters)
+    steps = []
+    for lower, higher in zip(ladder, ladder[1:], strict=False):
+        agents = ",".join([higher.agent] + [lower.agent] * (players - 1))
+        plan = plan_run(config, players, agents, seed, rotate_seats=True)
+        if plan.game != game:
+            raise ConfigError(f"--config: {config} is a {plan.game} config, the ladder is for {game}")
+        steps.append(Step(higher, lower, plan, out / f"{higher.name}-vs-{lower.name}"))
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"{out}: --out is a file, not a ladder folder")
+    manifest_path = out / LADDER_MANIFEST
+    if out.is_dir() and any(out.iterdir()) and not manifest_path.is_file():
+        raise ConfigError(f"{out}: --out is a non-empty folder that is not a ladder (no {LADDER_MANIFEST}); "
+                          "choose another --out")
+    if manifest_path.is_file():
+        from analysis.ladder import read_ladder_manifest
+
+        old = read_ladder_manifest(out)
+        ours = {"game": game, "players": players, "config_hash": steps[0].plan.config_hash, "seed": seed}
+        differs = [k for k, v in ours.items() if old.get(k) != v]
+        if differs:
+            shown = "; ".join(f"{k}: ladder has {old.get(k)!r}, asked {ours[k]!r}" for k in differs)
+            raise ConfigError(f"{out}: made by a different ladder ({shown}); use another --out")
+    for step in steps:
+        check_directory(RunDirectory(step.out), step.plan, force=False)
+    return out, steps
+
+
+def ladder_manifest(out: Path, steps: list[Step], games: int, iters: tuple[int, ...]) -> dict:
+    plan = steps[0].plan
+    return {"game": plan.game, "config": plan.config_path, "config_hash": plan.config_hash,
+            "players": plan.players, "seed": plan.seed, "games": games, "iters": list(iters),
+            "levels": [s.lower.name for s in steps[:1]] + [s.higher.name for s in steps],
+            "steps": [{"name": s.name, "higher": s.higher.name, "lower": s.lower.name,
+                       "higher_agent": s.higher.agent, "lower_agent": s.lower.agent,
+                       "agents": list(s.plan.agents), "run_dir": os.path.relpath(s.out, out),
+                       "games": games, "players": s.plan.players} for s in steps]}
+
+
+def finished_games(path: Path) -> int:
+    """Games 0..k-1 all finished in a run directory: k (0 when there is none)."""
+    covered = 0
+    for a, b in RunDirectory(path).finished():
+        if a > covered:
+            break
+        covered = max(covered, b)
+    return covered
+
+
+def chunk_size(games: int, jobs: int) -> int:
+    """Small chunks (a quarter of a step per job, at most 1,000 games): an MCTS step is slow per game,
+    so it must be spread over every job, and a killed step keeps its finished chunks."""
+    return max(1, min(1000, -(-games // (4 * jobs))))
+
+
+def run_ladder(game: str, players: int, config: str | os.PathLike[str] | None = None,
+               games: int = DEFAULT_GAMES, iters: tuple[int, ...] = DEFAULT_ITERS, jobs: int = 1,
+               seed: int = 0, out: str | os.PathLike[str] | None = None,
+               say: Callable[[str], None] = print) -> LadderResult:
+    """Plan (refusing bad input before any game), play every unfinished step, write the report."""
+    out, steps = plan_ladder(game, players, config, iters, seed, out)
+    out.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(ladder_manifest(out, steps, games, iters), indent=2)
+    path = out / LADDER_MANIFEST
+    if not path.is_file() or path.read_text() != text:
+        path.write_text(text)
+    result = LadderResult(out, steps)
+    if jobs > 1 and any(finished_games(s.out) < games for s in steps):
+        from sim.runner import prestart_workers
+
+        prestart_workers(jobs, game)
+    for i, step in enumerate(steps, 1):
+        label = f"[{i}/{len(steps)}] {step.name}"
+        if finished_games(step.out) >= games:
+            result.skipped += 1
+            say(f"{label}: finished already ({step.out})")
+            continue
+        res = simulate(step.plan, games, step.out, jobs=jobs, chunk_size=chunk_size(games, jobs))
+        result.played += res.played
+        say(f"{label}: {res.played} games in {res.seconds:.1f} s ({step.out})")
+    from analysis.ladder import format_ladder, read_ladder
+    from analysis.report import build_report
+
+    result.report = build_report([out], out / "report")
+    manifest, table, summary, _ = read_ladder(out)
+    result.text = (f"{game} ladder, {players} players, {manifest['config']}, {games:,} games per step, "
+                   f"seed {seed}:\n" + format_ladder(table, summary))
+    return result

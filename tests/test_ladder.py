@@ -1,0 +1,182 @@
+"""`balance ladder`: every step's run directory, ladder.json and the report are written; running it again
+plays nothing; the ladder figures are right on a constructed table; `balance report` of a ladder folder
+has the ladder section; bad input is refused with exit 2 before anything runs."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analysis.ladder import ladder_table, skill_trace, steps_frame
+from analysis.stats import wilson_interval
+from sim.errors import ConfigError
+from sim.ladder import DEFAULT_ITERS, levels, parse_iters
+
+ROOT = Path(__file__).resolve().parents[1]
+STEPS = ["greedy-vs-random", "mcts2-vs-greedy", "mcts4-vs-mcts2"]
+LADDER = ("ladder", "kamakura", "--players", "3", "--games", "12", "--iters", "2,4", "--jobs", "1",
+          "--seed", "5")
+
+
+def balance(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sim", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+
+
+def _mtimes(folder: Path) -> dict[str, int]:
+    return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*")
+            if p.is_file() and "report" not in p.parts}
+
+
+@pytest.fixture(scope="module")
+def ladder(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess]:
+    out = tmp_path_factory.mktemp("ladder") / "kamakura-3p"
+    done = balance(*LADDER, "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    return out, done
+
+
+def test_ladder_writes_every_step_the_manifest_and_the_report(ladder) -> None:
+    out, done = ladder
+    manifest = json.loads((out / "ladder.json").read_text())
+    assert [s["name"] for s in manifest["steps"]] == STEPS
+    assert manifest["levels"] == ["random", "greedy", "mcts2", "mcts4"]
+    assert manifest["players"] == 3 and manifest["games"] == 12 and manifest["game"] == "kamakura"
+    for step in manifest["steps"]:
+        run = json.loads((out / step["run_dir"] / "manifest.json").read_text())
+        assert run["games_finished"] == 12 and run["rotate_seats"] and run["seed"] == 5
+        assert run["agents"] == [step["higher_agent"]] + [step["lower_agent"]] * 2
+    assert manifest["steps"][2]["agents"] == ["mcts:iters=4", "mcts:iters=2", "mcts:iters=2"]
+    report = out / "report"
+    assert (report / "index.html").is_file() and (report / "tables" / "ladder_0.csv").is_file()
+    assert (report / "charts" / "ladder_0.png").stat().st_size > 1000
+    table = pd.read_csv(report / "tables" / "ladder_0.csv")
+    assert list(table["step"]) == STEPS and (table["n"] == 12).all()
+    for step in STEPS:  # the printed table: one line per step with its share, interval and verdict
+        line = next(line for line in done.stdout.splitlines() if line.strip().startswith(step))
+        assert "%" in line and "[" in line and "33.3%" in line
+    assert "36 games played (0 of 3 steps finished already)" in done.stdout
+    assert "last step mcts4-vs-mcts2" in done.stdout
+
+
+def test_ladder_again_plays_nothing(ladder) -> None:
+    out, _ = ladder
+    before = _mtimes(out)
+    again = balance(*LADDER, "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    assert "0 games played (3 of 3 steps finished already)" in again.stdout
+    assert _mtimes(out) == before
+
+
+def test_report_of_a_ladder_folder_has_the_ladder_section(ladder, tmp_path: Path) -> None:
+    out, _ = ladder
+    done = balance("report", str(out), str(out / STEPS[0]), "--out", str(tmp_path / "report"))
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "<h2>Ladder: kamakura, 3 players" in page and "charts/ladder_0.png" in page
+    assert "<h2>Kamakura: seat win rates" in page  # the plain run keeps its sections
+    summary = json.loads((tmp_path / "report" / "summary.json").read_text())
+    assert summary["games"] == 12  # headline figures of the plain run, as before
+    ladder_summary = summary["ladders"][0]
+    assert [s["step"] for s in ladder_summary["steps"]] == STEPS
+    assert ladder_summary["last"]["step"] == STEPS[-1] and ladder_summary["last"]["n"] == 12
+
+
+def _players(step: str, higher: str, lower: str, shares: list[list[float]]) -> pd.DataFrame:
+    """A players table: game g seats `higher` at seat g % P (rotated) and `lower` elsewhere."""
+    rows = []
+    for g, game in enumerate(shares):
+        for seat, share in enumerate(game):
+            rows.append({"step": step, "game_id": g, "seat": seat, "win_share": share,
+                         "agent": higher if seat == g % len(game) else lower})
+    return pd.DataFrame(rows)
+
+
+def test_ladder_table_shares_intervals_and_verdicts() -> None:
+    # Step A (3 players): the higher level (seat g % 3) wins 8 of 10 games, shares one (1/2), loses one.
+    a = [[0.0] * 3 for _ in range(10)]
+    for g in range(8):
+        a[g][g % 3] = 1.0
+    a[8][8 % 3], a[8][(8 + 1) % 3] = 0.5, 0.5
+    a[9][(9 + 1) % 3] = 1.0
+    # Step B: the higher level wins 3 of 9 (exactly fair), C: never wins in 30.
+    b = [[1.0 if seat == (g % 3 if g < 3 else (g + 1) % 3) else 0.0 for seat in range(3)] for g in range(9)]
+    c = [[1.0 if seat == (g + 1) % 3 else 0.0 for seat in range(3)] for g in range(30)]
+    players = pd.concat([_players("greedy-vs-random", "greedy", "random", a),
+                         _players("mcts8-vs-greedy", "mcts:iters=8", "greedy", b),
+                         _players("mcts16-vs-mcts8", "mcts:iters=16", "mcts:iters=8", c)], ignore_index=True)
+    manifest = {"steps": [
+        {"name": "greedy-vs-random", "higher": "greedy", "lower": "random", "higher_agent": "greedy",
+         "lower_agent": "random", "players": 3},
+        {"name": "mcts8-vs-greedy", "higher": "mcts8", "lower": "greedy", "higher_agent": "mcts:iters=8",
+         "lower_agent": "greedy", "players": 3},
+        {"name": "mcts16-vs-mcts8", "higher": "mcts16", "lower": "mcts8", "higher_agent": "mcts:iters=16",
+         "lower_agent": "mcts:iters=8", "players": 3},
+        {"name": "mcts32-vs-mcts16", "higher": "mcts32", "lower": "mcts16", "higher_agent": "mcts:iters=32",
+         "lower_agent": "mcts:iters=16", "players": 3}]}
+    table = ladder_table(players, steps_frame(manifest))
+    assert list(table["n"]) == [10, 9, 30, 0]
+    assert table["win_share"].iloc[:3].tolist() == pytest.approx([8.5 / 10, 3 / 9, 0.0])
+    for row, (wins, n) in zip(table.iloc[:3].itertuples(), [(8.5, 10), (3, 9), (0, 30)], strict=True):
+        low, high = wilson_interval(wins, n)
+        assert (row.ci_low, row.ci_high) == pytest.approx((low, high))
+    assert table["fair_share"].iloc[0] == pytest.approx(1 / 3)
+    assert table["significant"].tolist() == [True, False, False, False]
+    assert table["verdict"].iloc[:3].tolist() == ["above fair", "not significant", "below fair"]
+    assert math.isnan(table["log2_iters"].iloc[0]) and table["log2_iters"].iloc[2] == pytest.approx(4.0)
+    summary = skill_trace(table)
+    assert summary["flattens_at"] == "mcts8-vs-greedy" and summary["significant_steps"] == 1
+    assert summary["below_fair"] == ["mcts16-vs-mcts8"]
+    assert summary["last"]["step"] == "mcts16-vs-mcts8" and summary["last"]["n"] == 30  # the unplayed step
+    assert summary["mcts_steps"] == 1 and summary["skill_trace"] == pytest.approx(0.0)
+
+
+def test_skill_trace_follows_ludii_formula() -> None:
+    # Two players, MCTS steps winning 75%, 65%, 55%: edge e = 0.5, 0.3, 0.1 (Ludii's utility 2p - 1); the
+    # line through them reaches -0.3 two steps past the last, clamped to 0, so the score is mean(e) = 0.3.
+    table = pd.DataFrame({"step": ["a", "b", "c"], "higher": ["mcts2", "mcts4", "mcts8"],
+                          "lower": ["mcts1", "mcts2", "mcts4"], "n": [100, 100, 100],
+                          "win_share": [0.75, 0.65, 0.55], "ci_low": [0.6, 0.55, 0.45],
+                          "ci_high": [0.8, 0.75, 0.65], "fair_share": [0.5] * 3,
+                          "significant": [True, True, False]})
+    summary = skill_trace(table)
+    assert summary["skill_trace"] == pytest.approx(0.3)
+    assert summary["flattens_at"] == "c" and summary["mcts_steps"] == 3
+
+
+def test_parse_iters_and_levels() -> None:
+    assert parse_iters(None) == DEFAULT_ITERS and parse_iters("none") == ()
+    assert parse_iters("3, 7,20") == (3, 7, 20)
+    for bad in ("0,2", "4,2", "2,2", "x", ""):
+        with pytest.raises(ConfigError):
+            parse_iters(bad)
+    assert [lv.agent for lv in levels((5, 10))] == ["random", "greedy", "mcts:iters=5", "mcts:iters=10"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (("ladder", "chess", "--players", "3"), "GAME: must be one of kamakura, sakura"),
+    (("ladder", "kamakura", "--players", "3", "--iters", "4,2"), "--iters: iteration counts must increase"),
+    (("ladder", "kamakura", "--players", "3", "--iters", "0,2"), "must be at least 1"),
+    (("ladder", "kamakura", "--players", "3", "--iters", "a,b"), "--iters: expected whole numbers"),
+    (("ladder", "kamakura", "--players", "9"), "players"),
+    (("ladder", "kamakura", "--players", "3", "--config", "configs/sakura/base.toml"), "is a sakura config"),
+])
+def test_bad_input_refused_exit_2_nothing_written(args, message: str, tmp_path: Path) -> None:
+    out = tmp_path / "ladder"
+    done = balance(*args, "--games", "3", "--out", str(out))
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr and not out.exists()
+
+
+def test_foreign_out_folder_refused(tmp_path: Path) -> None:
+    (tmp_path / "something.txt").write_text("not a ladder")
+    done = balance(*LADDER, "--out", str(tmp_path))
+    assert done.returncode == 2 and "not a ladder" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["something.txt"]
