@@ -1,0 +1,455 @@
+"""The comparison report of a sweep (`balance sweep`): per variant, player count and agents the
+start-player advantage, the largest gap between seat win rates (Ludii's "Balance" is 1 minus this gap), tie
+rate and tie-break share, game length and the spread of chit or card values, each with its n and a 95%
+interval; charts of each metric against the swept parameters; variants whose difference from the base is
+significant at 95% are marked.
+
+The figures are pure functions of the runs' tables (`per_game`, `run_figures`, `compare_with_base`,
+`sweep_table`); `build_sweep_report` reads the sweep folder (sweep.json and its run directories) and writes
+the page with `analysis.report.write_report`.
+
+Variants of a sweep play the same game seeds (game i of every variant starts from the seed of (seed, i)),
+so a variant and the base are compared game by game when both runs have the same seed and games (paired
+differences; a paired bootstrap for the seat gap); otherwise as independent samples.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis import charts
+from analysis.report import Section, interval, pct, write_report
+from analysis.runs import Run, read_run
+from analysis.seats import seat_equality_test, start_player_advantage
+from analysis.stats import Z95, mean_interval, wilson_intervals
+from analysis.ties import tie_stats
+from sim.errors import ConfigError
+
+BOOTSTRAP = 2000
+
+#: Metrics of a run that the report compares and charts: (key, label, percent?).
+METRICS: tuple[tuple[str, str, bool], ...] = (
+    ("start_adv", "start-player advantage", True),
+    ("gap", "seat gap (max - min seat win rate)", True),
+    ("tie_rate", "top score tied", True),
+    ("tiebreak_rate", "decided by the tie-break", True),
+    ("length", "game length", False),
+    ("value_spread", "spread of chit/card values", True),
+)
+#: Metrics compared with the base (value_spread has no interval: it is shown, not tested).
+TESTED = ("start_adv", "gap", "tie_rate", "tiebreak_rate", "length")
+
+
+# ---- per game --------------------------------------------------------------------------------------------
+def per_game(games: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
+    """One row per game, by game_id: ``game_id, share_0 .. share_{k-1}`` (each seat's win share under the
+    configured tie-break, shared wins 1/k), ``tie`` (top score shared), ``decided`` (the tie-break decided)
+    and ``length`` (turns or rounds)."""
+    p = players[["game_id", "seat", "win_share"]].astype({"game_id": "int64", "seat": "int64",
+                                                            "win_share": "float64"})
+    shares = p.pivot(index="game_id", columns="seat", values="win_share").sort_index()
+    shares.columns = [f"share_{int(c)}" for c in shares.columns]
+    length = "turns" if "turns" in games.columns else "rounds"
+    g = pd.DataFrame({"game_id": games["game_id"].to_numpy(dtype=np.int64),
+                      "tie": games["tie"].to_numpy(dtype=float, na_value=0.0),
+                      "decided": games["decided_by_tiebreak"].to_numpy(dtype=float, na_value=0.0),
+                      "length": games[length].to_numpy(dtype=float, na_value=np.nan)}).set_index("game_id")
+    return shares.join(g, how="inner").reset_index()
+
+
+def share_matrix(frame: pd.DataFrame) -> np.ndarray:
+    """The (games, seats) win-share matrix of a `per_game` frame (missing seats count 0)."""
+    cols = [c for c in frame.columns if c.startswith("share_")]
+    return np.nan_to_num(frame[cols].to_numpy(dtype=float), nan=0.0)
+
+
+def _bootstrap_rates(rows: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
+    """Nonparametric bootstrap of the column means of ``rows`` (games x m): resampling games is a
+    multinomial draw over the distinct rows (a handful: who won, which ties), so it costs O(draws x
+    distinct). Returns (draws, m)."""
+    n = len(rows)
+    if n == 0:
+        return np.full((draws, rows.shape[1]), np.nan)
+    distinct, counts = np.unique(rows, axis=0, return_counts=True)
+    weights = rng.multinomial(n, counts / n, size=draws)
+    return weights @ distinct / n
+
+
+def gap_samples(shares: np.ndarray, draws: int = BOOTSTRAP, seed: int = 0,
+                paired_with: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Bootstrap samples of the largest gap between seat win rates (max minus min over seats). With
+    ``paired_with`` (the other run's share matrix, same games in the same order) the games are resampled
+    jointly and the other run's samples come back too."""
+    rng = np.random.default_rng(seed)
+    if paired_with is None:
+        rates = _bootstrap_rates(shares, draws, rng)
+        return rates.max(axis=1) - rates.min(axis=1), None
+    k = shares.shape[1]
+    rates = _bootstrap_rates(np.hstack([shares, paired_with]), draws, rng)
+    mine, other = rates[:, :k], rates[:, k:]
+    return mine.max(axis=1) - mine.min(axis=1), other.max(axis=1) - other.min(axis=1)
+
+
+def seat_gap(shares: np.ndarray, draws: int = BOOTSTRAP, seed: int = 0) -> dict[str, Any]:
+    """The largest gap between seat win rates with a 95% percentile-bootstrap interval: ``value, ci_low,
+    ci_high, n, max_seat, min_seat``. Ludii's Balance metric is 1 minus this gap."""
+    rates = shares.mean(axis=0) if len(shares) else np.full(shares.shape[1], np.nan)
+    samples, _ = gap_samples(shares, draws, seed)
+    low, high = np.nanpercentile(samples, [2.5, 97.5]) if len(shares) else (np.nan, np.nan)
+    return {"value": float(rates.max() - rates.min()), "ci_low": float(low), "ci_high": float(high),
+            "n": len(shares), "max_seat": int(np.argmax(rates)), "min_seat": int(np.argmin(rates))}
+
+
+# ---- chit and card values -------------------------------------------------------------------------------
+def value_spread(game: str, events: pd.DataFrame, players: pd.DataFrame,
+                 config: dict[str, Any]) -> dict[str, Any]:
+    """How unequal the components are: the win added by each Kamakura chit type (`chit_values`) or each
+    Sakura card (`card_values`); ``spread`` (max minus min), the most and least valuable with their
+    intervals: ``spread, max_item, max_value, max_low, max_high, min_item, min_value, min_low, min_high``."""
+    empty = {"spread": np.nan, "max_item": "", "max_value": np.nan, "max_low": np.nan, "max_high": np.nan,
+             "min_item": "", "min_value": np.nan, "min_low": np.nan, "min_high": np.nan}
+    if events is None or len(events) == 0:
+        return empty
+    if game == "kamakura":
+        from analysis.chit_values import chit_values
+
+        table = chit_values(events, players, config)
+        items = table["colour"].astype(str) + " " + table["icons"].astype(int).astype(str)
+        low, high = table["ci_low"], table["ci_high"]
+    else:
+        from analysis.card_values import card_values
+
+        table = card_values(events, players)
+        items = "card " + table["card"].astype(str)
+        low, high = table["added_ci_low"], table["added_ci_high"]
+    values = table["win_added"].to_numpy(dtype=float)
+    if not np.isfinite(values).any():
+        return empty
+    hi, lo = int(np.nanargmax(values)), int(np.nanargmin(values))
+    return {"spread": float(values[hi] - values[lo]),
+            "max_item": items.iloc[hi], "max_value": float(values[hi]), "max_low": float(low.iloc[hi]),
+            "max_high": float(high.iloc[hi]),
+            "min_item": items.iloc[lo], "min_value": float(values[lo]), "min_low": float(low.iloc[lo]),
+            "min_high": float(high.iloc[lo])}
+
+
+# ---- one run ----------------------------------------------------------------------------------------------
+def run_figures(game: str, games: pd.DataFrame, players: pd.DataFrame, events: pd.DataFrame | None,
+                config: dict[str, Any], seed: int = 0) -> dict[str, Any]:
+    """Every metric of one run, flat: ``n``, seat win rates (``seat_rates``: list of (rate, low, high)),
+    ``start_adv`` with ``_low/_high``, ``gap`` with ``_low/_high``, ``chi2_p`` (all seats equal),
+    ``tie_rate``, ``tiebreak_rate`` (share of all games the tie-break decided), ``length`` (mean turns or
+    rounds) each with ``_low/_high``, and the value spread (`value_spread`)."""
+    pg = per_game(games, players)
+    shares = share_matrix(pg)
+    adv = start_player_advantage(players)
+    gap = seat_gap(shares, seed=seed)
+    ties = tie_stats(games)
+    n = len(pg)
+    rates = shares.mean(axis=0) if n else np.full(shares.shape[1], np.nan)
+    low, high = wilson_intervals(shares.sum(axis=0), np.full(shares.shape[1], n))
+    lengths = pg["length"].to_numpy(dtype=float)
+    length_mean = float(np.nanmean(lengths)) if n else np.nan
+    length_sd = float(np.nanstd(lengths, ddof=1)) if n > 1 else np.nan
+    l_low, l_high = mean_interval(length_mean, length_sd, n)
+    out = {"n": n, "seat_rates": [(float(r), float(a), float(b)) for r, a, b in zip(rates, low, high,
+                                                                                    strict=True)],
+           "start_adv": adv["value"], "start_adv_low": adv["ci_low"], "start_adv_high": adv["ci_high"],
+           "gap": gap["value"], "gap_low": gap["ci_low"], "gap_high": gap["ci_high"],
+           "gap_max_seat": gap["max_seat"], "gap_min_seat": gap["min_seat"],
+           "chi2_p": seat_equality_test(players)["p_value"],
+           "tie_rate": ties["top_tied_rate"], "tie_rate_low": ties["top_tied_ci_low"],
+           "tie_rate_high": ties["top_tied_ci_high"],
+           "tiebreak_rate": ties["decided_by_tiebreak_rate"],
+           "tiebreak_rate_low": ties["decided_by_tiebreak_ci_low"],
+           "tiebreak_rate_high": ties["decided_by_tiebreak_ci_high"],
+           "length": length_mean, "length_low": float(l_low), "length_high": float(l_high)}
+    spread = value_spread(game, events, players, config)
+    out["value_spread"] = spread.pop("spread")
+    out["value_spread_low"] = out["value_spread_high"] = out["value_spread"]
+    out.update({f"value_{k}": v for k, v in spread.items()})
+    return out
+
+
+def _mean_diff(a: np.ndarray, b: np.ndarray, paired: bool) -> tuple[float, float, float]:
+    """mean(a) - mean(b) with its normal 95% interval: paired (same games) or Welch."""
+    if paired:
+        d = a - b
+        d = d[~np.isnan(d)]
+        if len(d) < 2:
+            return np.nan, np.nan, np.nan
+        mean, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d)))
+    else:
+        a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+        if len(a) < 2 or len(b) < 2:
+            return np.nan, np.nan, np.nan
+        mean = float(a.mean() - b.mean())
+        se = float(np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b)))
+    return mean, mean - Z95 * se, mean + Z95 * se
+
+
+def compare_runs(variant: pd.DataFrame, base: pd.DataFrame, paired: bool | None = None,
+                 seed: int = 0) -> dict[str, float]:
+    """Differences variant minus base of the tested metrics (`TESTED`), from two `per_game` frames, each
+    as ``d_<metric>, d_<metric>_low, d_<metric>_high`` and ``sig_<metric>`` (the 95% interval excludes 0).
+    ``paired`` (default: when both hold the same game ids) compares game by game."""
+    if paired is None:
+        paired = len(variant) == len(base) and np.array_equal(variant["game_id"].to_numpy(),
+                                                              base["game_id"].to_numpy())
+    sv, sb = share_matrix(variant), share_matrix(base)
+    k = min(sv.shape[1], sb.shape[1])
+    fair_v = 1.0 / sv.shape[1]
+    fair_b = 1.0 / sb.shape[1]
+    out: dict[str, Any] = {"paired": bool(paired)}
+    diffs = {"start_adv": _mean_diff(sv[:, 0] - fair_v, sb[:, 0] - fair_b, paired),
+             "tie_rate": _mean_diff(variant["tie"].to_numpy(float), base["tie"].to_numpy(float), paired),
+             "tiebreak_rate": _mean_diff(variant["decided"].to_numpy(float), base["decided"].to_numpy(float),
+                                         paired),
+             "length": _mean_diff(variant["length"].to_numpy(float), base["length"].to_numpy(float), paired)}
+    rv, rb = sv.mean(axis=0), sb.mean(axis=0)
+    if paired and k:
+        gv, gb = gap_samples(sv, seed=seed, paired_with=sb)
+    else:
+        gv, _ = gap_samples(sv, seed=seed)
+        gb, _ = gap_samples(sb, seed=seed + 1)
+    d = gv - gb
+    low, high = np.nanpercentile(d, [2.5, 97.5]) if len(d) else (np.nan, np.nan)
+    diffs["gap"] = (float((rv.max() - rv.min()) - (rb.max() - rb.min())), float(low), float(high))
+    for key, (value, lo, hi) in diffs.items():
+        out[f"d_{key}"], out[f"d_{key}_low"], out[f"d_{key}_high"] = value, lo, hi
+        out[f"sig_{key}"] = bool(np.isfinite(lo) and (lo > 0 or hi < 0))
+    return out
+
+
+# ---- the sweep table --------------------------------------------------------------------------------------
+def sweep_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Runs of a sweep (dicts of ``variant, players, agents`` plus `run_figures` and, for non-base
+    variants, `compare_runs` keys) as one frame, with ``differs_from_base``: the tested metrics whose
+    difference from the base is significant at 95% ("" for none, "(base)" for the base itself)."""
+    frame = pd.DataFrame(rows)
+    marks = []
+    for row in rows:
+        if row.get("is_base"):
+            marks.append("(base)")
+        else:
+            marks.append(", ".join(m for m in TESTED if row.get(f"sig_{m}")))
+    frame["differs_from_base"] = marks
+    return frame
+
+
+def _figure_text(value: float, low: float, high: float, percent: bool, diff: float | None = None,
+                 d_low: float | None = None, d_high: float | None = None, sig: bool = False) -> str:
+    if percent:
+        text = f"{pct(value)} {interval(low, high)}"
+    else:
+        text = f"{value:.2f} [{low:.2f}, {high:.2f}]"
+    if diff is not None and np.isfinite(diff):
+        scale, unit = (100, " pts") if percent else (1, "")
+        text += (f"; vs base {scale * diff:+.1f}{unit} [{scale * d_low:+.1f}, {scale * d_high:+.1f}]"
+                 + (" *" if sig else ""))
+    return text
+
+
+def display_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The sweep table as the report shows it: one text cell per metric, "value [95% interval]; vs base
+    difference [interval]" with * where the difference is significant."""
+    rows = []
+    for r in frame.to_dict(orient="records"):
+        row = {"variant": r["variant"], "players": r["players"], "agents": r["agents"], "games": r["n"]}
+        for key, label, percent in METRICS:
+            if key == "value_spread":
+                row["value spread (max - min win added)"] = "" if not np.isfinite(r["value_spread"]) else (
+                    f"{pct(r['value_spread'])} (max {r['value_max_item']} {pct(r['value_max_value'])}, "
+                    f"min {r['value_min_item']} {pct(r['value_min_value'])})")
+                continue
+            has = not r.get("is_base") and f"d_{key}" in r
+            row[label] = _figure_text(r[key], r[f"{key}_low"], r[f"{key}_high"], percent,
+                                      r.get(f"d_{key}") if has else None, r.get(f"d_{key}_low"),
+                                      r.get(f"d_{key}_high"), bool(r.get(f"sig_{key}")))
+        row["seats equal? (chi-square p)"] = f"{r['chi2_p']:.3g}"
+        row["differs from base (95%)"] = r["differs_from_base"]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def seat_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Seat win rates of every run, long: ``variant, players, agents, seat, win_rate, ci_low, ci_high``."""
+    rows = []
+    for r in frame.to_dict(orient="records"):
+        for seat, (rate, low, high) in enumerate(r["seat_rates"]):
+            rows.append({"variant": r["variant"], "players": r["players"], "agents": r["agents"],
+                         "seat": seat, "win_rate": rate, "ci_low": low, "ci_high": high})
+    return pd.DataFrame(rows)
+
+
+def _series(frame: pd.DataFrame, extra: list[str]) -> pd.Series:
+    many_agents = frame["agents"].nunique() > 1
+    parts = frame["players"].astype(str) + "p"
+    if many_agents:
+        parts = parts + " " + frame["agents"].astype(str)
+    for col in extra:
+        parts = parts + ", " + col.split(".")[-1] + "=" + frame[col].astype(str)
+    return parts
+
+
+def _order(values: pd.Series, choices: list[Any]) -> pd.Series:
+    """Position of each value among a grid key's choices (values not among them last)."""
+    texts = [json.dumps(c) if isinstance(c, list | dict) else c for c in choices]
+    return values.map(lambda v: texts.index(v) if v in texts else len(texts))
+
+
+def metric_charts(frame: pd.DataFrame, grid: dict[str, list[Any]], n_text: str, game: str) -> list[tuple]:
+    """Charts of each metric against each swept grid key (x: the key's value in the variant's config, in
+    the grid's order; one bar per player count and value of the other grid keys), and against the named
+    variants."""
+    out = []
+    unit = "turns" if game == "kamakura" else "rounds"
+    n_short = n_text.replace(" games per run", "/run")
+    grid_keys = list(grid)
+    grid_rows = frame[~frame["named"] | frame["is_base"]] if grid_keys else frame.iloc[0:0]
+    for key in grid_keys:
+        others = [k for k in grid_keys if k != key]
+        part = grid_rows.assign(_pos=_order(grid_rows[f"value:{key}"], grid[key]))
+        part = part.sort_values(["_pos", *(f"value:{k}" for k in others), "players"], kind="stable")
+        part["x"] = part[f"value:{key}"].astype(str)
+        part["series"] = _series(part.rename(columns={f"value:{k}": k for k in others}), others)
+        for metric, label, percent in METRICS:
+            if part[metric].isna().all():
+                continue
+            ylabel = f"{label} ({'%' if percent else unit})"
+            name = f"sweep_{metric}_vs_{_file_part(key)}"
+            fig = charts.grouped_bars(part, "x", metric, f"{metric}_low", f"{metric}_high", "series",
+                                      f"{label} vs {key} ({n_short})", key, ylabel, percent=percent,
+                                      reference=0.0 if metric == "start_adv" else None)
+            out.append((name, f"{label} against {key}, 95% intervals ({n_text})", fig))
+    named = frame[frame["named"] | frame["is_base"]]
+    if frame["named"].any():
+        part = named.copy()
+        part["series"] = _series(part, [])
+        for metric, label, percent in METRICS:
+            if part[metric].isna().all():
+                continue
+            ylabel = f"{label} ({'%' if percent else unit})"
+            fig = charts.grouped_bars(part, "variant", metric, f"{metric}_low", f"{metric}_high", "series",
+                                      f"{label} by variant ({n_short})", "variant", ylabel, percent=percent,
+                                      reference=0.0 if metric == "start_adv" else None)
+            out.append((f"sweep_{metric}_by_variant", f"{label} by named variant, 95% intervals ({n_text})",
+                        fig))
+    return out
+
+
+def _file_part(key: str) -> str:
+    return "".join(c if c.isalnum() or c in "_-" else "_" for c in key)
+
+
+# ---- reading a sweep folder and writing the page -----------------------------------------------------------
+def read_sweep_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
+    path = Path(folder) / "sweep.json"
+    if not path.is_file():
+        raise ConfigError(f"{folder}: not a sweep folder (no sweep.json)")
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise ConfigError(f"{path}: unreadable sweep manifest ({err})") from None
+
+
+def sweep_rows(folder: str | os.PathLike[str], manifest: dict[str, Any]) -> tuple[list[dict], list[Run]]:
+    """Figures of every run of a sweep folder, compared with the base run of the same player count and
+    agents; the runs come back without their events (the page needs only manifests and games)."""
+    folder = Path(folder)
+    base_frames: dict[tuple[int, str], pd.DataFrame] = {}
+    rows, runs = [], []
+    variants = sorted(manifest["variants"], key=lambda v: not v["is_base"])  # the base first
+    for v in variants:
+        for r in v["runs"]:
+            run = read_run(folder / r["dir"])
+            if run.games.empty:
+                raise ConfigError(f"{run.path}: the run has no finished games yet")
+            figures = run_figures(run.game, run.games, run.players, run.events, run.manifest["config"])
+            frame = per_game(run.games, run.players)
+            key = (r["players"], r["agents"])
+            row = {"variant": v["name"], "slug": v["slug"], "named": v["named"], "is_base": v["is_base"],
+                   "overrides": ", ".join(f"{k} = {json.dumps(x)}" for k, x in v["overrides"].items()),
+                   "players": r["players"], "agents": r["agents"], "run": str(run.path), **figures}
+            for k, value in v.get("values", {}).items():
+                row[f"value:{k}"] = json.dumps(value) if isinstance(value, list | dict) else value
+            if v["is_base"]:
+                base_frames[key] = frame
+            elif key in base_frames:
+                row.update(compare_runs(frame, base_frames[key]))
+            rows.append(row)
+            runs.append(Run(run.path, run.manifest, run.games, run.players.iloc[0:0], run.events.iloc[0:0]))
+    return rows, runs
+
+
+def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
+    """Read a sweep folder (sweep.json and its finished runs) and write ``report/index.html`` in it (or at
+    ``out``), with summary.json and the tables as CSV."""
+    folder = Path(folder)
+    manifest = read_sweep_manifest(folder)
+    rows, runs = sweep_rows(folder, manifest)
+    frame = sweep_table(rows)
+    game = manifest["game"]
+    unit = "turns" if game == "kamakura" else "rounds"
+    total = int(frame["n"].sum())
+    n_text = f"n = {int(frame['n'].min()):,} to {int(frame['n'].max()):,} games per run" \
+        if frame["n"].nunique() > 1 else f"n = {int(frame['n'].iloc[0]):,} games per run"
+    labels = [f"{r['variant']} {r['players']}p" + (f" {r['agents']}" if frame["agents"].nunique() > 1 else "")
+              for r in rows]
+
+    sec = Section(f"Sweep: {manifest['sweep_file']}")
+    sec.notes.append(f"Base config <b>{manifest['base']}</b> ({game}); players {manifest['players']}; "
+                     f"agents {', '.join(manifest['agents'])}; {manifest['games']:,} games per run, seed "
+                     f"{manifest['seed']} (every variant plays the same game seeds); "
+                     f"{len(manifest['variants'])} variants, {len(rows)} runs, {total:,} games in all.")
+    if manifest.get("description"):
+        sec.notes.append(manifest["description"])
+    if manifest["grid_keys"]:
+        sec.notes.append("Swept (grid): " + ", ".join(f"<b>{k}</b>" for k in manifest["grid_keys"]) + ".")
+    sec.notes.append("Each figure has its 95% interval. A variant is compared with the base (no overrides) "
+                     "at the same player count and agents: the difference and its 95% interval (game by game "
+                     "when both played the same games; the seat gap by a paired bootstrap); * marks a "
+                     "difference whose interval excludes 0. Marks are per metric and not corrected for the "
+                     "number of comparisons: among many variants, about 1 in 20 true nulls is marked by "
+                     "chance. The seat gap (largest minus smallest seat win rate) is 1 minus Ludii's "
+                     "Balance; ties count by the configured tie-break (shared wins as 1/k).")
+    flagged = frame[(frame["differs_from_base"] != "") & ~frame["is_base"]]
+    for r in flagged.to_dict(orient="records"):
+        sec.notes.append(f"<b>{r['variant']}</b> ({r['players']}p): differs from the base in "
+                         f"{r['differs_from_base']}.")
+    variants_table = pd.DataFrame([{"variant": v["name"], "overrides": ", ".join(
+        f"{k} = {json.dumps(x)}" for k, x in v["overrides"].items()) or "(none: the base)",
+        "also named": ", ".join(v["aliases"]), "config": v["config_file"]} for v in manifest["variants"]])
+    sec.tables.append(("sweep_variants", "Variants (each config file is standalone: `balance simulate` "
+                       "accepts it)", variants_table))
+    sec.tables.append(("sweep_comparison", f"Every run: figures with 95% intervals, and the difference from "
+                       f"the base (* significant); game length in {unit}", display_table(frame)))
+    sections = [sec]
+
+    sec = Section("Sweep: metrics against the swept parameters")
+    sec.notes.append("Bars: the metric per variant, whiskers its 95% interval. The spread of chit or card "
+                     "values (largest minus smallest win added) is a point estimate, without whiskers.")
+    grid = manifest.get("grid") or {k: [] for k in manifest["grid_keys"]}
+    sec.charts += metric_charts(frame, grid, n_text, game)
+    sections.append(sec)
+
+    sec = Section("Sweep: seat win rates of every run")
+    seats = seat_table(frame)
+    sec.tables.append(("sweep_seat_win_rates", "Seat win rates (seat 0 = start player), Wilson 95%", seats))
+    sections.append(sec)
+
+    raw_cols = [c for c in frame.columns if c not in ("seat_rates",)]
+    sec.tables.append(("sweep_figures", "Every figure as numbers (also in summary.json)",
+                       frame[raw_cols]))
+    summary = {"sweep": {k: manifest[k] for k in ("sweep_file", "base", "game", "players", "agents", "games",
+                                                  "seed", "grid_keys")},
+               "runs": frame.drop(columns=["seat_rates"]).assign(
+                   seat_rates=[[list(x) for x in s] for s in frame["seat_rates"]]).to_dict(orient="records")}
+    target = Path(out) if out else folder / "report"
+    return write_report(sections, runs, labels, summary, target, title="Sweep report")

@@ -1,0 +1,167 @@
+"""The report of a tune (`balance tune`): the statement whether the target is met with 95% confidence,
+the recommended config, the games spent against an exhaustive grid at the same per-candidate sample size,
+each round of the race, every candidate (games played, objective with its interval, why it stopped) and the
+confirmation run's seat win rates. Written from the tune folder's ``tune.json`` and run directories with
+`analysis.report.write_report`.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis import charts
+from analysis.report import Section, pct, write_report
+from analysis.runs import Run, read_run
+from analysis.seats import seat_win_rates
+from sim.errors import ConfigError
+
+
+def read_tune_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
+    path = Path(folder) / "tune.json"
+    if not path.is_file():
+        raise ConfigError(f"{folder}: not a tune folder (no tune.json)")
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise ConfigError(f"{path}: unreadable tune manifest ({err})") from None
+
+
+def candidates_table(state: dict[str, Any]) -> pd.DataFrame:
+    """One row per candidate: its values, games played, the objective (largest seat deviation from the fair
+    share) with its simultaneous interval, each seat's win rate, constraint state, and the round and reason
+    it was dropped; the recommended first, then the survivors, then by objective."""
+    rows = []
+    for c in state["candidates"]:
+        row = {"candidate": c["slug"], "values": c["label"], "games": c["games"],
+               "max_rate_deviation": c.get("value"), "ci_low": c.get("low"), "ci_high": c.get("high"),
+               **{f"seat_{i}_rate": w / c["games"] for i, w in enumerate(c.get("wins") or []) if c["games"]},
+               "constraints": c.get("feasible", ""),
+               "dropped_in_round": c["dropped_round"] if c["dropped_round"] is not None else "",
+               "why": c["dropped_why"] or ("recommended" if c["slug"] == state["recommended"]
+                                           else "survived")}
+        if state["target"].get("length") is not None:
+            row.update(length=c.get("length"), length_low=c.get("length_low"),
+                       length_high=c.get("length_high"))
+        if state["target"].get("chit_cap") is not None:
+            row.update(top_chit=c.get("chit_max_item"), top_chit_added=c.get("chit_max"),
+                       top_chit_ci_low=c.get("chit_max_low"), top_chit_ci_high=c.get("chit_max_high"))
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    frame["_rec"] = frame["candidate"] != state["recommended"]
+    frame["_alive"] = frame["dropped_in_round"] != ""
+    frame = frame.sort_values(["_rec", "_alive", "max_rate_deviation"], na_position="last")
+    return frame.drop(columns=["_rec", "_alive"]).reset_index(drop=True)
+
+
+def games_summary(state: dict[str, Any]) -> dict[str, Any]:
+    """Games the tune spent against an exhaustive grid that plays every candidate as many games as the
+    recommended one got in the race."""
+    exhaustive = state["exhaustive_games"]
+    total = state["total_games"]
+    return {"candidates": len(state["candidates"]), "race_games": state["race_games"],
+            "confirm_games": state["confirm_games"], "total_games": total,
+            "games_per_candidate": state["games_per_candidate_exhaustive"], "exhaustive_games": exhaustive,
+            "share_of_exhaustive": total / exhaustive if exhaustive else float("nan")}
+
+
+def _figure(d: dict[str, Any]) -> str:
+    """The objective of a standing: "1.31 points [0.00, 5.37] on 800 games"."""
+    return (f"largest seat deviation {100 * d['value']:.2f} points [{100 * d['low']:.2f}, "
+            f"{100 * d['high']:.2f}] on {d['games']:,} games" if d else "n/a")
+
+
+def build_tune_report(folder: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
+    folder = Path(folder)
+    state = read_tune_manifest(folder)
+    g = games_summary(state)
+    target = state["target"]
+    sec = Section(f"Tune: {state['tune_file']}")
+    verdict_class = "met" if state["met"] else "not met"
+    sec.notes.append(f"<b>{html.escape(state['statement'])}</b> ({verdict_class})")
+    sec.notes.append(f"Recommended config: <b>{html.escape(state['recommended_config'])}</b> = "
+                     f"{html.escape(state['base'])} with {html.escape(state['recommended_label'])} "
+                     f"(standalone: <code>balance simulate</code> accepts it).")
+    sec.notes.append(f"Search: {state['game']}, {state['players']} players, agents {state['agents']}; "
+                     f"{g['candidates']} candidates over "
+                     + ", ".join(f"<b>{s['key']}</b> in {s['values']}" for s in state["space"])
+                     + (f" ({len(state['invalid'])} combinations left out as invalid configs)"
+                        if state["invalid"] else "") + ".")
+    tgt = [f"every seat's win rate within {100 * target['tolerance']:g} points of 1/{state['players']}"]
+    if target.get("length"):
+        tgt.append(f"mean game length in {target['length'][0]:g}..{target['length'][1]:g}")
+    if target.get("chit_cap") is not None:
+        tgt.append(f"no chit type adds more than {100 * target['chit_cap']:g} points to the win rate")
+    sec.notes.append("Target: " + "; ".join(tgt) + f". Objective: the largest deviation of a seat's win rate "
+                     f"from the fair share, with bounds simultaneous over the seats at "
+                     f"{100 * state['racing']['confidence']:g}%.")
+    sec.notes.append(f"Games: {g['race_games']:,} in the race + {g['confirm_games']:,} confirming = "
+                     f"<b>{g['total_games']:,}</b>, against <b>{g['exhaustive_games']:,}</b> for an "
+                     f"exhaustive grid at the same per-candidate sample size ({g['candidates']} x "
+                     f"{g['games_per_candidate']:,}): <b>{pct(g['share_of_exhaustive'])}</b> of it.")
+    sec.notes.append(f"Recommended config in the race: {_figure(state['race_final'])}; on fresh "
+                     f"confirmation games (seed {state['confirm_seed']}): {_figure(state['confirm'])}. "
+                     "Only the confirmation figures back the statement: the race's figures favour the "
+                     "winner, which was chosen on them.")
+    schedule = ", ".join(f"{n:,}" for n in state["schedule"])
+    sec.notes.append(f"Racing ({state['racing']['method']}): rounds at {schedule} games per candidate "
+                     "(game i of every candidate has the same seed: common random numbers; each round adds "
+                     "fresh games); after each round a candidate stops when a constraint is clearly violated "
+                     "or its deviation's lower bound exceeds the best candidate's upper bound.")
+    rounds = pd.DataFrame(state["rounds"]).rename(columns={
+        "best_value": "best_rate_deviation", "best_low": "best_ci_low", "best_high": "best_ci_high"})
+    if not rounds.empty:
+        sec.tables.append(("tune_rounds", "Rounds of the race (deviation of the best, in win-rate share)",
+                           rounds))
+    sections = [sec]
+
+    runs: list[Run] = []
+    labels: list[str] = []
+    confirm_dir = folder / "confirm"
+    if (confirm_dir / "manifest.json").is_file():
+        run = read_run(confirm_dir)
+        seats = seat_win_rates(run.players)
+        sec = Section("Tune: the recommended config on fresh games")
+        sec.notes.append(f"Seat win rates of {state['recommended']} on {len(run.games):,} confirmation games "
+                         f"(seed {run.manifest['seed']}), Wilson 95% per seat; fair share "
+                         f"{pct(1 / state['players'])}, tolerance band ±{100 * target['tolerance']:g} "
+                         "points.")
+        sec.charts.append(("tune_confirm_seats", f"Seat win rates of the recommended config (n = "
+                           f"{len(run.games):,} games)",
+                           charts.grouped_bars(seats, "seat", "win_rate", "ci_low", "ci_high", None,
+                                               f"Recommended config: win rate by seat "
+                                               f"(n = {len(run.games):,})",
+                                               "seat (0 = start player)", "win rate (%)",
+                                               reference=1 / state["players"], reference_label="fair share")))
+        sec.tables.append(("tune_confirm_seats", "Seat win rates on the confirmation games",
+                           seats.drop(columns=["wins"])))
+        sections.append(sec)
+        runs.append(Run(run.path, run.manifest, run.games, run.players.iloc[0:0], run.events.iloc[0:0]))
+        labels.append(f"confirmation: {state['recommended']}")
+
+    table = candidates_table(state)
+    sec = Section("Tune: every candidate")
+    sec.notes.append("max_rate_deviation: the largest |seat win rate - fair share| with its simultaneous "
+                     "interval, from the candidate's race games (the games column). Candidates stop at "
+                     "different sample sizes, so their intervals differ in width.")
+    shown = table.dropna(subset=["max_rate_deviation"]).head(40)
+    if not shown.empty:
+        fig = charts.grouped_bars(shown, "candidate", "max_rate_deviation", "ci_low", "ci_high", None,
+                                  "Largest seat deviation from the fair share (best 40)",
+                                  "deviation (points)",
+                                  "candidate", reference=target["tolerance"], reference_label="tolerance",
+                                  horizontal=True)
+        sec.charts.append(("tune_candidates", "Largest seat deviation per candidate with its simultaneous "
+                           "95% interval; dashed: the tolerance", fig))
+    sec.tables.append(("tune_candidates", "Candidates", table))
+    sections.append(sec)
+    summary = {k: state[k] for k in ("tune_file", "recommended", "recommended_label", "recommended_config",
+                                     "met", "statement", "race_final", "confirm", "rounds")}
+    summary["games"] = g
+    return write_report(sections, runs, labels, summary, Path(out) if out else folder / "report",
+                        title="Tune report")

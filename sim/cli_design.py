@@ -1,0 +1,70 @@
+"""The design commands of `balance` (issue 7): `sweep` (run config variants and compare them) and `tune`
+(search a space of config values for the fairest). Registered by `sim.cli.build_parser`; bad input is a
+ConfigError, which `sim.cli.main` prints as one line with exit status 2."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def add_design_commands(sub: argparse._SubParsersAction) -> None:
+    sweep = sub.add_parser("sweep", help="run a grid or list of config variants and write a comparison "
+                                         "report")
+    sweep.add_argument("sweep_file", help="TOML sweep file, e.g. configs/sweeps/kamakura-order-chits.toml")
+    sweep.add_argument("--jobs", type=_jobs, default=os.cpu_count() or 1)
+    sweep.add_argument("--out", help="sweep folder (default: runs/sweeps/<sweep file name>)")
+    sweep.add_argument("--force", action="store_true",
+                       help="replace run directories made by a different config, seed or agents")
+    sweep.add_argument("--quiet", action="store_true", help="no line per run")
+
+    tune = sub.add_parser("tune", help="search a space of config values for the one that best meets a "
+                                       "balance target (candidates raced with confidence intervals)")
+    tune.add_argument("tune_file", help="TOML tune file, e.g. configs/tunes/kamakura-4p-order-chits.toml")
+    tune.add_argument("--jobs", type=_jobs, default=os.cpu_count() or 1)
+    tune.add_argument("--out", help="tune folder (default: runs/tunes/<tune file name>)")
+    tune.add_argument("--force", action="store_true",
+                      help="replace candidate run directories made by a different config, seed or agents")
+    tune.add_argument("--quiet", action="store_true", help="no line per round")
+
+
+def _say(quiet: bool):
+    def say(line: str) -> None:
+        if not quiet:
+            print(line, file=sys.stderr, flush=True)
+    return say
+
+
+def run_design_command(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    if args.command == "sweep":
+        from sim.sweep import run_sweep
+
+        result = run_sweep(args.sweep_file, args.out, jobs=args.jobs, force=args.force, say=_say(args.quiet))
+        print(f"{len(result.runs)} runs ({result.skipped} finished already), {result.played:,} games "
+              f"played in {time.perf_counter() - started:.1f} s; sweep folder: {result.out}; "
+              f"report: {result.report}")
+        return 0
+    from sim.tune import run_tune
+
+    result = run_tune(args.tune_file, args.out, jobs=args.jobs, force=args.force, say=_say(args.quiet))
+    share = (result.race_games + result.confirm_games) / result.exhaustive_games \
+        if result.exhaustive_games else float("nan")
+    print(f"recommended: {result.config_file} ({result.recommended.label()})\n{result.statement}\n"
+          f"games: {result.race_games:,} racing + {result.confirm_games:,} confirming = "
+          f"{result.race_games + result.confirm_games:,}; an exhaustive grid at the same per-candidate "
+          f"sample size: {result.exhaustive_games:,} ({100 * share:.1f}%); {result.played:,} played now in "
+          f"{time.perf_counter() - started:.1f} s; report: {result.report}")
+    return 0

@@ -1,0 +1,442 @@
+"""`balance sweep`: run a grid or a list of config variants and compare them (issue 7).
+
+A sweep file (TOML) names a base config, player counts, agents, games per variant and the variants, as
+dotted-key overrides of the base::
+
+    base = "../kamakura/base.toml"        # relative to this file, or absolute
+    players = [3, 4]
+    agents = ["greedy"]                   # one --agents value per entry ("greedy" or "greedy,random,...")
+    games = 20000
+    seed = 1                              # optional (0); every variant plays the same game seeds
+    [grid]                                # every combination of these
+    "rules.order_chit_moves" = [[0, 1, 2, 3], [0, 2, 3, 4]]
+    "rules.tie_break" = ["last_in_order", "shared"]
+    # and/or named variants:
+    [[variants]]
+    name = "cheap blue"
+    "chits.blue[0].points" = 1
+
+The base (no overrides) is always a variant; a grid point or named variant that leaves the base config
+unchanged is the base, and two variants with the same config are run once. Every variant is validated by
+the game's own validator before anything runs or is written (a bad key or value: the sweep file, the key,
+what is wrong). Each variant's config is written as a standalone TOML file that `balance simulate` accepts
+(``<out>/configs/<slug>.toml``), and each variant x player count x agents is a run directory
+``<out>/<slug>-<N>p/`` (``-<agents>`` added when the sweep has several agent lineups) written by
+`sim.runner.simulate`: a finished run is not touched again, an interrupted one resumes. ``sweep.json``
+lists it all for the report (`analysis.sweep_report`), written to ``<out>/report/``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import itertools
+import json
+import os
+import re
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim.agent_spec import parse_agents
+from sim.config import (
+    check_unknown_keys,
+    expect_bool,
+    expect_int,
+    expect_list,
+    expect_str,
+    expect_table,
+    fail,
+    load_toml,
+)
+from sim.errors import ConfigError
+from sim.overrides import KeyPath, apply_overrides, dump_toml, format_value, get_path, parse_key, path_text
+from sim.runner import GAME_PACKAGES, RunDirectory, RunPlan, check_directory, simulate
+
+_SWEEP_KEYS = {"base", "description", "players", "agents", "games", "seed", "rotate_seats", "grid",
+               "variants"}
+SWEEP_MANIFEST = "sweep.json"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One config of a sweep: the base with ``overrides`` (dotted-key path -> value) applied."""
+
+    name: str
+    slug: str
+    overrides: dict[KeyPath, Any]
+    config: dict[str, Any]
+    named: bool = False
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def is_base(self) -> bool:
+        return not self.overrides
+
+    def value(self, key: KeyPath) -> Any:
+        """The variant's effective value at a dotted key (from its config, so the base has one too)."""
+        try:
+            return get_path(self.config, key)
+        except (KeyError, IndexError, TypeError):
+            return None
+
+
+@dataclass(frozen=True)
+class Sweep:
+    file: str
+    base: str
+    game: str
+    base_config: dict[str, Any]
+    players: tuple[int, ...]
+    agents: tuple[str, ...]
+    games: int
+    seed: int
+    rotate_seats: bool
+    grid_keys: tuple[KeyPath, ...]
+    variants: tuple[Variant, ...]  # the base first
+    description: str = ""
+    grid_values: tuple[tuple[Any, ...], ...] = ()  # the choices of each grid key, in the file's order
+
+
+@dataclass(frozen=True)
+class SweepRun:
+    variant: Variant
+    players: int
+    agents: str
+    plan: RunPlan
+    out: Path
+    config_text: str  # the variant's standalone config file, as written to plan.config_path
+
+
+@dataclass
+class SweepResult:
+    out: Path
+    runs: list[SweepRun]
+    played: int
+    skipped: int
+    seconds: float
+    report: Path | None = None
+    log: list[str] = field(default_factory=list)
+
+
+# ---- reading a sweep file ----------------------------------------------------------------------------
+def base_path(file: str, value: object, key: str = "base") -> str:
+    """The base config named in a sweep or tune file: relative to that file, or absolute; must exist."""
+    text = expect_str(value, file, key)
+    if not text:
+        fail(file, key, "must name a config file")
+    path = os.path.normpath(os.path.join(os.path.dirname(file), text))
+    if not Path(path).is_file():
+        fail(file, key, f"file not found: {text} (looked for {path})")
+    return path
+
+
+def load_base(file: str, value: object, key: str = "base") -> tuple[str, str, dict[str, Any]]:
+    """(path, game, merged config) of a sweep or tune file's base config."""
+    path = base_path(file, value, key)
+    merged, _ = load_toml(path)
+    game = merged.get("game")
+    if game not in GAME_PACKAGES:
+        raise ConfigError(f"{path}: game: must be one of {', '.join(GAME_PACKAGES)}, got {game!r}")
+    return path, game, merged
+
+
+def player_counts(file: str, value: object, key: str = "players") -> tuple[int, ...]:
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        fail(file, key, "must name at least one player count")
+    counts = tuple(expect_int(v, file, f"{key}[{i}]" if isinstance(value, list) else key, 1)
+                   for i, v in enumerate(items))
+    if len(set(counts)) < len(counts):
+        fail(file, key, "repeats a player count")
+    return counts
+
+
+def agent_lineups(file: str, value: object, key: str = "agents") -> tuple[str, ...]:
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        fail(file, key, "must name at least one agent lineup")
+    lineups = tuple(expect_str(v, file, f"{key}[{i}]" if isinstance(value, list) else key)
+                    for i, v in enumerate(items))
+    if len(set(lineups)) < len(lineups):
+        fail(file, key, "repeats an agent lineup")
+    return lineups
+
+
+def validate(game: str, config: dict[str, Any], players: int, source: str) -> Any:
+    """The game's own validation of a (variant's) merged config for `players`: its rules (ConfigError)."""
+    params = importlib.import_module(f"{GAME_PACKAGES[game]}.params")
+    return params.rules_from_mapping(config, players, source)
+
+
+def check_agents(file: str, key: str, lineup: str, players: int, game: str) -> tuple[str, ...]:
+    try:
+        return tuple(str(a) for a in parse_agents(lineup, players, game))
+    except ConfigError as err:
+        raise ConfigError(f"{file}: {key}: {str(err).removeprefix('--agents: ')} "
+                          f"({players} players)") from None
+
+
+def _flatten_grid(table: dict[str, Any], file: str, prefix: str = "") -> dict[str, Any]:
+    """`[grid]` keys, quoted (``"rules.tie_break" = [...]``) or as nested tables (``rules.tie_break =``)."""
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        full = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, dict):
+            out.update(_flatten_grid(value, file, full))
+        else:
+            out[full] = value
+    return out
+
+
+def _flatten_overrides(table: dict[str, Any], file: str, where: str) -> dict[KeyPath, Any]:
+    """A named variant's override keys. An unquoted dotted key (``rules.tie_break = "shared"``) arrives as
+    a table, ``rules = {tie_break = "shared"}``, which merges into the config's table key by key (as
+    ``extends`` does), so it overrides that one key too."""
+    out: dict[KeyPath, Any] = {}
+    for key, value in table.items():
+        out[parse_key(key, file, f"{where}{json.dumps(key)}")] = value
+    return out
+
+
+def slugify(text: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9_.=+-]+", "-", text).strip("-.") or "variant"
+    if len(slug) > 60:
+        slug = slug[:51].rstrip("-.") + "-" + hashlib.sha256(text.encode()).hexdigest()[:8]
+    return slug
+
+
+def _value_slug(value: Any) -> str:
+    if isinstance(value, list) and all(isinstance(v, int | str | float) and not isinstance(v, bool)
+                                       for v in value):
+        return "-".join(str(v) for v in value)
+    if isinstance(value, bool | int | float | str):
+        return str(value).lower() if isinstance(value, bool) else str(value)
+    return hashlib.sha256(format_value(value).encode()).hexdigest()[:8]
+
+
+def _key_slug(path: KeyPath) -> str:
+    tail = path[1:] if len(path) > 1 else path
+    return ".".join(str(p) for p in tail)
+
+
+def overrides_text(overrides: dict[KeyPath, Any]) -> str:
+    return ", ".join(f"{path_text(k)} = {format_value(v)}" for k, v in overrides.items())
+
+
+def _canonical(config: dict[str, Any]) -> str:
+    without = {k: v for k, v in config.items() if k != "description"}
+    return json.dumps(without, sort_keys=True, separators=(",", ":"))
+
+
+def load_sweep(path: str | os.PathLike[str]) -> Sweep:
+    """Read and validate a sweep file: every variant is checked for every player count and agent lineup
+    (ConfigError naming the sweep file and the key) before anything runs."""
+    file = os.fspath(path)
+    data, _ = load_toml(file)
+    check_unknown_keys(data, _SWEEP_KEYS, file, "")
+    for key in ("base", "players", "agents", "games"):
+        if key not in data:
+            fail(file, key, "missing key (a sweep names base, players, agents and games)")
+    base, game, base_config = load_base(file, data["base"])
+    players = player_counts(file, data["players"])
+    agents = agent_lineups(file, data["agents"])
+    games = expect_int(data["games"], file, "games", 1)
+    seed = expect_int(data.get("seed", 0), file, "seed", 0, 2**63 - 1)
+    rotate = expect_bool(data.get("rotate_seats", False), file, "rotate_seats")
+    description = expect_str(data.get("description", ""), file, "description")
+    for n in players:
+        validate(game, base_config, n, base)
+        for i, lineup in enumerate(agents):
+            key = f"agents[{i}]" if isinstance(data["agents"], list) else "agents"
+            check_agents(file, key, lineup, n, game)
+    if "grid" not in data and "variants" not in data:
+        fail(file, "grid", "missing: a sweep needs a [grid] table or [[variants]] (or both)")
+
+    candidates: list[tuple[str, dict[KeyPath, Any], bool, str]] = []  # (name, overrides, named, where)
+    grid_keys: list[KeyPath] = []
+    choices: list[list[Any]] = []
+    if "grid" in data:
+        grid = _flatten_grid(expect_table(data["grid"], file, "grid"), file)
+        if not grid:
+            fail(file, "grid", "is empty")
+        for key, values in grid.items():
+            where = f"grid.{json.dumps(key)}"
+            grid_keys.append(parse_key(key, file, where))
+            values = expect_list(values, file, where)
+            if not values:
+                fail(file, where, "must list at least one value")
+            if len({format_value(v) for v in values}) < len(values):
+                fail(file, where, "repeats a value")
+            choices.append(values)
+        for combo in itertools.product(*choices):
+            overrides = dict(zip(grid_keys, combo, strict=True))
+            where = "grid: " + overrides_text(overrides)
+            candidates.append((overrides_text(overrides), overrides, False, where))
+    if "variants" in data:
+        items = expect_list(data["variants"], file, "variants")
+        names: set[str] = set()
+        for i, item in enumerate(items):
+            key = f"variants[{i}]"
+            table = dict(expect_table(item, file, key))
+            name = expect_str(table.pop("name", ""), file, f"{key}.name") or f"variant {i + 1}"
+            if name in names:
+                fail(file, f"{key}.name", f"repeats the name {name!r}")
+            names.add(name)
+            overrides = _flatten_overrides(table, file, f"{key}.")
+            if name == "base" and overrides:
+                fail(file, f"{key}.name", '"base" is the variant without overrides; choose another name')
+            candidates.append((name, overrides, True, f"variant {name!r}"))
+
+    variants: list[Variant] = [Variant("base", "base", {}, base_config)]
+    seen = {_canonical(base_config): 0}
+    slugs = {"base"}
+    for name, overrides, named, where in candidates:
+        source = f"{file} ({where})"
+        config = apply_overrides(base_config, overrides, source) if overrides else base_config
+        for n in players:
+            validate(game, config, n, source)
+        canon = _canonical(config)
+        if canon in seen:  # the same config as an earlier variant (or the base): run once
+            i = seen[canon]
+            kept = variants[i]
+            if name != kept.name:
+                variants[i] = Variant(kept.name, kept.slug, kept.overrides, kept.config, kept.named,
+                                      (*kept.aliases, name))
+            continue
+        slug = slugify(name) if named else slugify("+".join(f"{_key_slug(k)}={_value_slug(v)}"
+                                                             for k, v in overrides.items()))
+        if slug in slugs:
+            slug = f"{slug}-{hashlib.sha256(canon.encode()).hexdigest()[:6]}"
+        slugs.add(slug)
+        seen[canon] = len(variants)
+        variants.append(Variant(name, slug, overrides, config, named))
+    return Sweep(file, base, game, base_config, players, agents, games, seed, rotate, tuple(grid_keys),
+                 tuple(variants), description, tuple(tuple(c) for c in choices))
+
+
+# ---- running -----------------------------------------------------------------------------------------
+def variant_config_text(sweep_file: str, base: str, variant: Variant, game_description: str = "") -> str:
+    """A variant's config as standalone TOML (what `simulate` reads), with a header saying where it came
+    from."""
+    header = (f"Config of sweep variant {variant.name!r}, written by `balance sweep {sweep_file}`.\n"
+              f"= {base} with " + (overrides_text(variant.overrides) or "no overrides") +
+              ".\nStandalone: `balance simulate` accepts this file as it is.")
+    config = dict(variant.config)
+    if not variant.is_base:
+        desc = str(config.get("description") or game_description or "")
+        config["description"] = (desc + " | " if desc else "") + f"sweep variant: {variant.name}"
+        config = {"game": config.pop("game"), "description": config.pop("description"), **config}
+    return dump_toml(config, header)
+
+
+def _agents_slug(lineup: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", lineup)
+
+
+def plan_sweep(sweep: Sweep, out: str | os.PathLike[str], force: bool = False) -> list[SweepRun]:
+    """Every variant x player count x agent lineup as a run plan and a run directory under ``out``. Once
+    every plan is made, each directory is checked: one that holds a different run is refused (ConfigError,
+    nothing touched), or with `force` emptied."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"{out}: --out is a file, not a sweep folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / SWEEP_MANIFEST).is_file():
+        raise ConfigError(f"{out}: --out is a non-empty folder that is not a sweep folder "
+                          f"(no {SWEEP_MANIFEST}); choose another --out")
+    runs = []
+    base_description = str(sweep.base_config.get("description") or "")
+    for variant in sweep.variants:
+        config_file = out / "configs" / f"{variant.slug}.toml"
+        text = variant_config_text(sweep.file, sweep.base, variant, base_description)
+        config = tomllib.loads(text)  # exactly what `simulate` will read from the file
+        for n in sweep.players:
+            rules = validate(sweep.game, config, n, os.fspath(config_file))
+            for lineup in sweep.agents:
+                agents = tuple(str(a) for a in parse_agents(lineup, n, sweep.game))
+                plan = RunPlan(sweep.game, os.fspath(config_file), config, rules.config_hash, n,
+                               agents, sweep.rotate_seats, sweep.seed)
+                name = f"{variant.slug}-{n}p" + (f"-{_agents_slug(lineup)}" if len(sweep.agents) > 1 else "")
+                runs.append(SweepRun(variant, n, lineup, plan, out / name, text))
+    for run in runs:
+        check_directory(RunDirectory(run.out), run.plan, force=force)
+    return runs
+
+
+def finished_games(path: Path) -> int:
+    """Games 0..k-1 all finished in a run directory: k (0 when there is none)."""
+    done = RunDirectory(path).finished()
+    covered = 0
+    for a, b in done:
+        if a > covered:
+            break
+        covered = max(covered, b)
+    return covered
+
+
+def sweep_manifest(sweep: Sweep, runs: list[SweepRun], out: Path) -> dict[str, Any]:
+    variants = []
+    for variant in sweep.variants:
+        variants.append({
+            "name": variant.name, "slug": variant.slug, "named": variant.named, "is_base": variant.is_base,
+            "aliases": list(variant.aliases),
+            "overrides": {path_text(k): v for k, v in variant.overrides.items()},
+            "values": {path_text(k): variant.value(k) for k in sweep.grid_keys},
+            "config_file": os.path.relpath(out / "configs" / f"{variant.slug}.toml", out),
+            "runs": [{"players": r.players, "agents": r.agents, "dir": os.path.relpath(r.out, out)}
+                     for r in runs if r.variant is variant]})
+    return {"sweep_file": sweep.file, "base": sweep.base, "game": sweep.game,
+            "description": sweep.description, "players": list(sweep.players), "agents": list(sweep.agents),
+            "games": sweep.games, "seed": sweep.seed, "rotate_seats": sweep.rotate_seats,
+            "grid_keys": [path_text(k) for k in sweep.grid_keys],
+            "grid": {path_text(k): list(v) for k, v in zip(sweep.grid_keys, sweep.grid_values, strict=True)},
+            "variants": variants}
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    """Write a file unless it already holds `text` (a finished sweep run again touches nothing)."""
+    if not path.is_file() or path.read_text() != text:
+        path.write_text(text)
+
+
+def default_out(sweep_file: str | os.PathLike[str]) -> Path:
+    return Path("runs") / "sweeps" / Path(sweep_file).stem
+
+
+def run_sweep(sweep_file: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, jobs: int = 1,
+              report: bool = True, force: bool = False, say: Callable[[str], None] = print) -> SweepResult:
+    """Validate the sweep, run every variant (finished runs are left alone), write the report."""
+    started = time.perf_counter()
+    sweep = load_sweep(sweep_file)
+    out = Path(out) if out else default_out(sweep_file)
+    runs = plan_sweep(sweep, out, force)
+    (out / "configs").mkdir(parents=True, exist_ok=True)
+    for run in runs:
+        write_if_changed(Path(run.plan.config_path), run.config_text)
+    manifest = json.dumps(sweep_manifest(sweep, runs, out), indent=2, default=str)
+    write_if_changed(out / SWEEP_MANIFEST, manifest)
+    if jobs > 1 and any(finished_games(r.out) < sweep.games for r in runs):
+        from sim.runner import prestart_workers
+
+        prestart_workers(jobs, sweep.game)
+    played = skipped = 0
+    result = SweepResult(out, runs, 0, 0, 0.0)
+    for i, run in enumerate(runs, 1):
+        label = f"[{i}/{len(runs)}] {run.variant.name}, {run.players}p, {run.agents}"
+        if finished_games(run.out) >= sweep.games:
+            skipped += 1
+            say(f"{label}: finished already ({run.out})")
+            continue
+        res = simulate(run.plan, sweep.games, run.out, jobs=jobs)
+        played += res.played
+        say(f"{label}: {res.played} games in {res.seconds:.1f} s ({run.out})")
+    result.played, result.skipped = played, skipped
+    if report:
+        from analysis.sweep_report import build_sweep_report
+
+        result.report = build_sweep_report(out)
+    result.seconds = time.perf_counter() - started
+    return result
