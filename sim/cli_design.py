@@ -10,17 +10,8 @@ import sys
 import time
 
 
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def add_design_commands(sub: argparse._SubParsersAction) -> None:
+    from sim.cli import _positive_int as _jobs  # imported here: sim.cli imports this module
     sweep = sub.add_parser("sweep", help="run a grid or list of config variants and write a comparison "
                                          "report")
     sweep.add_argument("sweep_file", help="TOML sweep file, e.g. configs/sweeps/kamakura-order-chits.toml")

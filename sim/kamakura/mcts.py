@@ -53,6 +53,7 @@ from sim.kamakura.kernels import (
     scores,
     winners,
 )
+from sim.mcts_rewards import lead_rewards, win_rewards
 from sim.rng import rng_below
 
 ROLLOUT_RANDOM, ROLLOUT_GREEDY, ROLLOUT_UNIFORM, ROLLOUT_QUICK = 0, 1, 2, 3
@@ -315,20 +316,9 @@ def terminal_rewards(st, reward, score, win, out):
     for p in range(MAX_PLAYERS):
         out[p] = 0.0
     if reward == REWARD_SCORE:
-        # the lead over the best other player, scaled so that SCORE_SCALE points span the whole range
-        for p in range(players):
-            best_other = -1
-            for q in range(players):
-                if q != p and score[q] > best_other:
-                    best_other = score[q]
-            r = 0.5 + (score[p] - best_other) / (2.0 * SCORE_SCALE)
-            out[p] = 0.0 if r < 0.0 else (1.0 if r > 1.0 else r)
-        return
-    n_win = 0
-    for p in range(players):
-        n_win += win[p]
-    for p in range(players):
-        out[p] = win[p] / n_win if n_win > 0 else 0.0
+        lead_rewards(score, players, SCORE_SCALE, out)
+    else:
+        win_rewards(win, players, out)
 
 
 @njit(cache=True)

@@ -19,6 +19,7 @@ or score (the token lead over the best other player, scaled into [0, 1]).
 import numpy as np
 from numba import njit
 
+from sim.mcts_rewards import lead_rewards, win_rewards
 from sim.rng import rng_below, rng_next
 from sim.sakura.kernels import (
     DECK,
@@ -99,20 +100,10 @@ def rewards_at(st, reward, win, out):
     for p in range(MAX_PLAYERS):
         out[p] = 0.0
     if reward == REWARD_SCORE:
-        for p in range(players):
-            best_other = -1
-            for q in range(players):
-                if q != p and st[TOKENS + q] > best_other:
-                    best_other = st[TOKENS + q]
-            r = 0.5 + (st[TOKENS + p] - best_other) / (2.0 * SCORE_SCALE)
-            out[p] = 0.0 if r < 0.0 else (1.0 if r > 1.0 else r)
-        return
-    winners(st, win)
-    n_win = 0
-    for p in range(players):
-        n_win += win[p]
-    for p in range(players):
-        out[p] = win[p] / n_win if n_win > 0 else 0.0
+        lead_rewards(st[TOKENS:TOKENS + MAX_PLAYERS], players, SCORE_SCALE, out)
+    else:
+        winners(st, win)
+        win_rewards(win, players, out)
 
 
 @njit(cache=True)
