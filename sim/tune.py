@@ -428,18 +428,23 @@ def verdict(confirm: Standing, target: Target, race: list[Standing], confidence:
                f"{100 * confirm.high:.2f} (tolerance {100 * tol:g}) on {confirm.games:,} games")
     if met:
         return True, f"Target met with {pct} confidence: {figures}."
-    if all(s.low > tol or s.feasible == "no" for s in race):
-        return False, (f"Target not met, and with {pct} confidence (per candidate, simultaneous over seats) "
-                       f"no candidate in the space meets it: every candidate's lower bound exceeds the "
-                       f"tolerance or it clearly violates a constraint. The recommended config is the "
-                       f"closest: {figures}.")
+    # "No candidate meets it" is a claim about all of them at once: Bonferroni over the candidates too.
+    # The recommended candidate is judged on its fresh confirmation games.
+    family = 1 - (1 - confidence) / max(1, len(race))
+    judged = [confirm if s.slug == confirm.slug else s for s in race]
+    if all(s.feasible == "no" or seat_deviation(s.wins, s.games, family)["low"] > tol for s in judged):
+        return False, (f"Target not met, and with {pct} confidence (simultaneous over all {len(race)} "
+                       f"candidates and their seats) no candidate in the space meets it: every candidate's "
+                       f"lower bound exceeds the tolerance or it clearly violates a constraint. The "
+                       f"recommended config is the closest: {figures}.")
     if confirm.low > tol:
         why = f"the recommended config misses it with {pct} confidence ({figures})"
     else:
         why = f"not shown at {pct} ({figures})"
     if confirm.feasible != "yes" and confirm.why_infeasible:
         why += f"; {confirm.why_infeasible}"
-    unsure = [s.slug for s in race if s.low <= tol and s.feasible != "no"]
+    unsure = [s.slug for s in judged
+              if s.feasible != "no" and seat_deviation(s.wins, s.games, family)["low"] <= tol]
     return False, (f"Target not met with {pct} confidence: {why}. Candidates that could not be ruled out: "
                    f"{', '.join(unsure[:10])}{' ...' if len(unsure) > 10 else ''}; more games "
                    f"(racing.final_games) would settle them.")
