@@ -15,7 +15,7 @@ REWARDS = ("win", "score")
 MCTS_PARAMS: dict[str, dict[str, tuple[type | tuple[str, ...], float]]] = {
     "kamakura": {"iters": (int, 1000), "c": (float, 0.1), "rollout": (ROLLOUTS, 0), "reward": (REWARDS, 1),
                  "horizon": (int, 2), "prior": (float, 2.0)},
-    "sakura": {"iters": (int, 1000), "c": (float, 0.7), "reward": (REWARDS, 0)},
+    "sakura": {"iters": (int, 2000), "c": (float, 0.7), "reward": (REWARDS, 0)},
 }
 AGENT_NAMES = ("random", "greedy", "mcts")
 LOWEST = {"iters": 1, "c": 0.0, "horizon": 0, "prior": 0.0}  # smallest allowed value of numeric parameters

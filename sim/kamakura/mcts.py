@@ -58,7 +58,7 @@ from sim.rng import rng_below
 
 ROLLOUT_RANDOM, ROLLOUT_GREEDY, ROLLOUT_UNIFORM, ROLLOUT_QUICK = 0, 1, 2, 3
 REWARD_WIN, REWARD_SCORE = 0, 1
-# A parameter row per seat (float64): iterations, exploration constant, rollout, reward.
+# A parameter row per seat (float64), in sim/agent_spec.py MCTS_PARAMS order.
 P_ITERS, P_C, P_ROLLOUT, P_REWARD, P_HORIZON, P_PRIOR = 0, 1, 2, 3, 4, 5
 N_PARAMS = 6
 NODES_PER_ITER = 48  # children made per expansion, on average well below this; 107 at most
