@@ -27,7 +27,7 @@ from analysis import charts
 from analysis.report import Section, interval, pct, write_report
 from analysis.runs import Run, read_run
 from analysis.seats import seat_equality_test, start_player_advantage
-from analysis.stats import Z95, mean_interval, wilson_intervals
+from analysis.stats import diff_of_means_interval, mean_interval, wilson_intervals
 from analysis.ties import tie_stats
 from sim.errors import ConfigError
 
@@ -178,20 +178,20 @@ def run_figures(game: str, games: pd.DataFrame, players: pd.DataFrame, events: p
 
 
 def _mean_diff(a: np.ndarray, b: np.ndarray, paired: bool) -> tuple[float, float, float]:
-    """mean(a) - mean(b) with its normal 95% interval: paired (same games) or Welch."""
+    """mean(a) - mean(b) with its normal 95% interval: paired (same games) or Welch (analysis.stats)."""
     if paired:
         d = a - b
         d = d[~np.isnan(d)]
         if len(d) < 2:
             return np.nan, np.nan, np.nan
-        mean, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d)))
-    else:
-        a, b = a[~np.isnan(a)], b[~np.isnan(b)]
-        if len(a) < 2 or len(b) < 2:
-            return np.nan, np.nan, np.nan
-        mean = float(a.mean() - b.mean())
-        se = float(np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b)))
-    return mean, mean - Z95 * se, mean + Z95 * se
+        mean = float(d.mean())
+        low, high = mean_interval(mean, d.std(ddof=1), len(d))
+        return mean, float(low), float(high)
+    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+    if len(a) < 2 or len(b) < 2:
+        return np.nan, np.nan, np.nan
+    diff, low, high = diff_of_means_interval(a.mean(), a.var(ddof=1), len(a), b.mean(), b.var(ddof=1), len(b))
+    return float(diff), float(low), float(high)
 
 
 def compare_runs(variant: pd.DataFrame, base: pd.DataFrame, paired: bool | None = None,

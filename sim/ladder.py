@@ -149,22 +149,6 @@ def ladder_manifest(out: Path, steps: list[Step], games: int, iters: tuple[int, 
                        "games": games, "players": s.plan.players} for s in steps]}
 
 
-def finished_games(path: Path) -> int:
-    """Games 0..k-1 all finished in a run directory: k (0 when there is none)."""
-    covered = 0
-    for a, b in RunDirectory(path).finished():
-        if a > covered:
-            break
-        covered = max(covered, b)
-    return covered
-
-
-def chunk_size(games: int, jobs: int) -> int:
-    """Small chunks (a quarter of a step per job, at most 1,000 games): an MCTS step is slow per game,
-    so it must be spread over every job, and a killed step keeps its finished chunks."""
-    return max(1, min(1000, -(-games // (4 * jobs))))
-
-
 def run_ladder(game: str, players: int, config: str | os.PathLike[str] | None = None,
                games: int = DEFAULT_GAMES, iters: tuple[int, ...] = DEFAULT_ITERS, jobs: int = 1,
                seed: int = 0, out: str | os.PathLike[str] | None = None,
@@ -177,17 +161,17 @@ def run_ladder(game: str, players: int, config: str | os.PathLike[str] | None = 
     if not path.is_file() or path.read_text() != text:
         path.write_text(text)
     result = LadderResult(out, steps)
-    if jobs > 1 and any(finished_games(s.out) < games for s in steps):
+    if jobs > 1 and any(RunDirectory(s.out).finished_games() < games for s in steps):
         from sim.runner import prestart_workers
 
         prestart_workers(jobs, game)
     for i, step in enumerate(steps, 1):
         label = f"[{i}/{len(steps)}] {step.name}"
-        if finished_games(step.out) >= games:
+        if RunDirectory(step.out).finished_games() >= games:
             result.skipped += 1
             say(f"{label}: finished already ({step.out})")
             continue
-        res = simulate(step.plan, games, step.out, jobs=jobs, chunk_size=chunk_size(games, jobs))
+        res = simulate(step.plan, games, step.out, jobs=jobs)  # small chunks for MCTS: runner.smallest_chunk
         result.played += res.played
         say(f"{label}: {res.played} games in {res.seconds:.1f} s ({step.out})")
     from analysis.ladder import format_ladder, read_ladder

@@ -150,6 +150,15 @@ class RunDirectory:
             done &= self.parts(name)
         return sorted(done)
 
+    def finished_games(self) -> int:
+        """Games 0..k-1 all finished: k (0 when there is none)."""
+        covered = 0
+        for a, b in self.finished():
+            if a > covered:
+                break
+            covered = max(covered, b)
+        return covered
+
     def clean_unfinished(self) -> None:
         """Remove temporary files and the parts of chunks that did not finish (some table missing)."""
         done = set(self.finished())

@@ -368,13 +368,7 @@ def plan_sweep(sweep: Sweep, out: str | os.PathLike[str], force: bool = False) -
 
 def finished_games(path: Path) -> int:
     """Games 0..k-1 all finished in a run directory: k (0 when there is none)."""
-    done = RunDirectory(path).finished()
-    covered = 0
-    for a, b in done:
-        if a > covered:
-            break
-        covered = max(covered, b)
-    return covered
+    return RunDirectory(path).finished_games()
 
 
 def sweep_manifest(sweep: Sweep, runs: list[SweepRun], out: Path) -> dict[str, Any]:
