@@ -10,15 +10,18 @@ from sim.errors import ConfigError
 
 ROLLOUTS = ("random", "greedy", "uniform", "quick")  # indices: mcts.ROLLOUT_*
 REWARDS = ("win", "score")
+TREES = ("turns", "actions")  # indices: mcts.TREE_*
 # MCTS parameters each game accepts: (type or choices, default). Kernels read them as one float row per
 # seat, in this order (sim/<game>/mcts.py P_*). Choices are passed as their index.
 MCTS_PARAMS: dict[str, dict[str, tuple[type | tuple[str, ...], float]]] = {
-    "kamakura": {"iters": (int, 1000), "c": (float, 0.1), "rollout": (ROLLOUTS, 0), "reward": (REWARDS, 1),
-                 "horizon": (int, 2), "prior": (float, 2.0)},
+    "kamakura": {"iters": (int, 1000), "c": (float, 0.1), "rollout": (ROLLOUTS, 1),
+                 "reward": (REWARDS, 1), "horizon": (int, 1), "prior": (float, 2.0), "tree": (TREES, 0),
+                 "width": (int, 8)},
     "sakura": {"iters": (int, 2000), "c": (float, 0.7), "reward": (REWARDS, 0)},
 }
 AGENT_NAMES = ("random", "greedy", "mcts")
-LOWEST = {"iters": 1, "c": 0.0, "horizon": 0, "prior": 0.0}  # smallest allowed value of numeric parameters
+# smallest allowed value of numeric parameters
+LOWEST = {"iters": 1, "c": 0.0, "horizon": 0, "prior": 0.0, "width": 1}
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,8 @@ def _mcts_rate(search: Callable[[np.ndarray, np.ndarray, int], int], vector: np.
 def _measure_mcts(scale: float, repeats: int) -> dict:
     """MCTS iterations per second: ours on one core, and OpenSpiel's MCTSBot on the adapter game at the
     same position with the same algorithm (UCT, one rollout to the end of the game per iteration, uniform
-    over the legal actions, win reward), in this run. Our agent's default, shorter rollouts are timed too."""
+    over the legal actions, win reward), in this run. Our agent with its defaults (whole turns, greedy
+    rollouts over one round) is timed too."""
     from sim.kamakura import mcts as kamakura_mcts
     from sim.sakura import mcts as sakura_mcts
 
@@ -99,7 +100,7 @@ def _measure_mcts(scale: float, repeats: int) -> dict:
     start = game.new_state(0)
     full = _mcts_rate(lambda v, rng, n: kamakura_mcts.search(
         v, rng, iters=n, c=1.4, rollout=kamakura_mcts.ROLLOUT_UNIFORM, reward=kamakura_mcts.REWARD_WIN,
-        horizon=0, prior=0.0), start.vector, iters, repeats)
+        horizon=0, prior=0.0, tree=kamakura_mcts.TREE_ACTIONS), start.vector, iters, repeats)
     agent = _mcts_rate(lambda v, rng, n: kamakura_mcts.search(v, rng, iters=n), start.vector, iters, repeats)
     sakura_start = SakuraGame(sakura_rules(4)).new_state(0)
     sakura = _mcts_rate(lambda v, rng, n: sakura_mcts.search(v, rng, iters=n), sakura_start.vector, iters,

@@ -1,6 +1,7 @@
-"""The Kamakura `mcts` agent (sim/kamakura/mcts.py): it finds forced best claims in constructed positions,
-plays only legal actions (readable API and batch loop), is deterministic per seed and seating, keeps its
-tree correctly between the decisions of a turn, and is named on the command line as API.md says.
+"""The Kamakura `mcts` agent over micro-actions (`tree=actions`, sim/kamakura/mcts.py): it finds forced best
+claims in constructed positions, plays only legal actions (readable API and batch loop), is deterministic
+per seed and seating, keeps its tree correctly between the decisions of a turn, and is named on the command
+line as API.md says. The default whole-turn tree (`tree=turns`) has tests/test_kamakura_turn_mcts.py.
 
 Positions are built with tests/kamakura_helpers.make_state on the R-1 LATIN board, where every line holds
 one tile of each colour, so a chit with 1 icon is eligible everywhere and one with 4 icons (the helper's
@@ -23,24 +24,38 @@ from sim.kamakura.game import action_to_string, kernel_args
 from sim.kamakura.mcts import (
     M_NODES,
     M_VALID,
-    NODES_PER_ITER,
     P_C,
     P_HORIZON,
     P_ITERS,
     P_PRIOR,
     P_REWARD,
     P_ROLLOUT,
+    P_TREE,
+    P_WIDTH,
+    TREE_ACTIONS,
+    TREE_TURNS,
     mcts_action,
     new_tree,
     search,
     tree_capacity,
 )
 from sim.kamakura.policies import POLICIES
+from sim.kamakura.turn_mcts import PLAN_WIDTH, turn_mcts_plan, turn_tree_capacity
 from sim.rng import game_seeds, new_rng, rng_seeded
 from tests.kamakura_helpers import ADJACENT, CONFIG, LATIN, chit, count, game, load, make_state, swapped
 from tests.test_runner import assert_same_tables, simulate
 
 SEEDS = range(6)  # search seeds of the forced-claim tests (each docstring says how many more were tried)
+# The micro-action tree with the settings that were its defaults before whole turns became the agent's.
+ACTIONS = {"tree": TREE_ACTIONS, "rollout": ROLLOUTS.index("random"), "horizon": 2}
+ACTIONS_SPEC = "tree=actions,rollout=random,horizon=2"
+
+
+def actions_tree(spec: str) -> str:
+    """An agent string searching micro-actions; its own rollout/horizon settings win."""
+    given = {item.split("=")[0] for item in spec.partition(":")[2].split(",") if item}
+    extra = [item for item in ACTIONS_SPEC.split(",") if item.split("=")[0] not in given]
+    return spec + "," + ",".join(extra) if spec.startswith("mcts") else spec
 
 
 def play_own_turn(d: dict, seed: int, **params) -> tuple[dict, list[str]]:
@@ -102,11 +117,13 @@ def test_constructed_positions_are_what_the_docstrings_say():
     assert "gain 30" in g.legal_actions(g.apply(s, "swap 1 5"))
 
 
-@pytest.mark.parametrize("params", [{"iters": 2000, "prior": 0.0}, {}], ids=["search-only", "defaults"])
+@pytest.mark.parametrize("params", [{"iters": 2000, "prior": 0.0, **ACTIONS}, ACTIONS],
+                         ids=["search-only", "defaults"])
 def test_mcts_finds_the_yellow_double_claim(params):
     """R-5 / R-6 yellow: MCTS, playing the turn decision by decision, ends it owning green 20 and blue 30
     (18 points), not red 0. prior=0 switches off the greedy agent's bias, so the search alone must find it;
-    {} is the `mcts` agent's defaults. Checked with 100 search seeds each; the test runs SEEDS."""
+    "defaults" is the micro-action tree's former defaults (prior 2). Checked with 100 search seeds each;
+    the test runs SEEDS."""
     before = yellow_double_claim()
     for seed in SEEDS:
         d, actions = play_own_turn(before, seed, **params)
@@ -115,7 +132,7 @@ def test_mcts_finds_the_yellow_double_claim(params):
         assert d["chits"][19]["spent"] and d["to_move"] == 1
 
 
-@pytest.mark.parametrize("params", [{"iters": 3000, "c": 0.5, "prior": 0.0}, {}],
+@pytest.mark.parametrize("params", [{"iters": 3000, "c": 0.5, "prior": 0.0, **ACTIONS}, ACTIONS],
                          ids=["search-only", "defaults"])
 def test_mcts_finds_the_claim_behind_one_swap(params):
     """R-7 (swaps before gains) with the turn's free swap: MCTS plays `swap 1 5`, then gains blue 30
@@ -137,12 +154,14 @@ def test_mcts_finds_the_claim_behind_one_swap(params):
 
 def policy(name: str, rng: np.ndarray):
     if name == "mcts":
+        return POLICIES["mcts"](rng, iters=30, **ACTIONS)
+    if name == "mcts-turns":
         return POLICIES["mcts"](rng, iters=30)
     return POLICIES[name](rng)
 
 
 @pytest.mark.parametrize("seats", [("mcts", "mcts"), ("mcts", "greedy", "random"),
-                                   ("random", "mcts", "greedy", "mcts")])
+                                   ("random", "mcts", "greedy", "mcts-turns")])
 def test_mcts_plays_legal_complete_games_through_the_readable_api(seats):
     g = game(len(seats))
     for seed in range(2):
@@ -197,11 +216,11 @@ def check_batch_records(rules, seeds, out) -> None:
             assert out["end_reason"][g] == K.END_ALL_GAINED
 
 
-SEATINGS = {
+SEATINGS = {players: [[actions_tree(spec) for spec in row] for row in rows] for players, rows in {
     2: [["mcts:iters=30", "greedy"], ["random", "mcts:iters=30,rollout=quick"]],
     3: [["mcts:iters=30", "greedy", "random"], ["greedy", "mcts:iters=30,reward=win", "mcts:iters=30"]],
     4: [["random", "mcts:iters=30", "greedy", "mcts:iters=30,prior=0,horizon=0"]],
-}
+}.items()}
 
 
 def batch(players: int, seeds, seating_rows):
@@ -221,12 +240,15 @@ def test_run_batch_with_mcts_seats_keeps_the_invariants(players):
 
 def replay_batch_game(rules, seed, kinds, params, reuse: bool = True) -> np.ndarray:
     """A Python re-statement of one game of batch.play_batch (same generator streams, one tree per seat,
-    the history of actions for tree reuse), asserting that every action is legal; reuse=False searches
-    afresh at every decision. Returns the final state vector."""
+    the history of actions for tree reuse; micro-action and whole-turn searchers alike), asserting that
+    every action is legal; reuse=False searches afresh at every decision. Returns the final state."""
     players = rules.players
-    max_iters = max([int(params[p, P_ITERS]) for p in range(players) if kinds[p] == AGENT_MCTS] + [0])
-    capacity = NODES_PER_ITER * max_iters + 4 * K.N_ACTIONS
+    searchers = [p for p in range(players) if kinds[p] == AGENT_MCTS]
+    capacity = max([turn_tree_capacity(int(params[p, P_ITERS]), int(params[p, P_WIDTH]))
+                    if params[p, P_TREE] == TREE_TURNS else tree_capacity(int(params[p, P_ITERS]))
+                    for p in searchers] + [1])
     trees = [new_tree(capacity) for _ in range(players)]
+    plans = [np.zeros((capacity, PLAN_WIDTH), dtype=np.int16) for _ in range(players)]
     queue = np.empty(capacity, dtype=np.int64)
     history = np.empty(4096, dtype=np.int64)
     n_history = 0
@@ -236,13 +258,17 @@ def replay_batch_game(rules, seed, kinds, params, reuse: bool = True) -> np.ndar
     buf = np.empty(K.N_ACTIONS, dtype=np.int64)
     while not s[K.OVER]:
         seat = s[K.TO_MOVE]
-        if kinds[seat] == AGENT_MCTS:
-            row = params[seat]
-            if not reuse:
-                trees[seat][5][M_VALID] = 0
-            actions = [mcts_action(s, rng, int(row[P_ITERS]), row[P_C], int(row[P_ROLLOUT]),
-                                   int(row[P_REWARD]), int(row[P_HORIZON]), row[P_PRIOR], *trees[seat], queue,
-                                   history, n_history)]
+        row = params[seat]
+        search = (int(row[P_ITERS]), row[P_C], int(row[P_ROLLOUT]), int(row[P_REWARD]), int(row[P_HORIZON]),
+                  row[P_PRIOR])
+        if kinds[seat] == AGENT_MCTS and not reuse:
+            trees[seat][5][M_VALID] = 0
+        if kinds[seat] == AGENT_MCTS and row[P_TREE] == TREE_TURNS:
+            n = turn_mcts_plan(s, rng, *search, int(row[P_WIDTH]), *trees[seat], plans[seat], queue, history,
+                               n_history, plan)
+            actions = plan[:n].tolist()
+        elif kinds[seat] == AGENT_MCTS:
+            actions = [mcts_action(s, rng, *search, *trees[seat], queue, history, n_history)]
         else:
             n = agent_plan(kinds[seat], s, rng, plan, buf)
             actions = plan[:n].tolist()
@@ -310,11 +336,12 @@ def test_a_game_does_not_depend_on_the_budgets_of_other_games_in_its_batch():
     1, 5 and 6 here): a tree sized for another game's larger budget would play a different game, so each
     search keeps to its own budget's capacity."""
     rules = games.load("kamakura", config=str(CONFIG), players=2).rules
-    spec = ["mcts:iters=100,c=0,prior=3,horizon=6,rollout=random,reward=score", "random"]
+    spec = ["mcts:iters=100,c=0,prior=3,horizon=6,rollout=random,reward=score,tree=actions", "random"]
     seeds = [1, 5, 6]
     kinds, params = agent_arrays([spec] * 3, "kamakura", AGENT_CODES)
     alone = run_batch(rules, seeds, kinds, params)
-    kinds, params = agent_arrays([spec] * 3 + [["mcts:iters=400", "random"]], "kamakura", AGENT_CODES)
+    kinds, params = agent_arrays([spec] * 3 + [[actions_tree("mcts:iters=400"), "random"]], "kamakura",
+                                 AGENT_CODES)
     together = run_batch(rules, seeds + [8], kinds, params)
     same_records(alone, together, slice(0, 3), slice(0, 3))
 
@@ -466,7 +493,10 @@ def test_mcts_agent_string_parses():
     defaults = {key: default for key, (_, default) in MCTS_PARAMS["kamakura"].items()}
     row = mcts_row(specs[0], "kamakura")
     assert row == [50.0, 0.5, float(ROLLOUTS.index("greedy")), float(defaults["reward"]),
-                   float(defaults["horizon"]), float(defaults["prior"])]
+                   float(defaults["horizon"]), float(defaults["prior"]), float(defaults["tree"]),
+                   float(defaults["width"])]
+    assert row[P_TREE] == TREE_TURNS and row[P_WIDTH] == 8
+    assert mcts_row(parse_agents("mcts:tree=actions", 3, "kamakura")[0], "kamakura")[P_TREE] == TREE_ACTIONS
     mixed = parse_agents("mcts:iters=20,reward=win,greedy,random", 3, "kamakura")
     assert [str(s) for s in mixed] == ["mcts:iters=20,reward=win", "greedy", "random"]
     assert mcts_row(mixed[0], "kamakura")[P_REWARD] == REWARDS.index("win")
@@ -478,7 +508,8 @@ def test_mcts_agent_string_parses():
 @pytest.mark.parametrize("text, key", [("mcts:iters=0", "iters"), ("mcts:rollout=foo", "rollout"),
                                        ("mcts:nope=1", "nope"), ("greedy:iters=5", "iters"),
                                        ("mcts:iters=abc", "iters"), ("mcts:c=-1", "c"),
-                                       ("mcts:horizon=-1", "horizon")])
+                                       ("mcts:horizon=-1", "horizon"), ("mcts:tree=moves", "tree"),
+                                       ("mcts:width=0", "width")])
 def test_bad_mcts_agent_strings_are_refused_naming_the_key(text, key):
     with pytest.raises(ConfigError, match=key):
         parse_agents(text, 3, "kamakura")

@@ -39,9 +39,13 @@ from sim.kamakura.mcts import (
     P_PRIOR,
     P_REWARD,
     P_ROLLOUT,
+    P_TREE,
+    P_WIDTH,
+    TREE_TURNS,
     VALUE_COLUMNS,
     mcts_action,
 )
+from sim.kamakura.turn_mcts import PLAN_WIDTH, turn_mcts_plan
 from sim.rng import batch_inputs, rng_seeded
 
 MAX_HISTORY = 4096  # actions remembered for MCTS tree reuse; a longer game starts fresh trees
@@ -62,19 +66,26 @@ def play_batch(seeds, players, layout, random_layout, chit_sets, order_moves, gr
     buf = np.empty(N_ACTIONS, dtype=np.int64)
     score = np.zeros(MAX_PLAYERS, dtype=np.int64)
     win = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    # One search tree per seat, sized for the largest MCTS budget at the table (tiny when there is none).
-    max_iters = 0
+    # One search tree per seat, sized for the largest MCTS tree at the table (tiny when there is none).
+    capacity = 1
+    plan_width = 1
     for g in range(seeds.shape[0]):
         for seat in range(players):
-            if agent_kinds[g, seat] == AGENT_MCTS and agent_params[g, seat, P_ITERS] > max_iters:
-                max_iters = int(agent_params[g, seat, P_ITERS])
-    capacity = NODES_PER_ITER * max_iters + 4 * N_ACTIONS if max_iters > 0 else 1
+            if agent_kinds[g, seat] == AGENT_MCTS:
+                iters = int(agent_params[g, seat, P_ITERS])
+                if int(agent_params[g, seat, P_TREE]) == TREE_TURNS:
+                    need = int(agent_params[g, seat, P_WIDTH]) * (iters + 1)
+                    plan_width = PLAN_WIDTH
+                else:
+                    need = NODES_PER_ITER * iters + 4 * N_ACTIONS
+                capacity = max(capacity, need)
     t_first = np.full((MAX_PLAYERS, capacity), -1, dtype=np.int64)
     t_count = np.zeros((MAX_PLAYERS, capacity), dtype=np.int64)
     t_action = np.zeros((MAX_PLAYERS, capacity), dtype=np.int64)
     t_visits = np.zeros((MAX_PLAYERS, capacity), dtype=np.int64)
     t_value = np.zeros((MAX_PLAYERS, capacity, VALUE_COLUMNS), dtype=np.float64)
     t_meta = np.zeros((MAX_PLAYERS, 4), dtype=np.int64)
+    t_plans = np.zeros((MAX_PLAYERS, capacity if plan_width > 1 else 1, plan_width), dtype=np.int16)
     queue = np.empty(capacity, dtype=np.int64)
     history = np.empty(MAX_HISTORY, dtype=np.int64)
     for g in range(seeds.shape[0]):
@@ -94,7 +105,14 @@ def play_batch(seeds, players, layout, random_layout, chit_sets, order_moves, gr
         while s[OVER] == 0:
             seat = s[TO_MOVE]
             kind = agent_kinds[g, seat]
-            if kind == AGENT_MCTS:
+            if kind == AGENT_MCTS and int(agent_params[g, seat, P_TREE]) == TREE_TURNS:
+                row = agent_params[g, seat]
+                n_plan = turn_mcts_plan(s, rng, int(row[P_ITERS]), row[P_C], int(row[P_ROLLOUT]),
+                                        int(row[P_REWARD]), int(row[P_HORIZON]), row[P_PRIOR],
+                                        int(row[P_WIDTH]), t_first[seat], t_count[seat], t_action[seat],
+                                        t_visits[seat], t_value[seat], t_meta[seat], t_plans[seat], queue,
+                                        history, n_history, plan)
+            elif kind == AGENT_MCTS:
                 row = agent_params[g, seat]
                 plan[0] = mcts_action(s, rng, int(row[P_ITERS]), row[P_C], int(row[P_ROLLOUT]),
                                       int(row[P_REWARD]), int(row[P_HORIZON]), row[P_PRIOR],

@@ -1,11 +1,12 @@
-"""Kamakura Monte Carlo tree search (UCT), compiled: the `mcts` agent.
+"""Kamakura Monte Carlo tree search (UCT) over micro-actions, compiled: `mcts` with `tree=actions`.
 
-The tree spans the micro-actions of API.md (swap, use, gain, end, pass), so one turn is several levels
-deep. Each node holds its visit count and a reward sum per player; selection at a node maximises UCT from
-the point of view of the player to move there (max^n for 2-4 players). A node's children are created all
-at once, in one contiguous block, when an iteration first reaches it; the actions offered are those the
-`random` agent allows (no swap that makes the turn void, no voluntary pass while a gain is reachable),
-which prunes moves that can only throw a turn away.
+(The agent's default, `tree=turns`, searches whole turns instead: turn_mcts.py, which shares this module's
+selection, rollouts and rewards.) The tree spans the micro-actions of API.md (swap, use, gain, end, pass),
+so one turn is several levels deep. Each node holds its visit count and a reward sum per player; selection
+at a node maximises UCT from the point of view of the player to move there (max^n for 2-4 players). A
+node's children are created all at once, in one contiguous block, when an iteration first reaches it; the
+actions offered are those the `random` agent allows (no swap that makes the turn void, no voluntary pass
+while a gain is reachable), which prunes moves that can only throw a turn away.
 
 Kamakura is deterministic with open information after the seeded deal, so a position is the path of
 actions from the root. The tree lives in preallocated numpy arrays (one `Tree` per seat in the batch
@@ -59,8 +60,9 @@ from sim.rng import rng_below
 ROLLOUT_RANDOM, ROLLOUT_GREEDY, ROLLOUT_UNIFORM, ROLLOUT_QUICK = 0, 1, 2, 3
 REWARD_WIN, REWARD_SCORE = 0, 1
 # A parameter row per seat (float64), in sim/agent_spec.py MCTS_PARAMS order.
-P_ITERS, P_C, P_ROLLOUT, P_REWARD, P_HORIZON, P_PRIOR = 0, 1, 2, 3, 4, 5
-N_PARAMS = 6
+P_ITERS, P_C, P_ROLLOUT, P_REWARD, P_HORIZON, P_PRIOR, P_TREE, P_WIDTH = 0, 1, 2, 3, 4, 5, 6, 7
+N_PARAMS = 8
+TREE_TURNS, TREE_ACTIONS = 0, 1  # edges: whole turns (turn_mcts.py) or micro-actions (this module)
 NODES_PER_ITER = 48  # children made per expansion, on average well below this; 107 at most
 SCORE_SCALE = 20.0
 PRIOR = MAX_PLAYERS  # value column flagging the child the greedy planner would play (progressive bias)
@@ -96,9 +98,10 @@ def _reset(first, count, visits, value, meta):
 
 
 @njit(cache=True)
-def _compact(node, first, count, action, visits, value, meta, queue_old):
+def _compact(node, first, count, action, visits, value, meta, queue_old, plans):
     """Move the subtree under `node` to the front of the arrays (breadth first, so every child block
-    stays contiguous) and make it the root."""
+    stays contiguous) and make it the root. plans: the turn-level tree's plan per node (turn_mcts.py), or
+    an array of one row when there are none."""
     if node == 0:
         return
     # Breadth first, so each node's children are the next block in queue order.
@@ -118,6 +121,9 @@ def _compact(node, first, count, action, visits, value, meta, queue_old):
     kept_value = value[queue_old[:tail]]
     kept_count = count[queue_old[:tail]]
     kept_first = first[queue_old[:tail]]
+    if plans.shape[0] > 1:
+        kept_plans = plans[queue_old[:tail]]
+        plans[:tail] = kept_plans
     next_block = 1
     for i in range(tail):
         action[i] = kept_action[i]
@@ -322,6 +328,31 @@ def terminal_rewards(st, reward, score, win, out):
 
 
 @njit(cache=True)
+def _finish_iteration(st, rng, rollout, stop, reward, path, depth, visits, value, plan, buf):
+    """Roll out from st to `stop` and add the rewards to every node on path[:depth + 1]."""
+    _rollout(st, rng, rollout, stop, plan, buf)
+    rewards = np.zeros(MAX_PLAYERS, dtype=np.float64)
+    terminal_rewards(st, reward, np.zeros(MAX_PLAYERS, dtype=np.int64), np.zeros(MAX_PLAYERS, dtype=np.int64),
+                     rewards)
+    for d in range(depth + 1):
+        visits[path[d]] += 1
+        for p in range(MAX_PLAYERS):
+            value[path[d], p] += rewards[p]
+
+
+@njit(cache=True)
+def _most_visited(first, count, visits, value, mover):
+    """The root child to play: most visits, then the higher reward sum for the mover."""
+    best = first[0]
+    for k in range(1, count[0]):
+        child = first[0] + k
+        if visits[child] > visits[best] or (visits[child] == visits[best]
+                                            and value[child, mover] > value[best, mover]):
+            best = child
+    return best
+
+
+@njit(cache=True)
 def _walk(history, n_history, first, count, action, meta):
     """The node reached from the root by the actions played since the root was set, or -1."""
     node = 0
@@ -358,7 +389,7 @@ def mcts_action(s, rng, iters, c, rollout, reward, horizon, prior, first, count,
     if node < 0:
         _reset(first, count, visits, value, meta)
     else:
-        _compact(node, first, count, action, visits, value, meta, queue)
+        _compact(node, first, count, action, visits, value, meta, queue, np.zeros((1, 1), dtype=np.int16))
     meta[M_ROOT_HIST] = n_history
     meta[M_TURN] = s[TURN]
     # Rollouts stop at the end of the searcher's turn `horizon` rounds on, so every leaf is judged right
@@ -372,9 +403,6 @@ def mcts_action(s, rng, iters, c, rollout, reward, horizon, prior, first, count,
         return action[first[0]]
     st = np.empty_like(s)
     path = np.empty(4096, dtype=np.int64)
-    rewards = np.zeros(MAX_PLAYERS, dtype=np.float64)
-    score = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    win = np.zeros(MAX_PLAYERS, dtype=np.int64)
     for _ in range(iters):
         st[:] = s
         node = 0
@@ -391,34 +419,47 @@ def mcts_action(s, rng, iters, c, rollout, reward, horizon, prior, first, count,
             apply_action(st, action[node])
             depth += 1
             path[depth] = node
-        _rollout(st, rng, rollout, stop, plan, buf)
-        terminal_rewards(st, reward, score, win, rewards)
-        for d in range(depth + 1):
-            visits[path[d]] += 1
-            for p in range(MAX_PLAYERS):
-                value[path[d], p] += rewards[p]
-    best = first[0]
-    for k in range(1, count[0]):
-        child = first[0] + k
-        if visits[child] > visits[best] or (visits[child] == visits[best]
-                                            and value[child, s[TO_MOVE]] > value[best, s[TO_MOVE]]):
-            best = child
-    return action[best]
+        _finish_iteration(st, rng, rollout, stop, reward, path, depth, visits, value, plan, buf)
+    return action[_most_visited(first, count, visits, value, s[TO_MOVE])]
 
 
-def search(state_vector: np.ndarray, rng: np.ndarray, **params: float) -> int:
-    """One fresh search from a position (no tree kept): the action code MCTS plays there. `params` are
-    the agent's (iters, c, rollout, reward, horizon, prior; choices by index), defaults as the `mcts`
-    agent's in sim/agent_spec.py."""
+def _search_params(params: dict) -> dict:
     from sim.agent_spec import MCTS_PARAMS
 
     known = MCTS_PARAMS["kamakura"]
     unknown = set(params) - set(known)
     if unknown:
         raise ValueError(f"unknown MCTS parameters: {sorted(unknown)}")
-    p = {key: params.get(key, default) for key, (_, default) in known.items()}
+    return {key: params.get(key, default) for key, (_, default) in known.items()}
+
+
+def search_turn(state_vector: np.ndarray, rng: np.ndarray, **params: float) -> list[int]:
+    """One fresh search from a position (no tree kept): the action codes MCTS plays from there to the end
+    of the turn. With tree=turns at the start of a turn that is the whole planned turn; otherwise (the
+    micro-action tree, or a turn already under way) one action. `params` are the agent's (iters, c,
+    rollout, reward, horizon, prior, tree, width; choices by index), defaults as the `mcts` agent's in
+    sim/agent_spec.py."""
+    from sim.kamakura.turn_mcts import PLAN_WIDTH, at_turn_start, turn_mcts_plan, turn_tree_capacity
+
+    p = _search_params(params)
+    vector = state_vector.copy()
+    history = np.zeros(1, dtype=np.int64)
+    args = (int(p["iters"]), float(p["c"]), int(p["rollout"]), int(p["reward"]), int(p["horizon"]),
+            float(p["prior"]))
+    if int(p["tree"]) == TREE_TURNS and at_turn_start(vector):
+        tree = new_tree(turn_tree_capacity(p["iters"], p["width"]))
+        first, count, length, visits, value, meta = tree
+        plans = np.zeros((first.shape[0], PLAN_WIDTH), dtype=np.int16)
+        queue = np.empty(first.shape[0], dtype=np.int64)
+        plan = np.empty(MAX_PLAN, dtype=np.int64)
+        n = turn_mcts_plan(vector, rng, *args, int(p["width"]), first, count, length, visits, value, meta,
+                           plans, queue, history, 0, plan)
+        return [int(code) for code in plan[:n]]
     tree = new_tree(tree_capacity(p["iters"]))
     queue = np.empty(tree[0].shape[0], dtype=np.int64)
-    history = np.zeros(1, dtype=np.int64)
-    return int(mcts_action(state_vector.copy(), rng, int(p["iters"]), float(p["c"]), int(p["rollout"]),
-                           int(p["reward"]), int(p["horizon"]), float(p["prior"]), *tree, queue, history, 0))
+    return [int(mcts_action(vector, rng, *args, *tree, queue, history, 0))]
+
+
+def search(state_vector: np.ndarray, rng: np.ndarray, **params: float) -> int:
+    """The next action code MCTS plays at a position, from a fresh search (see search_turn)."""
+    return search_turn(state_vector, rng, **params)[0]

@@ -50,15 +50,20 @@ class GreedyPolicy:
 
 
 class MctsPolicy:
-    """UCT (mcts.py) over the kernels, searching afresh at every decision (the batch loop keeps its tree
-    between decisions of one turn instead). Defaults: the `mcts` agent's (sim/agent_spec.py)."""
+    """UCT over the kernels (turn_mcts.py, or mcts.py with tree=actions), searching afresh at every
+    decision: a whole turn at a time over turns, one action over micro-actions (the batch loop keeps its
+    tree between decisions instead). Defaults: the `mcts` agent's (sim/agent_spec.py)."""
 
     def __init__(self, rng: np.ndarray, **params: float) -> None:
         self.rng = rng
         self.params = params
+        self._queue: list[str] = []
 
     def choose(self, game: KamakuraGame, state: KamakuraState) -> str:
-        return action_to_string(mcts.search(state.vector, self.rng, **self.params))
+        if not self._queue:
+            codes = mcts.search_turn(state.vector, self.rng, **self.params)
+            self._queue = [action_to_string(code) for code in codes]
+        return self._queue.pop(0)
 
 
 POLICIES = {"random": RandomPolicy, "greedy": GreedyPolicy, "mcts": MctsPolicy}

@@ -1,0 +1,569 @@
+"""Whole-turn planning for Kamakura (compiled): the greedy agent's search and the turn-level MCTS's moves.
+
+One search weighs every board reachable with up to two swaps (paying extra swaps with red/order powers)
+and, when the powers allow three or more swaps, a shortest swap path to each chit that can become eligible
+(from the R-8 distance table, board.py); on each board it claims the best set of chits in one line using
+the yellow and green powers (R-5, R-6). A plan swaps only to change the line it claims in: lines the swaps
+leave alone were already weighed with fewer swaps.
+
+`greedy_plan` keeps the one plan gaining the most points (ties: fewest power chits spent, then a seeded
+draw among equals). `turn_candidates` keeps the `max_k` best distinct plans in the same order (the draw
+is a seeded key per plan): two plans are the same when they leave the same board and claim in the same
+line, such as two disjoint swaps made in either order. They are the moves of the turn-level search
+(turn_mcts.py).
+"""
+
+import numpy as np
+from numba import njit
+
+from sim.kamakura.board import (
+    CELL_LINE_MASK,
+    LINE_MASK,
+    MASK_TO_INDEX,
+    SWAP_DISTANCE,
+    SWAPS,
+    colour_masks,
+    popcount,
+)
+from sim.kamakura.kernels import (
+    A_END,
+    A_GAIN,
+    A_PASS,
+    A_USE,
+    A_USE_ORDER,
+    BOARD,
+    GREEN,
+    GREEN_MIN,
+    ICONS,
+    ORDER_MOVES,
+    ORDER_SPENT,
+    OWNER,
+    POINTS,
+    POWER,
+    RED,
+    SWAPS_LEFT,
+    TO_MOVE,
+    YELLOW,
+    gain_reachable,
+    usable_power,
+)
+from sim.rng import rng_below
+
+# plan rows kept by the search
+C_POINTS, C_COST, C_DRAW, C_KEY, C_KIND, C_A, C_B, C_LINE = 0, 1, 2, 3, 4, 5, 6, 7
+N_COLUMNS = 8
+# C_KIND: 0, 1, 2 = that many listed swaps (C_A, C_B); KIND_DEEP = a shortest path to (chit C_A, target C_B)
+KIND_DEEP = 3
+
+
+@njit(cache=True)
+def _chits_to_cover(powers, n_powers, need, taken):
+    """Pick power chits whose powers sum to >= need with as few chits as possible, wasting little: the
+    smallest single chit that covers what is left, else the largest. Marks `taken`; returns the count,
+    or -1 if the powers cannot cover the need."""
+    for i in range(n_powers):
+        taken[i] = 0
+    count = 0
+    left = need
+    while left > 0:
+        best = -1
+        for i in range(n_powers):
+            if taken[i] == 0 and powers[i] >= left and (best < 0 or powers[i] < powers[best]):
+                best = i
+        if best < 0:
+            for i in range(n_powers):
+                if taken[i] == 0 and (best < 0 or powers[i] > powers[best]):
+                    best = i
+        if best < 0:
+            return -1
+        taken[best] = 1
+        left -= powers[best]
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def _assign_greens(subset, need, greens, n_greens, used, out):
+    """Greens for the claimed colours in `subset` (bit per colour): needs in descending order each take
+    the smallest unused green that covers them (the sets of fitting greens are nested, so this finds an
+    assignment whenever one exists). Writes per colour the green power used (0 none, -1 not claimed)
+    into out; returns how many greens, or -1 if the claims cannot all be covered."""
+    for i in range(n_greens):
+        used[i] = 0
+    for colour in range(4):
+        out[colour] = 0 if subset >> colour & 1 else -1
+    n_used = 0
+    for d in range(4, 0, -1):
+        for colour in range(4):
+            if subset >> colour & 1 and need[colour] == d:
+                pick = -1
+                for i in range(n_greens):
+                    if used[i] == 0 and greens[i] >= d:
+                        pick = i  # greens are sorted descending: the last fit is the smallest
+                if pick < 0:
+                    return -1
+                used[pick] = 1
+                out[colour] = greens[pick]
+                n_used += 1
+    return n_used
+
+
+@njit(cache=True)
+def _line_best(s, masks, line, greens, n_greens, yellow_cost, choice, scratch):
+    """Best claim in one line on a board given by colour masks: returns (points, chits spent) and writes
+    into choice[0..3] the green power assigned per colour (0 = none, -1 = not claimed). scratch: 18
+    integers of working space."""
+    need = scratch[0:4]
+    used = scratch[4:14]
+    trial = scratch[14:18]
+    gmin = s[GREEN_MIN]
+    any_claim = False
+    for colour in range(4):
+        need[colour] = -1
+        chit = 10 * colour + line
+        if s[OWNER + chit] != -1:
+            continue
+        count = popcount(masks[colour] & LINE_MASK[line])
+        d = s[ICONS + chit] - count
+        if d == 0 or (d > 0 and count >= gmin and n_greens > 0 and greens[0] >= d):
+            need[colour] = d
+            any_claim = True
+    best_points = 0
+    best_cost = 0
+    if not any_claim:
+        return 0, 0
+    for subset in range(1, 16):
+        size = 0
+        points = 0
+        ok = True
+        for colour in range(4):
+            if subset >> colour & 1:
+                if need[colour] < 0:
+                    ok = False
+                    break
+                size += 1
+                points += s[POINTS + 10 * colour + line]
+        if not ok or yellow_cost[size] < 0:
+            continue
+        n_green_used = _assign_greens(subset, need, greens, n_greens, used, trial)
+        if n_green_used < 0:
+            continue
+        cost = yellow_cost[size] + n_green_used
+        if points > best_points or (points == best_points and cost < best_cost):
+            best_points = points
+            best_cost = cost
+            for colour in range(4):
+                choice[colour] = trial[colour]
+    return best_points, best_cost
+
+
+@njit(cache=True)
+def _better_plan(points, cost, best, rng):
+    """Is (points, cost) the best plan so far? best = [points, cost, ties]: more points first, then fewer
+    chits spent; among equals a reservoir draw keeps each of them with equal probability."""
+    if points > best[0] or (points == best[0] and cost < best[1]):
+        best[0] = points
+        best[1] = cost
+        best[2] = 1
+        return True
+    if points == best[0] and cost == best[1]:
+        best[2] += 1
+        return rng_below(rng, best[2]) == 0
+    return False
+
+
+@njit(cache=True)
+def _shortest_path(board, colour, line, target, path):
+    """Swaps (indices) along a shortest path to `target` tiles of `colour` in `line`; board is advanced."""
+    n = 0
+    mask = 0
+    for cell in range(16):
+        if board[cell] == colour:
+            mask |= 1 << cell
+    d = SWAP_DISTANCE[MASK_TO_INDEX[mask], line, target]
+    while d > 0:
+        for k in range(SWAPS.shape[0]):
+            a = SWAPS[k, 0]
+            b = SWAPS[k, 1]
+            if ((mask >> a) & 1) != ((mask >> b) & 1):
+                m2 = mask ^ ((1 << a) | (1 << b))
+                if SWAP_DISTANCE[MASK_TO_INDEX[m2], line, target] == d - 1:
+                    tmp = board[a]
+                    board[a] = board[b]
+                    board[b] = tmp
+                    mask = m2
+                    path[n] = k
+                    n += 1
+                    d -= 1
+                    break
+    return n
+
+
+@njit(cache=True)
+def powers_at_hand(s, seat):
+    """The power chits `seat` can still activate this turn and what they buy: (move_powers, move_ids,
+    n_moves, yellow_powers, yellow_ids, n_yellows, greens, green_ids, n_greens, move_cost, yellow_cost).
+    Move chits are reds and the order chit (whose action code stands in move_ids); greens are sorted by
+    power, descending. move_cost[k]: chits spent to make k swaps (-1: impossible); yellow_cost[size]:
+    chits spent to claim `size` chits."""
+    move_powers = np.zeros(11, dtype=np.int64)
+    move_ids = np.zeros(11, dtype=np.int64)
+    n_moves = 0
+    yellow_powers = np.zeros(10, dtype=np.int64)
+    yellow_ids = np.zeros(10, dtype=np.int64)
+    n_yellows = 0
+    greens = np.zeros(10, dtype=np.int64)
+    green_ids = np.zeros(10, dtype=np.int64)
+    n_greens = 0
+    for line in range(10):
+        if usable_power(s, 10 * RED + line, seat):
+            move_powers[n_moves] = s[POWER + 10 * RED + line]
+            move_ids[n_moves] = A_USE + 10 * RED + line
+            n_moves += 1
+        if usable_power(s, 10 * YELLOW + line, seat):
+            yellow_powers[n_yellows] = s[POWER + 10 * YELLOW + line]
+            yellow_ids[n_yellows] = A_USE + 10 * YELLOW + line
+            n_yellows += 1
+    if s[ORDER_SPENT + seat] == 0 and s[ORDER_MOVES + seat] > 0:
+        move_powers[n_moves] = s[ORDER_MOVES + seat]
+        move_ids[n_moves] = A_USE_ORDER
+        n_moves += 1
+    # greens sorted by power, descending (insertion sort keeps ids aligned)
+    for line in range(10):
+        chit = 10 * GREEN + line
+        if usable_power(s, chit, seat):
+            p = s[POWER + chit]
+            i = n_greens
+            while i > 0 and greens[i - 1] < p:
+                greens[i] = greens[i - 1]
+                green_ids[i] = green_ids[i - 1]
+                i -= 1
+            greens[i] = p
+            green_ids[i] = chit
+            n_greens += 1
+    taken = np.zeros(11, dtype=np.int64)
+    max_swaps = s[SWAPS_LEFT]
+    for i in range(n_moves):
+        max_swaps += move_powers[i]
+    move_cost = np.full(max_swaps + 2, -1, dtype=np.int64)
+    for k in range(max_swaps + 1):
+        move_cost[k] = _chits_to_cover(move_powers, n_moves, k - s[SWAPS_LEFT], taken) if k > 1 else 0
+    yellow_cost = np.full(5, -1, dtype=np.int64)
+    for size in range(1, 5):
+        yellow_cost[size] = _chits_to_cover(yellow_powers, n_yellows, size - 1, taken)
+    return (move_powers, move_ids, n_moves, yellow_powers, yellow_ids, n_yellows, greens, green_ids, n_greens,
+            move_cost, yellow_cost)
+
+
+@njit(cache=True)
+def line_bounds(s, yellow_cost):
+    """Most points any claim in each line could bring (its best chits, as many as the yellows allow): lets
+    a plan search skip lines that cannot match what it has already found."""
+    claims = 1
+    while claims < 4 and yellow_cost[claims + 1] >= 0:
+        claims += 1
+    bound = np.zeros(10, dtype=np.int64)
+    pts = np.zeros(4, dtype=np.int64)
+    for line in range(10):
+        n_on = 0
+        for colour in range(4):
+            if s[OWNER + 10 * colour + line] == -1:
+                pts[n_on] = s[POINTS + 10 * colour + line]
+                n_on += 1
+        pts[:n_on].sort()
+        for i in range(min(claims, n_on)):
+            bound[line] += pts[n_on - 1 - i]
+    return bound
+
+
+@njit(cache=True)
+def write_plan(s, powers, path, n_path, line, plan):
+    """Write the turn that makes the swaps path[:n_path] (activating move chits as needed) and then the
+    best claim in `line` (yellows and greens as needed, R-5, R-6) as action codes into plan; return the
+    count. powers: powers_at_hand(s, seat)."""
+    (move_powers, move_ids, n_moves, yellow_powers, yellow_ids, n_yellows, greens, green_ids, n_greens,
+     move_cost, yellow_cost) = powers
+    taken = np.zeros(11, dtype=np.int64)
+    board = np.empty(16, dtype=np.int64)
+    for cell in range(16):
+        board[cell] = s[BOARD + cell]
+    n = 0
+    if n_path > s[SWAPS_LEFT]:
+        _chits_to_cover(move_powers, n_moves, n_path - s[SWAPS_LEFT], taken)
+        for i in range(n_moves):
+            if taken[i]:
+                plan[n] = move_ids[i]
+                n += 1
+    for i in range(n_path):
+        plan[n] = path[i]
+        k = path[i]
+        a = SWAPS[k, 0]
+        b = SWAPS[k, 1]
+        board[a], board[b] = board[b], board[a]
+        n += 1
+    masks = np.zeros(4, dtype=np.int64)
+    choice = np.zeros(4, dtype=np.int64)
+    scratch = np.zeros(18, dtype=np.int64)
+    colour_masks(board, 0, masks)
+    _line_best(s, masks, line, greens, n_greens, yellow_cost, choice, scratch)
+    size = 0
+    for colour in range(4):
+        if choice[colour] >= 0:
+            size += 1
+    if size > 1:
+        _chits_to_cover(yellow_powers, n_yellows, size - 1, taken)
+        for i in range(n_yellows):
+            if taken[i]:
+                plan[n] = yellow_ids[i]
+                n += 1
+    used = np.zeros(10, dtype=np.int64)
+    for colour in range(4):
+        power = choice[colour]
+        if power > 0:
+            # activate one unused green of exactly the assigned power
+            for i in range(n_greens):
+                if used[i] == 0 and greens[i] == power:
+                    used[i] = 1
+                    plan[n] = A_USE + green_ids[i]
+                    n += 1
+                    break
+    for colour in range(4):
+        if choice[colour] >= 0:
+            plan[n] = A_GAIN + 10 * colour + line
+            n += 1
+    plan[n] = A_END
+    return n + 1
+
+
+@njit(cache=True)
+def _pack(board, line):
+    """The board (2 bits a cell) and the claimed line in one integer: a plan's identity."""
+    key = 0
+    for cell in range(16):
+        key |= board[cell] << (2 * cell)
+    return key | (line << 32)
+
+
+@njit(cache=True)
+def _ranks_above(a, b):
+    """Does candidate row a rank above row b? More points, then fewer chits spent, then the draw."""
+    if a[C_POINTS] != b[C_POINTS]:
+        return a[C_POINTS] > b[C_POINTS]
+    if a[C_COST] != b[C_COST]:
+        return a[C_COST] < b[C_COST]
+    return a[C_DRAW] > b[C_DRAW]
+
+
+@njit(cache=True)
+def _offer(cands, n, max_k, row):
+    """Keep `row` among the best max_k distinct plans in cands[:n]; return the new count."""
+    for i in range(n):
+        if cands[i, C_KEY] == row[C_KEY]:
+            if _ranks_above(row, cands[i]):
+                cands[i, :] = row
+            return n
+    if n < max_k:
+        cands[n, :] = row
+        return n + 1
+    worst = 0
+    for i in range(1, n):
+        if _ranks_above(cands[worst], cands[i]):
+            worst = i
+    if _ranks_above(row, cands[worst]):
+        cands[worst, :] = row
+    return n
+
+
+@njit(cache=True)
+def _floor(cands, n, max_k):
+    """Points a new plan needs to have a chance of a place: 1 while places are free, else the worst kept."""
+    if n < max_k:
+        return 1
+    low = cands[0, C_POINTS]
+    for i in range(1, n):
+        if cands[i, C_POINTS] < low:
+            low = cands[i, C_POINTS]
+    return low
+
+
+@njit(cache=True)
+def _keep(cands, n, max_k, row, greedy, best, rng):
+    """Offer a weighed plan to the search's store; return the new count. greedy: one slot, the
+    reservoir draw of _better_plan among equals (best = [points, cost, ties]); else the best max_k
+    distinct plans (_offer), each with a draw of its own."""
+    if greedy:
+        if _better_plan(row[C_POINTS], row[C_COST], best, rng):
+            cands[0, :] = row
+            return 1
+        return n
+    row[C_DRAW] = rng_below(rng, 1 << 30)
+    return _offer(cands, n, max_k, row)
+
+
+@njit(cache=True)
+def _hopeless(bound, min_cost, cands, n, max_k, greedy, best):
+    """Can no claim worth at most `bound` points, paying at least `min_cost` chits, be kept (or tie)?"""
+    if greedy:
+        return bound < best[0] or (bound == best[0] and best[1] < min_cost)
+    return bound < _floor(cands, n, max_k)
+
+
+@njit(cache=True)
+def _search_plans(s, rng, powers, cands, max_k, greedy):
+    """Weigh every plan of the player to move (see the module docstring) and keep the best in cands
+    (rows of C_* columns); return how many."""
+    greens = powers[6]
+    n_greens = powers[8]
+    move_cost = powers[9]
+    yellow_cost = powers[10]
+    max_swaps = s[SWAPS_LEFT] + powers[0].sum()
+    bound = line_bounds(s, yellow_cost)
+    board = np.empty(16, dtype=np.int64)
+    for cell in range(16):
+        board[cell] = s[BOARD + cell]
+    masks = np.zeros(4, dtype=np.int64)
+    choice = np.zeros(4, dtype=np.int64)
+    scratch = np.zeros(18, dtype=np.int64)
+    row = np.zeros(N_COLUMNS, dtype=np.int64)
+    best = np.array([-1, 0, 0], dtype=np.int64)  # greedy: points, chits spent, ties (see _better_plan)
+    n = 0
+    n_swaps = SWAPS.shape[0]
+    for depth in range(3):
+        if depth > max_swaps:
+            break
+        for first in range(n_swaps if depth >= 1 else 1):
+            a = SWAPS[first, 0]
+            b = SWAPS[first, 1]
+            if depth >= 1:
+                if board[a] == board[b]:
+                    continue
+                board[a], board[b] = board[b], board[a]
+            for second in range(n_swaps if depth == 2 else 1):
+                c = SWAPS[second, 0]
+                d = SWAPS[second, 1]
+                if depth == 2:
+                    if second == first or board[c] == board[d]:
+                        continue
+                    board[c], board[d] = board[d], board[c]
+                colour_masks(board, 0, masks)
+                if depth == 0:
+                    lines = (1 << 10) - 1
+                elif depth == 1:
+                    lines = CELL_LINE_MASK[a] | CELL_LINE_MASK[b]
+                else:
+                    lines = CELL_LINE_MASK[a] | CELL_LINE_MASK[b] | CELL_LINE_MASK[c] | CELL_LINE_MASK[d]
+                for line in range(10):
+                    if not (lines >> line) & 1:
+                        continue
+                    if _hopeless(bound[line], move_cost[depth], cands, n, max_k, greedy, best):
+                        continue
+                    points, cost = _line_best(s, masks, line, greens, n_greens, yellow_cost, choice, scratch)
+                    if points == 0:
+                        continue
+                    row[C_POINTS] = points
+                    row[C_COST] = cost + move_cost[depth]
+                    row[C_KEY] = _pack(board, line)
+                    row[C_KIND] = depth
+                    row[C_A] = first if depth >= 1 else -1
+                    row[C_B] = second if depth == 2 else -1
+                    row[C_LINE] = line
+                    n = _keep(cands, n, max_k, row, greedy, best, rng)
+                if depth == 2:
+                    board[c], board[d] = board[d], board[c]
+            if depth >= 1:
+                board[a], board[b] = board[b], board[a]
+    if max_swaps >= 3:
+        colour_masks(board, 0, masks)
+        best_green = greens[0] if n_greens > 0 else 0
+        work = np.empty(16, dtype=np.int64)
+        path = np.zeros(64, dtype=np.int64)
+        wmasks = np.zeros(4, dtype=np.int64)
+        for chit in range(40):
+            if s[OWNER + chit] != -1:
+                continue
+            colour = chit // 10
+            line = chit - 10 * colour
+            icons = s[ICONS + chit]
+            lo = icons - best_green
+            if lo < s[GREEN_MIN]:
+                lo = s[GREEN_MIN]
+            if lo > icons:
+                lo = icons
+            for target in range(lo, icons + 1):
+                dist = SWAP_DISTANCE[MASK_TO_INDEX[masks[colour]], line, target]
+                if dist < 3 or dist > max_swaps:
+                    continue
+                if _hopeless(bound[line], move_cost[dist], cands, n, max_k, greedy, best):
+                    continue
+                work[:] = board
+                _shortest_path(work, colour, line, target, path)
+                colour_masks(work, 0, wmasks)
+                points, cost = _line_best(s, wmasks, line, greens, n_greens, yellow_cost, choice, scratch)
+                if points == 0:
+                    continue
+                row[C_POINTS] = points
+                row[C_COST] = cost + move_cost[dist]
+                row[C_KEY] = _pack(work, line)
+                row[C_KIND] = KIND_DEEP
+                row[C_A] = chit
+                row[C_B] = target
+                row[C_LINE] = line
+                n = _keep(cands, n, max_k, row, greedy, best, rng)
+    return n
+
+
+@njit(cache=True)
+def _write_row(s, powers, row, plan):
+    """Write the plan of a kept row as action codes into plan; return the count."""
+    path = np.zeros(64, dtype=np.int64)
+    n_path = 0
+    if row[C_KIND] == KIND_DEEP:
+        work = np.empty(16, dtype=np.int64)
+        for cell in range(16):
+            work[cell] = s[BOARD + cell]
+        n_path = _shortest_path(work, row[C_A] // 10, row[C_A] % 10, row[C_B], path)
+    else:
+        if row[C_KIND] >= 1:
+            path[0] = row[C_A]
+            n_path = 1
+        if row[C_KIND] == 2:
+            path[1] = row[C_B]
+            n_path = 2
+    return write_plan(s, powers, path, n_path, row[C_LINE], plan)
+
+
+@njit(cache=True)
+def greedy_plan(s, rng, plan):
+    """Plan the whole turn for the player to move; write action codes into `plan`, return their count."""
+    if not gain_reachable(s):
+        plan[0] = A_PASS
+        return 1
+    powers = powers_at_hand(s, s[TO_MOVE])
+    cands = np.zeros((1, N_COLUMNS), dtype=np.int64)
+    _search_plans(s, rng, powers, cands, 1, True)
+    return _write_row(s, powers, cands[0], plan)
+
+
+@njit(cache=True)
+def turn_candidates(s, rng, max_k, plans):
+    """Write up to max_k whole-turn plans (action codes, each ending with `end`, or a lone `pass` when no
+    gain is reachable, R-8) into the rows of plans (int64[max_k, MAX_PLAN]), best first; return
+    (count, lengths)."""
+    lengths = np.zeros(max_k, dtype=np.int64)
+    if not gain_reachable(s):
+        plans[0, 0] = A_PASS
+        lengths[0] = 1
+        return 1, lengths
+    powers = powers_at_hand(s, s[TO_MOVE])
+    cands = np.zeros((max_k, N_COLUMNS), dtype=np.int64)
+    n = _search_plans(s, rng, powers, cands, max_k, False)
+    # Best first (insertion sort: n is small).
+    order = np.arange(n)
+    for i in range(1, n):
+        j = i
+        while j > 0 and _ranks_above(cands[order[j]], cands[order[j - 1]]):
+            order[j], order[j - 1] = order[j - 1], order[j]
+            j -= 1
+    for i in range(n):
+        lengths[i] = _write_row(s, powers, cands[order[i]], plans[i])
+    return n, lengths
