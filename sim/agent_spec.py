@@ -81,6 +81,17 @@ def parse_spec(spec: str, game: str) -> AgentSpec:
     return AgentSpec(name, params)
 
 
+def resolved(spec: AgentSpec, game: str) -> str:
+    """The agent with every parameter written out, defaults included (`mcts:iters=1000,c=0.1,...`): what
+    the agent string meant when a run was made, so a later change of defaults cannot pass for the same
+    agent."""
+    if spec.name != "mcts":
+        return spec.name
+    values = {key: spec.params.get(key, kind[int(default)] if isinstance(kind, tuple) else kind(default))
+              for key, (kind, default) in MCTS_PARAMS[game].items()}
+    return "mcts:" + ",".join(f"{key}={value}" for key, value in values.items())
+
+
 def mcts_row(spec: AgentSpec, game: str) -> list[float]:
     """The kernel parameter row of an agent: MCTS values (defaults filled in), zeros for the others."""
     known = MCTS_PARAMS[game]

@@ -24,7 +24,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from sim.agent_spec import agent_arrays, parse_agents
+from sim.agent_spec import agent_arrays, parse_agents, parse_spec, resolved
 from sim.config import load_toml
 from sim.errors import ConfigError
 
@@ -49,6 +49,11 @@ class RunPlan:
     agents: tuple[str, ...]
     rotate_seats: bool
     seed: int
+
+    @property
+    def resolved_agents(self) -> list[str]:
+        """The agents with their defaults written out (agent_spec.resolved): part of a run's identity."""
+        return [resolved(parse_spec(agent, self.game), self.game) for agent in self.agents]
 
     def seating(self, start: int, end: int) -> list[list[str]]:
         """Agent names per seat for games start..end-1 (rotated one seat per game with rotate_seats)."""
@@ -244,7 +249,11 @@ def check_directory(run_dir: RunDirectory, plan: RunPlan, force: bool) -> dict |
         return None
     ours = asdict(plan)
     ours["agents"] = list(plan.agents)
+    ours["resolved_agents"] = plan.resolved_agents
     differs = [key for key in IDENTITY if manifest.get(key) != ours[key]]
+    # Runs made before agents were recorded resolved lack the key: their agent strings must do.
+    if manifest.get("resolved_agents", ours["resolved_agents"]) != ours["resolved_agents"]:
+        differs.append("resolved_agents")
     if differs and not force:
         shown = "; ".join(f"{k}: run has {manifest.get(k)!r}, asked {ours[k]!r}" for k in differs)
         raise ConfigError(f"{run_dir.path}: made by a different run ({shown}); use another --out, "
@@ -390,7 +399,8 @@ def simulate(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int =
         done = run_dir.finished()
         already = sum(min(b, games) - a for a, b in done if a < games)
         todo = missing_ranges(done, games, jobs, chunk_size, smallest=smallest_chunk(plan))
-        manifest = manifest or {**asdict(plan), "agents": list(plan.agents), "created": time.time(),
+        manifest = manifest or {**asdict(plan), "agents": list(plan.agents),
+                                "resolved_agents": plan.resolved_agents, "created": time.time(),
                                 "sessions": [], "wall_time_s": 0.0}
         manifest.update(games_asked=max(games, manifest.get("games_asked", 0)), games_finished=already,
                         config_path=plan.config_path, package_versions=_versions())

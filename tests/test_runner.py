@@ -166,6 +166,20 @@ def test_other_runs_directory_refused_unless_forced(tmp_path: Path) -> None:
     forced = simulate(KAMAKURA, "--players", "3", "--games", "200", "--seed", "1", "--force",
                       "--out", str(out))
     assert forced.returncode == 0 and json.loads((out / "manifest.json").read_text())["seed"] == 1
+    # The same agent string under other defaults is another agent: the manifest records them resolved.
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["resolved_agents"] == ["random"] * 3
+    search = tmp_path / "search"
+    assert simulate(KAMAKURA, "--players", "3", "--games", "2", "--agents", "mcts:iters=5,greedy,greedy",
+                    "--out", str(search)).returncode == 0
+    manifest = json.loads((search / "manifest.json").read_text())
+    assert manifest["resolved_agents"][0].startswith("mcts:iters=5,c=0.1,rollout=greedy")
+    first = manifest["resolved_agents"][0]
+    manifest["resolved_agents"][0] = first.replace("rollout=greedy", "rollout=random")
+    (search / "manifest.json").write_text(json.dumps(manifest))
+    run = simulate(KAMAKURA, "--players", "3", "--games", "4", "--agents", "mcts:iters=5,greedy,greedy",
+                   "--out", str(search))
+    assert run.returncode == 2 and "resolved_agents" in run.stderr, run.stderr
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "todo.txt").write_text("mine")
     run = simulate(KAMAKURA, "--players", "3", "--games", "10", "--out", str(tmp_path / "notes"))
