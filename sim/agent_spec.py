@@ -35,8 +35,9 @@ class AgentSpec:
         return self.name + ":" + ",".join(f"{k}={v}" for k, v in self.params.items())
 
 
-def parse_agents(text: str, players: int, game: str) -> list[AgentSpec]:
-    """One AgentSpec per seat; refuse unknown agents and parameters with a ConfigError naming them."""
+def parse_agents(text: str, players: int, game: str, extra_names: tuple[str, ...] = ()) -> list[AgentSpec]:
+    """One AgentSpec per seat; refuse unknown agents and parameters with a ConfigError naming them.
+    extra_names: more agents without parameters that this command accepts (`human` for `balance play`)."""
     names = [part.strip() for part in text.split(",")] if text else []
     # Parameters are comma-separated too: re-join "mcts:iters=4", "c=1" into one spec.
     specs: list[str] = []
@@ -50,14 +51,15 @@ def parse_agents(text: str, players: int, game: str) -> list[AgentSpec]:
     if len(specs) != players:
         raise ConfigError(f"--agents: give one agent for every seat or one for all {players} seats, "
                           f"got {len(specs)}: {text!r}")
-    return [parse_spec(spec, game) for spec in specs]
+    return [parse_spec(spec, game, extra_names) for spec in specs]
 
 
-def parse_spec(spec: str, game: str) -> AgentSpec:
+def parse_spec(spec: str, game: str, extra_names: tuple[str, ...] = ()) -> AgentSpec:
     """One agent, e.g. `mcts:iters=400,c=1.2`; a ConfigError says what is wrong."""
     name, _, param_text = spec.strip().partition(":")
-    if name not in AGENT_NAMES:
-        raise ConfigError(f"--agents: unknown agent {name!r} for {game}; known: {', '.join(AGENT_NAMES)}")
+    if name not in AGENT_NAMES + extra_names:
+        raise ConfigError(f"--agents: unknown agent {name!r} for {game}; known: "
+                          f"{', '.join(AGENT_NAMES + extra_names)}")
     known = MCTS_PARAMS[game] if name == "mcts" else {}
     params: dict[str, float | int | str] = {}
     for item in filter(None, param_text.split(",")):

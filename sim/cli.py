@@ -80,6 +80,15 @@ def build_parser() -> argparse.ArgumentParser:
     ladder.add_argument("--out", help="ladder folder (default: runs/ladder-<game>-<N>p-seed<S>)")
     ladder.add_argument("--quiet", action="store_true", help="no line per step")
 
+    play = sub.add_parser("play", help="play one game in the terminal against agents, to check rules by hand")
+    play.add_argument("game", help="kamakura or sakura")
+    play.add_argument("--players", type=int, default=2, help="number of players (default 2)")
+    play.add_argument("--agents", default="human,mcts",
+                      help="one agent per seat or one for all: human, random, greedy, mcts[:key=value,...] "
+                           "(default: human,mcts)")
+    play.add_argument("--config", help="TOML config of the game (default: configs/<game>/base.toml)")
+    play.add_argument("--seed", type=_seed, help="seed of the deal and the agents (default: drawn and shown)")
+
     bench = sub.add_parser("bench", help="engine and agent throughput on this machine")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--scale", type=float, default=1.0, help="scale the number of games timed")
@@ -156,6 +165,14 @@ def _ladder(args: argparse.Namespace) -> int:
     return 0
 
 
+def _play(args: argparse.Namespace) -> int:
+    from sim.play import play_game
+
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+    play_game(args.game, args.players, args.agents, seed, config=args.config)
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     if args.runner:
         from sim.bench_runner import format_runner_bench, run_runner_bench
@@ -183,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
             return _report(args)
         if args.command == "ladder":
             return _ladder(args)
+        if args.command == "play":
+            return _play(args)
         if args.command in ("sweep", "tune"):
             from sim.cli_design import run_design_command
 
