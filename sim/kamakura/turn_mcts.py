@@ -40,7 +40,6 @@ from sim.kamakura.kernels import (
 from sim.kamakura.mcts import (
     M_NODES,
     M_ROOT_HIST,
-    M_TURN,
     M_VALID,
     PRIOR,
     _compact,
@@ -157,7 +156,6 @@ def turn_mcts_plan(s, rng, iters, c, rollout, reward, horizon, prior, width, fir
         visits[:meta[M_NODES]] = 0
         value[:meta[M_NODES], :MAX_PLAYERS] = 0.0
     meta[M_ROOT_HIST] = n_history
-    meta[M_TURN] = s[TURN]
     stop = s[TURN] + 1 + horizon * s[PLAYERS] if horizon > 0 else 1 << 40
     cand = np.empty((width, MAX_PLAN), dtype=np.int64)
     if first[0] < 0:
