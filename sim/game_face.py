@@ -6,9 +6,24 @@ state is over; legality and effects stay in the kernels.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+
+@dataclass(frozen=True, eq=False)
+class KernelState:
+    """A position: a game's kernel state vector. Treat as immutable; `KernelGame.apply` returns a new
+    one. Equal when the vectors are equal (a game may narrow this, e.g. to leave a log area out)."""
+
+    vector: np.ndarray = field(repr=False)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and np.array_equal(self.vector, other.vector)
+
+    def __hash__(self) -> int:
+        return hash(self.vector.tobytes())
 
 
 class KernelGame:

@@ -71,13 +71,3 @@ def game_seeds(base_seed: int, start: int, count: int) -> np.ndarray:
     z = (z ^ (z >> _S30)) * _MIX1
     z = (z ^ (z >> _S27)) * _MIX2
     return (z ^ (z >> _S31)) >> np.uint64(1)  # below 2**63: fits an int64 column
-
-
-def batch_inputs(seeds, seating, players: int) -> tuple[np.ndarray, np.ndarray]:
-    """Seeds as uint64 and seating as a contiguous (games, players) array of agent codes; one seating
-    row stands for every game."""
-    seeds = np.asarray(seeds, dtype=np.uint64)
-    seating = np.asarray(seating, dtype=np.int64)
-    if seating.ndim == 1:
-        seating = np.broadcast_to(seating, (len(seeds), players))
-    return seeds, np.ascontiguousarray(seating)

@@ -7,6 +7,7 @@ same seed, so a game's record depends on its seed and seating alone, not on whic
 import numpy as np
 from numba import njit
 
+from sim.batching import batch_inputs
 from sim.kamakura.agents import AGENT_MCTS, MAX_PLAN, agent_plan
 from sim.kamakura.kernels import (
     A_GAIN,
@@ -46,7 +47,7 @@ from sim.kamakura.mcts import (
     mcts_action,
 )
 from sim.kamakura.turn_mcts import PLAN_WIDTH, turn_mcts_plan
-from sim.rng import batch_inputs, rng_seeded
+from sim.rng import rng_seeded
 
 MAX_HISTORY = 4096  # actions remembered for MCTS tree reuse; a longer game starts fresh trees
 MAX_EVENTS = 96  # at most 40 gains + 40 chit activations + 4 order chits
@@ -171,12 +172,8 @@ def run_batch(rules, seeds, seating, params=None) -> dict[str, np.ndarray]:
     from sim.kamakura.game import kernel_args
 
     players = rules.players
-    seeds, seating = batch_inputs(seeds, seating, players)
+    seeds, seating, params = batch_inputs(seeds, seating, players, params, N_PARAMS)
     games = len(seeds)
-    params = np.zeros((players, N_PARAMS)) if params is None else np.asarray(params, dtype=np.float64)
-    if params.ndim == 2:
-        params = np.broadcast_to(params, (games, players, N_PARAMS))
-    params = np.ascontiguousarray(params)
     out = {
         "scores": np.zeros((games, players), dtype=np.int64),
         "winners": np.zeros((games, players), dtype=np.int64),

@@ -7,7 +7,8 @@ of the same seed, so a game's record depends on its seed and seating alone.
 import numpy as np
 from numba import njit
 
-from sim.rng import batch_inputs, rng_seeded
+from sim.batching import batch_inputs
+from sim.rng import rng_seeded
 from sim.sakura.agents import AGENT_MCTS, agent_action
 from sim.sakura.kernels import (
     BUMPS,
@@ -114,12 +115,8 @@ def run_batch(rules, seeds, seating, params=None) -> dict[str, np.ndarray]:
     from sim.sakura.game import kernel_args
 
     players = rules.players
-    seeds, seating = batch_inputs(seeds, seating, players)
+    seeds, seating, params = batch_inputs(seeds, seating, players, params, N_PARAMS)
     games = len(seeds)
-    params = np.zeros((players, N_PARAMS)) if params is None else np.asarray(params, dtype=np.float64)
-    if params.ndim == 2:
-        params = np.broadcast_to(params, (games, players, N_PARAMS))
-    params = np.ascontiguousarray(params)
     painters = players + (1 if players == 2 else 0)
     out = {
         "tokens": np.zeros((games, painters), dtype=np.int64),

@@ -1,0 +1,20 @@
+"""The Python face of every game's batch self-play: the inputs of `run_batch`, broadcast once here."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def batch_inputs(seeds, seating, players: int, params, n_params: int) -> tuple[np.ndarray, np.ndarray,
+                                                                                 np.ndarray]:
+    """Seeds as uint64, seating as a contiguous (games, players) array of agent codes (one row stands for
+    every game) and agent parameters as a contiguous (games, players, n_params) float array (None: zeros;
+    one (players, n_params) table stands for every game)."""
+    seeds = np.asarray(seeds, dtype=np.uint64)
+    seating = np.asarray(seating, dtype=np.int64)
+    if seating.ndim == 1:
+        seating = np.broadcast_to(seating, (len(seeds), players))
+    params = np.zeros((players, n_params)) if params is None else np.asarray(params, dtype=np.float64)
+    if params.ndim == 2:
+        params = np.broadcast_to(params, (len(seeds), players, n_params))
+    return seeds, np.ascontiguousarray(seating), np.ascontiguousarray(params)
