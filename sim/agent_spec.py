@@ -1,4 +1,7 @@
-"""Agent names on the command line (`random`, `greedy`, `mcts:iters=400`): one per seat or one for all."""
+"""Agent names on the command line (`random`, `greedy`, `mcts:iters=400`): one per seat or one for all.
+
+Which agents a game has, their kernel codes and parameter schemas come from its registry entry
+(sim/games.py, `GameSpec.agents`); this module only parses and checks names against them."""
 
 from __future__ import annotations
 
@@ -6,22 +9,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sim import games
 from sim.errors import ConfigError
 
-ROLLOUTS = ("random", "greedy", "uniform", "quick")  # indices: mcts.ROLLOUT_*
-REWARDS = ("win", "score")
-TREES = ("turns", "actions")  # indices: mcts.TREE_*
-# MCTS parameters each game accepts: (type or choices, default). Kernels read them as one float row per
-# seat, in this order (sim/<game>/mcts.py P_*). Choices are passed as their index.
-MCTS_PARAMS: dict[str, dict[str, tuple[type | tuple[str, ...], float]]] = {
-    "kamakura": {"iters": (int, 1000), "c": (float, 0.1), "rollout": (ROLLOUTS, 1),
-                 "reward": (REWARDS, 1), "horizon": (int, 1), "prior": (float, 2.0), "tree": (TREES, 0),
-                 "width": (int, 8)},
-    "sakura": {"iters": (int, 2000), "c": (float, 0.7), "reward": (REWARDS, 0)},
-}
-AGENT_NAMES = ("random", "greedy", "mcts")
-# smallest allowed value of numeric parameters
-LOWEST = {"iters": 1, "c": 0.0, "horizon": 0, "prior": 0.0, "width": 1}
+
+def _kinds(game: str) -> dict[str, games.AgentKind]:
+    """The agents a game offers (its registry entry), name -> AgentKind."""
+    return games.spec(game).agents
 
 
 @dataclass(frozen=True)
@@ -57,10 +51,12 @@ def parse_agents(text: str, players: int, game: str, extra_names: tuple[str, ...
 def parse_spec(spec: str, game: str, extra_names: tuple[str, ...] = ()) -> AgentSpec:
     """One agent, e.g. `mcts:iters=400,c=1.2`; a ConfigError says what is wrong."""
     name, _, param_text = spec.strip().partition(":")
-    if name not in AGENT_NAMES + extra_names:
-        raise ConfigError(f"--agents: unknown agent {name!r} for {game}; known: "
-                          f"{', '.join(AGENT_NAMES + extra_names)}")
-    known = MCTS_PARAMS[game] if name == "mcts" else {}
+    kinds = _kinds(game)
+    known_names = (*kinds, *extra_names)
+    if name not in known_names:
+        raise ConfigError(f"--agents: unknown agent {name!r} for {game}; known: {', '.join(known_names)}")
+    kind_of = kinds.get(name)
+    known = kind_of.params if kind_of else {}
     params: dict[str, float | int | str] = {}
     for item in filter(None, param_text.split(",")):
         key, eq, value = item.partition("=")
@@ -77,8 +73,9 @@ def parse_spec(spec: str, game: str, extra_names: tuple[str, ...] = ()) -> Agent
             number = kind(value)
         except ValueError:
             raise ConfigError(f"--agents: {name}:{key} must be {kind.__name__}, got {value!r}") from None
-        if number < LOWEST[key]:
-            raise ConfigError(f"--agents: {name}:{key} must be at least {LOWEST[key]}, got {value!r}")
+        lowest = kind_of.lowest.get(key) if kind_of else None
+        if lowest is not None and number < lowest:
+            raise ConfigError(f"--agents: {name}:{key} must be at least {lowest}, got {value!r}")
         params[key] = number
     return AgentSpec(name, params)
 
@@ -87,17 +84,25 @@ def resolved(spec: AgentSpec, game: str) -> str:
     """The agent with every parameter written out, defaults included (`mcts:iters=1000,c=0.1,...`): what
     the agent string meant when a run was made, so a later change of defaults cannot pass for the same
     agent."""
-    if spec.name != "mcts":
+    schema = _kinds(game)[spec.name].params
+    if not schema:
         return spec.name
     values = {key: spec.params.get(key, kind[int(default)] if isinstance(kind, tuple) else kind(default))
-              for key, (kind, default) in MCTS_PARAMS[game].items()}
-    return "mcts:" + ",".join(f"{key}={value}" for key, value in values.items())
+              for key, (kind, default) in schema.items()}
+    return spec.name + ":" + ",".join(f"{key}={value}" for key, value in values.items())
+
+
+def param_schema(game: str) -> dict[str, tuple[type | tuple[str, ...], float]]:
+    """The kernels' parameter row layout of a game: the widest schema among its agents (today only the
+    searching agent, `mcts`, has parameters)."""
+    return max((kind.params for kind in _kinds(game).values()), key=len)
 
 
 def mcts_row(spec: AgentSpec, game: str) -> list[float]:
-    """The kernel parameter row of an agent: MCTS values (defaults filled in), zeros for the others."""
-    known = MCTS_PARAMS[game]
-    if spec.name != "mcts":
+    """The kernel parameter row of an agent: its values (defaults filled in); zeros for an agent without
+    parameters."""
+    known = param_schema(game)
+    if not _kinds(game)[spec.name].params:
         return [0.0] * len(known)
     row = []
     for key, (kind, default) in known.items():
@@ -109,8 +114,9 @@ def mcts_row(spec: AgentSpec, game: str) -> list[float]:
     return row
 
 
-def agent_arrays(seating: list[list[str]], game: str, codes: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Agent codes (games, players) and MCTS parameter rows (games, players, n) for a list of seatings."""
+def agent_arrays(seating: list[list[str]], game: str) -> tuple[np.ndarray, np.ndarray]:
+    """Agent codes (games, players) and parameter rows (games, players, n) for a list of seatings."""
+    codes = games.spec(game).agent_codes()
     cache: dict[str, tuple[int, list[float]]] = {}
     for row in seating:
         for text in row:
@@ -119,4 +125,4 @@ def agent_arrays(seating: list[list[str]], game: str, codes: dict[str, int]) -> 
                 cache[text] = (codes[spec.name], mcts_row(spec, game))
     kinds = np.array([[cache[text][0] for text in row] for row in seating], dtype=np.int64)
     params = np.array([[cache[text][1] for text in row] for row in seating], dtype=np.float64)
-    return kinds, params.reshape(len(seating), len(seating[0]) if seating else 0, len(MCTS_PARAMS[game]))
+    return kinds, params.reshape(len(seating), len(seating[0]) if seating else 0, len(param_schema(game)))

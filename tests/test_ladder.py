@@ -15,8 +15,8 @@ import pytest
 
 from analysis.ladder import ladder_table, skill_trace, steps_frame
 from analysis.stats import wilson_interval
+from sim.design.ladder import DEFAULT_ITERS, levels, parse_iters
 from sim.errors import ConfigError
-from sim.ladder import DEFAULT_ITERS, levels, parse_iters
 
 ROOT = Path(__file__).resolve().parents[1]
 STEPS = ["greedy-vs-random", "mcts2-vs-greedy", "mcts4-vs-mcts2"]

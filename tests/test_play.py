@@ -15,9 +15,10 @@ from collections.abc import Iterable
 
 import pytest
 
-from sim import ConfigError
-from sim.agent_spec import MCTS_PARAMS, parse_spec
-from sim.play import kamakura_view, make_seats, play_game, policy_params
+from sim import ConfigError, games
+from sim.agent_spec import parse_spec
+from sim.app.play import make_seats, play_game, policy_params
+from sim.kamakura.terminal import kamakura_view
 from tests.kamakura_helpers import ROOT
 
 
@@ -104,7 +105,7 @@ def test_agents_without_a_person_play_on_their_own():
 def test_mcts_parameters_reach_the_policy():
     params = policy_params(parse_spec("mcts:iters=7,rollout=random,tree=actions", "kamakura"), "kamakura")
     assert params["iters"] == 7 and params["rollout"] == 0 and params["tree"] == 1
-    assert set(params) == set(MCTS_PARAMS["kamakura"])
+    assert set(params) == set(games.spec("kamakura").agents["mcts"].params)
     seats = make_seats("sakura", 2, "human,mcts:c=0.3", 0)
     assert seats[0].policy is None and seats[1].policy.params["c"] == 0.3
 
@@ -115,10 +116,9 @@ def test_unknown_agents_are_refused_naming_human_among_the_known():
 
 
 def test_the_kamakura_view_shows_the_whole_position():
-    from sim import games
-
     g = games.load("kamakura", players=2)
-    view = kamakura_view(g.to_dict(g.new_state(seed=0)), make_seats("kamakura", 2, "human,greedy", 0))
+    agents = [seat.agent for seat in make_seats("kamakura", 2, "human,greedy", 0)]
+    view = kamakura_view(g.to_dict(g.new_state(seed=0)), agents)
     assert "seat 0 to move" in view and "order chit: 2 move(s)" in view
     assert sum(line.startswith("    row ") or line.startswith("    col ") for line in view.splitlines()) == 8
 

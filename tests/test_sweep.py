@@ -15,11 +15,11 @@ import pandas as pd
 import pytest
 
 from analysis.sweep_report import compare_runs, per_game, seat_gap
+from sim.app.runner import plan_run
 from sim.config import load_toml
+from sim.design.overrides import apply_overrides, dump_toml, parse_key, path_text
+from sim.design.sweep import load_sweep
 from sim.errors import ConfigError
-from sim.overrides import apply_overrides, dump_toml, parse_key, path_text
-from sim.runner import plan_run
-from sim.sweep import load_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 KAMAKURA = (ROOT / "configs" / "kamakura" / "base.toml").as_posix()

@@ -12,22 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from analysis.stats import seat_deviation
 from sim.config import load_toml
+from sim.design.overrides import dump_toml
+from sim.design.racing import Standing, best_of, decided, race, race_round, standing
+from sim.design.racing import verdict as tune_verdict
+from sim.design.tune_file import Racing, Target, load_tune
 from sim.errors import ConfigError
-from sim.overrides import dump_toml
-from sim.tune import (
-    Racing,
-    Standing,
-    Target,
-    best_of,
-    decided,
-    load_tune,
-    race,
-    race_round,
-    seat_deviation,
-    standing,
-)
-from sim.tune import verdict as tune_verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 KAMAKURA = (ROOT / "configs" / "kamakura" / "base.toml").as_posix()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import time
 from dataclasses import dataclass
@@ -13,17 +12,15 @@ import pandas as pd
 
 from analysis.seats import seat_win_rates_from_shares, win_shares
 from analysis.stats import wilson_interval
+from sim import games
 from sim.agent_spec import AgentSpec, agent_arrays, parse_agents
+from sim.games import GameSpec
 from sim.rng import game_seeds
-from sim.runner import load_rules
-
-# Per game: its package, the batch column holding final scores, and the one holding game length.
-GAMES = {"kamakura": ("sim.kamakura", "scores", "turns"), "sakura": ("sim.sakura", "tokens", "rounds")}
 
 
 @dataclass
 class StudyResult:
-    game: str
+    spec: GameSpec
     rules: Any
     agents: list[AgentSpec]
     seed: int
@@ -36,34 +33,32 @@ class StudyResult:
 
     @property
     def scores(self) -> np.ndarray:
-        return self.batch[GAMES[self.game][1]][:, :self.rules.players]
+        return self.batch[self.spec.vocabulary.batch_scores][:, :self.rules.players]
 
     @property
     def lengths(self) -> np.ndarray:
-        return self.batch[GAMES[self.game][2]]
+        return self.batch[self.spec.vocabulary.length]
 
     def seats(self) -> pd.DataFrame:
         return seat_win_rates_from_shares(win_shares(self.batch["winners"]), [str(a) for a in self.agents])
 
 
-def run_study(config: str | os.PathLike[str], players: int, agents: str, games: int,
+def run_study(config: str | os.PathLike[str], players: int, agents: str, n_games: int,
               seed: int) -> StudyResult:
-    game, _, rules = load_rules(config, players)
-    specs = parse_agents(agents, rules.players, game)
-    package = GAMES[game][0]
-    codes = importlib.import_module(package + ".agents").AGENT_CODES
-    run_batch = importlib.import_module(package + ".batch").run_batch
-    seating, params = agent_arrays([[str(a) for a in specs]], game, codes)
+    spec, _, rules = games.load_config(config, players)
+    agent_specs = parse_agents(agents, rules.players, spec.name)
+    seating, params = agent_arrays([[str(a) for a in agent_specs]], spec.name)
     start = time.perf_counter()
-    batch = run_batch(rules, game_seeds(seed, 0, games), seating[0], params[0])
-    return StudyResult(game, rules, specs, seed, time.perf_counter() - start, batch)
+    batch = spec.run_batch(rules, game_seeds(seed, 0, n_games), seating[0], params[0])
+    return StudyResult(spec, rules, agent_specs, seed, time.perf_counter() - start, batch)
 
 
 def format_study(result: StudyResult) -> str:
     r, n = result.rules, result.games
-    unit = "turns" if result.game == "kamakura" else "rounds"
-    score = "mean score" if result.game == "kamakura" else "mean tokens"
-    lines = [f"{result.game.capitalize()} study: {r.source} (config {r.config_hash}), {r.players} players, "
+    words = result.spec.vocabulary
+    unit = words.length
+    score = f"mean {words.score}"
+    lines = [f"{words.title} study: {r.source} (config {r.config_hash}), {r.players} players, "
              f"agents {','.join(str(a) for a in result.agents)}, seed {result.seed}",
              f"{n} games in {result.seconds:.1f} s ({n / max(result.seconds, 1e-9):,.0f} games/s)", "",
              f"seat win rates (n = {n} games each; fair share {100 / r.players:.1f}%; "
@@ -83,6 +78,6 @@ def format_study(result: StudyResult) -> str:
               f"decided by the tie-break in {100 * decided / n:.1f}% (n = {n})",
               f"{unit} per game: mean {lengths.mean():.1f}, median {np.median(lengths):.0f}, "
               f"range {lengths.min()}-{lengths.max()}"]
-    if result.game == "sakura":
-        lines.append(f"bumps per game: mean {result.batch['bumps'].mean():.2f}")
+    for key, label in words.study_means:
+        lines.append(f"{label}: mean {result.batch[key].mean():.2f}")
     return "\n".join(lines)

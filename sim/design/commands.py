@@ -1,6 +1,7 @@
-"""The design commands of `balance` (issue 7): `sweep` (run config variants and compare them) and `tune`
-(search a space of config values for the fairest). Registered by `sim.cli.build_parser`; bad input is a
-ConfigError, which `sim.cli.main` prints as one line with exit status 2."""
+"""The design commands of `balance`: `sweep` (run config variants and compare them) and `tune` (search a
+space of config values for the fairest). Registered by `sim.app.cli.build_parser`, which hands in its
+argument checks (this module imports nothing of the CLI's); bad input is a ConfigError, which
+`sim.app.cli.main` prints as one line with exit status 2."""
 
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Callable
 
 
-def add_design_commands(sub: argparse._SubParsersAction) -> None:
-    from sim.cli import _positive_int as _jobs  # imported here: sim.cli imports this module
+def add_design_commands(sub: argparse._SubParsersAction, _jobs: Callable[[str], int]) -> None:
+    """Add `sweep` and `tune` to the parser; `_jobs` checks a --jobs value (a positive whole number)."""
     sweep = sub.add_parser("sweep", help="run a grid or list of config variants and write a comparison "
                                          "report")
-    sweep.add_argument("sweep_file", help="TOML sweep file, e.g. configs/sweeps/kamakura-order-chits.toml")
+    sweep.add_argument("sweep_file", help="TOML sweep file, e.g. one of configs/sweeps/")
     sweep.add_argument("--jobs", type=_jobs, default=os.cpu_count() or 1)
     sweep.add_argument("--out", help="sweep folder (default: runs/sweeps/<sweep file name>)")
     sweep.add_argument("--force", action="store_true",
@@ -23,7 +25,7 @@ def add_design_commands(sub: argparse._SubParsersAction) -> None:
 
     tune = sub.add_parser("tune", help="search a space of config values for the one that best meets a "
                                        "balance target (candidates raced with confidence intervals)")
-    tune.add_argument("tune_file", help="TOML tune file, e.g. configs/tunes/kamakura-4p-order-chits.toml")
+    tune.add_argument("tune_file", help="TOML tune file, e.g. one of configs/tunes/")
     tune.add_argument("--jobs", type=_jobs, default=os.cpu_count() or 1)
     tune.add_argument("--out", help="tune folder (default: runs/tunes/<tune file name>)")
     tune.add_argument("--force", action="store_true",
@@ -41,14 +43,14 @@ def _say(quiet: bool):
 def run_design_command(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     if args.command == "sweep":
-        from sim.sweep import run_sweep
+        from sim.design.sweep import run_sweep
 
         result = run_sweep(args.sweep_file, args.out, jobs=args.jobs, force=args.force, say=_say(args.quiet))
         print(f"{len(result.runs)} runs ({result.skipped} finished already), {result.played:,} games "
               f"played in {time.perf_counter() - started:.1f} s; sweep folder: {result.out}; "
               f"report: {result.report}")
         return 0
-    from sim.tune import run_tune
+    from sim.design.tune import run_tune
 
     result = run_tune(args.tune_file, args.out, jobs=args.jobs, force=args.force, say=_say(args.quiet))
     share = (result.race_games + result.confirm_games) / result.exhaustive_games \

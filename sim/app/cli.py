@@ -8,6 +8,7 @@ import os
 import sys
 import time
 
+from sim import games
 from sim.errors import ConfigError
 
 
@@ -37,14 +38,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     study = sub.add_parser("study", help="play a batch of games in memory and print seat win rates")
-    study.add_argument("config", help="TOML config of either game, e.g. configs/sakura/base.toml")
+    study.add_argument("config", help="TOML config of any game (its `game` key says which)")
     study.add_argument("--players", type=int, required=True)
     study.add_argument("--games", type=_positive_int, default=10000)
     study.add_argument("--agents", default="random", help="one agent for all seats, or one per seat: a,b,c")
     study.add_argument("--seed", type=_seed, default=0)
 
     sim_p = sub.add_parser("simulate", help="self-play games in parallel into a resumable run directory")
-    sim_p.add_argument("config", help="TOML config of either game")
+    sim_p.add_argument("config", help="TOML config of any game (its `game` key says which)")
     sim_p.add_argument("--players", type=int, required=True)
     sim_p.add_argument("--games", type=_positive_int, required=True)
     sim_p.add_argument("--agents", default="random", help="one agent for all seats, or one per seat: a,b,c")
@@ -69,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ladder = sub.add_parser("ladder", help="strength ladder: each level (random, greedy, MCTS at doubling "
                                            "iterations) against the level below; win share vs 1/N")
-    ladder.add_argument("game", help="kamakura or sakura")
+    ladder.add_argument("game", help=f"the game: {' or '.join(games.names())}")
     ladder.add_argument("--players", type=int, required=True)
     ladder.add_argument("--config", help="TOML config of the game (default: configs/<game>/base.toml)")
     ladder.add_argument("--games", type=_positive_int, default=600, help="games per step (default 600)")
@@ -81,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     ladder.add_argument("--quiet", action="store_true", help="no line per step")
 
     play = sub.add_parser("play", help="play one game in the terminal against agents, to check rules by hand")
-    play.add_argument("game", help="kamakura or sakura")
+    play.add_argument("game", help=f"the game: {' or '.join(games.names())}")
     play.add_argument("--players", type=int, default=2, help="number of players (default 2)")
     play.add_argument("--agents", default="human,mcts",
                       help="one agent per seat or one for all: human, random, greedy, mcts[:key=value,...] "
@@ -97,14 +98,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="instead: time `balance simulate` with --jobs 1 and 2 (100,000 games each)")
     bench.add_argument("--games", type=_positive_int, default=100_000, help="games per run with --runner")
 
-    from sim.cli_design import add_design_commands
+    from sim.design.commands import add_design_commands
 
-    add_design_commands(sub)  # sweep, tune
+    add_design_commands(sub, _positive_int)  # sweep, tune
     return parser
 
 
 def _study(args: argparse.Namespace) -> int:
-    from sim.study import format_study, run_study
+    from sim.app.study import format_study, run_study
 
     print(format_study(run_study(args.config, args.players, args.agents, args.games, args.seed)))
     return 0
@@ -112,7 +113,7 @@ def _study(args: argparse.Namespace) -> int:
 
 def _simulate(args: argparse.Namespace) -> int:
     started = time.perf_counter()  # the reported time covers validation and worker start-up too
-    from sim.runner import default_out, plan_run, prestart_workers, simulate
+    from sim.app.runner import default_out, plan_run, prestart_workers, simulate
 
     if args.scheduler and args.backend != "dask":
         raise ConfigError("--scheduler: only used with --backend dask")
@@ -153,7 +154,7 @@ def _summary(args: argparse.Namespace) -> int:
 
 
 def _ladder(args: argparse.Namespace) -> int:
-    from sim.ladder import parse_iters, run_ladder
+    from sim.design.ladder import parse_iters, run_ladder
 
     started = time.perf_counter()
     say = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
@@ -166,7 +167,7 @@ def _ladder(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from sim.play import play_game
+    from sim.app.play import play_game
 
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     play_game(args.game, args.players, args.agents, seed, config=args.config)
@@ -175,12 +176,12 @@ def _play(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     if args.runner:
-        from sim.bench_runner import format_runner_bench, run_runner_bench
+        from sim.app.bench_runner import format_runner_bench, run_runner_bench
 
         figures = run_runner_bench(args.games, args.repeats)
         print(json.dumps(figures, indent=2) if args.json else format_runner_bench(figures))
         return 0
-    from sim.bench import format_bench, run_bench
+    from sim.app.bench import format_bench, run_bench
 
     figures = run_bench(scale=args.scale, repeats=args.repeats)
     print(json.dumps(figures, indent=2) if args.json else format_bench(figures))
@@ -203,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "play":
             return _play(args)
         if args.command in ("sweep", "tune"):
-            from sim.cli_design import run_design_command
+            from sim.design.commands import run_design_command
 
             return run_design_command(args)
         return _bench(args)

@@ -1,8 +1,8 @@
 """`balance bench --runner`: how `balance simulate` scales from one job to two, and what its logs cost.
 
-Runs the command line itself (fresh processes, start-up included) for --jobs 1 and --jobs 2, alternating
-so that a noisy neighbour hurts both alike, and reports the median wall time of each, their ratio, and the
-run directory's size per game.
+Runs the command line itself (fresh processes, start-up included) for --jobs 1 and --jobs 2, alternating so
+that a noisy neighbour hurts both alike (the first registered game, random agents), and reports the median
+wall time of each, their ratio, and the run directory's size per game.
 """
 
 from __future__ import annotations
@@ -15,12 +15,15 @@ import tempfile
 import time
 from pathlib import Path
 
-CONFIG = Path(__file__).resolve().parents[1] / "configs" / "kamakura" / "base.toml"
+from sim import games
+
+SPEC = games.specs()[0]  # the first registered game, at its base config and bench player count
 
 
 def _run(games: int, jobs: int, out: Path) -> float:
     shutil.rmtree(out, ignore_errors=True)
-    cmd = [sys.executable, "-m", "sim", "simulate", str(CONFIG), "--players", "3", "--games", str(games),
+    cmd = [sys.executable, "-m", "sim", "simulate", str(SPEC.default_config), "--players",
+           str(SPEC.bench_players), "--games", str(games),
            "--agents", "random", "--seed", "1", "--jobs", str(jobs), "--out", str(out), "--quiet"]
     start = time.perf_counter()
     subprocess.run(cmd, check=True, capture_output=True)
@@ -46,7 +49,8 @@ def run_runner_bench(games: int = 100_000, repeats: int = 3) -> dict:
 
 
 def format_runner_bench(figures: dict) -> str:
-    return (f"balance simulate, {figures['simulate_games']:,} random 3-player Kamakura games, median of "
+    return (f"balance simulate, {figures['simulate_games']:,} random {SPEC.bench_players}-player "
+            f"{SPEC.vocabulary.title} games, median of "
             f"{figures['repeats']} alternating runs (wall time, start-up included):\n"
             f"  --jobs 1: {figures['simulate_jobs1_wall_s']:.2f} s   {figures['simulate_jobs1_walls_s']}\n"
             f"  --jobs 2: {figures['simulate_jobs2_wall_s']:.2f} s   {figures['simulate_jobs2_walls_s']}\n"

@@ -4,7 +4,7 @@ Levels, weakest first: ``random``, ``greedy``, then ``mcts`` at the given iterat
 100, 200, 400: doubling, as SkillTrace doubles). Each step seats one player of a level against N-1 players
 of the level below, seats rotated (each seat holds the stronger player equally often when the number of
 games is a multiple of N), and plays G games into its own run directory ``OUT/<higher>-vs-<lower>/``
-through `sim.runner.simulate`, so the ladder resumes: a finished step is not touched again, an interrupted
+through `sim.app.runner.simulate`, so the ladder resumes: a finished step is not touched again, an interrupted
 one plays only its missing games. ``OUT/ladder.json`` lists the steps; the report (``OUT/report/``: HTML,
 CSV, PNG) and the printed table are computed from the run directories' logs (analysis.ladder).
 
@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analysis.ladder import LADDER_MANIFEST
+from sim import games
+from sim.app.run_dir import RunDirectory, check_directory
+from sim.app.runner import RunPlan, plan_run, simulate
 from sim.errors import ConfigError
-from sim.runner import GAME_PACKAGES, RunDirectory, RunPlan, check_directory, plan_run, simulate
 
 DEFAULT_ITERS = (25, 50, 100, 200, 400)
 DEFAULT_GAMES = 600  # a multiple of every player count 2-6; a 95% interval of about +-3.8 points at 1/3
@@ -84,9 +86,11 @@ def levels(iters: tuple[int, ...]) -> list[Level]:
 
 
 def default_config(game: str) -> Path:
-    """configs/<game>/base.toml, from the working folder if it has one, else from this checkout."""
-    path = Path("configs") / game / "base.toml"
-    return path if path.is_file() else Path(__file__).resolve().parents[1] / path
+    """The game's base config (registry), by its path relative to the working folder when that folder is
+    this checkout (so run labels and manifests read as they always did), else by its absolute path."""
+    base = games.spec(game).default_config
+    path = Path("configs") / base.parent.name / base.name
+    return path if path.is_file() and path.resolve() == base.resolve() else base
 
 
 def default_out(game: str, players: int, seed: int, config: str | os.PathLike[str] | None = None) -> Path:
@@ -100,13 +104,11 @@ def plan_ladder(game: str, players: int, config: str | os.PathLike[str] | None =
                 iters: tuple[int, ...] = DEFAULT_ITERS, seed: int = 0,
                 out: str | os.PathLike[str] | None = None) -> tuple[Path, list[Step]]:
     """Validate everything (ConfigError on anything wrong, before any game) and plan the steps."""
-    if game not in GAME_PACKAGES:
-        raise ConfigError(f"GAME: must be one of {', '.join(GAME_PACKAGES)}, got {game!r}")
+    if game not in games.names():
+        raise ConfigError(f"GAME: must be one of {', '.join(games.names())}, got {game!r}")
     config = Path(config) if config else default_config(game)
     if iters:
-        from importlib import import_module
-
-        if "mcts" not in import_module(f"{GAME_PACKAGES[game]}.agents").AGENT_CODES:
+        if "mcts" not in games.spec(game).agents:
             raise ConfigError(f"--iters: {game} has no mcts agent in this build; use --iters none for the "
                               "random and greedy levels only")
     out = Path(out) if out else default_out(game, players, seed, config)
@@ -134,7 +136,7 @@ def plan_ladder(game: str, players: int, config: str | os.PathLike[str] | None =
             shown = "; ".join(f"{k}: ladder has {old.get(k)!r}, asked {ours[k]!r}" for k in differs)
             raise ConfigError(f"{out}: made by a different ladder ({shown}); use another --out")
     for step in steps:
-        check_directory(RunDirectory(step.out), step.plan, force=False)
+        check_directory(RunDirectory(step.out), step.plan.identity(), force=False)
     return out, steps
 
 
@@ -162,7 +164,7 @@ def run_ladder(game: str, players: int, config: str | os.PathLike[str] | None = 
         path.write_text(text)
     result = LadderResult(out, steps)
     if jobs > 1 and any(RunDirectory(s.out).finished_games() < games for s in steps):
-        from sim.runner import prestart_workers
+        from sim.app.runner import prestart_workers
 
         prestart_workers(jobs, game)
     for i, step in enumerate(steps, 1):

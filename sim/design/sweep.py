@@ -3,7 +3,7 @@
 A sweep file (TOML) names a base config, player counts, agents, games per variant and the variants, as
 dotted-key overrides of the base::
 
-    base = "../kamakura/base.toml"        # relative to this file, or absolute
+    base = "../<game>/base.toml"          # relative to this file, or absolute
     players = [3, 4]
     agents = ["greedy"]                   # one --agents value per entry ("greedy" or "greedy,random,...")
     games = 20000
@@ -22,14 +22,13 @@ the game's own validator before anything runs or is written (a bad key or value:
 what is wrong). Each variant's config is written as a standalone TOML file that `balance simulate` accepts
 (``<out>/configs/<slug>.toml``), and each variant x player count x agents is a run directory
 ``<out>/<slug>-<N>p/`` (``-<agents>`` added when the sweep has several agent lineups) written by
-`sim.runner.simulate`: a finished run is not touched again, an interrupted one resumes. ``sweep.json``
+`sim.app.runner.simulate`: a finished run is not touched again, an interrupted one resumes. ``sweep.json``
 lists it all for the report (`analysis.sweep_report`), written to ``<out>/report/``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import itertools
 import json
 import os
@@ -42,6 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from sim.agent_spec import parse_agents
+from sim.app.run_dir import RunDirectory, check_directory
+from sim.app.runner import RunPlan, simulate
 from sim.config import (
     check_unknown_keys,
     expect_bool,
@@ -52,9 +53,25 @@ from sim.config import (
     fail,
     load_toml,
 )
+from sim.design.files import (
+    agent_lineups,
+    check_agents,
+    finished_games,
+    load_base,
+    player_counts,
+    validate,
+    write_if_changed,
+)
+from sim.design.overrides import (
+    KeyPath,
+    apply_overrides,
+    dump_toml,
+    format_value,
+    get_path,
+    parse_key,
+    path_text,
+)
 from sim.errors import ConfigError
-from sim.overrides import KeyPath, apply_overrides, dump_toml, format_value, get_path, parse_key, path_text
-from sim.runner import GAME_PACKAGES, RunDirectory, RunPlan, check_directory, simulate
 
 _SWEEP_KEYS = {"base", "description", "players", "agents", "games", "seed", "rotate_seats", "grid",
                "variants"}
@@ -123,63 +140,6 @@ class SweepResult:
 
 
 # ---- reading a sweep file ----------------------------------------------------------------------------
-def base_path(file: str, value: object, key: str = "base") -> str:
-    """The base config named in a sweep or tune file: relative to that file, or absolute; must exist."""
-    text = expect_str(value, file, key)
-    if not text:
-        fail(file, key, "must name a config file")
-    path = os.path.normpath(os.path.join(os.path.dirname(file), text))
-    if not Path(path).is_file():
-        fail(file, key, f"file not found: {text} (looked for {path})")
-    return path
-
-
-def load_base(file: str, value: object, key: str = "base") -> tuple[str, str, dict[str, Any]]:
-    """(path, game, merged config) of a sweep or tune file's base config."""
-    path = base_path(file, value, key)
-    merged, _ = load_toml(path)
-    game = merged.get("game")
-    if game not in GAME_PACKAGES:
-        raise ConfigError(f"{path}: game: must be one of {', '.join(GAME_PACKAGES)}, got {game!r}")
-    return path, game, merged
-
-
-def player_counts(file: str, value: object, key: str = "players") -> tuple[int, ...]:
-    items = value if isinstance(value, list) else [value]
-    if not items:
-        fail(file, key, "must name at least one player count")
-    counts = tuple(expect_int(v, file, f"{key}[{i}]" if isinstance(value, list) else key, 1)
-                   for i, v in enumerate(items))
-    if len(set(counts)) < len(counts):
-        fail(file, key, "repeats a player count")
-    return counts
-
-
-def agent_lineups(file: str, value: object, key: str = "agents") -> tuple[str, ...]:
-    items = value if isinstance(value, list) else [value]
-    if not items:
-        fail(file, key, "must name at least one agent lineup")
-    lineups = tuple(expect_str(v, file, f"{key}[{i}]" if isinstance(value, list) else key)
-                    for i, v in enumerate(items))
-    if len(set(lineups)) < len(lineups):
-        fail(file, key, "repeats an agent lineup")
-    return lineups
-
-
-def validate(game: str, config: dict[str, Any], players: int, source: str) -> Any:
-    """The game's own validation of a (variant's) merged config for `players`: its rules (ConfigError)."""
-    params = importlib.import_module(f"{GAME_PACKAGES[game]}.params")
-    return params.rules_from_mapping(config, players, source)
-
-
-def check_agents(file: str, key: str, lineup: str, players: int, game: str) -> tuple[str, ...]:
-    try:
-        return tuple(str(a) for a in parse_agents(lineup, players, game))
-    except ConfigError as err:
-        raise ConfigError(f"{file}: {key}: {str(err).removeprefix('--agents: ')} "
-                          f"({players} players)") from None
-
-
 def _flatten_grid(table: dict[str, Any], file: str, prefix: str = "") -> dict[str, Any]:
     """`[grid]` keys, quoted (``"rules.tie_break" = [...]``) or as nested tables (``rules.tie_break =``)."""
     out: dict[str, Any] = {}
@@ -362,13 +322,8 @@ def plan_sweep(sweep: Sweep, out: str | os.PathLike[str], force: bool = False) -
                 name = f"{variant.slug}-{n}p" + (f"-{_agents_slug(lineup)}" if len(sweep.agents) > 1 else "")
                 runs.append(SweepRun(variant, n, lineup, plan, out / name, text))
     for run in runs:
-        check_directory(RunDirectory(run.out), run.plan, force=force)
+        check_directory(RunDirectory(run.out), run.plan.identity(), force=force)
     return runs
-
-
-def finished_games(path: Path) -> int:
-    """Games 0..k-1 all finished in a run directory: k (0 when there is none)."""
-    return RunDirectory(path).finished_games()
 
 
 def sweep_manifest(sweep: Sweep, runs: list[SweepRun], out: Path) -> dict[str, Any]:
@@ -390,12 +345,6 @@ def sweep_manifest(sweep: Sweep, runs: list[SweepRun], out: Path) -> dict[str, A
             "variants": variants}
 
 
-def write_if_changed(path: Path, text: str) -> None:
-    """Write a file unless it already holds `text` (a finished sweep run again touches nothing)."""
-    if not path.is_file() or path.read_text() != text:
-        path.write_text(text)
-
-
 def default_out(sweep_file: str | os.PathLike[str]) -> Path:
     return Path("runs") / "sweeps" / Path(sweep_file).stem
 
@@ -413,7 +362,7 @@ def run_sweep(sweep_file: str | os.PathLike[str], out: str | os.PathLike[str] | 
     manifest = json.dumps(sweep_manifest(sweep, runs, out), indent=2, default=str)
     write_if_changed(out / SWEEP_MANIFEST, manifest)
     if jobs > 1 and any(finished_games(r.out) < sweep.games for r in runs):
-        from sim.runner import prestart_workers
+        from sim.app.runner import prestart_workers
 
         prestart_workers(jobs, sweep.game)
     played = skipped = 0

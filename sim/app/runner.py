@@ -1,40 +1,30 @@
 """`balance simulate`: batch self-play spread over processes, written as a resumable run directory.
 
-A run directory (API.md) holds manifest.json and three Parquet datasets, games.parquet/,
-players.parquet/ and events.parquet/, each a folder of parts named by the game range they hold
-(part-<first>-<end>.parquet). Game i always plays with the seed derived from (seed, i), so the tables do
-not depend on --jobs, chunking or backend. Workers return each chunk's parts as Parquet bytes; the parent
-writes them to hidden temporary files and renames them into place, games last, so a chunk counts as
-finished only when all three parts exist: a killed run loses no finished chunk, and running the same
-command again plays only the missing games.
+Game i always plays with the seed derived from (seed, i), so the tables do not depend on --jobs, chunking
+or backend. Workers return each chunk's parts as Parquet bytes; the parent writes them into the run
+directory (sim/app/run_dir.py), so a killed run loses no finished chunk and running the same command again
+plays only the missing games. The game is whatever the config's `game` key names in the registry
+(sim/games.py); nothing here knows one game from another.
 """
 
 from __future__ import annotations
 
-import importlib
-import json
 import os
 import re
-import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
+from sim import games
 from sim.agent_spec import agent_arrays, parse_agents, parse_spec, resolved
-from sim.config import load_toml
+from sim.app.run_dir import RunDirectory, check_directory
 from sim.errors import ConfigError
 
 # numpy, numba and pyarrow load lazily, in play_chunk: the parent only validates and plans until its
 # first chunk, so its workers (prestart_workers) start as early as possible.
-
-TABLES = ("events", "players", "games")  # write order: games last marks a chunk finished
-GAME_PACKAGES = {"kamakura": "sim.kamakura", "sakura": "sim.sakura"}
-IDENTITY = ("game", "config_hash", "players", "agents", "rotate_seats", "seed")
-_PART = re.compile(r"part-(\d{10})-(\d{10})\.parquet$")
 
 
 @dataclass(frozen=True)
@@ -55,6 +45,10 @@ class RunPlan:
         """The agents with their defaults written out (agent_spec.resolved): part of a run's identity."""
         return [resolved(parse_spec(agent, self.game), self.game) for agent in self.agents]
 
+    def identity(self) -> dict:
+        """The manifest record that makes a run this run (run_dir.IDENTITY, resolved agents too)."""
+        return {**asdict(self), "agents": list(self.agents), "resolved_agents": self.resolved_agents}
+
     def seating(self, start: int, end: int) -> list[list[str]]:
         """Agent names per seat for games start..end-1 (rotated one seat per game with rotate_seats)."""
         n = self.players
@@ -63,27 +57,13 @@ class RunPlan:
         return [[self.agents[(seat + i) % n] for seat in range(n)] for i in range(start, end)]
 
 
-def _package(game: str, module: str):
-    return importlib.import_module(f"{GAME_PACKAGES[game]}.{module}")
-
-
-def load_rules(config: str | os.PathLike[str], players: int) -> tuple[str, dict, Any]:
-    """Read a config of either game (its `game` key says which) and validate it for `players`:
-    (game, merged config, rules)."""
-    merged, _ = load_toml(config)
-    game = merged.get("game")
-    if game not in GAME_PACKAGES:
-        raise ConfigError(f"{config}: game: must be one of {', '.join(GAME_PACKAGES)}, got {game!r}")
-    return game, merged, _package(game, "params").rules_from_mapping(merged, players, os.fspath(config))
-
-
 def plan_run(config: str | os.PathLike[str], players: int, agents: str, seed: int,
              rotate_seats: bool) -> RunPlan:
     """Validate the inputs of a run (ConfigError on anything wrong) and fix its identity."""
-    game, merged, rules = load_rules(config, players)
-    specs = parse_agents(agents, players, game)
-    return RunPlan(game, os.fspath(config), merged, rules.config_hash, players, tuple(str(a) for a in specs),
-                   rotate_seats, seed)
+    spec, merged, rules = games.load_config(config, players)
+    agent_specs = parse_agents(agents, players, spec.name)
+    return RunPlan(spec.name, os.fspath(config), merged, rules.config_hash, players,
+                   tuple(str(a) for a in agent_specs), rotate_seats, seed)
 
 
 _RULES_CACHE: dict[tuple[str, str, int], object] = {}
@@ -93,110 +73,31 @@ def _rules(plan: RunPlan):
     """The validated rules of a plan, built once per worker process."""
     key = (plan.game, plan.config_hash, plan.players)
     if key not in _RULES_CACHE:
-        params = _package(plan.game, "params")
-        _RULES_CACHE[key] = params.rules_from_mapping(plan.config, plan.players, plan.config_path)
+        _RULES_CACHE[key] = games.spec(plan.game).rules(plan.config, plan.players, plan.config_path)
     return _RULES_CACHE[key]
 
 
 def play_chunk(plan: RunPlan, start: int, end: int) -> tuple[int, int, dict[str, bytes]]:
     """Play games start..end-1 and return their three tables as Parquet bytes (runs in a worker)."""
 
+    from sim.log_tables import to_parquet_bytes
     from sim.rng import game_seeds
-    from sim.run_tables import kamakura_tables, sakura_tables, to_parquet_bytes
 
+    spec = games.spec(plan.game)
     rules = _rules(plan)
-    codes = _package(plan.game, "agents").AGENT_CODES
     seating = plan.seating(start, end)
-    kinds, params = agent_arrays(seating, plan.game, codes)
+    kinds, params = agent_arrays(seating, plan.game)
     seeds = game_seeds(plan.seed, start, end - start)
-    out = _package(plan.game, "batch").run_batch(rules, seeds, kinds, params)
-    if plan.game == "kamakura":
-        tables = kamakura_tables(start, seeds, seating, out, plan.config_hash, rules.order_chit_moves)
-    else:
-        params = _package("sakura", "params")
-        tables = sakura_tables(start, seeds, seating, out, plan.config_hash, rules.cards,
-                               params.GARDEN_ACTIONS, params.PAINTER_ACTIONS)
+    out = spec.run_batch(rules, seeds, kinds, params)
+    tables = spec.tables(start, seeds, seating, out, rules)
     return start, end, {name: to_parquet_bytes(table) for name, table in tables.items()}
 
 
-# ---- the run directory ---------------------------------------------------------------------------------
-class RunDirectory:
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
-        self.manifest_path = self.path / "manifest.json"
-
-    def table_dir(self, name: str) -> Path:
-        return self.path / f"{name}.parquet"
-
-    def read_manifest(self) -> dict | None:
-        if not self.manifest_path.exists():
-            return None
-        try:
-            return json.loads(self.manifest_path.read_text())
-        except (OSError, json.JSONDecodeError) as err:
-            raise ConfigError(f"{self.manifest_path}: not a readable run manifest ({err})") from None
-
-    def write_manifest(self, manifest: dict) -> None:
-        tmp = self.path / ".manifest.json.tmp"
-        tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True))
-        os.replace(tmp, self.manifest_path)
-
-    def parts(self, name: str) -> set[tuple[int, int]]:
-        folder = self.table_dir(name)
-        if not folder.is_dir():
-            return set()
-        found = (_PART.match(p.name) for p in folder.iterdir())
-        return {(int(m.group(1)), int(m.group(2))) for m in found if m}
-
-    def finished(self) -> list[tuple[int, int]]:
-        """Game ranges whose three parts all exist."""
-        done = self.parts(TABLES[0])
-        for name in TABLES[1:]:
-            done &= self.parts(name)
-        return sorted(done)
-
-    def finished_games(self) -> int:
-        """Games 0..k-1 all finished: k (0 when there is none)."""
-        covered = 0
-        for a, b in self.finished():
-            if a > covered:
-                break
-            covered = max(covered, b)
-        return covered
-
-    def clean_unfinished(self) -> None:
-        """Remove temporary files and the parts of chunks that did not finish (some table missing)."""
-        done = set(self.finished())
-        for name in TABLES:
-            folder = self.table_dir(name)
-            if not folder.is_dir():
-                continue
-            for p in folder.iterdir():
-                m = _PART.match(p.name)
-                if p.name.startswith(".tmp-") or (m and (int(m.group(1)), int(m.group(2))) not in done):
-                    p.unlink()
-
-    def write_chunk(self, start: int, end: int, parts: dict[str, bytes]) -> None:
-        name_of = f"part-{start:010d}-{end:010d}.parquet"
-        staged = []
-        for name in TABLES:
-            folder = self.table_dir(name)
-            folder.mkdir(parents=True, exist_ok=True)
-            tmp = folder / f".tmp-{name_of}"
-            tmp.write_bytes(parts[name])  # a rename is atomic for a killed process; no fsync needed
-            staged.append((tmp, folder / name_of))
-        for tmp, final in staged:  # games last: its presence marks the chunk finished
-            os.replace(tmp, final)
-
-    def remove_run(self) -> None:
-        for name in TABLES:
-            shutil.rmtree(self.table_dir(name), ignore_errors=True)
-        self.manifest_path.unlink(missing_ok=True)
-
-
 def smallest_chunk(plan: RunPlan) -> int:
-    """1,000 games for the fast agents; 10 when a seat searches (mcts: seconds a game)."""
-    return 10 if any(agent.startswith("mcts") for agent in plan.agents) else 1000
+    """The smallest chunk any seat's agent asks for (registry AgentKind.smallest_chunk): 1,000 games for
+    the fast agents, 10 when a seat searches (mcts: seconds a game)."""
+    kinds = games.spec(plan.game).agents
+    return min(kinds[parse_spec(agent, plan.game).name].smallest_chunk for agent in plan.agents)
 
 
 def missing_ranges(done: list[tuple[int, int]], games: int, jobs: int,
@@ -237,47 +138,20 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def check_directory(run_dir: RunDirectory, plan: RunPlan, force: bool) -> dict | None:
-    """Refuse (ConfigError) a directory that holds something else or a different run, unless forced."""
-    if run_dir.path.exists() and not run_dir.path.is_dir():
-        raise ConfigError(f"{run_dir.path}: --out is a file, not a run directory")
-    manifest = run_dir.read_manifest()
-    if manifest is None:
-        if run_dir.path.exists() and any(p for p in run_dir.path.iterdir()):
-            raise ConfigError(f"{run_dir.path}: --out is a non-empty folder that is not a run directory "
-                              "(no manifest.json); choose another --out")
-        return None
-    ours = asdict(plan)
-    ours["agents"] = list(plan.agents)
-    ours["resolved_agents"] = plan.resolved_agents
-    differs = [key for key in IDENTITY if manifest.get(key) != ours[key]]
-    # Runs made before agents were recorded resolved lack the key: their agent strings must do.
-    if manifest.get("resolved_agents", ours["resolved_agents"]) != ours["resolved_agents"]:
-        differs.append("resolved_agents")
-    if differs and not force:
-        shown = "; ".join(f"{k}: run has {manifest.get(k)!r}, asked {ours[k]!r}" for k in differs)
-        raise ConfigError(f"{run_dir.path}: made by a different run ({shown}); use another --out, "
-                          "or --force to replace it")
-    if differs:
-        run_dir.remove_run()
-        return None
-    return manifest
-
-
 # ---- execution -----------------------------------------------------------------------------------------
 def _warm_worker(game: str) -> None:
     """Import a game's kernels and load them from numba's cache (or compile them) in a worker."""
-    params = _package(game, "params")
-    rules = params.default_rules(params.MIN_PLAYERS)
+    spec = games.spec(game)
+    rules = spec.default_rules(spec.min_players)
     from sim.rng import game_seeds
 
-    _package(game, "batch").run_batch(rules, game_seeds(0, 0, 1), [0] * rules.players)
+    spec.run_batch(rules, game_seeds(0, 0, 1), [0] * rules.players)
 
 
 def prestart_workers(jobs: int, game: str | None) -> None:
     """Start the loky workers (and their kernel loading) now, so it overlaps this process's own set-up.
     Starts nothing when the run will not use loky workers."""
-    if jobs < 2 or game not in GAME_PACKAGES:
+    if jobs < 2 or game not in games.names():
         return
     from joblib.externals.loky import get_reusable_executor
 
@@ -391,7 +265,7 @@ def simulate(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int =
              scheduler: str | None = None, force: bool = False, chunk_size: int | None = None,
              progress: Callable[[int], None] | None = None) -> SimulateResult:
     run_dir = RunDirectory(out)
-    manifest = check_directory(run_dir, plan, force)
+    manifest = check_directory(run_dir, plan.identity(), force)
     client = connect_dask(scheduler, jobs) if backend == "dask" else None
     try:
         run_dir.path.mkdir(parents=True, exist_ok=True)
@@ -399,9 +273,8 @@ def simulate(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int =
         done = run_dir.finished()
         already = sum(min(b, games) - a for a, b in done if a < games)
         todo = missing_ranges(done, games, jobs, chunk_size, smallest=smallest_chunk(plan))
-        manifest = manifest or {**asdict(plan), "agents": list(plan.agents),
-                                "resolved_agents": plan.resolved_agents, "created": time.time(),
-                                "sessions": [], "wall_time_s": 0.0}
+        manifest = manifest or {**plan.identity(), "created": time.time(), "sessions": [],
+                                "wall_time_s": 0.0}
         manifest.update(games_asked=max(games, manifest.get("games_asked", 0)), games_finished=already,
                         config_path=plan.config_path, package_versions=_versions())
         run_dir.write_manifest(manifest)

@@ -1,0 +1,117 @@
+"""`balance bench`: engine and agent throughput on this machine, every figure measured in the same run.
+
+Each figure is the median of several timed repeats after a warm-up (numba compiles on first call); the
+batch figures run on one core (the kernels are single-threaded). Every registered game is timed at its
+spec's `bench_players`: random and greedy self-play through the batch path, random play through the
+readable API, and whatever the game's own bench module adds (its search, sim/<game>/bench.py).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+
+import numba
+import numpy as np
+
+from sim import games
+from sim.rng import game_seeds, new_rng
+
+
+def _median_rate(run: Callable[[int], None], games: int, repeats: int) -> float:
+    rates = []
+    for rep in range(repeats):
+        start = time.perf_counter()
+        run(rep)
+        rates.append(games / (time.perf_counter() - start))
+    return statistics.median(rates)
+
+
+def play_api_game(game, policy_class, seed: int) -> None:
+    """One random-agent game through the readable API (strings in, new states out)."""
+    state = game.new_state(seed)
+    policy = policy_class(new_rng(seed, 1))
+    while not game.is_over(state):
+        state = game.apply(state, policy.choose(game, state))
+
+
+def _measure(spec: games.GameSpec, scale: float, repeats: int) -> dict:
+    name, players = spec.name, spec.bench_players
+    game = spec.game_class(spec.default_rules(players))
+    run_batch, policy_class = spec.run_batch, spec.policies["random"]
+    rules = game.rules
+    random, greedy = spec.agents["random"].code, spec.agents["greedy"].code
+    batch_games = max(10, int(20000 * scale))
+    greedy_games = max(5, int(500 * scale))
+    api_games = max(2, int(20 * scale))
+    run_batch(rules, game_seeds(0, 0, 4), [random] * players)  # compile, or load the cache
+    run_batch(rules, game_seeds(0, 0, 4), [greedy] * players)
+    play_api_game(game, policy_class, 0)
+
+    def batch(kind: int, games: int) -> Callable[[int], None]:
+        return lambda rep: run_batch(rules, game_seeds(rep + 1, 0, games), [kind] * players)
+
+    def api(rep: int) -> None:
+        for seed in game_seeds(rep + 1, 0, api_games):
+            play_api_game(game, policy_class, int(seed))
+
+    random_rate = _median_rate(batch(random, batch_games), batch_games, repeats)
+    api_rate = _median_rate(api, api_games, repeats)
+    greedy_rate = _median_rate(batch(greedy, greedy_games), greedy_games, repeats)
+    return {
+        f"{name}_random_games_per_s": round(random_rate, 1),
+        f"{name}_api_games_per_s": round(api_rate, 2),
+        f"{name}_batch_over_api": round(random_rate / api_rate, 1),
+        f"{name}_greedy_games_per_s": round(greedy_rate, 1),
+        f"{name}_players": players,
+        f"{name}_games_per_repeat": {"random_batch": batch_games, "random_api": api_games,
+                                     "greedy_batch": greedy_games},
+    }
+
+
+def search_rate(search: Callable[[np.ndarray, np.ndarray, int], object], vector: np.ndarray, iters: int,
+                repeats: int) -> float:
+    """Median iterations per second of fresh searches from one position (after a warm-up search); the
+    games' bench modules time their searches with it."""
+    search(vector, new_rng(0, 1), 10)
+
+    def run(rep: int) -> None:
+        search(vector, new_rng(rep + 1, 1), iters)
+
+    return _median_rate(run, iters, repeats)
+
+
+def run_bench(scale: float = 1.0, repeats: int = 5) -> dict:
+    figures: dict = {"repeats": repeats}
+    for spec in games.specs():
+        figures.update(_measure(spec, scale, repeats))
+    for spec in games.specs():
+        if spec.bench is not None:
+            figures.update(spec.bench.figures(scale, repeats, search_rate))
+    figures["machine"] = (f"{platform.machine()}, {os.cpu_count()} cpus, python {platform.python_version()}, "
+                          f"numba {numba.__version__}, numpy {np.__version__}")
+    return figures
+
+
+def format_bench(figures: dict) -> str:
+    lines = [f"balance bench: median of {figures['repeats']} repeats, one core ({figures['machine']})"]
+    for spec in games.specs():
+        name = spec.name
+        per = figures[f"{name}_games_per_repeat"]
+        title = f"{spec.vocabulary.title} ({figures[f'{name}_players']} players)"
+        lines += [
+            f"  {title:<22} random, batch path  : {figures[f'{name}_random_games_per_s']:>10,.0f} games/s "
+            f"({per['random_batch']} games a repeat)",
+            f"  {'':<22} random, readable API: {figures[f'{name}_api_games_per_s']:>10,.1f} games/s "
+            f"({per['random_api']} games a repeat; "
+            f"batch is {figures[f'{name}_batch_over_api']:,.0f}x faster)",
+            f"  {'':<22} greedy, batch path  : {figures[f'{name}_greedy_games_per_s']:>10,.0f} games/s "
+            f"({per['greedy_batch']} games a repeat)",
+        ]
+    for spec in games.specs():
+        if spec.bench is not None:
+            lines += spec.bench.lines(figures)
+    return "\n".join(lines)

@@ -1,0 +1,124 @@
+"""A run directory (API.md): manifest.json and three Parquet datasets, games.parquet/, players.parquet/ and
+events.parquet/, each a folder of parts named by the game range they hold (part-<first>-<end>.parquet).
+
+A chunk's parts are written to hidden temporary files and renamed into place, games last, so a chunk counts
+as finished only when all three parts exist: a killed run loses no finished chunk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+from sim.errors import ConfigError
+
+TABLES = ("events", "players", "games")  # write order: games last marks a chunk finished
+#: the manifest keys that make two runs the same run (with resolved_agents)
+IDENTITY = ("game", "config_hash", "players", "agents", "rotate_seats", "seed")
+_PART = re.compile(r"part-(\d{10})-(\d{10})\.parquet$")
+
+
+class RunDirectory:
+    """One run directory on disk: its manifest and the finished parts of its three tables."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.manifest_path = self.path / "manifest.json"
+
+    def table_dir(self, name: str) -> Path:
+        return self.path / f"{name}.parquet"
+
+    def read_manifest(self) -> dict | None:
+        if not self.manifest_path.exists():
+            return None
+        try:
+            return json.loads(self.manifest_path.read_text())
+        except (OSError, json.JSONDecodeError) as err:
+            raise ConfigError(f"{self.manifest_path}: not a readable run manifest ({err})") from None
+
+    def write_manifest(self, manifest: dict) -> None:
+        tmp = self.path / ".manifest.json.tmp"
+        tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True))
+        os.replace(tmp, self.manifest_path)
+
+    def parts(self, name: str) -> set[tuple[int, int]]:
+        folder = self.table_dir(name)
+        if not folder.is_dir():
+            return set()
+        found = (_PART.match(p.name) for p in folder.iterdir())
+        return {(int(m.group(1)), int(m.group(2))) for m in found if m}
+
+    def finished(self) -> list[tuple[int, int]]:
+        """Game ranges whose three parts all exist."""
+        done = self.parts(TABLES[0])
+        for name in TABLES[1:]:
+            done &= self.parts(name)
+        return sorted(done)
+
+    def finished_games(self) -> int:
+        """Games 0..k-1 all finished: k (0 when there is none)."""
+        covered = 0
+        for a, b in self.finished():
+            if a > covered:
+                break
+            covered = max(covered, b)
+        return covered
+
+    def clean_unfinished(self) -> None:
+        """Remove temporary files and the parts of chunks that did not finish (some table missing)."""
+        done = set(self.finished())
+        for name in TABLES:
+            folder = self.table_dir(name)
+            if not folder.is_dir():
+                continue
+            for p in folder.iterdir():
+                m = _PART.match(p.name)
+                if p.name.startswith(".tmp-") or (m and (int(m.group(1)), int(m.group(2))) not in done):
+                    p.unlink()
+
+    def write_chunk(self, start: int, end: int, parts: dict[str, bytes]) -> None:
+        name_of = f"part-{start:010d}-{end:010d}.parquet"
+        staged = []
+        for name in TABLES:
+            folder = self.table_dir(name)
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = folder / f".tmp-{name_of}"
+            tmp.write_bytes(parts[name])  # a rename is atomic for a killed process; no fsync needed
+            staged.append((tmp, folder / name_of))
+        for tmp, final in staged:  # games last: its presence marks the chunk finished
+            os.replace(tmp, final)
+
+    def remove_run(self) -> None:
+        for name in TABLES:
+            shutil.rmtree(self.table_dir(name), ignore_errors=True)
+        self.manifest_path.unlink(missing_ok=True)
+
+
+def check_directory(run_dir: RunDirectory, identity: dict, force: bool) -> dict | None:
+    """Refuse (ConfigError) a directory that holds something else or a different run, unless forced.
+    `identity` is the asking run's record (RunPlan.identity): IDENTITY's keys and resolved_agents.
+    Returns the directory's manifest when it holds the same run (None for a new or replaced one)."""
+    if run_dir.path.exists() and not run_dir.path.is_dir():
+        raise ConfigError(f"{run_dir.path}: --out is a file, not a run directory")
+    manifest = run_dir.read_manifest()
+    if manifest is None:
+        if run_dir.path.exists() and any(p for p in run_dir.path.iterdir()):
+            raise ConfigError(f"{run_dir.path}: --out is a non-empty folder that is not a run directory "
+                              "(no manifest.json); choose another --out")
+        return None
+    ours = identity
+    differs = [key for key in IDENTITY if manifest.get(key) != ours[key]]
+    # Runs made before agents were recorded resolved lack the key: their agent strings must do.
+    if manifest.get("resolved_agents", ours["resolved_agents"]) != ours["resolved_agents"]:
+        differs.append("resolved_agents")
+    if differs and not force:
+        shown = "; ".join(f"{k}: run has {manifest.get(k)!r}, asked {ours[k]!r}" for k in differs)
+        raise ConfigError(f"{run_dir.path}: made by a different run ({shown}); use another --out, "
+                          "or --force to replace it")
+    if differs:
+        run_dir.remove_run()
+        return None
+    return manifest

@@ -1,0 +1,78 @@
+"""What the design files (sweep and tune TOML files) share: their base config, player counts and agent
+lineups, each variant's validation by its game's own rules, and the run directories they leave behind."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from sim import games
+from sim.agent_spec import parse_agents
+from sim.app.run_dir import RunDirectory
+from sim.config import expect_int, expect_str, fail, load_toml
+from sim.errors import ConfigError
+
+
+def base_path(file: str, value: object, key: str = "base") -> str:
+    """The base config named in a sweep or tune file: relative to that file, or absolute; must exist."""
+    text = expect_str(value, file, key)
+    if not text:
+        fail(file, key, "must name a config file")
+    path = os.path.normpath(os.path.join(os.path.dirname(file), text))
+    if not Path(path).is_file():
+        fail(file, key, f"file not found: {text} (looked for {path})")
+    return path
+
+
+def load_base(file: str, value: object, key: str = "base") -> tuple[str, str, dict[str, Any]]:
+    """(path, game, merged config) of a sweep or tune file's base config."""
+    path = base_path(file, value, key)
+    merged, _ = load_toml(path)
+    return path, games.spec_of_config(merged, path).name, merged
+
+
+def player_counts(file: str, value: object, key: str = "players") -> tuple[int, ...]:
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        fail(file, key, "must name at least one player count")
+    counts = tuple(expect_int(v, file, f"{key}[{i}]" if isinstance(value, list) else key, 1)
+                   for i, v in enumerate(items))
+    if len(set(counts)) < len(counts):
+        fail(file, key, "repeats a player count")
+    return counts
+
+
+def agent_lineups(file: str, value: object, key: str = "agents") -> tuple[str, ...]:
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        fail(file, key, "must name at least one agent lineup")
+    lineups = tuple(expect_str(v, file, f"{key}[{i}]" if isinstance(value, list) else key)
+                    for i, v in enumerate(items))
+    if len(set(lineups)) < len(lineups):
+        fail(file, key, "repeats an agent lineup")
+    return lineups
+
+
+def validate(game: str, config: dict[str, Any], players: int, source: str) -> Any:
+    """The game's own validation of a (variant's) merged config for `players`: its rules (ConfigError)."""
+    return games.spec(game).rules(config, players, source)
+
+
+def check_agents(file: str, key: str, lineup: str, players: int, game: str) -> tuple[str, ...]:
+    try:
+        return tuple(str(a) for a in parse_agents(lineup, players, game))
+    except ConfigError as err:
+        raise ConfigError(f"{file}: {key}: {str(err).removeprefix('--agents: ')} "
+                          f"({players} players)") from None
+
+
+def finished_games(path: Path) -> int:
+    """Games 0..k-1 all finished in a run directory: k (0 when there is none)."""
+    return RunDirectory(path).finished_games()
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    """Write a file unless it already holds `text` (a finished sweep run again touches nothing)."""
+    if not path.is_file() or path.read_text() != text:
+        path.write_text(text)

@@ -1,0 +1,291 @@
+"""`balance tune`: search a declared space of config values for the one that best meets a balance target
+racing the candidates so that clearly worse ones stop early.
+
+A tune file (TOML)::
+
+    base = "../<game>/base.toml"         # relative to this file, or absolute
+    players = 4
+    agents = "greedy"                    # one --agents value
+    seed = 1                             # the race's games; the confirmation plays fresh seeds
+    budget = 600000                      # total games at most (race and confirmation)
+
+    [space]                              # every combination: integer ranges and choices, by dotted key
+    "rules.order_chit_moves[1]" = {min = 0, max = 4}
+    "rules.tie_break" = {choices = ["last_in_order", "shared"]}
+
+    [target]
+    tolerance = 0.02                     # every seat's win rate within 2 points of 1/players
+    length = {min = 25, max = 40}        # optional: mean game length (turns or rounds)
+    chit_cap = 0.15                      # optional, for games that log component values: no chit or
+                                         # card kind adds more to its holder's win rate
+
+    [racing]
+    method = "intervals"                 # or "halving" (also keep only the best 1/eta each round)
+    first_games = 1000                   # games per candidate in round 1
+    growth = 2                           # each round multiplies the games of the survivors
+    final_games = 20000                  # the games a candidate has when it is chosen
+    confirm_games = 20000                # fresh games for the recommended config (0: no confirmation)
+    confidence = 0.95
+    eta = 3
+    stop_when_decided = true             # stop once the answer is decided (met, or out of reach)
+
+The objective is the largest deviation of a seat's win rate from the fair share, ``max_s |p_s - 1/N|``
+(win shares as in `analysis.seats`: ties by the configured tie-break, shared wins 1/k). Its bounds are
+simultaneous over the seats (Wilson intervals at ``1 - (1 - confidence) / seats`` each), so "every seat
+within the tolerance" holds at the stated confidence when the upper bound is below the tolerance.
+
+The parts: the tune file is read by sim/design/tune_file.py, the race's decisions are pure functions in
+sim/design/racing.py, and this module plays the candidates and writes the tune folder.
+
+Racing: round r plays every surviving candidate up to ``first_games * growth**r`` games (capped at
+``final_games``), through `sim.app.runner.simulate` into ``<out>/candidates/<slug>/`` (game i of every
+candidate has the seed of (seed, i): common random numbers, and each round adds fresh game indices). After
+each round a candidate is dropped when a constraint is clearly violated (its interval lies outside the
+range or above the cap) or when its objective's lower bound exceeds the best candidate's upper bound. The
+race ends when the survivors have ``final_games``, or (``stop_when_decided``, the default) as soon as the
+answer is decided: the best survivor meets the target at the confidence, or no survivor can. The survivor
+with the lowest objective is recommended and then plays ``confirm_games`` games with a fresh seed, on which
+alone the statement "target met with 95% confidence" rests (the race's own figures favour the winner,
+which was chosen on them).
+Everything is resumable: a killed tune replays nothing that finished.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sim.app.run_dir import RunDirectory, check_directory
+from sim.app.runner import RunPlan, simulate
+from sim.design.files import finished_games, validate, write_if_changed
+from sim.design.overrides import dump_toml, path_text
+from sim.design.racing import Standing, race, standing, verdict
+from sim.design.tune_file import Candidate, Target, Tune, load_tune
+from sim.errors import ConfigError
+from sim.games import spec as game_spec
+
+TUNE_MANIFEST = "tune.json"
+
+
+# ---- figures of a run ----------------------------------------------------------------------------------
+def run_standing(slug: str, run_dir: str | os.PathLike[str], games: int, target: Target,
+                 confidence: float) -> Standing:
+    """A candidate's standing from its run directory's first `games` games."""
+    from analysis.runs import read_table
+    from analysis.seats import seat_win_rates
+
+    manifest = json.loads((Path(run_dir) / "manifest.json").read_text())
+    spec = game_spec(manifest["game"])
+    players = read_table(run_dir, "players")
+    players = players[players["game_id"] < games]
+    seats = seat_win_rates(players)
+    n = int(seats["games"].max())
+    length = None
+    if target.length is not None:
+        g = read_table(run_dir, "games")
+        values = g.loc[g["game_id"] < games, spec.vocabulary.length].to_numpy(dtype=float)
+        length = (float(values.mean()), float(values.std(ddof=1)) if len(values) > 1 else math.inf)
+    chits = None
+    if target.chit_cap is not None and spec.component_values is not None:
+        from analysis.stats import Z95
+
+        events = read_table(run_dir, "events")
+        events = events[events["game_id"] < games]
+        table = spec.component_values(events, players, manifest["config"])
+        se = (table["ci_high"] - table["ci_low"]) / (2 * Z95)
+        chits = [(str(item), float(v), float(e)) for item, v, e in
+                 zip(table["item"], table["win_added"], se, strict=True) if np.isfinite(v)]
+    return standing(slug, seats["wins"].to_numpy(), n, target, confidence, length, chits)
+
+
+def _play(plan: RunPlan, games: int, out: str, slug: str, target: Target, confidence: float, jobs: int = 1,
+          force: bool = False) -> tuple[str, int, Standing]:
+    """Play a candidate up to `games` (resuming its run directory) and return its standing (a worker)."""
+    played = 0
+    if force or finished_games(Path(out)) < games:
+        played = simulate(plan, games, out, jobs=jobs, force=force).played
+    return slug, played, run_standing(slug, out, games, target, confidence)
+
+
+# ---- the tune --------------------------------------------------------------------------------------------
+@dataclass
+class TuneResult:
+    out: Path
+    recommended: Candidate
+    config_file: Path
+    report: Path | None
+    met: bool
+    statement: str
+    race_games: int
+    confirm_games: int
+    exhaustive_games: int
+    played: int
+    seconds: float
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+
+
+def confirm_seed(seed: int) -> int:
+    """The confirmation run's seed: fresh games, derived from the tune's seed."""
+    return int(hashlib.sha256(f"balance-tune-confirm:{seed}".encode()).hexdigest()[:15], 16)
+
+
+def candidate_config_text(tune: Tune, cand: Candidate, note: str = "") -> tuple[str, dict[str, Any]]:
+    """A candidate's config as standalone TOML and as the table `simulate` will read from it."""
+    header = (f"Candidate {cand.slug} of `balance tune {tune.file}` ({tune.players} players, agents "
+              f"{tune.agents}).\n= {tune.base} with {cand.label()}.\n"
+              "Standalone: `balance simulate` accepts this file as it is." + (f"\n{note}" if note else ""))
+    config = dict(cand.config)
+    desc = str(config.get("description") or "")
+    config["description"] = (desc + " | " if desc else "") + f"tuned: {cand.label()}"
+    config = {"game": config.pop("game"), "description": config.pop("description"), **config}
+    text = dump_toml(config, header)
+    return text, tomllib.loads(text)
+
+
+def _plan(tune: Tune, config: dict[str, Any], path: Path, seed: int) -> RunPlan:
+    from sim.agent_spec import parse_agents
+
+    rules = validate(tune.game, config, tune.players, os.fspath(path))
+    agents = tuple(str(a) for a in parse_agents(tune.agents, tune.players, tune.game))
+    return RunPlan(tune.game, os.fspath(path), config, rules.config_hash, tune.players, agents, False, seed)
+
+
+def default_out(tune_file: str | os.PathLike[str]) -> Path:
+    return Path("runs") / "tunes" / Path(tune_file).stem
+
+
+def run_tune(tune_file: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, jobs: int = 1,
+             report: bool = True, force: bool = False, say: Callable[[str], None] = print) -> TuneResult:
+    """Validate the tune file, race the candidates, confirm the recommendation, write the config and the
+    report. A second run with the same file and folder replays nothing that finished."""
+    started = time.perf_counter()
+    tune = load_tune(tune_file)
+    out = Path(out) if out else default_out(tune_file)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"{out}: --out is a file, not a tune folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / TUNE_MANIFEST).is_file():
+        raise ConfigError(f"{out}: --out is a non-empty folder that is not a tune folder "
+                          f"(no {TUNE_MANIFEST}); choose another --out")
+    racing, target = tune.racing, tune.target
+    first_round = len(tune.candidates) * racing.first_games + racing.confirm_games
+    if first_round > tune.budget:
+        raise ConfigError(f"{tune.file}: budget: {tune.budget:,} games cannot pay round 1 "
+                          f"({len(tune.candidates)} candidates x {racing.first_games:,}) and the "
+                          f"confirmation ({racing.confirm_games:,}): {first_round:,} games")
+    plans: dict[str, RunPlan] = {}
+    texts: dict[str, str] = {}
+    for cand in tune.candidates:
+        texts[cand.slug], config = candidate_config_text(tune, cand)
+        plans[cand.slug] = _plan(tune, config, out / "configs" / f"{cand.slug}.toml", tune.seed)
+    for cand in tune.candidates:  # every plan made first: refuse (or with force, replace) only then
+        check_directory(RunDirectory(out / "candidates" / cand.slug), plans[cand.slug].identity(),
+                        force=force)
+    (out / "configs").mkdir(parents=True, exist_ok=True)
+    (out / "candidates").mkdir(exist_ok=True)
+    for slug, text in texts.items():
+        write_if_changed(out / "configs" / f"{slug}.toml", text)
+
+    executor = None
+    if jobs > 1:
+        from joblib.externals.loky import get_reusable_executor
+
+        executor = get_reusable_executor(max_workers=jobs)
+
+    def play(tasks: list[tuple[str, int]]) -> list[tuple[str, int, Standing]]:
+        args = [(plans[s], n, os.fspath(out / "candidates" / s), s, target, racing.confidence)
+                for s, n in tasks]
+        if executor is None or len(args) == 1:
+            return [_play(*a) for a in args]
+        return list(executor.map(_play, *zip(*args, strict=True)))
+
+    try:
+        result = race([c.slug for c in tune.candidates], play, racing, tune.budget - racing.confirm_games,
+                      say, target.tolerance)
+    finally:
+        if executor is not None:
+            executor.shutdown(wait=True)
+    by_slug = {c.slug: c for c in tune.candidates}
+    cand = by_slug[result.winner]
+    winner = result.standings[result.winner]
+    played = result.played
+
+    # confirmation: fresh games of the recommended config (forced: replaces an earlier recommendation's)
+    confirm = None
+    cseed = confirm_seed(tune.seed)
+    if racing.confirm_games:
+        _, config = candidate_config_text(tune, cand)
+        plan = _plan(tune, config, out / "configs" / f"{cand.slug}.toml", cseed)
+        confirm_dir = os.fspath(out / "confirm")
+        manifest = RunDirectory(confirm_dir).read_manifest()
+        force = manifest is not None and (manifest.get("config_hash"), manifest.get("seed")) != \
+            (plan.config_hash, plan.seed)
+        _, p, confirm = _play(plan, racing.confirm_games, confirm_dir, cand.slug, target, racing.confidence,
+                              jobs=jobs, force=force)
+        played += p
+        say(f"confirmation: {cand.slug} on {racing.confirm_games:,} fresh games (seed {cseed}): deviation "
+            f"{100 * confirm.value:.2f} [{100 * confirm.low:.2f}, {100 * confirm.high:.2f}] points")
+    judged = confirm or winner
+    met, statement = verdict(judged, target, list(result.standings.values()), racing.confidence)
+    if confirm is None:
+        statement += " (judged on the race's own games, with no confirmation run: they favour the winner)"
+    race_games = result.total
+    confirm_games = racing.confirm_games if confirm else 0
+    # an exhaustive grid at the same per-candidate sample size: every candidate as many games as the
+    # recommended one's figures rest on (its race games, or its confirmation games when more)
+    per_candidate = max(result.games[result.winner], confirm_games)
+    exhaustive = len(tune.candidates) * per_candidate
+    rec_path = out / "recommended.toml"
+    text, _ = candidate_config_text(tune, cand, f"{statement}")
+    rec_path.write_text(text)
+    state = {
+        "tune_file": tune.file, "base": tune.base, "game": tune.game, "players": tune.players,
+        "agents": tune.agents, "seed": tune.seed, "confirm_seed": cseed, "budget": tune.budget,
+        "description": tune.description,
+        "space": [{"key": path_text(p), "values": list(v)} for p, v in tune.space],
+        "target": asdict(target), "racing": asdict(racing), "schedule": racing.schedule(),
+        "invalid": [list(x) for x in tune.invalid],
+        "candidates": [{"slug": c.slug, "label": c.label(), "values": list(c.values),
+                        "games": result.games[c.slug],
+                        "dropped_round": result.dropped.get(c.slug, (None, ""))[0],
+                        "dropped_why": result.dropped.get(c.slug, (None, ""))[1],
+                        **_standing_dict(result.standings.get(c.slug))} for c in tune.candidates],
+        "rounds": result.rounds, "recommended": cand.slug, "recommended_label": cand.label(),
+        "race_final": _standing_dict(winner), "confirm": _standing_dict(confirm),
+        "met": met, "statement": statement, "race_games": race_games, "confirm_games": confirm_games,
+        "total_games": race_games + confirm_games, "exhaustive_games": exhaustive,
+        "games_per_candidate_exhaustive": per_candidate,
+        "recommended_config": os.fspath(rec_path),
+    }
+    (out / TUNE_MANIFEST).write_text(json.dumps(state, indent=2, default=_json))
+    page = None
+    if report:
+        from analysis.tune_report import build_tune_report
+
+        page = build_tune_report(out)
+    return TuneResult(out, cand, rec_path, page, met, statement, race_games, confirm_games, exhaustive,
+                      played, time.perf_counter() - started, result.rounds)
+
+
+def _standing_dict(s: Standing | None) -> dict[str, Any]:
+    if s is None:
+        return {}
+    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in asdict(s).items()}
+
+
+def _json(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, tuple):
+        return list(value)
+    raise TypeError(f"not JSON: {type(value)}")
+

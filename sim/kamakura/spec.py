@@ -1,0 +1,43 @@
+"""Kamakura's entry in the game registry (sim/games.py): its parameters, agents, forward model and state,
+as references that load nothing until asked for."""
+
+from pathlib import Path
+
+from sim.games import AgentKind, GameSpec, Vocabulary
+
+#: MCTS rollout policies and rewards; the index is the kernels' code (mcts.ROLLOUT_*, REWARD_*, TREE_*).
+ROLLOUTS = ("random", "greedy", "uniform", "quick")
+REWARDS = ("win", "score")
+TREES = ("turns", "actions")
+TIE_BREAKS = ("last_in_order", "first_in_order", "shared")  # R-9
+
+AGENTS = {
+    "random": AgentKind(0),
+    "greedy": AgentKind(1),
+    "mcts": AgentKind(2, {"iters": (int, 1000), "c": (float, 0.1), "rollout": (ROLLOUTS, 1),
+                          "reward": (REWARDS, 1), "horizon": (int, 1), "prior": (float, 2.0),
+                          "tree": (TREES, 0), "width": (int, 8)},
+                      lowest={"iters": 1, "c": 0.0, "horizon": 0, "prior": 0.0, "width": 1},
+                      smallest_chunk=10),
+}
+
+SPEC = GameSpec(
+    name="kamakura",
+    min_players=2,
+    max_players=4,
+    default_config=Path(__file__).resolve().parents[2] / "configs" / "kamakura" / "base.toml",
+    vocabulary=Vocabulary(title="Kamakura", length="turns", score="score", batch_scores="scores",
+                          components="chits"),
+    tie_breaks=TIE_BREAKS,
+    agents=AGENTS,
+    rules_ref="sim.kamakura.params:rules_from_mapping",
+    batch_ref="sim.kamakura.batch:run_batch",
+    tables_ref="sim.kamakura.tables:run_tables",
+    game_ref="sim.kamakura.game:KamakuraGame",
+    policies_ref="sim.kamakura.policies:POLICIES",
+    terminal_ref="sim.kamakura.terminal:VIEW",
+    report_ref="analysis.kamakura.report:kamakura_sections",
+    bench_ref="sim.kamakura.bench:BENCH",
+    component_values_ref="analysis.kamakura.chit_values:component_values",
+    bench_players=3,
+)

@@ -1,0 +1,93 @@
+"""The kit every game's log tables are built with (API.md: games, players, events): Arrow columns from
+numpy arrays, the columns both games log, and Parquet bytes. Each game's own columns are in
+sim/<game>/tables.py.
+
+Pure conversions, vectorised with numpy; column types are the smallest that hold the values and strings
+are dictionary-encoded, so that the three tables cost under 200 bytes a game on disk. Events are stored
+grouped by game, then seat, then turn (a stable sort of play order): play order is recovered by a
+stable sort on (game_id, turn), and the grouping lets Parquet's run-length encoding shrink the seat and
+turn columns.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+# Arrays are built from buffers rather than with pa.array, whose first call imports pandas (0.2 s in
+# every worker process).
+def validity(mask: np.ndarray | None) -> pa.Buffer | None:
+    if mask is None:
+        return None
+    return pa.py_buffer(np.packbits(~np.asarray(mask, dtype=bool), bitorder="little"))
+
+
+def ints(values: np.ndarray, dtype=None, mask: np.ndarray | None = None) -> pa.Array:
+    """A numeric (or boolean) Arrow array from a numpy array; `mask` marks nulls."""
+    values = np.ascontiguousarray(values if dtype is None else np.asarray(values).astype(dtype))
+    if values.dtype == np.bool_:
+        data = pa.py_buffer(np.packbits(values, bitorder="little"))
+        return pa.Array.from_buffers(pa.bool_(), len(values), [validity(mask), data])
+    kind = pa.from_numpy_dtype(values.dtype)
+    return pa.Array.from_buffers(kind, len(values), [validity(mask), pa.py_buffer(values)])
+
+
+def strings(labels: list[str]) -> pa.Array:
+    encoded = [label.encode() for label in labels]
+    offsets = np.cumsum([0] + [len(e) for e in encoded]).astype(np.int32)
+    return pa.Array.from_buffers(pa.string(), len(labels),
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
+
+
+def dict_column(codes: np.ndarray, labels: list[str], mask: np.ndarray | None = None) -> pa.Array:
+    return pa.DictionaryArray.from_arrays(ints(codes, np.int8, mask), strings(labels))
+
+
+def ranks(scores: np.ndarray) -> np.ndarray:
+    """Competition ranking by score (1 = best; equal scores share the rank)."""
+    return 1 + (scores[:, None, :] > scores[:, :, None]).sum(axis=2)
+
+
+def common_columns(game_ids: np.ndarray, seeds: np.ndarray, seating: list[list[str]], out: dict,
+                   scores: np.ndarray, end_labels: list[str], config_hash: str) -> tuple[dict, dict]:
+    """The columns every game logs (API.md), from a batch's `winners`, `tie`, `decided_by_tiebreak` and
+    `end_reason` arrays and the final `scores`: (games columns, players columns), to which a game adds its
+    own."""
+    winners, players = out["winners"], out["winners"].shape[1]
+    tie, decided, end_reason = out["tie"], out["decided_by_tiebreak"], out["end_reason"]
+    games = len(game_ids)
+    seat_strings = [",".join(names) for names in seating]
+    labels = sorted(set(seat_strings))
+    n_winners = winners.sum(axis=1)
+    games_cols = {
+        "game_id": ints(game_ids, np.int64),
+        "seed": ints(seeds, np.uint64),
+        "players": ints(np.full(games, players), np.int8),
+        "agents": dict_column(np.array([labels.index(x) for x in seat_strings]), labels),
+        "winner": ints(winners.argmax(axis=1), np.int8, n_winners != 1),
+        "tie": ints(tie, np.bool_),
+        "decided_by_tiebreak": ints(decided, np.bool_),
+    }
+    agent_labels = sorted({name for names in seating for name in names})
+    seat_agents = np.array([[agent_labels.index(n) for n in names] for names in seating]).reshape(-1)
+    players_cols = {
+        "game_id": ints(np.repeat(game_ids, players), np.int64),
+        "seat": ints(np.tile(np.arange(players), games), np.int8),
+        "agent": dict_column(seat_agents, agent_labels),
+        "score": ints(scores.reshape(-1), np.int16),
+        "rank": ints(ranks(scores).reshape(-1), np.int8),
+        "win_share": ints((winners / n_winners[:, None]).reshape(-1), np.float32),
+    }
+    games_cols["end_reason"] = dict_column(end_reason, end_labels)
+    games_cols["config_hash"] = dict_column(np.zeros(games), [config_hash])
+    return games_cols, players_cols
+
+
+def to_parquet_bytes(table: pa.Table) -> bytes:
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression="zstd", compression_level=9, use_dictionary=True)
+    return sink.getvalue()

@@ -1,0 +1,28 @@
+"""Sakura's part of `balance bench`: information-set MCTS iterations per second with the agent's defaults."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import SimpleNamespace
+
+from sim.sakura import mcts
+from sim.sakura.game import SakuraGame
+from sim.sakura.spec import SPEC
+
+
+def figures(scale: float, repeats: int, rate: Callable[..., float]) -> dict:
+    """The figures; `rate(search, vector, iters, repeats)` times a search (sim/app/bench.py)."""
+    iters = max(50, int(1000 * scale))
+    start = SakuraGame(SPEC.default_rules(4)).new_state(0)
+    agent = rate(lambda v, rng, n: mcts.search(v, rng, iters=n), start.vector, iters, repeats)
+    return {"sakura_mcts_iters_per_s": round(agent, 1), "sakura_mcts_iters_per_search": iters,
+            "sakura_mcts_position": "start of a 4-player game, base config, seed 0"}
+
+
+def lines(f: dict) -> list[str]:
+    return [f"  Sakura ISMCTS ({f['sakura_mcts_iters_per_search']} iterations a search, "
+            f"{f['sakura_mcts_position']}):",
+            f"    the agent's defaults       : {f['sakura_mcts_iters_per_s']:>10,.0f} it/s"]
+
+
+BENCH = SimpleNamespace(figures=figures, lines=lines)

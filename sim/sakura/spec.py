@@ -1,0 +1,44 @@
+"""Sakura's entry in the game registry (sim/games.py): its parameters, agents, forward model and state,
+as references that load nothing until asked for."""
+
+from pathlib import Path
+
+from sim.games import AgentKind, GameSpec, Vocabulary
+
+#: MCTS rewards; the index is the kernels' code.
+REWARDS = ("win", "score")
+TIE_BREAKS = ("closest_to_emperor", "shared")  # R-14
+
+AGENTS = {
+    "random": AgentKind(0),
+    "greedy": AgentKind(1),
+    "mcts": AgentKind(2, {"iters": (int, 2000), "c": (float, 0.7), "reward": (REWARDS, 0)},
+                      lowest={"iters": 1, "c": 0.0}, smallest_chunk=10),
+}
+
+SPEC = GameSpec(
+    name="sakura",
+    min_players=2,
+    max_players=6,
+    default_config=Path(__file__).resolve().parents[2] / "configs" / "sakura" / "base.toml",
+    vocabulary=Vocabulary(title="Sakura", length="rounds", score="tokens", batch_scores="tokens",
+                          components="cards", study_means=(("bumps", "bumps per game"),)),
+    tie_breaks=TIE_BREAKS,
+    agents=AGENTS,
+    rules_ref="sim.sakura.params:rules_from_mapping",
+    batch_ref="sim.sakura.batch:run_batch",
+    tables_ref="sim.sakura.tables:run_tables",
+    game_ref="sim.sakura.game:SakuraGame",
+    policies_ref="sim.sakura.policies:POLICIES",
+    terminal_ref="sim.sakura.terminal:VIEW",
+    report_ref="analysis.sakura.report:sakura_sections",
+    bench_ref="sim.sakura.bench:BENCH",
+    component_values_ref="analysis.sakura.card_values:component_values",
+    run_label_ref="sim.sakura.spec:run_label",
+    bench_players=4,
+)
+
+
+def run_label(rules: dict, players: int) -> str:
+    """Extra words of a run's label: two-player games name the tactical variant."""
+    return "tactical" if players == 2 and rules.get("two_player_variant") == "tactical" else ""
