@@ -6,6 +6,8 @@ or stacked histograms, one colour per run).
 
 from __future__ import annotations
 
+import os
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -85,6 +87,7 @@ def histograms(samples: dict[str, np.ndarray], title: str, xlabel: str, ylabel: 
     return _finish(fig, ax, title, xlabel, ylabel)
 
 
-def save(fig: Figure, path) -> None:
+def save(fig: Figure, path: str | os.PathLike[str]) -> None:
+    """Write a figure as PNG (90 dpi) and close it."""
     fig.savefig(path, dpi=90)
     plt.close(fig)

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from sim import games
+
 
 def side_by_side(tables: dict[str, pd.DataFrame], key: str | list[str], value_cols: list[str],
                  flat: bool = True, by: str = "run") -> pd.DataFrame:
@@ -69,8 +71,9 @@ def _agents(agents: Iterable[str]) -> str:
 def run_label(manifest: dict, path: str | os.PathLike[str] | None = None) -> str:
     """A short label for a run: game, player count, agents (one name when every seat has the same),
     "rotated" when seats were rotated, and what sets the config apart: its file name unless that is
-    base.toml, and for two-player Sakura the `tactical` variant. E.g. "sakura 4p random",
-    "kamakura 3p greedy,random,random rotated", "sakura 2p greedy,random tactical". Without a manifest's
+    base.toml, and the words the game's registry entry adds for its rules (`GameSpec.run_label`, e.g. a
+    two-player variant) unless the file name already says them. E.g. "<game> 4p random",
+    "<game> 3p greedy,random,random rotated", "<game> 2p greedy,random tactical". Without a manifest's
     game or players the folder name of `path`. Labels of different runs can collide (same settings, other
     seeds); `run_labels` resolves that."""
     game = manifest.get("game")
@@ -84,9 +87,9 @@ def run_label(manifest: dict, path: str | os.PathLike[str] | None = None) -> str
     if stem != "base":
         parts.append(stem)
     rules = (manifest.get("config") or {}).get("rules") or {}
-    if game == "sakura" and players == 2 and rules.get("two_player_variant") == "tactical" \
-            and "tactical" not in stem:
-        parts.append("tactical")
+    extra = games.spec(game).run_label(rules, players) if game in games.names() else ""
+    if extra and extra not in stem:
+        parts.append(extra)
     return " ".join(p for p in parts if p)
 
 

@@ -18,13 +18,19 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from analysis.stats import wilson_intervals
 from sim.errors import ConfigError
+
+if TYPE_CHECKING:  # the page kit and matplotlib load only when a chart or section is made
+    from matplotlib.figure import Figure
+
+    from analysis.page import Section
+    from analysis.runs import Run
 
 LADDER_MANIFEST = "ladder.json"
 STEP_COLUMNS = ("step", "higher", "lower", "higher_agent", "lower_agent", "players")
@@ -128,7 +134,7 @@ def skill_trace(table: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
-def ladder_chart(table: pd.DataFrame, title: str):
+def ladder_chart(table: pd.DataFrame, title: str) -> Figure:
     """The curve: the higher level's win share per step with its 95% interval, and the fair share 1/N."""
     from analysis import charts
 
@@ -200,7 +206,8 @@ def read_ladder_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
         raise ConfigError(f"{path}: not a readable ladder manifest ({err})") from None
 
 
-def read_ladder(folder: str | os.PathLike[str]):
+def read_ladder(folder: str | os.PathLike[str]) -> tuple[dict[str, Any], pd.DataFrame, dict[str, Any],
+                                                         dict[str, Run]]:
     """A ladder folder, from its run directories' logs: (manifest, ``ladder_table``, ``skill_trace``
     summary, {step name: Run} of the steps with finished games). A ladder with no finished game is
     refused (ConfigError)."""
@@ -224,10 +231,11 @@ def read_ladder(folder: str | os.PathLike[str]):
     return manifest, table, skill_trace(table), runs
 
 
-def ladder_report_parts(folder: str | os.PathLike[str], name: str = "ladder"):
+def ladder_report_parts(folder: str | os.PathLike[str],
+                        name: str = "ladder") -> tuple[Section, list[Run], list[str], dict[str, Any]]:
     """A ladder folder's report section for `balance report`: (Section, runs, labels, summary record).
     Steps not played yet are left out of the runs and named in a note."""
-    from analysis.report import Section, interval, pct
+    from analysis.page import Section, interval, pct
 
     folder = Path(folder)
     manifest, table, summary, runs = read_ladder(folder)

@@ -1,210 +1,35 @@
 """`balance report`: run directories -> index.html (tables and PNG charts), summary.json and CSVs.
 
-Every figure is computed from the run directories' tables alone (analysis.runs). Several runs of a game
-are compared side by side: each table gets one block of columns per run and charts overlay the runs.
+Every figure is computed from the run directories' tables alone (analysis.runs). The sections of a game
+come from its registry entry (sim.games: `GameSpec.report_sections`, in `analysis/<game>/report.py`);
+the page itself is the kit of `analysis.page`. Several runs of a game are compared side by side: each table
+gets one block of columns per run and charts overlay the runs.
 """
 
 from __future__ import annotations
 
-import html
-import json
-import math
 import os
-import re
-import shutil
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from analysis import charts
-from analysis.runs import Run, read_run
+from analysis.ladder import is_ladder, ladder_report_parts
+from analysis.page import Section, label_runs, write_report
+from analysis.runs import read_run
+from sim import games
 from sim.errors import ConfigError
-
-PERCENT_WORDS = ("rate", "ci_low", "ci_high", "added", "share", "advantage")
-
-
-@dataclass
-class Section:
-    title: str
-    notes: list[str] = field(default_factory=list)  # headline figures, each with its n and interval
-    tables: list[tuple[str, str, pd.DataFrame]] = field(default_factory=list)  # (file name, caption, frame)
-    charts: list[tuple[str, str, Any]] = field(default_factory=list)  # (file name, caption, figure)
-
-
-def scope(runs: dict[str, Run]) -> tuple[str | None, str]:
-    """The chart series column (None for one run) and the "n = ... games" text for a game's runs."""
-    total = sum(len(r.games) for r in runs.values())
-    many = len(runs) > 1
-    return ("run" if many else None), f"n = {total:,} games" + (f" in {len(runs)} runs" if many else "")
-
-
-def pct(x: float) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
-
-
-def interval(low: float, high: float) -> str:
-    return f"[{pct(low)}, {pct(high)}]"
-
-
-def p_value(p: float) -> str:
-    return "p < 1e-300" if p < 1e-300 else f"p = {p:.3g}"
-
-
-def fair_share(runs: dict[str, Run]) -> float | None:
-    """1/players when every run has the same player count (else no single reference line is right)."""
-    counts = {run.manifest["players"] for run in runs.values()}
-    return 1 / counts.pop() if len(counts) == 1 else None
-
-
-def label_runs(runs: list[Run]) -> list[str]:
-    from analysis.compare import run_label
-
-    labels = [run_label(run.manifest, run.path) for run in runs]
-    if len(set(labels)) < len(labels):
-        labels = [f"{label} ({run.path.name})" for label, run in zip(labels, runs, strict=True)]
-    return labels
-
-
-def stack(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """One frame per run -> one frame with a `run` column first (the long form charts overlay)."""
-    return pd.concat([f.assign(run=label) for label, f in frames.items()], ignore_index=True)[
-        ["run", *next(iter(frames.values())).columns]]
-
-
-def wide(frames: dict[str, pd.DataFrame], key: str | list[str]) -> pd.DataFrame:
-    """One frame per run -> one row per key with one block of columns per run (single run: as is)."""
-    if len(frames) == 1:
-        return next(iter(frames.values()))
-    from analysis.compare import side_by_side
-
-    first = next(iter(frames.values()))
-    keys = [key] if isinstance(key, str) else key
-    values = [c for c in first.columns if c not in keys]
-    return side_by_side(frames, key, values)
-
-
-TIE_KEYS = ("top_tied_rate", "top_tied_ci_low", "top_tied_ci_high", "decided_by_tiebreak_rate",
-            "decided_by_tiebreak_ci_low", "decided_by_tiebreak_ci_high", "n")
-
-
-def tie_section(title: str, name: str, runs: dict[str, Run], ties: dict[str, dict],
-                rescored: dict[str, pd.DataFrame], tied_what: str, rule: str, n_all: str) -> Section:
-    """How often the top is tied, how often the tie-break decided, and seat win rates re-scored from the
-    logged scores under every tie-break rule (both games share this section's shape)."""
-    sec = Section(title)
-    for lab, run in runs.items():
-        t = ties[lab]
-        sec.notes.append(
-            f"<b>{lab}</b>: {tied_what} tied in <b>{pct(t['top_tied_rate'])}</b> of games "
-            f"{interval(t['top_tied_ci_low'], t['top_tied_ci_high'])}; the tie-break ({rule}) decided the "
-            f"winner in <b>{pct(t['decided_by_tiebreak_rate'])}</b> "
-            f"{interval(t['decided_by_tiebreak_ci_low'], t['decided_by_tiebreak_ci_high'])}; "
-            f"n = {len(run.games):,} games.")
-    sec.notes.append(f"Re-scored from the logged final results under every tie-break rule ({rule}): the "
-                     "difference between rules is what the rule is worth to each seat.")
-    long = stack(rescored)
-    long["series"] = (long["run"] + ": " if len(runs) > 1 else "") + long["rule"]
-    game = title.split(":")[0]
-    sec.charts.append((f"{name}_tiebreak_rescoring", f"Seat win rates under each tie-break rule ({n_all})",
-                       charts.grouped_bars(long, "seat", "win_rate", "ci_low", "ci_high", "series",
-                                           f"{game} win rate by seat and tie-break rule ({n_all})", "seat",
-                                           "win rate (%)")))
-    sec.tables.append((f"{name}_tiebreak_rescoring", "Seat win rates re-scored under each tie-break rule",
-                       wide({k: v.drop(columns=["wins"], errors="ignore") for k, v in rescored.items()},
-                            ["rule", "seat"])))
-    return sec
-
-
-def rescoring_summary(rescored: pd.DataFrame) -> dict[str, list[float]]:
-    """Win rate per seat under each tie-break rule, for summary.json."""
-    return {rule: grp.sort_values("seat")["win_rate"].tolist()
-            for rule, grp in rescored.groupby("rule", sort=False)}
-
-
-# ---- output --------------------------------------------------------------------------------------------
-def _format(frame: pd.DataFrame) -> pd.DataFrame:
-    out = frame.copy()
-    if isinstance(out.columns, pd.MultiIndex):
-        out.columns = [" ".join(str(c) for c in col if str(c)) for col in out.columns]
-    for col in out.columns:
-        name = str(col).lower()
-        if pd.api.types.is_float_dtype(out[col]):
-            if any(word in name for word in PERCENT_WORDS) and not re.search(r"(^|[^a-z])n_", name):
-                out[col] = out[col].map(lambda v: "" if pd.isna(v) else f"{100 * v:.1f}%")
-            else:
-                out[col] = out[col].map(lambda v: "" if pd.isna(v) else f"{v:.3g}")
-    return out
-
-
-CSS = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
-h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
-table { border-collapse: collapse; margin: .8em 0; font-size: .85em; }
-th, td { border: 1px solid #ddd; padding: .25em .6em; text-align: right; }
-th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
-figure { margin: 1em 0; } figcaption { font-size: .85em; color: #555; }
-.note { margin: .3em 0; } .meta { color: #555; font-size: .9em; }
-"""
-
-
-def write_report(sections: list[Section], runs: list[Run], labels: list[str], summary: dict,
-                 out: Path, title: str = "Balance report") -> Path:
-    out.mkdir(parents=True, exist_ok=True)
-    for sub in ("charts", "tables"):
-        shutil.rmtree(out / sub, ignore_errors=True)
-        (out / sub).mkdir()
-    body = [f"<h1>{html.escape(title)}</h1>",
-            f"<p class='meta'>Generated {time.strftime('%Y-%m-%d %H:%M')} from {len(runs)} run "
-            f"director{'y' if len(runs) == 1 else 'ies'}; every figure is computed from the logged tables. "
-            f"Intervals are 95%.</p><ul>"]
-    for label, run in zip(labels, runs, strict=True):
-        m = run.manifest
-        body.append(f"<li><b>{html.escape(label)}</b>: {html.escape(str(run.path))} — {m['game']}, "
-                    f"{m['players']} players, agents {html.escape(','.join(m['agents']))}"
-                    f"{' (seats rotated)' if m.get('rotate_seats') else ''}, seed {m['seed']}, "
-                    f"n = {len(run.games):,} games, config {m['config_hash']}</li>")
-    body.append("</ul>")
-    for section in sections:
-        body.append(f"<h2>{html.escape(section.title)}</h2>")
-        body += [f"<p class='note'>{note}</p>" for note in section.notes]
-        for name, caption, figure in section.charts:
-            charts.save(figure, out / "charts" / f"{name}.png")
-            body.append(f"<figure><img src='charts/{name}.png' alt='{html.escape(caption)}'>"
-                        f"<figcaption>{html.escape(caption)}</figcaption></figure>")
-        for name, caption, frame in section.tables:
-            frame.to_csv(out / "tables" / f"{name}.csv", index=False)
-            body.append(f"<p class='note'><b>{html.escape(caption)}</b> "
-                        f"(<a href='tables/{name}.csv'>CSV</a>)</p>")
-            body.append(_format(frame).to_html(index=False, border=0, na_rep=""))
-    page = (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{CSS}</style></head><body>{''.join(body)}</body></html>")
-    (out / "index.html").write_text(page)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default))
-    return out / "index.html"
-
-
-def _json_default(value: Any) -> Any:
-    if hasattr(value, "item"):
-        return value.item()
-    if isinstance(value, pd.DataFrame):
-        return value.to_dict(orient="records")
-    raise TypeError(f"not JSON: {type(value)}")
 
 
 def default_out(paths: list[str | os.PathLike[str]]) -> Path:
+    """reports/<first run's folder name>, with "+<n>-more" for several runs."""
     names = [Path(p).resolve().name for p in paths]
     name = names[0] if len(names) == 1 else f"{names[0]}+{len(names) - 1}-more"
     return Path("reports") / name
 
 
 def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | None = None) -> Path:
-    """Read the runs (refusing bad directories first), compute every section, write the report. A ladder
-    folder (`balance ladder`, holding ladder.json) adds its ladder section (analysis.ladder)."""
-    from analysis.ladder import is_ladder, ladder_report_parts
-
+    """Read the runs (refusing bad directories first), compute every section, write the report. Each game's
+    sections come from its registry entry (`GameSpec.report_sections`, in registry order); a ladder folder
+    (`balance ladder`, holding ladder.json) adds its ladder section (analysis.ladder)."""
     ladders = [ladder_report_parts(p, f"ladder_{i}") for i, p in enumerate(q for q in paths if is_ladder(q))]
     runs = [read_run(p) for p in paths if not is_ladder(p)]
     for run in runs:
@@ -213,15 +38,11 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
     labels = label_runs(runs)
     sections: list[Section] = []
     summary: dict[str, Any] = {"runs": []}
-    for game in ("kamakura", "sakura"):
-        chosen = [(label, run) for label, run in zip(labels, runs, strict=True) if run.game == game]
+    for spec in games.specs():  # registry order
+        chosen = [(label, run) for label, run in zip(labels, runs, strict=True) if run.game == spec.name]
         if not chosen:
             continue
-        if game == "kamakura":
-            from analysis.report_kamakura import kamakura_sections as build
-        else:
-            from analysis.report_sakura import sakura_sections as build
-        game_sections, run_summaries = build(dict(chosen))
+        game_sections, run_summaries = spec.report_sections(dict(chosen))
         sections += game_sections
         summary["runs"] += run_summaries
     if summary["runs"]:

@@ -1,7 +1,7 @@
 """Does the seat matter? Seat win rates with Wilson 95% intervals, a chi-square test of "every seat wins
-equally often" and the start player's advantage over the fair share, for both games (Sakura's players
-table has the same columns), computed from a run's players table; plus `win_shares` and
-`seat_win_rates_from_shares`, the same question on a study's in-memory winner marks (`sim.study`).
+equally often" and the start player's advantage over the fair share, for every game (the players tables
+share these columns), computed from a run's players table; plus `win_shares` and
+`seat_win_rates_from_shares`, the same question on a study's in-memory winner marks (`sim.app.study`).
 
 Seats are 0-based as in the tables (seat 0 is the start player, "seat 1" in RULES.md prose).
 """
@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis._frames import _player_games, _PlayerGames
+from analysis._arrays import PlayerGames, player_games
 from analysis.stats import chi2_sf, wilson_interval, wilson_intervals
 
 
@@ -22,7 +22,7 @@ def seat_win_rates(players: pd.DataFrame) -> pd.DataFrame:
 
     ``wins`` is the summed win share (ties counted by the configured tie-break, shared wins as 1/k) and
     ``win_rate`` its mean; the interval is Wilson's 95% on the summed shares."""
-    pg = _player_games(players)
+    pg = player_games(players)
     k = pg.seats
     games = np.bincount(pg.seat, minlength=k)
     wins = np.bincount(pg.seat, weights=pg.share, minlength=k)
@@ -59,7 +59,7 @@ def seat_equality_test(players: pd.DataFrame) -> dict[str, Any]:
 
     Expected wins of a seat = all wins x that seat's share of the player-games. Returns ``statistic, dof,
     p_value, n`` (games), plus ``observed`` and ``expected`` per seat."""
-    pg = _player_games(players)
+    pg = player_games(players)
     k = pg.seats
     games = np.bincount(pg.seat, minlength=k).astype(float)
     observed = np.bincount(pg.seat, weights=pg.share, minlength=k)
@@ -73,7 +73,7 @@ def seat_equality_test(players: pd.DataFrame) -> dict[str, Any]:
             "observed": observed.tolist(), "expected": expected.tolist()}
 
 
-def _fair_share(pg: _PlayerGames) -> float:
+def _fair_share(pg: PlayerGames) -> float:
     """Expected win share of a seat when all seats are equal: mean over games of 1 / players."""
     return float(np.mean(1.0 / pg.sizes))
 
@@ -81,7 +81,7 @@ def _fair_share(pg: _PlayerGames) -> float:
 def start_player_advantage(players: pd.DataFrame) -> dict[str, Any]:
     """Seat 0's win rate minus the fair share 1/P: ``value, ci_low, ci_high`` (the Wilson 95% interval of
     seat 0's rate shifted by 1/P), ``n`` (games), ``win_rate`` (seat 0) and ``fair_share``."""
-    pg = _player_games(players)
+    pg = player_games(players)
     first = pg.seat == 0
     n = int(first.sum())
     wins = float(pg.share[first].sum())

@@ -1,10 +1,17 @@
-"""Small statistics shared by every report: proportions with honest intervals."""
+"""The game-independent statistics every report and design command shares (numpy only; scipy is not a
+dependency): proportions with honest intervals (Wilson, one or element-wise), normal intervals of a mean and
+of a difference of means, the chi-square distribution, logistic regression, the bootstrap of seat win rates
+(the seat gap, paired or not) and the tuner's simultaneous seat deviation (`z_value`, `seat_deviation`).
+"""
 
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 Z95 = 1.959963984540054
 
@@ -21,11 +28,11 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Vectorised intervals, the chi-square distribution and logistic regression (numpy only; scipy is not a
-# dependency).
+# Vectorised intervals, the chi-square distribution and logistic regression.
 
 
-def wilson_intervals(successes, n, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+def wilson_intervals(successes: npt.ArrayLike, n: npt.ArrayLike,
+                     z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
     """Element-wise Wilson score intervals (the array form of ``wilson_interval``, with the bounds exactly 0
     at 0 successes and exactly 1 at n); n <= 0 gives [0, 1]."""
     successes = np.asarray(successes, dtype=float)
@@ -40,7 +47,8 @@ def wilson_intervals(successes, n, z: float = Z95) -> tuple[np.ndarray, np.ndarr
     return low, high
 
 
-def mean_interval(mean, sd, n, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+def mean_interval(mean: npt.ArrayLike, sd: npt.ArrayLike, n: npt.ArrayLike,
+                  z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
     """Normal 95% interval of a mean from its sample sd and n (NaN where n < 2)."""
     mean, sd, n = (np.asarray(v, dtype=float) for v in (mean, sd, n))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -48,7 +56,9 @@ def mean_interval(mean, sd, n, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
     return mean - half, mean + half
 
 
-def diff_of_means_interval(mean1, var1, n1, mean0, var0, n0, z: float = Z95):
+def diff_of_means_interval(mean1: npt.ArrayLike, var1: npt.ArrayLike, n1: npt.ArrayLike, mean0: npt.ArrayLike,
+                           var0: npt.ArrayLike, n0: npt.ArrayLike,
+                           z: float = Z95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Difference mean1 - mean0 of two independent samples with its normal 95% interval, using each
     group's own sample variance (Welch). Returns (diff, low, high); NaN where a group has fewer than 2."""
     mean1, var1, n1, mean0, var0, n0 = (np.asarray(v, dtype=float)
@@ -113,7 +123,7 @@ def chi2_sf(x: float, dof: float) -> float:
     return gammaincc(dof / 2.0, x / 2.0)
 
 
-def logistic_regression(X, y, ridge: float = 1e-3, max_iter: int = 100,
+def logistic_regression(X: npt.ArrayLike, y: npt.ArrayLike, ridge: float = 1e-3, max_iter: int = 100,
                         tol: float = 1e-10) -> tuple[np.ndarray, np.ndarray]:
     """Logistic regression of 0/1 ``y`` on the columns of ``X`` (include a column of ones for an intercept)
     by iteratively reweighted least squares (Newton), with a small ridge penalty ``ridge * |b|^2 / 2`` that
@@ -155,3 +165,100 @@ def logistic_regression(X, y, ridge: float = 1e-3, max_iter: int = 100,
     hessian = X.T @ (X * (p * (1.0 - p))[:, None]) + penalty
     stderr = np.sqrt(np.clip(np.diag(np.linalg.inv(hessian)), 0.0, None))
     return beta, stderr
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Means compared: paired (same games) or independent samples.
+
+
+def mean_difference(a: np.ndarray, b: np.ndarray, paired: bool) -> tuple[float, float, float]:
+    """mean(a) - mean(b) with its normal 95% interval: paired (a and b hold the same games, in the same
+    order: the interval of the mean of the differences) or Welch (`diff_of_means_interval`). NaNs are
+    dropped; (nan, nan, nan) with fewer than 2 values (pairs) in a group."""
+    if paired:
+        d = a - b
+        d = d[~np.isnan(d)]
+        if len(d) < 2:
+            return np.nan, np.nan, np.nan
+        mean = float(d.mean())
+        low, high = mean_interval(mean, d.std(ddof=1), len(d))
+        return mean, float(low), float(high)
+    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+    if len(a) < 2 or len(b) < 2:
+        return np.nan, np.nan, np.nan
+    diff, low, high = diff_of_means_interval(a.mean(), a.var(ddof=1), len(a), b.mean(), b.var(ddof=1), len(b))
+    return float(diff), float(low), float(high)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The bootstrap of seat win rates: the largest gap between seats (1 minus Ludii's "Balance").
+
+#: Bootstrap draws of the seat gap.
+BOOTSTRAP = 2000
+
+
+def _bootstrap_rates(rows: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
+    """Nonparametric bootstrap of the column means of ``rows`` (games x m): resampling games is a
+    multinomial draw over the distinct rows (a handful: who won, which ties), so it costs O(draws x
+    distinct). Returns (draws, m)."""
+    n = len(rows)
+    if n == 0:
+        return np.full((draws, rows.shape[1]), np.nan)
+    distinct, counts = np.unique(rows, axis=0, return_counts=True)
+    weights = rng.multinomial(n, counts / n, size=draws)
+    return weights @ distinct / n
+
+
+def gap_samples(shares: np.ndarray, draws: int = BOOTSTRAP, seed: int = 0,
+                paired_with: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Bootstrap samples of the largest gap between seat win rates (max minus min over seats) of a (games,
+    seats) win-share matrix. With ``paired_with`` (the other run's share matrix, same games in the same
+    order) the games are resampled jointly and the other run's samples come back too."""
+    rng = np.random.default_rng(seed)
+    if paired_with is None:
+        rates = _bootstrap_rates(shares, draws, rng)
+        return rates.max(axis=1) - rates.min(axis=1), None
+    k = shares.shape[1]
+    rates = _bootstrap_rates(np.hstack([shares, paired_with]), draws, rng)
+    mine, other = rates[:, :k], rates[:, k:]
+    return mine.max(axis=1) - mine.min(axis=1), other.max(axis=1) - other.min(axis=1)
+
+
+def seat_gap(shares: np.ndarray, draws: int = BOOTSTRAP, seed: int = 0) -> dict[str, Any]:
+    """The largest gap between seat win rates of a (games, seats) win-share matrix, with a 95%
+    percentile-bootstrap interval: ``value, ci_low, ci_high, n, max_seat, min_seat``. Ludii's Balance
+    metric is 1 minus this gap."""
+    rates = shares.mean(axis=0) if len(shares) else np.full(shares.shape[1], np.nan)
+    samples, _ = gap_samples(shares, draws, seed)
+    low, high = np.nanpercentile(samples, [2.5, 97.5]) if len(shares) else (np.nan, np.nan)
+    return {"value": float(rates.max() - rates.min()), "ci_low": float(low), "ci_high": float(high),
+            "n": len(shares), "max_seat": int(np.argmax(rates)), "min_seat": int(np.argmin(rates))}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The tuner's objective (`balance tune`): every seat's deviation from the fair share at once.
+
+
+def z_value(confidence: float, sides: int = 1) -> float:
+    """Two-sided normal quantile for `confidence` shared (Bonferroni) among `sides` intervals."""
+    return NormalDist().inv_cdf(1 - (1 - confidence) / (2 * sides))
+
+
+def _wilson(successes: np.ndarray, n: float, z: float) -> tuple[np.ndarray, np.ndarray]:
+    return wilson_intervals(successes, np.full(len(successes), n), z)
+
+
+def seat_deviation(wins: npt.ArrayLike, games: int, confidence: float = 0.95) -> dict[str, float]:
+    """The objective from per-seat win counts (summed win shares) of `games` games: ``value`` =
+    max_s |wins_s / games - 1/seats| with ``low`` and ``high`` bounds that hold for all seats at once
+    with probability `confidence` (Wilson intervals, Bonferroni over the seats)."""
+    wins = np.asarray(wins, dtype=float)
+    k = len(wins)
+    fair = 1.0 / k
+    if games <= 0:
+        return {"value": math.nan, "low": 0.0, "high": 1.0 - fair}
+    rates = wins / games
+    low, high = _wilson(wins, games, z_value(confidence, k))
+    return {"value": float(np.max(np.abs(rates - fair))),
+            "low": float(np.max(np.maximum(0.0, np.maximum(low - fair, fair - high)))),
+            "high": float(np.max(np.maximum(fair - low, high - fair)))}

@@ -1,4 +1,5 @@
-"""A plain-text summary of a run directory, computed from its logs alone: seat win rates and ties."""
+"""A plain-text summary of a run directory (`balance summary`), computed from its logs alone: seat win
+rates, agent win rates, ties and game length (in the game's own unit, its registry vocabulary)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pandas as pd
 from analysis.runs import Run
 from analysis.seats import agent_win_rates, seat_win_rates
 from analysis.stats import wilson_interval
+from sim import games
 
 
 def seat_table(players: pd.DataFrame) -> pd.DataFrame:
@@ -21,6 +23,7 @@ def seat_table(players: pd.DataFrame) -> pd.DataFrame:
 
 
 def format_summary(run: Run) -> str:
+    """The summary as printed: the run, one line per seat (and per agent when they differ), ties, length."""
     m = run.manifest
     n = len(run.games)
     fair = 1 / m["players"]
@@ -42,7 +45,7 @@ def format_summary(run: Run) -> str:
                          f"{100 * row.fair:8.1f}%{mark}")
     ties = int(run.games["tie"].sum())
     low, high = wilson_interval(ties, n)
-    length = "turns" if "turns" in run.games else "rounds"
+    length = games.spec(run.game).vocabulary.length
     lengths = run.games[length].to_numpy(dtype=float)
     lines.append(f"  top score tied in {100 * ties / n:.1f}% of games [{100 * low:.1f}%, {100 * high:.1f}%] "
                  f"(n = {n}); {length} per game: mean {np.mean(lengths):.1f}")

@@ -1,12 +1,13 @@
 """The comparison report of a sweep (`balance sweep`): per variant, player count and agents the
 start-player advantage, the largest gap between seat win rates (Ludii's "Balance" is 1 minus this gap), tie
-rate and tie-break share, game length and the spread of chit or card values, each with its n and a 95%
-interval; charts of each metric against the swept parameters; variants whose difference from the base is
-significant at 95% are marked.
+rate and tie-break share, game length and the spread of the component values (chits, cards: the game's
+registry entry, `GameSpec.component_values`), each with its n and a 95% interval; charts of each metric
+against the swept parameters; variants whose difference from the base is significant at 95% are marked.
 
-The figures are pure functions of the runs' tables (`per_game`, `run_figures`, `compare_with_base`,
-`sweep_table`); `build_sweep_report` reads the sweep folder (sweep.json and its run directories) and writes
-the page with `analysis.report.write_report`.
+The figures are pure functions of the runs' tables (`per_game`, `run_figures`, `compare_runs`,
+`sweep_table`; the statistics, the seat-gap bootstrap among them, are `analysis.stats`');
+`build_sweep_report` reads the sweep folder (sweep.json and its run directories) and writes the page with
+`analysis.page.write_report`.
 
 Variants of a sweep play the same game seeds (game i of every variant starts from the seed of (seed, i)),
 so a variant and the base are compared game by game when both runs have the same seed and games (paired
@@ -24,14 +25,14 @@ import numpy as np
 import pandas as pd
 
 from analysis import charts
-from analysis.report import Section, interval, pct, write_report
+from analysis.page import Section, interval, pct, write_report
 from analysis.runs import Run, read_run
 from analysis.seats import seat_equality_test, start_player_advantage
-from analysis.stats import diff_of_means_interval, mean_interval, wilson_intervals
+from analysis.stats import gap_samples, mean_difference, mean_interval, seat_gap, wilson_intervals
 from analysis.ties import tie_stats
+from sim import games as registry
 from sim.errors import ConfigError
-
-BOOTSTRAP = 2000
+from sim.games import GameSpec
 
 #: Metrics of a run that the report compares and charts: (key, label, percent?).
 METRICS: tuple[tuple[str, str, bool], ...] = (
@@ -47,20 +48,35 @@ TESTED = ("start_adv", "gap", "tie_rate", "tiebreak_rate", "length")
 
 
 # ---- per game --------------------------------------------------------------------------------------------
-def per_game(games: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
+def per_game(games: pd.DataFrame, players: pd.DataFrame, length: str | None = None) -> pd.DataFrame:
     """One row per game, by game_id: ``game_id, share_0 .. share_{k-1}`` (each seat's win share under the
     configured tie-break, shared wins 1/k), ``tie`` (top score shared), ``decided`` (the tie-break decided)
-    and ``length`` (turns or rounds)."""
+    and ``length`` (the games table's ``length`` column, the game's `Vocabulary.length`; default: the
+    first registered game's length column the table has)."""
+    if length is None:
+        length = _length_column(games)
     p = players[["game_id", "seat", "win_share"]].astype({"game_id": "int64", "seat": "int64",
                                                             "win_share": "float64"})
     shares = p.pivot(index="game_id", columns="seat", values="win_share").sort_index()
     shares.columns = [f"share_{int(c)}" for c in shares.columns]
-    length = "turns" if "turns" in games.columns else "rounds"
     g = pd.DataFrame({"game_id": games["game_id"].to_numpy(dtype=np.int64),
                       "tie": games["tie"].to_numpy(dtype=float, na_value=0.0),
                       "decided": games["decided_by_tiebreak"].to_numpy(dtype=float, na_value=0.0),
                       "length": games[length].to_numpy(dtype=float, na_value=np.nan)}).set_index("game_id")
     return shares.join(g, how="inner").reset_index()
+
+
+def _length_column(games: pd.DataFrame) -> str:
+    """The length column of a games table: the first registered game's `Vocabulary.length` it has."""
+    for spec in registry.specs():
+        if spec.vocabulary.length in games.columns:
+            return spec.vocabulary.length
+    known = ", ".join(spec.vocabulary.length for spec in registry.specs())
+    raise ValueError(f"games table has no length column (one of {known})")
+
+
+def _spec(spec_or_game: GameSpec | str) -> GameSpec:
+    return registry.spec(spec_or_game) if isinstance(spec_or_game, str) else spec_or_game
 
 
 def share_matrix(frame: pd.DataFrame) -> np.ndarray:
@@ -69,65 +85,21 @@ def share_matrix(frame: pd.DataFrame) -> np.ndarray:
     return np.nan_to_num(frame[cols].to_numpy(dtype=float), nan=0.0)
 
 
-def _bootstrap_rates(rows: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
-    """Nonparametric bootstrap of the column means of ``rows`` (games x m): resampling games is a
-    multinomial draw over the distinct rows (a handful: who won, which ties), so it costs O(draws x
-    distinct). Returns (draws, m)."""
-    n = len(rows)
-    if n == 0:
-        return np.full((draws, rows.shape[1]), np.nan)
-    distinct, counts = np.unique(rows, axis=0, return_counts=True)
-    weights = rng.multinomial(n, counts / n, size=draws)
-    return weights @ distinct / n
-
-
-def gap_samples(shares: np.ndarray, draws: int = BOOTSTRAP, seed: int = 0,
-                paired_with: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-    """Bootstrap samples of the largest gap between seat win rates (max minus min over seats). With
-    ``paired_with`` (the other run's share matrix, same games in the same order) the games are resampled
-    jointly and the other run's samples come back too."""
-    rng = np.random.default_rng(seed)
-    if paired_with is None:
-        rates = _bootstrap_rates(shares, draws, rng)
-        return rates.max(axis=1) - rates.min(axis=1), None
-    k = shares.shape[1]
-    rates = _bootstrap_rates(np.hstack([shares, paired_with]), draws, rng)
-    mine, other = rates[:, :k], rates[:, k:]
-    return mine.max(axis=1) - mine.min(axis=1), other.max(axis=1) - other.min(axis=1)
-
-
-def seat_gap(shares: np.ndarray, draws: int = BOOTSTRAP, seed: int = 0) -> dict[str, Any]:
-    """The largest gap between seat win rates with a 95% percentile-bootstrap interval: ``value, ci_low,
-    ci_high, n, max_seat, min_seat``. Ludii's Balance metric is 1 minus this gap."""
-    rates = shares.mean(axis=0) if len(shares) else np.full(shares.shape[1], np.nan)
-    samples, _ = gap_samples(shares, draws, seed)
-    low, high = np.nanpercentile(samples, [2.5, 97.5]) if len(shares) else (np.nan, np.nan)
-    return {"value": float(rates.max() - rates.min()), "ci_low": float(low), "ci_high": float(high),
-            "n": len(shares), "max_seat": int(np.argmax(rates)), "min_seat": int(np.argmin(rates))}
-
-
-# ---- chit and card values -------------------------------------------------------------------------------
-def value_spread(game: str, events: pd.DataFrame, players: pd.DataFrame,
+# ---- component values (chits, cards: the game's registry entry) --------------------------------------
+def value_spread(spec_or_game: GameSpec | str, events: pd.DataFrame | None, players: pd.DataFrame,
                  config: dict[str, Any]) -> dict[str, Any]:
-    """How unequal the components are: the win added by each Kamakura chit type (`chit_values`) or each
-    Sakura card (`card_values`); ``spread`` (max minus min), the most and least valuable with their
-    intervals: ``spread, max_item, max_value, max_low, max_high, min_item, min_value, min_low, min_high``."""
+    """How unequal the components are: the win added by each component the game prices
+    (`GameSpec.component_values`: one row per ``item`` with ``win_added, ci_low, ci_high``); ``spread``
+    (max minus min), the most and least valuable with their intervals: ``spread, max_item, max_value,
+    max_low, max_high, min_item, min_value, min_low, min_high``. NaN (and "" items) without events or
+    component values. ``config``: the run manifest's config snapshot."""
     empty = {"spread": np.nan, "max_item": "", "max_value": np.nan, "max_low": np.nan, "max_high": np.nan,
              "min_item": "", "min_value": np.nan, "min_low": np.nan, "min_high": np.nan}
-    if events is None or len(events) == 0:
+    component_values = _spec(spec_or_game).component_values
+    if events is None or len(events) == 0 or component_values is None:
         return empty
-    if game == "kamakura":
-        from analysis.chit_values import chit_values
-
-        table = chit_values(events, players, config)
-        items = table["colour"].astype(str) + " " + table["icons"].astype(int).astype(str)
-        low, high = table["ci_low"], table["ci_high"]
-    else:
-        from analysis.card_values import card_values
-
-        table = card_values(events, players)
-        items = "card " + table["card"].astype(str)
-        low, high = table["added_ci_low"], table["added_ci_high"]
+    table = component_values(events, players, config)
+    items, low, high = table["item"], table["ci_low"], table["ci_high"]
     values = table["win_added"].to_numpy(dtype=float)
     if not np.isfinite(values).any():
         return empty
@@ -140,13 +112,15 @@ def value_spread(game: str, events: pd.DataFrame, players: pd.DataFrame,
 
 
 # ---- one run ----------------------------------------------------------------------------------------------
-def run_figures(game: str, games: pd.DataFrame, players: pd.DataFrame, events: pd.DataFrame | None,
-                config: dict[str, Any], seed: int = 0) -> dict[str, Any]:
-    """Every metric of one run, flat: ``n``, seat win rates (``seat_rates``: list of (rate, low, high)),
-    ``start_adv`` with ``_low/_high``, ``gap`` with ``_low/_high``, ``chi2_p`` (all seats equal),
-    ``tie_rate``, ``tiebreak_rate`` (share of all games the tie-break decided), ``length`` (mean turns or
-    rounds) each with ``_low/_high``, and the value spread (`value_spread`)."""
-    pg = per_game(games, players)
+def run_figures(spec_or_game: GameSpec | str, games: pd.DataFrame, players: pd.DataFrame,
+                events: pd.DataFrame | None, config: dict[str, Any], seed: int = 0) -> dict[str, Any]:
+    """Every metric of one run of a game (its GameSpec or name), flat: ``n``, seat win rates
+    (``seat_rates``: list of (rate, low, high)), ``start_adv`` with ``_low/_high``, ``gap`` with
+    ``_low/_high``, ``chi2_p`` (all seats equal), ``tie_rate``, ``tiebreak_rate`` (share of all games the
+    tie-break decided), ``length`` (mean game length in the game's unit, `Vocabulary.length`) each with
+    ``_low/_high``, and the value spread (`value_spread`)."""
+    spec = _spec(spec_or_game)
+    pg = per_game(games, players, spec.vocabulary.length)
     shares = share_matrix(pg)
     adv = start_player_advantage(players)
     gap = seat_gap(shares, seed=seed)
@@ -170,28 +144,11 @@ def run_figures(game: str, games: pd.DataFrame, players: pd.DataFrame, events: p
            "tiebreak_rate_low": ties["decided_by_tiebreak_ci_low"],
            "tiebreak_rate_high": ties["decided_by_tiebreak_ci_high"],
            "length": length_mean, "length_low": float(l_low), "length_high": float(l_high)}
-    spread = value_spread(game, events, players, config)
+    spread = value_spread(spec, events, players, config)
     out["value_spread"] = spread.pop("spread")
     out["value_spread_low"] = out["value_spread_high"] = out["value_spread"]
     out.update({f"value_{k}": v for k, v in spread.items()})
     return out
-
-
-def _mean_diff(a: np.ndarray, b: np.ndarray, paired: bool) -> tuple[float, float, float]:
-    """mean(a) - mean(b) with its normal 95% interval: paired (same games) or Welch (analysis.stats)."""
-    if paired:
-        d = a - b
-        d = d[~np.isnan(d)]
-        if len(d) < 2:
-            return np.nan, np.nan, np.nan
-        mean = float(d.mean())
-        low, high = mean_interval(mean, d.std(ddof=1), len(d))
-        return mean, float(low), float(high)
-    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
-    if len(a) < 2 or len(b) < 2:
-        return np.nan, np.nan, np.nan
-    diff, low, high = diff_of_means_interval(a.mean(), a.var(ddof=1), len(a), b.mean(), b.var(ddof=1), len(b))
-    return float(diff), float(low), float(high)
 
 
 def compare_runs(variant: pd.DataFrame, base: pd.DataFrame, paired: bool | None = None,
@@ -207,11 +164,12 @@ def compare_runs(variant: pd.DataFrame, base: pd.DataFrame, paired: bool | None 
     fair_v = 1.0 / sv.shape[1]
     fair_b = 1.0 / sb.shape[1]
     out: dict[str, Any] = {"paired": bool(paired)}
-    diffs = {"start_adv": _mean_diff(sv[:, 0] - fair_v, sb[:, 0] - fair_b, paired),
-             "tie_rate": _mean_diff(variant["tie"].to_numpy(float), base["tie"].to_numpy(float), paired),
-             "tiebreak_rate": _mean_diff(variant["decided"].to_numpy(float), base["decided"].to_numpy(float),
-                                         paired),
-             "length": _mean_diff(variant["length"].to_numpy(float), base["length"].to_numpy(float), paired)}
+    diffs = {"start_adv": mean_difference(sv[:, 0] - fair_v, sb[:, 0] - fair_b, paired),
+             "tie_rate": mean_difference(variant["tie"].to_numpy(float), base["tie"].to_numpy(float), paired),
+             "tiebreak_rate": mean_difference(variant["decided"].to_numpy(float),
+                                              base["decided"].to_numpy(float), paired),
+             "length": mean_difference(variant["length"].to_numpy(float), base["length"].to_numpy(float),
+                                       paired)}
     rv, rb = sv.mean(axis=0), sb.mean(axis=0)
     if paired and k:
         gv, gb = gap_samples(sv, seed=seed, paired_with=sb)
@@ -304,12 +262,13 @@ def _order(values: pd.Series, choices: list[Any]) -> pd.Series:
     return values.map(lambda v: texts.index(v) if v in texts else len(texts))
 
 
-def metric_charts(frame: pd.DataFrame, grid: dict[str, list[Any]], n_text: str, game: str) -> list[tuple]:
+def metric_charts(frame: pd.DataFrame, grid: dict[str, list[Any]], n_text: str,
+                  spec_or_game: GameSpec | str) -> list[tuple]:
     """Charts of each metric against each swept grid key (x: the key's value in the variant's config, in
     the grid's order; one bar per player count and value of the other grid keys), and against the named
-    variants."""
+    variants; game length in the game's unit (`Vocabulary.length`)."""
     out = []
-    unit = "turns" if game == "kamakura" else "rounds"
+    unit = _spec(spec_or_game).vocabulary.length
     n_short = n_text.replace(" games per run", "/run")
     grid_keys = list(grid)
     grid_rows = frame[~frame["named"] | frame["is_base"]] if grid_keys else frame.iloc[0:0]
@@ -371,8 +330,9 @@ def sweep_rows(folder: str | os.PathLike[str], manifest: dict[str, Any]) -> tupl
             run = read_run(folder / r["dir"])
             if run.games.empty:
                 raise ConfigError(f"{run.path}: the run has no finished games yet")
-            figures = run_figures(run.game, run.games, run.players, run.events, run.manifest["config"])
-            frame = per_game(run.games, run.players)
+            spec = registry.spec(run.game)
+            figures = run_figures(spec, run.games, run.players, run.events, run.manifest["config"])
+            frame = per_game(run.games, run.players, spec.vocabulary.length)
             key = (r["players"], r["agents"])
             row = {"variant": v["name"], "slug": v["slug"], "named": v["named"], "is_base": v["is_base"],
                    "overrides": ", ".join(f"{k} = {json.dumps(x)}" for k, x in v["overrides"].items()),
@@ -396,7 +356,7 @@ def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[st
     rows, runs = sweep_rows(folder, manifest)
     frame = sweep_table(rows)
     game = manifest["game"]
-    unit = "turns" if game == "kamakura" else "rounds"
+    unit = registry.spec(game).vocabulary.length
     total = int(frame["n"].sum())
     n_text = f"n = {int(frame['n'].min()):,} to {int(frame['n'].max()):,} games per run" \
         if frame["n"].nunique() > 1 else f"n = {int(frame['n'].iloc[0]):,} games per run"

@@ -2,7 +2,7 @@
 the recommended config, the games spent against an exhaustive grid at the same per-candidate sample size,
 each round of the race, every candidate (games played, objective with its interval, why it stopped) and the
 confirmation run's seat win rates. Written from the tune folder's ``tune.json`` and run directories with
-`analysis.report.write_report`.
+`analysis.page.write_report`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from analysis import charts
-from analysis.report import Section, pct, write_report
+from analysis.page import Section, pct, write_report
 from analysis.runs import Run, read_run
 from analysis.seats import seat_win_rates
 from sim.errors import ConfigError

@@ -1,4 +1,4 @@
-"""Kamakura balance statistics (analysis/kamakura.py, analysis/stats.py) on small constructed tables with
+"""Kamakura balance statistics (analysis/kamakura/, analysis/stats.py) on small constructed tables with
 known answers, and one smoke test on a real run made by ``balance simulate``."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import _frames
 from analysis import kamakura as km
+from analysis.kamakura import _frames
 from analysis.runs import read_run
 from analysis.stats import (
     chi2_sf,

@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from sim.app.runner import play_chunk, plan_run
+from sim.app.runner import plan_run, play_chunk
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = json.loads((ROOT / "tests" / "data" / "table_hashes.json").read_text())["runs"]

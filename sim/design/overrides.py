@@ -1,4 +1,4 @@
-"""Dotted-key overrides of a config (`rules.order_chit_moves`, `chits.blue[3].points`, `board.sakura`) and
+"""Dotted-key overrides of a config (`rules.order_chit_moves`, `chits.blue[3].points`, `board.torii`) and
 writing a config back out as TOML, for `balance sweep` and `balance tune`.
 
 An override is applied to the merged (``extends`` resolved) TOML table before validation, so a variant is

@@ -1,9 +1,9 @@
-"""Kamakura's entry in the game registry (sim/games.py): its parameters, agents, forward model and state,
-as references that load nothing until asked for."""
+"""Kamakura's entry in the game registry (sim/games.py; the type: sim/game_spec.py): its parameters,
+agents, forward model and state, as references that load nothing until asked for."""
 
 from pathlib import Path
 
-from sim.games import AgentKind, GameSpec, Vocabulary
+from sim.game_spec import AgentKind, GameSpec, Vocabulary
 
 #: MCTS rollout policies and rewards; the index is the kernels' code (mcts.ROLLOUT_*, REWARD_*, TREE_*).
 ROLLOUTS = ("random", "greedy", "uniform", "quick")

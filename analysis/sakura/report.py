@@ -1,4 +1,8 @@
-"""The Sakura sections of the report (issue 5, item 3): seats, ties, cards, bumps, sakura tokens, length."""
+"""The Sakura sections of the report (issue 5, item 3): seats, ties, cards, bumps, sakura tokens, length.
+
+`sakura_sections` is the registry's `report_sections` of Sakura (sim/sakura/spec.py); the page kit is
+`analysis.page`.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
 from analysis import charts
 from analysis import sakura as S
-from analysis.report import (
+from analysis.page import (
     TIE_KEYS,
     Section,
     fair_share,
@@ -22,9 +27,11 @@ from analysis.report import (
     wide,
 )
 from analysis.runs import Run
+from analysis.stats import mean_interval
 
 
 def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str, Any]]]:
+    """The report sections of Sakura runs (label -> Run) and one summary.json record per run."""
     series, n_all = scope(runs)
 
     seats = {lab: S.seat_win_rates(r.players) for lab, r in runs.items()}
@@ -121,18 +128,21 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
 
 
 def _mean_ci(mean: float, sd: float, n: int) -> str:
-    half = 1.959963984540054 * sd / np.sqrt(max(n, 1))
-    return f"[{mean - half:.2f}, {mean + half:.2f}]"
+    """The normal 95% interval of a mean (`analysis.stats.mean_interval`) as text: "[9.12, 9.48]"."""
+    low, high = mean_interval(mean, sd, n)
+    return f"[{low:.2f}, {high:.2f}]"
 
 
 def _advantage(seats: pd.DataFrame, players: int) -> dict[str, float]:
+    """Seat 0's win rate minus 1/players, with its interval shifted the same way (summary.json)."""
     first = seats.iloc[0]
     fair = 1 / players
     return {"value": first["win_rate"] - fair, "ci_low": first["ci_low"] - fair,
             "ci_high": first["ci_high"] - fair, "n": int(first["games"])}
 
 
-def _card_chart(long: pd.DataFrame, series: str | None, n_all: str):
+def _card_chart(long: pd.DataFrame, series: str | None, n_all: str) -> Figure:
+    """Win added per card order number, one marker series per run."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8.0, 4.2))

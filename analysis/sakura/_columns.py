@@ -2,8 +2,12 @@
 walks over the events table (about 60 million rows at a million games), a (game_id, seat) row finder,
 API.md's id-list ordering and the Wilson-interval rate row.
 
-Used by `analysis.ties`, `analysis.card_values` and `analysis.sakura_play`; not part of the package's
-interface.
+Whole numeric columns convert with the shared `analysis._arrays.ints` / `floats`; `_Col` is for what
+those do not do: text and categorical columns read as codes into their labels, and a column read in
+slices (chunk by chunk) without converting it whole.
+
+Used by `analysis.sakura.ties`, `analysis.sakura.card_values` and `analysis.sakura.play`; not part of the
+package's interface.
 """
 
 from __future__ import annotations
@@ -16,6 +20,9 @@ import pandas as pd
 from analysis.stats import wilson_interval
 
 CHUNK = 1 << 22  # event rows per step: temporaries stay small however large the run
+
+#: Rows of a column to read: a slice, a boolean mask or an index array.
+Rows = slice | np.ndarray
 
 
 class _Col:
@@ -50,7 +57,7 @@ class _Col:
             if values.dtype.kind == "f" and np.isnan(values).any():
                 self.mask = np.isnan(values)
 
-    def take(self, rows=slice(None), fill=-1) -> np.ndarray:
+    def take(self, rows: Rows = slice(None), fill: float = -1) -> np.ndarray:
         values = self.values[rows]
         if self.mask is not None:
             mask = self.mask[rows]
@@ -58,22 +65,15 @@ class _Col:
                 values = np.where(mask, fill, values)
         return values.view(np.int8) if values.dtype == bool else values
 
-    def ints(self, rows=slice(None), fill=-1) -> np.ndarray:
+    def ints(self, rows: Rows = slice(None), fill: int = -1) -> np.ndarray:
         return self.take(rows, fill).astype(np.int64, copy=False)
 
-    def floats(self, rows=slice(None)) -> np.ndarray:
+    def floats(self, rows: Rows = slice(None)) -> np.ndarray:
         return self.take(rows, np.nan).astype(np.float64, copy=False)
 
 
-def _ints(series: pd.Series, fill: int = -1) -> np.ndarray:
-    return _Col(series).ints(fill=fill)
-
-
-def _floats(series: pd.Series) -> np.ndarray:
-    return _Col(series).floats()
-
-
 def _spans(n: int) -> Iterator[slice]:
+    """Slices of CHUNK rows covering 0..n."""
     for start in range(0, n, CHUNK):
         yield slice(start, min(start + CHUNK, n))
 
@@ -131,5 +131,6 @@ def _rank(labels: list[str], order: tuple[str, ...]) -> list[int]:
 
 
 def _rate_row(successes: float, n: int) -> dict:
+    """win_rate = successes / n (NaN for n = 0) with its Wilson 95% ci_low, ci_high."""
     low, high = wilson_interval(successes, n)
     return {"win_rate": successes / n if n else np.nan, "ci_low": low, "ci_high": high}

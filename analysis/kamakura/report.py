@@ -1,4 +1,8 @@
-"""The Kamakura sections of the report (issue 5, item 2): seats, ties, chit and power values, scores."""
+"""The Kamakura sections of the report (issue 5, item 2): seats, ties, chit and power values, scores.
+
+`kamakura_sections` is the registry's `report_sections` of Kamakura (sim/kamakura/spec.py); the page kit
+is `analysis.page`.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ import pandas as pd
 
 from analysis import charts
 from analysis import kamakura as K
-from analysis.report import (
+from analysis.page import (
     TIE_KEYS,
     Section,
     fair_share,
@@ -26,14 +30,17 @@ from analysis.runs import Run
 
 
 def _n(run: Run) -> str:
+    """The "n = ... games" text of one run."""
     return f"n = {len(run.games):,} games"
 
 
 def _chit_label(frame: pd.DataFrame) -> pd.Series:
+    """A chit type's label: "<colour> <icons>"."""
     return frame["colour"].astype(str) + " " + frame["icons"].astype(int).astype(str)
 
 
 def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str, Any]]]:
+    """The report sections of Kamakura runs (label -> Run) and one summary.json record per run."""
     labels = list(runs)
     series, n_all = scope(runs)
 

@@ -1,26 +1,27 @@
 """What is each Sakura card and action worth? Per card (order number) and per garden or painter action:
 how often players played it and the mean win share of the player-games that did, with Wilson 95%
 intervals, against the overall mean win share. The court painter's cards are not counted.
+`component_values` is the registry's uniform view of the card values (`GameSpec.component_values`, used by
+the sweep and tune commands). The action ids and their order are the engine's (`sim.sakura.params`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from analysis._columns import _Col, _floats, _ints, _KeyIndex, _kind_col, _rank, _rate_row, _spans
-
-GARDEN_ACTIONS = ("E+1", "E+2", "E-1", "E+-1", "closest-2", "furthest+2")
-
-PAINTER_ACTIONS = ("P+1", "P+2", "P+3", "P+-1", "P+-2", "P+-3", "leapfrog", "count")
+from analysis._arrays import floats, ints
+from analysis.sakura._columns import _Col, _KeyIndex, _kind_col, _rank, _rate_row, _spans
+from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS
 
 _BIT = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))  # _BIT[k] = 1 << k
 
 
 def _player_index(players: pd.DataFrame) -> _KeyIndex:
-    return _KeyIndex(_ints(players["game_id"]), _ints(players["seat"]))
+    return _KeyIndex(ints(players["game_id"]), ints(players["seat"]))
 
 
 def _player_cards(events: pd.DataFrame, players: pd.DataFrame, cols: dict[str, _Col],
@@ -83,7 +84,7 @@ def card_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
     painter = _Col(events["painter"], text=True)
     cols = {"card": _Col(events["card"]), "garden": garden, "painter": painter,
             "resolved": _Col(events["resolved"])}
-    share = _floats(players["win_share"])
+    share = floats(players["win_share"])
     bits = np.zeros(len(share), dtype=np.uint64)
     times = np.zeros(64, dtype=np.int64)
     unresolved = np.zeros(64, dtype=np.int64)
@@ -124,7 +125,7 @@ def action_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
     # bit of each garden code and each painter code (index 0: null, no bit)
     g_bits = np.r_[np.uint64(0), _BIT[:offset]]
     p_bits = np.r_[np.uint64(0), _BIT[offset:n_keys]]
-    share = _floats(players["win_share"])
+    share = floats(players["win_share"])
     bits = np.zeros(len(share), dtype=np.uint64)
     times = np.zeros(n_keys + 2, dtype=np.int64)
     for row, v in _player_cards(events, players, {"garden": garden, "painter": painter}):
@@ -141,3 +142,14 @@ def action_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
     frame = frame.iloc[_rank(garden.labels, GARDEN_ACTIONS)
                        + [offset + i for i in _rank(painter.labels, PAINTER_ACTIONS)]]
     return frame[frame["played"] > 0].reset_index(drop=True)
+
+
+def component_values(events: pd.DataFrame, players: pd.DataFrame,
+                     config: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """The win added by each card played, in the registry's uniform shape (`GameSpec.component_values`):
+    ``item`` ("card <order number>"), ``win_added``, ``ci_low``, ``ci_high`` (`card_values`' win_added and
+    added_ci_low/added_ci_high), one row per card played. ``config`` (the run manifest's config snapshot)
+    is not needed: the cards' halves are logged with them."""
+    table = card_values(events, players)
+    return pd.DataFrame({"item": "card " + table["card"].astype(str), "win_added": table["win_added"],
+                         "ci_low": table["added_ci_low"], "ci_high": table["added_ci_high"]})

@@ -1,71 +1,20 @@
-"""Shared plumbing of the Kamakura questions (private): the players table as a sorted player-game index
-and the events table scanned in blocks of whole games, as compact numpy columns.
+"""Shared plumbing of the Kamakura questions (private): the events table scanned in blocks of whole games,
+as compact numpy columns, each event with its player-game row of the players table
+(`analysis._arrays.player_games`).
 
-Used by `analysis.seats`, `analysis.ties`, `analysis.chit_values` and `analysis.game_flow`; not part of
-the package's interface.
+Used by `analysis.kamakura.chit_values` and `analysis.kamakura.game_flow`; not part of the package's
+interface.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
-
-def _ints(series: pd.Series, na: int = -1) -> np.ndarray:
-    """A (possibly nullable) integer column as int64, NA -> ``na``."""
-    return series.to_numpy(dtype=np.int64, na_value=na)
-
-
-def _floats(series: pd.Series) -> np.ndarray:
-    return series.to_numpy(dtype=np.float64, na_value=np.nan)
-
-
-def _bools(series: pd.Series) -> np.ndarray:
-    return series.to_numpy(dtype=bool, na_value=False)
-
-
-@dataclass(frozen=True)
-class _PlayerGames:
-    """The players table as arrays sorted by (game, seat), with per-game row offsets."""
-
-    game_ids: np.ndarray  # (G,) sorted game ids
-    starts: np.ndarray  # (G,) first row of each game
-    sizes: np.ndarray  # (G,) players in each game
-    game: np.ndarray  # (N,) game index of each row
-    seat: np.ndarray  # (N,)
-    share: np.ndarray  # (N,) win share
-    score: np.ndarray  # (N,) float score
-    frame: pd.DataFrame  # the players table in this row order
-
-    @property
-    def seats(self) -> int:
-        return int(self.seat.max()) + 1 if len(self.seat) else 0
-
-
-def _player_games(players: pd.DataFrame) -> _PlayerGames:
-    if len(players) == 0:
-        raise ValueError("players table is empty")
-    gid = _ints(players["game_id"])
-    seat = _ints(players["seat"])
-    ordered = bool(np.all((gid[1:] > gid[:-1]) | ((gid[1:] == gid[:-1]) & (seat[1:] > seat[:-1]))))
-    if not ordered:
-        order = np.lexsort((seat, gid))
-        players = players.iloc[order]
-        gid, seat = gid[order], seat[order]
-    new = np.empty(len(gid), dtype=bool)
-    new[0] = True
-    np.not_equal(gid[1:], gid[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    game = np.cumsum(new) - 1
-    sizes = np.diff(np.append(starts, len(gid)))
-    if not np.array_equal(seat, np.arange(len(gid)) - starts[game]):
-        raise ValueError("players table must list seats 0..P-1 of every game")
-    return _PlayerGames(game_ids=gid[starts], starts=starts, sizes=sizes, game=game, seat=seat,
-                        share=_floats(players["win_share"]), score=_floats(players["score"]),
-                        frame=players)
-
+from analysis._arrays import PlayerGames
 
 #: Events are processed in blocks of whole games of about this many rows, so that temporary arrays stay small
 #: (first-touch page faults of big temporaries dominate the cost at tens of millions of rows).
@@ -74,11 +23,11 @@ _BLOCK_ROWS = 1 << 20
 
 class _EventScan:
     """The events table as compact numpy columns, cut into blocks of whole games, with each event's
-    player-game row (index into ``_PlayerGames``) computed per block.
+    player-game row (index into `analysis._arrays.PlayerGames`) computed per block.
 
     Game ids are looked up, and seats checked, once per run of equal game ids rather than once per row."""
 
-    def __init__(self, events: pd.DataFrame, pg: _PlayerGames, block_rows: int | None = None):
+    def __init__(self, events: pd.DataFrame, pg: PlayerGames, block_rows: int | None = None):
         block_rows = block_rows or _BLOCK_ROWS
         gid = events["game_id"].to_numpy(dtype=np.int64, na_value=-1)  # a view when there is no NA
         n = len(gid)
@@ -120,7 +69,7 @@ class _EventScan:
             self._cut_runs = np.zeros(1, dtype=np.int64)
         self._columns: dict[str, np.ndarray] = {}
 
-    def blocks(self):
+    def blocks(self) -> Iterator[tuple[int, int, int, int]]:
         """Yield ``(a, b, r0, r1)``: event rows a:b holding exactly the runs (games) r0:r1."""
         for r0, r1 in zip(self._cut_runs[:-1], self._cut_runs[1:], strict=True):
             a = int(self.run_starts[r0])
@@ -138,7 +87,7 @@ class _EventScan:
             row[row < 0] = -1
         return row
 
-    def int_column(self, name: str, dtype=np.int16) -> np.ndarray:
+    def int_column(self, name: str, dtype: npt.DTypeLike = np.int16) -> np.ndarray:
         """An integer column as a compact numpy array, NA -> -1 (cached)."""
         if name not in self._columns:
             self._columns[name] = self.events[name].to_numpy(dtype=dtype, na_value=-1)

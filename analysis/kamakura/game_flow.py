@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis._frames import _EventScan, _floats, _player_games
+from analysis._arrays import floats, player_games
+from analysis.kamakura._frames import _EventScan
 from analysis.stats import mean_interval, wilson_intervals
 
 
@@ -52,7 +53,7 @@ def score_stats(players: pd.DataFrame, games: pd.DataFrame) -> dict[str, Any]:
     - ``length``: dict of game length in turns (same keys as margin, without zero_rate);
       ``length_counts``: DataFrame ``turns, games, share``;
     - ``end_reasons``: DataFrame ``end_reason, games, rate, ci_low, ci_high``."""
-    pg = _player_games(players)
+    pg = player_games(players)
     by_seat = []
     for seat in range(pg.seats):
         by_seat.append({"seat": seat, **_distribution(pg.score[pg.seat == seat])})
@@ -66,7 +67,7 @@ def score_stats(players: pd.DataFrame, games: pd.DataFrame) -> dict[str, Any]:
     margin_summary = _distribution(margin)
     margin_summary["zero_rate"] = float(np.mean(margin[~np.isnan(margin)] == 0)) if margin_summary["n"] \
         else float("nan")
-    turns = _floats(games["turns"])
+    turns = floats(games["turns"])
     reasons = games["end_reason"].astype("string").fillna("<NA>")
     reason_counts = reasons.value_counts(sort=True)
     low, high = wilson_intervals(reason_counts.to_numpy(), len(games))
@@ -84,8 +85,8 @@ def pass_timing(players: pd.DataFrame) -> pd.DataFrame:
     ``never_passed_rate`` with ``ci_low, ci_high`` (Wilson; the game ended with every chit gained first),
     and the turn of passing among those who passed (game-wide turn index): ``mean_out_turn, sd_out_turn,
     q25_out_turn, median_out_turn, q75_out_turn``."""
-    pg = _player_games(players)
-    out = _floats(pg.frame["out_turn"])
+    pg = player_games(players)
+    out = floats(pg.frame["out_turn"])
     rows = []
     for seat in range(pg.seats):
         values = out[pg.seat == seat]
@@ -104,8 +105,8 @@ def pass_timing(players: pd.DataFrame) -> pd.DataFrame:
 def pass_timing_counts(players: pd.DataFrame) -> pd.DataFrame:
     """Histogram-ready distribution of the passing turn per seat: ``seat, out_turn, players, share`` (share
     of that seat's player-games; players who never passed are not listed)."""
-    pg = _player_games(players)
-    out = _floats(pg.frame["out_turn"])
+    pg = player_games(players)
+    out = floats(pg.frame["out_turn"])
     passed = ~np.isnan(out)
     seats = pg.seats
     turn = out[passed].astype(np.int64)
@@ -176,7 +177,7 @@ def lead_changes_per_game(events: pd.DataFrame, players: pd.DataFrame) -> pd.Ser
     The leader after a turn is the player with the highest cumulative score; a tie keeps the previous
     leader, so the lead changes only when another player's score rises strictly above the leader's. The
     first player to score takes the lead without it counting as a change."""
-    pg = _player_games(players)
+    pg = player_games(players)
     result = np.zeros(len(pg.game_ids), dtype=np.int64)
     scan = _EventScan(events, pg)
     if scan.n:

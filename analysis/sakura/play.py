@@ -1,6 +1,7 @@
 """How does a Sakura game unfold? Bumps (painters stopped by the Emperor, R-15) and the tokens they
 cost, per game, per painter and per action; tokens won at each sakura by finishing rank; and game length
-in rounds with the end reasons.
+in rounds with the end reasons. The starting tokens and the action ids are the engine's
+(`sim.sakura.kernels.START_TOKENS`, `sim.sakura.params`).
 """
 
 from __future__ import annotations
@@ -8,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis._columns import _Col, _floats, _ints, _KeyIndex, _kind_col, _rank, _spans
-from analysis.card_values import GARDEN_ACTIONS, PAINTER_ACTIONS
+from analysis._arrays import floats, ints
+from analysis.sakura._columns import _Col, _KeyIndex, _kind_col, _rank, _spans
 from analysis.stats import wilson_interval
-
-START_TOKENS = 5  # RULES.md, Setup: each player (and the court painter) starts with 5 tokens
+from sim.sakura.kernels import START_TOKENS  # RULES.md Setup: each painter starts with 5 tokens
+from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS
 
 
 def _rows_of(kind: _Col, code: int) -> np.ndarray:
@@ -34,8 +35,8 @@ def bump_stats(games: pd.DataFrame, events: pd.DataFrame, players: pd.DataFrame 
     garden action can bump another painter).
 
     How tokens lost are computed. Tokens change only by bumps (-1 each, if the painter has a token) and
-    sakura scoring (the `tokens_gained` of the sakura rows), starting from 5. So for each painter
-      lost = 5 + tokens gained at sakuras - final tokens.
+    sakura scoring (the `tokens_gained` of the sakura rows), from START_TOKENS (5). So for each painter
+      lost = START_TOKENS + tokens gained at sakuras - final tokens.
     With `players` given, final tokens are players.score (and games.court_tokens for the court painter):
     exact (tokens_lost_method "final scores"). Without it they are read from the card rows: the painter's
     `tokens_after` on its card of the game's last round (games.rounds), plus what it gained at a sakura
@@ -46,13 +47,13 @@ def bump_stats(games: pd.DataFrame, events: pd.DataFrame, players: pd.DataFrame 
     so it is a lower bound (tokens_lost_method "card rows"); on real runs it is within 0.1% of exact.
     """
     n = len(games)
-    bumps = _ints(games["bumps"], fill=0)
+    bumps = ints(games["bumps"], fill=0)
     dist = np.bincount(bumps) if n else np.zeros(1, np.int64)
     present = np.flatnonzero(dist)
     with_bump = int(np.count_nonzero(bumps))
     low, high = wilson_interval(with_bump, n)
     lost_by_painter = _tokens_lost(games, events, players)
-    n_players = int(_ints(games["players"]).max()) if n else 0
+    n_players = int(ints(games["players"]).max()) if n else 0
     total = float(lost_by_painter.sum())
     return {
         "n": n,
@@ -78,7 +79,7 @@ def bump_stats(games: pd.DataFrame, events: pd.DataFrame, players: pd.DataFrame 
 
 def _tokens_lost(games: pd.DataFrame, events: pd.DataFrame, players: pd.DataFrame | None) -> np.ndarray:
     """Tokens lost to bumps summed over games, per painter slot (seat 0.., then the court painter)."""
-    n_players = int(_ints(games["players"]).max()) if len(games) else 0
+    n_players = int(ints(games["players"]).max()) if len(games) else 0
     court = n_players == 2
     slots = n_players + int(court)
     kind, card_code, sakura_code = _kind_col(events)
@@ -89,13 +90,13 @@ def _tokens_lost(games: pd.DataFrame, events: pd.DataFrame, players: pd.DataFram
     gained = np.bincount(s_seat, weights=s_gain, minlength=slots)[:slots]
     start = START_TOKENS * len(games)
     if players is not None:
-        final = np.bincount(_ints(players["seat"]), weights=_floats(players["score"]), minlength=slots)
+        final = np.bincount(ints(players["seat"]), weights=floats(players["score"]), minlength=slots)
         if court:
-            final[n_players] = float(np.nansum(_floats(games["court_tokens"])))
+            final[n_players] = float(np.nansum(floats(games["court_tokens"])))
         return start + gained - final[:slots]
     # each painter's card of its game's last round (one card per painter and round)
-    game_pos = _KeyIndex(_ints(games["game_id"]), np.zeros(len(games), dtype=np.int64))
-    last_round = np.r_[_ints(games["rounds"]), -2]  # position -1 (a game not in `games`): no match
+    game_pos = _KeyIndex(ints(games["game_id"]), np.zeros(len(games), dtype=np.int64))
+    last_round = np.r_[ints(games["rounds"]), -2]  # position -1 (a game not in `games`): no match
     keep, keep_pos = [], []
     for span in _spans(len(events)):
         rows = np.flatnonzero(kind.take(span) == card_code) + span.start
@@ -197,7 +198,7 @@ def sakura_tokens(events: pd.DataFrame, players_count: int) -> pd.DataFrame:
 def round_stats(games: pd.DataFrame) -> dict:
     """Game length in rounds: n (games), mean, sd, median, q1, q3, min, max, end_reasons ({reason: games},
     reasons that occurred) and histogram (DataFrame rounds, games, share)."""
-    rounds = _ints(games["rounds"], fill=0)
+    rounds = ints(games["rounds"], fill=0)
     n = len(rounds)
     reasons = games["end_reason"].astype("string").value_counts(sort=False)
     if not n:

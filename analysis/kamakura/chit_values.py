@@ -2,7 +2,11 @@
 and the win share of holders against the others; per power: activation rate and the win share of
 activating player-games against the others (normal 95% intervals of the differences); and a logistic
 regression of winning on the chits held at the end, seat as a covariate. All associations, not causal
-effects.
+effects. `component_values` is the registry's uniform view of the chit values (`GameSpec.component_values`,
+used by the sweep and tune commands).
+
+The chit colours are the engine's (`sim.kamakura.params.COLOURS`); the events table logs an order chit's
+activation with the pseudo-colour `sim.kamakura.tables.ORDER_COLOUR`.
 """
 
 from __future__ import annotations
@@ -13,16 +17,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis._frames import _EventScan, _player_games
+from analysis._arrays import player_games
+from analysis.kamakura._frames import _EventScan
 from analysis.stats import Z95, diff_of_means_interval, logistic_regression, wilson_intervals
-
-#: Chit colours in colour-number order (RULES.md: 0 red, 1 yellow, 2 green, 3 blue).
-COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue")
+from sim.kamakura.params import COLOURS, RULE_DEFAULTS  # COLOURS in colour-number order (0 red .. 3 blue)
+from sim.kamakura.tables import ORDER_COLOUR
 
 #: Powers a player can activate: the red, yellow and green chits and the order chit (blue has none).
-POWERS: tuple[str, ...] = ("red", "yellow", "green", "order")
+POWERS: tuple[str, ...] = (*COLOURS[:3], ORDER_COLOUR)
 
-_EVENT_COLOURS = (*COLOURS, "order")
+#: The events table's colours: the chit colours and the order chit's pseudo-colour.
+_EVENT_COLOURS = (*COLOURS, ORDER_COLOUR)
 
 
 def chit_types(config: Mapping[str, Any]) -> pd.DataFrame:
@@ -114,7 +119,7 @@ def chit_values(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str
     difference of two means, each group's own variance), ``n_player_games``.
 
     ``win_added`` is an association, not a causal effect: holders also tend to be players who gained more."""
-    pg = _player_games(players)
+    pg = player_games(players)
     types = chit_types(config)
     t = len(types)
     total = len(pg.share)
@@ -170,7 +175,7 @@ def power_values(events: pd.DataFrame, players: pd.DataFrame,
     moves (``config["rules"]["order_chit_moves"]`` when a config is given, else the seats that activated an
     order chit at least once in these games): the start player's order chit never acts (R-4).
     Like ``win_added`` of chits, an association: activating needs holding, and holding needs gaining."""
-    pg = _player_games(players)
+    pg = player_games(players)
     n = len(pg.share)
     k = len(POWERS)
     scan = _EventScan(events, pg)
@@ -197,7 +202,7 @@ def power_values(events: pd.DataFrame, players: pd.DataFrame,
     flags = flags.reshape(k, n)
     seats = pg.seats
     if config is not None:
-        moves = list((config.get("rules") or {}).get("order_chit_moves", [0, 2, 3, 4]))
+        moves = list((config.get("rules") or {}).get("order_chit_moves", RULE_DEFAULTS["order_chit_moves"]))
         order_seats = np.array([s < len(moves) and moves[s] > 0 for s in range(seats)])
     else:
         order_seats = np.bincount(pg.seat[flags[3]], minlength=seats) > 0
@@ -231,7 +236,7 @@ def holding_regression(events: pd.DataFrame, players: pd.DataFrame, config: Mapp
     chit or seat), ``colour, icons`` (chit terms), ``coef`` (log odds per chit held), ``stderr``,
     ``ci_low, ci_high`` (95% interval of coef), ``odds_ratio, or_low, or_high``, ``n`` (player-games used).
     A term whose column never varies in the sample (a type nobody gained) is left out of the fit: NaN."""
-    pg = _player_games(players)
+    pg = player_games(players)
     types = chit_types(config)
     t = len(types)
     total = len(pg.share)
@@ -276,3 +281,13 @@ def holding_regression(events: pd.DataFrame, players: pd.DataFrame, config: Mapp
     return pd.DataFrame({"term": terms, "kind": kinds, "colour": colour, "icons": icons, "coef": coef,
                          "stderr": stderr, "ci_low": low, "ci_high": high, "odds_ratio": np.exp(coef),
                          "or_low": np.exp(low), "or_high": np.exp(high), "n": m})
+
+
+def component_values(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
+    """The win added by each chit type, in the registry's uniform shape (`GameSpec.component_values`):
+    ``item`` ("<colour> <icons>", e.g. "red 3"), ``win_added``, ``ci_low``, ``ci_high`` (`chit_values`),
+    one row per chit type of the config's chit set. ``config``: the run manifest's config snapshot."""
+    table = chit_values(events, players, config)
+    return pd.DataFrame({"item": table["colour"].astype(str) + " " + table["icons"].astype(int).astype(str),
+                         "win_added": table["win_added"], "ci_low": table["ci_low"],
+                         "ci_high": table["ci_high"]})

@@ -1,0 +1,56 @@
+"""Kamakura balance statistics (issue 5, item 2), computed from a run's tables alone (API.md "Run directory"):
+the Kamakura functions of the question modules under their historical names, for
+`analysis.kamakura.report` and callers that ask for "everything about Kamakura"
+(``from analysis import kamakura; kamakura.chit_values(...)``).
+
+Each question lives in its own module: seats in the game-independent `analysis.seats`, how often ties
+decide in `analysis.ties`, the tie re-scoring under every R-9 rule in `analysis.kamakura.ties`, chits and
+powers in `analysis.kamakura.chit_values`, scores, passing and lead changes in
+`analysis.kamakura.game_flow`; the report sections in `analysis.kamakura.report` (the registry's
+`report_sections`). All are pure functions: DataFrames in, DataFrames or dicts out; nothing is printed or
+written. Every rate comes with its n and a Wilson 95% interval, every difference with a normal 95%
+interval. Seats are 0-based as in the tables (seat 0 is the start player, "seat 1" in RULES.md prose).
+"""
+
+from __future__ import annotations
+
+from analysis.kamakura.chit_values import (
+    COLOURS,
+    POWERS,
+    chit_types,
+    chit_values,
+    component_values,
+    holding_regression,
+    power_values,
+)
+from analysis.kamakura.game_flow import (
+    lead_changes,
+    lead_changes_per_game,
+    pass_timing,
+    pass_timing_counts,
+    score_stats,
+)
+from analysis.kamakura.ties import TIE_RULES, rescore_ties
+from analysis.seats import seat_equality_test, seat_win_rates, start_player_advantage
+from analysis.ties import tie_stats
+
+__all__ = [
+    "COLOURS",
+    "POWERS",
+    "TIE_RULES",
+    "chit_types",
+    "chit_values",
+    "component_values",
+    "holding_regression",
+    "lead_changes",
+    "lead_changes_per_game",
+    "pass_timing",
+    "pass_timing_counts",
+    "power_values",
+    "rescore_ties",
+    "score_stats",
+    "seat_equality_test",
+    "seat_win_rates",
+    "start_player_advantage",
+    "tie_stats",
+]

@@ -1,0 +1,209 @@
+"""The page kit of every report (`balance report`, the sweep, tune and ladder reports): a `Section` of
+notes, tables and charts, the number formats (`pct`, `interval`, `p_value`), the helpers that lay several
+runs side by side (`scope`, `fair_share`, `label_runs`, `stack`, `wide`), the tie-break section every game
+shares (`tie_section`, `rescoring_summary`), and `write_report`, which writes index.html, summary.json and
+the tables as CSV.
+
+It imports no report module: `analysis.report`, the game packages' report sections, `analysis.ladder`,
+`analysis.sweep_report` and `analysis.tune_report` import it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis import charts
+from analysis.compare import run_label, side_by_side
+from analysis.runs import Run
+
+#: Float columns whose name holds one of these words are shares: the page shows them as percentages.
+PERCENT_WORDS = ("rate", "ci_low", "ci_high", "added", "share", "advantage")
+
+
+@dataclass
+class Section:
+    """One titled part of a report page: its notes (HTML), tables (also written as CSV) and charts (PNG)."""
+
+    title: str
+    notes: list[str] = field(default_factory=list)  # headline figures, each with its n and interval
+    tables: list[tuple[str, str, pd.DataFrame]] = field(default_factory=list)  # (file name, caption, frame)
+    charts: list[tuple[str, str, Any]] = field(default_factory=list)  # (file name, caption, figure)
+
+
+def scope(runs: dict[str, Run]) -> tuple[str | None, str]:
+    """The chart series column (None for one run) and the "n = ... games" text for a game's runs."""
+    total = sum(len(r.games) for r in runs.values())
+    many = len(runs) > 1
+    return ("run" if many else None), f"n = {total:,} games" + (f" in {len(runs)} runs" if many else "")
+
+
+def pct(x: float | None) -> str:
+    """A share as a percentage with one decimal ("n/a" for None or NaN)."""
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
+
+
+def interval(low: float, high: float) -> str:
+    """An interval of shares: "[12.3%, 15.0%]"."""
+    return f"[{pct(low)}, {pct(high)}]"
+
+
+def p_value(p: float) -> str:
+    """A p-value to three significant digits ("p < 1e-300" below what a float tells apart from 0)."""
+    return "p < 1e-300" if p < 1e-300 else f"p = {p:.3g}"
+
+
+def fair_share(runs: dict[str, Run]) -> float | None:
+    """1/players when every run has the same player count (else no single reference line is right)."""
+    counts = {run.manifest["players"] for run in runs.values()}
+    return 1 / counts.pop() if len(counts) == 1 else None
+
+
+def label_runs(runs: list[Run]) -> list[str]:
+    """Short labels of runs (`analysis.compare.run_label`), with the folder name added where two collide."""
+    labels = [run_label(run.manifest, run.path) for run in runs]
+    if len(set(labels)) < len(labels):
+        labels = [f"{label} ({run.path.name})" for label, run in zip(labels, runs, strict=True)]
+    return labels
+
+
+def stack(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One frame per run -> one frame with a `run` column first (the long form charts overlay)."""
+    return pd.concat([f.assign(run=label) for label, f in frames.items()], ignore_index=True)[
+        ["run", *next(iter(frames.values())).columns]]
+
+
+def wide(frames: dict[str, pd.DataFrame], key: str | list[str]) -> pd.DataFrame:
+    """One frame per run -> one row per key with one block of columns per run (single run: as is)."""
+    if len(frames) == 1:
+        return next(iter(frames.values()))
+    first = next(iter(frames.values()))
+    keys = [key] if isinstance(key, str) else key
+    values = [c for c in first.columns if c not in keys]
+    return side_by_side(frames, key, values)
+
+
+TIE_KEYS = ("top_tied_rate", "top_tied_ci_low", "top_tied_ci_high", "decided_by_tiebreak_rate",
+            "decided_by_tiebreak_ci_low", "decided_by_tiebreak_ci_high", "n")
+
+
+def tie_section(title: str, name: str, runs: dict[str, Run], ties: dict[str, dict],
+                rescored: dict[str, pd.DataFrame], tied_what: str, rule: str, n_all: str) -> Section:
+    """How often the top is tied, how often the tie-break decided, and seat win rates re-scored from the
+    logged scores under every tie-break rule: every game's report has this section.
+
+    ``ties``: per run the `analysis.ties.tie_stats` dict; ``rescored``: per run the long table (rule, seat,
+    win_rate, ci_low, ci_high) of the game's re-scoring; ``name``: the file-name prefix of its chart and
+    table; ``tied_what`` and ``rule``: how the notes name the tie and the rule (its RULES.md number);
+    ``n_all``: the `scope` text. The chart's title starts with the part of ``title`` before its colon."""
+    sec = Section(title)
+    for lab, run in runs.items():
+        t = ties[lab]
+        sec.notes.append(
+            f"<b>{lab}</b>: {tied_what} tied in <b>{pct(t['top_tied_rate'])}</b> of games "
+            f"{interval(t['top_tied_ci_low'], t['top_tied_ci_high'])}; the tie-break ({rule}) decided the "
+            f"winner in <b>{pct(t['decided_by_tiebreak_rate'])}</b> "
+            f"{interval(t['decided_by_tiebreak_ci_low'], t['decided_by_tiebreak_ci_high'])}; "
+            f"n = {len(run.games):,} games.")
+    sec.notes.append(f"Re-scored from the logged final results under every tie-break rule ({rule}): the "
+                     "difference between rules is what the rule is worth to each seat.")
+    long = stack(rescored)
+    long["series"] = (long["run"] + ": " if len(runs) > 1 else "") + long["rule"]
+    game = title.split(":")[0]
+    sec.charts.append((f"{name}_tiebreak_rescoring", f"Seat win rates under each tie-break rule ({n_all})",
+                       charts.grouped_bars(long, "seat", "win_rate", "ci_low", "ci_high", "series",
+                                           f"{game} win rate by seat and tie-break rule ({n_all})", "seat",
+                                           "win rate (%)")))
+    sec.tables.append((f"{name}_tiebreak_rescoring", "Seat win rates re-scored under each tie-break rule",
+                       wide({k: v.drop(columns=["wins"], errors="ignore") for k, v in rescored.items()},
+                            ["rule", "seat"])))
+    return sec
+
+
+def rescoring_summary(rescored: pd.DataFrame) -> dict[str, list[float]]:
+    """Win rate per seat under each tie-break rule, for summary.json."""
+    return {rule: grp.sort_values("seat")["win_rate"].tolist()
+            for rule, grp in rescored.groupby("rule", sort=False)}
+
+
+# ---- output --------------------------------------------------------------------------------------------
+def _format(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table as the page shows it: flat column names, shares as percentages, other floats to 3 digits."""
+    out = frame.copy()
+    if isinstance(out.columns, pd.MultiIndex):
+        out.columns = [" ".join(str(c) for c in col if str(c)) for col in out.columns]
+    for col in out.columns:
+        name = str(col).lower()
+        if pd.api.types.is_float_dtype(out[col]):
+            if any(word in name for word in PERCENT_WORDS) and not re.search(r"(^|[^a-z])n_", name):
+                out[col] = out[col].map(lambda v: "" if pd.isna(v) else f"{100 * v:.1f}%")
+            else:
+                out[col] = out[col].map(lambda v: "" if pd.isna(v) else f"{v:.3g}")
+    return out
+
+
+CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
+table { border-collapse: collapse; margin: .8em 0; font-size: .85em; }
+th, td { border: 1px solid #ddd; padding: .25em .6em; text-align: right; }
+th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
+figure { margin: 1em 0; } figcaption { font-size: .85em; color: #555; }
+.note { margin: .3em 0; } .meta { color: #555; font-size: .9em; }
+"""
+
+
+def write_report(sections: list[Section], runs: list[Run], labels: list[str], summary: dict,
+                 out: Path, title: str = "Balance report") -> Path:
+    """Write the page: ``out``/index.html (the runs, then each section's notes, charts and tables),
+    charts/<name>.png, tables/<name>.csv (both folders replaced) and summary.json. Returns index.html."""
+    out.mkdir(parents=True, exist_ok=True)
+    for sub in ("charts", "tables"):
+        shutil.rmtree(out / sub, ignore_errors=True)
+        (out / sub).mkdir()
+    body = [f"<h1>{html.escape(title)}</h1>",
+            f"<p class='meta'>Generated {time.strftime('%Y-%m-%d %H:%M')} from {len(runs)} run "
+            f"director{'y' if len(runs) == 1 else 'ies'}; every figure is computed from the logged tables. "
+            f"Intervals are 95%.</p><ul>"]
+    for label, run in zip(labels, runs, strict=True):
+        m = run.manifest
+        body.append(f"<li><b>{html.escape(label)}</b>: {html.escape(str(run.path))} — {m['game']}, "
+                    f"{m['players']} players, agents {html.escape(','.join(m['agents']))}"
+                    f"{' (seats rotated)' if m.get('rotate_seats') else ''}, seed {m['seed']}, "
+                    f"n = {len(run.games):,} games, config {m['config_hash']}</li>")
+    body.append("</ul>")
+    for section in sections:
+        body.append(f"<h2>{html.escape(section.title)}</h2>")
+        body += [f"<p class='note'>{note}</p>" for note in section.notes]
+        for name, caption, figure in section.charts:
+            charts.save(figure, out / "charts" / f"{name}.png")
+            body.append(f"<figure><img src='charts/{name}.png' alt='{html.escape(caption)}'>"
+                        f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+        for name, caption, frame in section.tables:
+            frame.to_csv(out / "tables" / f"{name}.csv", index=False)
+            body.append(f"<p class='note'><b>{html.escape(caption)}</b> "
+                        f"(<a href='tables/{name}.csv'>CSV</a>)</p>")
+            body.append(_format(frame).to_html(index=False, border=0, na_rep=""))
+    page = (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{CSS}</style></head><body>{''.join(body)}</body></html>")
+    (out / "index.html").write_text(page)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default))
+    return out / "index.html"
+
+
+def _json_default(value: Any) -> Any:
+    """numpy scalars and DataFrames (as records) in summary.json."""
+    if hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, pd.DataFrame):
+        return value.to_dict(orient="records")
+    raise TypeError(f"not JSON: {type(value)}")

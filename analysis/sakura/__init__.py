@@ -1,0 +1,51 @@
+"""Sakura balance statistics, computed from a run's logged tables alone (API.md, "Run directory"): the
+Sakura functions of the question modules under their historical names, for `analysis.sakura.report` and
+callers that ask for "everything about Sakura" (``from analysis import sakura; sakura.card_values(...)``).
+
+Each question lives in its own module: seats in the game-independent `analysis.seats` (``seat_win_rates``
+below renames its mean score to Sakura's tokens), ties in `analysis.sakura.ties` (``tie_stats`` adds the
+decided share of ties to `analysis.ties.tie_stats`; ``rescore_ties`` re-scores under every R-14 rule),
+card and action values in `analysis.sakura.card_values`, bumps, sakura scoring and game length in
+`analysis.sakura.play`; the report sections in `analysis.sakura.report` (the registry's
+`report_sections`). Seats are 0-based as in the tables (seat 0 is the start player, "seat 1" in RULES.md
+prose). In two-player games the neutral court painter is logged with `seat = players`; it never wins and is
+left out of every per-player figure (card values, win rates, tie re-scoring) but counted where painters are
+(bumps, sakura scoring). The action ids and the starting tokens are the engine's (`sim.sakura.params`,
+`sim.sakura.kernels`).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis import seats as _seats
+from analysis.sakura._columns import CHUNK
+from analysis.sakura.card_values import action_values, card_values, component_values
+from analysis.sakura.play import bump_stats, round_stats, sakura_tokens
+from analysis.sakura.ties import TIE_RULES, rescore_ties, tie_stats
+from sim.sakura.kernels import START_TOKENS
+from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS
+
+__all__ = [
+    "CHUNK",
+    "GARDEN_ACTIONS",
+    "PAINTER_ACTIONS",
+    "START_TOKENS",
+    "TIE_RULES",
+    "action_values",
+    "bump_stats",
+    "card_values",
+    "component_values",
+    "rescore_ties",
+    "round_stats",
+    "sakura_tokens",
+    "seat_win_rates",
+    "tie_stats",
+]
+
+
+def seat_win_rates(players: pd.DataFrame) -> pd.DataFrame:
+    """One row per seat (0-based): seat, games, wins (summed win share under the run's configured tie-break),
+    win_rate, Wilson 95% ci_low/ci_high, mean_tokens (mean final tokens). The game-independent
+    `analysis.seats.seat_win_rates`, with its mean_score named for Sakura's tokens."""
+    return _seats.seat_win_rates(players).rename(columns={"mean_score": "mean_tokens"})

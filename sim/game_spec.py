@@ -1,0 +1,134 @@
+"""What a game is, for the application: a `GameSpec` (its parameters, agents, vocabulary and the
+references to its forward model, state and reports), with the types it is made of. Each game declares one
+in its package (sim/<game>/spec.py); the registry (sim/games.py) lists them. References are
+"module:attribute" strings resolved on first use, so importing a spec loads no kernels.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+def resolve(ref: str) -> Any:
+    """The object a "package.module:attribute" reference names (imported on first use)."""
+    module, _, attribute = ref.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+@dataclass(frozen=True)
+class AgentKind:
+    """An agent of a game: its code in the kernels and its parameters, name -> (type or choices, default).
+    Kernels read the parameters as one float row per seat, in this order; a choice as its index."""
+
+    code: int
+    params: dict[str, tuple[type | tuple[str, ...], float]] = field(default_factory=dict)
+    #: smallest allowed value of each numeric parameter
+    lowest: dict[str, float] = field(default_factory=dict)
+    #: games a chunk of the runner holds at least when a seat plays this agent (searching agents are slow)
+    smallest_chunk: int = 1000
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """How a game's logs and reports name things."""
+
+    title: str                      # the game's name as printed
+    length: str                     # the games table's length column: "turns" or "rounds"
+    score: str                      # what a player's score counts: "score", "tokens"
+    batch_scores: str               # run_batch's array of final scores
+    components: str                 # what a designer prices: "chits", "cards"
+    study_means: tuple[tuple[str, str], ...] = ()  # (run_batch key, label) means `balance study` prints
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """A game: its parameters, forward model and state, as references resolved on first use.
+
+    The references name "module:attribute"; the `ref` properties below import them. Kernels are
+    loaded only by what plays games (run_batch, the readable API, policies), never by validation, so the
+    runner's parent process can start its workers before it loads any kernel.
+    """
+
+    name: str
+    min_players: int
+    max_players: int
+    default_config: Path
+    vocabulary: Vocabulary
+    tie_breaks: tuple[str, ...]                  # the tie-break rules, in the order reports show them
+    agents: dict[str, AgentKind]
+    rules_ref: str                               # (merged config, players, source) -> validated rules
+    batch_ref: str                               # run_batch(rules, seeds, seating, params) -> arrays
+    tables_ref: str                              # (first game, seeds, seating, batch, rules) -> tables
+    game_ref: str                                # the readable API class (sim.game_face.KernelGame)
+    policies_ref: str                            # agent name -> readable-API policy class
+    terminal_ref: str                            # the `balance play` view of a position
+    report_ref: str                              # runs -> (report sections, per-run summaries)
+    bench_ref: str | None = None                 # .figures(scale, repeats, rate) and .lines(figures)
+    component_values_ref: str | None = None      # (events, players, config) -> each component's worth
+    run_label_ref: str | None = None             # (config rules table, players) -> extra label words
+    bench_players: int = 3
+
+    # ---- references -----------------------------------------------------------------------------------
+    @property
+    def rules_from_mapping(self) -> Callable[..., Any]:
+        return resolve(self.rules_ref)
+
+    @property
+    def run_batch(self) -> Callable[..., dict]:
+        return resolve(self.batch_ref)
+
+    @property
+    def tables(self) -> Callable[..., dict]:
+        return resolve(self.tables_ref)
+
+    @property
+    def game_class(self) -> type:
+        return resolve(self.game_ref)
+
+    @property
+    def policies(self) -> dict[str, type]:
+        return resolve(self.policies_ref)
+
+    @property
+    def terminal(self) -> Any:
+        return resolve(self.terminal_ref)
+
+    @property
+    def report_sections(self) -> Callable[..., tuple[list, list]]:
+        return resolve(self.report_ref)
+
+    @property
+    def component_values(self) -> Callable[..., Any] | None:
+        return resolve(self.component_values_ref) if self.component_values_ref else None
+
+    @property
+    def bench(self) -> Callable[..., dict] | None:
+        return resolve(self.bench_ref) if self.bench_ref else None
+
+    def run_label(self, config: dict, players: int) -> str:
+        return resolve(self.run_label_ref)(config, players) if self.run_label_ref else ""
+
+    # ---- rules ----------------------------------------------------------------------------------------
+    def rules(self, config: dict, players: int, source: str) -> Any:
+        """The game's own validation of an already-merged config for `players` (ConfigError if bad)."""
+        return self.rules_from_mapping(config, players, source)
+
+    def load_rules(self, path: str | os.PathLike[str] | None, players: int) -> Any:
+        """Load a config file (resolving `extends`; default: the base config) and validate it."""
+        from sim.config import load_toml
+
+        path = self.default_config if path is None else path
+        merged, _ = load_toml(path)
+        return self.rules(merged, players, os.fspath(path))
+
+    def default_rules(self, players: int) -> Any:
+        """The rules of record (RULES.md defaults), from the repository's base config."""
+        return self.load_rules(None, players)
+
+    def agent_codes(self) -> dict[str, int]:
+        return {name: kind.code for name, kind in self.agents.items()}

@@ -1,0 +1,152 @@
+"""The shape of the house (issue 12): no import circles in sim/ and analysis/, and no module outside a
+game's own packages names a game, except the registry.
+
+The import graph counts every import: module-level, inside functions and under TYPE_CHECKING, `import a.b`
+and `from a import b` (b a submodule or a name), and the registry's "module:attribute" entries (sim/games.py
+REGISTRY: the registry imports each game's spec, only later). A GameSpec's own references (`batch_ref`,
+`report_ref`, ...) are not edges: they are the hooks through which the application calls into a game, the
+inversion that lets the application import no game; counting them would make a circle of every game module
+that uses the application's kits. An edge from a module to its own parent package is left out: Python
+imports the parent first whatever the child does.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from sim import games
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("sim", "analysis")
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join(parts)] = path
+    return out
+
+
+def _target(name: str, modules: dict[str, Path]) -> str | None:
+    """The module of ours an imported dotted name refers to (the longest known prefix), if any."""
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        candidate = ".".join(parts[:end])
+        if candidate in modules:
+            return candidate
+    return None
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = _modules()
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(), filename=str(path))
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(tree):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    base = ".".join([*anchor, base] if base else anchor)
+                targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+            elif name == "sim.games" and isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and re.fullmatch(r"(sim|analysis)(\.\w+)+:\w+", node.value):
+                targets = [node.value.partition(":")[0]]  # a REGISTRY entry
+            for target in targets:
+                found = _target(target, modules)
+                if found and found != name and not name.startswith(found + "."):
+                    graph[name].add(found)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected component of more than one module (Tarjan), each a circle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_circles_in_sim_and_analysis():
+    graph = import_graph()
+    assert len(graph) > 60  # the walk found the packages
+    assert cycles(graph) == []
+
+
+def test_the_graph_walk_sees_function_level_imports_and_registry_references():
+    graph = import_graph()
+    assert "analysis.report" in graph["sim.design.ladder"]  # imported inside run_ladder
+    assert "sim.kamakura.spec" in graph["sim.games"]         # a REGISTRY string
+
+
+def test_the_cycle_finder_finds_a_planted_circle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+
+
+def _outside_game_packages() -> list[Path]:
+    names = games.names()
+    inside = [ROOT / "sim" / n for n in names] + [ROOT / "analysis" / n for n in names]
+    registry = ROOT / "sim" / "games.py"
+    return [path for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))
+            if path != registry and not any(folder in path.parents for folder in inside)]
+
+
+def test_no_module_outside_the_game_packages_names_a_game():
+    pattern = re.compile("|".join(games.names()), re.IGNORECASE)
+    offenders = []
+    for path in _outside_game_packages():
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            if pattern.search(line):
+                offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert offenders == []
+
+
+def test_every_registered_game_has_its_packages():
+    for name in games.names():
+        assert (ROOT / "sim" / name / "spec.py").is_file()
+        spec = games.spec(name)
+        assert spec.name == name
+        for ref in (spec.rules_ref, spec.batch_ref, spec.tables_ref, spec.game_ref, spec.policies_ref,
+                    spec.terminal_ref, spec.report_ref):
+            assert ref.startswith((f"sim.{name}.", f"analysis.{name}.")), ref
+            assert games.resolve(ref) is not None
