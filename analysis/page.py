@@ -92,6 +92,29 @@ def wide(frames: dict[str, pd.DataFrame], key: str | list[str]) -> pd.DataFrame:
     return side_by_side(frames, key, values)
 
 
+def seat_section(title: str, name: str, runs: dict[str, Run], seats: dict[str, pd.DataFrame],
+                 notes: list[str], caption: str, chart_title: str, xlabel: str) -> Section:
+    """The seat win-rate section every game's report opens with: its notes (each run's headline figures),
+    a chart of win rate by seat with 95% intervals and the fair-share line (when the runs share a player
+    count), and the table (one column block per run)."""
+    series, _ = scope(runs)
+    sec = Section(title, list(notes))
+    sec.charts.append((f"{name}_seat_win_rates", caption,
+                       charts.grouped_bars(stack(seats), "seat", "win_rate", "ci_low", "ci_high", series,
+                                           chart_title, xlabel, "win rate (%)", reference=fair_share(runs),
+                                           reference_label="fair share")))
+    sec.tables.append((f"{name}_seats", "Seat win rates", wide(seats, "seat")))
+    return sec
+
+
+def length_chart(file: str, runs: dict[str, Run], unit: str, game_title: str, n_all: str) -> tuple:
+    """The game-length histogram (a section's chart entry): games per length in `unit`, the games
+    table's length column, one series per run."""
+    return (file, f"Game length in {unit} ({n_all})",
+            charts.histograms({lab: r.games[unit].to_numpy(dtype=float) for lab, r in runs.items()},
+                              f"{game_title} game length ({n_all})", f"{unit} per game"))
+
+
 TIE_KEYS = ("top_tied_rate", "top_tied_ci_low", "top_tied_ci_high", "decided_by_tiebreak_rate",
             "decided_by_tiebreak_ci_low", "decided_by_tiebreak_ci_high", "n")
 

@@ -18,10 +18,12 @@ from analysis.page import (
     Section,
     fair_share,
     interval,
+    length_chart,
     p_value,
     pct,
     rescoring_summary,
     scope,
+    seat_section,
     stack,
     tie_section,
     wide,
@@ -58,26 +60,22 @@ def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[st
     leads = {lab: K.lead_changes(r.events, r.players) for lab, r in runs.items()}
 
     # ---- seats ----
-    sec = Section("Kamakura: seat win rates and the start-player advantage")
+    notes = []
     for lab, run in runs.items():
         a, eq = advantage[lab], equality[lab]
         verdict = "significant" if eq["p_value"] < 0.05 else "not significant"
-        sec.notes.append(
+        notes.append(
             f"<b>{lab}</b>: start-player advantage (seat 0 minus the fair share {pct(a['fair_share'])}) "
             f"<b>{100 * a['value']:+.1f} points</b> {interval(a['ci_low'], a['ci_high'])}; "
             f"all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, {p_value(eq['p_value'])} "
             f"({verdict} at 5%); {_n(run)}.")
-    sec.notes.append("Seat 0 is the start player; ties count by the configured tie-break (shared wins as "
-                     "1/k).")
-    long = stack(seats)
+    notes.append("Seat 0 is the start player; ties count by the configured tie-break (shared wins as "
+                 "1/k).")
     fair = fair_share(runs)
-    sec.charts.append(("kamakura_seat_win_rates",
-                       f"Win rate by seat with 95% intervals ({n_all})"
+    sec = seat_section("Kamakura: seat win rates and the start-player advantage", "kamakura", runs, seats,
+                       notes, f"Win rate by seat with 95% intervals ({n_all})"
                        + ("; dashed: fair share" if fair else "; fair share 1/players differs between runs"),
-                       charts.grouped_bars(long, "seat", "win_rate", "ci_low", "ci_high", series,
-                                           f"Kamakura win rate by seat ({n_all})", "seat (0 = start player)",
-                                           "win rate (%)", reference=fair, reference_label="fair share")))
-    sec.tables.append(("kamakura_seats", "Seat win rates", wide(seats, "seat")))
+                       f"Kamakura win rate by seat ({n_all})", "seat (0 = start player)")
     sections = [sec]
 
     sections.append(tie_section("Kamakura: ties and what the tie-break rule is worth", "kamakura", runs, ties,
@@ -127,10 +125,7 @@ def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[st
             f"{length['mean']:.1f} turns [{length['ci_low']:.1f}, {length['ci_high']:.1f}], median "
             f"{length['median']:.0f}; lead changes per game mean {lc['mean']:.2f} "
             f"[{lc['ci_low']:.2f}, {lc['ci_high']:.2f}], none in {pct(lc['zero_rate'])}; {_n(run)}.")
-    sec.charts.append(("kamakura_length", f"Game length in turns ({n_all})",
-                       charts.histograms({lab: r.games["turns"].to_numpy(dtype=float)
-                                          for lab, r in runs.items()},
-                                         f"Kamakura game length ({n_all})", "turns per game")))
+    sec.charts.append(length_chart("kamakura_length", runs, "turns", "Kamakura", n_all))
     margins = {lab: _expand(scores[lab]["margin_counts"], "margin", "games") for lab in labels}
     sec.charts.append(("kamakura_margin", f"Winning margin in points ({n_all})",
                        charts.histograms(margins, f"Kamakura winning margin ({n_all})",

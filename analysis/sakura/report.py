@@ -17,11 +17,12 @@ from analysis import sakura as S
 from analysis.page import (
     TIE_KEYS,
     Section,
-    fair_share,
     interval,
+    length_chart,
     pct,
     rescoring_summary,
     scope,
+    seat_section,
     stack,
     tie_section,
     wide,
@@ -43,20 +44,17 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
     trees = {lab: S.sakura_tokens(r.events, r.manifest["players"]) for lab, r in runs.items()}
     rounds = {lab: S.round_stats(r.games) for lab, r in runs.items()}
 
-    sec = Section("Sakura: seat win rates")
+    notes = []
     for lab, run in runs.items():
         fair = 1 / run.manifest["players"]
         first = seats[lab].iloc[0]
-        sec.notes.append(
+        notes.append(
             f"<b>{lab}</b>: seat 0 (first to choose) wins {pct(first['win_rate'])} "
             f"{interval(first['ci_low'], first['ci_high'])} against a fair share of {pct(fair)}; "
             f"n = {len(run.games):,} games.")
-    long = stack(seats)
-    sec.charts.append(("sakura_seat_win_rates", f"Win rate by seat with 95% intervals ({n_all})",
-                       charts.grouped_bars(long, "seat", "win_rate", "ci_low", "ci_high", series,
-                                           f"Sakura win rate by seat ({n_all})", "seat", "win rate (%)",
-                                           reference=fair_share(runs), reference_label="fair share")))
-    sec.tables.append(("sakura_seats", "Seat win rates", wide(seats, "seat")))
+    sec = seat_section("Sakura: seat win rates", "sakura", runs, seats, notes,
+                       f"Win rate by seat with 95% intervals ({n_all})", f"Sakura win rate by seat ({n_all})",
+                       "seat")
     sections = [sec]
 
     sections.append(tie_section("Sakura: ties and the tie-break", "sakura", runs, ties, rescored,
@@ -96,10 +94,7 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
                        charts.histograms({lab: r.games["bumps"].to_numpy(dtype=float)
                                           for lab, r in runs.items()},
                                          f"Sakura bumps per game ({n_all})", "bumps")))
-    sec.charts.append(("sakura_rounds", f"Game length in rounds ({n_all})",
-                       charts.histograms({lab: r.games["rounds"].to_numpy(dtype=float)
-                                          for lab, r in runs.items()},
-                                         f"Sakura game length ({n_all})", "rounds per game")))
+    sec.charts.append(length_chart("sakura_rounds", runs, "rounds", "Sakura", n_all))
     long = stack(trees)
     long["where"] = "tree " + (long["sakura"].astype(int) + 1).astype(str) + ", rank " + \
         long["rank"].astype(int).astype(str)
