@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sim import games
 from sim.agent_spec import agent_arrays
@@ -182,14 +184,16 @@ def test_variant_configs_agree(name: str) -> None:
 
 
 @pytest.mark.parametrize(("name", "players"), CASES, ids=IDS)
-def test_api_invariants_at_every_position(name: str, players: int) -> None:
+@settings(deadline=None, max_examples=4, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**40), greedy_seat=st.integers(-1, 5))
+def test_api_invariants_at_every_position(name: str, players: int, seed: int, greedy_seat: int) -> None:
     spec = games.spec(name)
     game = spec.game_class(spec.default_rules(players))
-    for seed in range(3):
-        _, state = play_api(game, seed, ["random"] * players, check_each=True)
-        check_result(game, state)
-        again = game.from_dict(game.to_dict(state))
-        assert again == state and game.result(again) == game.result(state)
+    agents = ["greedy" if seat == greedy_seat else "random" for seat in range(players)]
+    _, state = play_api(game, seed, agents, check_each=True)
+    check_result(game, state)
+    again = game.from_dict(game.to_dict(state))
+    assert again == state and game.result(again) == game.result(state)
 
 
 @pytest.mark.parametrize("name", games.names())

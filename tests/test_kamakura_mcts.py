@@ -16,14 +16,20 @@ import numpy as np
 import pytest
 
 from sim import ConfigError, games
-from sim.agent_spec import MCTS_PARAMS, REWARDS, ROLLOUTS, AgentSpec, agent_arrays, mcts_row, parse_agents
+from sim.agent_spec import AgentSpec, agent_arrays, mcts_row, parse_agents
 from sim.kamakura import kernels as K
 from sim.kamakura.agents import AGENT_CODES, AGENT_MCTS, MAX_PLAN, agent_plan
 from sim.kamakura.batch import EVENT_GAIN, EVENT_USE_CHIT, EVENT_USE_ORDER, run_batch
 from sim.kamakura.game import action_to_string, kernel_args
-from sim.kamakura.mcts import (
+from sim.kamakura.mcts import mcts_action, tree_capacity
+from sim.kamakura.policies import POLICIES
+from sim.kamakura.search import search
+from sim.kamakura.spec import AGENTS, REWARDS, ROLLOUTS
+from sim.kamakura.turn_mcts import PLAN_WIDTH, turn_mcts_plan, turn_tree_capacity
+from sim.kamakura.uct import (
     M_NODES,
     M_VALID,
+    N_PARAMS,
     P_C,
     P_HORIZON,
     P_ITERS,
@@ -34,13 +40,9 @@ from sim.kamakura.mcts import (
     P_WIDTH,
     TREE_ACTIONS,
     TREE_TURNS,
-    mcts_action,
+    Tree,
     new_tree,
-    search,
-    tree_capacity,
 )
-from sim.kamakura.policies import POLICIES
-from sim.kamakura.turn_mcts import PLAN_WIDTH, turn_mcts_plan, turn_tree_capacity
 from sim.rng import game_seeds, new_rng, rng_seeded
 from tests.kamakura_helpers import ADJACENT, CONFIG, LATIN, chit, count, game, load, make_state, swapped
 from tests.test_runner import assert_same_tables, simulate
@@ -226,7 +228,7 @@ SEATINGS = {players: [[actions_tree(spec) for spec in row] for row in rows] for 
 def batch(players: int, seeds, seating_rows):
     rules = games.load("kamakura", config=str(CONFIG), players=players).rules
     rows = [seating_rows[i % len(seating_rows)] for i in range(len(seeds))]
-    kinds, params = agent_arrays(rows, "kamakura", AGENT_CODES)
+    kinds, params = agent_arrays(rows, "kamakura")
     return rules, kinds, params, run_batch(rules, seeds, kinds, params)
 
 
@@ -247,9 +249,7 @@ def replay_batch_game(rules, seed, kinds, params, reuse: bool = True) -> np.ndar
     capacity = max([turn_tree_capacity(int(params[p, P_ITERS]), int(params[p, P_WIDTH]))
                     if params[p, P_TREE] == TREE_TURNS else tree_capacity(int(params[p, P_ITERS]))
                     for p in searchers] + [1])
-    trees = [new_tree(capacity) for _ in range(players)]
-    plans = [np.zeros((capacity, PLAN_WIDTH), dtype=np.int16) for _ in range(players)]
-    queue = np.empty(capacity, dtype=np.int64)
+    trees = [new_tree(capacity, PLAN_WIDTH) for _ in range(players)]
     history = np.empty(4096, dtype=np.int64)
     n_history = 0
     s = K.new_game(*kernel_args(rules), np.uint64(seed))
@@ -259,16 +259,13 @@ def replay_batch_game(rules, seed, kinds, params, reuse: bool = True) -> np.ndar
     while not s[K.OVER]:
         seat = s[K.TO_MOVE]
         row = params[seat]
-        search = (int(row[P_ITERS]), row[P_C], int(row[P_ROLLOUT]), int(row[P_REWARD]), int(row[P_HORIZON]),
-                  row[P_PRIOR])
         if kinds[seat] == AGENT_MCTS and not reuse:
-            trees[seat][5][M_VALID] = 0
+            trees[seat].meta[M_VALID] = 0
         if kinds[seat] == AGENT_MCTS and row[P_TREE] == TREE_TURNS:
-            n = turn_mcts_plan(s, rng, *search, int(row[P_WIDTH]), *trees[seat], plans[seat], queue, history,
-                               n_history, plan)
+            n = turn_mcts_plan(s, rng, row, trees[seat], history, n_history, plan)
             actions = plan[:n].tolist()
         elif kinds[seat] == AGENT_MCTS:
-            actions = [mcts_action(s, rng, *search, *trees[seat], queue, history, n_history)]
+            actions = [mcts_action(s, rng, row, trees[seat], history, n_history)]
         else:
             n = agent_plan(kinds[seat], s, rng, plan, buf)
             actions = plan[:n].tolist()
@@ -338,10 +335,9 @@ def test_a_game_does_not_depend_on_the_budgets_of_other_games_in_its_batch():
     rules = games.load("kamakura", config=str(CONFIG), players=2).rules
     spec = ["mcts:iters=100,c=0,prior=3,horizon=6,rollout=random,reward=score,tree=actions", "random"]
     seeds = [1, 5, 6]
-    kinds, params = agent_arrays([spec] * 3, "kamakura", AGENT_CODES)
+    kinds, params = agent_arrays([spec] * 3, "kamakura")
     alone = run_batch(rules, seeds, kinds, params)
-    kinds, params = agent_arrays([spec] * 3 + [[actions_tree("mcts:iters=400"), "random"]], "kamakura",
-                                 AGENT_CODES)
+    kinds, params = agent_arrays([spec] * 3 + [[actions_tree("mcts:iters=400"), "random"]], "kamakura")
     together = run_batch(rules, seeds + [8], kinds, params)
     same_records(alone, together, slice(0, 3), slice(0, 3))
 
@@ -361,18 +357,20 @@ def test_simulate_with_mcts_gives_the_same_tables_for_any_jobs(tmp_path: Path):
 # 4. Tree reuse
 
 
-SEARCH = {"c": 0.1, "rollout": 0, "reward": 1, "horizon": 2, "prior": 2.0}
+SEARCH = {P_C: 0.1, P_ROLLOUT: 0, P_REWARD: 1, P_HORIZON: 2, P_PRIOR: 2.0, P_TREE: TREE_ACTIONS}
 
 
-def run_search(s, seed, iters, tree, queue, history, n_history):
-    return int(mcts_action(s.copy(), new_rng(seed, 1), iters, SEARCH["c"], SEARCH["rollout"],
-                           SEARCH["reward"], SEARCH["horizon"], SEARCH["prior"], *tree, queue, history,
-                           n_history))
+def run_search(s, seed, iters, tree, history, n_history):
+    row = np.zeros(N_PARAMS)
+    for index, value in SEARCH.items():
+        row[index] = value
+    row[P_ITERS] = iters
+    return int(mcts_action(s.copy(), new_rng(seed, 1), row, tree, history, n_history))
 
 
 def subtree(tree, node: int) -> tuple:
     """(action, visits, value sums, children...) of the subtree under `node`, children in block order."""
-    first, count, action, visits, value, _ = tree
+    first, count, action, visits, value = tree.first, tree.count, tree.edge, tree.visits, tree.value
     kids = tuple(subtree(tree, first[node] + k) for k in range(count[node])) if first[node] >= 0 else ()
     return int(action[node]), int(visits[node]), tuple(np.round(value[node], 12)), kids
 
@@ -381,7 +379,7 @@ def check_layout(tree, compacted: bool = True) -> None:
     """Every node's children are one contiguous block inside [1, meta[0]) and the blocks together hold
     every node but the root exactly once; after a compaction the blocks follow breadth-first order
     (before it, the order in which nodes were expanded)."""
-    first, count, _, _, _, meta = tree
+    first, count, meta = tree.first, tree.count, tree.meta
     n = meta[M_NODES]
     covered = np.zeros(n, dtype=int)
     expected_block = 1
@@ -399,7 +397,7 @@ def check_layout(tree, compacted: bool = True) -> None:
 
 
 def copy_tree(tree):
-    return tuple(a.copy() for a in tree)
+    return Tree(*(a.copy() for a in tree))
 
 
 def test_tree_reuse_keeps_the_subtree_of_the_position_reached():
@@ -407,10 +405,9 @@ def test_tree_reuse_keeps_the_subtree_of_the_position_reached():
     s0 = g.new_state(seed=4).vector.copy()
     capacity = tree_capacity(200)
     tree = new_tree(capacity)
-    queue = np.empty(capacity, dtype=np.int64)
     history = np.zeros(64, dtype=np.int64)
-    run_search(s0, 1, 200, tree, queue, history, 0)
-    first, count, action, visits, _, meta = tree
+    run_search(s0, 1, 200, tree, history, 0)
+    first, count, action, visits, meta = tree.first, tree.count, tree.edge, tree.visits, tree.meta
     assert meta[M_NODES] > 1 + count[0], "iterations expanded nodes below the root"
     check_layout(tree, compacted=False)
     # Walk into the most visited root child whose position is still the same turn with several choices.
@@ -429,24 +426,24 @@ def test_tree_reuse_keeps_the_subtree_of_the_position_reached():
     history[0] = action[child]
 
     kept = copy_tree(tree)
-    run_search(s1, 2, 0, kept, queue, history, 1)  # no iterations: the walk and the compaction alone
-    assert kept[5][M_NODES] == old_size < meta[M_NODES]
+    run_search(s1, 2, 0, kept, history, 1)  # no iterations: the walk and the compaction alone
+    assert kept.meta[M_NODES] == old_size < meta[M_NODES]
     assert subtree(kept, 0) == old, "the child's subtree is kept whole as the new root"
     check_layout(kept)
 
     one = copy_tree(tree)
-    run_search(s1, 2, 1, one, queue, history, 1)
-    assert one[3][0] == visits[child] + 1
+    run_search(s1, 2, 1, one, history, 1)
+    assert one.visits[0] == visits[child] + 1
     check_layout(one, compacted=False)  # the one new expansion is appended after the compacted nodes
 
     more = copy_tree(tree)
-    run_search(s1, 2, 150, more, queue, history, 1)
-    assert more[3][0] == visits[child] + 150
+    run_search(s1, 2, 150, more, history, 1)
+    assert more.visits[0] == visits[child] + 150
     check_layout(more, compacted=False)
     # Searching again at the same position (nothing played since) keeps the whole tree.
     again = copy_tree(more)
-    run_search(s1, 3, 1, again, queue, history, 1)
-    assert again[3][0] == more[3][0] + 1
+    run_search(s1, 3, 1, again, history, 1)
+    assert again.visits[0] == more.visits[0] + 1
 
 
 def iter_nodes(node: tuple):
@@ -459,10 +456,9 @@ def test_a_position_outside_the_tree_starts_a_fresh_one():
     g = game(3)
     s0 = g.new_state(seed=4).vector.copy()
     capacity = tree_capacity(100)
-    queue = np.empty(capacity, dtype=np.int64)
     history = np.zeros(64, dtype=np.int64)
     tree = new_tree(capacity)
-    run_search(s0, 1, 100, tree, queue, history, 0)
+    run_search(s0, 1, 100, tree, history, 0)
     # the greedy agent plays the whole turn: the next turn's position is outside the tree
     s1 = s0.copy()
     plan = np.empty(MAX_PLAN, dtype=np.int64)
@@ -473,14 +469,14 @@ def test_a_position_outside_the_tree_starts_a_fresh_one():
         history[i] = plan[i]
     assert s1[K.TURN] == s0[K.TURN] + 1
     fresh = copy_tree(tree)
-    run_search(s1, 2, 0, fresh, queue, history, n)
-    assert fresh[3][0] == 0 and fresh[5][M_NODES] == 1 + fresh[1][0]
+    run_search(s1, 2, 0, fresh, history, n)
+    assert fresh.visits[0] == 0 and fresh.meta[M_NODES] == 1 + fresh.count[0]
     check_layout(fresh, compacted=False)
     # a history that leaves the tree within the same turn resets it too
     unknown = copy_tree(tree)
     history[0] = K.A_PASS  # never a child at a position where a gain is reachable
-    run_search(s0, 2, 0, unknown, queue, history, 1)
-    assert unknown[3][0] == 0 and unknown[5][M_NODES] == 1 + unknown[1][0]
+    run_search(s0, 2, 0, unknown, history, 1)
+    assert unknown.visits[0] == 0 and unknown.meta[M_NODES] == 1 + unknown.count[0]
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -490,7 +486,7 @@ def test_a_position_outside_the_tree_starts_a_fresh_one():
 def test_mcts_agent_string_parses():
     specs = parse_agents("mcts:iters=50,c=0.5,rollout=greedy", 3, "kamakura")
     assert specs == [AgentSpec("mcts", {"iters": 50, "c": 0.5, "rollout": "greedy"})] * 3
-    defaults = {key: default for key, (_, default) in MCTS_PARAMS["kamakura"].items()}
+    defaults = {key: default for key, (_, default) in AGENTS["mcts"].params.items()}
     row = mcts_row(specs[0], "kamakura")
     assert row == [50.0, 0.5, float(ROLLOUTS.index("greedy")), float(defaults["reward"]),
                    float(defaults["horizon"]), float(defaults["prior"]), float(defaults["tree"]),
@@ -500,7 +496,7 @@ def test_mcts_agent_string_parses():
     mixed = parse_agents("mcts:iters=20,reward=win,greedy,random", 3, "kamakura")
     assert [str(s) for s in mixed] == ["mcts:iters=20,reward=win", "greedy", "random"]
     assert mcts_row(mixed[0], "kamakura")[P_REWARD] == REWARDS.index("win")
-    kinds, params = agent_arrays([[str(s) for s in mixed]], "kamakura", AGENT_CODES)
+    kinds, params = agent_arrays([[str(s) for s in mixed]], "kamakura")
     assert kinds.tolist() == [[AGENT_MCTS, AGENT_CODES["greedy"], AGENT_CODES["random"]]]
     assert params[0, 0, P_ITERS] == 20 and not params[0, 1:].any()
 

@@ -17,16 +17,13 @@ from hypothesis import strategies as st
 from sim import games
 from sim.agent_spec import agent_arrays
 from sim.kamakura import kernels as K
-from sim.kamakura.agents import AGENT_CODES, AGENT_RANDOM, MAX_PLAN, agent_plan
+from sim.kamakura.agents import AGENT_RANDOM, MAX_PLAN, agent_plan
 from sim.kamakura.batch import run_batch
 from sim.kamakura.game import action_to_string
-from sim.kamakura.mcts import (
-    M_NODES,
-    new_tree,
-    search_turn,
-)
 from sim.kamakura.planner import greedy_plan, turn_candidates
+from sim.kamakura.search import search_turn
 from sim.kamakura.turn_mcts import PLAN_WIDTH, at_turn_start, turn_mcts_plan, turn_tree_capacity
+from sim.kamakura.uct import M_NODES, TREE_TURNS, new_tree
 from sim.rng import game_seeds, new_rng
 from tests.kamakura_helpers import CONFIG, LATIN, chit, game, load, make_state, play, swapped
 from tests.test_kamakura_mcts import (
@@ -213,7 +210,7 @@ SEATINGS = {
 def batch(players: int, seeds, rows):
     rules = games.load("kamakura", config=str(CONFIG), players=players).rules
     rows = [rows[i % len(rows)] for i in range(len(seeds))]
-    kinds, params = agent_arrays(rows, "kamakura", AGENT_CODES)
+    kinds, params = agent_arrays(rows, "kamakura")
     return rules, kinds, params, run_batch(rules, seeds, kinds, params)
 
 
@@ -243,33 +240,31 @@ def test_batch_games_do_not_depend_on_batching():
 # 4. Tree reuse
 
 
-def subtree(tree, plans, node: int) -> tuple:
+def subtree(tree, node: int) -> tuple:
     """(plan, child count, children...) of the subtree under `node`: its shape, statistics left out."""
-    first, count, length = tree[0], tree[1], tree[2]
-    kids = tuple(subtree(tree, plans, first[node] + k) for k in range(count[node])) if first[node] >= 0 \
-        else ()
-    return tuple(plans[node, :length[node]].tolist()), int(count[node]), kids
+    first, count, length = tree.first, tree.count, tree.edge
+    kids = tuple(subtree(tree, first[node] + k) for k in range(count[node])) if first[node] >= 0 else ()
+    return tuple(tree.plans[node, :length[node]].tolist()), int(count[node]), kids
 
 
 def size(node: tuple) -> int:
     return 1 + sum(size(kid) for kid in node[2])
 
 
-def search_into(s, tree, plans, iters, history, n_history, seed=1, width=4):
-    capacity = tree[0].shape[0]
+def search_into(s, tree, iters, history, n_history, seed=1, width=4):
     out = np.empty(MAX_PLAN, dtype=np.int64)
-    return turn_mcts_plan(s, new_rng(seed, 1), iters, 0.1, 1, 1, 1, 2.0, width, *tree, plans,
-                          np.empty(capacity, dtype=np.int64), history, n_history, out)
+    # iters, c, rollout (greedy), reward (score), horizon, prior, tree, width: the uct.P_* row
+    row = np.array([iters, 0.1, 1, 1, 1, 2.0, TREE_TURNS, width], dtype=np.float64)
+    return turn_mcts_plan(s, new_rng(seed, 1), row, tree, history, n_history, out)
 
 
 def test_reuse_keeps_the_subtree_of_the_turns_played_with_cleared_statistics():
     s0 = game(3).new_state(seed=4).vector.copy()
     capacity = turn_tree_capacity(300, 4)
-    tree = new_tree(capacity)
-    plans = np.zeros((capacity, PLAN_WIDTH), dtype=np.int16)
+    tree = new_tree(capacity, PLAN_WIDTH)
     history = np.zeros(256, dtype=np.int64)
-    search_into(s0.copy(), tree, plans, 300, history, 0)
-    first, count, length, visits = tree[0], tree[1], tree[2], tree[3]
+    search_into(s0.copy(), tree, 300, history, 0)
+    first, count, length, visits, plans = tree.first, tree.count, tree.edge, tree.visits, tree.plans
     # three turns down the tree (seat 0, 1, 2) to an expanded node: the searcher's next turn
     node, s1, n = 0, s0.copy(), 0
     for _ in range(3):
@@ -279,15 +274,15 @@ def test_reuse_keeps_the_subtree_of_the_turns_played_with_cleared_statistics():
             history[n] = code
             n += 1
     assert first[node] >= 0 and s1[K.TO_MOVE] == 0
-    old = subtree(tree, plans, node)
-    total = tree[5][M_NODES]
-    search_into(s1, tree, plans, 0, history, n)  # no iterations: the walk and the compaction alone
-    assert tree[5][M_NODES] == size(old) < total
-    assert subtree(tree, plans, 0) == old
-    assert not tree[3][:size(old)].any() and not tree[4][:size(old), :K.MAX_PLAYERS].any()
+    old = subtree(tree, node)
+    total = tree.meta[M_NODES]
+    search_into(s1, tree, 0, history, n)  # no iterations: the walk and the compaction alone
+    assert tree.meta[M_NODES] == size(old) < total
+    assert subtree(tree, 0) == old
+    assert not tree.visits[:size(old)].any() and not tree.value[:size(old), :K.MAX_PLAYERS].any()
     # a turn the tree does not hold (a void turn, never offered while a gain is reachable) starts afresh
     s2 = s1.copy()
     K.apply_action(s2, K.A_PASS)
     history[n] = K.A_PASS
-    search_into(s2, tree, plans, 0, history, n + 1)
-    assert tree[5][M_NODES] == 1 + tree[1][0] and not tree[3][:tree[5][M_NODES]].any()
+    search_into(s2, tree, 0, history, n + 1)
+    assert tree.meta[M_NODES] == 1 + tree.count[0] and not tree.visits[:tree.meta[M_NODES]].any()

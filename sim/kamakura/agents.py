@@ -20,12 +20,14 @@ from sim.kamakura.kernels import (
     swap_tiles,
 )
 from sim.kamakura.planner import greedy_plan
+from sim.kamakura.spec import AGENTS
 from sim.rng import rng_below
 
-AGENT_RANDOM = 0
-AGENT_GREEDY = 1
-AGENT_MCTS = 2  # searched in mcts.py; the batch loop calls it with the seat's tree
-AGENT_CODES = {"random": AGENT_RANDOM, "greedy": AGENT_GREEDY, "mcts": AGENT_MCTS}
+# The codes are declared once, in the game's registry entry (spec.py); plain ints here for numba.
+AGENT_CODES = {name: kind.code for name, kind in AGENTS.items()}
+AGENT_RANDOM = AGENT_CODES["random"]
+AGENT_GREEDY = AGENT_CODES["greedy"]
+AGENT_MCTS = AGENT_CODES["mcts"]  # searched in turn_mcts.py or mcts.py, with the seat's tree
 MAX_PLAN = 96
 
 

@@ -4,6 +4,11 @@ Game i is set up from seeds[i] (stream 0: layout and chit shuffle) and its agent
 same seed, so a game's record depends on its seed and seating alone, not on which batch it ran in.
 """
 
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numba import njit
 
@@ -30,47 +35,46 @@ from sim.kamakura.kernels import (
     scores,
     winners,
 )
-from sim.kamakura.mcts import (
+from sim.kamakura.mcts import NODES_PER_ITER, mcts_action
+from sim.kamakura.turn_mcts import PLAN_WIDTH, turn_mcts_plan
+from sim.kamakura.uct import (
     M_VALID,
+    N_META,
     N_PARAMS,
-    NODES_PER_ITER,
-    P_C,
-    P_HORIZON,
     P_ITERS,
-    P_PRIOR,
-    P_REWARD,
-    P_ROLLOUT,
     P_TREE,
     P_WIDTH,
     TREE_TURNS,
     VALUE_COLUMNS,
-    mcts_action,
+    Tree,
 )
-from sim.kamakura.turn_mcts import PLAN_WIDTH, turn_mcts_plan
 from sim.rng import rng_seeded
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from sim.kamakura.params import KamakuraRules
 
 MAX_HISTORY = 4096  # actions remembered for MCTS tree reuse; a longer game starts fresh trees
 MAX_EVENTS = 96  # at most 40 gains + 40 chit activations + 4 order chits
 EVENT_GAIN, EVENT_USE_CHIT, EVENT_USE_ORDER = 0, 1, 2
 
+# What play_batch fills, per game g: scores and winners (0/1) per seat, tie / decided-by-tie-break flags,
+# turns, end reason, the turn at which each seat passed (-1 if never), events[g, k] = (turn, seat, kind,
+# chit id or -1) for k < n_events[g], and each chit's (icons, points, power) as dealt (chits[g, id]).
+# run_batch returns these arrays by name, in this order.
+BatchOut = namedtuple("BatchOut", ["scores", "winners", "tie", "decided_by_tiebreak", "turns", "end_reason",
+                                   "out_turn", "events", "n_events", "chits"])
 
-@njit(cache=True, nogil=True)  # lets the runner's helper threads work while games play
-def play_batch(seeds, players, layout, random_layout, chit_sets, order_moves, green_min, voluntary,
-               tie_break, agent_kinds, agent_params, out_scores, out_winners, out_tie, out_decided, out_turns,
-               out_end_reason, out_out_turn, out_events, out_n_events, out_chits):
-    """Play len(seeds) games; agent_kinds[g, seat] gives each game's seating and agent_params[g, seat]
-    the parameters of an MCTS seat (mcts.P_*). Fills the out_* arrays:
-    scores and winners (0/1) per seat, tie / decided-by-tie-break flags, turns, end reason, the turn at
-    which each seat passed (-1 if never), events[g, k] = (turn, seat, kind, chit id or -1), and each
-    chit's (icons, points, power) as dealt in that game (chits[g, id])."""
-    plan = np.empty(MAX_PLAN, dtype=np.int64)
-    buf = np.empty(N_ACTIONS, dtype=np.int64)
-    score = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    win = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    # One search tree per seat, sized for the largest MCTS tree at the table (tiny when there is none).
+
+@njit(cache=True)
+def _seat_trees(agent_kinds, agent_params, players):
+    """One search tree per seat, as a Tree whose arrays have a leading seat axis (the compaction queue is
+    scratch shared by all), sized for the largest MCTS tree at any table of the batch (tiny when there is
+    none). Plans are stored only when some seat searches whole turns."""
     capacity = 1
     plan_width = 1
-    for g in range(seeds.shape[0]):
+    for g in range(agent_kinds.shape[0]):
         for seat in range(players):
             if agent_kinds[g, seat] == AGENT_MCTS:
                 iters = int(agent_params[g, seat, P_ITERS])
@@ -80,26 +84,45 @@ def play_batch(seeds, players, layout, random_layout, chit_sets, order_moves, gr
                 else:
                     need = NODES_PER_ITER * iters + 4 * N_ACTIONS
                 capacity = max(capacity, need)
-    t_first = np.full((MAX_PLAYERS, capacity), -1, dtype=np.int64)
-    t_count = np.zeros((MAX_PLAYERS, capacity), dtype=np.int64)
-    t_action = np.zeros((MAX_PLAYERS, capacity), dtype=np.int64)
-    t_visits = np.zeros((MAX_PLAYERS, capacity), dtype=np.int64)
-    t_value = np.zeros((MAX_PLAYERS, capacity, VALUE_COLUMNS), dtype=np.float64)
-    t_meta = np.zeros((MAX_PLAYERS, 4), dtype=np.int64)
-    t_plans = np.zeros((MAX_PLAYERS, capacity if plan_width > 1 else 1, plan_width), dtype=np.int16)
-    queue = np.empty(capacity, dtype=np.int64)
+    return Tree(np.full((MAX_PLAYERS, capacity), -1, dtype=np.int64),
+                np.zeros((MAX_PLAYERS, capacity), dtype=np.int64),
+                np.zeros((MAX_PLAYERS, capacity), dtype=np.int64),
+                np.zeros((MAX_PLAYERS, capacity), dtype=np.int64),
+                np.zeros((MAX_PLAYERS, capacity, VALUE_COLUMNS), dtype=np.float64),
+                np.zeros((MAX_PLAYERS, N_META), dtype=np.int64),
+                np.zeros((MAX_PLAYERS, capacity if plan_width > 1 else 1, plan_width), dtype=np.int16),
+                np.empty(capacity, dtype=np.int64))
+
+
+@njit(cache=True)
+def _seat_tree(trees, seat):
+    """Seat `seat`'s tree: its rows of the arrays of _seat_trees, with the shared queue."""
+    return Tree(trees.first[seat], trees.count[seat], trees.edge[seat], trees.visits[seat], trees.value[seat],
+                trees.meta[seat], trees.plans[seat], trees.queue)
+
+
+@njit(cache=True, nogil=True)  # lets the runner's helper threads work while games play
+def play_batch(seeds, rules, agent_kinds, agent_params, out):
+    """Play len(seeds) games under `rules` (a kernels.KernelRules); agent_kinds[g, seat] gives each game's
+    seating and agent_params[g, seat] the parameter row of an MCTS seat (uct.P_*). Fills the arrays of
+    `out`, a BatchOut."""
+    players = rules.players
+    plan = np.empty(MAX_PLAN, dtype=np.int64)
+    buf = np.empty(N_ACTIONS, dtype=np.int64)
+    score = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    win = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    trees = _seat_trees(agent_kinds, agent_params, players)
     history = np.empty(MAX_HISTORY, dtype=np.int64)
     for g in range(seeds.shape[0]):
         for seat in range(MAX_PLAYERS):
-            t_meta[seat, M_VALID] = 0
+            trees.meta[seat, M_VALID] = 0
         n_history = 0
-        s = new_game(players, layout, random_layout, chit_sets, order_moves, green_min, voluntary,
-                     tie_break, seeds[g])
+        s = new_game(rules, seeds[g])
         rng = rng_seeded(seeds[g], 1)
         for chit in range(40):
-            out_chits[g, chit, 0] = s[ICONS + chit]
-            out_chits[g, chit, 1] = s[POINTS + chit]
-            out_chits[g, chit, 2] = s[POWER + chit]
+            out.chits[g, chit, 0] = s[ICONS + chit]
+            out.chits[g, chit, 1] = s[POINTS + chit]
+            out.chits[g, chit, 2] = s[POWER + chit]
         n_events = 0
         turn_start_events = 0
         last_turn = 0
@@ -107,18 +130,11 @@ def play_batch(seeds, players, layout, random_layout, chit_sets, order_moves, gr
             seat = s[TO_MOVE]
             kind = agent_kinds[g, seat]
             if kind == AGENT_MCTS and int(agent_params[g, seat, P_TREE]) == TREE_TURNS:
-                row = agent_params[g, seat]
-                n_plan = turn_mcts_plan(s, rng, int(row[P_ITERS]), row[P_C], int(row[P_ROLLOUT]),
-                                        int(row[P_REWARD]), int(row[P_HORIZON]), row[P_PRIOR],
-                                        int(row[P_WIDTH]), t_first[seat], t_count[seat], t_action[seat],
-                                        t_visits[seat], t_value[seat], t_meta[seat], t_plans[seat], queue,
-                                        history, n_history, plan)
+                n_plan = turn_mcts_plan(s, rng, agent_params[g, seat], _seat_tree(trees, seat), history,
+                                        n_history, plan)
             elif kind == AGENT_MCTS:
-                row = agent_params[g, seat]
-                plan[0] = mcts_action(s, rng, int(row[P_ITERS]), row[P_C], int(row[P_ROLLOUT]),
-                                      int(row[P_REWARD]), int(row[P_HORIZON]), row[P_PRIOR],
-                                      t_first[seat], t_count[seat], t_action[seat], t_visits[seat],
-                                      t_value[seat], t_meta[seat], queue, history, n_history)
+                plan[0] = mcts_action(s, rng, agent_params[g, seat], _seat_tree(trees, seat), history,
+                                      n_history)
                 n_plan = 1
             else:
                 n_plan = agent_plan(kind, s, rng, plan, buf)
@@ -131,17 +147,17 @@ def play_batch(seeds, players, layout, random_layout, chit_sets, order_moves, gr
                 if action == A_PASS:
                     n_events = turn_start_events  # a void turn activated nothing (R-8)
                 elif action >= A_USE and action <= A_USE_ORDER or (action >= A_GAIN and action < A_GAIN + 40):
-                    out_events[g, n_events, 0] = turn
-                    out_events[g, n_events, 1] = seat
+                    out.events[g, n_events, 0] = turn
+                    out.events[g, n_events, 1] = seat
                     if action == A_USE_ORDER:
-                        out_events[g, n_events, 2] = EVENT_USE_ORDER
-                        out_events[g, n_events, 3] = -1
+                        out.events[g, n_events, 2] = EVENT_USE_ORDER
+                        out.events[g, n_events, 3] = -1
                     elif action < A_USE_ORDER:
-                        out_events[g, n_events, 2] = EVENT_USE_CHIT
-                        out_events[g, n_events, 3] = action - A_USE
+                        out.events[g, n_events, 2] = EVENT_USE_CHIT
+                        out.events[g, n_events, 3] = action - A_USE
                     else:
-                        out_events[g, n_events, 2] = EVENT_GAIN
-                        out_events[g, n_events, 3] = action - A_GAIN
+                        out.events[g, n_events, 2] = EVENT_GAIN
+                        out.events[g, n_events, 3] = action - A_GAIN
                     n_events += 1
                 apply_action(s, action)
                 history[n_history] = action
@@ -149,44 +165,43 @@ def play_batch(seeds, players, layout, random_layout, chit_sets, order_moves, gr
                 if n_history == MAX_HISTORY:
                     n_history = 0
                     for other in range(MAX_PLAYERS):
-                        t_meta[other, M_VALID] = 0
+                        trees.meta[other, M_VALID] = 0
         scores(s, score)
         tie, decided = winners(s, score, win)
         for seat in range(s[PLAYERS]):
-            out_scores[g, seat] = score[seat]
-            out_winners[g, seat] = win[seat]
-            out_out_turn[g, seat] = s[OUT_TURN + seat]
-        out_tie[g] = tie
-        out_decided[g] = decided
-        out_turns[g] = s[TURN]
-        out_end_reason[g] = s[END_REASON]
-        out_n_events[g] = n_events
+            out.scores[g, seat] = score[seat]
+            out.winners[g, seat] = win[seat]
+            out.out_turn[g, seat] = s[OUT_TURN + seat]
+        out.tie[g] = tie
+        out.decided_by_tiebreak[g] = decided
+        out.turns[g] = s[TURN]
+        out.end_reason[g] = s[END_REASON]
+        out.n_events[g] = n_events
 
 
 # ---- Python face ---------------------------------------------------------------------------------------
-def run_batch(rules, seeds, seating, params=None) -> dict[str, np.ndarray]:
+def run_batch(rules: KamakuraRules, seeds: ArrayLike, seating: ArrayLike,
+              params: ArrayLike | None = None) -> dict[str, np.ndarray]:
     """Play one game per seed. `seating` is a (games, players) array of agent codes (agents.AGENT_CODES)
-    or one row for every game; `params` the matching (games, players, mcts.N_PARAMS) MCTS parameters, or
-    one (players, N_PARAMS) table for every game (needed only when a seat plays mcts). Returns the out_*
-    arrays by name (see play_batch)."""
-    from sim.kamakura.game import kernel_args
+    or one row for every game; `params` the matching (games, players, uct.N_PARAMS) MCTS parameters, or
+    one (players, N_PARAMS) table for every game (needed only when a seat plays mcts). Returns the arrays
+    of BatchOut by name (see there)."""
+    from sim.kamakura.game import kernel_rules
 
     players = rules.players
     seeds, seating, params = batch_inputs(seeds, seating, players, params, N_PARAMS)
     games = len(seeds)
-    out = {
-        "scores": np.zeros((games, players), dtype=np.int64),
-        "winners": np.zeros((games, players), dtype=np.int64),
-        "tie": np.zeros(games, dtype=np.bool_),
-        "decided_by_tiebreak": np.zeros(games, dtype=np.bool_),
-        "turns": np.zeros(games, dtype=np.int64),
-        "end_reason": np.zeros(games, dtype=np.int64),
-        "out_turn": np.zeros((games, players), dtype=np.int64),
-        "events": np.empty((games, MAX_EVENTS, 4), dtype=np.int16),  # rows past n_events unused
-        "n_events": np.zeros(games, dtype=np.int64),
-        "chits": np.empty((games, 40, 3), dtype=np.int8),
-    }
-    play_batch(seeds, *kernel_args(rules), seating, params, out["scores"], out["winners"], out["tie"],
-               out["decided_by_tiebreak"], out["turns"], out["end_reason"], out["out_turn"], out["events"],
-               out["n_events"], out["chits"])
-    return out
+    out = BatchOut(
+        scores=np.zeros((games, players), dtype=np.int64),
+        winners=np.zeros((games, players), dtype=np.int64),
+        tie=np.zeros(games, dtype=np.bool_),
+        decided_by_tiebreak=np.zeros(games, dtype=np.bool_),
+        turns=np.zeros(games, dtype=np.int64),
+        end_reason=np.zeros(games, dtype=np.int64),
+        out_turn=np.zeros((games, players), dtype=np.int64),
+        events=np.empty((games, MAX_EVENTS, 4), dtype=np.int16),  # rows past n_events unused
+        n_events=np.zeros(games, dtype=np.int64),
+        chits=np.empty((games, 40, 3), dtype=np.int8),
+    )
+    play_batch(seeds, kernel_rules(rules), seating, params, out)
+    return out._asdict()

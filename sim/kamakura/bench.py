@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from types import SimpleNamespace
 
-from sim.kamakura import mcts
+from sim.kamakura import search, uct
 from sim.kamakura.game import KamakuraGame
 from sim.kamakura.spec import SPEC
 
@@ -18,10 +18,10 @@ def figures(scale: float, repeats: int, rate: Callable[..., float]) -> dict:
     iters = max(50, int(1000 * scale))
     game = KamakuraGame(SPEC.default_rules(3))
     start = game.new_state(0)
-    full = rate(lambda v, rng, n: mcts.search(
-        v, rng, iters=n, c=1.4, rollout=mcts.ROLLOUT_UNIFORM, reward=mcts.REWARD_WIN,
-        horizon=0, prior=0.0, tree=mcts.TREE_ACTIONS), start.vector, iters, repeats)
-    agent = rate(lambda v, rng, n: mcts.search(v, rng, iters=n), start.vector, iters, repeats)
+    full = rate(lambda v, rng, n: search.search(
+        v, rng, iters=n, c=1.4, rollout=uct.ROLLOUT_UNIFORM, reward=uct.REWARD_WIN,
+        horizon=0, prior=0.0, tree=uct.TREE_ACTIONS), start.vector, iters, repeats)
+    agent = rate(lambda v, rng, n: search.search(v, rng, iters=n), start.vector, iters, repeats)
     out = {
         "kamakura_mcts_iters_per_s": round(full, 1),
         "kamakura_mcts_agent_iters_per_s": round(agent, 1),

@@ -1,48 +1,52 @@
 """The readable Kamakura API of API.md: a thin face over the kernels in kernels.py.
 
 Nothing here decides a rule: strings are parsed into action codes, legality and effects come from
-`kernels.legal_actions` / `kernels.apply_action`, and dicts are translated to and from the state vector.
+`kernels.legal_actions` / `kernels.apply_action`, and dicts are translated to and from the state vector,
+whose fields are read and written by name through `kernels.FIELDS` (views of the vector).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from sim.game_face import KernelGame
+from sim.game_face import KernelGame, KernelState
 from sim.kamakura import kernels as K
 from sim.kamakura.board import COLOUR_LETTERS, SWAPS
+from sim.kamakura.kernels import FIELDS
 from sim.kamakura.params import TIE_BREAKS, KamakuraRules
 
 _SWAP_INDEX = {(int(a), int(b)): k for k, (a, b) in enumerate(SWAPS.tolist())}
 _END_REASONS = {K.END_NONE: None, K.END_ALL_GAINED: "all_chits_gained", K.END_ALL_PASSED: "all_passed"}
 
 
-def kernel_args(rules: KamakuraRules) -> tuple:
-    """The setup arguments of `kernels.new_game` (all but the seed) for a validated rules object."""
+def kernel_rules(rules: KamakuraRules) -> K.KernelRules:
+    """The rules as the kernels take them (`kernels.KernelRules`) for a validated rules object."""
     random_layout = rules.layout == "random"
     layout = np.zeros(16, dtype=np.int64)
     if not random_layout:
         layout[:] = [COLOUR_LETTERS.index(ch) for ch in rules.layout]
-    chit_sets = np.array(rules.chits, dtype=np.int64).reshape(4, 10, 3)
-    order_moves = np.array(rules.order_chit_moves, dtype=np.int64)
-    return (rules.players, layout, random_layout, chit_sets, order_moves, rules.green_min_requirement,
-            int(rules.voluntary_pass), TIE_BREAKS.index(rules.tie_break))
+    return K.KernelRules(players=rules.players, layout=layout, random_layout=random_layout,
+                         chit_sets=np.array(rules.chits, dtype=np.int64).reshape(4, 10, 3),
+                         order_moves=np.array(rules.order_chit_moves, dtype=np.int64),
+                         green_min=rules.green_min_requirement, voluntary=int(rules.voluntary_pass),
+                         tie_break=TIE_BREAKS.index(rules.tie_break))
 
 
-@dataclass(frozen=True, eq=False)
-class KamakuraState:
-    """A position: the kernels' state vector. Treat as immutable; `KamakuraGame.apply` returns a new one."""
+def kernel_args(rules: KamakuraRules) -> tuple[K.KernelRules]:
+    """The arguments of `kernels.new_game` but the seed: the one KernelRules (`kernel_rules`)."""
+    return (kernel_rules(rules),)
 
-    vector: np.ndarray = field(repr=False)
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, KamakuraState) and np.array_equal(self.vector, other.vector)
+class KamakuraState(KernelState):
+    """A Kamakura position: the kernels' state vector (`sim.game_face.KernelState`: treat as immutable,
+    equal when the vectors are equal). `KamakuraGame.apply` returns a new one."""
 
-    def __hash__(self) -> int:
-        return hash(self.vector.tobytes())
+
+def _put(v: np.ndarray, name: str, value: Any) -> None:
+    """Write the one-entry field `name` of v."""
+    FIELDS.view(v, name)[0] = value
 
 
 def action_to_string(code: int) -> str:
@@ -91,18 +95,18 @@ class KamakuraGame(KernelGame):
     action_from_string = staticmethod(action_from_string)
 
     def is_over(self, s: KamakuraState) -> bool:
-        return bool(s.vector[K.OVER])
+        return bool(FIELDS.get(s.vector, "over"))
 
     # ---- outcome ----------------------------------------------------------------------------------
     def result(self, s: KamakuraState) -> dict[str, Any]:
         v = s.vector
-        players = int(v[K.PLAYERS])
+        players = FIELDS.get(v, "players")
         score = np.zeros(K.MAX_PLAYERS, dtype=np.int64)
         K.scores(v, score)
-        over = bool(v[K.OVER])
+        over = bool(FIELDS.get(v, "over"))
         out: dict[str, Any] = {"over": over, "scores": [int(x) for x in score[:players]], "winners": [],
-                               "tie": False, "decided_by_tiebreak": False, "turns": int(v[K.TURN]),
-                               "end_reason": _END_REASONS[int(v[K.END_REASON])]}
+                               "tie": False, "decided_by_tiebreak": False, "turns": FIELDS.get(v, "turn"),
+                               "end_reason": _END_REASONS[FIELDS.get(v, "end_reason")]}
         if over:
             win = np.zeros(K.MAX_PLAYERS, dtype=np.int64)
             tie, decided = K.winners(v, score, win)
@@ -113,8 +117,9 @@ class KamakuraGame(KernelGame):
     # ---- dicts ------------------------------------------------------------------------------------
     def observe(self, s: KamakuraState, seat: int) -> dict[str, Any]:
         """Kamakura is open information: every seat sees the whole state."""
-        if not 0 <= seat < int(s.vector[K.PLAYERS]):
-            raise ValueError(f"no seat {seat} in a {int(s.vector[K.PLAYERS])}-player game")
+        players = FIELDS.get(s.vector, "players")
+        if not 0 <= seat < players:
+            raise ValueError(f"no seat {seat} in a {players}-player game")
         return self.to_dict(s)
 
     def to_dict(self, s: KamakuraState) -> dict[str, Any]:
@@ -124,52 +129,61 @@ class KamakuraGame(KernelGame):
         return KamakuraState(state_from_dict(d, self.rules))
 
 
-def _letters(v: np.ndarray, offset: int) -> str:
-    return "".join(COLOUR_LETTERS[int(c)] for c in v[offset:offset + 16])
+def _letters(tiles: np.ndarray) -> str:
+    return "".join(COLOUR_LETTERS[int(c)] for c in tiles)
 
 
-def _ids(v: np.ndarray, offset: int) -> list[int]:
-    return [i for i in range(K.N_CHITS) if v[offset + i]]
+def _chit_views(v: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The per-chit fields a state dict lists: icons, points, power, owner, spent (views of v)."""
+    return tuple(FIELDS.view(v, name) for name in ("icons", "points", "power", "owner", "spent"))
+
+
+def _ids(flags: np.ndarray) -> list[int]:
+    """The chit ids whose entry of a per-chit field is set."""
+    return [i for i in range(K.N_CHITS) if flags[i]]
 
 
 def state_to_dict(v: np.ndarray) -> dict[str, Any]:
-    players = int(v[K.PLAYERS])
+    players = FIELDS.get(v, "players")
+    icons, points, power, owner, spent = _chit_views(v)
     d: dict[str, Any] = {
         "game": "kamakura",
         "players": players,
-        "to_move": int(v[K.TO_MOVE]),
-        "board": _letters(v, K.BOARD),
-        "chits": [{"id": i, "icons": int(v[K.ICONS + i]), "points": int(v[K.POINTS + i]),
-                   "power": int(v[K.POWER + i]),
-                   "owner": None if v[K.OWNER + i] < 0 else int(v[K.OWNER + i]),
-                   "spent": bool(v[K.SPENT + i])} for i in range(K.N_CHITS)],
-        "order_moves": [int(x) for x in v[K.ORDER_MOVES:K.ORDER_MOVES + players]],
-        "order_spent": [bool(x) for x in v[K.ORDER_SPENT:K.ORDER_SPENT + players]],
-        "passed": [bool(x) for x in v[K.PASSED:K.PASSED + players]],
-        "turn": int(v[K.TURN]),
-        "out_turn": [None if x < 0 else int(x) for x in v[K.OUT_TURN:K.OUT_TURN + players]],
-        "rules": {"green_min_requirement": int(v[K.GREEN_MIN]), "tie_break": TIE_BREAKS[int(v[K.TIE_BREAK])],
-                  "voluntary_pass": bool(v[K.VOLUNTARY])},
+        "to_move": FIELDS.get(v, "to_move"),
+        "board": _letters(FIELDS.view(v, "board")),
+        "chits": [{"id": i, "icons": int(icons[i]), "points": int(points[i]), "power": int(power[i]),
+                   "owner": None if owner[i] < 0 else int(owner[i]),
+                   "spent": bool(spent[i])} for i in range(K.N_CHITS)],
+        "order_moves": [int(x) for x in FIELDS.view(v, "order_moves")[:players]],
+        "order_spent": [bool(x) for x in FIELDS.view(v, "order_spent")[:players]],
+        "passed": [bool(x) for x in FIELDS.view(v, "passed")[:players]],
+        "turn": FIELDS.get(v, "turn"),
+        "out_turn": [None if x < 0 else int(x) for x in FIELDS.view(v, "out_turn")[:players]],
+        "rules": {"green_min_requirement": FIELDS.get(v, "green_min"),
+                  "tie_break": TIE_BREAKS[FIELDS.get(v, "tie_break")],
+                  "voluntary_pass": bool(FIELDS.get(v, "voluntary"))},
     }
     if _mid_turn(v):
+        line = FIELDS.get(v, "gain_line")
         d["turn_state"] = {
-            "start_board": _letters(v, K.START_BOARD),
-            "swaps_left": int(v[K.SWAPS_LEFT]),
-            "gains_done": int(v[K.GAINS_DONE]),
-            "gains_allowed": int(v[K.GAINS_ALLOWED]),
-            "gain_line": None if v[K.GAIN_LINE] < 0 else int(v[K.GAIN_LINE]),
-            "gained": _ids(v, K.GAINED_NOW),
-            "activated": _ids(v, K.ACTIVE_NOW),
-            "greens_assigned": _ids(v, K.GREEN_USED),
-            "order_activated": bool(v[K.ORDER_ACTIVE + int(v[K.TO_MOVE])]),
+            "start_board": _letters(FIELDS.view(v, "start_board")),
+            "swaps_left": FIELDS.get(v, "swaps_left"),
+            "gains_done": FIELDS.get(v, "gains_done"),
+            "gains_allowed": FIELDS.get(v, "gains_allowed"),
+            "gain_line": None if line < 0 else line,
+            "gained": _ids(FIELDS.view(v, "gained_now")),
+            "activated": _ids(FIELDS.view(v, "active_now")),
+            "greens_assigned": _ids(FIELDS.view(v, "green_used")),
+            "order_activated": bool(FIELDS.view(v, "order_active")[FIELDS.get(v, "to_move")]),
         }
     return d
 
 
 def _mid_turn(v: np.ndarray) -> bool:
-    return bool(v[K.GAINS_DONE] or v[K.SWAPS_LEFT] != 1 or v[K.GAINS_ALLOWED] != 1
-                or v[K.ACTIVE_NOW:K.ACTIVE_NOW + 40].any() or v[K.ORDER_ACTIVE:K.ORDER_ACTIVE + 4].any()
-                or not np.array_equal(v[K.BOARD:K.BOARD + 16], v[K.START_BOARD:K.START_BOARD + 16]))
+    return bool(FIELDS.get(v, "gains_done") or FIELDS.get(v, "swaps_left") != 1
+                or FIELDS.get(v, "gains_allowed") != 1
+                or FIELDS.view(v, "active_now").any() or FIELDS.view(v, "order_active").any()
+                or not np.array_equal(FIELDS.view(v, "board"), FIELDS.view(v, "start_board")))
 
 
 class _Reader:
@@ -222,11 +236,12 @@ def state_from_dict(d: dict[str, Any], rules: KamakuraRules) -> np.ndarray:
     if not 2 <= players <= K.MAX_PLAYERS:
         raise ValueError(f"state dict: players must be 2..4, got {players}")
     v = np.zeros(K.STATE_SIZE, dtype=np.int64)
-    v[K.PLAYERS] = players
-    v[K.BOARD:K.BOARD + 16] = _board(r.get("board", str), "board")
+    _put(v, "players", players)
+    FIELDS.view(v, "board")[:] = _board(r.get("board", str), "board")
     chits = r.get("chits", list)
     if len(chits) != K.N_CHITS:
         raise ValueError(f"state dict: chits must list 40 chits in id order, got {len(chits)}")
+    icons_v, points_v, power_v, owner_v, spent_v = _chit_views(v)
     for i, chit in enumerate(chits):
         c = _Reader(chit)
         if c.get("id", int) != i:
@@ -240,19 +255,22 @@ def state_from_dict(d: dict[str, Any], rules: KamakuraRules) -> np.ndarray:
         spent = c.get("spent", bool, False)
         if spent and owner is None:
             raise ValueError(f"state dict: chits[{i}] is spent but still on the board")
-        v[K.ICONS + i], v[K.POINTS + i], v[K.POWER + i] = icons, points, power
-        v[K.OWNER + i] = -1 if owner is None else owner
-        v[K.SPENT + i] = spent
-    v[K.ORDER_MOVES:K.ORDER_MOVES + players] = _per_seat(r, "order_moves", players, int)
-    if min(v[K.ORDER_MOVES:K.ORDER_MOVES + players]) < 0:
+        icons_v[i], points_v[i], power_v[i] = icons, points, power
+        owner_v[i] = -1 if owner is None else owner
+        spent_v[i] = spent
+    order_moves = FIELDS.view(v, "order_moves")
+    order_moves[:players] = _per_seat(r, "order_moves", players, int)
+    if min(order_moves[:players]) < 0:
         raise ValueError("state dict: order_moves must be non-negative")
-    v[K.ORDER_SPENT:K.ORDER_SPENT + players] = _per_seat(r, "order_spent", players, bool)
-    v[K.PASSED:K.PASSED + K.MAX_PLAYERS] = 1
-    v[K.PASSED:K.PASSED + players] = _per_seat(r, "passed", players, bool)
+    FIELDS.view(v, "order_spent")[:players] = _per_seat(r, "order_spent", players, bool)
+    passed = FIELDS.view(v, "passed")
+    passed[:] = 1
+    passed[:players] = _per_seat(r, "passed", players, bool)
     out_turn = _per_seat(r, "out_turn", players, int, None)
-    v[K.OUT_TURN:K.OUT_TURN + K.MAX_PLAYERS] = -1
-    v[K.OUT_TURN:K.OUT_TURN + players] = [-1 if x is None else x for x in out_turn]
-    v[K.TURN] = r.get("turn", int, 0)
+    out_turn_v = FIELDS.view(v, "out_turn")
+    out_turn_v[:] = -1
+    out_turn_v[:players] = [-1 if x is None else x for x in out_turn]
+    _put(v, "turn", r.get("turn", int, 0))
     knobs = r.get("rules", dict, {})
     unknown = set(knobs) - {"green_min_requirement", "tie_break", "voluntary_pass"}
     if unknown:
@@ -266,38 +284,43 @@ def state_from_dict(d: dict[str, Any], rules: KamakuraRules) -> np.ndarray:
         raise ValueError(f"state dict: rules.tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
     if not isinstance(voluntary, bool):
         raise ValueError(f"state dict: rules.voluntary_pass must be a boolean, got {voluntary!r}")
-    v[K.GREEN_MIN], v[K.TIE_BREAK], v[K.VOLUNTARY] = gmin, TIE_BREAKS.index(tie_break), voluntary
-    v[K.CHITS_LEFT] = int((v[K.OWNER:K.OWNER + K.N_CHITS] < 0).sum())
+    _put(v, "green_min", gmin)
+    _put(v, "tie_break", TIE_BREAKS.index(tie_break))
+    _put(v, "voluntary", voluntary)
+    _put(v, "chits_left", int((owner_v < 0).sum()))
     to_move = r.get("to_move", int)
     if not 0 <= to_move < players:
         raise ValueError(f"state dict: to_move must be a seat 0..{players - 1}, got {to_move}")
-    v[K.TO_MOVE] = to_move
+    _put(v, "to_move", to_move)
     K.refresh_masks(v)
     K.begin_turn(v)
-    if v[K.PASSED + to_move] and not v[K.PASSED:K.PASSED + players].all():
+    if passed[to_move] and not passed[:players].all():
         raise ValueError(f"state dict: to_move {to_move} has passed and takes no more turns (R-8)")
     if "turn_state" in d:
         # A turn in progress: the game ends only with its `end` (even if its gains emptied the board).
         _read_turn_state(v, _Reader(r.get("turn_state", dict)), to_move)
-    elif v[K.CHITS_LEFT] == 0:
-        v[K.OVER], v[K.END_REASON] = 1, K.END_ALL_GAINED
-    elif v[K.PASSED:K.PASSED + players].all():
-        v[K.OVER], v[K.END_REASON] = 1, K.END_ALL_PASSED
+    elif FIELDS.get(v, "chits_left") == 0:
+        _put(v, "over", 1)
+        _put(v, "end_reason", K.END_ALL_GAINED)
+    elif passed[:players].all():
+        _put(v, "over", 1)
+        _put(v, "end_reason", K.END_ALL_PASSED)
     return v
 
 
 def _read_turn_state(v: np.ndarray, t: _Reader, seat: int) -> None:
-    v[K.START_BOARD:K.START_BOARD + 16] = _board(t.get("start_board", str), "turn_state.start_board")
-    v[K.SWAPS_LEFT] = t.get("swaps_left", int)
-    v[K.GAINS_DONE] = t.get("gains_done", int)
-    v[K.GAINS_ALLOWED] = t.get("gains_allowed", int)
+    FIELDS.view(v, "start_board")[:] = _board(t.get("start_board", str), "turn_state.start_board")
+    _put(v, "swaps_left", t.get("swaps_left", int))
+    _put(v, "gains_done", t.get("gains_done", int))
+    _put(v, "gains_allowed", t.get("gains_allowed", int))
     line = t.get("gain_line", (int, type(None)), None)
-    v[K.GAIN_LINE] = -1 if line is None else line
-    per_chit = (("gained", K.GAINED_NOW), ("activated", K.ACTIVE_NOW), ("greens_assigned", K.GREEN_USED))
-    for key, offset in per_chit:
+    _put(v, "gain_line", -1 if line is None else line)
+    per_chit = (("gained", "gained_now"), ("activated", "active_now"), ("greens_assigned", "green_used"))
+    for key, name in per_chit:
+        flags = FIELDS.view(v, name)
         for chit in t.get(key, list):
             if isinstance(chit, bool) or not isinstance(chit, int) or not 0 <= chit < K.N_CHITS:
                 raise ValueError(f"state dict: turn_state.{key} holds {chit!r}, not a chit id")
-            v[offset + chit] = 1
-    v[K.ORDER_ACTIVE + seat] = t.get("order_activated", bool, False)
+            flags[chit] = 1
+    FIELDS.view(v, "order_active")[seat] = t.get("order_activated", bool, False)
     K.refresh_masks(v)

@@ -1,52 +1,60 @@
 """The Kamakura rules as numba kernels over one flat int64 state vector.
 
 This module is the only copy of the rules: the batch self-play loop and the readable API (game.py) both call
-these functions. A state is a 1-D int64 array laid out by the offsets below; kernels mutate it in place and
-callers copy when they need persistence. Actions are small integers (see the ACTION codes), ordered the
-way `legal_actions` lists them.
+these functions. A state is a 1-D int64 array laid out by the fields below (FIELDS); kernels mutate it in
+place and callers copy when they need persistence. Actions are small integers (see the action codes), ordered
+the way `legal_actions` lists them.
 """
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
 from sim.kamakura.board import LINE_MASK, MASK_TO_INDEX, SWAP_DISTANCE, SWAPS, colour_masks, popcount
 from sim.rng import rng_seeded, shuffle_slice
+from sim.state_layout import Fields
 
 MAX_PLAYERS = 4
 N_CHITS = 40
 RED, YELLOW, GREEN, BLUE = 0, 1, 2, 3
 
 # ---- state vector layout -----------------------------------------------------------------------------
-BOARD = 0              # 16 tile colours, row-major
-START_BOARD = 16       # the board at the start of the turn (restored by a void turn, R-8)
-ICONS = 32             # per chit id (10 * colour + line)
-POINTS = 72
-POWER = 112
-OWNER = 152            # seat, or -1 while on the board
-SPENT = 192            # 1 once the power was activated (R-5)
-GAINED_NOW = 232       # 1 if gained this turn: cannot be activated this turn (R-5)
-ACTIVE_NOW = 272       # 1 if activated this turn: undone by a void turn (R-8)
-GREEN_USED = 312       # 1 if an activated green already helped a gain this turn (one chit each)
-ORDER_MOVES = 352      # per seat
-ORDER_SPENT = 356
-ORDER_ACTIVE = 360
-PASSED = 364
-OUT_TURN = 368         # the turn number at which the seat passed, -1 while in
-PLAYERS = 372
-TO_MOVE = 373
-TURN = 374             # turns finished so far (every `end` and `pass` finishes one)
-SWAPS_LEFT = 375       # swaps still allowed this turn: 1 free + activated move powers - swaps made
-GAINS_DONE = 376
-GAINS_ALLOWED = 377    # 1 + activated yellow powers
-GAIN_LINE = 378        # line of this turn's gains, -1 before the first
-GREEN_MIN = 379        # rules knob green_min_requirement (R-6)
-VOLUNTARY = 380        # rules knob voluntary_pass (R-8)
-TIE_BREAK = 381        # rules knob tie_break (R-9): TIE_LAST, TIE_FIRST, TIE_SHARED
-OVER = 382
-CHITS_LEFT = 383
-END_REASON = 384       # END_NONE, END_ALL_GAINED, END_ALL_PASSED
-MASKS = 385            # 4 cell bitmasks, one per colour: derived from BOARD, kept in step by every change
-STATE_SIZE = 389
+# Declared once, in vector order: the offsets are plain ints (numba compiles them as constants) and FIELDS
+# names the same slices for the readable API (game.py: FIELDS.view(v, "board"), FIELDS.get(v, "turn")).
+_f = Fields()
+BOARD = _f.add("board", 16)                    # 16 tile colours, row-major
+START_BOARD = _f.add("start_board", 16)        # the board at the turn's start (a void turn restores it, R-8)
+ICONS = _f.add("icons", N_CHITS)               # per chit id (10 * colour + line)
+POINTS = _f.add("points", N_CHITS)
+POWER = _f.add("power", N_CHITS)
+OWNER = _f.add("owner", N_CHITS)               # seat, or -1 while on the board
+SPENT = _f.add("spent", N_CHITS)               # 1 once the power was activated (R-5)
+GAINED_NOW = _f.add("gained_now", N_CHITS)     # 1 if gained this turn: cannot be activated this turn (R-5)
+ACTIVE_NOW = _f.add("active_now", N_CHITS)     # 1 if activated this turn: undone by a void turn (R-8)
+GREEN_USED = _f.add("green_used", N_CHITS)     # 1 if an activated green already helped a gain this turn
+ORDER_MOVES = _f.add("order_moves", MAX_PLAYERS)  # per seat
+ORDER_SPENT = _f.add("order_spent", MAX_PLAYERS)
+ORDER_ACTIVE = _f.add("order_active", MAX_PLAYERS)
+PASSED = _f.add("passed", MAX_PLAYERS)
+OUT_TURN = _f.add("out_turn", MAX_PLAYERS)     # the turn number at which the seat passed, -1 while in
+PLAYERS = _f.add("players")
+TO_MOVE = _f.add("to_move")
+TURN = _f.add("turn")                          # turns finished so far (every `end` and `pass` finishes one)
+# swaps still allowed this turn: 1 free + activated move powers - swaps made
+SWAPS_LEFT = _f.add("swaps_left")
+GAINS_DONE = _f.add("gains_done")
+GAINS_ALLOWED = _f.add("gains_allowed")        # 1 + activated yellow powers
+GAIN_LINE = _f.add("gain_line")                # line of this turn's gains, -1 before the first
+GREEN_MIN = _f.add("green_min")                # rules knob green_min_requirement (R-6)
+VOLUNTARY = _f.add("voluntary")                # rules knob voluntary_pass (R-8)
+TIE_BREAK = _f.add("tie_break")                # rules knob tie_break (R-9): TIE_LAST, TIE_FIRST, TIE_SHARED
+OVER = _f.add("over")
+CHITS_LEFT = _f.add("chits_left")
+END_REASON = _f.add("end_reason")              # END_NONE, END_ALL_GAINED, END_ALL_PASSED
+MASKS = _f.add("masks", 4)                     # cell bitmask per colour: derived from BOARD, kept in step
+STATE_SIZE = _f.close(389)
+FIELDS = _f
 
 TIE_LAST, TIE_FIRST, TIE_SHARED = 0, 1, 2
 END_NONE, END_ALL_GAINED, END_ALL_PASSED = 0, 1, 2
@@ -62,18 +70,23 @@ N_ACTIONS = 107
 
 
 # ---- setup ---------------------------------------------------------------------------------------------
-@njit(cache=True)
-def new_game(players, layout, random_layout, chit_sets, order_moves, green_min, voluntary, tie_break, seed):
-    """A fresh game after setup (R-1 layout, R-2 seeded chit deal, R-4 order chits).
+# The rules as the kernels take them (game.kernel_rules builds them from a validated config): players;
+# layout, int64[16] colours (ignored when random_layout, R-1); chit_sets, int64[4, 10, 3] (icons, points,
+# power) per colour (R-2); order_moves, int64[players] (R-4); the knobs green_min (R-6), voluntary (R-8, 0/1)
+# and tie_break (R-9: TIE_LAST, TIE_FIRST, TIE_SHARED).
+KernelRules = namedtuple("KernelRules", ["players", "layout", "random_layout", "chit_sets", "order_moves",
+                                         "green_min", "voluntary", "tie_break"])
 
-    layout: int64[16] colours (ignored when random_layout); chit_sets: int64[4, 10, 3] (icons, points,
-    power) per colour; order_moves: int64[players].
-    """
+
+@njit(cache=True)
+def new_game(rules, seed):
+    """A fresh game after setup (R-1 layout, R-2 seeded chit deal, R-4 order chits) under `rules`, a
+    KernelRules; every shuffle is seeded by `seed`."""
     s = np.zeros(STATE_SIZE, dtype=np.int64)
     rng = rng_seeded(seed, 0)
     for cell in range(16):
-        s[BOARD + cell] = layout[cell]
-    if random_layout:
+        s[BOARD + cell] = rules.layout[cell]
+    if rules.random_layout:
         for cell in range(16):
             s[BOARD + cell] = cell // 4
         shuffle_slice(s, BOARD, 16, rng)
@@ -85,22 +98,22 @@ def new_game(players, layout, random_layout, chit_sets, order_moves, green_min, 
         shuffle_slice(perm, 0, 10, rng)
         for line in range(10):
             chit = 10 * colour + line
-            s[ICONS + chit] = chit_sets[colour, perm[line], 0]
-            s[POINTS + chit] = chit_sets[colour, perm[line], 1]
-            s[POWER + chit] = chit_sets[colour, perm[line], 2]
+            s[ICONS + chit] = rules.chit_sets[colour, perm[line], 0]
+            s[POINTS + chit] = rules.chit_sets[colour, perm[line], 1]
+            s[POWER + chit] = rules.chit_sets[colour, perm[line], 2]
     refresh_masks(s)
     for chit in range(N_CHITS):
         s[OWNER + chit] = -1
-    s[PLAYERS] = players
+    s[PLAYERS] = rules.players
     for seat in range(MAX_PLAYERS):
         s[OUT_TURN + seat] = -1
-        s[PASSED + seat] = 1 if seat >= players else 0
-    for seat in range(players):
-        s[ORDER_MOVES + seat] = order_moves[seat]
+        s[PASSED + seat] = 1 if seat >= rules.players else 0
+    for seat in range(rules.players):
+        s[ORDER_MOVES + seat] = rules.order_moves[seat]
     s[ORDER_SPENT + 0] = 1  # R-4: the start player's order chit stays face up and never acts
-    s[GREEN_MIN] = green_min
-    s[VOLUNTARY] = voluntary
-    s[TIE_BREAK] = tie_break
+    s[GREEN_MIN] = rules.green_min
+    s[VOLUNTARY] = rules.voluntary
+    s[TIE_BREAK] = rules.tie_break
     s[CHITS_LEFT] = N_CHITS
     begin_turn(s)
     return s

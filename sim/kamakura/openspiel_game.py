@@ -182,7 +182,7 @@ class KamakuraSpielState(pyspiel.State):
         res = api.result(self._s)
         head = f"winners {res['winners']}" if res["over"] else f"to move {d['to_move']}"
         return (f"board {rows} | {head} | turn {d['turn']} | scores {res['scores']} | "
-                f"chits left {int(v[K.CHITS_LEFT])} | passed {d['passed']}")
+                f"chits left {K.FIELDS.get(v, 'chits_left')} | passed {d['passed']}")
 
 
 pyspiel.register_game(GAME_TYPE, KamakuraSpielGame)

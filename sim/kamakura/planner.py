@@ -387,23 +387,28 @@ def _floor(cands, n, max_k):
 
 
 @njit(cache=True)
-def _keep(cands, n, max_k, greedy, best, rng, row, board, points, cost, kind, a, b, line):
-    """Offer a weighed plan (its board after the swaps, points, cost, what to replay) to the search's
-    store; return the new count. greedy: one slot, the reservoir draw of _better_plan among equals
-    (best = [points, cost, ties]); else the best max_k distinct plans (_offer), each with a draw of its
-    own and its identity (_pack)."""
+def _describe(row, points, cost, kind, a, b, line):
+    """Write a weighed plan into `row`: its points and cost, and what to replay (kind, a, b, line)."""
     row[C_POINTS] = points
     row[C_COST] = cost
     row[C_KIND] = kind
     row[C_A] = a
     row[C_B] = b
     row[C_LINE] = line
+
+
+@njit(cache=True)
+def _keep(cands, n, max_k, greedy, best, rng, row, board):
+    """Offer the plan described in `row` (_describe; board: the board after its swaps) to the search's
+    store; return the new count. greedy: one slot, the reservoir draw of _better_plan among equals
+    (best = [points, cost, ties]); else the best max_k distinct plans (_offer), each with a draw of its
+    own and its identity (_pack)."""
     if greedy:
-        if _better_plan(points, cost, best, rng):
+        if _better_plan(row[C_POINTS], row[C_COST], best, rng):
             cands[0, :] = row
             return 1
         return n
-    row[C_KEY] = _pack(board, line)
+    row[C_KEY] = _pack(board, row[C_LINE])
     row[C_DRAW] = rng_below(rng, 1 << 30)
     return _offer(cands, n, max_k, row)
 
@@ -468,8 +473,9 @@ def _search_plans(s, rng, powers, cands, max_k, greedy):
                     points, cost = _line_best(s, masks, line, greens, n_greens, yellow_cost, choice, scratch)
                     if points == 0:
                         continue
-                    n = _keep(cands, n, max_k, greedy, best, rng, row, board, points, cost + move_cost[depth],
-                              depth, first if depth >= 1 else -1, second if depth == 2 else -1, line)
+                    _describe(row, points, cost + move_cost[depth], depth, first if depth >= 1 else -1,
+                              second if depth == 2 else -1, line)
+                    n = _keep(cands, n, max_k, greedy, best, rng, row, board)
                 if depth == 2:
                     board[c], board[d] = board[d], board[c]
             if depth >= 1:
@@ -503,8 +509,8 @@ def _search_plans(s, rng, powers, cands, max_k, greedy):
                 points, cost = _line_best(s, wmasks, line, greens, n_greens, yellow_cost, choice, scratch)
                 if points == 0:
                     continue
-                n = _keep(cands, n, max_k, greedy, best, rng, row, work, points, cost + move_cost[dist],
-                          KIND_DEEP, chit, target, line)
+                _describe(row, points, cost + move_cost[dist], KIND_DEEP, chit, target, line)
+                n = _keep(cands, n, max_k, greedy, best, rng, row, work)
     return n
 
 

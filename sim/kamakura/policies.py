@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.kamakura import agents, mcts
+from sim.kamakura import agents, search
 from sim.kamakura.game import KamakuraGame, KamakuraState, action_to_string
 from sim.rng import rng_below
 
@@ -50,9 +50,9 @@ class GreedyPolicy:
 
 
 class MctsPolicy:
-    """UCT over the kernels (turn_mcts.py, or mcts.py with tree=actions), searching afresh at every
-    decision: a whole turn at a time over turns, one action over micro-actions (the batch loop keeps its
-    tree between decisions instead). Defaults: the `mcts` agent's (sim/agent_spec.py)."""
+    """UCT over the kernels (turn_mcts.py, or mcts.py with tree=actions; search.py), searching afresh at
+    every decision: a whole turn at a time over turns, one action over micro-actions (the batch loop keeps
+    its tree between decisions instead). Defaults: the `mcts` agent's (its entry in the game registry)."""
 
     def __init__(self, rng: np.ndarray, **params: float) -> None:
         self.rng = rng
@@ -61,7 +61,7 @@ class MctsPolicy:
 
     def choose(self, game: KamakuraGame, state: KamakuraState) -> str:
         if not self._queue:
-            codes = mcts.search_turn(state.vector, self.rng, **self.params)
+            codes = search.search_turn(state.vector, self.rng, **self.params)
             self._queue = [action_to_string(code) for code in codes]
         return self._queue.pop(0)
 

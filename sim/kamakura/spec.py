@@ -5,7 +5,7 @@ from pathlib import Path
 
 from sim.game_spec import AgentKind, GameSpec, Vocabulary
 
-#: MCTS rollout policies and rewards; the index is the kernels' code (mcts.ROLLOUT_*, REWARD_*, TREE_*).
+#: MCTS rollout policies and rewards; the index is the kernels' code (uct.ROLLOUT_*, REWARD_*, TREE_*).
 ROLLOUTS = ("random", "greedy", "uniform", "quick")
 REWARDS = ("win", "score")
 TREES = ("turns", "actions")

@@ -4,12 +4,13 @@ The micro-action tree of mcts.py spends most of its iterations rediscovering, sw
 greedy planner finds by exhaustive search; what greedy cannot see is what its turn leaves to the others
 and to its own next turn. Here an edge of the tree is a whole turn, a sequence of API.md micro-actions: a
 node's children are the `width` best distinct plans of planner.py (the greedy planner's search, keeping
-the best few), best first. Selection, statistics and backup are those of mcts.py: UCT with a reward sum
-per player, each node choosing for the player to move there (max^n), a progressive bias `prior` towards
-the best-ranked plan (the one greedy would play), the same rollouts, horizon and rewards. An iteration
-descends by UCT, expands the leaf it reaches with its plans, plays one of them, rolls out to the horizon
-(rounds after the searcher's turn; 0: to the end of the game) and backs up the rewards. Tree nodes at or
-past the horizon are not expanded: the scores there are the result.
+the best few), best first. Node storage, selection, statistics, rollouts and backup are uct.py's, as for
+the micro-action tree: UCT with a reward sum per player, each node choosing for the player to move there
+(max^n), a progressive bias `prior` towards the best-ranked plan (the one greedy would play), the same
+rollouts, horizon and rewards. A node's plan is its row of the tree's plans, its edge the plan's length.
+An iteration descends by UCT, expands the leaf it reaches with its plans, plays one of them, rolls out to
+the horizon (rounds after the searcher's turn; 0: to the end of the game) and backs up the rewards. Tree
+nodes at or past the horizon are not expanded: the scores there are the result.
 
 Reuse: before each decision the tree is walked along the turns played since its root (matched plan by
 plan) and the subtree reached is compacted to the front and kept with its expansions; its statistics are
@@ -31,29 +32,39 @@ from sim.kamakura.kernels import (
     N_CHITS,
     ORDER_ACTIVE,
     OVER,
-    PLAYERS,
     START_BOARD,
     TO_MOVE,
     TURN,
     apply_action,
 )
-from sim.kamakura.mcts import (
+from sim.kamakura.planner import turn_candidates
+from sim.kamakura.uct import (
     M_NODES,
     M_ROOT_HIST,
     M_VALID,
+    P_C,
+    P_HORIZON,
+    P_ITERS,
+    P_PRIOR,
+    P_REWARD,
+    P_ROLLOUT,
+    P_WIDTH,
     PRIOR,
-    _compact,
-    _finish_iteration,
-    _most_visited,
-    _reset,
-    _select,
+    backup,
+    compact,
+    leaf_rewards,
+    most_visited,
+    reset,
+    rollout,
+    rollout_stop,
+    select,
 )
-from sim.kamakura.planner import turn_candidates
 
 PLAN_WIDTH = 32  # actions stored per edge; a longer plan (a dozen powers at once) is not offered
 
 
 def turn_tree_capacity(iters: int, width: int) -> int:
+    """Nodes a turn tree needs for `iters` iterations of `width` plans (uct.new_tree's capacity)."""
     return max(int(width), 1) * (max(int(iters), 1) + 1)
 
 
@@ -72,11 +83,11 @@ def at_turn_start(s):
 
 
 @njit(cache=True)
-def _expand(st, rng, node, width, first, count, length, visits, value, plans, meta, capacity, cand):
+def _expand(st, rng, node, width, tree, capacity, cand):
     """Give `node` (position st, at a turn start) its plans as children, the best-ranked one flagged in
     the PRIOR column; False when the tree is full or no plan fits an edge."""
     n, lengths = turn_candidates(st, rng, width, cand)
-    start = meta[M_NODES]
+    start = tree.meta[M_NODES]
     if start + n > capacity:
         return False
     kept = 0
@@ -84,29 +95,32 @@ def _expand(st, rng, node, width, first, count, length, visits, value, plans, me
         if lengths[i] > PLAN_WIDTH:
             continue
         child = start + kept
-        first[child] = -1
-        count[child] = 0
-        length[child] = lengths[i]
-        visits[child] = 0
-        value[child, :] = 0.0
-        value[child, PRIOR] = 1.0 if i == 0 else 0.0
+        tree.first[child] = -1
+        tree.count[child] = 0
+        tree.edge[child] = lengths[i]
+        tree.visits[child] = 0
+        tree.value[child, :] = 0.0
+        tree.value[child, PRIOR] = 1.0 if i == 0 else 0.0
         for j in range(lengths[i]):
-            plans[child, j] = cand[i, j]
+            tree.plans[child, j] = cand[i, j]
         kept += 1
     if kept == 0:
         return False
-    first[node] = start
-    count[node] = kept
-    meta[M_NODES] = start + kept
+    tree.first[node] = start
+    tree.count[node] = kept
+    tree.meta[M_NODES] = start + kept
     return True
 
 
 @njit(cache=True)
-def _walk(history, n_history, first, count, length, plans, meta):
+def _walk(tree, history, n_history):
     """The node reached from the root by the turns played since the root was set (each matched to a
     child's plan), or -1."""
+    first = tree.first
+    length = tree.edge
+    plans = tree.plans
     node = 0
-    h = meta[M_ROOT_HIST]
+    h = tree.meta[M_ROOT_HIST]
     if n_history < h:
         return -1
     while h < n_history:
@@ -116,7 +130,7 @@ def _walk(history, n_history, first, count, length, plans, meta):
         if end == n_history or first[node] < 0:
             return -1  # a turn still under way, or a position the tree never expanded
         found = -1
-        for k in range(count[node]):
+        for k in range(tree.count[node]):
             child = first[node] + k
             if length[child] != end + 1 - h:
                 continue
@@ -136,33 +150,43 @@ def _walk(history, n_history, first, count, length, plans, meta):
 
 
 @njit(cache=True)
-def _play(st, node, length, plans):
-    for j in range(length[node]):
-        apply_action(st, plans[node, j])
+def _play(st, tree, node):
+    """Play the plan of the edge into `node`."""
+    for j in range(tree.edge[node]):
+        apply_action(st, tree.plans[node, j])
 
 
 @njit(cache=True)
-def turn_mcts_plan(s, rng, iters, c, rollout, reward, horizon, prior, width, first, count, length, visits,
-                   value, meta, plans, queue, history, n_history, out_plan):
-    """The whole turn the turn-level search plays at s (a turn start), written into out_plan; returns its
-    length. The tree kept in the arrays is reused when it holds s (history[:n_history]: every action of
-    the game so far; an invalid tree searches afresh). `length` holds each node's plan length."""
+def turn_mcts_plan(s, rng, params, tree, history, n_history, out_plan):
+    """The whole turn the turn-level search plays at s (a turn start) with the parameter row `params`
+    (uct.P_*), written into out_plan; returns its length. The tree kept in `tree` (a uct.Tree with plans
+    of PLAN_WIDTH actions) is reused when it holds s (history[:n_history]: every action of the game so
+    far; an invalid tree searches afresh)."""
+    iters = int(params[P_ITERS])
+    c = params[P_C]
+    rollout_kind = int(params[P_ROLLOUT])
+    reward = int(params[P_REWARD])
+    horizon = int(params[P_HORIZON])
+    prior = params[P_PRIOR]
+    width = int(params[P_WIDTH])
+    first = tree.first
     capacity = min(first.shape[0], width * (iters + 1))
-    node = _walk(history, n_history, first, count, length, plans, meta) if meta[M_VALID] == 1 else -1
+    node = _walk(tree, history, n_history) if tree.meta[M_VALID] == 1 else -1
     if node < 0:
-        _reset(first, count, visits, value, meta)
+        reset(tree)
     else:
-        _compact(node, first, count, length, visits, value, meta, queue, plans)
-        visits[:meta[M_NODES]] = 0
-        value[:meta[M_NODES], :MAX_PLAYERS] = 0.0
-    meta[M_ROOT_HIST] = n_history
-    stop = s[TURN] + 1 + horizon * s[PLAYERS] if horizon > 0 else 1 << 40
+        compact(tree, node, True)
+        # the statistics were judged at the old root's horizon, one round earlier
+        tree.visits[:tree.meta[M_NODES]] = 0
+        tree.value[:tree.meta[M_NODES], :MAX_PLAYERS] = 0.0
+    tree.meta[M_ROOT_HIST] = n_history
+    stop = rollout_stop(s, horizon)
     cand = np.empty((width, MAX_PLAN), dtype=np.int64)
     if first[0] < 0:
-        _expand(s, rng, 0, width, first, count, length, visits, value, plans, meta, capacity, cand)
+        _expand(s, rng, 0, width, tree, capacity, cand)
     if first[0] < 0:  # no plan fits an edge (or none fits the tree): greedy's turn
         return greedy_plan(s.copy(), rng, out_plan)
-    if count[0] > 1:
+    if tree.count[0] > 1:
         buf = np.empty(N_ACTIONS, dtype=np.int64)
         plan = np.empty(MAX_PLAN, dtype=np.int64)
         st = np.empty_like(s)
@@ -173,19 +197,19 @@ def turn_mcts_plan(s, rng, iters, c, rollout, reward, horizon, prior, width, fir
             depth = 0
             path[0] = 0
             while first[node] >= 0 and st[OVER] == 0 and st[TURN] < stop and depth < 255:
-                node = _select(node, st[TO_MOVE], c, prior, first, count, visits, value, rng)
-                _play(st, node, length, plans)
+                node = select(tree, node, st[TO_MOVE], c, prior, rng)
+                _play(st, tree, node)
                 depth += 1
                 path[depth] = node
             if (st[OVER] == 0 and st[TURN] < stop and depth < 255
-                    and _expand(st, rng, node, width, first, count, length, visits, value, plans, meta,
-                                capacity, cand)):
-                node = _select(node, st[TO_MOVE], c, prior, first, count, visits, value, rng)
-                _play(st, node, length, plans)
+                    and _expand(st, rng, node, width, tree, capacity, cand)):
+                node = select(tree, node, st[TO_MOVE], c, prior, rng)
+                _play(st, tree, node)
                 depth += 1
                 path[depth] = node
-            _finish_iteration(st, rng, rollout, stop, reward, path, depth, visits, value, plan, buf)
-    best = _most_visited(first, count, visits, value, s[TO_MOVE])
-    for j in range(length[best]):
-        out_plan[j] = plans[best, j]
-    return length[best]
+            rollout(st, rng, rollout_kind, stop, plan, buf)
+            backup(tree, path, depth, leaf_rewards(st, reward))
+    best = most_visited(tree, s[TO_MOVE])
+    for j in range(tree.edge[best]):
+        out_plan[j] = tree.plans[best, j]
+    return tree.edge[best]
