@@ -60,3 +60,10 @@ class Fields:
         if length != 1:
             raise ValueError(f"field {name!r} has {length} entries; use view()")
         return int(vector[offset])
+
+    def set(self, vector: np.ndarray, name: str, value: int) -> None:
+        """Write a one-entry field."""
+        offset, length = self.offsets[name]
+        if length != 1:
+            raise ValueError(f"field {name!r} has {length} entries; write through view()")
+        vector[offset] = value

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from sim.agent_spec import agent_arrays
 from sim.rng import game_seeds, new_rng, rng_below
 from sim.sakura import kernels as K
-from sim.sakura.agents import AGENT_CODES, AGENT_MCTS
+from sim.sakura.agents import AGENT_MCTS
 from sim.sakura.batch import run_batch
 from sim.sakura.game import SakuraState, action_to_string, state_to_dict
 from sim.sakura.mcts import determinize, search
@@ -221,7 +221,7 @@ SEATINGS = {
 def batch(players: int, config, seeds, rows):
     rules = game(players, str(config)).rules
     seating = [rows[i % len(rows)] for i in range(len(seeds))]
-    kinds, params = agent_arrays(seating, "sakura", AGENT_CODES)
+    kinds, params = agent_arrays(seating, "sakura")
     assert (kinds == AGENT_MCTS).any()
     return rules, kinds, params, run_batch(rules, seeds, kinds, params)
 

@@ -44,11 +44,6 @@ class KamakuraState(KernelState):
     equal when the vectors are equal). `KamakuraGame.apply` returns a new one."""
 
 
-def _put(v: np.ndarray, name: str, value: Any) -> None:
-    """Write the one-entry field `name` of v."""
-    FIELDS.view(v, name)[0] = value
-
-
 def action_to_string(code: int) -> str:
     if code < K.A_USE:
         a, b = SWAPS[code]
@@ -236,7 +231,7 @@ def state_from_dict(d: dict[str, Any], rules: KamakuraRules) -> np.ndarray:
     if not 2 <= players <= K.MAX_PLAYERS:
         raise ValueError(f"state dict: players must be 2..4, got {players}")
     v = np.zeros(K.STATE_SIZE, dtype=np.int64)
-    _put(v, "players", players)
+    FIELDS.set(v, "players", players)
     FIELDS.view(v, "board")[:] = _board(r.get("board", str), "board")
     chits = r.get("chits", list)
     if len(chits) != K.N_CHITS:
@@ -270,7 +265,7 @@ def state_from_dict(d: dict[str, Any], rules: KamakuraRules) -> np.ndarray:
     out_turn_v = FIELDS.view(v, "out_turn")
     out_turn_v[:] = -1
     out_turn_v[:players] = [-1 if x is None else x for x in out_turn]
-    _put(v, "turn", r.get("turn", int, 0))
+    FIELDS.set(v, "turn", r.get("turn", int, 0))
     knobs = r.get("rules", dict, {})
     unknown = set(knobs) - {"green_min_requirement", "tie_break", "voluntary_pass"}
     if unknown:
@@ -284,14 +279,14 @@ def state_from_dict(d: dict[str, Any], rules: KamakuraRules) -> np.ndarray:
         raise ValueError(f"state dict: rules.tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
     if not isinstance(voluntary, bool):
         raise ValueError(f"state dict: rules.voluntary_pass must be a boolean, got {voluntary!r}")
-    _put(v, "green_min", gmin)
-    _put(v, "tie_break", TIE_BREAKS.index(tie_break))
-    _put(v, "voluntary", voluntary)
-    _put(v, "chits_left", int((owner_v < 0).sum()))
+    FIELDS.set(v, "green_min", gmin)
+    FIELDS.set(v, "tie_break", TIE_BREAKS.index(tie_break))
+    FIELDS.set(v, "voluntary", voluntary)
+    FIELDS.set(v, "chits_left", int((owner_v < 0).sum()))
     to_move = r.get("to_move", int)
     if not 0 <= to_move < players:
         raise ValueError(f"state dict: to_move must be a seat 0..{players - 1}, got {to_move}")
-    _put(v, "to_move", to_move)
+    FIELDS.set(v, "to_move", to_move)
     K.refresh_masks(v)
     K.begin_turn(v)
     if passed[to_move] and not passed[:players].all():
@@ -300,21 +295,21 @@ def state_from_dict(d: dict[str, Any], rules: KamakuraRules) -> np.ndarray:
         # A turn in progress: the game ends only with its `end` (even if its gains emptied the board).
         _read_turn_state(v, _Reader(r.get("turn_state", dict)), to_move)
     elif FIELDS.get(v, "chits_left") == 0:
-        _put(v, "over", 1)
-        _put(v, "end_reason", K.END_ALL_GAINED)
+        FIELDS.set(v, "over", 1)
+        FIELDS.set(v, "end_reason", K.END_ALL_GAINED)
     elif passed[:players].all():
-        _put(v, "over", 1)
-        _put(v, "end_reason", K.END_ALL_PASSED)
+        FIELDS.set(v, "over", 1)
+        FIELDS.set(v, "end_reason", K.END_ALL_PASSED)
     return v
 
 
 def _read_turn_state(v: np.ndarray, t: _Reader, seat: int) -> None:
     FIELDS.view(v, "start_board")[:] = _board(t.get("start_board", str), "turn_state.start_board")
-    _put(v, "swaps_left", t.get("swaps_left", int))
-    _put(v, "gains_done", t.get("gains_done", int))
-    _put(v, "gains_allowed", t.get("gains_allowed", int))
+    FIELDS.set(v, "swaps_left", t.get("swaps_left", int))
+    FIELDS.set(v, "gains_done", t.get("gains_done", int))
+    FIELDS.set(v, "gains_allowed", t.get("gains_allowed", int))
     line = t.get("gain_line", (int, type(None)), None)
-    _put(v, "gain_line", -1 if line is None else line)
+    FIELDS.set(v, "gain_line", -1 if line is None else line)
     per_chit = (("gained", "gained_now"), ("activated", "active_now"), ("greens_assigned", "green_used"))
     for key, name in per_chit:
         flags = FIELDS.view(v, name)

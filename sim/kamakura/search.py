@@ -9,6 +9,7 @@ import numpy as np
 
 from sim.kamakura.agents import MAX_PLAN
 from sim.kamakura.mcts import mcts_action, tree_capacity
+from sim.kamakura.spec import AGENTS
 from sim.kamakura.turn_mcts import PLAN_WIDTH, at_turn_start, turn_mcts_plan, turn_tree_capacity
 from sim.kamakura.uct import P_ITERS, P_TREE, P_WIDTH, TREE_TURNS, new_tree
 
@@ -16,9 +17,7 @@ from sim.kamakura.uct import P_ITERS, P_TREE, P_WIDTH, TREE_TURNS, new_tree
 def search_row(params: dict) -> np.ndarray:
     """The kernels' parameter row (uct.P_*) for MCTS parameters given by name, the `mcts` agent's defaults
     (its entry in the game registry) filling in the rest; an unknown name is a ValueError."""
-    from sim import games
-
-    known = games.spec("kamakura").agents["mcts"].params
+    known = AGENTS["mcts"].params
     unknown = set(params) - set(known)
     if unknown:
         raise ValueError(f"unknown MCTS parameters: {sorted(unknown)}")

@@ -4,12 +4,13 @@ agents, forward model and state, as references that load nothing until asked for
 from pathlib import Path
 
 from sim.game_spec import AgentKind, GameSpec, Vocabulary
+from sim.kamakura.params import TIE_BREAKS  # R-9
 
-#: MCTS rollout policies and rewards; the index is the kernels' code (uct.ROLLOUT_*, REWARD_*, TREE_*).
+#: MCTS rollout policies, rewards and trees; the index is the kernels' code (uct.ROLLOUT_*, REWARD_*,
+#: TREE_* are derived from these).
 ROLLOUTS = ("random", "greedy", "uniform", "quick")
 REWARDS = ("win", "score")
 TREES = ("turns", "actions")
-TIE_BREAKS = ("last_in_order", "first_in_order", "shared")  # R-9
 
 AGENTS = {
     "random": AgentKind(0),

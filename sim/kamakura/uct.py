@@ -48,6 +48,7 @@ from sim.kamakura.kernels import (
     scores,
     winners,
 )
+from sim.kamakura.spec import REWARDS, ROLLOUTS, TREES
 from sim.mcts_rewards import lead_rewards, win_rewards
 from sim.rng import rng_below
 
@@ -55,9 +56,12 @@ from sim.rng import rng_below
 # A parameter row per seat (float64); choices by index.
 P_ITERS, P_C, P_ROLLOUT, P_REWARD, P_HORIZON, P_PRIOR, P_TREE, P_WIDTH = 0, 1, 2, 3, 4, 5, 6, 7
 N_PARAMS = 8
-ROLLOUT_RANDOM, ROLLOUT_GREEDY, ROLLOUT_UNIFORM, ROLLOUT_QUICK = 0, 1, 2, 3
-REWARD_WIN, REWARD_SCORE = 0, 1
-TREE_TURNS, TREE_ACTIONS = 0, 1  # edges: whole turns (turn_mcts.py) or micro-actions (mcts.py)
+# Choice codes: the index of each name in the registry entry's tuples (spec.py), as plain ints for numba.
+ROLLOUT_RANDOM, ROLLOUT_GREEDY, ROLLOUT_UNIFORM, ROLLOUT_QUICK = (ROLLOUTS.index(name) for name in
+                                                                  ("random", "greedy", "uniform", "quick"))
+REWARD_WIN, REWARD_SCORE = REWARDS.index("win"), REWARDS.index("score")
+# edges: whole turns (turn_mcts.py) or micro-actions (mcts.py)
+TREE_TURNS, TREE_ACTIONS = TREES.index("turns"), TREES.index("actions")
 SCORE_SCALE = 20.0
 
 # ---- node storage --------------------------------------------------------------------------------------

@@ -54,11 +54,13 @@ from sim.sakura.kernels import (
     score_sakura,
     unscored_sakura_here,
 )
+from sim.sakura.spec import AGENTS
 
-AGENT_RANDOM = 0
-AGENT_GREEDY = 1
-AGENT_MCTS = 2  # searched in mcts.py, called by the batch loop
-AGENT_CODES = {"random": AGENT_RANDOM, "greedy": AGENT_GREEDY, "mcts": AGENT_MCTS}
+# The codes are declared once, in the game's registry entry (spec.py); plain ints here for numba.
+AGENT_CODES = {name: kind.code for name, kind in AGENTS.items()}
+AGENT_RANDOM = AGENT_CODES["random"]
+AGENT_GREEDY = AGENT_CODES["greedy"]
+AGENT_MCTS = AGENT_CODES["mcts"]  # searched in mcts.py, called by the batch loop
 GREEDY_SAMPLES = 8
 
 

@@ -4,8 +4,11 @@ Game i is set up from seeds[i] (stream 0: deck shuffle and reshuffles) and its a
 of the same seed, so a game's record depends on its seed and seating alone.
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
+from numpy.typing import ArrayLike
 
 from sim.batching import batch_inputs
 from sim.rng import rng_seeded
@@ -37,24 +40,30 @@ from sim.sakura.kernels import (
     new_game,
     winners,
 )
-from sim.sakura.mcts import N_PARAMS, P_C, P_ITERS, P_REWARD, mcts_action
+from sim.sakura.mcts import N_PARAMS, mcts_action
+from sim.sakura.params import SakuraRules
 
 CARD_COLUMNS = 7   # game, round, painter (seat; players = court), card, resolved, bumps, tokens after
 SAKURA_COLUMNS = 5  # game, round, sakura index, painter, tokens gained
 
+#: The per-game result arrays play_batch fills, row g for game g; the names are run_batch's keys.
+#: tokens: (games, painters), the court painter's in the last column with two players; winners (0/1) and
+#: positions (final path index, the R-14 tie-break's input): (games, players); the rest: (games,).
+BatchOut = namedtuple("BatchOut", ["tokens", "winners", "tie", "decided_by_tiebreak", "rounds", "end_reason",
+                                   "bumps", "positions"])
+
 
 @njit(cache=True, nogil=True)  # lets the runner's helper threads work while games play
-def play_batch(first, seeds, players, variant, tie_break, path_len, torii, sakura, cards, agent_kinds,
-               agent_params, out_tokens, out_winners, out_tie, out_decided, out_rounds, out_end_reason,
-               out_bumps,
-               out_positions, card_log, sakura_log, counts):
-    """Play games first.. of seeds; returns the index after the last game finished (less than len(seeds)
-    when the logs are full: the caller grows them and calls again). counts = [card rows, sakura rows].
-    agent_params[g, seat] holds an MCTS seat's parameters (mcts.P_*)."""
+def play_batch(first, seeds, args, agent_kinds, agent_params, out, card_log, sakura_log, counts):
+    """Play games first.. of seeds under `args` (kernels.KernelArgs, as game.kernel_args gives them) into
+    `out` (a BatchOut); returns the index after the last game finished (less than len(seeds) when the
+    logs are full: the caller grows them and calls again). counts = [card rows, sakura rows].
+    agent_params[g, seat] holds an MCTS seat's parameter row (mcts.P_*)."""
     buf = np.empty(N_ACTIONS_MAX, dtype=np.int64)
     win = np.zeros(MAX_PLAYERS, dtype=np.int64)
     for g in range(first, seeds.shape[0]):
-        s = new_game(players, variant, tie_break, path_len, torii, sakura, cards, seeds[g])
+        s = new_game(args.players, args.variant, args.tie_break, args.path_len, args.torii, args.sakura,
+                     args.cards, seeds[g])
         rng = rng_seeded(seeds[g], 1)
         c0 = counts[0]
         s0 = counts[1]
@@ -62,8 +71,7 @@ def play_batch(first, seeds, players, variant, tie_break, path_len, torii, sakur
             round_before = s[ROUND]
             seat = s[TO_MOVE]
             if agent_kinds[g, seat] == AGENT_MCTS:
-                row = agent_params[g, seat]
-                action = mcts_action(s, rng, int(row[P_ITERS]), row[P_C], int(row[P_REWARD]))
+                action = mcts_action(s, rng, agent_params[g, seat])
             else:
                 action = agent_action(agent_kinds[g, seat], s, rng, buf)
             apply_action(s, action)
@@ -94,20 +102,21 @@ def play_batch(first, seeds, players, variant, tie_break, path_len, torii, sakur
                         counts[1] += 1
         tie, decided = winners(s, win)
         for seat in range(s[PLAYERS]):
-            out_tokens[g, seat] = s[TOKENS + seat]
-            out_winners[g, seat] = win[seat]
-            out_positions[g, seat] = s[PAINTER + seat]  # final path index: the R-14 tie-break's input
+            out.tokens[g, seat] = s[TOKENS + seat]
+            out.winners[g, seat] = win[seat]
+            out.positions[g, seat] = s[PAINTER + seat]  # final path index: the R-14 tie-break's input
         if s[N_PAINTERS] > s[PLAYERS]:
-            out_tokens[g, s[PLAYERS]] = s[TOKENS + s[PLAYERS]]  # the court painter's tokens
-        out_tie[g] = tie
-        out_decided[g] = decided
-        out_rounds[g] = s[ROUND]
-        out_end_reason[g] = s[END_REASON]
-        out_bumps[g] = s[BUMPS]
+            out.tokens[g, s[PLAYERS]] = s[TOKENS + s[PLAYERS]]  # the court painter's tokens
+        out.tie[g] = tie
+        out.decided_by_tiebreak[g] = decided
+        out.rounds[g] = s[ROUND]
+        out.end_reason[g] = s[END_REASON]
+        out.bumps[g] = s[BUMPS]
     return seeds.shape[0]
 
 
-def run_batch(rules, seeds, seating, params=None) -> dict[str, np.ndarray]:
+def run_batch(rules: SakuraRules, seeds: ArrayLike, seating: ArrayLike,
+              params: ArrayLike | None = None) -> dict[str, np.ndarray]:
     """Play one game per seed; seating is a (games, players) array of agent codes or one row for all,
     params the matching MCTS parameter rows ((games, players, mcts.N_PARAMS) or one (players, N_PARAMS)
     table), needed only when a seat plays mcts. tokens has one more column than players when a court
@@ -118,27 +127,27 @@ def run_batch(rules, seeds, seating, params=None) -> dict[str, np.ndarray]:
     seeds, seating, params = batch_inputs(seeds, seating, players, params, N_PARAMS)
     games = len(seeds)
     painters = players + (1 if players == 2 else 0)
-    out = {
-        "tokens": np.zeros((games, painters), dtype=np.int64),
-        "winners": np.zeros((games, players), dtype=np.int64),
-        "tie": np.zeros(games, dtype=np.bool_),
-        "decided_by_tiebreak": np.zeros(games, dtype=np.bool_),
-        "rounds": np.zeros(games, dtype=np.int64),
-        "end_reason": np.zeros(games, dtype=np.int64),
-        "bumps": np.zeros(games, dtype=np.int64),
-        "positions": np.zeros((games, players), dtype=np.int64),
-    }
+    out = BatchOut(
+        tokens=np.zeros((games, painters), dtype=np.int64),
+        winners=np.zeros((games, players), dtype=np.int64),
+        tie=np.zeros(games, dtype=np.bool_),
+        decided_by_tiebreak=np.zeros(games, dtype=np.bool_),
+        rounds=np.zeros(games, dtype=np.int64),
+        end_reason=np.zeros(games, dtype=np.int64),
+        bumps=np.zeros(games, dtype=np.int64),
+        positions=np.zeros((games, players), dtype=np.int64),
+    )
     card_log = np.empty((max(1024, games * 64), CARD_COLUMNS), dtype=np.int32)  # rows past counts unused
     sakura_log = np.empty((max(256, games * 3 * painters + 64), SAKURA_COLUMNS), dtype=np.int32)
     counts = np.zeros(2, dtype=np.int64)
+    args = kernel_args(rules)
     done = 0
     while done < games:
-        done = play_batch(done, seeds, *kernel_args(rules), seating, params, out["tokens"], out["winners"],
-                          out["tie"], out["decided_by_tiebreak"], out["rounds"], out["end_reason"],
-                          out["bumps"], out["positions"], card_log, sakura_log, counts)
+        done = play_batch(done, seeds, args, seating, params, out, card_log, sakura_log, counts)
         if done < games:
             card_log = np.concatenate([card_log, np.empty_like(card_log)])
             sakura_log = np.concatenate([sakura_log, np.empty_like(sakura_log)])
-    out["cards_played"] = card_log[:counts[0]]
-    out["sakura_scored"] = sakura_log[:counts[1]]
-    return out
+    result = out._asdict()
+    result["cards_played"] = card_log[:counts[0]]
+    result["sakura_scored"] = sakura_log[:counts[1]]
+    return result

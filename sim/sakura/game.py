@@ -5,35 +5,36 @@ Strings become action codes, dicts become state vectors and back; every rule is 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from sim.game_face import KernelGame
+from sim.game_face import KernelGame, KernelState
 from sim.rng import new_rng
 from sim.sakura import kernels as K
 from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS, TIE_BREAKS, VARIANTS, SakuraRules
 
+F = K.FIELDS  # the state vector's named fields
 _PHASES = {K.PH_SELECT: "select", K.PH_CHOOSE: "choose", K.PH_OVER: "over"}
 _END_REASONS = {K.END_NONE: None, K.END_LAST_SAKURA: "last_sakura", K.END_ROUND_LIMIT: "round_limit"}
 _DEFAULT_RNG = int(new_rng(0, 2)[0])  # reshuffle generator of a dict that gives none
 
 
-def kernel_args(rules: SakuraRules) -> tuple:
-    """Arguments of `kernels.new_game` (all but the seed), the path as played for this player count."""
+def kernel_args(rules: SakuraRules) -> K.KernelArgs:
+    """Arguments of `kernels.new_game` (all but the seed), the path as played for this player count; the
+    same tuple is `batch.play_batch`'s `args`."""
     path_length, torii, sakura, _bridges = rules.played_board()
-    return (rules.players, VARIANTS.index(rules.two_player_variant), TIE_BREAKS.index(rules.tie_break),
-            path_length, torii, np.array(sakura, dtype=np.int64), np.array(rules.cards, dtype=np.int64))
+    return K.KernelArgs(players=rules.players, variant=VARIANTS.index(rules.two_player_variant),
+                        tie_break=TIE_BREAKS.index(rules.tie_break), path_len=path_length, torii=torii,
+                        sakura=np.array(sakura, dtype=np.int64), cards=np.array(rules.cards, dtype=np.int64))
 
 
-@dataclass(frozen=True, eq=False)
-class SakuraState:
-    """A position: the kernels' state vector. Treat as immutable; `SakuraGame.apply` returns a new one."""
+class SakuraState(KernelState):
+    """A position: the kernels' state vector. Treat as immutable; `SakuraGame.apply` returns a new one.
+    Equal when the vectors agree up to LOG_START: the last round's log behind it is bookkeeping, not
+    position."""
 
-    vector: np.ndarray = field(repr=False)
-
-    def __eq__(self, other: object) -> bool:  # the round log behind LOG_START is bookkeeping, not position
+    def __eq__(self, other: object) -> bool:
         return (isinstance(other, SakuraState)
                 and np.array_equal(self.vector[:K.LOG_START], other.vector[:K.LOG_START]))
 
@@ -74,15 +75,16 @@ class SakuraGame(KernelGame):
     action_from_string = staticmethod(action_from_string)
 
     def is_over(self, s: SakuraState) -> bool:
-        return bool(s.vector[K.PHASE] == K.PH_OVER)
+        return F.get(s.vector, "phase") == K.PH_OVER
 
     def result(self, s: SakuraState) -> dict[str, Any]:
         v = s.vector
-        players = int(v[K.PLAYERS])
+        players = F.get(v, "players")
         over = self.is_over(s)
-        out: dict[str, Any] = {"over": over, "scores": [int(x) for x in v[K.TOKENS:K.TOKENS + players]],
+        out: dict[str, Any] = {"over": over, "scores": _ints(F.view(v, "tokens")[:players]),
                                "winners": [], "tie": False, "decided_by_tiebreak": False,
-                               "rounds": int(v[K.ROUND]), "end_reason": _END_REASONS[int(v[K.END_REASON])]}
+                               "rounds": F.get(v, "round"),
+                               "end_reason": _END_REASONS[F.get(v, "end_reason")]}
         if over:
             win = np.zeros(K.MAX_PLAYERS, dtype=np.int64)
             tie, decided = K.winners(v, win)
@@ -100,7 +102,7 @@ class SakuraGame(KernelGame):
         """What `seat` may know: its own hand, positions, tokens, the discard pile and revealed cards;
         never other hands, the deck order (nor the generator that will reshuffle it) or other players'
         selections of a round still being chosen."""
-        players = int(s.vector[K.PLAYERS])
+        players = F.get(s.vector, "players")
         if not 0 <= seat < players:
             raise ValueError(f"no seat {seat} in a {players}-player game")
         d = state_to_dict(s.vector)
@@ -116,51 +118,63 @@ class SakuraGame(KernelGame):
         return d
 
 
-def _hand(v: np.ndarray, seat: int) -> list[int]:
-    base = K.HAND + seat * K.HAND_SIZE
-    return [int(c) for c in v[base:base + int(v[K.HAND_N + seat])]]
+def _ints(values: np.ndarray) -> list[int]:
+    return [int(x) for x in values]
+
+
+def _set(v: np.ndarray, name: str, value: int) -> None:
+    """Write the one-entry field `name`."""
+    F.view(v, name)[0] = value
+
+
+def _hands(v: np.ndarray) -> np.ndarray:
+    """The hands as a (MAX_PLAYERS, HAND_SIZE) view of the vector, a row per seat."""
+    return F.view(v, "hand").reshape(K.MAX_PLAYERS, K.HAND_SIZE)
 
 
 def state_to_dict(v: np.ndarray) -> dict[str, Any]:
-    players = int(v[K.PLAYERS])
-    n_sakura = int(v[K.N_SAKURA])
-    phase = _PHASES[int(v[K.PHASE])]
+    players = F.get(v, "players")
+    n_sakura = F.get(v, "n_sakura")
+    phase = _PHASES[F.get(v, "phase")]
+    hands, hand_n = _hands(v), F.view(v, "hand_n")
+    garden, pact = F.view(v, "garden"), F.view(v, "pact")
+    selected, painter, tokens = F.view(v, "selected"), F.view(v, "painter"), F.view(v, "tokens")
+    pending, owners = F.view(v, "pending"), F.view(v, "pend_owner")
     d: dict[str, Any] = {
         "game": "sakura",
         "players": players,
-        "round": int(v[K.ROUND]),
-        "path_length": int(v[K.PATH_LEN]),
-        "sakura": [int(x) for x in v[K.SAKURA:K.SAKURA + n_sakura]],
-        "scored": [bool(x) for x in v[K.SCORED:K.SCORED + n_sakura]],
-        "emperor": int(v[K.EMPEROR]),
-        "painters": [int(x) for x in v[K.PAINTER:K.PAINTER + players]],
-        "tokens": [int(x) for x in v[K.TOKENS:K.TOKENS + players]],
-        "cards": [[order, GARDEN_ACTIONS[int(v[K.GARDEN + order])], PAINTER_ACTIONS[int(v[K.PACT + order])]]
+        "round": F.get(v, "round"),
+        "path_length": F.get(v, "path_len"),
+        "sakura": _ints(F.view(v, "sakura")[:n_sakura]),
+        "scored": [bool(x) for x in F.view(v, "scored")[:n_sakura]],
+        "emperor": F.get(v, "emperor"),
+        "painters": _ints(painter[:players]),
+        "tokens": _ints(tokens[:players]),
+        "cards": [[order, GARDEN_ACTIONS[int(garden[order])], PAINTER_ACTIONS[int(pact[order])]]
                   for order in range(1, K.DECK_SIZE + 1)],
-        "hands": [_hand(v, seat) for seat in range(players)],
-        "deck": [int(c) for c in v[K.DECK:K.DECK + int(v[K.DECK_N])][::-1]],
-        "discard": [int(c) for c in v[K.DISCARD:K.DISCARD + int(v[K.DISCARD_N])]],
-        "selected": [None if v[K.SELECTED + seat] < 0 else int(v[K.SELECTED + seat])
-                     for seat in range(players)],
+        "hands": [_ints(hands[seat, :hand_n[seat]]) for seat in range(players)],
+        "deck": _ints(F.view(v, "deck")[:F.get(v, "deck_n")][::-1]),
+        "discard": _ints(F.view(v, "discard")[:F.get(v, "discard_n")]),
+        "selected": [None if card < 0 else int(card) for card in selected[:players]],
         "court": None,
-        "pending": [[int(v[K.PENDING + i]), int(v[K.PEND_OWNER + i])]
-                    for i in range(int(v[K.PEND_POS]), int(v[K.PEND_N]))] if phase == "choose" else [],
+        "pending": [[int(pending[i]), int(owners[i])]
+                    for i in range(F.get(v, "pend_pos"), F.get(v, "pend_n"))] if phase == "choose" else [],
         "phase": phase,
-        "to_move": None if phase == "over" else int(v[K.TO_MOVE]),
-        "torii": int(v[K.TORII]),
-        "rules": {"tie_break": TIE_BREAKS[int(v[K.TIE_BREAK])],
-                  "two_player_variant": VARIANTS[int(v[K.VARIANT])]},
-        "rng": int(v[K.RNG:K.RNG + 1].view(np.uint64)[0]),
-        "bumps": int(v[K.BUMPS]),
+        "to_move": None if phase == "over" else F.get(v, "to_move"),
+        "torii": F.get(v, "torii"),
+        "rules": {"tie_break": TIE_BREAKS[F.get(v, "tie_break")],
+                  "two_player_variant": VARIANTS[F.get(v, "variant")]},
+        "rng": int(F.view(v, "rng").view(np.uint64)[0]),
+        "bumps": F.get(v, "bumps"),
     }
-    if v[K.HAS_COURT]:
-        card = int(v[K.SELECTED + players])
-        d["court"] = {"painter": int(v[K.PAINTER + players]), "tokens": int(v[K.TOKENS + players]),
+    if F.get(v, "has_court"):
+        card = int(selected[players])
+        d["court"] = {"painter": int(painter[players]), "tokens": int(tokens[players]),
                       "card": None if card < 0 else card}
     if phase == "choose":
-        d["choosing"] = "garden" if v[K.CHOOSING] == 0 else "painter"
+        d["choosing"] = "garden" if F.get(v, "choosing") == 0 else "painter"
     if phase == "over":
-        d["end_reason"] = _END_REASONS[int(v[K.END_REASON])]
+        d["end_reason"] = _END_REASONS[F.get(v, "end_reason")]
     return d
 
 
@@ -187,58 +201,65 @@ def state_from_dict(d: dict[str, Any], rules: SakuraRules) -> np.ndarray:
     players = _int(d.get("players"), "players", 2, K.MAX_PLAYERS)
     has_court = players == 2
     v = np.zeros(K.STATE_SIZE, dtype=np.int64)
-    v[K.PLAYERS], v[K.HAS_COURT], v[K.N_PAINTERS] = players, has_court, players + has_court
+    _set(v, "players", players)
+    _set(v, "has_court", has_court)
+    _set(v, "n_painters", players + has_court)
     knobs = d.get("rules", {})
     tie_break = knobs.get("tie_break", rules.tie_break)
     variant = knobs.get("two_player_variant", rules.two_player_variant)
     if tie_break not in TIE_BREAKS or variant not in VARIANTS:
         raise ValueError(f"state dict: rules must name a tie_break in {TIE_BREAKS} and a two_player_variant "
                          f"in {VARIANTS}, got {knobs!r}")
-    v[K.TIE_BREAK], v[K.VARIANT] = TIE_BREAKS.index(tie_break), VARIANTS.index(variant)
+    _set(v, "tie_break", TIE_BREAKS.index(tie_break))
+    _set(v, "variant", VARIANTS.index(variant))
     path_length = _int(d.get("path_length"), "path_length", 2)
-    v[K.PATH_LEN] = path_length
+    _set(v, "path_len", path_length)
     sakura = _list(d, "sakura")
     scored = _list(d, "scored", len(sakura))
     if not 1 <= len(sakura) <= K.MAX_SAKURA:
         raise ValueError(f"state dict: sakura must list 1..{K.MAX_SAKURA} spaces")
-    v[K.N_SAKURA] = len(sakura)
+    _set(v, "n_sakura", len(sakura))
+    sakura_at, scored_at = F.view(v, "sakura"), F.view(v, "scored")
     for k, (index, done) in enumerate(zip(sakura, scored, strict=True)):
-        v[K.SAKURA + k] = _int(index, f"sakura[{k}]", 1, path_length)
-        v[K.SCORED + k] = bool(done)
-    v[K.TORII] = _int(d.get("torii", rules.played_board()[1]), "torii", 1, path_length)
-    v[K.EMPEROR] = _int(d.get("emperor"), "emperor", 1, path_length)
+        sakura_at[k] = _int(index, f"sakura[{k}]", 1, path_length)
+        scored_at[k] = bool(done)
+    _set(v, "torii", _int(d.get("torii", rules.played_board()[1]), "torii", 1, path_length))
+    emperor = _int(d.get("emperor"), "emperor", 1, path_length)
+    _set(v, "emperor", emperor)
     for k in range(len(sakura)):
-        if not scored[k] and v[K.EMPEROR] > v[K.SAKURA + k]:
-            raise ValueError(f"state dict: the Emperor ({v[K.EMPEROR]}) cannot be past the unscored "
-                             f"sakura at {v[K.SAKURA + k]}: he stops on a sakura entered for the first time")
+        if not scored[k] and emperor > sakura_at[k]:
+            raise ValueError(f"state dict: the Emperor ({emperor}) cannot be past the unscored "
+                             f"sakura at {sakura_at[k]}: he stops on a sakura entered for the first time")
     painters = _list(d, "painters", players)
     tokens = _list(d, "tokens", players)
+    painter_at, tokens_of = F.view(v, "painter"), F.view(v, "tokens")
     for seat in range(players):
-        v[K.PAINTER + seat] = _int(painters[seat], f"painters[{seat}]", 0, path_length)
-        v[K.TOKENS + seat] = _int(tokens[seat], f"tokens[{seat}]", 0)
+        painter_at[seat] = _int(painters[seat], f"painters[{seat}]", 0, path_length)
+        tokens_of[seat] = _int(tokens[seat], f"tokens[{seat}]", 0)
     court = d.get("court")
     court_card = -1
-    if has_court:
+    if has_court:  # the court painter is painter index `players` (2)
         if not isinstance(court, dict):
             raise ValueError("state dict: court must be {painter, tokens, card} with two players")
-        v[K.PAINTER + 2] = _int(court.get("painter"), "court.painter", 0, path_length)
-        v[K.TOKENS + 2] = _int(court.get("tokens"), "court.tokens", 0)
+        painter_at[players] = _int(court.get("painter"), "court.painter", 0, path_length)
+        tokens_of[players] = _int(court.get("tokens"), "court.tokens", 0)
         if court.get("card") is not None:
             court_card = _int(court["card"], "court.card", 1, K.DECK_SIZE)
     elif court is not None:
         raise ValueError("state dict: court must be null unless there are two players")
-    occupied = [int(v[K.PAINTER + p]) for p in range(players + has_court) if v[K.PAINTER + p] > 0]
+    occupied = [int(index) for index in painter_at[:players + has_court] if index > 0]
     if len(occupied) != len(set(occupied)):
         raise ValueError(f"state dict: painters share a path space: {occupied}")
-    if any(index >= v[K.EMPEROR] for index in occupied):
+    if any(index >= emperor for index in occupied):
         raise ValueError("state dict: every painter must be behind the Emperor (R-16)")
     cards = _list(d, "cards", K.DECK_SIZE)
+    garden, pact = F.view(v, "garden"), F.view(v, "pact")
     for i, card in enumerate(cards):
         if (not isinstance(card, list | tuple) or len(card) != 3 or card[0] != i + 1
                 or card[1] not in GARDEN_ACTIONS or card[2] not in PAINTER_ACTIONS):
             raise ValueError(f"state dict: cards[{i}] must be [{i + 1}, garden id, painter id], got {card!r}")
-        v[K.GARDEN + i + 1] = GARDEN_ACTIONS.index(card[1])
-        v[K.PACT + i + 1] = PAINTER_ACTIONS.index(card[2])
+        garden[i + 1] = GARDEN_ACTIONS.index(card[1])
+        pact[i + 1] = PAINTER_ACTIONS.index(card[2])
     seen: dict[int, str] = {}
 
     def place(card: Any, where: str) -> int:
@@ -249,34 +270,36 @@ def state_from_dict(d: dict[str, Any], rules: SakuraRules) -> np.ndarray:
         return card
 
     hands = _list(d, "hands", players)
-    v[K.HAND:K.HAND + K.MAX_PLAYERS * K.HAND_SIZE] = -1
+    hand_rows, hand_n = _hands(v), F.view(v, "hand_n")
+    hand_rows[:] = -1
     for seat, hand in enumerate(hands):
         if not isinstance(hand, list) or len(hand) > K.HAND_SIZE:
             raise ValueError(f"state dict: hands[{seat}] must list at most {K.HAND_SIZE} cards")
         for i, card in enumerate(sorted(place(c, f"hands[{seat}]") for c in hand)):
-            v[K.HAND + seat * K.HAND_SIZE + i] = card
-        v[K.HAND_N + seat] = len(hand)
+            hand_rows[seat, i] = card
+        hand_n[seat] = len(hand)
     deck = [place(c, "deck") for c in _list(d, "deck")]
-    v[K.DECK:K.DECK + len(deck)] = deck[::-1]
-    v[K.DECK_N] = len(deck)
+    F.view(v, "deck")[:len(deck)] = deck[::-1]
+    _set(v, "deck_n", len(deck))
     discard = [place(c, "discard") for c in _list(d, "discard")]
-    v[K.DISCARD:K.DISCARD + len(discard)] = discard
-    v[K.DISCARD_N] = len(discard)
+    F.view(v, "discard")[:len(discard)] = discard
+    _set(v, "discard_n", len(discard))
     selected = _list(d, "selected", players)
-    v[K.SELECTED:K.SELECTED + K.MAX_PAINTERS] = -1
+    chosen = F.view(v, "selected")
+    chosen[:] = -1
     for seat, card in enumerate(selected):
         if card is not None:
-            v[K.SELECTED + seat] = place(card, f"selected[{seat}]")
+            chosen[seat] = place(card, f"selected[{seat}]")
     if court_card >= 0:
-        v[K.SELECTED + players] = place(court_card, "court.card")
+        chosen[players] = place(court_card, "court.card")
     if len(seen) != K.DECK_SIZE:
         missing = sorted(set(range(1, K.DECK_SIZE + 1)) - set(seen))
         raise ValueError(f"state dict: cards missing from hands, deck, discard and table: {missing}")
     _read_phase(v, d, players, has_court)
     rng = d.get("rng", _DEFAULT_RNG)
-    v[K.RNG:K.RNG + 1].view(np.uint64)[0] = np.uint64(_int(rng, "rng", 0, 2**64 - 1))
-    v[K.ROUND] = _int(d.get("round"), "round", 1)
-    v[K.BUMPS] = _int(d.get("bumps", 0), "bumps", 0)
+    F.view(v, "rng").view(np.uint64)[0] = np.uint64(_int(rng, "rng", 0, 2**64 - 1))
+    _set(v, "round", _int(d.get("round"), "round", 1))
+    _set(v, "bumps", _int(d.get("bumps", 0), "bumps", 0))
     return v
 
 
@@ -284,22 +307,22 @@ def _read_phase(v: np.ndarray, d: dict[str, Any], players: int, has_court: bool)
     phase = d.get("phase")
     if phase not in ("select", "choose", "over"):
         raise ValueError(f"state dict: phase must be select, choose or over, got {phase!r}")
-    v[K.PHASE] = {"select": K.PH_SELECT, "choose": K.PH_CHOOSE, "over": K.PH_OVER}[phase]
-    v[K.COURT_PICKER] = -1
-    selected = [int(v[K.SELECTED + p]) for p in range(players + has_court)]
+    _set(v, "phase", {"select": K.PH_SELECT, "choose": K.PH_CHOOSE, "over": K.PH_OVER}[phase])
+    _set(v, "court_picker", -1)
+    selected = _ints(F.view(v, "selected")[:players + has_court])
     if phase == "over":
-        v[K.TO_MOVE] = -1
+        _set(v, "to_move", -1)
         reason = d.get("end_reason", "last_sakura")
-        v[K.END_REASON] = K.END_ROUND_LIMIT if reason == "round_limit" else K.END_LAST_SAKURA
+        _set(v, "end_reason", K.END_ROUND_LIMIT if reason == "round_limit" else K.END_LAST_SAKURA)
         return
     to_move = _int(d.get("to_move"), "to_move", 0, players - 1)
-    v[K.TO_MOVE] = to_move
+    _set(v, "to_move", to_move)
     if phase == "select":
         played = [card >= 0 for card in selected[:players]]
         if all(played):
             if not has_court or selected[players] >= 0:
                 raise ValueError("state dict: every card is chosen, so the phase is not select")
-            v[K.COURT_PICKER] = to_move  # tactical: the further player picks the court painter's card
+            _set(v, "court_picker", to_move)  # tactical: the further player picks the court painter's card
         elif played != [seat < to_move for seat in range(players)]:
             raise ValueError("state dict: in phase select, exactly the seats before to_move have played")
         return
@@ -311,13 +334,15 @@ def _read_phase(v: np.ndarray, d: dict[str, Any], players: int, has_court: bool)
     done = [entry for entry in table if entry not in waiting]
     if sorted(done + waiting) != table or done + waiting != sorted(done + waiting):
         raise ValueError("state dict: pending must list this round's unresolved cards in order number")
+    cards, owners = F.view(v, "pending"), F.view(v, "pend_owner")
     for i, (card, owner) in enumerate(done + waiting):
-        v[K.PENDING + i], v[K.PEND_OWNER + i] = card, owner
-    v[K.PEND_N], v[K.PEND_POS] = len(table), len(done)
+        cards[i], owners[i] = card, owner
+    _set(v, "pend_n", len(table))
+    _set(v, "pend_pos", len(done))
     choosing = d.get("choosing")
     if choosing not in ("garden", "painter"):
         raise ValueError(f"state dict: choosing must be garden or painter, got {choosing!r}")
-    v[K.CHOOSING] = 0 if choosing == "garden" else 1
-    v[K.HALF] = v[K.CHOOSING]
+    _set(v, "choosing", 0 if choosing == "garden" else 1)
+    _set(v, "half", F.get(v, "choosing"))  # the garden half is done when the painter half is chosen
     if waiting[0][1] != to_move:
         raise ValueError("state dict: to_move must own the first pending card in phase choose")

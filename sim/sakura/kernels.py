@@ -6,72 +6,92 @@ number, bumps, scoring, line-up, draws) and stops at the next decision: a card t
 forward/back choice.
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
 from sim.rng import rng_seeded, shuffle_slice
+from sim.sakura.params import DECK_SIZE, GARDEN_ACTIONS, MAX_PLAYERS, PAINTER_ACTIONS, TIE_BREAKS, VARIANTS
+from sim.state_layout import Fields
 
-MAX_PLAYERS = 6
+# DECK_SIZE (60 order numbers) and MAX_PLAYERS (6) are the config's limits, from params.py.
 MAX_PAINTERS = 6       # players, plus the court painter with two players
 HAND_SIZE = 5
-DECK_SIZE = 60
 MAX_SAKURA = 8
-START_TOKENS = 5
+START_TOKENS = 5       # RULES.md Setup: each player, and the court painter, starts with 5 tokens
 MAX_ROUNDS = 2000      # safety valve for degenerate decks (not a rule): the game then ends "round_limit"
 
-# garden and painter action codes: the index in params.GARDEN_ACTIONS / PAINTER_ACTIONS
-G_E1, G_E2, G_EM1, G_EPM1, G_CLOSEST, G_FURTHEST = 0, 1, 2, 3, 4, 5
-P_1, P_2, P_3, P_PM1, P_PM2, P_PM3, P_LEAP, P_COUNT = 0, 1, 2, 3, 4, 5, 6, 7
+# Garden and painter action codes: the index of the action's id in params.GARDEN_ACTIONS / PAINTER_ACTIONS.
+G_E1, G_E2, G_EM1, G_EPM1, G_CLOSEST, G_FURTHEST = (
+    GARDEN_ACTIONS.index(a) for a in ("E+1", "E+2", "E-1", "E+-1", "closest-2", "furthest+2"))
+P_1, P_2, P_3, P_PM1, P_PM2, P_PM3, P_LEAP, P_COUNT = (
+    PAINTER_ACTIONS.index(a) for a in ("P+1", "P+2", "P+3", "P+-1", "P+-2", "P+-3", "leapfrog", "count"))
+if (P_1, P_2, P_3, P_PM1, P_PM2, P_PM3) != tuple(range(6)):  # do_painter reads the distance off the code
+    raise AssertionError("PAINTER_ACTIONS must begin P+1, P+2, P+3, P+-1, P+-2, P+-3")
+# Rule knob codes: the index in params.TIE_BREAKS / VARIANTS.
+TB_CLOSEST, TB_SHARED = TIE_BREAKS.index("closest_to_emperor"), TIE_BREAKS.index("shared")  # R-14
+V_COURT, V_TACTICAL = VARIANTS.index("court"), VARIANTS.index("tactical")  # two players
 
 # ---- state vector layout -------------------------------------------------------------------------------
-PLAYERS = 0
-N_PAINTERS = 1
-HAS_COURT = 2          # 1 with two players: the court painter is painter index `players`
-VARIANT = 3            # 0 court, 1 tactical (two players)
-TIE_BREAK = 4          # 0 closest_to_emperor, 1 shared (R-14)
-PATH_LEN = 5
-TORII = 6
-N_SAKURA = 7
-EMPEROR = 8
-ROUND = 9              # the round being played, from 1
-PHASE = 10             # PH_SELECT, PH_CHOOSE, PH_OVER
-CHOOSING = 11          # in PH_CHOOSE: 0 garden half, 1 painter half
-TO_MOVE = 12
-HALF = 13              # 1 once the current pending card's garden half has resolved
-END_REASON = 14
-DECK_N = 15
-DISCARD_N = 16
-PEND_N = 17
-PEND_POS = 18
-RNG = 19               # bits of the uint64 generator state used for reshuffles (R-19)
-COURT_PICKER = 20      # tactical: the seat that still has to pick the court painter's card, else -1
-BUMPS = 21             # bumps so far in the game (for the logs)
-SAKURA = 24            # MAX_SAKURA path indices
-SCORED = 32            # MAX_SAKURA flags
-PAINTER = 40           # MAX_PAINTERS path indices (0 = gate)
-TOKENS = 46            # MAX_PAINTERS
-GARDEN = 52            # 61: garden action by order number (index 0 unused)
-PACT = 113             # 61: painter action by order number
-HAND = 174             # MAX_PLAYERS x HAND_SIZE, each hand sorted ascending, -1 padded
-HAND_N = 204           # MAX_PLAYERS
-DECK = 210             # DECK_SIZE; the top card is DECK[DECK_N - 1]
-DISCARD = 270          # DECK_SIZE, in the order discarded
-SELECTED = 330         # MAX_PAINTERS: this round's card per seat, the court painter's at index `players`
-PENDING = 336          # MAX_PAINTERS: this round's cards in resolution order
-PEND_OWNER = 342       # MAX_PAINTERS: their owners (painter index)
+_f = Fields()
+PLAYERS = _f.add("players")
+N_PAINTERS = _f.add("n_painters")
+HAS_COURT = _f.add("has_court")        # 1 with two players: the court painter is painter index `players`
+VARIANT = _f.add("variant")            # V_COURT, V_TACTICAL (two players)
+TIE_BREAK = _f.add("tie_break")        # TB_CLOSEST, TB_SHARED (R-14)
+PATH_LEN = _f.add("path_len")
+TORII = _f.add("torii")
+N_SAKURA = _f.add("n_sakura")
+EMPEROR = _f.add("emperor")
+ROUND = _f.add("round")                # the round being played, from 1
+PHASE = _f.add("phase")                # PH_SELECT, PH_CHOOSE, PH_OVER
+CHOOSING = _f.add("choosing")          # in PH_CHOOSE: 0 garden half, 1 painter half
+TO_MOVE = _f.add("to_move")
+HALF = _f.add("half")                  # 1 once the current pending card's garden half has resolved
+END_REASON = _f.add("end_reason")
+DECK_N = _f.add("deck_n")
+DISCARD_N = _f.add("discard_n")
+PEND_N = _f.add("pend_n")
+PEND_POS = _f.add("pend_pos")
+RNG = _f.add("rng")                    # bits of the uint64 generator state used for reshuffles (R-19)
+COURT_PICKER = _f.add("court_picker")  # tactical: the seat still to pick the court painter's card, else -1
+BUMPS = _f.add("bumps")                # bumps so far in the game (for the logs)
+_f.skip(2)                             # two unused entries (offsets 22-23)
+SAKURA = _f.add("sakura", MAX_SAKURA)            # path indices
+SCORED = _f.add("scored", MAX_SAKURA)            # flags
+PAINTER = _f.add("painter", MAX_PAINTERS)        # path indices (0 = gate)
+TOKENS = _f.add("tokens", MAX_PAINTERS)
+GARDEN = _f.add("garden", DECK_SIZE + 1)         # garden action by order number (index 0 unused)
+PACT = _f.add("pact", DECK_SIZE + 1)             # painter action by order number (index 0 unused)
+HAND = _f.add("hand", MAX_PLAYERS * HAND_SIZE)   # a row per seat, each hand sorted ascending, -1 padded
+HAND_N = _f.add("hand_n", MAX_PLAYERS)
+DECK = _f.add("deck", DECK_SIZE)                 # the top card is DECK[DECK_N - 1]
+DISCARD = _f.add("discard", DECK_SIZE)           # in the order discarded
+SELECTED = _f.add("selected", MAX_PAINTERS)      # this round's card per seat, the court's at `players`
+PENDING = _f.add("pending", MAX_PAINTERS)        # this round's cards in resolution order
+PEND_OWNER = _f.add("pend_owner", MAX_PAINTERS)  # their owners (painter index)
 # Record of the last resolved round, for the logs (not part of the position; left out of equality):
-LOG_START = 348
-LOG_N = 348            # cards in the logged round
-LOG_ROUND = 349
-LOG_SAKURA = 350       # sakura scored in that round, or -1
-CARD_BUMP_START = 351  # BUMPS when the current card began to resolve
-LOG_CARD = 352         # MAX_PAINTERS each: card, owner, resolved (0/1), bumps it caused, owner's tokens after
-LOG_OWNER = 358
-LOG_RESOLVED = 364
-LOG_BUMPS = 370
-LOG_TOKENS = 376
-LOG_GAINED = 382       # MAX_PAINTERS: tokens each painter gained at the sakura scored
-STATE_SIZE = 388
+LOG_N = _f.add("log_n")                          # cards in the logged round
+LOG_ROUND = _f.add("log_round")
+LOG_SAKURA = _f.add("log_sakura")                # sakura scored in that round, or -1
+CARD_BUMP_START = _f.add("card_bump_start")      # BUMPS when the current card began to resolve
+LOG_CARD = _f.add("log_card", MAX_PAINTERS)      # by resolution slot: card, owner, resolved (0/1),
+LOG_OWNER = _f.add("log_owner", MAX_PAINTERS)    # bumps it caused, owner's tokens after
+LOG_RESOLVED = _f.add("log_resolved", MAX_PAINTERS)
+LOG_BUMPS = _f.add("log_bumps", MAX_PAINTERS)
+LOG_TOKENS = _f.add("log_tokens", MAX_PAINTERS)
+LOG_GAINED = _f.add("log_gained", MAX_PAINTERS)  # tokens each painter gained at the sakura scored
+STATE_SIZE = _f.close(388)
+LOG_START = LOG_N      # the log area runs from here to the end of the vector
+FIELDS = _f            # named views for the readable API: FIELDS.view(v, "hand"), FIELDS.get(v, "round")
+
+#: The rules as the kernels take them (all of new_game's arguments but the seed; game.kernel_args builds
+#: it, batch.play_batch takes it whole): the player count, the VARIANTS and TIE_BREAKS codes, the path as
+#: played (length, torii, int64[n] sakura path indices) and the deck, int64[60, 3] of (order, garden
+#: code, painter code).
+KernelArgs = namedtuple("KernelArgs", ["players", "variant", "tie_break", "path_len", "torii", "sakura",
+                                       "cards"])
 
 PH_SELECT, PH_CHOOSE, PH_OVER = 0, 1, 2
 END_NONE, END_LAST_SAKURA, END_ROUND_LIMIT = 0, 1, 2
@@ -582,7 +602,7 @@ def all_selected(s):
     if s[HAS_COURT] == 1:
         a = s[PAINTER + 0]
         b = s[PAINTER + 1]
-        if s[VARIANT] == 1 and (a > 0 or b > 0):
+        if s[VARIANT] == V_TACTICAL and (a > 0 or b > 0):
             s[COURT_PICKER] = 0 if a < b else 1  # the player further from the Emperor
             s[TO_MOVE] = s[COURT_PICKER]
             return
@@ -657,7 +677,7 @@ def winners(s, out):
             n_top += 1
             if s[PAINTER + seat] > best_pos:
                 best_pos = s[PAINTER + seat]
-    if n_top == 1 or s[TIE_BREAK] == 1:
+    if n_top == 1 or s[TIE_BREAK] == TB_SHARED:
         return n_top > 1, False
     kept = 0
     for seat in range(players):

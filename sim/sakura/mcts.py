@@ -42,9 +42,11 @@ from sim.sakura.kernels import (
     legal_actions,
     winners,
 )
+from sim.sakura.spec import AGENTS, REWARDS
 
-REWARD_WIN, REWARD_SCORE = 0, 1
-P_ITERS, P_C, P_REWARD = 0, 1, 2  # the parameter row of a seat (sim/agent_spec.py MCTS_PARAMS order)
+REWARD_WIN, REWARD_SCORE = REWARDS.index("win"), REWARDS.index("score")  # the registry entry's codes
+# A seat's parameter row: the mcts agent's parameters in their declared order (sim/agent_spec.py mcts_row).
+P_ITERS, P_C, P_REWARD = 0, 1, 2
 N_PARAMS = 3
 SCORE_SCALE = 10.0  # tokens of lead that span the whole reward range
 
@@ -117,8 +119,12 @@ def _child(node, a, first, sibling, action):
 
 
 @njit(cache=True)
-def mcts_action(s, rng, iters, c, reward):
-    """The action SO-ISMCTS picks for the seat to move at s after `iters` iterations."""
+def mcts_action(s, rng, params):
+    """The action SO-ISMCTS picks for the seat to move at s; params is the seat's float parameter row
+    (P_ITERS iterations, P_C exploration constant, P_REWARD reward code)."""
+    iters = int(params[P_ITERS])
+    c = params[P_C]
+    reward = int(params[P_REWARD])
     buf = np.empty(N_ACTIONS_MAX, dtype=np.int64)
     n_root = legal_actions(s, buf)
     if n_root == 1:
@@ -203,12 +209,12 @@ def mcts_action(s, rng, iters, c, reward):
 
 def search(state_vector: np.ndarray, rng: np.ndarray, **params: float) -> int:
     """The action code MCTS plays at a position; `params` (iters, c, reward as its index) default to the
-    `mcts` agent's (sim/agent_spec.py)."""
-    from sim.agent_spec import MCTS_PARAMS
-
-    known = MCTS_PARAMS["sakura"]
+    `mcts` agent's (its parameter schema in the game's registry entry, spec.py)."""
+    known = AGENTS["mcts"].params
     unknown = set(params) - set(known)
     if unknown:
         raise ValueError(f"unknown MCTS parameters: {sorted(unknown)}")
     p = {key: params.get(key, default) for key, (_, default) in known.items()}
-    return int(mcts_action(state_vector.copy(), rng, int(p["iters"]), float(p["c"]), int(p["reward"])))
+    row = np.zeros(N_PARAMS, dtype=np.float64)
+    row[P_ITERS], row[P_C], row[P_REWARD] = int(p["iters"]), float(p["c"]), int(p["reward"])
+    return int(mcts_action(state_vector.copy(), rng, row))

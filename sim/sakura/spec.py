@@ -4,10 +4,10 @@ agents, forward model and state, as references that load nothing until asked for
 from pathlib import Path
 
 from sim.game_spec import AgentKind, GameSpec, Vocabulary
+from sim.sakura.params import TIE_BREAKS  # R-14
 
-#: MCTS rewards; the index is the kernels' code.
+#: MCTS rewards; the index is the kernels' code (mcts.REWARD_* are derived from it).
 REWARDS = ("win", "score")
-TIE_BREAKS = ("closest_to_emperor", "shared")  # R-14
 
 AGENTS = {
     "random": AgentKind(0),

@@ -1,0 +1,28 @@
+"""Sakura's batch logs hold together: one card per painter and round in resolution order, and the tokens
+gained at the trees explain the final tokens up to the bumps (R-15). (That the batch path and the readable
+API play the same games is tests/test_game_conformance.py, run on every registered game.)"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.rng import game_seeds
+from sim.sakura.batch import run_batch
+from sim.sakura.spec import SPEC
+
+
+def test_log_rows_are_consistent() -> None:
+    players, games = 4, 300
+    out = run_batch(SPEC.default_rules(players), game_seeds(5, 0, games), [0, 1, 0, 1])
+    cards = out["cards_played"]
+    assert set(np.unique(cards[:, 0])) == set(range(games))
+    keys = cards[:, 0] * 10000 + cards[:, 1]
+    for key in np.unique(keys):  # each round: one card per painter, logged in resolution order
+        chunk = cards[keys == key]
+        assert list(chunk[:, 3]) == sorted(chunk[:, 3]) and sorted(chunk[:, 2]) == list(range(players))
+    # sakura gains explain the final tokens: start 5 each, minus at most one token per bump
+    sak = out["sakura_scored"]
+    gained = np.bincount(sak[:, 0], weights=sak[:, 4], minlength=games)
+    change = out["tokens"].sum(axis=1) - 5 * players
+    assert np.all(gained >= change) and np.all(gained <= change + out["bumps"])
+    assert np.all(np.bincount(sak[:, 0], minlength=games) == 3 * players)  # three trees, every painter
