@@ -15,10 +15,9 @@ from sim import ConfigError
 from sim.config import config_hash, expect_int, load_toml
 from sim.kamakura.params import (
     KamakuraRules,
-    default_rules,
-    load_kamakura_config,
     rules_from_mapping,
 )
+from sim.kamakura.spec import SPEC
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIGS = REPO / "configs" / "kamakura"
@@ -56,7 +55,7 @@ def variant(tmp_path: Path):
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_base_matches_rules_of_record(players: int) -> None:
-    rules = load_kamakura_config(BASE, players)
+    rules = SPEC.load_rules(BASE, players)
     assert rules.players == players
     assert rules.layout == "RYGBGBRYBGYRYRBG"  # R-1
     assert rules.order_chit_moves == (0, 2, 3, 4)[:players]  # R-4
@@ -76,17 +75,17 @@ def test_base_matches_rules_of_record(players: int) -> None:
 
 
 def test_default_rules_is_base_and_frozen() -> None:
-    rules = default_rules(3)
+    rules = SPEC.default_rules(3)
     assert isinstance(rules, KamakuraRules)
-    assert rules == load_kamakura_config(BASE, 3)
+    assert rules == SPEC.load_rules(BASE, 3)
     with pytest.raises(dataclasses.FrozenInstanceError):
         rules.players = 4  # type: ignore[misc]
 
 
 def test_shipped_variants() -> None:
-    base = load_kamakura_config(BASE, 4)
-    shared = load_kamakura_config(CONFIGS / "tie-shared.toml", 4)
-    rand = load_kamakura_config(CONFIGS / "random-layout.toml", 4)
+    base = SPEC.load_rules(BASE, 4)
+    shared = SPEC.load_rules(CONFIGS / "tie-shared.toml", 4)
+    rand = SPEC.load_rules(CONFIGS / "random-layout.toml", 4)
     assert shared.tie_break == "shared" and rand.layout == "random"
     for variant in (shared, rand):
         assert variant.chits == base.chits and variant.order_chit_moves == base.order_chit_moves
@@ -95,10 +94,10 @@ def test_shipped_variants() -> None:
 
 def test_hash_tracks_rules_not_spelling(variant) -> None:
     """Same effective rules -> same hash (description, defaults spelt out or not); a rule change -> new."""
-    base = load_kamakura_config(BASE, 3)
-    same = load_kamakura_config(variant('description = "renamed"\n[rules]\nvoluntary_pass = false\n'), 3)
+    base = SPEC.load_rules(BASE, 3)
+    same = SPEC.load_rules(variant('description = "renamed"\n[rules]\nvoluntary_pass = false\n'), 3)
     assert same.config_hash == base.config_hash
-    other = load_kamakura_config(variant("[rules]\ngreen_min_requirement = 0\n", name="v2.toml"), 3)
+    other = SPEC.load_rules(variant("[rules]\ngreen_min_requirement = 0\n", name="v2.toml"), 3)
     assert other.config_hash != base.config_hash
 
 
@@ -130,7 +129,7 @@ def test_extends_merges_tables_and_replaces_arrays(variant) -> None:
     assert merged["rules"]["tie_break"] == "last_in_order"
     assert merged["chits"]["red"][0] == {"icons": 4, "points": 1, "power": 1}
     assert len(merged["chits"]["red"]) == 10 and merged["chits"]["blue"][9]["points"] == 8
-    rules = load_kamakura_config(path, 2)
+    rules = SPEC.load_rules(path, 2)
     assert rules.order_chit_moves == (0, 5) and rules.chits[0][0] == (4, 1, 1)
 
 
@@ -205,7 +204,7 @@ BAD_CASES = [
 def test_bad_config_is_refused(variant, body: str, players: int, key: str, what: str) -> None:
     path = variant(body)
     with pytest.raises(ConfigError) as info:
-        load_kamakura_config(path, players)
+        SPEC.load_rules(path, players)
     message = str(info.value)
     assert message.startswith(f"{path}: "), message
     if key:
@@ -221,7 +220,7 @@ def test_bad_config_is_refused(variant, body: str, players: int, key: str, what:
 def test_bad_extends(variant, body: str, what: str) -> None:
     path = variant(body, extends=False)
     with pytest.raises(ConfigError) as info:
-        load_kamakura_config(path, 3)
+        SPEC.load_rules(path, 3)
     assert str(info.value).startswith(f"{path}: extends: {what}")
 
 
@@ -231,21 +230,21 @@ def test_missing_colour_in_full_file(tmp_path: Path) -> None:
     path = tmp_path / "three.toml"
     path.write_text(text[: text.index("blue = [")], encoding="utf-8")
     with pytest.raises(ConfigError, match=r"three\.toml: chits\.blue: missing colour"):
-        load_kamakura_config(path, 3)
+        SPEC.load_rules(path, 3)
 
 
 def test_missing_chits_table(tmp_path: Path) -> None:
     path = tmp_path / "nochits.toml"
     path.write_text('game = "kamakura"\n[rules]\ntie_break = "shared"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"nochits\.toml: chits: missing"):
-        load_kamakura_config(path, 3)
+        SPEC.load_rules(path, 3)
 
 
 def test_extends_cycle(tmp_path: Path) -> None:
     (tmp_path / "a.toml").write_text('extends = "b.toml"\n')
     (tmp_path / "b.toml").write_text('extends = "a.toml"\n')
     with pytest.raises(ConfigError) as info:
-        load_kamakura_config(tmp_path / "a.toml", 3)
+        SPEC.load_rules(tmp_path / "a.toml", 3)
     assert "b.toml: extends: cycle" in str(info.value)
     (tmp_path / "self.toml").write_text('extends = "self.toml"\n')
     with pytest.raises(ConfigError, match=r"self\.toml: extends: cycle"):
@@ -262,7 +261,7 @@ def test_syntax_error_in_parent_names_parent(variant, tmp_path: Path) -> None:
 def test_missing_top_file(tmp_path: Path) -> None:
     missing = tmp_path / "nope.toml"
     with pytest.raises(ConfigError, match=r"nope\.toml: file not found"):
-        load_kamakura_config(missing, 3)
+        SPEC.load_rules(missing, 3)
     with pytest.raises(ConfigError, match=r": not a file"):
         load_toml(tmp_path)
 

@@ -18,10 +18,9 @@ from sim.sakura.params import (
     GARDEN_ACTIONS,
     PAINTER_ACTIONS,
     SakuraRules,
-    default_rules,
-    load_sakura_config,
     rules_from_mapping,
 )
+from sim.sakura.spec import SPEC
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIGS = REPO / "configs" / "sakura"
@@ -68,7 +67,7 @@ def variant(tmp_path: Path):
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_base_matches_rules_of_record(players: int) -> None:
-    rules = load_sakura_config(BASE, players)
+    rules = SPEC.load_rules(BASE, players)
     assert rules.players == players
     assert rules.tie_break == "closest_to_emperor"  # R-14
     assert rules.two_player_variant == "court"
@@ -82,15 +81,15 @@ def test_base_matches_rules_of_record(players: int) -> None:
 
 def test_default_rules_is_base_and_frozen() -> None:
     assert DEFAULT_CONFIG == BASE
-    rules = default_rules(3)
+    rules = SPEC.default_rules(3)
     assert isinstance(rules, SakuraRules)
-    assert rules == load_sakura_config(BASE, 3)
+    assert rules == SPEC.load_rules(BASE, 3)
     with pytest.raises(dataclasses.FrozenInstanceError):
         rules.players = 4  # type: ignore[misc]
 
 
 def test_deck_has_r11_counts() -> None:
-    rules = default_rules(4)
+    rules = SPEC.default_rules(4)
     garden = Counter(GARDEN_ACTIONS[g] for _, g, _ in rules.cards)
     painter = Counter(PAINTER_ACTIONS[p] for _, _, p in rules.cards)
     assert garden == Counter(R11_GARDEN)
@@ -102,7 +101,7 @@ def test_deck_pairing_rule() -> None:
     """base.toml: card k has garden G[(7k) % 60] and painter P[(13k) % 60]."""
     g_list, p_list = expand(R11_GARDEN), expand(R11_PAINTER)
     assert len(g_list) == len(p_list) == 60
-    for order, g, p in default_rules(4).cards:
+    for order, g, p in SPEC.default_rules(4).cards:
         assert GARDEN_ACTIONS[g] == g_list[(7 * order) % 60], order
         assert PAINTER_ACTIONS[p] == p_list[(13 * order) % 60], order
 
@@ -110,37 +109,37 @@ def test_deck_pairing_rule() -> None:
 def test_action_codes_are_indices() -> None:
     assert GARDEN_ACTIONS == ("E+1", "E+2", "E-1", "E+-1", "closest-2", "furthest+2")
     assert PAINTER_ACTIONS == ("P+1", "P+2", "P+3", "P+-1", "P+-2", "P+-3", "leapfrog", "count")
-    first = default_rules(4).cards[0]
+    first = SPEC.default_rules(4).cards[0]
     assert first == (1, GARDEN_ACTIONS.index("E+1"), PAINTER_ACTIONS.index("P+2"))
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_played_board_unchanged_up_to_four(players: int) -> None:
-    assert default_rules(players).played_board() == (30, 4, (12, 20, 28), (8, 16, 24, 26))
+    assert SPEC.default_rules(players).played_board() == (30, 4, (12, 20, 28), (8, 16, 24, 26))
 
 
 @pytest.mark.parametrize("players", [5, 6])
 def test_played_board_expands_bridges(players: int) -> None:
     """R-10: with 5-6 players each bridge is three spaces; everything past a bridge shifts by 2."""
-    assert default_rules(players).played_board() == (38, 4, (14, 24, 36), (8, 18, 28, 32))
+    assert SPEC.default_rules(players).played_board() == (38, 4, (14, 24, 36), (8, 18, 28, 32))
 
 
 def test_played_board_bridge_before_torii(variant) -> None:
     path = variant("[board]\nlength = 10\ntorii = 3\nsakura = [6, 10]\nbridges = [1, 7, 9]\n")
-    assert load_sakura_config(path, 3).played_board() == (10, 3, (6, 10), (1, 7, 9))
+    assert SPEC.load_rules(path, 3).played_board() == (10, 3, (6, 10), (1, 7, 9))
     # printed 3 -> 3 + 2; 6 -> 6 + 2; 10 -> 10 + 6; bridge 7 -> 9, bridge 9 -> 13
-    assert load_sakura_config(path, 6).played_board() == (16, 5, (8, 16), (1, 9, 13))
+    assert SPEC.load_rules(path, 6).played_board() == (16, 5, (8, 16), (1, 9, 13))
 
 
 def test_bridges_sorted(variant) -> None:
-    rules = load_sakura_config(variant("[board]\nbridges = [26, 8, 24, 16]\n"), 5)
+    rules = SPEC.load_rules(variant("[board]\nbridges = [26, 8, 24, 16]\n"), 5)
     assert rules.bridges == (8, 16, 24, 26)
-    assert rules.config_hash == default_rules(5).config_hash
+    assert rules.config_hash == SPEC.default_rules(5).config_hash
 
 
 def test_tactical_variant_extends_base() -> None:
-    base = load_sakura_config(BASE, 2)
-    tactical = load_sakura_config(CONFIGS / "two-player-tactical.toml", 2)
+    base = SPEC.load_rules(BASE, 2)
+    tactical = SPEC.load_rules(CONFIGS / "two-player-tactical.toml", 2)
     merged, _ = load_toml(CONFIGS / "two-player-tactical.toml")
     assert "extends" not in merged and merged["rules"]["two_player_variant"] == "tactical"
     assert tactical.two_player_variant == "tactical"
@@ -151,11 +150,11 @@ def test_tactical_variant_extends_base() -> None:
 
 
 def test_hash_tracks_rules_not_spelling(variant) -> None:
-    base = load_sakura_config(BASE, 4)
+    base = SPEC.load_rules(BASE, 4)
     same_body = 'description = "renamed"\n[rules]\ntie_break = "closest_to_emperor"\n'
-    same = load_sakura_config(variant(same_body), 4)
+    same = SPEC.load_rules(variant(same_body), 4)
     assert same.config_hash == base.config_hash
-    other = load_sakura_config(variant('[rules]\ntie_break = "shared"\n', name="v2.toml"), 4)
+    other = SPEC.load_rules(variant('[rules]\ntie_break = "shared"\n', name="v2.toml"), 4)
     assert other.config_hash != base.config_hash and other.tie_break == "shared"
 
 
@@ -164,12 +163,12 @@ def test_defaults_when_rules_and_board_missing() -> None:
     del merged["rules"], merged["board"]
     rules = rules_from_mapping(merged, 4, "<defaults>")
     assert rules.source == "<defaults>"
-    assert rules == dataclasses.replace(default_rules(4), source="<defaults>")
+    assert rules == dataclasses.replace(SPEC.default_rules(4), source="<defaults>")
 
 
 def test_cards_in_any_file_order_are_sorted(variant) -> None:
     items = [f'{{order = {61 - k}, garden = "E+2", painter = "count"}}' for k in range(1, 61)]
-    rules = load_sakura_config(variant("cards = [" + ", ".join(items) + "]\n"), 3)
+    rules = SPEC.load_rules(variant("cards = [" + ", ".join(items) + "]\n"), 3)
     assert rules.cards == tuple((k, 1, 7) for k in range(1, 61))
 
 
@@ -177,7 +176,7 @@ def test_missing_cards(tmp_path: Path) -> None:
     path = tmp_path / "nocards.toml"
     path.write_text('game = "sakura"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"nocards\.toml: cards: missing"):
-        load_sakura_config(path, 3)
+        SPEC.load_rules(path, 3)
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -236,7 +235,7 @@ BAD_CASES = [
 def test_bad_config_is_refused(variant, body: str, players: int, key: str, what: str) -> None:
     path = variant(body)
     with pytest.raises(ConfigError) as info:
-        load_sakura_config(path, players)
+        SPEC.load_rules(path, players)
     message = str(info.value)
     assert message.startswith(f"{path}: {key}: "), message
     assert what in message, message
@@ -247,4 +246,4 @@ def test_game_key_required(tmp_path: Path) -> None:
     path = tmp_path / "nogame.toml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError, match=r"nogame\.toml: game: missing key"):
-        load_sakura_config(path, 4)
+        SPEC.load_rules(path, 4)

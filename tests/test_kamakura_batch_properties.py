@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from sim.kamakura.batch import EVENT_GAIN, EVENT_USE_CHIT, EVENT_USE_ORDER, run_batch
 from sim.kamakura.game import KamakuraGame
-from sim.kamakura.params import default_rules
+from sim.kamakura.spec import SPEC
 from sim.rng import game_seeds
 
 
@@ -16,7 +16,7 @@ from sim.rng import game_seeds
 @given(players=st.integers(2, 4), base_seed=st.integers(0, 2**40), data=st.data())
 def test_batch_records_are_consistent(players: int, base_seed: int, data: st.DataObject) -> None:
     seating = data.draw(st.lists(st.integers(0, 1), min_size=players, max_size=players))
-    rules = default_rules(players)
+    rules = SPEC.default_rules(players)
     seeds = game_seeds(base_seed, 0, 20)
     out = run_batch(rules, seeds, seating)
     game = KamakuraGame(rules)

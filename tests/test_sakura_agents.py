@@ -12,7 +12,7 @@ from sim.rng import new_rng
 from sim.sakura.agents import greedy_action, random_action
 from sim.sakura.game import SakuraGame
 from sim.sakura.kernels import N_ACTIONS_MAX
-from sim.sakura.params import default_rules, load_sakura_config
+from sim.sakura.spec import SPEC
 
 
 def reshuffle_hidden(d: dict, seat: int, rng: random.Random) -> dict:
@@ -52,7 +52,7 @@ def decision(game: SakuraGame, d: dict, agent, seed: int) -> int:
                                              (2, "configs/sakura/two-player-tactical.toml")])
 @pytest.mark.parametrize("agent", [greedy_action, random_action])
 def test_same_observation_same_decision(players: int, config: str | None, agent) -> None:
-    rules = load_sakura_config(config, players) if config else default_rules(players)
+    rules = SPEC.load_rules(config, players) if config else SPEC.default_rules(players)
     game = SakuraGame(rules)
     rng = random.Random(players)
     checked = 0

@@ -46,7 +46,8 @@ import pyspiel
 
 from sim.kamakura import kernels as K
 from sim.kamakura.game import KamakuraGame, KamakuraState
-from sim.kamakura.params import DEFAULT_CONFIG, MAX_PLAYERS, MIN_PLAYERS, load_kamakura_config
+from sim.kamakura.params import MAX_PLAYERS, MIN_PLAYERS
+from sim.kamakura.spec import SPEC
 
 __all__ = [
     "GAME_TYPE",
@@ -115,7 +116,7 @@ class KamakuraSpielGame(pyspiel.Game):
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = {**_DEFAULT_PARAMS, **(params or {})}
         players, config, seed = int(params["players"]), str(params["config"]), int(params["seed"])
-        rules = load_kamakura_config(Path(config) if config else DEFAULT_CONFIG, players)
+        rules = SPEC.load_rules(Path(config) if config else None, players)
         self.api = KamakuraGame(rules)
         self._shared = _Shared(self.api)
         self._start = self.api.new_state(seed)

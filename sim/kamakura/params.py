@@ -7,7 +7,6 @@ already-checked values.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,6 @@ from sim.config import (
     expect_str_choice,
     expect_table,
     fail,
-    load_toml,
 )
 
 __all__ = [
@@ -33,8 +31,6 @@ __all__ = [
     "DEFAULT_CONFIG",
     "KamakuraRules",
     "TIE_BREAKS",
-    "default_rules",
-    "load_kamakura_config",
     "rules_from_mapping",
 ]
 
@@ -79,17 +75,6 @@ class KamakuraRules:
     chits: tuple[tuple[Chit, ...], ...]
     source: str
     config_hash: str
-
-
-def load_kamakura_config(path: str | os.PathLike[str], players: int) -> KamakuraRules:
-    """Load a Kamakura TOML config (resolving ``extends``) and validate it for ``players`` seats."""
-    merged, _resolved = load_toml(path)
-    return rules_from_mapping(merged, players, os.fspath(path))
-
-
-def default_rules(players: int) -> KamakuraRules:
-    """The RULES.md defaults, read from the repository's ``configs/kamakura/base.toml``."""
-    return load_kamakura_config(DEFAULT_CONFIG, players)
 
 
 def rules_from_mapping(cfg: dict[str, Any], players: int, source: str) -> KamakuraRules:

@@ -1,10 +1,8 @@
 """Kamakura's entry in the game registry (sim/games.py; the type: sim/game_spec.py): its parameters,
 agents, forward model and state, as references that load nothing until asked for."""
 
-from pathlib import Path
-
 from sim.game_spec import AgentKind, GameSpec, Vocabulary
-from sim.kamakura.params import TIE_BREAKS  # R-9
+from sim.kamakura.params import DEFAULT_CONFIG, MAX_PLAYERS, MIN_PLAYERS, TIE_BREAKS  # R-9
 
 #: MCTS rollout policies, rewards and trees; the index is the kernels' code (uct.ROLLOUT_*, REWARD_*,
 #: TREE_* are derived from these).
@@ -24,9 +22,9 @@ AGENTS = {
 
 SPEC = GameSpec(
     name="kamakura",
-    min_players=2,
-    max_players=4,
-    default_config=Path(__file__).resolve().parents[2] / "configs" / "kamakura" / "base.toml",
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    default_config=DEFAULT_CONFIG,
     vocabulary=Vocabulary(title="Kamakura", length="turns", score="score", batch_scores="scores",
                           components="chits"),
     tie_breaks=TIE_BREAKS,

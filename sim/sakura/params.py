@@ -8,7 +8,6 @@ already-checked values: action ids become their index in ``GARDEN_ACTIONS`` / ``
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,6 @@ from sim.config import (
     expect_str_choice,
     expect_table,
     fail,
-    load_toml,
 )
 
 __all__ = [
@@ -36,8 +34,6 @@ __all__ = [
     "SakuraRules",
     "TIE_BREAKS",
     "VARIANTS",
-    "default_rules",
-    "load_sakura_config",
     "rules_from_mapping",
 ]
 
@@ -110,17 +106,6 @@ class SakuraRules:
             tuple(mapped(s) for s in self.sakura),
             tuple(mapped(b) for b in self.bridges),
         )
-
-
-def load_sakura_config(path: str | os.PathLike[str], players: int) -> SakuraRules:
-    """Load a Sakura TOML config (resolving ``extends``) and validate it for ``players`` seats."""
-    merged, _resolved = load_toml(path)
-    return rules_from_mapping(merged, players, os.fspath(path))
-
-
-def default_rules(players: int) -> SakuraRules:
-    """The RULES.md defaults, read from the repository's ``configs/sakura/base.toml``."""
-    return load_sakura_config(DEFAULT_CONFIG, players)
 
 
 def rules_from_mapping(cfg: dict[str, Any], players: int, source: str) -> SakuraRules:

@@ -1,10 +1,8 @@
 """Sakura's entry in the game registry (sim/games.py; the type: sim/game_spec.py): its parameters,
 agents, forward model and state, as references that load nothing until asked for."""
 
-from pathlib import Path
-
 from sim.game_spec import AgentKind, GameSpec, Vocabulary
-from sim.sakura.params import TIE_BREAKS  # R-14
+from sim.sakura.params import DEFAULT_CONFIG, MAX_PLAYERS, MIN_PLAYERS, TIE_BREAKS  # R-14
 
 #: MCTS rewards; the index is the kernels' code (mcts.REWARD_* are derived from it).
 REWARDS = ("win", "score")
@@ -18,9 +16,9 @@ AGENTS = {
 
 SPEC = GameSpec(
     name="sakura",
-    min_players=2,
-    max_players=6,
-    default_config=Path(__file__).resolve().parents[2] / "configs" / "sakura" / "base.toml",
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    default_config=DEFAULT_CONFIG,
     vocabulary=Vocabulary(title="Sakura", length="rounds", score="tokens", batch_scores="tokens",
                           components="cards", study_means=(("bumps", "bumps per game"),)),
     tie_breaks=TIE_BREAKS,
