@@ -18,3 +18,12 @@ def batch_inputs(seeds, seating, players: int, params, n_params: int) -> tuple[n
     if params.ndim == 2:
         params = np.broadcast_to(params, (len(seeds), players, n_params))
     return seeds, np.ascontiguousarray(seating), np.ascontiguousarray(params)
+
+
+def result_arrays(games: int, players: int) -> dict[str, np.ndarray]:
+    """The outputs every game's play_batch fills for the log tables' common columns (sim/log_tables.py):
+    winners (0/1 per seat), the tie and decided-by-tie-break flags and the end reason, zeroed."""
+    return {"winners": np.zeros((games, players), dtype=np.int64),
+            "tie": np.zeros(games, dtype=np.bool_),
+            "decided_by_tiebreak": np.zeros(games, dtype=np.bool_),
+            "end_reason": np.zeros(games, dtype=np.int64)}

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
-from sim.batching import batch_inputs
+from sim.batching import batch_inputs, result_arrays
 from sim.kamakura.agents import AGENT_MCTS, MAX_PLAN, agent_plan
 from sim.kamakura.kernels import (
     A_GAIN,
@@ -193,11 +193,8 @@ def run_batch(rules: KamakuraRules, seeds: ArrayLike, seating: ArrayLike,
     games = len(seeds)
     out = BatchOut(
         scores=np.zeros((games, players), dtype=np.int64),
-        winners=np.zeros((games, players), dtype=np.int64),
-        tie=np.zeros(games, dtype=np.bool_),
-        decided_by_tiebreak=np.zeros(games, dtype=np.bool_),
         turns=np.zeros(games, dtype=np.int64),
-        end_reason=np.zeros(games, dtype=np.int64),
+        **result_arrays(games, players),
         out_turn=np.zeros((games, players), dtype=np.int64),
         events=np.empty((games, MAX_EVENTS, 4), dtype=np.int16),  # rows past n_events unused
         n_events=np.zeros(games, dtype=np.int64),

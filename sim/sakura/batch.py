@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike
 
-from sim.batching import batch_inputs
+from sim.batching import batch_inputs, result_arrays
 from sim.rng import rng_seeded
 from sim.sakura.agents import AGENT_MCTS, agent_action
 from sim.sakura.kernels import (
@@ -129,11 +129,8 @@ def run_batch(rules: SakuraRules, seeds: ArrayLike, seating: ArrayLike,
     painters = players + (1 if players == 2 else 0)
     out = BatchOut(
         tokens=np.zeros((games, painters), dtype=np.int64),
-        winners=np.zeros((games, players), dtype=np.int64),
-        tie=np.zeros(games, dtype=np.bool_),
-        decided_by_tiebreak=np.zeros(games, dtype=np.bool_),
         rounds=np.zeros(games, dtype=np.int64),
-        end_reason=np.zeros(games, dtype=np.int64),
+        **result_arrays(games, players),
         bumps=np.zeros(games, dtype=np.int64),
         positions=np.zeros((games, players), dtype=np.int64),
     )
