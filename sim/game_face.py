@@ -35,11 +35,12 @@ class KernelGame:
     def __init__(self, rules) -> None:
         self.rules = rules
         self.players = rules.players
-        self._args = self.kernel_args(rules)
+        self._kernel_rules = self.kernel_rules(rules)
 
     # ---- per game -------------------------------------------------------------------------------------
     @staticmethod
-    def kernel_args(rules) -> tuple:
+    def kernel_rules(rules) -> tuple:
+        """The rules as the game's kernels take them (a namedtuple of plain values and arrays)."""
         raise NotImplementedError
 
     @staticmethod
@@ -61,7 +62,7 @@ class KernelGame:
         """A fresh game after setup; every shuffle is seeded by `seed`."""
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        return self.state_type(self.kernels.new_game(*self._args, np.uint64(seed)))
+        return self.state_type(self.kernels.new_game(self._kernel_rules, np.uint64(seed)))
 
     def legal_action_codes(self, s) -> np.ndarray:
         buf = np.empty(self.max_actions, dtype=np.int64)

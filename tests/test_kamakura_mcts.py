@@ -20,7 +20,7 @@ from sim.agent_spec import AgentSpec, agent_arrays, mcts_row, parse_agents
 from sim.kamakura import kernels as K
 from sim.kamakura.agents import AGENT_CODES, AGENT_MCTS, MAX_PLAN, agent_plan
 from sim.kamakura.batch import EVENT_GAIN, EVENT_USE_CHIT, EVENT_USE_ORDER, run_batch
-from sim.kamakura.game import action_to_string, kernel_args
+from sim.kamakura.game import action_to_string, kernel_rules
 from sim.kamakura.mcts import mcts_action, tree_capacity
 from sim.kamakura.policies import POLICIES
 from sim.kamakura.search import search
@@ -252,7 +252,7 @@ def replay_batch_game(rules, seed, kinds, params, reuse: bool = True) -> np.ndar
     trees = [new_tree(capacity, PLAN_WIDTH) for _ in range(players)]
     history = np.empty(4096, dtype=np.int64)
     n_history = 0
-    s = K.new_game(*kernel_args(rules), np.uint64(seed))
+    s = K.new_game(kernel_rules(rules), np.uint64(seed))
     rng = rng_seeded(np.uint64(seed), np.uint64(1))
     plan = np.empty(MAX_PLAN, dtype=np.int64)
     buf = np.empty(K.N_ACTIONS, dtype=np.int64)

@@ -1,4 +1,4 @@
-"""`balance play` (API.md): a person plays against agents in the terminal (sim/play.py).
+"""`balance play` (API.md): a person plays against agents in the terminal (sim/app/play.py).
 
 The person is a scripted list of answers here. Checked: a whole game of each game completes through the
 readable API; bad answers are refused and asked again; q and a closed input stop the game; the same seed

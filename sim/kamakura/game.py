@@ -34,11 +34,6 @@ def kernel_rules(rules: KamakuraRules) -> K.KernelRules:
                          tie_break=TIE_BREAKS.index(rules.tie_break))
 
 
-def kernel_args(rules: KamakuraRules) -> tuple[K.KernelRules]:
-    """The arguments of `kernels.new_game` but the seed: the one KernelRules (`kernel_rules`)."""
-    return (kernel_rules(rules),)
-
-
 class KamakuraState(KernelState):
     """A Kamakura position: the kernels' state vector (`sim.game_face.KernelState`: treat as immutable,
     equal when the vectors are equal). `KamakuraGame.apply` returns a new one."""
@@ -85,7 +80,7 @@ class KamakuraGame(KernelGame):
     kernels = K
     state_type = KamakuraState
     max_actions = K.N_ACTIONS
-    kernel_args = staticmethod(kernel_args)
+    kernel_rules = staticmethod(kernel_rules)
     action_to_string = staticmethod(action_to_string)
     action_from_string = staticmethod(action_from_string)
 

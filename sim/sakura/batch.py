@@ -55,15 +55,14 @@ BatchOut = namedtuple("BatchOut", ["tokens", "winners", "tie", "decided_by_tiebr
 
 @njit(cache=True, nogil=True)  # lets the runner's helper threads work while games play
 def play_batch(first, seeds, args, agent_kinds, agent_params, out, card_log, sakura_log, counts):
-    """Play games first.. of seeds under `args` (kernels.KernelArgs, as game.kernel_args gives them) into
+    """Play games first.. of seeds under `args` (kernels.KernelRules, as game.kernel_rules gives them) into
     `out` (a BatchOut); returns the index after the last game finished (less than len(seeds) when the
     logs are full: the caller grows them and calls again). counts = [card rows, sakura rows].
     agent_params[g, seat] holds an MCTS seat's parameter row (mcts.P_*)."""
     buf = np.empty(N_ACTIONS_MAX, dtype=np.int64)
     win = np.zeros(MAX_PLAYERS, dtype=np.int64)
     for g in range(first, seeds.shape[0]):
-        s = new_game(args.players, args.variant, args.tie_break, args.path_len, args.torii, args.sakura,
-                     args.cards, seeds[g])
+        s = new_game(args, seeds[g])
         rng = rng_seeded(seeds[g], 1)
         c0 = counts[0]
         s0 = counts[1]
@@ -121,7 +120,7 @@ def run_batch(rules: SakuraRules, seeds: ArrayLike, seating: ArrayLike,
     params the matching MCTS parameter rows ((games, players, mcts.N_PARAMS) or one (players, N_PARAMS)
     table), needed only when a seat plays mcts. tokens has one more column than players when a court
     painter plays (two players)."""
-    from sim.sakura.game import kernel_args
+    from sim.sakura.game import kernel_rules
 
     players = rules.players
     seeds, seating, params = batch_inputs(seeds, seating, players, params, N_PARAMS)
@@ -137,7 +136,7 @@ def run_batch(rules: SakuraRules, seeds: ArrayLike, seating: ArrayLike,
     card_log = np.empty((max(1024, games * 64), CARD_COLUMNS), dtype=np.int32)  # rows past counts unused
     sakura_log = np.empty((max(256, games * 3 * painters + 64), SAKURA_COLUMNS), dtype=np.int32)
     counts = np.zeros(2, dtype=np.int64)
-    args = kernel_args(rules)
+    args = kernel_rules(rules)
     done = 0
     while done < games:
         done = play_batch(done, seeds, args, seating, params, out, card_log, sakura_log, counts)

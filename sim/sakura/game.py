@@ -20,13 +20,13 @@ _END_REASONS = {K.END_NONE: None, K.END_LAST_SAKURA: "last_sakura", K.END_ROUND_
 _DEFAULT_RNG = int(new_rng(0, 2)[0])  # reshuffle generator of a dict that gives none
 
 
-def kernel_args(rules: SakuraRules) -> K.KernelArgs:
-    """Arguments of `kernels.new_game` (all but the seed), the path as played for this player count; the
-    same tuple is `batch.play_batch`'s `args`."""
+def kernel_rules(rules: SakuraRules) -> K.KernelRules:
+    """The rules as the kernels take them (`kernels.new_game`, `batch.play_batch`), the path as played for
+    this player count."""
     path_length, torii, sakura, _bridges = rules.played_board()
-    return K.KernelArgs(players=rules.players, variant=VARIANTS.index(rules.two_player_variant),
-                        tie_break=TIE_BREAKS.index(rules.tie_break), path_len=path_length, torii=torii,
-                        sakura=np.array(sakura, dtype=np.int64), cards=np.array(rules.cards, dtype=np.int64))
+    return K.KernelRules(players=rules.players, variant=VARIANTS.index(rules.two_player_variant),
+                         tie_break=TIE_BREAKS.index(rules.tie_break), path_len=path_length, torii=torii,
+                         sakura=np.array(sakura, dtype=np.int64), cards=np.array(rules.cards, dtype=np.int64))
 
 
 class SakuraState(KernelState):
@@ -70,7 +70,7 @@ class SakuraGame(KernelGame):
     kernels = K
     state_type = SakuraState
     max_actions = K.N_ACTIONS_MAX
-    kernel_args = staticmethod(kernel_args)
+    kernel_rules = staticmethod(kernel_rules)
     action_to_string = staticmethod(action_to_string)
     action_from_string = staticmethod(action_from_string)
 

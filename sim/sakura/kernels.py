@@ -86,12 +86,12 @@ STATE_SIZE = _f.close(388)
 LOG_START = LOG_N      # the log area runs from here to the end of the vector
 FIELDS = _f            # named views for the readable API: FIELDS.view(v, "hand"), FIELDS.get(v, "round")
 
-#: The rules as the kernels take them (all of new_game's arguments but the seed; game.kernel_args builds
-#: it, batch.play_batch takes it whole): the player count, the VARIANTS and TIE_BREAKS codes, the path as
+#: The rules as the kernels take them (new_game's and batch.play_batch's `rules`; game.kernel_rules
+#: builds it): the player count, the VARIANTS and TIE_BREAKS codes, the path as
 #: played (length, torii, int64[n] sakura path indices) and the deck, int64[60, 3] of (order, garden
 #: code, painter code).
-KernelArgs = namedtuple("KernelArgs", ["players", "variant", "tie_break", "path_len", "torii", "sakura",
-                                       "cards"])
+KernelRules = namedtuple("KernelRules", ["players", "variant", "tie_break", "path_len", "torii", "sakura",
+                                         "cards"])
 
 PH_SELECT, PH_CHOOSE, PH_OVER = 0, 1, 2
 END_NONE, END_LAST_SAKURA, END_ROUND_LIMIT = 0, 1, 2
@@ -106,10 +106,12 @@ N_ACTIONS_MAX = 8      # at most 5 cards, or two choices
 
 # ---- setup ---------------------------------------------------------------------------------------------
 @njit(cache=True)
-def new_game(players, variant, tie_break, path_len, torii, sakura, cards, seed):
-    """A fresh game: Emperor on the torii, painters on the gate, 5 tokens each, 5 cards each from a
-    seeded shuffle. cards: int64[60, 3] of (order, garden, painter); sakura: int64[n] path indices as
-    played (already expanded for bridges with 5-6 players)."""
+def new_game(rules, seed):
+    """A fresh game under `rules` (KernelRules): Emperor on the torii, painters on the gate, 5 tokens
+    each, 5 cards each from a seeded shuffle. rules.cards: int64[60, 3] of (order, garden, painter);
+    rules.sakura: int64[n] path indices as played (already expanded for bridges with 5-6 players)."""
+    players, variant, tie_break = rules.players, rules.variant, rules.tie_break
+    path_len, torii, sakura, cards = rules.path_len, rules.torii, rules.sakura, rules.cards
     s = np.zeros(STATE_SIZE, dtype=np.int64)
     s[PLAYERS] = players
     s[HAS_COURT] = 1 if players == 2 else 0
