@@ -150,3 +150,19 @@ def test_every_registered_game_has_its_packages():
                     spec.terminal_ref, spec.report_ref):
             assert ref.startswith((f"sim.{name}.", f"analysis.{name}.")), ref
             assert games.resolve(ref) is not None
+
+
+def _njit(decorator: ast.expr) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return getattr(target, "id", getattr(target, "attr", "")) == "njit"
+
+
+def test_no_kernel_takes_more_than_ten_arguments():
+    """Kernels take their data grouped (rules, outputs, trees as namedtuples), not as long argument lists."""
+    kernels = []
+    for path in sorted((ROOT / "sim").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef) and any(_njit(d) for d in node.decorator_list):
+                kernels.append((len(node.args.args), f"{path.relative_to(ROOT)}:{node.name}"))
+    assert len(kernels) > 100  # the walk found the compiled code
+    assert [k for k in kernels if k[0] > 10] == []
