@@ -48,13 +48,10 @@ TESTED = ("start_adv", "gap", "tie_rate", "tiebreak_rate", "length")
 
 
 # ---- per game --------------------------------------------------------------------------------------------
-def per_game(games: pd.DataFrame, players: pd.DataFrame, length: str | None = None) -> pd.DataFrame:
+def per_game(games: pd.DataFrame, players: pd.DataFrame, length: str) -> pd.DataFrame:
     """One row per game, by game_id: ``game_id, share_0 .. share_{k-1}`` (each seat's win share under the
     configured tie-break, shared wins 1/k), ``tie`` (top score shared), ``decided`` (the tie-break decided)
-    and ``length`` (the games table's ``length`` column, the game's `Vocabulary.length`; default: the
-    first registered game's length column the table has)."""
-    if length is None:
-        length = _length_column(games)
+    and ``length`` (the games table's column named `length`: the game's `Vocabulary.length`)."""
     p = players[["game_id", "seat", "win_share"]].astype({"game_id": "int64", "seat": "int64",
                                                             "win_share": "float64"})
     shares = p.pivot(index="game_id", columns="seat", values="win_share").sort_index()
@@ -64,15 +61,6 @@ def per_game(games: pd.DataFrame, players: pd.DataFrame, length: str | None = No
                       "decided": games["decided_by_tiebreak"].to_numpy(dtype=float, na_value=0.0),
                       "length": games[length].to_numpy(dtype=float, na_value=np.nan)}).set_index("game_id")
     return shares.join(g, how="inner").reset_index()
-
-
-def _length_column(games: pd.DataFrame) -> str:
-    """The length column of a games table: the first registered game's `Vocabulary.length` it has."""
-    for spec in registry.specs():
-        if spec.vocabulary.length in games.columns:
-            return spec.vocabulary.length
-    known = ", ".join(spec.vocabulary.length for spec in registry.specs())
-    raise ValueError(f"games table has no length column (one of {known})")
 
 
 def _spec(spec_or_game: GameSpec | str) -> GameSpec:

@@ -216,7 +216,7 @@ def test_seat_gap_and_paired_comparison() -> None:
     rng = np.random.default_rng(1)
     fair = rng.integers(0, 2, 4000).tolist()
     skewed = [0 if rng.random() < 0.65 else 1 for _ in range(4000)]
-    fair_pg, skewed_pg = per_game(*_tables(fair)), per_game(*_tables(skewed))
+    fair_pg, skewed_pg = per_game(*_tables(fair), "turns"), per_game(*_tables(skewed), "turns")
     gap = seat_gap(np.column_stack([fair_pg["share_0"], fair_pg["share_1"]]))
     assert gap["ci_low"] <= gap["value"] <= gap["ci_high"] < 0.08
     diff = compare_runs(skewed_pg, fair_pg)
