@@ -48,14 +48,17 @@ from sim.kamakura.kernels import (
     scores,
     winners,
 )
-from sim.kamakura.spec import REWARDS, ROLLOUTS, TREES
+from sim.kamakura.spec import AGENTS, REWARDS, ROLLOUTS, TREES
 from sim.mcts_rewards import lead_rewards, win_rewards
 from sim.rng import rng_below
 
 # ---- parameters ----------------------------------------------------------------------------------------
-# A parameter row per seat (float64); choices by index.
-P_ITERS, P_C, P_ROLLOUT, P_REWARD, P_HORIZON, P_PRIOR, P_TREE, P_WIDTH = 0, 1, 2, 3, 4, 5, 6, 7
-N_PARAMS = 8
+# A parameter row per seat (float64), in the order of the `mcts` agent's parameters in the registry entry
+# (spec.py, declared there once); choices by index.
+_ORDER = list(AGENTS["mcts"].params)
+P_ITERS, P_C, P_ROLLOUT, P_REWARD, P_HORIZON, P_PRIOR, P_TREE, P_WIDTH = (
+    _ORDER.index(key) for key in ("iters", "c", "rollout", "reward", "horizon", "prior", "tree", "width"))
+N_PARAMS = len(_ORDER)
 # Choice codes: the index of each name in the registry entry's tuples (spec.py), as plain ints for numba.
 ROLLOUT_RANDOM, ROLLOUT_GREEDY, ROLLOUT_UNIFORM, ROLLOUT_QUICK = (ROLLOUTS.index(name) for name in
                                                                   ("random", "greedy", "uniform", "quick"))
