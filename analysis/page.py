@@ -107,6 +107,15 @@ def seat_section(title: str, name: str, runs: dict[str, Run], seats: dict[str, p
     return sec
 
 
+def seat_flags_text(tests: pd.DataFrame) -> str:
+    """The seats whose win rate differs from the fair share, tested per seat and Holm-adjusted over the
+    seats (analysis.seats.seat_tests), as a sentence for a run's note."""
+    flagged = tests[tests["differs"]]
+    which = ", ".join(f"{int(r.seat)} (Holm p = {r.p_holm:.2g})" for r in flagged.itertuples()) or "none"
+    return (f"seats that differ from the fair share at 5% after Holm's adjustment over the {len(tests)} "
+            f"seats (family-wise): {which}")
+
+
 def length_chart(file: str, runs: dict[str, Run], unit: str, game_title: str, n_all: str) -> tuple:
     """The game-length histogram (a section's chart entry): games per length in `unit`, the games
     table's length column, one series per run."""
@@ -159,18 +168,51 @@ def rescoring_summary(rescored: pd.DataFrame) -> dict[str, list[float]]:
 
 
 # ---- output --------------------------------------------------------------------------------------------
+def _is_interval(name: str) -> bool:
+    """An interval bound's column: `ci_low`, `added_ci_high`, `ci_low [run label]`, `run ci_high`."""
+    return bool(re.search(r"(^|[^a-z])ci_(low|high)$", re.sub(r"\s*\[.*\]$", "", name)))
+
+
+def _percent_columns(names: list[str]) -> list[bool]:
+    """Which columns hold rates (shown as percentages): a column named for a rate (PERCENT_WORDS, not a
+    count n_...), and an interval bound (`ci_low`, `ci_high`) when the value it bounds, the nearest
+    column before it that is not a bound, is a rate. A mean score's interval stays in points."""
+    out: list[bool] = []
+    unit = False
+    for name in names:
+        low = name.lower()
+        if _is_interval(low) and not any(w in re.sub(r"\s*\[.*\]$", "", low).rsplit("ci_", 1)[0]
+                                         for w in PERCENT_WORDS if not w.startswith("ci_")):
+            out.append(unit)  # the bounded value's unit
+            continue
+        unit = any(word in low for word in PERCENT_WORDS if not word.startswith("ci_")) \
+            and not re.search(r"(^|[^a-z])n_", low)
+        out.append(unit)
+    return out
+
+
+def _number(v: float) -> str:
+    """A float to 3 significant digits, with thousands separators instead of an exponent from 1,000 up."""
+    if pd.isna(v):
+        return ""
+    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
+
+
 def _format(frame: pd.DataFrame) -> pd.DataFrame:
-    """A table as the page shows it: flat column names, shares as percentages, other floats to 3 digits."""
+    """A table as the page shows it: flat column names, rates as percentages (their intervals too), other
+    floats to 3 digits, counts with thousands separators."""
     out = frame.copy()
     if isinstance(out.columns, pd.MultiIndex):
         out.columns = [" ".join(str(c) for c in col if str(c)) for col in out.columns]
-    for col in out.columns:
-        name = str(col).lower()
+    percent = _percent_columns([str(c) for c in out.columns])
+    for col, is_rate in zip(list(out.columns), percent, strict=True):
         if pd.api.types.is_float_dtype(out[col]):
-            if any(word in name for word in PERCENT_WORDS) and not re.search(r"(^|[^a-z])n_", name):
+            if is_rate:
                 out[col] = out[col].map(lambda v: "" if pd.isna(v) else f"{100 * v:.1f}%")
             else:
-                out[col] = out[col].map(lambda v: "" if pd.isna(v) else f"{v:.3g}")
+                out[col] = out[col].map(_number)
+        elif pd.api.types.is_integer_dtype(out[col]) and not pd.api.types.is_bool_dtype(out[col]):
+            out[col] = out[col].map(lambda v: "" if pd.isna(v) else f"{int(v):,}")
     return out
 
 

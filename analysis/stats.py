@@ -1,7 +1,8 @@
 """The game-independent statistics every report and design command shares (numpy only; scipy is not a
-dependency): proportions with honest intervals (Wilson, one or element-wise), normal intervals of a mean and
-of a difference of means, the chi-square distribution, logistic regression, the bootstrap of seat win rates
-(the seat gap, paired or not) and the tuner's simultaneous seat deviation (`z_value`, `seat_deviation`).
+dependency): proportions with honest intervals (Wilson, one or element-wise), normal intervals and tests of
+a mean and of a difference of means, the chi-square distribution, logistic regression, the bootstrap of seat
+win rates (the seat gap, paired or not), the tuner's simultaneous seat deviation (`z_value`,
+`seat_deviation`) and Holm's adjustment for families of flags (`holm`).
 """
 
 from __future__ import annotations
@@ -262,3 +263,32 @@ def seat_deviation(wins: npt.ArrayLike, games: int, confidence: float = 0.95) ->
     return {"value": float(np.max(np.abs(rates - fair))),
             "low": float(np.max(np.maximum(0.0, np.maximum(low - fair, fair - high)))),
             "high": float(np.max(np.maximum(fair - low, high - fair)))}
+
+
+# ---- families of flags ----------------------------------------------------------------------------------
+def holm(p_values: npt.ArrayLike) -> np.ndarray:
+    """Holm's step-down adjustment of a family of p-values: reject H_i at level alpha when the adjusted
+    p-value is <= alpha, and the chance of any false rejection in the family stays <= alpha whatever the
+    dependence between the tests. NaN p-values are left NaN and do not count in the family."""
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    m = len(ok)
+    if m == 0:
+        return out
+    order = ok[np.argsort(p[ok], kind="stable")]
+    scaled = (m - np.arange(m)) * p[order]
+    out[order] = np.minimum(1.0, np.maximum.accumulate(scaled))
+    return out
+
+
+def mean_test_p(mean: npt.ArrayLike, sd: npt.ArrayLike, n: npt.ArrayLike, mu0: npt.ArrayLike) -> np.ndarray:
+    """Two-sided p-value of "the population mean is mu0" from a sample mean, sd and n (normal, large n).
+    NaN where n < 2; a zero sd gives 1 when the mean is mu0 and 0 when it is not."""
+    mean, sd, n, mu0 = (np.asarray(x, dtype=float) for x in (mean, sd, n, mu0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.abs(mean - mu0) / (sd / np.sqrt(n))
+    z = np.where((sd == 0) & (mean == mu0), 0.0, z)
+    p = np.array([math.erfc(v / math.sqrt(2)) if np.isfinite(v) else (0.0 if v == np.inf else np.nan)
+                  for v in np.atleast_1d(z)]).reshape(np.shape(z))
+    return np.where(n >= 2, p, np.nan)

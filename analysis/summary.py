@@ -7,15 +7,16 @@ import numpy as np
 import pandas as pd
 
 from analysis.runs import Run
-from analysis.seats import agent_win_rates, seat_win_rates
+from analysis.seats import agent_win_rates, seat_equality_test, seat_tests, seat_win_rates
 from analysis.stats import wilson_interval
 from sim import games
 
 
 def seat_table(players: pd.DataFrame) -> pd.DataFrame:
-    """Win share per seat with its Wilson 95% interval (analysis.seats), seats counted from 1 for print,
-    with the agents that sat there."""
-    table = seat_win_rates(players)
+    """Win share per seat with its Wilson 95% interval and its Holm-adjusted test against the fair share
+    (analysis.seats: ``p_holm``, ``differs``), seats counted from 1 for print, with the agents that sat
+    there."""
+    table = seat_win_rates(players).merge(seat_tests(players), on="seat")
     agents = players.assign(agent=players["agent"].astype(str)).groupby("seat")["agent"]
     table["agents"] = [",".join(sorted(set(agents.get_group(seat)))) for seat in table["seat"]]
     table["seat"] = table["seat"].astype(int) + 1
@@ -32,14 +33,18 @@ def format_summary(run: Run) -> str:
              f"  seat  agents            win rate   95% CI            mean score   "
              f"(fair share {100 * fair:.1f}%)"]
     for row in seat_table(run.players).itertuples():
-        mark = "" if row.ci_low <= fair <= row.ci_high else "  *differs from fair"
+        mark = "  *differs from fair" if row.differs else ""
         lines.append(f"  {row.seat:>4}  {row.agents:<16} {100 * row.win_rate:8.1f}%   "
                      f"[{100 * row.ci_low:4.1f}%, {100 * row.ci_high:4.1f}%]   {row.mean_score:10.1f}{mark}")
+    eq = seat_equality_test(run.players)
+    lines.append(f"  all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, "
+                 f"p = {eq['p_value']:.3g}; * = differs from the fair share at 5%,")
+    lines.append(f"  Holm-adjusted over the {m['players']} seats (the chance of any false flag stays <= 5%)")
     agents = agent_win_rates(run.players)
     if len(agents) > 1:  # mixed agents: how each one fares against the others
         lines.append("  agent                      seats  win rate   95% CI            fair share")
         for row in agents.itertuples():
-            mark = "" if row.ci_low <= row.fair <= row.ci_high else "  *differs from fair"
+            mark = "  *differs from fair" if row.differs else ""
             lines.append(f"  {row.agent:<26} {row.seats:5.2f} {100 * row.win_rate:8.1f}%   "
                          f"[{100 * row.ci_low:4.1f}%, {100 * row.ci_high:4.1f}%]   "
                          f"{100 * row.fair:8.1f}%{mark}")

@@ -23,12 +23,14 @@ from analysis.page import (
     pct,
     rescoring_summary,
     scope,
+    seat_flags_text,
     seat_section,
     stack,
     tie_section,
     wide,
 )
 from analysis.runs import Run
+from analysis.seats import seat_tests
 
 
 def _n(run: Run) -> str:
@@ -48,6 +50,7 @@ def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[st
 
     seats = {lab: K.seat_win_rates(r.players) for lab, r in runs.items()}
     equality = {lab: K.seat_equality_test(r.players) for lab, r in runs.items()}
+    flags = {lab: seat_tests(r.players) for lab, r in runs.items()}
     advantage = {lab: K.start_player_advantage(r.players) for lab, r in runs.items()}
     ties = {lab: K.tie_stats(r.games) for lab, r in runs.items()}
     rescored = {lab: K.rescore_ties(r.players) for lab, r in runs.items()}
@@ -68,7 +71,7 @@ def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[st
             f"<b>{lab}</b>: start-player advantage (seat 0 minus the fair share {pct(a['fair_share'])}) "
             f"<b>{100 * a['value']:+.1f} points</b> {interval(a['ci_low'], a['ci_high'])}; "
             f"all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, {p_value(eq['p_value'])} "
-            f"({verdict} at 5%); {_n(run)}.")
+            f"({verdict} at 5%); {seat_flags_text(flags[lab])}; {_n(run)}.")
     notes.append("Seat 0 is the start player; ties count by the configured tie-break (shared wins as "
                  "1/k).")
     fair = fair_share(runs)
@@ -151,6 +154,7 @@ def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[st
             "players": m["players"],
             "seats": seats[lab][["seat", "win_rate", "ci_low", "ci_high"]].to_dict(orient="records"),
             "seat_equality_test": {k: equality[lab][k] for k in ("statistic", "dof", "p_value")},
+            "seat_tests": flags[lab].to_dict(orient="records"),
             "start_player_advantage": {k: advantage[lab][k] for k in ("value", "ci_low", "ci_high", "n")},
             "ties": {k: ties[lab][k] for k in TIE_KEYS},
             "tiebreak_rescoring": rescoring_summary(rescored[lab]),

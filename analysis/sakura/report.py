@@ -19,15 +19,18 @@ from analysis.page import (
     Section,
     interval,
     length_chart,
+    p_value,
     pct,
     rescoring_summary,
     scope,
+    seat_flags_text,
     seat_section,
     stack,
     tie_section,
     wide,
 )
 from analysis.runs import Run
+from analysis.seats import seat_equality_test, seat_tests
 from analysis.stats import mean_interval
 
 
@@ -36,6 +39,8 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
     series, n_all = scope(runs)
 
     seats = {lab: S.seat_win_rates(r.players) for lab, r in runs.items()}
+    equality = {lab: seat_equality_test(r.players) for lab, r in runs.items()}
+    flags = {lab: seat_tests(r.players) for lab, r in runs.items()}
     ties = {lab: S.tie_stats(r.games) for lab, r in runs.items()}
     rescored = {lab: S.rescore_ties(r.players) for lab, r in runs.items()}
     cards = {lab: S.card_values(r.events, r.players) for lab, r in runs.items()}
@@ -48,10 +53,13 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
     for lab, run in runs.items():
         fair = 1 / run.manifest["players"]
         first = seats[lab].iloc[0]
+        eq = equality[lab]
         notes.append(
             f"<b>{lab}</b>: seat 0 (first to choose) wins {pct(first['win_rate'])} "
             f"{interval(first['ci_low'], first['ci_high'])} against a fair share of {pct(fair)}; "
-            f"n = {len(run.games):,} games.")
+            f"all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, {p_value(eq['p_value'])} "
+            f"({'significant' if eq['p_value'] < 0.05 else 'not significant'} at 5%); "
+            f"{seat_flags_text(flags[lab])}; n = {len(run.games):,} games.")
     sec = seat_section("Sakura: seat win rates", "sakura", runs, seats, notes,
                        f"Win rate by seat with 95% intervals ({n_all})", f"Sakura win rate by seat ({n_all})",
                        "seat")
@@ -113,6 +121,8 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
             "label": lab, "game": "sakura", "run": str(run.path), "games": len(run.games),
             "players": run.manifest["players"],
             "seats": seats[lab][["seat", "win_rate", "ci_low", "ci_high"]].to_dict(orient="records"),
+            "seat_equality_test": {k: equality[lab][k] for k in ("statistic", "dof", "p_value")},
+            "seat_tests": flags[lab].to_dict(orient="records"),
             "start_player_advantage": _advantage(seats[lab], run.manifest["players"]),
             "ties": {k: ties[lab][k] for k in TIE_KEYS},
             "tiebreak_rescoring": rescoring_summary(rescored[lab]),

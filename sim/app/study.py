@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.seats import seat_win_rates_from_shares, win_shares
+from analysis.seats import chi_square_equal, seat_win_rates_from_shares, win_shares
 from analysis.stats import wilson_interval
 from sim import games
 from sim.agent_spec import AgentSpec, agent_arrays, parse_agents
@@ -65,10 +65,15 @@ def format_study(result: StudyResult) -> str:
              f"tie-break {r.tie_break}):",
              f"  seat  agent      win rate   95% CI            {score}"]
     for row in result.seats().itertuples():
-        flag = "" if row.differs_from_fair else "  (not significantly different from fair)"
+        flag = "" if row.differs_from_fair else "  (not significantly different from fair, Holm)"
         lines.append(f"  {row.seat:>4}  {row.agent:<9} {100 * row.win_rate:8.1f}%   "
                      f"[{100 * row.ci_low:4.1f}%, {100 * row.ci_high:4.1f}%]   "
                      f"{result.scores[:, row.seat - 1].mean():11.1f}{flag}")
+    shares = win_shares(result.batch["winners"])
+    eq = chi_square_equal(shares.sum(axis=0), np.full(shares.shape[1], n))
+    lines.append(f"  all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, "
+                 f"p = {eq['p_value']:.3g}; seat flags: tests against the fair share, Holm-adjusted over the "
+                 f"{r.players} seats")
     ties = int(result.batch["tie"].sum())
     low, high = wilson_interval(ties, n)
     decided = int(result.batch["decided_by_tiebreak"].sum())
