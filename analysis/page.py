@@ -147,7 +147,9 @@ def tie_section(title: str, name: str, runs: dict[str, Run], ties: dict[str, dic
             f"{interval(t['decided_by_tiebreak_ci_low'], t['decided_by_tiebreak_ci_high'])}; "
             f"n = {len(run.games):,} games.")
     sec.notes.append(f"Re-scored from the logged final results under every tie-break rule ({rule}): the "
-                     "difference between rules is what the rule is worth to each seat.")
+                     "difference between rules is what the rule is worth to each seat. The change against "
+                     "the run's configured rule (win_rate_change) is paired, the same games re-scored, with "
+                     "its 95% interval.")
     long = stack(rescored)
     long["series"] = (long["run"] + ": " if len(runs) > 1 else "") + long["rule"]
     game = title.split(":")[0]

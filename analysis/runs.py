@@ -32,6 +32,14 @@ class Run:
     def game(self) -> str:
         return self.manifest["game"]
 
+    @property
+    def rules(self):
+        """The run's validated rules (its game's validator on the manifest's config snapshot)."""
+        from sim import games
+
+        return games.spec(self.game).rules(self.manifest["config"], self.manifest["players"],
+                                           str(self.path / "manifest.json"))
+
 
 def read_table(run_dir: str | os.PathLike[str], name: str) -> pd.DataFrame:
     """One table of a run, all parts as one DataFrame, ordered by game (rows of a game keep their order)."""

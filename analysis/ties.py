@@ -3,17 +3,19 @@ tie-break, shared wins) with Wilson 95% intervals, for every game (the games tab
 
 Re-scoring the seats under every tie-break rule depends on each game's rules, so it lives in the game
 packages (`analysis/<game>/ties.py`, their `rescore_ties`); the rules are the registry's
-(`GameSpec.tie_breaks`).
+(`GameSpec.tie_breaks`). What a rule changes against the configured one is paired, since the rules re-score
+the same games (`rule_changes`, shared by both).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from analysis._arrays import bools
-from analysis.stats import wilson_intervals
+from analysis.stats import mean_interval, wilson_intervals
 
 
 def tie_stats(games: pd.DataFrame) -> dict[str, Any]:
@@ -35,3 +37,25 @@ def tie_stats(games: pd.DataFrame) -> dict[str, Any]:
         out[f"{name}_ci_low"] = float(low)
         out[f"{name}_ci_high"] = float(high)
     return out
+
+
+def rule_changes(shares: dict[str, np.ndarray], reference: str) -> pd.DataFrame:
+    """What each tie-break rule changes for each seat against `reference` (the run's configured rule),
+    paired: the same games re-scored, so the change is the mean of the per-game differences of the seat's
+    win share, with its normal 95% interval (games independent; the within-game dependence between seats
+    does not enter a single seat's difference). ``shares``: rule -> (games, seats) re-scored win shares
+    (NaN where a seat is missing). One row per (rule, seat): ``rule, seat, win_rate_change,
+    change_ci_low, change_ci_high`` (0 with a zero-width interval for the reference itself)."""
+    if reference not in shares:
+        raise ValueError(f"reference rule {reference!r} is not among the re-scored rules {list(shares)}")
+    base = shares[reference]
+    rows = []
+    for rule, matrix in shares.items():
+        d = matrix - base
+        n = np.sum(~np.isnan(d), axis=0)
+        mean = np.nanmean(d, axis=0) if d.size else np.zeros(d.shape[1])
+        sd = np.nanstd(d, axis=0, ddof=1) if d.shape[0] > 1 else np.full(d.shape[1], np.nan)
+        low, high = mean_interval(mean, sd, n)
+        rows.append(pd.DataFrame({"rule": rule, "seat": np.arange(d.shape[1]), "win_rate_change": mean,
+                                  "change_ci_low": low, "change_ci_high": high}))
+    return pd.concat(rows, ignore_index=True)

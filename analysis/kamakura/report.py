@@ -53,7 +53,7 @@ def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[st
     flags = {lab: seat_tests(r.players) for lab, r in runs.items()}
     advantage = {lab: K.start_player_advantage(r.players) for lab, r in runs.items()}
     ties = {lab: K.tie_stats(r.games) for lab, r in runs.items()}
-    rescored = {lab: K.rescore_ties(r.players) for lab, r in runs.items()}
+    rescored = {lab: K.rescore_ties(r.players, reference=r.rules.tie_break) for lab, r in runs.items()}
     chits = {lab: K.chit_values(r.events, r.players, r.manifest["config"]) for lab, r in runs.items()}
     powers = {lab: K.power_values(r.events, r.players, r.manifest["config"]) for lab, r in runs.items()}
     regression = {lab: K.holding_regression(r.events, r.players, r.manifest["config"])

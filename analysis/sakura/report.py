@@ -42,7 +42,7 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
     equality = {lab: seat_equality_test(r.players) for lab, r in runs.items()}
     flags = {lab: seat_tests(r.players) for lab, r in runs.items()}
     ties = {lab: S.tie_stats(r.games) for lab, r in runs.items()}
-    rescored = {lab: S.rescore_ties(r.players) for lab, r in runs.items()}
+    rescored = {lab: S.rescore_ties(r.players, reference=r.rules.tie_break) for lab, r in runs.items()}
     cards = {lab: S.card_values(r.events, r.players) for lab, r in runs.items()}
     actions = {lab: S.action_values(r.events, r.players) for lab, r in runs.items()}
     bumps = {lab: S.bump_stats(r.games, r.events, r.players) for lab, r in runs.items()}

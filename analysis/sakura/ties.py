@@ -13,6 +13,7 @@ import pandas as pd
 
 from analysis._arrays import floats, ints
 from analysis.sakura._columns import _rate_row
+from analysis.ties import rule_changes
 from analysis.ties import tie_stats as _tie_stats
 from sim.sakura.spec import TIE_BREAKS
 
@@ -56,19 +57,22 @@ def _seat_matrix(players: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray,
     return seats, out
 
 
-def rescore_ties(players: pd.DataFrame, rules: tuple[str, ...] = TIE_RULES) -> pd.DataFrame:
+def rescore_ties(players: pd.DataFrame, rules: tuple[str, ...] = TIE_RULES,
+                 reference: str | None = None) -> pd.DataFrame:
     """Seat win rates re-scored from the logged final scores and painter positions, not from win_share.
     `closest_to_emperor` (R-14): among the players tied on the top score the one whose painter stands
     highest on the path wins; if they all stand on the gate (position 0) they share. `shared`: every
     player tied on top gets 1/k. (The court painter never wins and is not in the players table.)
     One row per rule and seat, as every game's re-scoring: rule, seat (0-based), games, wins
-    (summed re-scored win share), win_rate, ci_low, ci_high (Wilson 95%)."""
+    (summed re-scored win share), win_rate, ci_low, ci_high (Wilson 95%), and `analysis.ties.rule_changes`
+    against `reference` (default: the first rule): win_rate_change, change_ci_low, change_ci_high."""
     seats, m = _seat_matrix(players, ["score", "position"])
     score, position = m["score"], m["position"]
     present = ~np.isnan(score)
     top = np.max(np.where(present, score, -np.inf), axis=1, keepdims=True) if score.size else score
     tied = present & (score == top)
     rows = []
+    matrices: dict[str, np.ndarray] = {}
     for rule in rules:
         if rule == "shared":
             win = tied.astype(float)
@@ -79,8 +83,12 @@ def rescore_ties(players: pd.DataFrame, rules: tuple[str, ...] = TIE_RULES) -> p
         else:
             raise ValueError(f"unknown Sakura tie-break rule {rule!r}; known: {', '.join(TIE_RULES)}")
         share = win / np.maximum(win.sum(axis=1, keepdims=True), 1.0)
+        matrices[rule] = np.where(present, share, np.nan)
         for j, seat in enumerate(seats):
             n = int(present[:, j].sum())
             wins = float(share[:, j].sum())
             rows.append({"rule": rule, "seat": int(seat), "games": n, "wins": wins, **_rate_row(wins, n)})
-    return pd.DataFrame(rows, columns=["rule", "seat", "games", "wins", "win_rate", "ci_low", "ci_high"])
+    table = pd.DataFrame(rows, columns=["rule", "seat", "games", "wins", "win_rate", "ci_low", "ci_high"])
+    changes = rule_changes(matrices, reference or rules[0])
+    changes["seat"] = seats[changes["seat"].to_numpy()].astype(int) if len(seats) else changes["seat"]
+    return table.merge(changes, on=["rule", "seat"], sort=False)
