@@ -5,7 +5,7 @@ registry entry, `GameSpec.component_values`), each with its n and a 95% interval
 against the swept parameters; variants whose difference from the base is significant at 95% are marked.
 
 The figures are pure functions of the runs' tables (`per_game`, `run_figures`, `compare_runs`,
-`sweep_table`; the statistics, the seat-gap bootstrap among them, are `analysis.stats`');
+`sweep_table`; the statistics, the seat gap's simultaneous interval among them, are `analysis.stats`');
 `build_sweep_report` reads the sweep folder (sweep.json and its run directories) and writes the page with
 `analysis.page.write_report`.
 
@@ -366,7 +366,9 @@ def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[st
                      "difference whose interval excludes 0. Marks are per metric and not corrected for the "
                      "number of comparisons: among many variants, about 1 in 20 true nulls is marked by "
                      "chance. The seat gap (largest minus smallest seat win rate) is 1 minus Ludii's "
-                     "Balance; ties count by the configured tie-break (shared wins as 1/k).")
+                     "Balance; its interval bounds it from simultaneous intervals of every pairwise seat "
+                     "difference (it reaches 0 when no two seats can be told apart); ties count by the "
+                     "configured tie-break (shared wins as 1/k).")
     flagged = frame[(frame["differs_from_base"] != "") & ~frame["is_base"]]
     for r in flagged.to_dict(orient="records"):
         sec.notes.append(f"<b>{r['variant']}</b> ({r['players']}p): differs from the base in "
