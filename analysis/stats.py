@@ -303,6 +303,16 @@ def holm(p_values: npt.ArrayLike) -> np.ndarray:
     return out
 
 
+def normal_p(estimate: float, se: float) -> float:
+    """Two-sided p-value of "the true value is 0" for a normal estimate with standard error `se` (NaN
+    when se is not finite; a zero se gives 1 for a zero estimate and 0 otherwise)."""
+    if not np.isfinite(se) or not np.isfinite(estimate):
+        return float("nan")
+    if se == 0:
+        return 1.0 if estimate == 0 else 0.0
+    return math.erfc(abs(estimate) / se / math.sqrt(2))
+
+
 def mean_test_p(mean: npt.ArrayLike, sd: npt.ArrayLike, n: npt.ArrayLike, mu0: npt.ArrayLike) -> np.ndarray:
     """Two-sided p-value of "the population mean is mu0" from a sample mean, sd and n (normal, large n).
     NaN where n < 2; a zero sd gives 1 when the mean is mu0 and 0 when it is not."""

@@ -28,7 +28,16 @@ from analysis import charts
 from analysis.page import Section, interval, pct, write_report
 from analysis.runs import Run, read_run
 from analysis.seats import seat_equality_test, start_player_advantage
-from analysis.stats import gap_samples, mean_difference, mean_interval, seat_gap, wilson_intervals
+from analysis.stats import (
+    Z95,
+    gap_samples,
+    holm,
+    mean_difference,
+    mean_interval,
+    normal_p,
+    seat_gap,
+    wilson_intervals,
+)
 from analysis.ties import tie_stats
 from sim import games as registry
 from sim.errors import ConfigError
@@ -142,7 +151,9 @@ def run_figures(spec_or_game: GameSpec | str, games: pd.DataFrame, players: pd.D
 def compare_runs(variant: pd.DataFrame, base: pd.DataFrame, paired: bool | None = None,
                  seed: int = 0) -> dict[str, float]:
     """Differences variant minus base of the tested metrics (`TESTED`), from two `per_game` frames, each
-    as ``d_<metric>, d_<metric>_low, d_<metric>_high`` and ``sig_<metric>`` (the 95% interval excludes 0).
+    as ``d_<metric>, d_<metric>_low, d_<metric>_high``, ``p_<metric>`` (two-sided: normal for the mean
+    differences, from the bootstrap samples for the seat gap) and ``sig_<metric>`` (this one interval
+    excludes 0; `sweep_table` judges the family of all marks with Holm).
     ``paired`` (default: when both hold the same game ids) compares game by game."""
     if paired is None:
         paired = len(variant) == len(base) and np.array_equal(variant["game_id"].to_numpy(),
@@ -170,22 +181,35 @@ def compare_runs(variant: pd.DataFrame, base: pd.DataFrame, paired: bool | None 
     for key, (value, lo, hi) in diffs.items():
         out[f"d_{key}"], out[f"d_{key}_low"], out[f"d_{key}_high"] = value, lo, hi
         out[f"sig_{key}"] = bool(np.isfinite(lo) and (lo > 0 or hi < 0))
+        if key == "gap":
+            finite = d[np.isfinite(d)]
+            out["p_gap"] = float(min(1.0, 2 * min(np.mean(finite <= 0), np.mean(finite >= 0)))) \
+                if len(finite) else float("nan")
+        else:
+            out[f"p_{key}"] = normal_p(value, (hi - lo) / (2 * Z95))  # the interval is value +- Z95 se
     return out
 
 
 # ---- the sweep table --------------------------------------------------------------------------------------
 def sweep_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """Runs of a sweep (dicts of ``variant, players, agents`` plus `run_figures` and, for non-base
-    variants, `compare_runs` keys) as one frame, with ``differs_from_base``: the tested metrics whose
-    difference from the base is significant at 95% ("" for none, "(base)" for the base itself)."""
+    variants, `compare_runs` keys) as one frame, with ``holm_<metric>`` (each difference's p-value
+    Holm-adjusted over the whole family: every non-base run and tested metric of the sweep), ``mark_<metric>``
+    (holm <= 5%) and ``differs_from_base``: the marked metrics ("" for none, "(base)" for the base itself).
+    The chance that a sweep marks any difference that is truly 0 stays <= 5%, however many variants."""
     frame = pd.DataFrame(rows)
-    marks = []
-    for row in rows:
-        if row.get("is_base"):
-            marks.append("(base)")
-        else:
-            marks.append(", ".join(m for m in TESTED if row.get(f"sig_{m}")))
-    frame["differs_from_base"] = marks
+    cells = [(i, m) for i, row in enumerate(rows) if not row.get("is_base") for m in TESTED
+             if f"p_{m}" in row]
+    adjusted = holm([rows[i][f"p_{m}"] for i, m in cells]) if cells else np.array([])
+    for m in TESTED:
+        frame[f"holm_{m}"] = np.nan
+        frame[f"mark_{m}"] = False
+    for (i, m), q in zip(cells, adjusted, strict=True):
+        frame.loc[i, f"holm_{m}"] = q
+        frame.loc[i, f"mark_{m}"] = bool(q <= 0.05)
+    frame["differs_from_base"] = ["(base)" if row.get("is_base") else
+                                  ", ".join(m for m in TESTED if frame.loc[i, f"mark_{m}"])
+                                  for i, row in enumerate(rows)]
     return frame
 
 
@@ -204,7 +228,7 @@ def _figure_text(value: float, low: float, high: float, percent: bool, diff: flo
 
 def display_table(frame: pd.DataFrame) -> pd.DataFrame:
     """The sweep table as the report shows it: one text cell per metric, "value [95% interval]; vs base
-    difference [interval]" with * where the difference is significant."""
+    difference [interval]" with * where the difference is marked (Holm over the sweep, `sweep_table`)."""
     rows = []
     for r in frame.to_dict(orient="records"):
         row = {"variant": r["variant"], "players": r["players"], "agents": r["agents"], "games": r["n"]}
@@ -217,9 +241,9 @@ def display_table(frame: pd.DataFrame) -> pd.DataFrame:
             has = not r.get("is_base") and f"d_{key}" in r
             row[label] = _figure_text(r[key], r[f"{key}_low"], r[f"{key}_high"], percent,
                                       r.get(f"d_{key}") if has else None, r.get(f"d_{key}_low"),
-                                      r.get(f"d_{key}_high"), bool(r.get(f"sig_{key}")))
+                                      r.get(f"d_{key}_high"), bool(r.get(f"mark_{key}")))
         row["seats equal? (chi-square p)"] = f"{r['chi2_p']:.3g}"
-        row["differs from base (95%)"] = r["differs_from_base"]
+        row["differs from base (Holm, 5%)"] = r["differs_from_base"]
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -361,14 +385,15 @@ def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[st
     if manifest["grid_keys"]:
         sec.notes.append("Swept (grid): " + ", ".join(f"<b>{k}</b>" for k in manifest["grid_keys"]) + ".")
     sec.notes.append("Each figure has its 95% interval. A variant is compared with the base (no overrides) "
-                     "at the same player count and agents: the difference and its 95% interval (game by game "
-                     "when both played the same games; the seat gap by a paired bootstrap); * marks a "
-                     "difference whose interval excludes 0. Marks are per metric and not corrected for the "
-                     "number of comparisons: among many variants, about 1 in 20 true nulls is marked by "
-                     "chance. The seat gap (largest minus smallest seat win rate) is 1 minus Ludii's "
-                     "Balance; its interval bounds it from simultaneous intervals of every pairwise seat "
-                     "difference (it reaches 0 when no two seats can be told apart); ties count by the "
-                     "configured tie-break (shared wins as 1/k).")
+                     "at the same player count and agents: the difference and its 95% interval (game by "
+                     "game when both played the same games; the seat gap by a paired bootstrap); * marks a "
+                     "difference that stays significant at 5% after Holm's adjustment over every variant "
+                     "and metric of the sweep, so the chance of marking any difference that is truly 0 "
+                     "stays at most 5% however many variants there are. The seat gap (largest minus "
+                     "smallest seat win rate) is 1 minus Ludii's Balance; its interval bounds it from "
+                     "simultaneous intervals of every pairwise seat difference (it reaches 0 when no two "
+                     "seats can be told apart); ties count by the configured tie-break (shared wins as "
+                     "1/k).")
     flagged = frame[(frame["differs_from_base"] != "") & ~frame["is_base"]]
     for r in flagged.to_dict(orient="records"):
         sec.notes.append(f"<b>{r['variant']}</b> ({r['players']}p): differs from the base in "
