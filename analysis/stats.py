@@ -71,6 +71,36 @@ def diff_of_means_interval(mean1: npt.ArrayLike, var1: npt.ArrayLike, n1: npt.Ar
     return diff, diff - z * se, diff + z * se
 
 
+def clustered_difference(flags: np.ndarray, y: np.ndarray, cluster: np.ndarray,
+                         z: float = Z95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each row of ``flags`` (k, N) bool: the difference of the mean of ``y`` between flagged and
+    unflagged observations, with a normal interval whose standard error is cluster-robust by ``cluster``
+    (N,) (the players of one game are not independent: when one holds a chit and wins, the others lose).
+
+    The difference is the slope of the least-squares fit y = a + b flag; its variance is the sandwich
+    estimator with the small-sample factor G/(G-1) (N-1)/(N-2) of statsmodels' ``cov_type="cluster"``
+    (CR1), G clusters. Returns (diff, low, high), NaN where a group is empty or G < 2."""
+    flags = np.asarray(flags, dtype=bool)
+    y = np.asarray(y, dtype=float)
+    _, codes = np.unique(np.asarray(cluster), return_inverse=True)
+    g = int(codes.max()) + 1 if len(codes) else 0
+    n = len(y)
+    diff = np.full(flags.shape[0], np.nan)
+    se = np.full(flags.shape[0], np.nan)
+    for row, x in enumerate(flags):
+        n1 = int(x.sum())
+        if n1 == 0 or n1 == n or g < 2:
+            continue
+        m1, m0 = y[x].mean(), y[~x].mean()
+        resid = y - np.where(x, m1, m0)
+        centred = x - n1 / n
+        score = np.bincount(codes, weights=centred * resid, minlength=g)
+        factor = g / (g - 1) * (n - 1) / (n - 2)
+        diff[row] = m1 - m0
+        se[row] = math.sqrt(factor * float(score @ score)) / float(centred @ centred)
+    return diff, diff - z * se, diff + z * se
+
+
 def _gamma_series(a: float, x: float) -> float:
     """Regularized lower incomplete gamma P(a, x) by its series (converges fast for x < a + 1)."""
     term = total = 1.0 / a

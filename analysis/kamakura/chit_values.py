@@ -19,7 +19,7 @@ import pandas as pd
 
 from analysis._arrays import player_games
 from analysis.kamakura._frames import _EventScan
-from analysis.stats import Z95, diff_of_means_interval, logistic_regression, wilson_intervals
+from analysis.stats import Z95, clustered_difference, logistic_regression, wilson_intervals
 from sim.kamakura.params import COLOURS, RULE_DEFAULTS  # COLOURS in colour-number order (0 red .. 3 blue)
 from sim.kamakura.tables import ORDER_COLOUR
 
@@ -96,15 +96,15 @@ def _share_sums(flags: np.ndarray, share: np.ndarray, chunk: int = 1 << 18) -> t
     return sums[:, 0], sums[:, 1]
 
 
-def _holder_comparison(flags: np.ndarray, share: np.ndarray) -> dict[str, np.ndarray]:
+def _holder_comparison(flags: np.ndarray, share: np.ndarray, game: np.ndarray) -> dict[str, np.ndarray]:
     """For each row of ``flags`` (k, N) bool: mean win share of flagged vs unflagged player-games and the
-    difference with its 95% interval."""
+    difference with its 95% interval, cluster-robust by game (`analysis.stats.clustered_difference`)."""
     total_n, total, squares = float(len(share)), share.sum(), (share * share).sum()
     n1 = np.count_nonzero(flags, axis=1).astype(float)
     s1, q1 = _share_sums(flags, share)
     n1, m1, v1 = _moments(n1, s1, q1)
     n0, m0, v0 = _moments(total_n - n1, total - s1, squares - q1)
-    diff, low, high = diff_of_means_interval(m1, v1, n1, m0, v0, n0)
+    diff, low, high = clustered_difference(flags, share, game)
     return {"n1": n1, "m1": m1, "n0": n0, "m0": m0, "diff": diff, "low": low, "high": high}
 
 
@@ -115,8 +115,8 @@ def chit_values(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str
     ``claim_rate`` (gained / (games x copies)), ``mean_turn_claimed`` (game-wide turn index, 0-based),
     ``activations``, ``activation_rate`` (activations / gains; NaN for a type without power),
     ``n_holders`` (player-games holding at least one), ``holders_win_rate``, ``others_win_rate``,
-    ``win_added`` (holders minus others, mean win share) with ``ci_low, ci_high`` (normal 95% interval of a
-    difference of two means, each group's own variance), ``n_player_games``.
+    ``win_added`` (holders minus others, mean win share) with ``ci_low, ci_high`` (normal 95% interval of
+    the difference, its standard error cluster-robust by game), ``n_player_games``.
 
     ``win_added`` is an association, not a causal effect: holders also tend to be players who gained more."""
     pg = player_games(players)
@@ -148,7 +148,7 @@ def chit_values(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str
     activations = hist[1].sum(axis=1)
     turn_sum = hist[0] @ np.arange(span, dtype=np.float64)
     held = held[:-1]
-    cmp = _holder_comparison(held.reshape(t, total), pg.share)
+    cmp = _holder_comparison(held.reshape(t, total), pg.share, pg.game)
     games = len(pg.game_ids)
     copies = types["copies"].to_numpy(dtype=float)
     power = types["power"].to_numpy(dtype=float)
@@ -212,7 +212,7 @@ def power_values(events: pd.DataFrame, players: pd.DataFrame,
     for i, name in enumerate(POWERS):
         share = pg.share[eligible[i]]
         flag = flags[i][eligible[i]]
-        cmp = _holder_comparison(flag[None, :], share)
+        cmp = _holder_comparison(flag[None, :], share, pg.game[eligible[i]])
         m = len(share)
         hits = int(flag.sum())
         low, high = wilson_intervals(hits, m)

@@ -1,0 +1,45 @@
+"""Player-game differences with game-clustered intervals (issue 13, item 4): the holders-minus-others
+difference of Kamakura's chit and power tables has statsmodels' cluster-robust (CR1) standard error."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analysis.stats import Z95, clustered_difference
+
+
+def _players(rng: np.random.Generator, games: int, seats: int = 3):
+    """Win shares of games in which a flagged player wins more often; one winner a game."""
+    flag = rng.random((games, seats)) < 0.3
+    weight = np.where(flag, 2.0, 1.0)
+    winner = np.array([rng.choice(seats, p=w / w.sum()) for w in weight])
+    share = np.zeros((games, seats))
+    share[np.arange(games), winner] = 1.0
+    return flag.reshape(-1), share.reshape(-1), np.repeat(np.arange(games), seats)
+
+
+def test_matches_statsmodels_cluster_robust_ols():
+    sm = pytest.importorskip("statsmodels.api")
+    rng = np.random.default_rng(0)
+    flag, share, game = _players(rng, 800)
+    diff, low, high = clustered_difference(flag[None, :], share, game)
+    fit = sm.OLS(share, sm.add_constant(flag.astype(float))).fit(cov_type="cluster",
+                                                                   cov_kwds={"groups": game})
+    assert diff[0] == pytest.approx(fit.params[1])
+    assert (high[0] - low[0]) / (2 * Z95) == pytest.approx(fit.bse[1], rel=1e-9)
+
+
+def test_one_observation_per_cluster_is_the_heteroskedasticity_robust_error():
+    """With no two observations in one cluster the estimator is HC1 (statsmodels' robust OLS)."""
+    sm = pytest.importorskip("statsmodels.api")
+    rng = np.random.default_rng(1)
+    flag, share, _ = _players(rng, 500)
+    _, low, high = clustered_difference(flag[None, :], share, np.arange(len(share)))
+    fit = sm.OLS(share, sm.add_constant(flag.astype(float))).fit(cov_type="HC1")
+    assert (high[0] - low[0]) / (2 * Z95) == pytest.approx(fit.bse[1], rel=1e-9)
+
+
+def test_empty_groups_give_nan():
+    diff, low, high = clustered_difference(np.ones((1, 6), dtype=bool), np.arange(6.0), np.arange(6) // 3)
+    assert np.isnan(diff[0]) and np.isnan(low[0]) and np.isnan(high[0])
