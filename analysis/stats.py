@@ -353,3 +353,15 @@ def mean_test_p(mean: npt.ArrayLike, sd: npt.ArrayLike, n: npt.ArrayLike, mu0: n
     p = np.array([math.erfc(v / math.sqrt(2)) if np.isfinite(v) else (0.0 if v == np.inf else np.nan)
                   for v in np.atleast_1d(z)]).reshape(np.shape(z))
     return np.where(n >= 2, p, np.nan)
+
+
+def interval_family(value: npt.ArrayLike, low: npt.ArrayLike, high: npt.ArrayLike,
+                    alpha: float = 0.05) -> dict[str, np.ndarray]:
+    """A table's rows of estimates with 95% intervals judged as one family: each row's two-sided p-value of
+    "the true value is 0" (normal, the standard error read off the interval's width), Holm-adjusted over the
+    rows with a finite interval, and ``significant`` (adjusted p <= alpha): the chance that any row whose
+    true value is 0 is called significant stays <= alpha, however many rows the table has."""
+    value, low, high = (np.asarray(x, dtype=float) for x in (value, low, high))
+    p = np.array([normal_p(v, (h - lo) / (2 * Z95)) for v, lo, h in zip(value, low, high, strict=True)])
+    adjusted = holm(p)
+    return {"p_value": p, "p_holm": adjusted, "significant": np.nan_to_num(adjusted, nan=1.0) <= alpha}

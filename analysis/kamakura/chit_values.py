@@ -19,7 +19,7 @@ import pandas as pd
 
 from analysis._arrays import player_games
 from analysis.kamakura._frames import _EventScan
-from analysis.stats import Z95, clustered_difference, logistic_regression, wilson_intervals
+from analysis.stats import Z95, clustered_difference, interval_family, logistic_regression, wilson_intervals
 from sim.kamakura.params import COLOURS, RULE_DEFAULTS  # COLOURS in colour-number order (0 red .. 3 blue)
 from sim.kamakura.tables import ORDER_COLOUR
 
@@ -116,7 +116,8 @@ def chit_values(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str
     ``activations``, ``activation_rate`` (activations / gains; NaN for a type without power),
     ``n_holders`` (player-games holding at least one), ``holders_win_rate``, ``others_win_rate``,
     ``win_added`` (holders minus others, mean win share) with ``ci_low, ci_high`` (normal 95% interval of
-    the difference, its standard error cluster-robust by game), ``n_player_games``.
+    the difference, its standard error cluster-robust by game), ``n_player_games``, and ``p_holm``,
+    ``significant`` (`analysis.stats.interval_family`: Holm over the table's rows).
 
     ``win_added`` is an association, not a causal effect: holders also tend to be players who gained more."""
     pg = player_games(players)
@@ -159,7 +160,8 @@ def chit_values(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str
             activation_rate=np.where(power > 0, activations / gained, np.nan),
             n_holders=cmp["n1"].astype(np.int64), holders_win_rate=cmp["m1"], others_win_rate=cmp["m0"],
             win_added=cmp["diff"], ci_low=cmp["low"], ci_high=cmp["high"], n_player_games=total)
-    return out
+    family = interval_family(out["win_added"], out["ci_low"], out["ci_high"])
+    return out.assign(p_holm=family["p_holm"], significant=family["significant"])
 
 
 def power_values(events: pd.DataFrame, players: pd.DataFrame,
@@ -169,7 +171,8 @@ def power_values(events: pd.DataFrame, players: pd.DataFrame,
     ``power, n`` (eligible player-games), ``n_activating`` (player-games that activated it at least once),
     ``activation_rate`` with ``activation_ci_low, activation_ci_high`` (Wilson), ``activations`` (count),
     ``mean_activations`` (per eligible player-game), ``activating_win_rate``, ``others_win_rate``,
-    ``win_added`` with ``ci_low, ci_high`` (normal 95% interval of the difference of means).
+    ``win_added`` with ``ci_low, ci_high`` (normal 95% interval of the difference of means, cluster-robust
+    by game), ``p_holm``, ``significant`` (Holm over the four powers).
 
     Every player-game is eligible for the chit powers; for the order chit only seats whose order chit grants
     moves (``config["rules"]["order_chit_moves"]`` when a config is given, else the seats that activated an
@@ -223,7 +226,9 @@ def power_values(events: pd.DataFrame, players: pd.DataFrame,
                      "activating_win_rate": float(cmp["m1"][0]), "others_win_rate": float(cmp["m0"][0]),
                      "win_added": float(cmp["diff"][0]), "ci_low": float(cmp["low"][0]),
                      "ci_high": float(cmp["high"][0])})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    family = interval_family(out["win_added"], out["ci_low"], out["ci_high"])
+    return out.assign(p_holm=family["p_holm"], significant=family["significant"])
 
 
 def holding_regression(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str, Any],

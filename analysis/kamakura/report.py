@@ -87,7 +87,8 @@ def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[st
     # ---- chit and power values ----
     sec = Section("Kamakura: what each chit and power is worth")
     sec.notes.append("Win added: win rate of player-games holding at least one chit of the type minus those "
-                     "holding none, with a 95% interval; an interval that includes 0 is not significant. "
+                     "holding none, with a 95% interval cluster-robust by game; 'significant' is judged "
+                     "for the whole table at once (Holm, family-wise 5%), not interval by interval. "
                      "Holding a chit is partly a sign of a good game, so the logistic regression below "
                      "(winning on every holding at once, seat as covariate) separates the types better.")
     long = stack(chits)

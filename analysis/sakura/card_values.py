@@ -15,6 +15,7 @@ import pandas as pd
 
 from analysis._arrays import floats, ints
 from analysis.sakura._columns import _Col, _KeyIndex, _kind_col, _rank, _rate_row, _spans
+from analysis.stats import interval_family
 from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS
 
 _BIT = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))  # _BIT[k] = 1 << k
@@ -79,7 +80,8 @@ def card_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
     resolved_share (of those plays), player_games (player-games in which it was played at least once),
     win_rate (mean win share of those player-games) with Wilson 95% ci_low/ci_high, win_added (win_rate
     minus the overall mean win share of all player-games, 1/players when nothing is shared) and
-    added_ci_low/added_ci_high (the interval shifted the same way). Cards never played are left out."""
+    added_ci_low/added_ci_high (the interval shifted the same way), p_holm and significant (Holm over the
+    table's rows: `analysis.stats.interval_family`). Cards never played are left out."""
     garden = _Col(events["garden"], text=True)
     painter = _Col(events["painter"], text=True)
     cols = {"card": _Col(events["card"]), "garden": garden, "painter": painter,
@@ -110,13 +112,21 @@ def card_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
     frame.insert(1, "garden", [garden.labels[g] if g >= 0 else "" for g in half_g[present]])
     frame.insert(2, "painter", [painter.labels[p] if p >= 0 else "" for p in half_p[present]])
     frame.insert(4, "resolved_share", 1 - unresolved[present] / np.maximum(times[present], 1))
-    return frame
+    return _with_family(frame)
+
+
+def _with_family(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table's win-added intervals judged as one family (`analysis.stats.interval_family`): ``p_holm``
+    and ``significant``, Holm over its rows."""
+    family = interval_family(frame["win_added"], frame["added_ci_low"], frame["added_ci_high"])
+    return frame.assign(p_holm=family["p_holm"], significant=family["significant"])
 
 
 def action_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
     """As card_values, by action type: one row per garden action (half = "garden") and per painter action
     (half = "painter"), in the order of API.md's id lists. Columns: half, action, played, player_games,
-    win_rate, ci_low, ci_high, win_added, added_ci_low, added_ci_high."""
+    win_rate, ci_low, ci_high, win_added, added_ci_low, added_ci_high, p_holm, significant (Holm over the
+    table's rows)."""
     garden = _Col(events["garden"], text=True)
     painter = _Col(events["painter"], text=True)
     offset, n_keys = len(garden.labels), len(garden.labels) + len(painter.labels)
@@ -141,7 +151,7 @@ def action_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
     frame.insert(1, "action", garden.labels + painter.labels)
     frame = frame.iloc[_rank(garden.labels, GARDEN_ACTIONS)
                        + [offset + i for i in _rank(painter.labels, PAINTER_ACTIONS)]]
-    return frame[frame["played"] > 0].reset_index(drop=True)
+    return _with_family(frame[frame["played"] > 0].reset_index(drop=True))
 
 
 def component_values(events: pd.DataFrame, players: pd.DataFrame,

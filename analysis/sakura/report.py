@@ -70,7 +70,8 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
 
     sec = Section("Sakura: what each card and action is worth")
     sec.notes.append("Win added: win rate of the player-games in which the card (or action) was played minus "
-                     "the overall rate, with a 95% interval; an interval that includes 0 is not significant.")
+                     "the overall rate, with a 95% interval; 'significant' is judged for the whole table at "
+                     "once (Holm, family-wise 5%), not interval by interval.")
     long = stack(cards)
     sec.charts.append(("sakura_card_values", f"Win added when a card was played, by order number ({n_all})",
                        _card_chart(long, series, n_all)))
