@@ -255,11 +255,10 @@ def gap_samples(shares: np.ndarray, draws: int = BOOTSTRAP, seed: int = 0,
     return mine.max(axis=1) - mine.min(axis=1), other.max(axis=1) - other.min(axis=1)
 
 
-def seat_gap(shares: np.ndarray, draws: int = BOOTSTRAP, seed: int = 0,
-             confidence: float = 0.95) -> dict[str, Any]:
+def seat_gap(shares: np.ndarray, confidence: float = 0.95) -> dict[str, Any]:
     """The largest gap between seat win rates of a (games, seats) win-share matrix, ``max - min`` of the
     seat means: ``value, ci_low, ci_high, n, max_seat, min_seat``. Ludii's Balance metric is 1 minus this
-    gap. (`draws` and `seed` are kept for callers of the former bootstrap interval; they are unused.)
+    gap.
 
     The interval comes from simultaneous intervals of every pairwise difference of seat rates: each
     difference p_i - p_j is a mean of per-game differences (paired: the seats share the games), with a
@@ -268,7 +267,6 @@ def seat_gap(shares: np.ndarray, draws: int = BOOTSTRAP, seed: int = 0,
     between the largest lower bound (at least 0) and the largest upper bound. The percentile bootstrap it
     replaces never covered a true gap of 0: the sample max - min is biased upward, worst when seats are
     equal; this interval reaches 0 whenever no pair can be told apart."""
-    del draws, seed
     shares = np.asarray(shares, dtype=float)
     n, k = shares.shape
     rates = shares.mean(axis=0) if n else np.full(k, np.nan)

@@ -110,7 +110,7 @@ def value_spread(spec_or_game: GameSpec | str, events: pd.DataFrame | None, play
 
 # ---- one run ----------------------------------------------------------------------------------------------
 def run_figures(spec_or_game: GameSpec | str, games: pd.DataFrame, players: pd.DataFrame,
-                events: pd.DataFrame | None, config: dict[str, Any], seed: int = 0) -> dict[str, Any]:
+                events: pd.DataFrame | None, config: dict[str, Any]) -> dict[str, Any]:
     """Every metric of one run of a game (its GameSpec or name), flat: ``n``, seat win rates
     (``seat_rates``: list of (rate, low, high)), ``start_adv`` with ``_low/_high``, ``gap`` with
     ``_low/_high``, ``chi2_p`` (all seats equal), ``tie_rate``, ``tiebreak_rate`` (share of all games the
@@ -120,7 +120,7 @@ def run_figures(spec_or_game: GameSpec | str, games: pd.DataFrame, players: pd.D
     pg = per_game(games, players, spec.vocabulary.length)
     shares = share_matrix(pg)
     adv = start_player_advantage(players)
-    gap = seat_gap(shares, seed=seed)
+    gap = seat_gap(shares)
     ties = tie_stats(games)
     n = len(pg)
     rates = shares.mean(axis=0) if n else np.full(shares.shape[1], np.nan)
