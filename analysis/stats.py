@@ -71,34 +71,48 @@ def diff_of_means_interval(mean1: npt.ArrayLike, var1: npt.ArrayLike, n1: npt.Ar
     return diff, diff - z * se, diff + z * se
 
 
-def clustered_difference(flags: np.ndarray, y: np.ndarray, cluster: np.ndarray,
-                         z: float = Z95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For each row of ``flags`` (k, N) bool: the difference of the mean of ``y`` between flagged and
-    unflagged observations, with a normal interval whose standard error is cluster-robust by ``cluster``
-    (N,) (the players of one game are not independent: when one holds a chit and wins, the others lose).
+def clustered_comparison(flags: np.ndarray, y: np.ndarray, cluster: np.ndarray,
+                         z: float = Z95) -> dict[str, np.ndarray]:
+    """For each row of ``flags`` (k, N) bool: ``n1, m1`` and ``n0, m0`` (count and mean of ``y`` over the
+    flagged and the unflagged observations) and their difference ``diff`` with a normal interval ``low,
+    high`` whose standard error is cluster-robust by ``cluster`` (N,) (the players of one game are not
+    independent: when one holds a chit and wins, the others lose).
 
     The difference is the slope of the least-squares fit y = a + b flag; its variance is the sandwich
     estimator with the small-sample factor G/(G-1) (N-1)/(N-2) of statsmodels' ``cov_type="cluster"``
-    (CR1), G clusters. Returns (diff, low, high), NaN where a group is empty or G < 2."""
+    (CR1), G clusters. NaN where a group is empty (its mean, the difference) or G < 2 (the interval)."""
     flags = np.asarray(flags, dtype=bool)
     y = np.asarray(y, dtype=float)
     _, codes = np.unique(np.asarray(cluster), return_inverse=True)
     g = int(codes.max()) + 1 if len(codes) else 0
     n = len(y)
-    diff = np.full(flags.shape[0], np.nan)
-    se = np.full(flags.shape[0], np.nan)
+    k = flags.shape[0]
+    out = {name: np.full(k, np.nan) for name in ("n1", "m1", "n0", "m0", "diff", "low", "high")}
     for row, x in enumerate(flags):
         n1 = int(x.sum())
-        if n1 == 0 or n1 == n or g < 2:
+        out["n1"][row], out["n0"][row] = n1, n - n1
+        m1 = y[x].mean() if n1 else np.nan
+        m0 = y[~x].mean() if n1 < n else np.nan
+        out["m1"][row], out["m0"][row] = m1, m0
+        if n1 == 0 or n1 == n:
             continue
-        m1, m0 = y[x].mean(), y[~x].mean()
+        out["diff"][row] = m1 - m0
+        if g < 2:
+            continue
         resid = y - np.where(x, m1, m0)
         centred = x - n1 / n
         score = np.bincount(codes, weights=centred * resid, minlength=g)
         factor = g / (g - 1) * (n - 1) / (n - 2)
-        diff[row] = m1 - m0
-        se[row] = math.sqrt(factor * float(score @ score)) / float(centred @ centred)
-    return diff, diff - z * se, diff + z * se
+        se = math.sqrt(factor * float(score @ score)) / float(centred @ centred)
+        out["low"][row], out["high"][row] = m1 - m0 - z * se, m1 - m0 + z * se
+    return out
+
+
+def clustered_difference(flags: np.ndarray, y: np.ndarray, cluster: np.ndarray,
+                         z: float = Z95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`clustered_comparison`'s difference and its cluster-robust interval: (diff, low, high)."""
+    out = clustered_comparison(flags, y, cluster, z)
+    return out["diff"], out["low"], out["high"]
 
 
 def _gamma_series(a: float, x: float) -> float:
@@ -342,15 +356,15 @@ def normal_p(estimate: float, se: float) -> float:
 
 
 def mean_test_p(mean: npt.ArrayLike, sd: npt.ArrayLike, n: npt.ArrayLike, mu0: npt.ArrayLike) -> np.ndarray:
-    """Two-sided p-value of "the population mean is mu0" from a sample mean, sd and n (normal, large n).
-    NaN where n < 2; a zero sd gives 1 when the mean is mu0 and 0 when it is not."""
-    mean, sd, n, mu0 = (np.asarray(x, dtype=float) for x in (mean, sd, n, mu0))
+    """Two-sided p-value of "the population mean is mu0" from a sample mean, sd and n (normal, large n:
+    `normal_p` of mean - mu0 with standard error sd / sqrt(n)). NaN where n < 2; a zero sd gives 1 when the
+    mean is mu0 and 0 when it is not."""
+    mean, sd, n, mu0 = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (mean, sd, n, mu0)))
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.abs(mean - mu0) / (sd / np.sqrt(n))
-    z = np.where((sd == 0) & (mean == mu0), 0.0, z)
-    p = np.array([math.erfc(v / math.sqrt(2)) if np.isfinite(v) else (0.0 if v == np.inf else np.nan)
-                  for v in np.atleast_1d(z)]).reshape(np.shape(z))
-    return np.where(n >= 2, p, np.nan)
+        se = sd / np.sqrt(n)
+    p = np.array([normal_p(m - m0, e) if k >= 2 else np.nan
+                  for m, m0, e, k in zip(mean.ravel(), mu0.ravel(), se.ravel(), n.ravel(), strict=True)])
+    return p.reshape(mean.shape)
 
 
 def interval_family(value: npt.ArrayLike, low: npt.ArrayLike, high: npt.ArrayLike,

@@ -19,7 +19,7 @@ import pandas as pd
 
 from analysis._arrays import player_games
 from analysis.kamakura._frames import _EventScan
-from analysis.stats import Z95, clustered_difference, interval_family, logistic_regression, wilson_intervals
+from analysis.stats import Z95, clustered_comparison, interval_family, logistic_regression, wilson_intervals
 from sim.kamakura.params import COLOURS, RULE_DEFAULTS  # COLOURS in colour-number order (0 red .. 3 blue)
 from sim.kamakura.tables import ORDER_COLOUR
 
@@ -78,34 +78,10 @@ class _ChitTyper:
         return self.lookup[raw]
 
 
-def _moments(n, total, squares):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = total / n
-        var = (squares - total * mean) / (n - 1)
-    return n, mean, np.clip(var, 0.0, None)
-
-
-def _share_sums(flags: np.ndarray, share: np.ndarray, chunk: int = 1 << 18) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of ``flags`` (k, N) bool: the sum of ``share`` and of its squares over the flagged columns,
-    by matrix products over column chunks (no (k, N) float temporary)."""
-    k = flags.shape[0]
-    sums = np.zeros((k, 2))
-    both = np.column_stack([share, share * share])
-    for a in range(0, flags.shape[1], chunk):
-        sums += flags[:, a:a + chunk].astype(np.float64) @ both[a:a + chunk]
-    return sums[:, 0], sums[:, 1]
-
-
 def _holder_comparison(flags: np.ndarray, share: np.ndarray, game: np.ndarray) -> dict[str, np.ndarray]:
     """For each row of ``flags`` (k, N) bool: mean win share of flagged vs unflagged player-games and the
-    difference with its 95% interval, cluster-robust by game (`analysis.stats.clustered_difference`)."""
-    total_n, total, squares = float(len(share)), share.sum(), (share * share).sum()
-    n1 = np.count_nonzero(flags, axis=1).astype(float)
-    s1, q1 = _share_sums(flags, share)
-    n1, m1, v1 = _moments(n1, s1, q1)
-    n0, m0, v0 = _moments(total_n - n1, total - s1, squares - q1)
-    diff, low, high = clustered_difference(flags, share, game)
-    return {"n1": n1, "m1": m1, "n0": n0, "m0": m0, "diff": diff, "low": low, "high": high}
+    difference with its 95% interval, cluster-robust by game (`analysis.stats.clustered_comparison`)."""
+    return clustered_comparison(flags, share, game)
 
 
 def chit_values(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:

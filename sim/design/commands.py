@@ -17,20 +17,24 @@ def add_design_commands(sub: argparse._SubParsersAction, _jobs: Callable[[str], 
     sweep = sub.add_parser("sweep", help="run a grid or list of config variants and write a comparison "
                                          "report")
     sweep.add_argument("sweep_file", help="TOML sweep file, e.g. one of configs/sweeps/")
-    sweep.add_argument("--jobs", type=_jobs, default=os.cpu_count() or 1)
-    sweep.add_argument("--out", help="sweep folder (default: runs/sweeps/<sweep file name>)")
-    sweep.add_argument("--force", action="store_true",
-                       help="replace run directories made by a different config, seed or agents")
-    sweep.add_argument("--quiet", action="store_true", help="no line per run")
+    _run_options(sweep, _jobs, "sweep folder (default: runs/sweeps/<sweep file name>)",
+                 "replace run directories made by a different config, seed or agents", "no line per run")
 
     tune = sub.add_parser("tune", help="search a space of config values for the one that best meets a "
                                        "balance target (candidates raced with confidence intervals)")
     tune.add_argument("tune_file", help="TOML tune file, e.g. one of configs/tunes/")
-    tune.add_argument("--jobs", type=_jobs, default=os.cpu_count() or 1)
-    tune.add_argument("--out", help="tune folder (default: runs/tunes/<tune file name>)")
-    tune.add_argument("--force", action="store_true",
-                      help="replace candidate run directories made by a different config, seed or agents")
-    tune.add_argument("--quiet", action="store_true", help="no line per round")
+    _run_options(tune, _jobs, "tune folder (default: runs/tunes/<tune file name>)",
+                 "replace candidate run directories made by a different config, seed or agents",
+                 "no line per round")
+
+
+def _run_options(parser: argparse.ArgumentParser, jobs: Callable[[str], int], out: str, force: str,
+                 quiet: str) -> None:
+    """The options both design commands take, with their own help texts."""
+    parser.add_argument("--jobs", type=jobs, default=os.cpu_count() or 1)
+    parser.add_argument("--out", help=out)
+    parser.add_argument("--force", action="store_true", help=force)
+    parser.add_argument("--quiet", action="store_true", help=quiet)
 
 
 def _say(quiet: bool):
