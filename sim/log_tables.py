@@ -3,10 +3,7 @@ numpy arrays, the columns both games log, and Parquet bytes. Each game's own col
 sim/<game>/tables.py.
 
 Pure conversions, vectorised with numpy; column types are the smallest that hold the values and strings
-are dictionary-encoded, so that the three tables cost under 200 bytes a game on disk. Events are stored
-grouped by game, then seat, then turn (a stable sort of play order): play order is recovered by a
-stable sort on (game_id, turn), and the grouping lets Parquet's run-length encoding shrink the seat and
-turn columns.
+are dictionary-encoded, so that the three tables cost under 200 bytes a game on disk.
 """
 
 from __future__ import annotations
