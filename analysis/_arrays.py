@@ -68,3 +68,27 @@ def player_games(players: pd.DataFrame) -> PlayerGames:
         raise ValueError("players table must list seats 0..P-1 of every game")
     return PlayerGames(game_ids=gid[starts], starts=starts, sizes=sizes, game=game, seat=seat,
                        share=floats(players["win_share"]), score=floats(players["score"]), frame=players)
+
+
+def seat_matrix(players: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The players table as (games, seats) float arrays per column (NaN where a seat is missing)."""
+    gid = ints(players["game_id"])
+    seat = ints(players["seat"])
+    order = np.lexsort((seat, gid)) if len(gid) and np.any(
+        (gid[1:] < gid[:-1]) | ((gid[1:] == gid[:-1]) & (seat[1:] <= seat[:-1]))) else np.arange(len(gid))
+    gid, seat = gid[order], seat[order]
+    seats = np.unique(seat)
+    width = len(seats)
+    regular = (width > 0 and len(gid) % width == 0
+               and np.array_equal(seat.reshape(-1, width), np.broadcast_to(seats, (len(gid) // width, width)))
+               and bool(np.all(gid.reshape(-1, width) == gid.reshape(-1, width)[:, :1])))
+    if regular:
+        return seats, {c: floats(players[c])[order].reshape(-1, width) for c in columns}
+    _, game_pos = np.unique(gid, return_inverse=True)
+    seat_pos = np.searchsorted(seats, seat)
+    out = {}
+    for c in columns:
+        m = np.full((int(game_pos.max()) + 1 if len(game_pos) else 0, width), np.nan)
+        m[game_pos, seat_pos] = floats(players[c])[order]
+        out[c] = m
+    return seats, out

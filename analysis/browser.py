@@ -22,9 +22,16 @@ window.addEventListener('error', e => window.__errors.push(String(e.message || (
                         true);
 window.addEventListener('load', () => {
   const images = Array.from(document.images).map(i => ({src: i.getAttribute('src'), width: i.naturalWidth}));
+  const tables = Array.from(document.querySelectorAll('table')).map(t => ({
+    width: t.getBoundingClientRect().width,
+    headers: Array.from(t.querySelectorAll('th')).map(h => h.textContent.trim()),
+    rows: Array.from(t.querySelectorAll('tbody tr')).map(r =>
+      Array.from(r.querySelectorAll('td')).map(d => d.textContent.trim()))}));
+  const pageWidth = document.documentElement.scrollWidth;  // before the probe's own output widens it
   const out = document.createElement('pre');
   out.id = '__probe';
-  out.textContent = JSON.stringify({images: images, errors: window.__errors});
+  out.textContent = JSON.stringify({images: images, errors: window.__errors, tables: tables,
+                                    page_width: pageWidth});
   document.body.appendChild(out);
 });
 </script>"""
@@ -34,8 +41,10 @@ def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def probe(index_html: Path, timeout: int = 120) -> dict:
-    """Load the page; return {"images": [{src, width}], "errors": [...], "console": [...]}."""
+def probe(index_html: Path, timeout: int = 120, width: int = 1400) -> dict:
+    """Load the page in a window `width` pixels wide; return {"images": [{src, width}], "errors": [...],
+    "console": [...], "tables": [{width, headers, rows}] (each table's rendered width in pixels, header
+    texts and cell texts), "page_width": the page's scroll width}."""
     browser = chromium()
     if browser is None:
         raise RuntimeError("chromium is not installed")
@@ -44,7 +53,8 @@ def probe(index_html: Path, timeout: int = 120) -> dict:
     copy.write_text(page.read_text().replace("</body>", PROBE + "</body>"))
     try:
         with tempfile.TemporaryDirectory() as profile:
-            command = [browser, *FLAGS, f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
+            command = [browser, *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},900",
+                       "--enable-logging=stderr", "--v=0",
                        "--virtual-time-budget=5000", "--dump-dom", copy.resolve().as_uri()]
             run = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     finally:

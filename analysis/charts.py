@@ -47,10 +47,18 @@ def grouped_bars(frame: pd.DataFrame, category: str, value: str, low: str, high:
         err = np.vstack([y - part[low].to_numpy(dtype=float) * scale,
                          part[high].to_numpy(dtype=float) * scale - y])
         where = pos - 0.4 + width * (i + 0.5)
+        # A bar with no interval (one game, or none) is not estimable: it is named, not drawn.
+        ok = np.isfinite(err).all(axis=0) & np.isfinite(y)
         if horizontal:
-            ax.barh(where, y, height=width, xerr=err, capsize=2, label=group)
+            ax.barh(where[ok], y[ok], height=width, xerr=err[:, ok], capsize=2, label=group)
         else:
-            ax.bar(where, y, width=width, yerr=err, capsize=3, label=group)
+            ax.bar(where[ok], y[ok], width=width, yerr=err[:, ok], capsize=3, label=group)
+        for at in where[~ok]:
+            if horizontal:
+                ax.text(0, at, " not estimable", va="center", ha="left", fontsize=7, color="grey")
+            else:
+                ax.text(at, 0, "not estimable", va="bottom", ha="center", rotation=90, fontsize=7,
+                        color="grey")
     if horizontal:
         ax.set_yticks(pos, [str(c) for c in cats])
         ax.invert_yaxis()
@@ -60,8 +68,8 @@ def grouped_bars(frame: pd.DataFrame, category: str, value: str, low: str, high:
         ax.set_xticks(pos, [str(c) for c in cats], rotation=0 if len(cats) <= 8 else 60)
         if reference is not None:
             ax.axhline(reference * scale, color="grey", linestyle="--", label=reference_label or None)
-    if len(groups) > 1 or reference_label:
-        ax.legend(fontsize=8)
+    if len(groups) > 1 or reference_label:  # beside the plot, so it never covers a bar
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig = _finish(fig, ax, title, xlabel, ylabel)
     if horizontal:
         ax.grid(axis="x", alpha=0.3)
@@ -83,7 +91,8 @@ def histograms(samples: dict[str, np.ndarray], title: str, xlabel: str, ylabel: 
             ax.hist(v, bins=bins, weights=weights, histtype="step" if len(samples) > 1 else "bar",
                     alpha=0.85, linewidth=1.6, label=label)
     if len(samples) > 1:
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),  # beside the data
+                  borderaxespad=0)
     return _finish(fig, ax, title, xlabel, ylabel)
 
 

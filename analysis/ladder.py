@@ -152,7 +152,8 @@ def ladder_chart(table: pd.DataFrame, title: str) -> Figure:
             ax.annotate("*", (xi, yi), textcoords="offset points", xytext=(6, 4))
     ax.set_xticks(x, [f"{h}\nvs {lo}" for h, lo in zip(table["higher"], table["lower"], strict=True)],
                   fontsize=8)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),  # beside the data
+              borderaxespad=0)
     ax.set_title(title, fontsize=11)
     ax.set_xlabel("step: level vs the level below (MCTS: iterations per decision)")
     ax.set_ylabel("win share of the stronger level (%)")

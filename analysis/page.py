@@ -25,6 +25,7 @@ import pandas as pd
 from analysis import charts
 from analysis.compare import run_label, side_by_side
 from analysis.runs import Run
+from analysis.values import players_handicap
 
 #: Float columns whose name holds one of these words are shares: the page shows them as percentages.
 PERCENT_WORDS = ("rate", "ci_low", "ci_high", "added", "share", "advantage")
@@ -104,6 +105,15 @@ def seat_section(title: str, name: str, runs: dict[str, Run], seats: dict[str, p
                                            chart_title, xlabel, "win rate (%)", reference=fair_share(runs),
                                            reference_label="fair share")))
     sec.tables.append((f"{name}_seats", "Seat win rates", wide(seats, "seat")))
+    handicaps = {label: h for label, run in runs.items() if (h := players_handicap(run)) is not None}
+    if handicaps:
+        frames = {label: pd.DataFrame({"seat": h["seat"], "handicap (points)": h["handicap_points"],
+                                       "handicap ci_low": h["ci_low"], "handicap ci_high": h["ci_high"]})
+                  for label, h in handicaps.items()}
+        sec.tables.append((f"{name}_seat_handicaps", "Points handicap that would bring each seat to the fair "
+                           "share: added to (negative: taken from) the seat's final score, the games "
+                           "re-scored under the run's tie-break (bootstrap 95% interval over games)",
+                           wide(frames, "seat")))
     return sec
 
 
@@ -218,12 +228,46 @@ def _format(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+_RUN_SUFFIX = re.compile(r"^(.*) \[(.+)\]$")
+#: a side-by-side table with more columns than this is shown one run at a time (the CSV stays whole)
+MAX_COLUMNS = 9
+
+
+def per_run(frame: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """A formatted table as the page shows it: whole, or, when it holds blocks of columns per run
+    ("<value> [<run>]") and is too wide for the page, one table per run (the key columns repeated, the run
+    label dropped from the headers). Returns (run label or "", table) pairs."""
+    labels: dict[str, list[str]] = {}
+    keys = []
+    for col in frame.columns:
+        m = _RUN_SUFFIX.match(str(col))
+        if m:
+            labels.setdefault(m.group(2), []).append(str(col))
+        else:
+            keys.append(col)
+    if len(labels) < 2 or len(frame.columns) <= MAX_COLUMNS:
+        return [("", frame)]
+    return [(label, frame[keys + cols].rename(columns=lambda c: _RUN_SUFFIX.sub(r"\1", str(c))))
+            for label, cols in labels.items()]
+
+
+def human_header(name: object) -> str:
+    """A column name as a reader reads it: words, not identifiers ("win_rate" -> "win rate", "ci_low" ->
+    "95% low"); names already written for people are left as they are."""
+    text = str(name)
+    if " " in text and "_" not in text:
+        return text
+    text = re.sub(r"(^|[_ ])ci_(low|high)", lambda m: f"{m.group(1)}95% {m.group(2)}", text)
+    return text.replace("_", " ")
+
+
 CSS = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1340px; color: #222; }
 h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
 table { border-collapse: collapse; margin: .8em 0; font-size: .85em; }
 th, td { border: 1px solid #ddd; padding: .25em .6em; text-align: right; }
-th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
+th { background: #f3f3f3; max-width: 9em; white-space: normal; } \
+td:first-child, th:first-child { text-align: left; }
 figure { margin: 1em 0; } figcaption { font-size: .85em; color: #555; }
 .note { margin: .3em 0; } .meta { color: #555; font-size: .9em; }
 """
@@ -259,7 +303,10 @@ def write_report(sections: list[Section], runs: list[Run], labels: list[str], su
             frame.to_csv(out / "tables" / f"{name}.csv", index=False)
             body.append(f"<p class='note'><b>{html.escape(caption)}</b> "
                         f"(<a href='tables/{name}.csv'>CSV</a>)</p>")
-            body.append(_format(frame).to_html(index=False, border=0, na_rep=""))
+            for part_label, part in per_run(_format(frame)):
+                if part_label:
+                    body.append(f"<p class='meta'>{html.escape(part_label)}</p>")
+                body.append(part.rename(columns=human_header).to_html(index=False, border=0, na_rep=""))
     page = (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<style>{CSS}</style></head><body>{''.join(body)}</body></html>")
     (out / "index.html").write_text(page)

@@ -15,6 +15,9 @@ from typing import Any
 from analysis.ladder import is_ladder, ladder_report_parts
 from analysis.page import Section, label_runs, write_report
 from analysis.runs import read_run
+from analysis.values import is_values_run, players_handicap, read_values_run
+from analysis.values_report import values_section
+from analysis.variants import variant_section
 from sim import games
 from sim.errors import ConfigError
 
@@ -31,7 +34,8 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
     sections come from its registry entry (`GameSpec.report_sections`, in registry order); a ladder folder
     (`balance ladder`, holding ladder.json) adds its ladder section (analysis.ladder)."""
     ladders = [ladder_report_parts(p, f"ladder_{i}") for i, p in enumerate(q for q in paths if is_ladder(q))]
-    runs = [read_run(p) for p in paths if not is_ladder(p)]
+    values_runs = [read_values_run(p) for p in paths if is_values_run(p)]
+    runs = [read_run(p) for p in paths if not is_ladder(p) and not is_values_run(p)]
     for run in runs:
         if run.games.empty:
             raise ConfigError(f"{run.path}: the run has no finished games yet")
@@ -44,11 +48,28 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
             continue
         game_sections, run_summaries = spec.report_sections(dict(chosen))
         sections += game_sections
+        variants = variant_section(spec.vocabulary.title, dict(chosen), spec.vocabulary.length)
+        if variants is not None:
+            sections.append(variants)
         summary["runs"] += run_summaries
+    for label, run in zip(labels, runs, strict=True):
+        handicap = players_handicap(run)
+        if handicap is not None:
+            for record in summary["runs"]:
+                if record.get("label") == label:
+                    record["seat_handicap_points"] = handicap.to_dict(orient="records")
+    if values_runs:
+        named = {f"{r.path.name}" + (f" ({i + 1})" if len(values_runs) > 1 else ""): r
+                 for i, r in enumerate(values_runs)}
+        values_sec, records = values_section(named)
+        sections.insert(0, values_sec)  # the component worth leads: it is what a designer asks first
+        summary["component_values"] = records
     if summary["runs"]:
         summary.update({k: v for k, v in summary["runs"][0].items() if k != "label"})
     for sec, ladder_runs, ladder_labels, record in ladders:
         sections.append(sec)
         runs, labels = runs + ladder_runs, labels + ladder_labels
         summary.setdefault("ladders", []).append(record)
+    if not runs and not values_runs and not ladders:
+        raise ConfigError("no run directory to report on")
     return write_report(sections, runs, labels, summary, Path(out) if out else default_out(paths))

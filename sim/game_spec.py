@@ -46,6 +46,41 @@ class Vocabulary:
 
 
 @dataclass(frozen=True)
+class ValuesStudy:
+    """How `balance values` prices a game's components by paired intervention (sim/<game>/values.py)."""
+
+    run_ref: str                    # (rules, seeds, seating, params, positions) -> arrays
+    table_ref: str                  # (first game, arrays) -> the values table of a chunk
+    components_ref: str             # rules -> one dict per component: `component` label and attributes
+    positions: tuple[int, ...]      # the positions measured by default (turns or rounds played; 0: start)
+    games: int                      # base games by default (each plays components x arms games)
+    groups: tuple[str, ...] = ()    # component attributes the report also aggregates by
+    #: analysis: (scores (games, seats), game-specific columns, tie-break rule) -> win shares, to re-score
+    #: games with a bonus (point equivalents, seat handicaps)
+    shares_ref: str | None = None
+    #: players-table columns the re-scoring needs besides the score, by the name `shares` takes them
+    player_columns: tuple[tuple[str, str], ...] = ()
+    max_position: int = 0           # positions past this are refused
+    score_unit: str = "points"      # what a point equivalent counts
+
+    @property
+    def run(self) -> Callable[..., dict]:
+        return resolve(self.run_ref)
+
+    @property
+    def table(self) -> Callable[..., Any]:
+        return resolve(self.table_ref)
+
+    @property
+    def components(self) -> Callable[..., list[dict]]:
+        return resolve(self.components_ref)
+
+    @property
+    def shares(self) -> Callable[..., Any] | None:
+        return resolve(self.shares_ref) if self.shares_ref else None
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """A game: its parameters, forward model and state, as references resolved on first use.
 
@@ -71,6 +106,7 @@ class GameSpec:
     bench_ref: str | None = None                 # .figures(scale, repeats, rate) and .lines(figures)
     component_values_ref: str | None = None      # (events, players, config) -> each component's worth
     run_label_ref: str | None = None             # (config rules table, players) -> extra label words
+    values: ValuesStudy | None = None            # `balance values`: causal worth by paired intervention
     bench_players: int = 3
 
     # ---- references -----------------------------------------------------------------------------------

@@ -88,3 +88,30 @@ def to_parquet_bytes(table: pa.Table) -> bytes:
     sink = io.BytesIO()
     pq.write_table(table, sink, compression="zstd", compression_level=9, use_dictionary=True)
     return sink.getvalue()
+
+
+#: the values table's columns (API.md, `balance values`) and their Arrow integer types
+ARMS_COLUMNS = {"game_id": np.int64, "position": np.int16, "component": np.int16, "holder": np.int8,
+                "with_power": np.bool_, "seat": np.int8, "score": np.int32, "win_share": np.float64}
+
+
+def arms_table(columns: dict[str, np.ndarray], first_game: int, base_scores: np.ndarray,
+               base_shares: np.ndarray, **extra_base: np.ndarray) -> pa.Table:
+    """A `balance values` chunk as one table, ordered by game: each game's intervention arms (``columns``,
+    one row per arm and seat, ARMS_COLUMNS plus any game-specific ones), then its own game as rows with
+    position -1, component -1, holder -1 (base_scores / base_shares: (games, seats); extra_base: the
+    game-specific columns of those rows, (games, seats))."""
+    games, players = base_scores.shape
+    base = {"game_id": np.repeat(np.arange(first_game, first_game + games), players),
+            "position": np.full(games * players, -1), "component": np.full(games * players, -1),
+            "holder": np.full(games * players, -1), "with_power": np.ones(games * players, dtype=bool),
+            "seat": np.tile(np.arange(players), games), "score": base_scores.reshape(-1),
+            "win_share": base_shares.reshape(-1), **{k: v.reshape(-1) for k, v in extra_base.items()}}
+    game_ids = np.concatenate([np.asarray(columns["game_id"]), base["game_id"]])
+    order = np.argsort(game_ids, kind="stable")  # by game, so the rows do not depend on the chunking
+    out = {}
+    for name, values in columns.items():
+        both = np.concatenate([np.asarray(values), np.asarray(base[name])])[order]
+        kind = ARMS_COLUMNS.get(name, np.int16)
+        out[name] = pa.array(both) if kind == np.float64 else ints(both, kind)
+    return pa.table(out)

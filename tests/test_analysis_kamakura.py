@@ -20,7 +20,6 @@ from analysis.stats import (
     chi2_sf,
     diff_of_means_interval,
     gammaincc,
-    logistic_regression,
     wilson_interval,
     wilson_intervals,
 )
@@ -122,26 +121,6 @@ def test_difference_of_means_interval() -> None:
     assert diff == pytest.approx(0.2)
     assert (low, high) == pytest.approx((0.2 - 1.959964 * se, 0.2 + 1.959964 * se), abs=1e-6)
     assert np.isnan(diff_of_means_interval(1.0, 0.0, 1, 0.0, 0.0, 50)[1])  # one observation: no interval
-
-
-def test_logistic_regression_recovers_known_coefficients() -> None:
-    rng = np.random.default_rng(11)
-    n = 40_000
-    x = rng.normal(size=n)
-    group = rng.integers(0, 2, size=n)
-    truth = np.array([-0.5, 1.2, -0.8])
-    X = np.column_stack([np.ones(n), x, group])
-    y = (rng.random(n) < 1 / (1 + np.exp(-X @ truth))).astype(float)
-    coef, stderr = logistic_regression(X, y)
-    assert np.all(np.abs(coef - truth) < 4 * stderr)
-    assert np.all(np.abs(coef - truth) < 0.08)
-    assert np.all((stderr > 0.005) & (stderr < 0.05))
-
-
-def test_logistic_regression_stays_finite_under_separation() -> None:
-    x = np.array([0, 0, 0, 1, 1, 1], dtype=float)
-    coef, stderr = logistic_regression(np.column_stack([np.ones(6), x]), x)
-    assert np.all(np.isfinite(coef)) and np.all(np.isfinite(stderr)) and coef[1] > 3
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -303,23 +282,6 @@ def test_power_values() -> None:
         assert order["n_activating"] == 60 and order["activations"] == 60
 
 
-def test_holding_regression_shapes_and_subsample() -> None:
-    games = 300
-    events, players = events_table(chit_game_events(games)), chit_game_players(games)
-    table = km.holding_regression(events, players, CONFIG)
-    assert len(table) == 1 + 16 + 2
-    assert list(table["term"][:2]) == ["intercept", "red_1"]
-    assert list(table["term"][-2:]) == ["seat_1", "seat_2"]
-    assert (table["n"] == 900).all()
-    # red 1 never varies (everyone holds one) and most types are never gained: left out of the fit
-    assert np.isnan(table.set_index("term").loc["red_1", "coef"])
-    blue4 = table.set_index("term").loc["blue_4"]
-    assert blue4["coef"] > 2 and blue4["odds_ratio"] == pytest.approx(math.exp(blue4["coef"]))
-    assert blue4["or_low"] < blue4["odds_ratio"] < blue4["or_high"]
-    small = km.holding_regression(events, players, CONFIG, max_rows=200, seed=1)
-    assert (small["n"] == 200).all()
-
-
 # ---------------------------------------------------------------------------------------------------------
 # scores, passing, lead changes
 
@@ -453,10 +415,6 @@ def test_smoke_on_a_real_run(real_run) -> None:
     powers = km.power_values(events, players, config)
     assert list(powers["power"]) == list(km.POWERS) and powers["activation_rate"].between(0, 1).all()
     assert powers["activations"].sum() == (events["kind"] == "activate").sum()
-    regression = km.holding_regression(events, players, config)
-    assert len(regression) == 19 and (regression["n"] == 3 * n).all()
-    fitted = regression.dropna(subset=["coef"])
-    assert len(fitted) >= 10 and (fitted["stderr"] > 0).all()
 
     scores = km.score_stats(players, games)
     assert len(scores["by_seat"]) == 3 and scores["margin"]["n"] == n and scores["margin"]["min"] >= 0
@@ -476,7 +434,6 @@ def test_block_processing_gives_the_same_answers(real_run, monkeypatch: pytest.M
     def everything():
         return (km.chit_values(run.events, run.players, config),
                 km.power_values(run.events, run.players, config),
-                km.holding_regression(run.events, run.players, config),
                 km.lead_changes_per_game(run.events, run.players))
 
     whole = everything()

@@ -43,3 +43,27 @@ def test_one_observation_per_cluster_is_the_heteroskedasticity_robust_error():
 def test_empty_groups_give_nan():
     diff, low, high = clustered_difference(np.ones((1, 6), dtype=bool), np.arange(6.0), np.arange(6) // 3)
     assert np.isnan(diff[0]) and np.isnan(low[0]) and np.isnan(high[0])
+
+
+def test_sakura_card_se_is_statsmodels_cluster_robust() -> None:
+    """Sakura's card and action tables (issue 13, item 4): the standard error of a key's mean win share
+    over the player-games holding it is statsmodels' cluster-robust (CR1, by game) one of a regression of
+    the share on a constant over those player-games."""
+    import statsmodels.api as sm
+
+    from analysis.sakura.card_values import _BIT, _clustered_se
+
+    rng = np.random.default_rng(5)
+    games, seats = 300, 4
+    game = np.repeat(np.arange(games), seats)
+    share = rng.dirichlet(np.ones(seats), size=games).reshape(-1)
+    flags = rng.random((games * seats, 2)) < [0.5, 0.2]
+    bits = (flags[:, 0] * _BIT[0] | flags[:, 1] * _BIT[1]).astype(np.uint64)
+    counts = flags.sum(axis=0)
+    means = np.array([share[flags[:, k]].mean() for k in range(2)])
+    se, _ = _clustered_se(bits, share, game, [0, 1], means, counts)
+    for k in range(2):
+        rows = flags[:, k]
+        fit = sm.OLS(share[rows], np.ones(rows.sum())).fit(cov_type="cluster",
+                                                           cov_kwds={"groups": game[rows]})
+        assert abs(se[k] - fit.bse[0]) < 1e-9 * max(1.0, fit.bse[0])

@@ -34,6 +34,15 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 "--out", str(out)] + ([extra] if extra else [])
         assert balance(*args).returncode == 0
         dirs.append(str(out))
+    values_runs = [("configs/kamakura/base.toml", "3", "greedy", "0,9"),
+                   ("configs/sakura/base.toml", "4", "random", "0")]
+    for i, (config, players, agents, positions) in enumerate(values_runs):
+        out = base / f"values{i}"
+        args = ["values", config, "--players", players, "--agents", agents, "--games", "6", "--positions",
+                positions, "--quiet", "--out", str(out)]
+        done = balance(*args)
+        assert done.returncode == 0, done.stderr
+        dirs.append(str(out))
     done = balance("report", *dirs, "--out", str(base / "report"))
     assert done.returncode == 0, done.stderr
     assert "report written" in done.stdout
@@ -72,14 +81,43 @@ def test_summary_json(report: Path) -> None:
     chit_keys = {"colour", "icons", "claim_rate", "win_added", "ci_low", "ci_high"}
     assert chit_keys <= set(summary["chit_values"][0])
     assert [run["game"] for run in summary["runs"]] == ["kamakura", "kamakura", "sakura"]
+    # issue 13: the causal values of the values runs, and every run's seat handicaps
+    keys = {"component", "position", "seat", "value", "ci_low", "ci_high", "n", "points_equivalent",
+            "pe_ci_low", "pe_ci_high", "significant"}
+    values = summary["component_values"]
+    assert values and all(keys <= set(v) for v in values)
+    kamakura = [v for v in values if v["component"].startswith(("red", "yellow", "green", "blue"))]
+    assert {v["position"] for v in kamakura} == {0, 9} and {v["seat"] for v in kamakura} == {"all", 0, 1, 2}
+    assert any(v["component"].startswith("card ") for v in values)
+    for run in summary["runs"]:
+        handicap = run["seat_handicap_points"]
+        assert [h["seat"] for h in handicap] == list(range(run["players"]))
+        assert all({"handicap_points", "ci_low", "ci_high", "n"} <= set(h) for h in handicap)
 
 
 @pytest.mark.skipif(chromium() is None, reason="Debian's chromium is not installed (.ci/run installs it)")
 def test_report_renders_in_chromium(report: Path) -> None:
-    result = probe(report / "index.html")
+    result = probe(report / "index.html", width=1400)
     assert len(result["images"]) >= 10
     assert all(image["width"] > 0 for image in result["images"]), result["images"]
     assert result["errors"] == [] and result["console"] == []
+    # Three runs side by side fit a 1400-pixel window (wide tables are shown one run at a time).
+    assert result["page_width"] <= 1400 and all(t["width"] <= 1400 for t in result["tables"])
+    # No interval of a non-rate is printed with "%": an interval column's unit is that of the nearest
+    # value column before it, and only rates and shares are percentages.
+    bound = re.compile(r"(95% (low|high)|interval)", re.I)
+    checked = 0
+    for table in result["tables"]:
+        unit = ""
+        for j, header in enumerate(table["headers"]):
+            if not bound.search(header) or "(" in header:
+                unit = header
+            is_rate = any(w in unit.lower() for w in ("rate", "share", "advantage", "added", "(pp)"))
+            cells = [row[j] for row in table["rows"] if j < len(row)]
+            if bound.search(header) and not is_rate:
+                checked += 1
+                assert not any("%" in c for c in cells), (header, unit, cells[:3])
+    assert checked >= 5
 
 
 def test_bad_run_directory_refused(tmp_path: Path) -> None:

@@ -20,7 +20,6 @@ from analysis.kamakura.chit_values import (
     chit_types,
     chit_values,
     component_values,
-    holding_regression,
     power_values,
 )
 from analysis.kamakura.game_flow import (
@@ -41,7 +40,6 @@ __all__ = [
     "chit_types",
     "chit_values",
     "component_values",
-    "holding_regression",
     "lead_changes",
     "lead_changes_per_game",
     "pass_timing",

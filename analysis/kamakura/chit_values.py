@@ -1,8 +1,9 @@
 """What is each Kamakura chit and power worth? Per chit type (colour x icons): claim and activation rates
 and the win share of holders against the others; per power: activation rate and the win share of
-activating player-games against the others (normal 95% intervals of the differences); and a logistic
-regression of winning on the chits held at the end, seat as a covariate. All associations, not causal
-effects. `component_values` is the registry's uniform view of the chit values (`GameSpec.component_values`,
+activating player-games against the others (normal 95% intervals of the differences). All associations,
+not causal effects (those come from `balance values`, analysis/values.py). The logistic regression of
+winning on the chits held was removed: the holdings sum to the score, so it measured points, not chits.
+`component_values` is the registry's uniform view of these associations (`GameSpec.component_values`,
 used by the sweep and tune commands).
 
 The chit colours are the engine's (`sim.kamakura.params.COLOURS`); the events table logs an order chit's
@@ -19,7 +20,7 @@ import pandas as pd
 
 from analysis._arrays import player_games
 from analysis.kamakura._frames import _EventScan
-from analysis.stats import Z95, clustered_comparison, interval_family, logistic_regression, wilson_intervals
+from analysis.stats import clustered_comparison, interval_family, wilson_intervals
 from sim.kamakura.params import COLOURS, RULE_DEFAULTS  # COLOURS in colour-number order (0 red .. 3 blue)
 from sim.kamakura.tables import ORDER_COLOUR
 
@@ -137,7 +138,8 @@ def chit_values(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str
             n_holders=cmp["n1"].astype(np.int64), holders_win_rate=cmp["m1"], others_win_rate=cmp["m0"],
             win_added=cmp["diff"], ci_low=cmp["low"], ci_high=cmp["high"], n_player_games=total)
     family = interval_family(out["win_added"], out["ci_low"], out["ci_high"])
-    return out.assign(p_holm=family["p_holm"], significant=family["significant"])
+    return out.assign(p_holm=family["p_holm"], significant=family["significant"],
+                      detectable=family["detectable"])
 
 
 def power_values(events: pd.DataFrame, players: pd.DataFrame,
@@ -204,64 +206,8 @@ def power_values(events: pd.DataFrame, players: pd.DataFrame,
                      "ci_high": float(cmp["high"][0])})
     out = pd.DataFrame(rows)
     family = interval_family(out["win_added"], out["ci_low"], out["ci_high"])
-    return out.assign(p_holm=family["p_holm"], significant=family["significant"])
-
-
-def holding_regression(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str, Any],
-                       max_rows: int = 200_000, seed: int = 0, ridge: float = 1e-3) -> pd.DataFrame:
-    """Logistic regression of winning (win share > 0) on the number of chits of each type a player held at
-    the end, with seat as a categorical covariate (seat 0 the baseline), fitted by IRLS on at most
-    ``max_rows`` player-games (a seeded random subsample when there are more).
-
-    One row per term (``intercept``, ``red_1`` .. ``blue_4``, ``seat_1`` ..): ``term, kind`` (intercept,
-    chit or seat), ``colour, icons`` (chit terms), ``coef`` (log odds per chit held), ``stderr``,
-    ``ci_low, ci_high`` (95% interval of coef), ``odds_ratio, or_low, or_high``, ``n`` (player-games used).
-    A term whose column never varies in the sample (a type nobody gained) is left out of the fit: NaN."""
-    pg = player_games(players)
-    types = chit_types(config)
-    t = len(types)
-    total = len(pg.share)
-    if total > max_rows:
-        rng = np.random.default_rng(seed)
-        sample = np.sort(rng.choice(total, size=max_rows, replace=False))
-    else:
-        sample = np.arange(total)
-    m = len(sample)
-    where = np.full(total + 1, -1, dtype=np.int64)  # the extra last entry answers row -1
-    where[sample] = np.arange(m)
-    scan = _EventScan(events, pg)
-    typer = _ChitTyper(scan, types)
-    kind_codes, kind_lookup = scan.code_column("kind", ("gain", "activate"))
-    gain_code = int(np.flatnonzero(kind_lookup == 0)[0]) if (kind_lookup == 0).any() else -2
-    keys = []
-    for a, b, r0, r1 in scan.blocks():
-        r = where[scan.rows(a, b, r0, r1)]
-        take = np.flatnonzero((r >= 0) & (kind_codes[a:b] == gain_code))
-        chit_type = typer.types(a, b, take)
-        known = chit_type >= 0
-        keys.append(r.take(take)[known] * t + chit_type[known])
-    counts = np.bincount(np.concatenate(keys) if keys else np.empty(0, np.int64),
-                         minlength=m * t).reshape(m, t)
-    seats = pg.seats
-    seat = pg.seat[sample]
-    dummies = (seat[:, None] == np.arange(1, seats)[None, :]).astype(float)
-    X = np.column_stack([np.ones(m), counts.astype(float), dummies])
-    y = (pg.share[sample] > 0).astype(float)
-    terms = ["intercept", *(f"{c}_{i}" for c, i in zip(types["colour"], types["icons"], strict=True)),
-             *(f"seat_{s}" for s in range(1, seats))]
-    kinds = ["intercept", *(["chit"] * t), *(["seat"] * (seats - 1))]
-    varies = np.ones(X.shape[1], dtype=bool)
-    varies[1:] = X[:, 1:].std(axis=0) > 0
-    coef = np.full(X.shape[1], np.nan)
-    stderr = np.full(X.shape[1], np.nan)
-    if m:
-        coef[varies], stderr[varies] = logistic_regression(X[:, varies], y, ridge=ridge)
-    colour = [None, *types["colour"], *([None] * (seats - 1))]
-    icons = [np.nan, *types["icons"].astype(float), *([np.nan] * (seats - 1))]
-    low, high = coef - Z95 * stderr, coef + Z95 * stderr
-    return pd.DataFrame({"term": terms, "kind": kinds, "colour": colour, "icons": icons, "coef": coef,
-                         "stderr": stderr, "ci_low": low, "ci_high": high, "odds_ratio": np.exp(coef),
-                         "or_low": np.exp(low), "or_high": np.exp(high), "n": m})
+    return out.assign(p_holm=family["p_holm"], significant=family["significant"],
+                      detectable=family["detectable"])
 
 
 def component_values(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:

@@ -25,7 +25,6 @@ from analysis.page import (
     scope,
     seat_flags_text,
     seat_section,
-    stack,
     tie_section,
     wide,
 )
@@ -38,9 +37,8 @@ def _n(run: Run) -> str:
     return f"n = {len(run.games):,} games"
 
 
-def _chit_label(frame: pd.DataFrame) -> pd.Series:
-    """A chit type's label: "<colour> <icons>"."""
-    return frame["colour"].astype(str) + " " + frame["icons"].astype(int).astype(str)
+#: the descriptive tables' headers: a difference of win rates, an association
+_ASSOCIATION = {"win_added": "win_rate_difference", "detectable": "detectable_rate_difference"}
 
 
 def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str, Any]]]:
@@ -56,8 +54,6 @@ def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[st
     rescored = {lab: K.rescore_ties(r.players, reference=r.rules.tie_break) for lab, r in runs.items()}
     chits = {lab: K.chit_values(r.events, r.players, r.manifest["config"]) for lab, r in runs.items()}
     powers = {lab: K.power_values(r.events, r.players, r.manifest["config"]) for lab, r in runs.items()}
-    regression = {lab: K.holding_regression(r.events, r.players, r.manifest["config"])
-                  for lab, r in runs.items()}
     scores = {lab: K.score_stats(r.players, r.games) for lab, r in runs.items()}
     passing = {lab: K.pass_timing(r.players) for lab, r in runs.items()}
     leads = {lab: K.lead_changes(r.events, r.players) for lab, r in runs.items()}
@@ -84,37 +80,27 @@ def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[st
     sections.append(tie_section("Kamakura: ties and what the tie-break rule is worth", "kamakura", runs, ties,
                                 rescored, "top score", "R-9", n_all))
 
-    # ---- chit and power values ----
-    sec = Section("Kamakura: what each chit and power is worth")
-    sec.notes.append("Win added: win rate of player-games holding at least one chit of the type minus those "
-                     "holding none, with a 95% interval cluster-robust by game; 'significant' is judged "
-                     "for the whole table at once (Holm, family-wise 5%), not interval by interval. "
-                     "Holding a chit is partly a sign of a good game, so the logistic regression below "
-                     "(winning on every holding at once, seat as covariate) separates the types better.")
-    long = stack(chits)
-    long["chit"] = _chit_label(long)
-    sec.charts.append(("kamakura_chit_values",
-                       f"Win added by holding each chit type, with 95% intervals ({n_all})",
-                       charts.grouped_bars(long, "chit", "win_added", "ci_low", "ci_high", series,
-                                           f"Kamakura: win rate added by holding a chit type ({n_all})",
-                                           "win rate added (percentage points)", "chit type (colour, icons)",
-                                           reference=0.0, horizontal=True)))
+    # ---- chits and powers in play (descriptive) ----
+    sec = Section("Kamakura: chits and powers in play (descriptive)")
+    sec.notes.append("Descriptive figures: how often each chit type is claimed, when, and how often its "
+                     "power is activated. 'Holders minus others' compares the win rate of player-games "
+                     "holding the type with those holding none (95% interval cluster-robust by game, Holm "
+                     "over the table): an association, not what the chit is worth, since a player who holds "
+                     "more chits is winning anyway. What a chit or a power <i>causes</i> comes from `balance "
+                     "values` (paired intervention; give its run directory to this report). The regression "
+                     "of winning on the holdings is gone: the holdings add up to the score, so it measured "
+                     "points, not chits.")
     cols = ["colour", "icons", "copies", "points", "power", "claim_rate", "mean_turn_claimed",
             "activation_rate", "n_holders", "holders_win_rate", "others_win_rate", "win_added", "ci_low",
-            "ci_high"]
-    sec.tables.append(("kamakura_chit_values", "Chit types: claim rate, timing, activation and win added",
-                       wide({k: v[[c for c in cols if c in v]] for k, v in chits.items()},
-                            ["colour", "icons"])))
-    long = stack(powers)
-    sec.charts.append(("kamakura_power_values", f"Win added by activating each power ({n_all})",
-                       charts.grouped_bars(long, "power", "win_added", "ci_low", "ci_high", series,
-                                           f"Kamakura: win rate added by activating a power ({n_all})",
-                                           "power", "win rate added (percentage points)", reference=0.0)))
-    sec.tables.append(("kamakura_power_values", "Powers activated vs not", wide(powers, "power")))
-    reg_cols = ["term", "coef", "stderr", "ci_low", "ci_high", "odds_ratio", "or_low", "or_high", "n"]
-    sec.tables.append(("kamakura_holding_regression",
-                       "Logistic regression of winning on chits held (log odds per chit; seat 0 baseline)",
-                       wide({k: v[[c for c in reg_cols if c in v]] for k, v in regression.items()}, "term")))
+            "ci_high", "significant", "detectable"]
+    sec.tables.append(("kamakura_chit_values", "Chit types: claim rate, timing, activation, and holders' win "
+                       "rate minus the others' (an association)",
+                       wide({k: v[[c for c in cols if c in v]].rename(columns=_ASSOCIATION)
+                             for k, v in chits.items()}, ["colour", "icons"])))
+    sec.tables.append(("kamakura_power_values", "Powers: activation, and activating player-games' win rate "
+                       "minus the others' (an association)",
+                       wide({k: v.rename(columns=_ASSOCIATION)
+                             for k, v in powers.items()}, "power")))
     sections.append(sec)
 
     # ---- scores, decisiveness, length ----

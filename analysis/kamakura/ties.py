@@ -19,6 +19,29 @@ from sim.kamakura.spec import TIE_BREAKS
 TIE_RULES: tuple[str, ...] = TIE_BREAKS
 
 
+def win_shares(score: np.ndarray, columns: dict[str, np.ndarray] | None = None,
+               rule: str = "last_in_order") -> np.ndarray:
+    """Each seat's win share under tie-break `rule` (R-9) from a (games, seats) score matrix (NaN: no such
+    seat): ``last_in_order``, the highest tied seat wins; ``first_in_order``, the lowest; ``shared``, 1/k
+    each. Kamakura's rules need nothing but the scores (`columns` is unused). Re-scores a bonus too
+    (analysis.values: point equivalents, seat handicaps)."""
+    present = ~np.isnan(score)
+    s = np.where(present, score, -np.inf)
+    top = s.max(axis=1, keepdims=True) if s.size else s
+    tied = present & (s == top)
+    seats = np.arange(score.shape[1])
+    if rule == "shared":
+        win = tied.astype(float)
+        return np.where(present, win / np.maximum(win.sum(axis=1, keepdims=True), 1.0), np.nan)
+    if rule == "last_in_order":
+        chosen = np.where(tied, seats, -1).max(axis=1, keepdims=True)
+    elif rule == "first_in_order":
+        chosen = np.where(tied, seats, score.shape[1]).min(axis=1, keepdims=True)
+    else:
+        raise ValueError(f"unknown tie-break rule {rule!r}; expected one of {', '.join(TIE_RULES)}")
+    return np.where(present, (seats == chosen).astype(float), np.nan)
+
+
 def rescore_ties(players: pd.DataFrame, rules: Iterable[str] = TIE_RULES,
                  reference: str | None = None) -> pd.DataFrame:
     """Seat win rates re-scored from the logged final scores under each tie-break rule (R-9), ignoring the
@@ -31,28 +54,15 @@ def rescore_ties(players: pd.DataFrame, rules: Iterable[str] = TIE_RULES,
     rules = list(rules)
     pg = player_games(players)
     k = pg.seats
-    score = np.nan_to_num(pg.score, nan=-np.inf)
-    top = np.maximum.reduceat(score, pg.starts)
-    is_top = score == top[pg.game]
-    n_top = np.add.reduceat(is_top.astype(np.int64), pg.starts)
+    score = np.full((len(pg.game_ids), k), np.nan)
+    score[pg.game, pg.seat] = pg.score
     games = np.bincount(pg.seat, minlength=k)
     rows = []
     matrices: dict[str, np.ndarray] = {}
     for rule in rules:
-        if rule == "shared":
-            share = is_top / n_top[pg.game]
-        elif rule == "last_in_order":
-            chosen = np.maximum.reduceat(np.where(is_top, pg.seat, -1), pg.starts)
-            share = (pg.seat == chosen[pg.game]).astype(float)
-        elif rule == "first_in_order":
-            chosen = np.minimum.reduceat(np.where(is_top, pg.seat, np.iinfo(np.int64).max), pg.starts)
-            share = (pg.seat == chosen[pg.game]).astype(float)
-        else:
-            raise ValueError(f"unknown tie-break rule {rule!r}; "
-                             f"expected one of {', '.join(TIE_RULES)}")
-        matrix = np.full((len(pg.game_ids), k), np.nan)
-        matrix[pg.game, pg.seat] = share
+        matrix = win_shares(score, None, rule)
         matrices[rule] = matrix
+        share = matrix[pg.game, pg.seat]
         wins = np.bincount(pg.seat, weights=share, minlength=k)
         low, high = wilson_intervals(wins, games)
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -1,6 +1,7 @@
 """What is each Sakura card and action worth? Per card (order number) and per garden or painter action:
-how often players played it and the mean win share of the player-games that did, with Wilson 95%
-intervals, against the overall mean win share. The court painter's cards are not counted.
+how often players played it and the mean win share of the player-games that did, with normal 95%
+intervals cluster-robust by game (the player-games of one game are dependent), against the overall mean
+win share. The court painter's cards are not counted.
 `component_values` is the registry's uniform view of the card values (`GameSpec.component_values`, used by
 the sweep and tune commands). The action ids and their order are the engine's (`sim.sakura.params`).
 """
@@ -14,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from analysis._arrays import floats, ints
-from analysis.sakura._columns import _Col, _KeyIndex, _kind_col, _rank, _rate_row, _spans
-from analysis.stats import interval_family
+from analysis.sakura._columns import _Col, _KeyIndex, _kind_col, _rank, _spans
+from analysis.stats import interval_family, wilson_interval
 from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS
 
 _BIT = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))  # _BIT[k] = 1 << k
@@ -64,22 +65,61 @@ _VALUE_COLUMNS = ["played", "player_games", "win_rate", "ci_low", "ci_high", "wi
                   "added_ci_high"]
 
 
-def _value_rows(times, games, wins, overall):
+def _clustered_se(bits: np.ndarray, share: np.ndarray, game: np.ndarray, keys: list[int],
+                  means: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cluster-robust (by game, CR1) standard error of each key's mean win share over the player-games
+    with the key (the player-games of one game are dependent: their shares sum to 1, and one game can
+    hold several with the same action), and the naive variance of that mean (as if independent)."""
+    n_games = int(game.max()) + 1 if len(game) else 0
+    sums = np.zeros((len(keys), n_games))
+    hits = np.zeros((len(keys), n_games))
+    squares = np.zeros(len(keys))
+    step = 1 << 18
+    for start in range(0, len(bits), step):
+        flags = _unpack(bits[start: start + step])[:, keys].astype(float)  # (rows, keys)
+        resid = flags * (share[start: start + step, None] - means[None, :])
+        g = game[start: start + step]
+        for i in range(len(keys)):
+            sums[i] += np.bincount(g, weights=resid[:, i], minlength=n_games)
+            hits[i] += np.bincount(g, weights=flags[:, i], minlength=n_games)
+        squares += (resid ** 2).sum(axis=0)
+    clusters = (hits > 0).sum(axis=1)  # games holding the key: statsmodels' CR1 factor G / (G - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(clusters > 1, clusters / (clusters - 1), np.nan)
+        se = np.sqrt(scale * (sums ** 2).sum(axis=1)) / counts
+        naive = squares / np.maximum(counts - 1, 1) / counts  # sample variance / n, as if independent
+    return se, naive
+
+
+def _value_rows(times, games, wins, overall, se, naive_var):
+    """Rows of the value tables: the mean win share of the player-games with the key and its Wilson 95%
+    interval at the effective sample size n / deff, where the design effect deff is the clustered
+    variance of the mean over the naive one (Wilson keeps a sensible interval at small n and rates near
+    0 or 1; deff accounts for the player-games of one game being dependent), and the same less the
+    overall mean (a constant: the shares of a game sum to 1)."""
     rows = []
-    for t, n, w in zip(times, games, wins, strict=True):
-        rate = _rate_row(float(w), int(n))
-        rows.append({"played": int(t), "player_games": int(n), **rate,
-                     "win_added": rate["win_rate"] - overall,
-                     "added_ci_low": rate["ci_low"] - overall, "added_ci_high": rate["ci_high"] - overall})
+    for t, n, w, e, v in zip(times, games, wins, se, naive_var, strict=True):
+        rate = w / n if n else np.nan
+        deff = e ** 2 / v if np.isfinite(e) and np.isfinite(v) and v > 0 else 1.0
+        n_eff = n / deff if deff > 0 else n
+        low, high = wilson_interval(rate * n_eff, n_eff) if n else (np.nan, np.nan)
+        rows.append({"played": int(t), "player_games": int(n), "win_rate": rate, "ci_low": low,
+                     "ci_high": high, "win_added": rate - overall,
+                     "added_ci_low": low - overall, "added_ci_high": high - overall})
     return rows
+
+
+def _game_index(players: pd.DataFrame) -> np.ndarray:
+    return np.unique(ints(players["game_id"]), return_inverse=True)[1]
 
 
 def card_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
     """Per order number: card, garden, painter (its two halves), played (times players played it; cards
     played for the court painter are not counted; cards discarded unresolved at a sakura stop are),
     resolved_share (of those plays), player_games (player-games in which it was played at least once),
-    win_rate (mean win share of those player-games) with Wilson 95% ci_low/ci_high, win_added (win_rate
-    minus the overall mean win share of all player-games, 1/players when nothing is shared) and
+    win_rate (mean win share of those player-games) with its 95% ci_low/ci_high (clustered by game),
+    win_added (win_rate minus the overall mean win share of all player-games, 1/players when nothing is
+    shared) and
     added_ci_low/added_ci_high (the interval shifted the same way), p_holm and significant (Holm over the
     table's rows: `analysis.stats.interval_family`). Cards never played are left out."""
     garden = _Col(events["garden"], text=True)
@@ -107,7 +147,9 @@ def card_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
     present = np.flatnonzero(times)
     games, wins = _bit_values(bits, share, present.tolist())
     overall = float(share.mean()) if len(share) else np.nan
-    frame = pd.DataFrame(_value_rows(times[present], games, wins, overall), columns=_VALUE_COLUMNS)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se, naive = _clustered_se(bits, share, _game_index(players), present.tolist(), wins / games, games)
+    frame = pd.DataFrame(_value_rows(times[present], games, wins, overall, se, naive), columns=_VALUE_COLUMNS)
     frame.insert(0, "card", present.astype(np.int64))
     frame.insert(1, "garden", [garden.labels[g] if g >= 0 else "" for g in half_g[present]])
     frame.insert(2, "painter", [painter.labels[p] if p >= 0 else "" for p in half_p[present]])
@@ -119,7 +161,8 @@ def _with_family(frame: pd.DataFrame) -> pd.DataFrame:
     """The table's win-added intervals judged as one family (`analysis.stats.interval_family`): ``p_holm``
     and ``significant``, Holm over its rows."""
     family = interval_family(frame["win_added"], frame["added_ci_low"], frame["added_ci_high"])
-    return frame.assign(p_holm=family["p_holm"], significant=family["significant"])
+    return frame.assign(p_holm=family["p_holm"], significant=family["significant"],
+                      detectable=family["detectable"])
 
 
 def action_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
@@ -146,7 +189,9 @@ def action_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
     times = np.r_[times[1: offset + 1], times[offset + 2:]]
     games, wins = _bit_values(bits, share, list(range(n_keys)))
     overall = float(share.mean()) if len(share) else np.nan
-    frame = pd.DataFrame(_value_rows(times, games, wins, overall), columns=_VALUE_COLUMNS)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se, naive = _clustered_se(bits, share, _game_index(players), list(range(n_keys)), wins / games, games)
+    frame = pd.DataFrame(_value_rows(times, games, wins, overall, se, naive), columns=_VALUE_COLUMNS)
     frame.insert(0, "half", ["garden"] * offset + ["painter"] * len(painter.labels))
     frame.insert(1, "action", garden.labels + painter.labels)
     frame = frame.iloc[_rank(garden.labels, GARDEN_ACTIONS)

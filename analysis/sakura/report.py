@@ -68,16 +68,21 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
     sections.append(tie_section("Sakura: ties and the tie-break", "sakura", runs, ties, rescored,
                                 "most tokens", "R-14", n_all))
 
-    sec = Section("Sakura: what each card and action is worth")
-    sec.notes.append("Win added: win rate of the player-games in which the card (or action) was played minus "
-                     "the overall rate, with a 95% interval; 'significant' is judged for the whole table at "
-                     "once (Holm, family-wise 5%), not interval by interval.")
+    sec = Section("Sakura: cards and actions in play (descriptive)")
+    sec.notes.append("Descriptive: the win rate of the player-games in which the card (or action) was played "
+                     "minus the overall rate, with a 95% interval; 'significant' is judged for the whole "
+                     "table at once (Holm, family-wise 5%). An association, not what a card is worth: a card "
+                     "is played by whoever holds it, when it suits them. What having a card in the starting "
+                     "hand <i>causes</i> comes from `balance values` (paired intervention; give its run "
+                     "directory to this report).")
     long = stack(cards)
-    sec.charts.append(("sakura_card_values", f"Win added when a card was played, by order number ({n_all})",
+    sec.charts.append(("sakura_card_values", "Played-card win rate minus the overall rate (an association), "
+                       f"by order number ({n_all})",
                        _card_chart(long, series, n_all)))
     long = stack(actions)
     long["label"] = long["half"].astype(str) + ": " + long["action"].astype(str)
-    sec.charts.append(("sakura_action_values", f"Win added by action type ({n_all})",
+    sec.charts.append(("sakura_action_values",
+                       f"Played-action win rate minus the overall rate (an association) ({n_all})",
                        charts.grouped_bars(long, "label", "win_added", "added_ci_low", "added_ci_high",
                                            series, f"Sakura: win rate added by action type ({n_all})",
                                            "win rate added (percentage points)", "action", reference=0.0,
@@ -160,7 +165,8 @@ def _card_chart(long: pd.DataFrame, series: str | None, n_all: str) -> Figure:
                     label=label)
     ax.axhline(0, color="grey", linestyle="--")
     if series:
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),  # beside the data
+                  borderaxespad=0)
     ax.set_title(f"Sakura: win rate added when a card was played ({n_all})", fontsize=11)
     ax.set_xlabel("card order number (lower resolves first)")
     ax.set_ylabel("win rate added (percentage points)")

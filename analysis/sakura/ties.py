@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis._arrays import floats, ints
+from analysis._arrays import seat_matrix
 from analysis.sakura._columns import _rate_row
 from analysis.ties import rule_changes
 from analysis.ties import tie_stats as _tie_stats
@@ -33,28 +33,24 @@ def tie_stats(games: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
-def _seat_matrix(players: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """The players table as (games, seats) float arrays per column (NaN where a seat is missing)."""
-    gid = ints(players["game_id"])
-    seat = ints(players["seat"])
-    order = np.lexsort((seat, gid)) if len(gid) and np.any(
-        (gid[1:] < gid[:-1]) | ((gid[1:] == gid[:-1]) & (seat[1:] <= seat[:-1]))) else np.arange(len(gid))
-    gid, seat = gid[order], seat[order]
-    seats = np.unique(seat)
-    width = len(seats)
-    regular = (width > 0 and len(gid) % width == 0
-               and np.array_equal(seat.reshape(-1, width), np.broadcast_to(seats, (len(gid) // width, width)))
-               and bool(np.all(gid.reshape(-1, width) == gid.reshape(-1, width)[:, :1])))
-    if regular:
-        return seats, {c: floats(players[c])[order].reshape(-1, width) for c in columns}
-    _, game_pos = np.unique(gid, return_inverse=True)
-    seat_pos = np.searchsorted(seats, seat)
-    out = {}
-    for c in columns:
-        m = np.full((int(game_pos.max()) + 1 if len(game_pos) else 0, width), np.nan)
-        m[game_pos, seat_pos] = floats(players[c])[order]
-        out[c] = m
-    return seats, out
+def win_shares(score: np.ndarray, columns: dict[str, np.ndarray],
+               rule: str = "closest_to_emperor") -> np.ndarray:
+    """Each seat's win share under tie-break `rule` (R-14) from (games, seats) tokens (NaN: no such seat)
+    and ``columns["painter_at"]``, the painters' final path indices: `closest_to_emperor`, among the
+    players tied on the top the one standing highest wins, all on the gate (0) share; `shared`, 1/k each.
+    Re-scores a bonus too (analysis.values: token equivalents, seat handicaps)."""
+    present = ~np.isnan(score)
+    top = np.max(np.where(present, score, -np.inf), axis=1, keepdims=True) if score.size else score
+    tied = present & (score == top)
+    if rule == "shared":
+        win = tied.astype(float)
+    elif rule == "closest_to_emperor":
+        pos = np.where(tied, np.nan_to_num(columns["painter_at"], nan=0.0), -1.0)
+        best = pos.max(axis=1, keepdims=True) if pos.size else pos
+        win = (tied & (pos == best)).astype(float)  # all on the gate: every tied player, else one
+    else:
+        raise ValueError(f"unknown Sakura tie-break rule {rule!r}; known: {', '.join(TIE_RULES)}")
+    return np.where(present, win / np.maximum(win.sum(axis=1, keepdims=True), 1.0), np.nan)
 
 
 def rescore_ties(players: pd.DataFrame, rules: tuple[str, ...] = TIE_RULES,
@@ -66,24 +62,14 @@ def rescore_ties(players: pd.DataFrame, rules: tuple[str, ...] = TIE_RULES,
     One row per rule and seat, as every game's re-scoring: rule, seat (0-based), games, wins
     (summed re-scored win share), win_rate, ci_low, ci_high (Wilson 95%), and `analysis.ties.rule_changes`
     against `reference` (default: the first rule): win_rate_change, change_ci_low, change_ci_high."""
-    seats, m = _seat_matrix(players, ["score", "position"])
-    score, position = m["score"], m["position"]
+    seats, m = seat_matrix(players, ["score", "position"])
+    score = m["score"]
     present = ~np.isnan(score)
-    top = np.max(np.where(present, score, -np.inf), axis=1, keepdims=True) if score.size else score
-    tied = present & (score == top)
     rows = []
     matrices: dict[str, np.ndarray] = {}
     for rule in rules:
-        if rule == "shared":
-            win = tied.astype(float)
-        elif rule == "closest_to_emperor":
-            pos = np.where(tied, np.nan_to_num(position, nan=0.0), -1.0)
-            best = pos.max(axis=1, keepdims=True) if pos.size else pos
-            win = (tied & (pos == best)).astype(float)  # all on the gate: every tied player, else one
-        else:
-            raise ValueError(f"unknown Sakura tie-break rule {rule!r}; known: {', '.join(TIE_RULES)}")
-        share = win / np.maximum(win.sum(axis=1, keepdims=True), 1.0)
-        matrices[rule] = np.where(present, share, np.nan)
+        matrices[rule] = win_shares(score, {"painter_at": m["position"]}, rule)
+        share = np.nan_to_num(matrices[rule])
         for j, seat in enumerate(seats):
             n = int(present[:, j].sum())
             wins = float(share[:, j].sum())

@@ -61,6 +61,27 @@ def build_parser() -> argparse.ArgumentParser:
     sim_p.add_argument("--force", action="store_true", help="replace a run directory made by a different run")
     sim_p.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    values = sub.add_parser("values", help="causal value of each component by paired intervention (holding "
+                                           "it vs nobody holding it, same seeds), in win share and points")
+    values.add_argument("config", help="TOML config of any game (its `game` key says which)")
+    values.add_argument("--players", type=int, required=True)
+    values.add_argument("--agents", default="greedy", help="one agent for all seats, or one per seat: a,b,c")
+    values.add_argument("--games", type=_positive_int,
+                        help="base games (default: the game's, 900 Kamakura, 300 Sakura); each plays every "
+                             "component's arms from every position")
+    values.add_argument("--positions", help="turns played before the intervention, e.g. 0,9,18 (Kamakura's "
+                                            "default; Sakura: the start only, 0)")
+    values.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1)
+    values.add_argument("--seed", type=_seed, default=0)
+    values.add_argument("--out",
+                        help="run directory (default: runs/values-<game>-<config>-<N>p-<agents>-seed<S>)")
+    values.add_argument("--backend", choices=("loky", "dask"), default="loky")
+    values.add_argument("--scheduler", help="dask scheduler address (default: a local cluster)")
+    values.add_argument("--chunk-size", type=_positive_int, help="base games per chunk")
+    values.add_argument("--force", action="store_true",
+                        help="replace a run directory made by a different run")
+    values.add_argument("--quiet", action="store_true", help="no progress bar")
+
     report = sub.add_parser("report", help="balance report of run directories (HTML, JSON, CSV)")
     report.add_argument("runs", nargs="+", help="run directories written by simulate")
     report.add_argument("--out", help="report folder (default: reports/<run name>)")
@@ -135,6 +156,34 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _values(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    from sim.app.runner import prestart_workers, simulate
+    from sim.app.values_run import default_values_out, plan_values
+
+    if args.scheduler and args.backend != "dask":
+        raise ConfigError("--scheduler: only used with --backend dask")
+    plan = plan_values(args.config, args.players, args.agents, args.seed, args.positions)
+    if args.backend == "loky":
+        prestart_workers(args.jobs, plan.game)
+    from tqdm import tqdm
+
+    from analysis.values import format_values, read_values_run
+    games_asked = args.games or games.spec(plan.game).values.games
+    out = args.out or default_values_out(plan)
+    show = not args.quiet and sys.stderr.isatty()
+    with tqdm(total=games_asked, unit="base games", disable=not show, desc=f"{plan.game} values") as bar:
+        result = simulate(plan, games_asked, out, jobs=args.jobs, backend=args.backend,
+                          scheduler=args.scheduler, force=args.force, chunk_size=args.chunk_size,
+                          progress=bar.update)
+    seconds = time.perf_counter() - started
+    note = f" ({result.already} were already there)" if result.already else ""
+    print(format_values(read_values_run(result.run_dir)))
+    print(f"{result.played} base games played{note} in {seconds:.1f} s; run directory: {result.run_dir} "
+          f"(`balance report {result.run_dir}` for the tables and charts)")
+    return 0
+
+
 def _report(args: argparse.Namespace) -> int:
     from analysis.report import build_report
 
@@ -147,9 +196,11 @@ def _report(args: argparse.Namespace) -> int:
 def _summary(args: argparse.Namespace) -> int:
     from analysis.runs import read_run
     from analysis.summary import format_summary
+    from analysis.values import format_values, is_values_run, read_values_run
 
-    runs = [read_run(path) for path in args.runs]  # refuse any bad directory before printing anything
-    print("\n\n".join(format_summary(run) for run in runs))
+    # refuse any bad directory before printing anything; a `balance values` run prints its values
+    runs = [read_values_run(path) if is_values_run(path) else read_run(path) for path in args.runs]
+    print("\n\n".join(format_values(run) if is_values_run(run.path) else format_summary(run) for run in runs))
     return 0
 
 
@@ -195,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
             return _study(args)
         if args.command == "simulate":
             return _simulate(args)
+        if args.command == "values":
+            return _values(args)
         if args.command == "summary":
             return _summary(args)
         if args.command == "report":

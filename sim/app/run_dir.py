@@ -17,16 +17,20 @@ from sim.errors import ConfigError
 
 TABLES = ("events", "players", "games")  # write order: games last marks a chunk finished
 #: the manifest keys that make two runs the same run (with resolved_agents)
-IDENTITY = ("game", "config_hash", "players", "agents", "rotate_seats", "seed")
+IDENTITY = ("game", "config_hash", "players", "agents", "rotate_seats", "seed", "study", "positions")
+#: what a manifest written before a key existed means by its absence
+_ABSENT = {"study": "simulate", "positions": None}
 _PART = re.compile(r"part-(\d{10})-(\d{10})\.parquet$")
 
 
 class RunDirectory:
-    """One run directory on disk: its manifest and the finished parts of its three tables."""
+    """One run directory on disk: its manifest and the finished parts of its tables (TABLES for self-play;
+    a `balance values` run has one, "values"), the last of `tables` written last."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], tables: tuple[str, ...] = TABLES) -> None:
         self.path = Path(path)
         self.manifest_path = self.path / "manifest.json"
+        self.tables = tables
 
     def table_dir(self, name: str) -> Path:
         return self.path / f"{name}.parquet"
@@ -53,8 +57,8 @@ class RunDirectory:
 
     def finished(self) -> list[tuple[int, int]]:
         """Game ranges whose three parts all exist."""
-        done = self.parts(TABLES[0])
-        for name in TABLES[1:]:
+        done = self.parts(self.tables[0])
+        for name in self.tables[1:]:
             done &= self.parts(name)
         return sorted(done)
 
@@ -70,7 +74,7 @@ class RunDirectory:
     def clean_unfinished(self) -> None:
         """Remove temporary files and the parts of chunks that did not finish (some table missing)."""
         done = set(self.finished())
-        for name in TABLES:
+        for name in self.tables:
             folder = self.table_dir(name)
             if not folder.is_dir():
                 continue
@@ -82,7 +86,7 @@ class RunDirectory:
     def write_chunk(self, start: int, end: int, parts: dict[str, bytes]) -> None:
         name_of = f"part-{start:010d}-{end:010d}.parquet"
         staged = []
-        for name in TABLES:
+        for name in self.tables:
             folder = self.table_dir(name)
             folder.mkdir(parents=True, exist_ok=True)
             tmp = folder / f".tmp-{name_of}"
@@ -92,7 +96,7 @@ class RunDirectory:
             os.replace(tmp, final)
 
     def remove_run(self) -> None:
-        for name in TABLES:
+        for name in {*TABLES, *self.tables}:
             shutil.rmtree(self.table_dir(name), ignore_errors=True)
         self.manifest_path.unlink(missing_ok=True)
 
@@ -110,12 +114,16 @@ def check_directory(run_dir: RunDirectory, identity: dict, force: bool) -> dict 
                               "(no manifest.json); choose another --out")
         return None
     ours = identity
-    differs = [key for key in IDENTITY if manifest.get(key) != ours[key]]
+    theirs = {key: manifest.get(key, _ABSENT.get(key)) for key in IDENTITY}
+    asked = {key: ours.get(key, _ABSENT.get(key)) for key in IDENTITY}
+    differs = [key for key in IDENTITY if theirs[key] != asked[key]]
     # Runs made before agents were recorded resolved lack the key: their agent strings must do.
     if manifest.get("resolved_agents", ours["resolved_agents"]) != ours["resolved_agents"]:
         differs.append("resolved_agents")
     if differs and not force:
-        shown = "; ".join(f"{k}: run has {manifest.get(k)!r}, asked {ours[k]!r}" for k in differs)
+        shown = "; ".join(f"{k}: run has {theirs.get(k, manifest.get(k))!r}, "
+                          f"asked {asked.get(k, ours.get(k))!r}"
+                          for k in differs)
         raise ConfigError(f"{run_dir.path}: made by a different run ({shown}); use another --out, "
                           "or --force to replace it")
     if differs:

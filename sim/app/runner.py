@@ -20,7 +20,7 @@ from pathlib import Path
 
 from sim import games
 from sim.agent_spec import agent_arrays, parse_agents, parse_spec, resolved
-from sim.app.run_dir import RunDirectory, check_directory
+from sim.app.run_dir import TABLES, RunDirectory, check_directory
 from sim.errors import ConfigError
 
 # numpy, numba and pyarrow load lazily, in play_chunk: the parent only validates and plans until its
@@ -45,9 +45,38 @@ class RunPlan:
         """The agents with their defaults written out (agent_spec.resolved): part of a run's identity."""
         return [resolved(parse_spec(agent, self.game), self.game) for agent in self.agents]
 
+    #: what the run's chunks hold: self-play games (the three log tables)
+    study = "simulate"
+    tables = TABLES  # (a class attribute, not a field: no annotation)
+
     def identity(self) -> dict:
         """The manifest record that makes a run this run (run_dir.IDENTITY, resolved agents too)."""
-        return {**asdict(self), "agents": list(self.agents), "resolved_agents": self.resolved_agents}
+        return {**asdict(self), "agents": list(self.agents), "resolved_agents": self.resolved_agents,
+                "study": self.study}
+
+    def manifest_extra(self) -> dict:
+        """What else a new run's manifest records (nothing for self-play)."""
+        return {}
+
+    def play(self, start: int, end: int) -> dict[str, bytes]:
+        """Play games start..end-1 and return their three tables as Parquet bytes (runs in a worker)."""
+        from sim.log_tables import to_parquet_bytes
+        from sim.rng import game_seeds
+
+        spec = games.spec(self.game)
+        rules = plan_rules(self)
+        seating = self.seating(start, end)
+        kinds, params = agent_arrays(seating, self.game)
+        seeds = game_seeds(self.seed, start, end - start)
+        out = spec.run_batch(rules, seeds, kinds, params)
+        tables = spec.tables(start, seeds, seating, out, rules)
+        return {name: to_parquet_bytes(table) for name, table in tables.items()}
+
+    def smallest_chunk(self) -> int:
+        """The smallest chunk any seat's agent asks for (registry AgentKind.smallest_chunk): 1,000 games
+        for the fast agents, 10 when a seat searches (mcts: seconds a game)."""
+        kinds = games.spec(self.game).agents
+        return min(kinds[parse_spec(agent, self.game).name].smallest_chunk for agent in self.agents)
 
     def seating(self, start: int, end: int) -> list[list[str]]:
         """Agent names per seat for games start..end-1 (rotated one seat per game with rotate_seats)."""
@@ -69,7 +98,7 @@ def plan_run(config: str | os.PathLike[str], players: int, agents: str, seed: in
 _RULES_CACHE: dict[tuple[str, str, int], object] = {}
 
 
-def _rules(plan: RunPlan):
+def plan_rules(plan: RunPlan):
     """The validated rules of a plan, built once per worker process."""
     key = (plan.game, plan.config_hash, plan.players)
     if key not in _RULES_CACHE:
@@ -78,26 +107,8 @@ def _rules(plan: RunPlan):
 
 
 def play_chunk(plan: RunPlan, start: int, end: int) -> tuple[int, int, dict[str, bytes]]:
-    """Play games start..end-1 and return their three tables as Parquet bytes (runs in a worker)."""
-
-    from sim.log_tables import to_parquet_bytes
-    from sim.rng import game_seeds
-
-    spec = games.spec(plan.game)
-    rules = _rules(plan)
-    seating = plan.seating(start, end)
-    kinds, params = agent_arrays(seating, plan.game)
-    seeds = game_seeds(plan.seed, start, end - start)
-    out = spec.run_batch(rules, seeds, kinds, params)
-    tables = spec.tables(start, seeds, seating, out, rules)
-    return start, end, {name: to_parquet_bytes(table) for name, table in tables.items()}
-
-
-def smallest_chunk(plan: RunPlan) -> int:
-    """The smallest chunk any seat's agent asks for (registry AgentKind.smallest_chunk): 1,000 games for
-    the fast agents, 10 when a seat searches (mcts: seconds a game)."""
-    kinds = games.spec(plan.game).agents
-    return min(kinds[parse_spec(agent, plan.game).name].smallest_chunk for agent in plan.agents)
+    """Play chunk start..end-1 of a plan and return its tables as Parquet bytes (runs in a worker)."""
+    return start, end, plan.play(start, end)
 
 
 def missing_ranges(done: list[tuple[int, int]], games: int, jobs: int,
@@ -264,7 +275,7 @@ class SimulateResult:
 def simulate(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int = 1, backend: str = "loky",
              scheduler: str | None = None, force: bool = False, chunk_size: int | None = None,
              progress: Callable[[int], None] | None = None) -> SimulateResult:
-    run_dir = RunDirectory(out)
+    run_dir = RunDirectory(out, plan.tables)
     manifest = check_directory(run_dir, plan.identity(), force)
     client = connect_dask(scheduler, jobs) if backend == "dask" else None
     try:
@@ -272,9 +283,9 @@ def simulate(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int =
         run_dir.clean_unfinished()
         done = run_dir.finished()
         already = sum(min(b, games) - a for a, b in done if a < games)
-        todo = missing_ranges(done, games, jobs, chunk_size, smallest=smallest_chunk(plan))
-        manifest = manifest or {**plan.identity(), "created": time.time(), "sessions": [],
-                                "wall_time_s": 0.0}
+        todo = missing_ranges(done, games, jobs, chunk_size, smallest=plan.smallest_chunk())
+        manifest = manifest or {**plan.identity(), **plan.manifest_extra(), "created": time.time(),
+                                "sessions": [], "wall_time_s": 0.0}
         manifest.update(games_asked=max(games, manifest.get("games_asked", 0)), games_finished=already,
                         config_path=plan.config_path, package_versions=_versions())
         run_dir.write_manifest(manifest)

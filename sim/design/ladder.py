@@ -173,7 +173,7 @@ def run_ladder(game: str, players: int, config: str | os.PathLike[str] | None = 
             result.skipped += 1
             say(f"{label}: finished already ({step.out})")
             continue
-        res = simulate(step.plan, games, step.out, jobs=jobs)  # small chunks for MCTS: runner.smallest_chunk
+        res = simulate(step.plan, games, step.out, jobs=jobs)  # small chunks for MCTS: RunPlan.smallest_chunk
         result.played += res.played
         say(f"{label}: {res.played} games in {res.seconds:.1f} s ({step.out})")
     from analysis.ladder import format_ladder, read_ladder

@@ -107,9 +107,12 @@ def best_of(standings: list[Standing]) -> Standing:
     return min(standings, key=lambda s: (order[s.feasible], s.value, s.high))
 
 
-def verdict(confirm: Standing, target: Target, race: list[Standing], confidence: float) -> tuple[bool, str]:
+def verdict(confirm: Standing, target: Target, race: list[Standing], confidence: float,
+            looks: int = 1) -> tuple[bool, str]:
     """Whether the target is met with `confidence`, on the recommended config's confirmation games, and
-    the sentence that says so (or that no candidate in the space meets it)."""
+    the sentence that says so (or that no candidate in the space meets it). `looks`: the rounds the race
+    planned; a candidate's last figures were seen at one of them, so the claim about every candidate is
+    Bonferroni-corrected over the candidates and the looks."""
     tol = target.tolerance
     pct = f"{100 * confidence:g}%"
     met = confirm.high < tol and confirm.feasible == "yes"
@@ -119,11 +122,12 @@ def verdict(confirm: Standing, target: Target, race: list[Standing], confidence:
         return True, f"Target met with {pct} confidence: {figures}."
     # "No candidate meets it" is a claim about all of them at once: Bonferroni over the candidates too.
     # The recommended candidate is judged on its fresh confirmation games.
-    family = 1 - (1 - confidence) / max(1, len(race))
+    family = 1 - (1 - confidence) / (max(1, len(race)) * max(1, looks))
     judged = [confirm if s.slug == confirm.slug else s for s in race]
     if all(s.feasible == "no" or seat_deviation(s.wins, s.games, family)["low"] > tol for s in judged):
         return False, (f"Target not met, and with {pct} confidence (simultaneous over all {len(race)} "
-                       f"candidates and their seats) no candidate in the space meets it: every candidate's "
+                       f"candidates, their seats and the race's {looks} rounds) no candidate in the space "
+                       f"meets it: every candidate's "
                        f"lower bound exceeds the tolerance or it clearly violates a constraint. The "
                        f"recommended config is the closest: {figures}.")
     if confirm.low > tol:

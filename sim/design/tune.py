@@ -42,6 +42,9 @@ Racing: round r plays every surviving candidate up to ``first_games * growth**r`
 candidate has the seed of (seed, i): common random numbers, and each round adds fresh game indices). After
 each round a candidate is dropped when a constraint is clearly violated (its interval lies outside the
 range or above the cap) or when its objective's lower bound exceeds the best candidate's upper bound. The
+race looks at its candidates once a round, so each round's intervals are at ``1 - (1 - confidence) / L``
+for the L planned rounds (`Racing.look_confidence`): over the whole race a candidate is wrongly dropped
+with probability at most ``1 - confidence``. The
 race ends when the survivors have ``final_games``, or (``stop_when_decided``, the default) as soon as the
 answer is decided: the best survivor meets the target at the confidence, or no survivor can. The survivor
 with the lowest objective is recommended and then plays ``confirm_games`` games with a fresh seed, on which
@@ -202,7 +205,7 @@ def run_tune(tune_file: str | os.PathLike[str], out: str | os.PathLike[str] | No
         executor = get_reusable_executor(max_workers=jobs)
 
     def play(tasks: list[tuple[str, int]]) -> list[tuple[str, int, Standing]]:
-        args = [(plans[s], n, os.fspath(out / "candidates" / s), s, target, racing.confidence)
+        args = [(plans[s], n, os.fspath(out / "candidates" / s), s, target, racing.look_confidence())
                 for s, n in tasks]
         if executor is None or len(args) == 1:
             return [_play(*a) for a in args]
@@ -235,7 +238,8 @@ def run_tune(tune_file: str | os.PathLike[str], out: str | os.PathLike[str] | No
         say(f"confirmation: {cand.slug} on {racing.confirm_games:,} fresh games (seed {cseed}): deviation "
             f"{100 * confirm.value:.2f} [{100 * confirm.low:.2f}, {100 * confirm.high:.2f}] points")
     judged = confirm or winner
-    met, statement = verdict(judged, target, list(result.standings.values()), racing.confidence)
+    met, statement = verdict(judged, target, list(result.standings.values()), racing.confidence,
+                             looks=len(racing.schedule()))
     if confirm is None:
         statement += " (judged on the race's own games, with no confirmation run: they favour the winner)"
     race_games = result.total

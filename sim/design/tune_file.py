@@ -52,6 +52,13 @@ class Racing:
     eta: float = 3.0
     stop_when_decided: bool = True  # stop once the target is met, or out of reach, for every survivor
 
+    def look_confidence(self) -> float:
+        """The confidence of each round's intervals: the race looks at the same candidates once a round,
+        and a candidate may be dropped at any look, so each look spends an equal share of the error
+        allowed (Bonferroni over the planned looks, the simplest alpha spending): a candidate is wrongly
+        ruled out with probability <= 1 - confidence over the whole race, not per round."""
+        return 1 - (1 - self.confidence) / len(self.schedule())
+
     def schedule(self) -> list[int]:
         """Games per candidate after each round: first_games, x growth, ..., final_games."""
         out = [min(self.first_games, self.final_games)]

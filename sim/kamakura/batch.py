@@ -101,6 +101,19 @@ def _seat_tree(trees, seat):
                 trees.meta[seat], trees.plans[seat], trees.queue)
 
 
+@njit(cache=True)
+def next_plan(s, rng, kind, seat_params, trees, history, n_history, plan, buf):
+    """The seat to move's next actions into `plan` (returns how many): a whole turn for the planners and
+    turn-tree MCTS, one action for action-tree MCTS. `seat_params` is its MCTS parameter row."""
+    seat = s[TO_MOVE]
+    if kind == AGENT_MCTS and int(seat_params[P_TREE]) == TREE_TURNS:
+        return turn_mcts_plan(s, rng, seat_params, _seat_tree(trees, seat), history, n_history, plan)
+    if kind == AGENT_MCTS:
+        plan[0] = mcts_action(s, rng, seat_params, _seat_tree(trees, seat), history, n_history)
+        return 1
+    return agent_plan(kind, s, rng, plan, buf)
+
+
 @njit(cache=True, nogil=True)  # lets the runner's helper threads work while games play
 def play_batch(seeds, rules, agent_kinds, agent_params, out):
     """Play len(seeds) games under `rules` (a kernels.KernelRules); agent_kinds[g, seat] gives each game's
@@ -128,16 +141,8 @@ def play_batch(seeds, rules, agent_kinds, agent_params, out):
         last_turn = 0
         while s[OVER] == 0:
             seat = s[TO_MOVE]
-            kind = agent_kinds[g, seat]
-            if kind == AGENT_MCTS and int(agent_params[g, seat, P_TREE]) == TREE_TURNS:
-                n_plan = turn_mcts_plan(s, rng, agent_params[g, seat], _seat_tree(trees, seat), history,
-                                        n_history, plan)
-            elif kind == AGENT_MCTS:
-                plan[0] = mcts_action(s, rng, agent_params[g, seat], _seat_tree(trees, seat), history,
-                                      n_history)
-                n_plan = 1
-            else:
-                n_plan = agent_plan(kind, s, rng, plan, buf)
+            n_plan = next_plan(s, rng, agent_kinds[g, seat], agent_params[g, seat], trees, history, n_history,
+                               plan, buf)
             for i in range(n_plan):
                 action = plan[i]
                 turn = s[TURN]

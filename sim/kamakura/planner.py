@@ -110,14 +110,17 @@ def _assign_greens(subset, need, greens, n_greens, used, out):
 
 @njit(cache=True)
 def _line_best(s, masks, line, greens, n_greens, yellow_cost, choice, scratch):
-    """Best claim in one line on a board given by colour masks: returns (points, chits spent) and writes
-    into choice[0..3] the green power assigned per colour (0 = none, -1 = not claimed). scratch: 18
-    integers of working space."""
+    """Best claim in one line on a board given by colour masks: returns (points, chits spent), points -1
+    when no claim is possible (a claim of 0-point chits is a claim, worth 0), and writes into choice[0..3]
+    the green power assigned per colour (0 = none, -1 = not claimed). scratch: 18 integers of working
+    space."""
     need = scratch[0:4]
     used = scratch[4:14]
     trial = scratch[14:18]
     gmin = s[GREEN_MIN]
     any_claim = False
+    for colour in range(4):
+        choice[colour] = -1  # nothing claimed unless a claim is found below
     for colour in range(4):
         need[colour] = -1
         chit = 10 * colour + line
@@ -128,10 +131,10 @@ def _line_best(s, masks, line, greens, n_greens, yellow_cost, choice, scratch):
         if d == 0 or (d > 0 and count >= gmin and n_greens > 0 and greens[0] >= d):
             need[colour] = d
             any_claim = True
-    best_points = 0
+    best_points = -1
     best_cost = 0
     if not any_claim:
-        return 0, 0
+        return -1, 0
     for subset in range(1, 16):
         size = 0
         points = 0
@@ -471,7 +474,7 @@ def _search_plans(s, rng, powers, cands, max_k, greedy):
                     if _hopeless(bound[line], move_cost[depth], cands, n, max_k, greedy, best):
                         continue
                     points, cost = _line_best(s, masks, line, greens, n_greens, yellow_cost, choice, scratch)
-                    if points == 0:
+                    if points < 0:
                         continue
                     _describe(row, points, cost + move_cost[depth], depth, first if depth >= 1 else -1,
                               second if depth == 2 else -1, line)
@@ -507,7 +510,7 @@ def _search_plans(s, rng, powers, cands, max_k, greedy):
                 _shortest_path(work, colour, line, target, path)
                 colour_masks(work, 0, wmasks)
                 points, cost = _line_best(s, wmasks, line, greens, n_greens, yellow_cost, choice, scratch)
-                if points == 0:
+                if points < 0:
                     continue
                 _describe(row, points, cost + move_cost[dist], KIND_DEEP, chit, target, line)
                 n = _keep(cands, n, max_k, greedy, best, rng, row, work)

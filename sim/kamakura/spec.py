@@ -1,7 +1,7 @@
 """Kamakura's entry in the game registry (sim/games.py; the type: sim/game_spec.py): its parameters,
 agents, forward model and state, as references that load nothing until asked for."""
 
-from sim.game_spec import AgentKind, GameSpec, Vocabulary
+from sim.game_spec import AgentKind, GameSpec, ValuesStudy, Vocabulary
 from sim.kamakura.params import DEFAULT_CONFIG, MAX_PLAYERS, MIN_PLAYERS, TIE_BREAKS  # R-9
 
 #: MCTS rollout policies, rewards and trees; the index is the kernels' code (uct.ROLLOUT_*, REWARD_*,
@@ -39,4 +39,8 @@ SPEC = GameSpec(
     bench_ref="sim.kamakura.bench:BENCH",
     component_values_ref="analysis.kamakura.chit_values:component_values",
     bench_players=3,
+    values=ValuesStudy(run_ref="sim.kamakura.values:run_values", table_ref="sim.kamakura.values:values_table",
+                       components_ref="sim.kamakura.values:components", positions=(0, 9, 18), games=900,
+                       groups=("colour", "points", "power"), shares_ref="analysis.kamakura.ties:win_shares",
+                       max_position=200),
 )

@@ -1,7 +1,7 @@
 """Sakura's entry in the game registry (sim/games.py; the type: sim/game_spec.py): its parameters,
 agents, forward model and state, as references that load nothing until asked for."""
 
-from sim.game_spec import AgentKind, GameSpec, Vocabulary
+from sim.game_spec import AgentKind, GameSpec, ValuesStudy, Vocabulary
 from sim.sakura.params import DEFAULT_CONFIG, MAX_PLAYERS, MIN_PLAYERS, TIE_BREAKS  # R-14
 
 #: MCTS rewards; the index is the kernels' code (mcts.REWARD_* are derived from it).
@@ -34,6 +34,10 @@ SPEC = GameSpec(
     component_values_ref="analysis.sakura.card_values:component_values",
     run_label_ref="sim.sakura.spec:run_label",
     bench_players=4,
+    values=ValuesStudy(run_ref="sim.sakura.values:run_values", table_ref="sim.sakura.values:values_table",
+                       components_ref="sim.sakura.values:components", positions=(0,), games=300,
+                       groups=("garden", "painter"), shares_ref="analysis.sakura.ties:win_shares",
+                       player_columns=(("position", "painter_at"),), score_unit="tokens"),
 )
 
 

@@ -1,0 +1,393 @@
+"""Causal component values from a `balance values` run (API.md): what holding a component changes, paired.
+
+For each (position, component) and seat j the run holds, per base game g, the win share of j when j holds
+the component (treatment) and when nobody does (control), played on from the same state with the same
+generator. The value of the component for seat j is the mean over games of the paired difference
+d[g, j] = treatment - control; for "all" seats, the mean over games of d[g, :] averaged over the seats.
+Base games are independent, so the normal interval of a mean of per-game differences is valid whatever
+the dependence between the arms and seats of one game (the per-game difference is the cluster).
+
+**Point equivalents.** The control games are re-scored with a bonus b added to seat j's final score (the
+game's own tie-break, `ValuesStudy.shares`); g_j(b), the mean gain in j's win share, rises with b, and the
+point equivalent is the b with g_j(b) = value (linear between whole points). Its interval is a percentile
+bootstrap over base games (value and g resampled together, 400 draws, seeded): no new games.
+**Powers** are priced the same way: the arms that hold the chit with its power removed give the value of
+the same points without the power; the power is worth the difference, in win share and in points.
+**Seat handicaps** (any run's games): the bonus to seat j alone that brings its win share to 1/N.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from analysis.stats import DETECTABLE_Z, holm, mean_interval, normal_p
+from sim.errors import ConfigError
+
+BONUS_RANGE = 40          # bonuses -40..40 points are tried (a larger one decides any game we measured)
+BOOTSTRAP_DRAWS = 400
+
+
+@dataclass
+class ValuesRun:
+    """A `balance values` run: its manifest, the values table and the components priced."""
+
+    path: Path
+    manifest: dict
+    table: pd.DataFrame
+    components: pd.DataFrame
+
+    @property
+    def game(self) -> str:
+        return self.manifest["game"]
+
+    @property
+    def players(self) -> int:
+        return int(self.manifest["players"])
+
+    @property
+    def study(self):
+        from sim import games
+
+        return games.spec(self.game).values
+
+    @property
+    def arms(self) -> dict:
+        """Every (position, component)'s arms (module function `arms`), computed once."""
+        if "_arms" not in self.__dict__:
+            self.__dict__["_arms"] = arms(self)
+        return self.__dict__["_arms"]
+
+    @property
+    def tie_break(self) -> str:
+        from sim import games
+
+        source = str(self.path / "manifest.json")
+        return games.spec(self.game).rules(self.manifest["config"], self.players, source).tie_break
+
+
+def is_values_run(path: str | os.PathLike[str]) -> bool:
+    manifest = Path(path) / "manifest.json"
+    try:
+        return manifest.is_file() and json.loads(manifest.read_text()).get("study") == "values"
+    except (OSError, json.JSONDecodeError):
+        return False
+
+
+def read_values_run(path: str | os.PathLike[str]) -> ValuesRun:
+    """A values run directory (ConfigError when it is none or holds no finished base game)."""
+    from analysis.runs import read_table
+
+    path = Path(path)
+    if not is_values_run(path):
+        raise ConfigError(f"{path}: not a `balance values` run directory (manifest.json with study = values)")
+    manifest = json.loads((path / "manifest.json").read_text())
+    table = read_table(path, "values")
+    if table.empty:
+        raise ConfigError(f"{path}: the values run holds no finished base game yet")
+    components = pd.DataFrame(manifest["components"])
+    return ValuesRun(path, manifest, table, components)
+
+
+# ---- the arms as arrays --------------------------------------------------------------------------------
+@dataclass
+class Arms:
+    """One (position, component)'s games as arrays over base games g: control[g, seat] and
+    treated[g, holder, seat] win shares (NaN where not played), the control's scores and game-specific
+    columns (for re-scoring), and stripped[g, holder, seat]: the holder kept the points, not the power."""
+
+    control: np.ndarray
+    treated: np.ndarray
+    stripped: np.ndarray
+    control_score: np.ndarray
+    control_columns: dict[str, np.ndarray]
+
+
+def _extra_columns(table: pd.DataFrame) -> list[str]:
+    from sim.log_tables import ARMS_COLUMNS
+
+    return [c for c in table.columns if c not in ARMS_COLUMNS]
+
+
+def arms(run: ValuesRun) -> dict[tuple[int, int], Arms]:
+    """Every (position, component) of the run as Arms, over the same base games (their union)."""
+    t = run.table
+    t = t[t["component"].to_numpy() >= 0]
+    players = run.players
+    games, g = np.unique(t["game_id"].to_numpy(), return_inverse=True)
+    position = t["position"].to_numpy().astype(np.int64)
+    component = t["component"].to_numpy().astype(np.int64)
+    holder = t["holder"].to_numpy().astype(np.int64)
+    seat = t["seat"].to_numpy().astype(np.int64)
+    power = t["with_power"].to_numpy().astype(bool)
+    arm = np.where(holder < 0, 0, np.where(power, 1 + holder, 1 + players + holder))
+    positions, p = np.unique(position, return_inverse=True)
+    n_comp = len(run.components)
+    shape = (len(games), len(positions), n_comp, 1 + 2 * players, players)
+    share = np.full(shape, np.nan)
+    share[g, p, component, arm, seat] = t["win_share"].to_numpy(dtype=float)
+    control_rows = arm == 0
+    score = np.full(shape[:3] + (players,), np.nan)
+    score[g[control_rows], p[control_rows], component[control_rows], seat[control_rows]] = (
+        t["score"].to_numpy(dtype=float)[control_rows])
+    extra = {}
+    for name in _extra_columns(t):
+        m = np.full(shape[:3] + (players,), np.nan)
+        m[g[control_rows], p[control_rows], component[control_rows], seat[control_rows]] = (
+            t[name].to_numpy(dtype=float)[control_rows])
+        extra[name] = m
+    out = {}
+    for pi, pos in enumerate(positions):
+        for k in range(n_comp):
+            control = share[:, pi, k, 0]
+            played = ~np.isnan(control).any(axis=1)
+            if not played.any():
+                continue
+            out[(int(pos), k)] = Arms(control[played], share[played, pi, k, 1:1 + players],
+                                      share[played, pi, k, 1 + players:], score[played, pi, k],
+                                      {n: m[played, pi, k] for n, m in extra.items()})
+    return out
+
+
+def _own(matrix: np.ndarray) -> np.ndarray:
+    """matrix[g, holder, seat] -> [g, j]: seat j's share when j is the holder."""
+    j = np.arange(matrix.shape[1])
+    return matrix[:, j, j]
+
+
+# ---- re-scoring with a bonus ---------------------------------------------------------------------------
+def bonus_gains(score: np.ndarray, columns: dict[str, np.ndarray], shares: Callable, rule: str,
+                bonuses: np.ndarray) -> np.ndarray:
+    """gain[g, j, b]: seat j's win share in game g with bonuses[b] added to its score, minus its share
+    with none (the game's tie-break `rule`)."""
+    games, players = score.shape
+    base = shares(score, columns, rule)
+    gains = np.empty((games, players, len(bonuses)))
+    for j in range(players):
+        stacked = np.repeat(score[None], len(bonuses), axis=0)  # (b, g, seats)
+        stacked[:, :, j] += bonuses[:, None]
+        cols = {n: np.broadcast_to(m, stacked.shape).reshape(-1, players) for n, m in columns.items()}
+        won = shares(stacked.reshape(-1, players), cols, rule).reshape(len(bonuses), games, players)
+        gains[:, j, :] = (won[:, :, j] - base[None, :, j]).T
+    return gains
+
+
+def invert(curve: np.ndarray, target: np.ndarray, bonuses: np.ndarray) -> np.ndarray:
+    """For each row r, the bonus b where the nondecreasing curve[r] reaches target[r], linear between
+    whole points; -inf/+inf when the target lies outside the curve's range."""
+    curve = np.atleast_2d(curve)
+    target = np.broadcast_to(np.asarray(target, dtype=float), curve.shape[:1])
+    above = curve >= target[:, None] - 1e-12
+    first = np.where(above.any(axis=1), above.argmax(axis=1), curve.shape[1])
+    out = np.empty(len(target))
+    for r, i in enumerate(first):
+        if i == curve.shape[1]:
+            out[r] = np.inf
+        elif i == 0:
+            out[r] = bonuses[0] if abs(curve[r, 0] - target[r]) <= 1e-12 else -np.inf
+        else:
+            lo, hi = curve[r, i - 1], curve[r, i]
+            out[r] = bonuses[i - 1] + (target[r] - lo) / (hi - lo) * (bonuses[i] - bonuses[i - 1])
+    return out
+
+
+def _bootstrap_weights(n: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(n, np.full(n, 1.0 / n), size=BOOTSTRAP_DRAWS).astype(float) / n
+
+
+def _mean_row(diff: np.ndarray) -> dict:
+    """value, ci_low, ci_high, n, se, p_value and the smallest detectable value of per-game differences."""
+    n = int(np.sum(~np.isnan(diff)))
+    mean = float(np.nanmean(diff)) if n else float("nan")
+    sd = float(np.nanstd(diff, ddof=1)) if n > 1 else float("nan")
+    low, high = mean_interval(mean, sd, n)
+    se = sd / np.sqrt(n) if n > 1 else float("nan")
+    return {"value": mean, "ci_low": float(low), "ci_high": float(high), "n": n,
+            "p_value": normal_p(mean, se), "detectable": DETECTABLE_Z * se}
+
+
+def _percentiles(drawn: np.ndarray) -> tuple[float, float]:
+    """The bootstrap's 2.5 and 97.5 percentiles; NaN when more than 5% of draws fell off the bonus range
+    (the figure is then not estimable from these games)."""
+    finite = drawn[np.isfinite(drawn)]
+    if finite.size < 0.95 * drawn.size:
+        return float("nan"), float("nan")
+    low, high = np.percentile(finite, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _equivalent(diff: np.ndarray, gains: np.ndarray, weights: np.ndarray, bonuses: np.ndarray) -> dict:
+    """Point equivalent of mean(diff) on the curve mean(gains) (games x bonuses), with a bootstrap
+    percentile interval over the games (weights: draws x games)."""
+    value = invert(gains.mean(axis=0), np.array([diff.mean()]), bonuses)[0]
+    low, high = _percentiles(invert(weights @ gains, weights @ diff, bonuses))
+    return {"points_equivalent": float(value), "pe_ci_low": low, "pe_ci_high": high}
+
+
+def component_values(run: ValuesRun) -> pd.DataFrame:
+    """One row per (component, position, seat) with seat "all" first: ``component, position, seat, value,
+    ci_low, ci_high, n, p_value, detectable, points_equivalent, pe_ci_low, pe_ci_high, p_holm,
+    significant`` plus the component's attributes. Holm runs over the "all" rows of the run (one family)
+    and, separately, over the per-seat rows."""
+    study = run.study
+    bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
+    rule = run.tie_break
+    rows = []
+    for (position, k), a in sorted(run.arms.items()):
+        d = _own(a.treated) - a.control  # (g, j)
+        gains = (bonus_gains(a.control_score, a.control_columns, study.shares, rule, bonuses)
+                 if study.shares else None)
+        weights = _bootstrap_weights(len(d), seed=1000 * position + k)
+        label = run.components.loc[k, "component"]
+        per_seat = [("all", d.mean(axis=1), None if gains is None else gains.mean(axis=1))]
+        per_seat += [(j, d[:, j], None if gains is None else gains[:, j]) for j in range(run.players)]
+        for seat, diff, g in per_seat:
+            row = {"component": label, "component_index": k, "position": position, "seat": seat,
+                   **_mean_row(diff)}
+            row.update(_equivalent(diff, g, weights, bonuses) if g is not None else
+                       {"points_equivalent": np.nan, "pe_ci_low": np.nan, "pe_ci_high": np.nan})
+            rows.append(row)
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return out
+    is_all = out["seat"].astype(str) == "all"
+    out["p_holm"] = np.nan
+    for mask in (is_all, ~is_all):
+        out.loc[mask, "p_holm"] = holm(out.loc[mask, "p_value"].to_numpy(dtype=float))
+    out["significant"] = np.nan_to_num(out["p_holm"].to_numpy(dtype=float), nan=1.0) <= 0.05
+    attrs = (run.components.drop(columns=["component"]).reset_index()
+             .rename(columns={"index": "component_index"}))
+    return out.merge(attrs, on="component_index", how="left")
+
+
+def power_values(run: ValuesRun) -> pd.DataFrame:
+    """What each power is worth at the first position: the component's value minus that of the same chit
+    held without its power, for the seat drawn in each game to hold it powerless (paired: same games; the
+    draw makes the mean the seat average), in win share and in points (the difference of the two point
+    equivalents on that seat's re-scoring curve, bootstrap interval). One row per component with a power:
+    ``component, position, power_value, ci_low, ci_high, n, power_points, pp_ci_low, pp_ci_high,
+    p_holm, significant``."""
+    study = run.study
+    bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
+    rows = []
+    for (position, k), a in sorted(run.arms.items()):
+        stripped = _own(a.stripped)  # (g, j): played for one seat a game (sim/kamakura/values.py)
+        played = ~np.isnan(stripped)
+        keep = played.any(axis=1)
+        if not keep.any():
+            continue
+        seat = played[keep].argmax(axis=1)
+        rows_k = np.flatnonzero(keep)
+        held = (_own(a.treated) - a.control)[rows_k, seat]
+        bare = (stripped - a.control)[rows_k, seat]
+        row = {"component": run.components.loc[k, "component"], "component_index": k, "position": position,
+               **_mean_row(held - bare)}
+        row["power_value"] = row.pop("value")
+        if study.shares:
+            gains = bonus_gains(a.control_score[keep], {n: m[keep] for n, m in a.control_columns.items()},
+                                study.shares, run.tie_break, bonuses)[np.arange(len(seat)), seat]
+            curve = gains.mean(axis=0)
+            weights = _bootstrap_weights(len(held), seed=7 + k)
+            points = invert(np.stack([curve, curve]), np.array([held.mean(), bare.mean()]), bonuses)
+            drawn_curve = weights @ gains
+            drawn = (invert(drawn_curve, weights @ held, bonuses)
+                     - invert(drawn_curve, weights @ bare, bonuses))
+            low, high = _percentiles(np.where(np.isnan(drawn), np.inf, drawn))
+            row.update(power_points=float(points[0] - points[1]), pp_ci_low=low, pp_ci_high=high)
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    if not out.empty:
+        out["p_holm"] = holm(out["p_value"].to_numpy(dtype=float))
+        out["significant"] = np.nan_to_num(out["p_holm"].to_numpy(dtype=float), nan=1.0) <= 0.05
+    return out
+
+
+def group_values(run: ValuesRun, attribute: str) -> pd.DataFrame:
+    """Values aggregated by a component attribute (e.g. Sakura's garden action), averaged over seats: per
+    base game, the mean of the seat-averaged differences over the group's components, then the mean over
+    games with its normal interval. ``attribute (its value), position, value, ci_low, ci_high, n,
+    components, p_value, detectable, p_holm, significant``."""
+    by_position: dict[int, dict[object, list[np.ndarray]]] = {}
+    for (position, k), a in run.arms.items():
+        d = (_own(a.treated) - a.control).mean(axis=1)
+        group = run.components.loc[k, attribute]
+        by_position.setdefault(position, {}).setdefault(group, []).append(d)
+    rows = []
+    for position, groups in sorted(by_position.items()):
+        for group, diffs in groups.items():
+            if len({len(x) for x in diffs}) != 1:
+                continue  # components played in different games: not averaged per game
+            per_game = np.mean(np.stack(diffs), axis=0)
+            rows.append({attribute: group, "position": position, "components": len(diffs),
+                         **_mean_row(per_game)})
+    out = pd.DataFrame(rows)
+    if not out.empty:
+        out["p_holm"] = holm(out["p_value"].to_numpy(dtype=float))
+        out["significant"] = np.nan_to_num(out["p_holm"].to_numpy(dtype=float), nan=1.0) <= 0.05
+    return out
+
+
+def seat_handicap(score: np.ndarray, columns: dict[str, np.ndarray], shares: Callable, rule: str,
+                  seed: int = 0) -> pd.DataFrame:
+    """The points each seat would need added to its final score (negative: taken away) for its win share
+    to be the fair share 1/N, re-scoring the games (score: (games, seats)); bootstrap 95% interval over
+    games. ``seat, handicap_points, ci_low, ci_high, n``."""
+    bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
+    games, players = score.shape
+    base = shares(score, columns, rule)
+    curves = bonus_gains(score, columns, shares, rule, bonuses) + base[:, :, None]  # shares with a bonus
+    weights = _bootstrap_weights(games, seed)
+    rows = []
+    for j in range(players):
+        fair = 1.0 / players
+        value = invert(curves[:, j].mean(axis=0), np.array([fair]), bonuses)[0]
+        low, high = _percentiles(invert(weights @ curves[:, j], np.full(len(weights), fair), bonuses))
+        rows.append({"seat": j, "handicap_points": float(value), "ci_low": low, "ci_high": high, "n": games})
+    return pd.DataFrame(rows)
+
+
+def format_values(run: ValuesRun) -> str:
+    """The seat-averaged values at each position as text (what `balance values` prints)."""
+    table = component_values(run)
+    from sim import games
+
+    score = run.study.score_unit
+    length = games.spec(run.game).vocabulary.length
+    lines = [f"{run.game}, {run.players} players, agents {','.join(run.manifest['agents'])}: what holding "
+             f"each component changes in a seat's win share (paired; percentage points, 95% interval), "
+             f"averaged over seats; * = significant after Holm over the table"]
+    for position, rows in table[table["seat"].astype(str) == "all"].groupby("position", sort=True):
+        where = "at the start" if position == 0 else f"after {position} {length}"
+        lines.append(f"\n{where} (n = {int(rows['n'].max()):,} base games a component at most)")
+        width = max(len(c) for c in rows["component"])
+        for r in rows.itertuples():
+            pe = (f"  = {r.points_equivalent:+.2f} {score} [{r.pe_ci_low:+.2f}, {r.pe_ci_high:+.2f}]"
+                  if np.isfinite(r.points_equivalent) else "")
+            lines.append(f"  {r.component:<{width}}  {100 * r.value:+6.1f} [{100 * r.ci_low:+6.1f}, "
+                         f"{100 * r.ci_high:+6.1f}]{'*' if r.significant else ' '}  n = {r.n:,}{pe}")
+    return "\n".join(lines)
+
+
+def players_handicap(run) -> pd.DataFrame | None:
+    """`seat_handicap` of a self-play run (analysis.runs.Run) from its players table: each seat's points
+    handicap to the fair share under the run's tie-break (None for a game without a re-scoring rule)."""
+    from analysis._arrays import seat_matrix
+    from sim import games
+
+    if "_handicap" in run.__dict__:
+        return run.__dict__["_handicap"]
+    study = games.spec(run.game).values
+    out = None
+    if study is not None and study.shares is not None and len(run.players):
+        names = dict(study.player_columns)
+        _, m = seat_matrix(run.players, ["score", *names])
+        out = seat_handicap(m["score"], {names[k]: m[k] for k in names}, study.shares, run.rules.tie_break)
+    run.__dict__["_handicap"] = out
+    return out

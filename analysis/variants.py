@@ -1,0 +1,81 @@
+"""Several runs of a game given to one report: each run minus the first of its game and player count, with
+its 95% interval, paired game by game when the runs share game ids (game i of both has the seed of
+(seed, i) when their seeds agree), and Holm over the whole table (analysis.sweep_report's comparisons).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.page import Section
+from analysis.runs import Run
+from analysis.stats import holm
+from analysis.sweep_report import TESTED, compare_runs, per_game
+
+_LABELS = {"start_adv": ("start-player advantage", "pp"), "gap": ("largest seat gap", "pp"),
+           "tie_rate": ("top score tied", "pp"), "tiebreak_rate": ("decided by the tie-break", "pp"),
+           "length": ("game length", None)}
+
+
+def variant_rows(runs: dict[str, Run], length: str) -> pd.DataFrame:
+    """Each run after the first minus the first (`runs` of one game and player count): ``run, base,
+    metric, difference, ci_low, ci_high, paired, p_value, p_holm, significant``."""
+    labels = list(runs)
+    base_label = labels[0]
+    base = per_game(runs[base_label].games, runs[base_label].players, length)
+    rows = []
+    for label in labels[1:]:
+        run = runs[label]
+        same_seed = run.manifest.get("seed") == runs[base_label].manifest.get("seed")
+        # paired only when game i of both was dealt from the same seed (else independent games)
+        cmp = compare_runs(per_game(run.games, run.players, length), base,
+                           paired=None if same_seed else False)
+        for metric in TESTED:
+            rows.append({"run": label, "base": base_label, "metric": metric, "difference": cmp[f"d_{metric}"],
+                         "ci_low": cmp[f"d_{metric}_low"], "ci_high": cmp[f"d_{metric}_high"],
+                         "paired": bool(cmp["paired"]), "p_value": cmp[f"p_{metric}"]})
+    out = pd.DataFrame(rows)
+    if not out.empty:
+        out["p_holm"] = holm(out["p_value"].to_numpy(dtype=float))
+        out["significant"] = np.nan_to_num(out["p_holm"].to_numpy(dtype=float), nan=1.0) <= 0.05
+    return out
+
+
+def variant_section(title: str, runs: dict[str, Run], length: str) -> Section | None:
+    """The "variant minus base" section of a game's runs, per player count with two runs or more."""
+    by_players: dict[int, dict[str, Run]] = {}
+    for label, run in runs.items():
+        by_players.setdefault(int(run.manifest["players"]), {})[label] = run
+    tables = []
+    for players, group in sorted(by_players.items()):
+        if len(group) < 2:
+            continue
+        rows = variant_rows(group, length)
+
+        def shown(value: float, metric: str) -> str:
+            unit = _LABELS[metric][1]
+            return "" if not np.isfinite(value) else (f"{100 * value:+.1f}" if unit else f"{value:+.2f}")
+
+        frame = pd.DataFrame({
+            "Run": rows["run"], "Minus": rows["base"],
+            "Figure": [f"{_LABELS[m][0]} ({_LABELS[m][1] or length})" for m in rows["metric"]],
+            "Difference": [shown(v, m) for v, m in zip(rows["difference"], rows["metric"], strict=True)],
+            "95% interval": [f"[{shown(lo, m)}, {shown(hi, m)}]" for lo, hi, m in
+                             zip(rows["ci_low"], rows["ci_high"], rows["metric"], strict=True)],
+            "Paired": np.where(rows["paired"], "yes (same seeds)", "no"),
+            "Holm p": [f"{p:.2g}" if np.isfinite(p) else "" for p in rows["p_holm"]],
+            "Significant": np.where(rows["significant"], "yes", "no")})
+        tables.append((players, frame))
+    if not tables:
+        return None
+    sec = Section(f"{title}: each run minus the first")
+    sec.notes.append("Differences of each run from the first run of the same player count: percentage points "
+                     "(pp) for rates, the game's own unit for length. Paired game by game when the two runs "
+                     "share their seeds (game i of each was dealt from the same seed), which removes the "
+                     "luck of the deal from the difference; else the runs' games are independent. The seat "
+                     "gap's interval is a bootstrap. Significance: Holm over the whole table.")
+    for players, frame in tables:
+        sec.tables.append((f"variants_{title.lower()}_{players}p", f"{players} players: run minus the first",
+                           frame))
+    return sec

@@ -1,0 +1,240 @@
+"""What holding a chit is worth, by paired intervention (issue 13): from a position reached by play, one
+chit of a kind is taken off the board and either given to a seat (a treatment arm) or held by nobody (the
+control), and the game is played on from the same state with the same agent generator in every arm.
+
+Arms of one (game, position, kind): the control (holder -1); each seat holding it (holder = seat); and, for a
+kind with a power, one seat (drawn per game and kind) holding it with its power removed (`with_power` false),
+which prices the power against the same points (at the first position only, where a power has the whole game
+to act; one seat rather than each keeps the cost at 2 games a kind, and the seat average unbiased). A chit
+held by nobody has owner NO_ONE: off the board (kernels test `owner != -1`)
+and scoring for no seat (kernels score `owner >= 0`), so a 0-point chit with no power leaves every arm's game
+identical to the control's, and its value is exactly 0.
+
+Positions are turn counts: 0 is the start of the game; t > 0 the start of turn t + 1 of the game as the
+agents played it from the seed (the same game `balance simulate` logs). A (game, position, kind) is left out
+when the game ended before that turn, no chit of the kind is on the board then, or taking it would empty
+the board.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+from numba import njit
+
+from sim.kamakura.agents import MAX_PLAN
+from sim.kamakura.batch import MAX_HISTORY, _seat_trees, next_plan
+from sim.kamakura.kernels import (
+    CHITS_LEFT,
+    ICONS,
+    MAX_PLAYERS,
+    N_ACTIONS,
+    N_CHITS,
+    OVER,
+    OWNER,
+    POINTS,
+    POWER,
+    TO_MOVE,
+    TURN,
+    apply_action,
+    new_game,
+    scores,
+    winners,
+)
+from sim.kamakura.params import COLOURS
+from sim.kamakura.uct import M_VALID, N_PARAMS
+from sim.log_tables import arms_table
+from sim.rng import rng_below, rng_seeded
+
+if TYPE_CHECKING:
+    from sim.kamakura.params import KamakuraRules
+
+NO_ONE = -2  # owner of a chit taken off the board for the control arm
+#: the positions measured by default: the start, and the start of turns 10 and 19 (after 9 and 18 turns)
+POSITIONS = (0, 9, 18)
+_PICK_STREAM = 16  # generator streams 16.. of a game's seed pick the chit of each (position, kind)
+
+
+def chit_kinds(rules: KamakuraRules) -> np.ndarray:
+    """The distinct chits of the config, int64[K, 4] of (colour, icons, points, power), sorted: every
+    differing attribute makes its own kind, so one changed chit is a kind of its own."""
+    rows = {(colour, int(i), int(p), int(w)) for colour, chits in enumerate(rules.chits)
+            for i, p, w in chits}
+    return np.array(sorted(rows), dtype=np.int64).reshape(-1, 4)
+
+
+def kind_labels(kinds: np.ndarray) -> list[str]:
+    """A designer's name for each kind: 'blue 4 (8 pts)', 'red 2 (2 pts, power 2)'."""
+    return [f"{COLOURS[c]} {i} ({p} pt{'s' if p != 1 else ''}{f', power {w}' if w else ''})"
+            for c, i, p, w in kinds]
+
+
+def components(rules: KamakuraRules) -> list[dict]:
+    """The kinds a values run prices, in `component` index order: label, colour, icons, points, power and
+    how many chits of the config are of the kind (the run manifest's ``components``)."""
+    kinds = chit_kinds(rules)
+    counts = {}
+    for colour, chits in enumerate(rules.chits):
+        for i, p, w in chits:
+            counts[(colour, int(i), int(p), int(w))] = counts.get((colour, int(i), int(p), int(w)), 0) + 1
+    return [{"component": label, "colour": COLOURS[c], "icons": int(i), "points": int(p), "power": int(w),
+             "count": counts[(int(c), int(i), int(p), int(w))]}
+            for label, (c, i, p, w) in zip(kind_labels(kinds), kinds, strict=True)]
+
+
+@njit(cache=True)
+def _play_on(s, rng, kinds_row, params_row, trees, history, stop_turn, plan, buf):
+    """Play on from `s` with generator `rng` until the game is over or, with stop_turn >= 0, until
+    stop_turn turns are finished (a turn's last action ends it, so `s` is then at a turn's start). Search
+    trees start fresh: every arm of an intervention starts from the same nothing."""
+    n_history = 0
+    for seat in range(MAX_PLAYERS):
+        trees.meta[seat, M_VALID] = 0
+    while s[OVER] == 0:
+        if stop_turn >= 0 and s[TURN] >= stop_turn:
+            return
+        seat = s[TO_MOVE]
+        n_plan = next_plan(s, rng, kinds_row[seat], params_row[seat], trees, history, n_history, plan, buf)
+        for i in range(n_plan):
+            apply_action(s, plan[i])
+            history[n_history] = plan[i]
+            n_history += 1
+            if n_history == history.shape[0]:
+                n_history = 0
+                for other in range(MAX_PLAYERS):
+                    trees.meta[other, M_VALID] = 0
+            if s[OVER] == 1 or (stop_turn >= 0 and s[TURN] >= stop_turn):
+                break
+
+
+@njit(cache=True)
+def _pick_chit(s, kind, pick):
+    """A chit of `kind` (colour, icons, points, power) still on the board, drawn uniformly with `pick`;
+    -1 when there is none."""
+    n = 0
+    for chit in range(N_CHITS):
+        if (s[OWNER + chit] == -1 and chit // 10 == kind[0] and s[ICONS + chit] == kind[1]
+                and s[POINTS + chit] == kind[2] and s[POWER + chit] == kind[3]):
+            n += 1
+    if n == 0:
+        return -1
+    chosen = rng_below(pick, n)
+    for chit in range(N_CHITS):
+        if (s[OWNER + chit] == -1 and chit // 10 == kind[0] and s[ICONS + chit] == kind[1]
+                and s[POINTS + chit] == kind[2] and s[POWER + chit] == kind[3]):
+            if chosen == 0:
+                return chit
+            chosen -= 1
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def play_values(seeds, rules, kinds, positions, agent_kinds, agent_params, out_scores, out_shares, available,
+                base_scores, base_shares):
+    """The paired arms of every (game, position, kind): out_scores[g, p, k, arm, seat] and out_shares (the
+    seat's win share under the configured tie-break) for arm 0 (control), 1 + seat (that seat holds the
+    chit) and 1 + players + seat (holds it without its power; kinds with a power only);
+    available[g, p, k] = 1 where the arms were played; base_scores / base_shares[g, seat] the seed's own game,
+    played on to its end with no intervention."""
+    players = rules.players
+    n_arms = 1 + 2 * players
+    plan = np.empty(MAX_PLAN, dtype=np.int64)
+    buf = np.empty(N_ACTIONS, dtype=np.int64)
+    score = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    win = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    trees = _seat_trees(agent_kinds, agent_params, players)
+    history = np.empty(MAX_HISTORY, dtype=np.int64)
+    for g in range(seeds.shape[0]):
+        s = new_game(rules, seeds[g])
+        rng = rng_seeded(seeds[g], 1)  # the agents' stream, as in batch.play_batch
+        for p in range(positions.shape[0]):
+            _play_on(s, rng, agent_kinds[g], agent_params[g], trees, history, positions[p], plan, buf)
+            if s[OVER] == 1 or s[TURN] != positions[p] or s[CHITS_LEFT] < 2:
+                continue
+            for k in range(kinds.shape[0]):
+                pick = rng_seeded(seeds[g], _PICK_STREAM + p * kinds.shape[0] + k)
+                chit = _pick_chit(s, kinds[k], pick)
+                if chit < 0:
+                    continue
+                available[g, p, k] = 1
+                stripped = 1 + players + rng_below(pick, players)  # the one seat holding it powerless
+                for arm in range(n_arms):
+                    if arm > players and (kinds[k, 3] == 0 or p > 0 or arm != stripped):
+                        continue  # powers: at the first position, one seat (drawn) a game
+                    a = s.copy()
+                    r = rng.copy()
+                    a[OWNER + chit] = NO_ONE if arm == 0 else (arm - 1) % players
+                    if arm > players:
+                        a[POWER + chit] = 0
+                    a[CHITS_LEFT] -= 1
+                    _play_on(a, r, agent_kinds[g], agent_params[g], trees, history, -1, plan, buf)
+                    scores(a, score)
+                    winners(a, score, win)
+                    n_win = 0
+                    for seat in range(players):
+                        n_win += win[seat]
+                    for seat in range(players):
+                        out_scores[g, p, k, arm, seat] = score[seat]
+                        out_shares[g, p, k, arm, seat] = win[seat] / n_win
+        _play_on(s, rng, agent_kinds[g], agent_params[g], trees, history, -1, plan, buf)  # the game itself
+        scores(s, score)
+        winners(s, score, win)
+        n_win = 0
+        for seat in range(players):
+            n_win += win[seat]
+        for seat in range(players):
+            base_scores[g, seat] = score[seat]
+            base_shares[g, seat] = win[seat] / n_win
+
+
+# ---- Python face ---------------------------------------------------------------------------------------
+def run_values(rules: KamakuraRules, seeds: np.ndarray, seating: np.ndarray, params: np.ndarray | None = None,
+               positions: tuple[int, ...] = POSITIONS) -> dict[str, np.ndarray]:
+    """Play the paired arms of every kind (chit_kinds) at every position for one base game per seed;
+    seating and params as batch.run_batch takes them. Returns kinds, positions, scores, shares, available
+    (see play_values)."""
+    from sim.batching import batch_inputs
+    from sim.kamakura.game import kernel_rules
+
+    players = rules.players
+    seeds, seating, params = batch_inputs(seeds, seating, players, params, N_PARAMS)
+    kinds = chit_kinds(rules)
+    pos = np.asarray(positions, dtype=np.int64)
+    shape = (len(seeds), len(pos), len(kinds), 1 + 2 * players, players)
+    out_scores = np.zeros(shape, dtype=np.int64)
+    out_shares = np.full(shape, np.nan)
+    available = np.zeros(shape[:3], dtype=np.int8)
+    base_scores = np.zeros((len(seeds), players), dtype=np.int64)
+    base_shares = np.zeros((len(seeds), players))
+    play_values(seeds, kernel_rules(rules), kinds, pos, seating, params, out_scores, out_shares, available,
+                base_scores, base_shares)
+    return {"kinds": kinds, "positions": pos, "scores": out_scores, "shares": out_shares,
+            "available": available, "base_scores": base_scores, "base_shares": base_shares}
+
+
+def values_table(first_game: int, out: dict[str, np.ndarray]) -> pa.Table:
+    """The values table of base games first_game..: one row per (game, position, kind, arm, seat) played,
+    with ``game_id, position, component, holder (-1: nobody), with_power, seat, score, win_share``;
+    `component` indexes the run's kinds (manifest ``components``)."""
+    scores_, shares, available = out["scores"], out["shares"], out["available"]
+    games, n_pos, n_kinds, n_arms, players = scores_.shape
+    keep = available[:, :, :, None].astype(bool) & ~np.isnan(shares[..., 0])  # the arms played
+    g, p, k, a = np.nonzero(keep)
+    rows = len(g)
+    seat = np.tile(np.arange(players), rows)
+    rep = lambda x: np.repeat(x, players)  # noqa: E731 (one row per seat)
+    holder = np.where(a == 0, -1, (a - 1) % players)
+    columns = {
+        "game_id": rep(first_game + g),
+        "position": rep(out["positions"][p]),
+        "component": rep(k),
+        "holder": rep(holder),
+        "with_power": rep(a <= players),
+        "seat": seat,
+        "score": scores_[g, p, k, a].reshape(-1),
+        "win_share": shares[g, p, k, a].reshape(-1),
+    }
+    return arms_table(columns, first_game, out["base_scores"], out["base_shares"])
+
