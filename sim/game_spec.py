@@ -49,7 +49,7 @@ class Vocabulary:
 class ValuesStudy:
     """How `balance values` prices a game's components by paired intervention (sim/<game>/values.py)."""
 
-    run_ref: str                    # (rules, seeds, seating, params, positions) -> arrays
+    run_ref: str                    # (rules, seeds, seating, params, positions, first_game=) -> arrays
     table_ref: str                  # (first game, arrays) -> the values table of a chunk
     components_ref: str             # rules -> one dict per component: `component` label and attributes
     positions: tuple[int, ...]      # the positions measured by default (turns or rounds played; 0: start)

@@ -48,7 +48,8 @@ class ValuesPlan(RunPlan):
         values = games.spec(self.game).values
         rules = plan_rules(self)
         kinds, params = agent_arrays(self.seating(start, end), self.game)
-        out = values.run(rules, game_seeds(self.seed, start, end - start), kinds, params, self.positions)
+        out = values.run(rules, game_seeds(self.seed, start, end - start), kinds, params, self.positions,
+                         first_game=start)
         return {"values": to_parquet_bytes(values.table(start, out))}
 
     def smallest_chunk(self) -> int:

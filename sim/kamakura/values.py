@@ -55,6 +55,7 @@ NO_ONE = -2  # owner of a chit taken off the board for the control arm
 #: the positions measured by default: the start, and the start of turns 10 and 19 (after 9 and 18 turns)
 POSITIONS = (0, 9, 18)
 _PICK_STREAM = 16  # generator streams 16.. of a game's seed pick the chit of each (position, kind)
+LATER_EVERY = 2  # positions after the start are measured in every second base game
 
 
 def chit_kinds(rules: KamakuraRules) -> np.ndarray:
@@ -132,7 +133,7 @@ def _pick_chit(s, kind, pick):
 
 @njit(cache=True, nogil=True)
 def play_values(seeds, rules, kinds, positions, agent_kinds, agent_params, out_scores, out_shares, available,
-                base_scores, base_shares):
+                base_scores, base_shares, measure_later):
     """The paired arms of every (game, position, kind): out_scores[g, p, k, arm, seat] and out_shares (the
     seat's win share under the configured tie-break) for arm 0 (control), 1 + seat (that seat holds the
     chit) and 1 + players + seat (holds it without its power; kinds with a power only);
@@ -153,6 +154,8 @@ def play_values(seeds, rules, kinds, positions, agent_kinds, agent_params, out_s
             _play_on(s, rng, agent_kinds[g], agent_params[g], trees, history, positions[p], plan, buf)
             if s[OVER] == 1 or s[TURN] != positions[p] or s[CHITS_LEFT] < 2:
                 continue
+            if positions[p] > 0 and measure_later[g] == 0:
+                continue  # positions after the start: every LATER_EVERY-th base game (run_values)
             for k in range(kinds.shape[0]):
                 pick = rng_seeded(seeds[g], _PICK_STREAM + p * kinds.shape[0] + k)
                 chit = _pick_chit(s, kinds[k], pick)
@@ -191,7 +194,7 @@ def play_values(seeds, rules, kinds, positions, agent_kinds, agent_params, out_s
 
 # ---- Python face ---------------------------------------------------------------------------------------
 def run_values(rules: KamakuraRules, seeds: np.ndarray, seating: np.ndarray, params: np.ndarray | None = None,
-               positions: tuple[int, ...] = POSITIONS) -> dict[str, np.ndarray]:
+               positions: tuple[int, ...] = POSITIONS, first_game: int = 0) -> dict[str, np.ndarray]:
     """Play the paired arms of every kind (chit_kinds) at every position for one base game per seed;
     seating and params as batch.run_batch takes them. Returns kinds, positions, scores, shares, available
     (see play_values)."""
@@ -208,8 +211,12 @@ def run_values(rules: KamakuraRules, seeds: np.ndarray, seating: np.ndarray, par
     available = np.zeros(shape[:3], dtype=np.int8)
     base_scores = np.zeros((len(seeds), players), dtype=np.int64)
     base_shares = np.zeros((len(seeds), players))
+    # The start is measured in every base game, later positions in every LATER_EVERY-th (by its index in
+    # the run, so the same games whatever the chunking): the start is the headline, and the later
+    # positions would otherwise cost a third of the run.
+    later = ((first_game + np.arange(len(seeds))) % LATER_EVERY == 0).astype(np.int8)
     play_values(seeds, kernel_rules(rules), kinds, pos, seating, params, out_scores, out_shares, available,
-                base_scores, base_shares)
+                base_scores, base_shares, later)
     return {"kinds": kinds, "positions": pos, "scores": out_scores, "shares": out_shares,
             "available": available, "base_scores": base_scores, "base_shares": base_shares}
 

@@ -171,7 +171,7 @@ def play_values(seeds, rules, agent_kinds, agent_params, out_tokens, out_shares,
 
 # ---- Python face ---------------------------------------------------------------------------------------
 def run_values(rules: SakuraRules, seeds: np.ndarray, seating: np.ndarray, params: np.ndarray | None = None,
-               positions: tuple[int, ...] = POSITIONS) -> dict[str, np.ndarray]:
+               positions: tuple[int, ...] = POSITIONS, first_game: int = 0) -> dict[str, np.ndarray]:
     """Play the paired arms of every card for one base deal per seed; seating and params as
     batch.run_batch takes them. Only the start is measured (positions must be (0,))."""
     from sim.batching import batch_inputs
