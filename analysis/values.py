@@ -178,22 +178,34 @@ def bonus_gains(score: np.ndarray, columns: dict[str, np.ndarray], shares: Calla
     return gains
 
 
+def _first_reach(curve: np.ndarray, target: float, bonuses: np.ndarray) -> float:
+    """The bonus, walking `bonuses` in order, where the monotone `curve` first reaches `target` (linear
+    between whole points); inf when it never does. curve[0] is the value at bonuses[0]."""
+    reached = np.flatnonzero(curve >= target - 1e-12)
+    if not len(reached):
+        return np.inf
+    i = reached[0]
+    if i == 0:
+        return float(bonuses[0])
+    lo, hi = curve[i - 1], curve[i]
+    return float(bonuses[i - 1] + (target - lo) / (hi - lo) * (bonuses[i] - bonuses[i - 1]))
+
+
 def invert(curve: np.ndarray, target: np.ndarray, bonuses: np.ndarray) -> np.ndarray:
-    """For each row r, the bonus b where the nondecreasing curve[r] reaches target[r], linear between
-    whole points; -inf/+inf when the target lies outside the curve's range."""
+    """For each row r, the bonus b where the nondecreasing curve[r] (over `bonuses`, symmetric about 0,
+    curve 0 at 0) reaches target[r], linear between whole points, searched outwards from 0: a gain is
+    met by the smallest bonus that brings it, a loss by the smallest penalty, and 0 by 0 (a plateau
+    around 0, where a few points change no result, does not move it). +-inf when the target lies
+    outside the curve's range."""
     curve = np.atleast_2d(curve)
     target = np.broadcast_to(np.asarray(target, dtype=float), curve.shape[:1])
-    above = curve >= target[:, None] - 1e-12
-    first = np.where(above.any(axis=1), above.argmax(axis=1), curve.shape[1])
+    zero = int(np.flatnonzero(bonuses == 0)[0])
     out = np.empty(len(target))
-    for r, i in enumerate(first):
-        if i == curve.shape[1]:
-            out[r] = np.inf
-        elif i == 0:
-            out[r] = bonuses[0] if abs(curve[r, 0] - target[r]) <= 1e-12 else -np.inf
-        else:
-            lo, hi = curve[r, i - 1], curve[r, i]
-            out[r] = bonuses[i - 1] + (target[r] - lo) / (hi - lo) * (bonuses[i] - bonuses[i - 1])
+    for r in range(len(target)):
+        if target[r] >= 0:
+            out[r] = _first_reach(curve[r, zero:], target[r], bonuses[zero:])
+        else:  # walk down from 0: the mirrored curve rises as the penalty grows
+            out[r] = -_first_reach(-curve[r, zero::-1], -target[r], -bonuses[zero::-1])
     return out
 
 
@@ -278,7 +290,7 @@ def power_values(run: ValuesRun) -> pd.DataFrame:
     bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
     rows = []
     for (position, k), a in sorted(run.arms.items()):
-        stripped = _own(a.stripped)  # (g, j): played for one seat a game (sim/kamakura/values.py)
+        stripped = _own(a.stripped)  # (g, j): played for one seat a game (the game's values kernel)
         played = ~np.isnan(stripped)
         keep = played.any(axis=1)
         if not keep.any():
@@ -310,7 +322,7 @@ def power_values(run: ValuesRun) -> pd.DataFrame:
 
 
 def group_values(run: ValuesRun, attribute: str) -> pd.DataFrame:
-    """Values aggregated by a component attribute (e.g. Sakura's garden action), averaged over seats: per
+    """Values aggregated by a component attribute (e.g. a card's garden action), averaged over seats: per
     base game, the mean of the seat-averaged differences over the group's components, then the mean over
     games with its normal interval. ``attribute (its value), position, value, ci_low, ci_high, n,
     components, p_value, detectable, p_holm, significant``."""
@@ -342,13 +354,13 @@ def seat_handicap(score: np.ndarray, columns: dict[str, np.ndarray], shares: Cal
     bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
     games, players = score.shape
     base = shares(score, columns, rule)
-    curves = bonus_gains(score, columns, shares, rule, bonuses) + base[:, :, None]  # shares with a bonus
+    gains = bonus_gains(score, columns, shares, rule, bonuses)  # the gain in share a bonus brings
     weights = _bootstrap_weights(games, seed)
     rows = []
     for j in range(players):
-        fair = 1.0 / players
-        value = invert(curves[:, j].mean(axis=0), np.array([fair]), bonuses)[0]
-        low, high = _percentiles(invert(weights @ curves[:, j], np.full(len(weights), fair), bonuses))
+        fair = 1.0 / players  # the bonus whose gain closes the gap between the seat's share and 1/N
+        value = invert(gains[:, j].mean(axis=0), np.array([fair - base[:, j].mean()]), bonuses)[0]
+        low, high = _percentiles(invert(weights @ gains[:, j], fair - weights @ base[:, j], bonuses))
         rows.append({"seat": j, "handicap_points": float(value), "ci_low": low, "ci_high": high, "n": games})
     return pd.DataFrame(rows)
 

@@ -67,10 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
     values.add_argument("--players", type=int, required=True)
     values.add_argument("--agents", default="greedy", help="one agent for all seats, or one per seat: a,b,c")
     values.add_argument("--games", type=_positive_int,
-                        help="base games (default: the game's, 900 Kamakura, 300 Sakura); each plays every "
+                        help="base games (default: the game's own, in its registry entry); each plays every "
                              "component's arms from every position")
-    values.add_argument("--positions", help="turns played before the intervention, e.g. 0,9,18 (Kamakura's "
-                                            "default; Sakura: the start only, 0)")
+    values.add_argument("--positions", help="turns or rounds played before the intervention, e.g. 0,9,18 "
+                                            "(default: the game's own; 0 = the start)")
     values.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1)
     values.add_argument("--seed", type=_seed, default=0)
     values.add_argument("--out",

@@ -18,6 +18,7 @@ the board.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -34,6 +35,7 @@ from sim.kamakura.kernels import (
     N_CHITS,
     OVER,
     OWNER,
+    PLAYERS,
     POINTS,
     POWER,
     TO_MOVE,
@@ -50,6 +52,10 @@ from sim.rng import rng_below, rng_seeded
 
 if TYPE_CHECKING:
     from sim.kamakura.params import KamakuraRules
+
+#: What play_values fills: scores and shares [game, position, kind, arm, seat] (see there), available
+#: [game, position, kind], and each seed's own game's base_scores / base_shares [game, seat].
+ValuesOut = namedtuple("ValuesOut", ["scores", "shares", "available", "base_scores", "base_shares"])
 
 NO_ONE = -2  # owner of a chit taken off the board for the control arm
 #: the positions measured by default: the start, and the start of turns 10 and 19 (after 9 and 18 turns)
@@ -132,13 +138,13 @@ def _pick_chit(s, kind, pick):
 
 
 @njit(cache=True, nogil=True)
-def play_values(seeds, rules, kinds, positions, agent_kinds, agent_params, out_scores, out_shares, available,
-                base_scores, base_shares, measure_later):
-    """The paired arms of every (game, position, kind): out_scores[g, p, k, arm, seat] and out_shares (the
-    seat's win share under the configured tie-break) for arm 0 (control), 1 + seat (that seat holds the
-    chit) and 1 + players + seat (holds it without its power; kinds with a power only);
-    available[g, p, k] = 1 where the arms were played; base_scores / base_shares[g, seat] the seed's own game,
-    played on to its end with no intervention."""
+def play_values(seeds, rules, kinds, positions, agent_kinds, agent_params, out, measure_later):
+    """The paired arms of every (game, position, kind), into `out` (a ValuesOut): scores[g, p, k, arm, seat]
+    and shares (the seat's win share under the configured tie-break) for arm 0 (control), 1 + seat (that
+    seat holds the chit) and 1 + players + seat (holds it without its power: kinds with a power, first
+    position, one seat drawn per game; arms not played stay NaN); available[g, p, k] = 1 where the arms
+    were played; base_scores / base_shares[g, seat]: the seed's own game, played on to its end with no
+    intervention. Positions after the start are measured only where measure_later[g] is 1."""
     players = rules.players
     n_arms = 1 + 2 * players
     plan = np.empty(MAX_PLAN, dtype=np.int64)
@@ -161,7 +167,7 @@ def play_values(seeds, rules, kinds, positions, agent_kinds, agent_params, out_s
                 chit = _pick_chit(s, kinds[k], pick)
                 if chit < 0:
                     continue
-                available[g, p, k] = 1
+                out.available[g, p, k] = 1
                 stripped = 1 + players + rng_below(pick, players)  # the one seat holding it powerless
                 for arm in range(n_arms):
                     if arm > players and (kinds[k, 3] == 0 or p > 0 or arm != stripped):
@@ -173,23 +179,22 @@ def play_values(seeds, rules, kinds, positions, agent_kinds, agent_params, out_s
                         a[POWER + chit] = 0
                     a[CHITS_LEFT] -= 1
                     _play_on(a, r, agent_kinds[g], agent_params[g], trees, history, -1, plan, buf)
-                    scores(a, score)
-                    winners(a, score, win)
-                    n_win = 0
-                    for seat in range(players):
-                        n_win += win[seat]
-                    for seat in range(players):
-                        out_scores[g, p, k, arm, seat] = score[seat]
-                        out_shares[g, p, k, arm, seat] = win[seat] / n_win
+                    _result(a, score, win, out.scores[g, p, k, arm], out.shares[g, p, k, arm])
         _play_on(s, rng, agent_kinds[g], agent_params[g], trees, history, -1, plan, buf)  # the game itself
-        scores(s, score)
-        winners(s, score, win)
-        n_win = 0
-        for seat in range(players):
-            n_win += win[seat]
-        for seat in range(players):
-            base_scores[g, seat] = score[seat]
-            base_shares[g, seat] = win[seat] / n_win
+        _result(s, score, win, out.base_scores[g], out.base_shares[g])
+
+
+@njit(cache=True)
+def _result(s, score, win, scores_out, shares_out):
+    """A finished game's scores and win shares (the configured tie-break, R-9) into the two rows."""
+    scores(s, score)
+    winners(s, score, win)
+    n_win = 0
+    for seat in range(s[PLAYERS]):
+        n_win += win[seat]
+    for seat in range(s[PLAYERS]):
+        scores_out[seat] = score[seat]
+        shares_out[seat] = win[seat] / n_win
 
 
 # ---- Python face ---------------------------------------------------------------------------------------
@@ -215,10 +220,9 @@ def run_values(rules: KamakuraRules, seeds: np.ndarray, seating: np.ndarray, par
     # the run, so the same games whatever the chunking): the start is the headline, and the later
     # positions would otherwise cost a third of the run.
     later = ((first_game + np.arange(len(seeds))) % LATER_EVERY == 0).astype(np.int8)
-    play_values(seeds, kernel_rules(rules), kinds, pos, seating, params, out_scores, out_shares, available,
-                base_scores, base_shares, later)
-    return {"kinds": kinds, "positions": pos, "scores": out_scores, "shares": out_shares,
-            "available": available, "base_scores": base_scores, "base_shares": base_shares}
+    out = ValuesOut(out_scores, out_shares, available, base_scores, base_shares)
+    play_values(seeds, kernel_rules(rules), kinds, pos, seating, params, out, later)
+    return {"kinds": kinds, "positions": pos, **out._asdict()}
 
 
 def values_table(first_game: int, out: dict[str, np.ndarray]) -> pa.Table:
