@@ -22,6 +22,7 @@ import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -57,12 +58,10 @@ class ValuesRun:
 
         return games.spec(self.game).values
 
-    @property
+    @cached_property
     def arms(self) -> dict:
         """Every (position, component)'s arms (module function `arms`), computed once."""
-        if "_arms" not in self.__dict__:
-            self.__dict__["_arms"] = arms(self)
-        return self.__dict__["_arms"]
+        return arms(self)
 
     @property
     def tie_break(self) -> str:

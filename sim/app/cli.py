@@ -32,6 +32,23 @@ def _seed(text: str) -> int:
     return value
 
 
+def _run_options(parser: argparse.ArgumentParser, agents: str, unit: str, out: str) -> None:
+    """The options `simulate` and `values` share: what to play, where, and how it runs."""
+    parser.add_argument("config", help="TOML config of any game (its `game` key says which)")
+    parser.add_argument("--players", type=int, required=True)
+    parser.add_argument("--agents", default=agents, help="one agent for all seats, or one per seat: a,b,c")
+    parser.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1)
+    parser.add_argument("--seed", type=_seed, default=0)
+    parser.add_argument("--out", help=f"run directory (default: {out})")
+    parser.add_argument("--backend", choices=("loky", "dask"), default="loky")
+    parser.add_argument("--scheduler", help="dask scheduler address (default: a local cluster)")
+    parser.add_argument("--chunk-size", type=_positive_int,
+                        help=f"{unit} per chunk (default: from --games and --jobs)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace a run directory made by a different run")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="balance",
                                      description="Monte Carlo balance toolkit for board games.")
@@ -45,42 +62,21 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--seed", type=_seed, default=0)
 
     sim_p = sub.add_parser("simulate", help="self-play games in parallel into a resumable run directory")
-    sim_p.add_argument("config", help="TOML config of any game (its `game` key says which)")
-    sim_p.add_argument("--players", type=int, required=True)
     sim_p.add_argument("--games", type=_positive_int, required=True)
-    sim_p.add_argument("--agents", default="random", help="one agent for all seats, or one per seat: a,b,c")
-    sim_p.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1)
-    sim_p.add_argument("--seed", type=_seed, default=0)
-    sim_p.add_argument("--out", help="run directory (default: runs/<game>-<config>-<N>p-<agents>-seed<S>)")
     sim_p.add_argument("--rotate-seats", action="store_true",
                        help="rotate the agents one seat per game: each agent sits in each seat equally")
-    sim_p.add_argument("--backend", choices=("loky", "dask"), default="loky")
-    sim_p.add_argument("--scheduler", help="dask scheduler address (default: a local cluster)")
-    sim_p.add_argument("--chunk-size", type=_positive_int,
-                       help="games per chunk (default: from --games and --jobs)")
-    sim_p.add_argument("--force", action="store_true", help="replace a run directory made by a different run")
-    sim_p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _run_options(sim_p, agents="random", unit="games",
+                 out="runs/<game>-<config>-<N>p-<agents>-seed<S>")
 
     values = sub.add_parser("values", help="causal value of each component by paired intervention (holding "
                                            "it vs nobody holding it, same seeds), in win share and points")
-    values.add_argument("config", help="TOML config of any game (its `game` key says which)")
-    values.add_argument("--players", type=int, required=True)
-    values.add_argument("--agents", default="greedy", help="one agent for all seats, or one per seat: a,b,c")
     values.add_argument("--games", type=_positive_int,
                         help="base games (default: the game's own, in its registry entry); each plays every "
                              "component's arms from every position")
     values.add_argument("--positions", help="turns or rounds played before the intervention, e.g. 0,9,18 "
                                             "(default: the game's own; 0 = the start)")
-    values.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1)
-    values.add_argument("--seed", type=_seed, default=0)
-    values.add_argument("--out",
-                        help="run directory (default: runs/values-<game>-<config>-<N>p-<agents>-seed<S>)")
-    values.add_argument("--backend", choices=("loky", "dask"), default="loky")
-    values.add_argument("--scheduler", help="dask scheduler address (default: a local cluster)")
-    values.add_argument("--chunk-size", type=_positive_int, help="base games per chunk")
-    values.add_argument("--force", action="store_true",
-                        help="replace a run directory made by a different run")
-    values.add_argument("--quiet", action="store_true", help="no progress bar")
+    _run_options(values, agents="greedy", unit="base games",
+                 out="runs/values-<game>-<config>-<N>p-<agents>-seed<S>")
 
     report = sub.add_parser("report", help="balance report of run directories (HTML, JSON, CSV)")
     report.add_argument("runs", nargs="+", help="run directories written by simulate")
@@ -132,22 +128,41 @@ def _study(args: argparse.Namespace) -> int:
     return 0
 
 
-def _simulate(args: argparse.Namespace) -> int:
-    started = time.perf_counter()  # the reported time covers validation and worker start-up too
-    from sim.app.runner import default_out, plan_run, prestart_workers, simulate
-
-    if args.scheduler and args.backend != "dask":
-        raise ConfigError("--scheduler: only used with --backend dask")
-    plan = plan_run(args.config, args.players, args.agents, args.seed, args.rotate_seats)
-    if args.backend == "loky":
-        prestart_workers(args.jobs, plan.game)  # first, so their start-up overlaps everything below
+def _play_run(plan, games_asked: int, args: argparse.Namespace, unit: str):
+    """Play a plan into its run directory with the shared run options, a progress bar on a terminal."""
     from tqdm import tqdm
+
+    from sim.app.runner import default_out, simulate
+
     out = args.out or default_out(plan)
     show = not args.quiet and sys.stderr.isatty()
-    with tqdm(total=args.games, unit="games", disable=not show, smoothing=0.1, desc=plan.game) as bar:
-        result = simulate(plan, args.games, out, jobs=args.jobs, backend=args.backend,
-                          scheduler=args.scheduler, force=args.force, chunk_size=args.chunk_size,
-                          progress=bar.update)
+    with tqdm(total=games_asked, unit=unit, disable=not show, smoothing=0.1, desc=plan.game) as bar:
+        return simulate(plan, games_asked, out, jobs=args.jobs, backend=args.backend,
+                        scheduler=args.scheduler, force=args.force, chunk_size=args.chunk_size,
+                        progress=bar.update)
+
+
+def _start(args: argparse.Namespace, game: str) -> None:
+    """Start the loky workers of a command that plays a plan, before anything else it does."""
+    from sim.app.runner import prestart_workers
+
+    if args.backend == "loky":
+        prestart_workers(args.jobs, game)  # first, so their start-up overlaps everything below
+
+
+def _check_backend(args: argparse.Namespace) -> None:
+    if args.scheduler and args.backend != "dask":
+        raise ConfigError("--scheduler: only used with --backend dask")
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    started = time.perf_counter()  # the reported time covers validation and worker start-up too
+    from sim.app.runner import plan_run
+
+    _check_backend(args)
+    plan = plan_run(args.config, args.players, args.agents, args.seed, args.rotate_seats)
+    _start(args, plan.game)
+    result = _play_run(plan, args.games, args, "games")
     seconds = time.perf_counter() - started
     rate = result.played / seconds if seconds > 0 else 0.0
     note = f" ({result.already} were already there)" if result.already else ""
@@ -158,24 +173,14 @@ def _simulate(args: argparse.Namespace) -> int:
 
 def _values(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    from sim.app.runner import prestart_workers, simulate
-    from sim.app.values_run import default_values_out, plan_values
+    from sim.app.values_run import plan_values
 
-    if args.scheduler and args.backend != "dask":
-        raise ConfigError("--scheduler: only used with --backend dask")
+    _check_backend(args)
     plan = plan_values(args.config, args.players, args.agents, args.seed, args.positions)
-    if args.backend == "loky":
-        prestart_workers(args.jobs, plan.game)
-    from tqdm import tqdm
-
+    _start(args, plan.game)
     from analysis.values import format_values, read_values_run
-    games_asked = args.games or games.spec(plan.game).values.games
-    out = args.out or default_values_out(plan)
-    show = not args.quiet and sys.stderr.isatty()
-    with tqdm(total=games_asked, unit="base games", disable=not show, desc=f"{plan.game} values") as bar:
-        result = simulate(plan, games_asked, out, jobs=args.jobs, backend=args.backend,
-                          scheduler=args.scheduler, force=args.force, chunk_size=args.chunk_size,
-                          progress=bar.update)
+
+    result = _play_run(plan, args.games or games.spec(plan.game).values.games, args, "base games")
     seconds = time.perf_counter() - started
     note = f" ({result.already} were already there)" if result.already else ""
     print(format_values(read_values_run(result.run_dir)))

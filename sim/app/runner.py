@@ -315,7 +315,10 @@ def simulate(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int =
 
 
 def default_out(plan: RunPlan) -> Path:
+    """runs/<game>-<config>-<N>p-<agents>-seed<S>, prefixed with the study ("values-") when not self-play."""
     agents = "-".join(plan.agents) + ("-rotated" if plan.rotate_seats else "")
     stem = Path(plan.config_path).stem
-    name = re.sub(r"[^A-Za-z0-9_.=-]+", "_", f"{plan.game}-{stem}-{plan.players}p-{agents}-seed{plan.seed}")
+    prefix = "" if plan.study == "simulate" else f"{plan.study}-"
+    name = re.sub(r"[^A-Za-z0-9_.=-]+", "_",
+                  f"{prefix}{plan.game}-{stem}-{plan.players}p-{agents}-seed{plan.seed}")
     return Path("runs") / name

@@ -11,9 +11,7 @@ missing, with the same tables at any --jobs or backend.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from sim import games
 from sim.agent_spec import agent_arrays
@@ -84,10 +82,3 @@ def plan_values(config: str | os.PathLike[str], players: int, agents: str, seed:
         raise ConfigError(f"{config}: `balance values` knows no components of {base.game}")
     return ValuesPlan(**{**base.__dict__, "positions": parse_positions(positions, base.game)})
 
-
-def default_values_out(plan: ValuesPlan) -> Path:
-    agents = "-".join(plan.agents)
-    stem = Path(plan.config_path).stem
-    name = re.sub(r"[^A-Za-z0-9_.=-]+", "_",
-                  f"values-{plan.game}-{stem}-{plan.players}p-{agents}-seed{plan.seed}")
-    return Path("runs") / name
