@@ -12,18 +12,21 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
-# Both games at their default configs; greedy agents (random ones say little about real play).
-DEMO_RUNS := runs/demo-kamakura-3p runs/demo-kamakura-4p runs/demo-sakura-4p
-# What each Kamakura chit kind is worth, by paired intervention (a short run; the default is 900 base games)
+# Both games at their default configs. Kamakura with 3 players as a skill profile: greedy and the strong
+# `expert` agent on the same deals, side by side in the report with the section "Balance by skill"; then
+# greedy runs of 4-player Kamakura and Sakura, and what each Kamakura chit kind is worth by paired
+# intervention (a short run; the default is 900 base games).
+DEMO_PROFILE := runs/demo-profile-kamakura-3p
+DEMO_RUNS := runs/demo-kamakura-4p runs/demo-sakura-4p
 DEMO_VALUES := runs/demo-values-kamakura-3p
 demo: $(STAMP)
-	$(BIN)/balance simulate configs/kamakura/base.toml --players 3 --games 30000 --agents greedy --seed 1 --out runs/demo-kamakura-3p
+	$(BIN)/balance profile configs/kamakura/base.toml --players 3 --levels greedy,expert --games 3000 --seed 1 --out $(DEMO_PROFILE) --quiet
 	$(BIN)/balance simulate configs/kamakura/base.toml --players 4 --games 30000 --agents greedy --seed 1 --out runs/demo-kamakura-4p
 	$(BIN)/balance simulate configs/sakura/base.toml --players 4 --games 30000 --agents greedy --seed 1 --out runs/demo-sakura-4p
 	$(BIN)/balance values configs/kamakura/base.toml --players 3 --agents greedy --games 150 --seed 1 --quiet --out $(DEMO_VALUES) > /dev/null
-	$(BIN)/balance summary $(DEMO_RUNS)
-	$(BIN)/balance report $(DEMO_VALUES) $(DEMO_RUNS) --out reports/demo
-	@echo "run directories: $(DEMO_VALUES) $(DEMO_RUNS); report: reports/demo/index.html"
+	$(BIN)/balance summary $(DEMO_PROFILE)/greedy $(DEMO_PROFILE)/expert $(DEMO_RUNS)
+	$(BIN)/balance report $(DEMO_VALUES) $(DEMO_PROFILE) $(DEMO_RUNS) --out reports/demo
+	@echo "run directories: $(DEMO_PROFILE)/greedy $(DEMO_PROFILE)/expert $(DEMO_VALUES) $(DEMO_RUNS); report: reports/demo/index.html"
 
 test: $(STAMP)
 	$(BIN)/ruff check sim analysis tests

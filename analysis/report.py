@@ -15,6 +15,7 @@ from typing import Any
 from analysis.ladder import is_ladder, ladder_report_parts
 from analysis.page import Section, label_runs, write_report
 from analysis.runs import read_run
+from analysis.skill import is_profile, profile_report_parts
 from analysis.values import is_values_run, players_handicap, read_values_run
 from analysis.values_report import values_section
 from analysis.variants import variant_section
@@ -32,10 +33,13 @@ def default_out(paths: list[str | os.PathLike[str]]) -> Path:
 def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | None = None) -> Path:
     """Read the runs (refusing bad directories first), compute every section, write the report. Each game's
     sections come from its registry entry (`GameSpec.report_sections`, in registry order); a ladder folder
-    (`balance ladder`, holding ladder.json) adds its ladder section (analysis.ladder)."""
+    (`balance ladder`, holding ladder.json) adds its ladder section (analysis.ladder), a profile folder
+    (`balance profile`, holding profile.json) its section "Balance by skill" (analysis.skill)."""
     ladders = [ladder_report_parts(p, f"ladder_{i}") for i, p in enumerate(q for q in paths if is_ladder(q))]
+    profiles = [profile_report_parts(p, f"skill_{i}")
+                for i, p in enumerate(q for q in paths if is_profile(q) and not is_ladder(q))]
     values_runs = [read_values_run(p) for p in paths if is_values_run(p)]
-    runs = [read_run(p) for p in paths if not is_ladder(p) and not is_values_run(p)]
+    runs = [read_run(p) for p in paths if not is_ladder(p) and not is_profile(p) and not is_values_run(p)]
     for run in runs:
         if run.games.empty:
             raise ConfigError(f"{run.path}: the run has no finished games yet")
@@ -70,6 +74,10 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
         sections.append(sec)
         runs, labels = runs + ladder_runs, labels + ladder_labels
         summary.setdefault("ladders", []).append(record)
-    if not runs and not values_runs and not ladders:
+    for sec, level_runs, level_labels, record in profiles:
+        sections.append(sec)
+        runs, labels = runs + level_runs, labels + level_labels
+        summary.setdefault("profiles", []).append(record)
+    if not runs and not values_runs and not ladders and not profiles:
         raise ConfigError("no run directory to report on")
     return write_report(sections, runs, labels, summary, Path(out) if out else default_out(paths))

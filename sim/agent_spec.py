@@ -80,49 +80,106 @@ def parse_spec(spec: str, game: str, extra_names: tuple[str, ...] = ()) -> Agent
     return AgentSpec(name, params)
 
 
-def resolved(spec: AgentSpec, game: str) -> str:
+def _model_file(spec: AgentSpec, game: str, players: int):
+    """The model file an agent with a learned evaluation plays (its `model=`, or the shipped default)."""
+    from sim.expert_model import model_path
+
+    return model_path(str(spec.params.get("model", "")), game, players)
+
+
+def load_agent_model(spec: AgentSpec, game: str, players: int):
+    """The checked model of an agent that plays one (ConfigError: missing, malformed, another game, player
+    count or feature list; sim/expert_model.py), or None for the other agents."""
+    from sim.expert_model import load_model
+
+    kind = _kinds(game)[spec.name]
+    if not kind.features:
+        return None
+    return load_model(_model_file(spec, game, players), game, players, kind.features)
+
+
+def check_models(specs: list[AgentSpec], game: str, players: int, config_hash: str) -> None:
+    """Refuse an unusable model before any game is played, and warn (one line) when one was trained on
+    another config."""
+    from sim.expert_model import warn_config
+
+    for spec in specs:
+        model = load_agent_model(spec, game, players)
+        if model is not None:
+            warn_config(model, _model_file(spec, game, players), config_hash)
+
+
+def resolved(spec: AgentSpec, game: str, players: int | None = None) -> str:
     """The agent with every parameter written out, defaults included (`mcts:iters=1000,c=0.1,...`): what
     the agent string meant when a run was made, so a later change of defaults cannot pass for the same
-    agent."""
-    schema = _kinds(game)[spec.name].params
+    agent. A model file is written with a hash of its bytes (`model=PATH@digest`): retraining the model
+    makes another agent (players: needed to name the default model)."""
+    kind_of = _kinds(game)[spec.name]
+    schema = kind_of.params
     if not schema:
         return spec.name
     values = {key: spec.params.get(key, kind[int(default)] if isinstance(kind, tuple) else kind(default))
               for key, (kind, default) in schema.items()}
+    if kind_of.features and players is not None:
+        from sim.expert_model import digest
+
+        path = _model_file(spec, game, players)
+        values["model"] = f"{path}@{digest(path)}" if path.is_file() else str(path)
     return spec.name + ":" + ",".join(f"{key}={value}" for key, value in values.items())
 
 
-def param_schema(game: str) -> dict[str, tuple[type | tuple[str, ...], float]]:
-    """The kernels' parameter row layout of a game: the widest schema among its agents (today only the
-    searching agent, `mcts`, has parameters)."""
-    return max((kind.params for kind in _kinds(game).values()), key=len)
-
-
-def mcts_row(spec: AgentSpec, game: str) -> list[float]:
-    """The kernel parameter row of an agent: its values (defaults filled in); zeros for an agent without
-    parameters."""
-    known = param_schema(game)
-    if not _kinds(game)[spec.name].params:
-        return [0.0] * len(known)
+def agent_row(spec: AgentSpec, game: str, players: int | None = None) -> list[float]:
+    """The kernel parameter row of an agent: its numeric parameters in its schema's order (defaults filled
+    in, choices by index), then, for an agent that plays a model, the model's weights; empty for an agent
+    without parameters."""
+    kind_of = _kinds(game)[spec.name]
     row = []
-    for key, (kind, default) in known.items():
+    for key, (kind, default) in kind_of.params.items():
+        if kind is str:
+            continue
         value = spec.params.get(key)
         if value is None:
             row.append(float(default))
         else:
             row.append(float(kind.index(value) if isinstance(kind, tuple) else value))
+    if kind_of.features:
+        if players is None:
+            raise ValueError(f"agent_row: {spec.name} plays a model; give the player count")
+        row.extend(load_agent_model(spec, game, players).weights)
     return row
 
 
+def policy_params(spec: AgentSpec, game: str) -> dict[str, float | int | str]:
+    """The keyword parameters of a readable-API policy: every parameter of the agent's schema, defaults
+    filled in (a choice by index, a model file by name)."""
+    out: dict[str, float | int | str] = {}
+    for key, (kind, default) in _kinds(game)[spec.name].params.items():
+        value = spec.params.get(key)
+        if kind is str:
+            out[key] = str(default if value is None else value)
+        elif isinstance(kind, tuple):
+            out[key] = int(default) if value is None else kind.index(value)
+        else:
+            out[key] = kind(default if value is None else value)
+    return out
+
+
 def agent_arrays(seating: list[list[str]], game: str) -> tuple[np.ndarray, np.ndarray]:
-    """Agent codes (games, players) and parameter rows (games, players, n) for a list of seatings."""
+    """Agent codes (games, players) and parameter rows (games, players, n) for a list of seatings; rows
+    are zero-padded to the longest of them (agents without parameters: all zeros)."""
     codes = games.spec(game).agent_codes()
+    players = len(seating[0]) if seating else 0
     cache: dict[str, tuple[int, list[float]]] = {}
     for row in seating:
         for text in row:
             if text not in cache:
                 spec = parse_spec(text, game)
-                cache[text] = (codes[spec.name], mcts_row(spec, game))
+                cache[text] = (codes[spec.name], agent_row(spec, game, players))
+    width = max([1, *(len(param_row) for _code, param_row in cache.values())])
     kinds = np.array([[cache[text][0] for text in row] for row in seating], dtype=np.int64)
-    params = np.array([[cache[text][1] for text in row] for row in seating], dtype=np.float64)
-    return kinds, params.reshape(len(seating), len(seating[0]) if seating else 0, len(param_schema(game)))
+    params = np.zeros((len(seating), players, width), dtype=np.float64)
+    for g, row in enumerate(seating):
+        for seat, text in enumerate(row):
+            param_row = cache[text][1]
+            params[g, seat, :len(param_row)] = param_row
+    return kinds, params

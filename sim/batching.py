@@ -8,15 +8,15 @@ import numpy as np
 def batch_inputs(seeds, seating, players: int, params, n_params: int) -> tuple[np.ndarray, np.ndarray,
                                                                                  np.ndarray]:
     """Seeds as uint64, seating as a contiguous (games, players) array of agent codes (one row stands for
-    every game) and agent parameters as a contiguous (games, players, n_params) float array (None: zeros;
-    one (players, n_params) table stands for every game)."""
+    every game) and agent parameters as a contiguous (games, players, n) float array (None: zeros, n =
+    n_params; one (players, n) table stands for every game)."""
     seeds = np.asarray(seeds, dtype=np.uint64)
     seating = np.asarray(seating, dtype=np.int64)
     if seating.ndim == 1:
         seating = np.broadcast_to(seating, (len(seeds), players))
     params = np.zeros((players, n_params)) if params is None else np.asarray(params, dtype=np.float64)
-    if params.ndim == 2:
-        params = np.broadcast_to(params, (len(seeds), players, n_params))
+    if params.ndim == 2:  # rows may be longer than n_params: an expert's ends with its model's weights
+        params = np.broadcast_to(params, (len(seeds), players, params.shape[-1]))
     return seeds, np.ascontiguousarray(seating), np.ascontiguousarray(params)
 
 

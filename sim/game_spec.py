@@ -23,14 +23,18 @@ def resolve(ref: str) -> Any:
 @dataclass(frozen=True)
 class AgentKind:
     """An agent of a game: its code in the kernels and its parameters, name -> (type or choices, default).
-    Kernels read the parameters as one float row per seat, in this order; a choice as its index."""
+    Kernels read the numeric parameters as one float row per seat, in this order, a choice as its index;
+    a `str` parameter (a model file) is not in the row. An agent with `features` plays a learned model
+    (sim/expert_model.py): the row ends with the model's weights, one per feature, in this order."""
 
     code: int
-    params: dict[str, tuple[type | tuple[str, ...], float]] = field(default_factory=dict)
+    params: dict[str, tuple[type | tuple[str, ...], float | str]] = field(default_factory=dict)
     #: smallest allowed value of each numeric parameter
     lowest: dict[str, float] = field(default_factory=dict)
     #: games a chunk of the runner holds at least when a seat plays this agent (searching agents are slow)
     smallest_chunk: int = 1000
+    #: the evaluation's feature names, for an agent that plays a model file (`model=` parameter)
+    features: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,9 @@ class GameSpec:
     component_values_ref: str | None = None      # (events, players, config) -> each component's worth
     run_label_ref: str | None = None             # (config rules table, players) -> extra label words
     values: ValuesStudy | None = None            # `balance values`: causal worth by paired intervention
+    #: `balance train`: (rules, seeds, seating, params) -> the expert's training positions: `features`
+    #: (rows, features), `gained` (what the seat went on to score from there), `seat`, `game`
+    training_ref: str | None = None
     bench_players: int = 3
 
     # ---- references -----------------------------------------------------------------------------------
@@ -145,6 +152,10 @@ class GameSpec:
     @property
     def bench(self) -> Callable[..., dict] | None:
         return resolve(self.bench_ref) if self.bench_ref else None
+
+    @property
+    def training_positions(self) -> Callable[..., dict] | None:
+        return resolve(self.training_ref) if self.training_ref else None
 
     def run_label(self, config: dict, players: int) -> str:
         return resolve(self.run_label_ref)(config, players) if self.run_label_ref else ""

@@ -96,6 +96,13 @@ def test_bench_json_reports_both_paths() -> None:
     assert figures["kamakura_random_games_per_s"] > 0 and figures["kamakura_api_games_per_s"] > 0
     assert figures["kamakura_players"] == 3 and figures["sakura_players"] == 4
     assert figures["sakura_random_games_per_s"] > 0 and figures["sakura_api_games_per_s"] > 0
+    # strong play's cost, measured in the same run (issue 14): expert and mcts self-play and their ratio
+    for name, iters in (("kamakura", 1000), ("sakura", 2000)):
+        if f"{name}_expert_selfplay_games_per_s" in figures or name == "kamakura":
+            expert = figures[f"{name}_expert_selfplay_games_per_s"]
+            mcts = figures[f"{name}_mcts{iters}_selfplay_games_per_s"]
+            assert expert > 0 and mcts > 0
+            assert figures[f"{name}_expert_over_mcts{iters}"] == pytest.approx(expert / mcts, rel=0.05)
 
 
 SAKURA = ROOT / "configs" / "sakura" / "base.toml"

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from sim import ConfigError, games
-from sim.agent_spec import AgentSpec, agent_arrays, mcts_row, parse_agents
+from sim.agent_spec import AgentSpec, agent_arrays, agent_row, parse_agents
 from sim.kamakura import kernels as K
 from sim.kamakura.agents import AGENT_CODES, AGENT_MCTS, MAX_PLAN, agent_plan
 from sim.kamakura.batch import EVENT_GAIN, EVENT_USE_CHIT, EVENT_USE_ORDER, run_batch
@@ -487,15 +487,15 @@ def test_mcts_agent_string_parses():
     specs = parse_agents("mcts:iters=50,c=0.5,rollout=greedy", 3, "kamakura")
     assert specs == [AgentSpec("mcts", {"iters": 50, "c": 0.5, "rollout": "greedy"})] * 3
     defaults = {key: default for key, (_, default) in AGENTS["mcts"].params.items()}
-    row = mcts_row(specs[0], "kamakura")
+    row = agent_row(specs[0], "kamakura")
     assert row == [50.0, 0.5, float(ROLLOUTS.index("greedy")), float(defaults["reward"]),
                    float(defaults["horizon"]), float(defaults["prior"]), float(defaults["tree"]),
                    float(defaults["width"])]
     assert row[P_TREE] == TREE_TURNS and row[P_WIDTH] == 8
-    assert mcts_row(parse_agents("mcts:tree=actions", 3, "kamakura")[0], "kamakura")[P_TREE] == TREE_ACTIONS
+    assert agent_row(parse_agents("mcts:tree=actions", 3, "kamakura")[0], "kamakura")[P_TREE] == TREE_ACTIONS
     mixed = parse_agents("mcts:iters=20,reward=win,greedy,random", 3, "kamakura")
     assert [str(s) for s in mixed] == ["mcts:iters=20,reward=win", "greedy", "random"]
-    assert mcts_row(mixed[0], "kamakura")[P_REWARD] == REWARDS.index("win")
+    assert agent_row(mixed[0], "kamakura")[P_REWARD] == REWARDS.index("win")
     kinds, params = agent_arrays([[str(s) for s in mixed]], "kamakura")
     assert kinds.tolist() == [[AGENT_MCTS, AGENT_CODES["greedy"], AGENT_CODES["random"]]]
     assert params[0, 0, P_ITERS] == 20 and not params[0, 1:].any()

@@ -58,10 +58,12 @@ def _measure(spec: games.GameSpec, scale: float, repeats: int) -> dict:
         for seed in game_seeds(rep + 1, 0, api_games):
             play_api_game(game, policy_class, int(seed))
 
+    out = _strong_selfplay(spec, rules, scale, repeats)
     random_rate = _median_rate(batch(random, batch_games), batch_games, repeats)
     api_rate = _median_rate(api, api_games, repeats)
     greedy_rate = _median_rate(batch(greedy, greedy_games), greedy_games, repeats)
     return {
+        **out,
         f"{name}_random_games_per_s": round(random_rate, 1),
         f"{name}_api_games_per_s": round(api_rate, 2),
         f"{name}_batch_over_api": round(random_rate / api_rate, 1),
@@ -70,6 +72,33 @@ def _measure(spec: games.GameSpec, scale: float, repeats: int) -> dict:
         f"{name}_games_per_repeat": {"random_batch": batch_games, "random_api": api_games,
                                      "greedy_batch": greedy_games},
     }
+
+
+def _strong_selfplay(spec: games.GameSpec, rules, scale: float, repeats: int) -> dict:
+    """Self-play games per second of the `expert` agent and of the `mcts` agent at its defaults (one core),
+    timed in alternation within each repeat so that a busy spell of a shared machine falls on both, and
+    their ratio: what strong play costs. Empty for a game without an expert."""
+    if "expert" not in spec.agents:
+        return {}
+    from sim.agent_spec import agent_arrays
+
+    name, players = spec.name, spec.bench_players
+    iters = int(spec.agents["mcts"].params["iters"][1])
+    sizes = {"expert": max(4, int(60 * scale)), "mcts": max(1, int(3 * scale))}
+    arrays = {agent: agent_arrays([[agent] * players] * sizes[agent], name) for agent in sizes}
+    rates: dict[str, list[float]] = {agent: [] for agent in sizes}
+    for kinds, params in arrays.values():  # compile, or load the cache
+        spec.run_batch(rules, game_seeds(0, 0, 1), kinds[:1], params[:1])
+    for rep in range(repeats):
+        for agent, (kinds, params) in arrays.items():
+            start = time.perf_counter()
+            spec.run_batch(rules, game_seeds(rep + 1, 0, sizes[agent]), kinds, params)
+            rates[agent].append(sizes[agent] / (time.perf_counter() - start))
+    expert, mcts = statistics.median(rates["expert"]), statistics.median(rates["mcts"])
+    return {f"{name}_expert_selfplay_games_per_s": round(expert, 2),
+            f"{name}_mcts{iters}_selfplay_games_per_s": round(mcts, 3),
+            f"{name}_expert_over_mcts{iters}": round(expert / mcts, 1),
+            f"{name}_strong_selfplay_games_per_repeat": sizes}
 
 
 def search_rate(search: Callable[[np.ndarray, np.ndarray, int], object], vector: np.ndarray, iters: int,
@@ -111,6 +140,17 @@ def format_bench(figures: dict) -> str:
             f"  {'':<22} greedy, batch path  : {figures[f'{name}_greedy_games_per_s']:>10,.0f} games/s "
             f"({per['greedy_batch']} games a repeat)",
         ]
+        if f"{name}_expert_selfplay_games_per_s" in figures:
+            iters = int(spec.agents["mcts"].params["iters"][1])
+            strong = figures[f"{name}_strong_selfplay_games_per_repeat"]
+            lines += [
+                f"  {'':<22} expert self-play    : {figures[f'{name}_expert_selfplay_games_per_s']:>10,.1f} "
+                f"games/s ({strong['expert']} games a repeat)",
+                f"  {'':<22} mcts:iters={iters} self-play: "
+                f"{figures[f'{name}_mcts{iters}_selfplay_games_per_s']:>7,.2f} games/s "
+                f"({strong['mcts']} games a repeat; the expert is "
+                f"{figures[f'{name}_expert_over_mcts{iters}']:,.0f}x faster)",
+            ]
     for spec in games.specs():
         if spec.bench is not None:
             lines += spec.bench.lines(figures)

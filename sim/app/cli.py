@@ -96,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     ladder.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1)
     ladder.add_argument("--seed", type=_seed, default=0)
     ladder.add_argument("--out", help="ladder folder (default: runs/ladder-<game>-<N>p-seed<S>)")
+    ladder.add_argument("--no-expert", action="store_true",
+                        help="leave out the last level, the expert agent (its shipped model) against the "
+                             "strongest MCTS level")
     ladder.add_argument("--quiet", action="store_true", help="no line per step")
 
     play = sub.add_parser("play", help="play one game in the terminal against agents, to check rules by hand")
@@ -106,6 +109,25 @@ def build_parser() -> argparse.ArgumentParser:
                            "(default: human,mcts)")
     play.add_argument("--config", help="TOML config of the game (default: configs/<game>/base.toml)")
     play.add_argument("--seed", type=_seed, help="seed of the deal and the agents (default: drawn and shown)")
+
+    train = sub.add_parser("train", help="fit the expert agent's evaluation by self-play (expert iteration) "
+                                         "and write its model file")
+    train.add_argument("game", help=f"the game: {' or '.join(games.names())}")
+    train.add_argument("--players", type=int, required=True)
+    train.add_argument("--config", help="TOML config of the game (default: configs/<game>/base.toml)")
+    train.add_argument("--games", type=_positive_int, default=3000, help="self-play games per round (default "
+                                                                         "3000)")
+    train.add_argument("--agents", default="greedy", help="the data agent of round 0, and what the strength "
+                                                          "is measured against (default greedy)")
+    train.add_argument("--rounds", type=_positive_int, default=2,
+                       help="rounds; each after the first plays the expert of the round before (default 2)")
+    train.add_argument("--strength-games", type=int, default=600,
+                       help="games of one expert against the data agent, seats rotated (default 600; 0: "
+                            "none)")
+    train.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1)
+    train.add_argument("--seed", type=_seed, default=0)
+    train.add_argument("--out", help="model file (default: runs/models/<game>-<config>-<N>p.json)")
+    train.add_argument("--quiet", action="store_true", help="no line per round")
 
     bench = sub.add_parser("bench", help="engine and agent throughput on this machine")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
@@ -215,10 +237,26 @@ def _ladder(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     say = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     result = run_ladder(args.game, args.players, args.config, args.games, parse_iters(args.iters), args.jobs,
-                        args.seed, args.out, say=say)
+                        args.seed, args.out, say=say, expert=not args.no_expert)
     print(f"{result.text}\n{result.played:,} games played ({result.skipped} of {len(result.steps)} steps "
           f"finished already) in {time.perf_counter() - started:.1f} s; ladder folder: {result.out}; "
           f"report: {result.report}")
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    from sim.app.train import train
+
+    started = time.perf_counter()
+    say = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    result = train(args.game, args.players, args.config, args.games, args.agents, args.rounds, args.jobs,
+                   args.seed, args.out, args.strength_games, say=say)
+    strength = result.model.strength
+    low, high = strength.get("interval", (0.0, 0.0))
+    measured = (f"; {strength['win_share']:.1%} [{low:.1%}, {high:.1%}] of wins against "
+                f"{strength['against']} (n = {strength['games']})" if strength else "")
+    print(f"model written: {result.path} ({result.positions:,} positions{measured}) in "
+          f"{time.perf_counter() - started:.1f} s")
     return 0
 
 
@@ -261,7 +299,9 @@ def main(argv: list[str] | None = None) -> int:
             return _ladder(args)
         if args.command == "play":
             return _play(args)
-        if args.command in ("sweep", "tune"):
+        if args.command == "train":
+            return _train(args)
+        if args.command in ("sweep", "tune", "profile"):
             from sim.design.commands import run_design_command
 
             return run_design_command(args)

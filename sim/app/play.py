@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim import games
-from sim.agent_spec import AgentSpec, mcts_row, param_schema, parse_agents
+from sim.agent_spec import load_agent_model, parse_agents, policy_params
 from sim.rng import new_rng
 
 HUMAN = "human"
@@ -28,13 +28,6 @@ class Seat:
     policy: Any | None  # None: a person answers
 
 
-def policy_params(spec: AgentSpec, game: str) -> dict[str, float | int]:
-    """The keyword parameters of an API policy for an agent with parameters (choices by index)."""
-    row = mcts_row(spec, game)
-    return {key: (float(value) if kind is float else int(value))
-            for (key, (kind, _)), value in zip(param_schema(game).items(), row, strict=True)}
-
-
 def make_seats(game: str, players: int, agents: str, seed: int) -> list[Seat]:
     """One Seat per player; refuses unknown agents (ConfigError) before the game starts."""
     policies = games.spec(game).policies
@@ -43,6 +36,7 @@ def make_seats(game: str, players: int, agents: str, seed: int) -> list[Seat]:
         if spec.name == HUMAN:
             seats.append(Seat(HUMAN, None))
             continue
+        load_agent_model(spec, game, players)  # a bad model file is refused before the game starts
         params = policy_params(spec, game) if games.spec(game).agents[spec.name].params else {}
         seats.append(Seat(str(spec), policies[spec.name](new_rng(seed, 100 + seat), **params)))
     return seats

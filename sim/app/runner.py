@@ -19,7 +19,7 @@ from importlib import metadata
 from pathlib import Path
 
 from sim import games
-from sim.agent_spec import agent_arrays, parse_agents, parse_spec, resolved
+from sim.agent_spec import agent_arrays, check_models, parse_agents, parse_spec, resolved
 from sim.app.run_dir import TABLES, RunDirectory, check_directory
 from sim.errors import ConfigError
 
@@ -43,7 +43,7 @@ class RunPlan:
     @property
     def resolved_agents(self) -> list[str]:
         """The agents with their defaults written out (agent_spec.resolved): part of a run's identity."""
-        return [resolved(parse_spec(agent, self.game), self.game) for agent in self.agents]
+        return [resolved(parse_spec(agent, self.game), self.game, self.players) for agent in self.agents]
 
     #: what the run's chunks hold: self-play games (the three log tables)
     study = "simulate"
@@ -91,6 +91,7 @@ def plan_run(config: str | os.PathLike[str], players: int, agents: str, seed: in
     """Validate the inputs of a run (ConfigError on anything wrong) and fix its identity."""
     spec, merged, rules = games.load_config(config, players)
     agent_specs = parse_agents(agents, players, spec.name)
+    check_models(agent_specs, spec.name, players, rules.config_hash)
     return RunPlan(spec.name, os.fspath(config), merged, rules.config_hash, players,
                    tuple(str(a) for a in agent_specs), rotate_seats, seed)
 

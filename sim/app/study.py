@@ -13,7 +13,7 @@ import pandas as pd
 from analysis.seats import chi_square_equal, seat_win_rates_from_shares, win_shares
 from analysis.stats import wilson_interval
 from sim import games
-from sim.agent_spec import AgentSpec, agent_arrays, parse_agents
+from sim.agent_spec import AgentSpec, agent_arrays, check_models, parse_agents
 from sim.games import GameSpec
 from sim.rng import game_seeds
 
@@ -47,6 +47,7 @@ def run_study(config: str | os.PathLike[str], players: int, agents: str, n_games
               seed: int) -> StudyResult:
     spec, _, rules = games.load_config(config, players)
     agent_specs = parse_agents(agents, rules.players, spec.name)
+    check_models(agent_specs, spec.name, rules.players, rules.config_hash)
     seating, params = agent_arrays([[str(a) for a in agent_specs]], spec.name)
     start = time.perf_counter()
     batch = spec.run_batch(rules, game_seeds(seed, 0, n_games), seating[0], params[0])

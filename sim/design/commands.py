@@ -1,7 +1,8 @@
-"""The design commands of `balance`: `sweep` (run config variants and compare them) and `tune` (search a
-space of config values for the fairest). Registered by `sim.app.cli.build_parser`, which hands in its
-argument checks (this module imports nothing of the CLI's); bad input is a ConfigError, which
-`sim.app.cli.main` prints as one line with exit status 2."""
+"""The design commands of `balance`: `sweep` (run config variants and compare them), `tune` (search a
+space of config values for the fairest) and `profile` (one config played at several skill levels).
+Registered by `sim.app.cli.build_parser`, which hands in its argument checks (this module imports nothing
+of the CLI's); bad input is a ConfigError, which `sim.app.cli.main` prints as one line with exit status
+2."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from collections.abc import Callable
 
 
 def add_design_commands(sub: argparse._SubParsersAction, _jobs: Callable[[str], int]) -> None:
-    """Add `sweep` and `tune` to the parser; `_jobs` checks a --jobs value (a positive whole number)."""
+    """Add `sweep`, `tune` and `profile` to the parser; `_jobs` checks a --jobs value (a positive whole
+    number)."""
     sweep = sub.add_parser("sweep", help="run a grid or list of config variants and write a comparison "
                                          "report")
     sweep.add_argument("sweep_file", help="TOML sweep file, e.g. one of configs/sweeps/")
@@ -26,6 +28,38 @@ def add_design_commands(sub: argparse._SubParsersAction, _jobs: Callable[[str], 
     _run_options(tune, _jobs, "tune folder (default: runs/tunes/<tune file name>)",
                  "replace candidate run directories made by a different config, seed or agents",
                  "no line per round")
+
+    from sim.design.profile import DEFAULT_GAMES, DEFAULT_LEVELS
+
+    profile = sub.add_parser("profile", help="self-play at several skill levels on the same game seeds; the "
+                                             "report shows every headline figure per level and flags what "
+                                             "depends on how well people play")
+    profile.add_argument("config", help="TOML config of any game (its `game` key says which)")
+    profile.add_argument("--players", type=int, required=True)
+    profile.add_argument("--levels", default=DEFAULT_LEVELS,
+                         help=f"--agents strings for one seat, weakest first (default {DEFAULT_LEVELS}); "
+                              "every seat plays the level")
+    profile.add_argument("--games", type=_jobs, default=DEFAULT_GAMES,
+                         help=f"games per level (default {DEFAULT_GAMES:,})")
+    profile.add_argument("--seed", type=_seed, default=0, help="the same at every level (default 0)")
+    profile.add_argument("--values", action="store_true",
+                         help="also a `balance values` run per level: component values per level")
+    profile.add_argument("--values-games", type=_jobs,
+                         help="base games of each values run (default: the game's own)")
+    _run_options(profile, _jobs, "profile folder (default: runs/profiles/<game>-<config>-<N>p)",
+                 "write into a non-empty folder that is not a profile, and replace level runs made by a "
+                 "different config or seed", "no line per level")
+
+
+def _seed(text: str) -> int:
+    """A --seed value: a whole number in 0 .. 2**63 - 1 (as `balance simulate` takes it)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 2**63 - 1, got {value}")
+    return value
 
 
 def _run_options(parser: argparse.ArgumentParser, jobs: Callable[[str], int], out: str, force: str,
@@ -46,6 +80,18 @@ def _say(quiet: bool):
 
 def run_design_command(args: argparse.Namespace) -> int:
     started = time.perf_counter()
+    if args.command == "profile":
+        from sim.design.profile import run_profile
+
+        result = run_profile(args.config, args.players, args.levels, args.games, args.jobs, args.seed,
+                             args.out, args.force, say=_say(args.quiet), values=args.values,
+                             values_games=args.values_games)
+        print(f"{result.text}\n{len(result.levels)} levels ({result.skipped} finished already), "
+              f"{result.played:,} games played"
+              + (f" and {result.values_played:,} values base games" if args.values else "")
+              + f" in {time.perf_counter() - started:.1f} s; profile folder: {result.out}; "
+              f"report: {result.report}")
+        return 0
     if args.command == "sweep":
         from sim.design.sweep import run_sweep
 

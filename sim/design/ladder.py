@@ -1,12 +1,14 @@
 """`balance ladder GAME --players N`: a strength ladder (Ludii's SkillTrace, issue 6).
 
 Levels, weakest first: ``random``, ``greedy``, then ``mcts`` at the given iteration counts (default 25, 50,
-100, 200, 400: doubling, as SkillTrace doubles). Each step seats one player of a level against N-1 players
-of the level below, seats rotated (each seat holds the stronger player equally often when the number of
-games is a multiple of N), and plays G games into its own run directory ``OUT/<higher>-vs-<lower>/``
-through `sim.app.runner.simulate`, so the ladder resumes: a finished step is not touched again, an interrupted
-one plays only its missing games. ``OUT/ladder.json`` lists the steps; the report (``OUT/report/``: HTML,
-CSV, PNG) and the printed table are computed from the run directories' logs (analysis.ladder).
+100, 200, 400: doubling, as SkillTrace doubles), and last the ``expert`` agent with its shipped model
+(issue 14; ``--no-expert`` leaves it out) against the strongest MCTS level. Each step seats one player of
+a level against N-1 players of the level below, seats rotated (each seat holds the stronger player equally
+often when the number of games is a multiple of N), and plays G games into its own run directory
+``OUT/<higher>-vs-<lower>/`` through `sim.app.runner.simulate`, so the ladder resumes: a finished step is
+not touched again, an interrupted one plays only its missing games. ``OUT/ladder.json`` lists the steps;
+the report (``OUT/report/``: HTML, CSV, PNG) and the printed table are computed from the run directories'
+logs (analysis.ladder).
 
 Every step plays the same game seeds (game i from the seed of (seed, i)): the deals are common to all
 steps, so the steps differ only in who plays.
@@ -80,9 +82,12 @@ def parse_iters(text: str | None) -> tuple[int, ...]:
     return tuple(values)
 
 
-def levels(iters: tuple[int, ...]) -> list[Level]:
+def levels(iters: tuple[int, ...], expert: bool = False) -> list[Level]:
+    """The levels, weakest first; with `expert`, the `expert` agent (its shipped model) last, against the
+    strongest MCTS level (or greedy)."""
     return [Level("random", "random"), Level("greedy", "greedy"),
-            *(Level(f"mcts{i}", f"mcts:iters={i}") for i in iters)]
+            *(Level(f"mcts{i}", f"mcts:iters={i}") for i in iters),
+            *([Level("expert", "expert")] if expert else [])]
 
 
 def default_config(game: str) -> Path:
@@ -102,7 +107,7 @@ def default_out(game: str, players: int, seed: int, config: str | os.PathLike[st
 
 def plan_ladder(game: str, players: int, config: str | os.PathLike[str] | None = None,
                 iters: tuple[int, ...] = DEFAULT_ITERS, seed: int = 0,
-                out: str | os.PathLike[str] | None = None) -> tuple[Path, list[Step]]:
+                out: str | os.PathLike[str] | None = None, expert: bool = True) -> tuple[Path, list[Step]]:
     """Validate everything (ConfigError on anything wrong, before any game) and plan the steps."""
     if game not in games.names():
         raise ConfigError(f"GAME: must be one of {', '.join(games.names())}, got {game!r}")
@@ -112,7 +117,7 @@ def plan_ladder(game: str, players: int, config: str | os.PathLike[str] | None =
             raise ConfigError(f"--iters: {game} has no mcts agent in this build; use --iters none for the "
                               "random and greedy levels only")
     out = Path(out) if out else default_out(game, players, seed, config)
-    ladder = levels(iters)
+    ladder = levels(iters, expert and "expert" in games.spec(game).agents)
     steps = []
     for lower, higher in zip(ladder, ladder[1:], strict=False):
         agents = ",".join([higher.agent] + [lower.agent] * (players - 1))
@@ -154,9 +159,9 @@ def ladder_manifest(out: Path, steps: list[Step], games: int, iters: tuple[int, 
 def run_ladder(game: str, players: int, config: str | os.PathLike[str] | None = None,
                games: int = DEFAULT_GAMES, iters: tuple[int, ...] = DEFAULT_ITERS, jobs: int = 1,
                seed: int = 0, out: str | os.PathLike[str] | None = None,
-               say: Callable[[str], None] = print) -> LadderResult:
+               say: Callable[[str], None] = print, expert: bool = True) -> LadderResult:
     """Plan (refusing bad input before any game), play every unfinished step, write the report."""
-    out, steps = plan_ladder(game, players, config, iters, seed, out)
+    out, steps = plan_ladder(game, players, config, iters, seed, out, expert)
     out.mkdir(parents=True, exist_ok=True)
     text = json.dumps(ladder_manifest(out, steps, games, iters), indent=2)
     path = out / LADDER_MANIFEST

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.agent_spec import parse_agents
+from sim.agent_spec import check_models, parse_agents
 from sim.app.run_dir import RunDirectory, check_directory
 from sim.app.runner import RunPlan, simulate
 from sim.config import (
@@ -316,7 +316,9 @@ def plan_sweep(sweep: Sweep, out: str | os.PathLike[str], force: bool = False) -
         for n in sweep.players:
             rules = validate(sweep.game, config, n, os.fspath(config_file))
             for lineup in sweep.agents:
-                agents = tuple(str(a) for a in parse_agents(lineup, n, sweep.game))
+                specs = parse_agents(lineup, n, sweep.game)
+                check_models(specs, sweep.game, n, rules.config_hash)
+                agents = tuple(str(a) for a in specs)
                 plan = RunPlan(sweep.game, os.fspath(config_file), config, rules.config_hash, n,
                                agents, sweep.rotate_seats, sweep.seed)
                 name = f"{variant.slug}-{n}p" + (f"-{_agents_slug(lineup)}" if len(sweep.agents) > 1 else "")

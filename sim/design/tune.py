@@ -156,10 +156,12 @@ def candidate_config_text(tune: Tune, cand: Candidate, note: str = "") -> tuple[
 
 
 def _plan(tune: Tune, config: dict[str, Any], path: Path, seed: int) -> RunPlan:
-    from sim.agent_spec import parse_agents
+    from sim.agent_spec import check_models, parse_agents
 
     rules = validate(tune.game, config, tune.players, os.fspath(path))
-    agents = tuple(str(a) for a in parse_agents(tune.agents, tune.players, tune.game))
+    specs = parse_agents(tune.agents, tune.players, tune.game)
+    check_models(specs, tune.game, tune.players, rules.config_hash)
+    agents = tuple(str(a) for a in specs)
     return RunPlan(tune.game, os.fspath(path), config, rules.config_hash, tune.players, agents, False, seed)
 
 

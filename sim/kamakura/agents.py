@@ -28,6 +28,7 @@ AGENT_CODES = {name: kind.code for name, kind in AGENTS.items()}
 AGENT_RANDOM = AGENT_CODES["random"]
 AGENT_GREEDY = AGENT_CODES["greedy"]
 AGENT_MCTS = AGENT_CODES["mcts"]  # searched in turn_mcts.py or mcts.py, with the seat's tree
+AGENT_EXPERT = AGENT_CODES["expert"]  # expert.py: the planner's best turns scored by a learned evaluation
 MAX_PLAN = 96
 
 

@@ -13,7 +13,8 @@ import numpy as np
 from numba import njit
 
 from sim.batching import batch_inputs, result_arrays
-from sim.kamakura.agents import AGENT_MCTS, MAX_PLAN, agent_plan
+from sim.kamakura.agents import AGENT_EXPERT, AGENT_MCTS, MAX_PLAN, agent_plan
+from sim.kamakura.expert import expert_plan
 from sim.kamakura.kernels import (
     A_GAIN,
     A_PASS,
@@ -104,8 +105,10 @@ def _seat_tree(trees, seat):
 @njit(cache=True)
 def next_plan(s, rng, kind, seat_params, trees, history, n_history, plan, buf):
     """The seat to move's next actions into `plan` (returns how many): a whole turn for the planners and
-    turn-tree MCTS, one action for action-tree MCTS. `seat_params` is its MCTS parameter row."""
+    turn-tree MCTS and the expert, one action for action-tree MCTS. `seat_params` is its parameter row."""
     seat = s[TO_MOVE]
+    if kind == AGENT_EXPERT:
+        return expert_plan(s, rng, seat_params, plan)
     if kind == AGENT_MCTS and int(seat_params[P_TREE]) == TREE_TURNS:
         return turn_mcts_plan(s, rng, seat_params, _seat_tree(trees, seat), history, n_history, plan)
     if kind == AGENT_MCTS:

@@ -3,14 +3,16 @@
 RandomPolicy re-states the batch `random` agent's policy (agents.py) over the readable API, drawing from
 the same generator in the same order, so the two paths must play identical games: the agreement test
 relies on this. GreedyPolicy asks the compiled planner for a whole turn and hands it out one action at a
-time.
+time; ExpertPolicy does the same with the compiled expert.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from sim.agent_spec import AgentSpec, agent_row
 from sim.kamakura import agents, search
+from sim.kamakura.expert import expert_plan
 from sim.kamakura.game import KamakuraGame, KamakuraState, action_to_string
 from sim.rng import rng_below
 
@@ -66,4 +68,26 @@ class MctsPolicy:
         return self._queue.pop(0)
 
 
-POLICIES = {"random": RandomPolicy, "greedy": GreedyPolicy, "mcts": MctsPolicy}
+class ExpertPolicy:
+    """The compiled expert (expert.py) on a copy of the state: a whole turn at its start, handed out one
+    action at a time. Parameters: the `expert` agent's (width, deep, replies, model; defaults from the
+    registry, the shipped model of the game's player count when model is '')."""
+
+    def __init__(self, rng: np.ndarray, **params: float | str) -> None:
+        self.rng = rng
+        self.params = params
+        self._row: np.ndarray | None = None
+        self._queue: list[str] = []
+        self._plan = np.empty(agents.MAX_PLAN, dtype=np.int64)
+
+    def choose(self, game: KamakuraGame, state: KamakuraState) -> str:
+        if self._row is None:  # the model is read once, for the game's player count
+            spec = AgentSpec("expert", dict(self.params))
+            self._row = np.array(agent_row(spec, "kamakura", game.players), dtype=np.float64)
+        if not self._queue:
+            n = expert_plan(state.vector.copy(), self.rng, self._row, self._plan)
+            self._queue = [action_to_string(int(code)) for code in self._plan[:n]]
+        return self._queue.pop(0)
+
+
+POLICIES = {"random": RandomPolicy, "greedy": GreedyPolicy, "mcts": MctsPolicy, "expert": ExpertPolicy}

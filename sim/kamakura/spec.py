@@ -9,6 +9,11 @@ from sim.kamakura.params import DEFAULT_CONFIG, MAX_PLAYERS, MIN_PLAYERS, TIE_BR
 ROLLOUTS = ("random", "greedy", "uniform", "quick")
 REWARDS = ("win", "score")
 TREES = ("turns", "actions")
+#: the `expert` agent's evaluation features, in its weights' order (sim/kamakura/expert.py computes them)
+EXPERT_RANKED = ("next", "reach_points", "claim_points", "near_points", "mid_points")
+EXPERT_FEATURES = ("bias", "points_left", "points_left_per_player", "chits_left", "chits_left_per_player",
+                   "red_power", "yellow_power", "green_power", "order_moves") + tuple(
+    f"{name}_{rank}" for rank in range(4) for name in EXPERT_RANKED)
 
 AGENTS = {
     "random": AgentKind(0),
@@ -18,6 +23,11 @@ AGENTS = {
                           "tree": (TREES, 0), "width": (int, 8)},
                       lowest={"iters": 1, "c": 0.0, "horizon": 0, "prior": 0.0, "width": 1},
                       smallest_chunk=10),
+    # the planner's `width` best turns, the `deep` best by a learned evaluation played on with greedy turns
+    # for `horizon` rounds and scored again (sim/kamakura/expert.py); model: a file of `balance train`
+    "expert": AgentKind(3, {"width": (int, 16), "deep": (int, 3), "horizon": (int, 1), "model": (str, "")},
+                        lowest={"width": 1, "deep": 1, "horizon": 0}, smallest_chunk=100,
+                        features=EXPERT_FEATURES),
 }
 
 SPEC = GameSpec(
@@ -39,6 +49,7 @@ SPEC = GameSpec(
     bench_ref="sim.kamakura.bench:BENCH",
     component_values_ref="analysis.kamakura.chit_values:component_values",
     bench_players=3,
+    training_ref="sim.kamakura.training:positions",
     values=ValuesStudy(run_ref="sim.kamakura.values:run_values", table_ref="sim.kamakura.values:values_table",
                        components_ref="sim.kamakura.values:components", positions=(0, 9, 18), games=900,
                        groups=("colour", "points", "power"), shares_ref="analysis.kamakura.ties:win_shares",

@@ -1,0 +1,261 @@
+"""`balance profile CONFIG --players N`: balance by skill (issue 14, part 3).
+
+The same game played by better and worse players: for each level of ``--levels`` (``--agents`` strings for
+one seat, default ``greedy,mcts:iters=250,expert``) every seat plays that level (self-play; the seats are
+identical, so no rotation is needed) for G games into its own run directory ``OUT/<level slug>/``
+(``mcts:iters=250`` -> ``mcts-iters-250``) through `sim.app.runner.simulate`. Every level plays with the same
+``--seed``, so game i has the same deal at every level (the seed of (seed, i)): the levels differ only in
+how well the players play, and the report compares them game by game (paired, `analysis.skill`).
+
+With ``--values`` each level also gets a `balance values` run, ``OUT/<level slug>-values/`` (the same seed,
+``--values-games`` base games, default the game's registry entry), so the report compares what each
+component is worth at each level too.
+
+The profile resumes like a ladder: a finished level is not played again, an interrupted one plays only
+its missing games. ``OUT/profile.json`` lists the game, players, config, seed, games and levels; the
+report (``OUT/report/``) is computed from the run directories' logs alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from analysis.skill import PROFILE_MANIFEST
+from sim import games
+from sim.agent_spec import agent_arrays, parse_spec
+from sim.app.run_dir import RunDirectory, check_directory
+from sim.app.runner import RunPlan, plan_run, simulate
+from sim.errors import ConfigError
+
+DEFAULT_LEVELS = "greedy,mcts:iters=250,expert"
+DEFAULT_GAMES = 2000  # a 95% interval of about +-2 points on a seat's win rate near 1/3
+
+
+@dataclass(frozen=True)
+class Level:
+    """One skill level: its agent string, its run directory, and (with --values) its values run."""
+
+    name: str  # the agent string, normalised (`mcts:iters=250`)
+    slug: str  # its folder name (`mcts-iters-250`)
+    plan: RunPlan
+    out: Path
+    values_plan: RunPlan | None = None
+    values_out: Path | None = None
+
+
+@dataclass
+class ProfileResult:
+    out: Path
+    levels: list[Level]
+    played: int = 0
+    skipped: int = 0
+    values_played: int = 0
+    report: Path | None = None
+    text: str = ""
+    seconds: float = 0.0
+
+
+def split_levels(text: str) -> list[str]:
+    """``greedy,mcts:iters=250,c=0.2,expert`` -> ["greedy", "mcts:iters=250,c=0.2", "expert"]: a part with a
+    ``=`` and no ``:`` is a further parameter of the level before it (as in ``--agents``)."""
+    parts: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        if "=" in part and ":" not in part and parts:
+            parts[-1] += "," + part
+        else:
+            parts.append(part)
+    return parts
+
+
+def level_slug(agent: str) -> str:
+    """The folder name of a level: its agent string with every run of other characters turned into one
+    ``-`` (``mcts:iters=250`` -> ``mcts-iters-250``)."""
+    return re.sub(r"[^A-Za-z0-9.]+", "-", agent).strip("-.") or "level"
+
+
+def parse_levels(text: str | None, game: str) -> list[tuple[str, str]]:
+    """(name, slug) of each level of ``--levels`` (ConfigError on an unknown agent or parameter, a level
+    given twice, fewer than two levels). Levels are compared by what they resolve to, so ``mcts`` and
+    ``mcts:iters=1000`` (its default) are the same level."""
+    from sim.agent_spec import resolved
+
+    text = DEFAULT_LEVELS if text is None else text
+    levels, seen, slugs = [], {}, {}
+    for part in split_levels(text):
+        if not part:
+            raise ConfigError(f"--levels: an empty level in {text!r}")
+        try:
+            spec = parse_spec(part, game)
+        except ConfigError as err:
+            raise ConfigError(f"--levels: {str(err).removeprefix('--agents: ')}") from None
+        name, full = str(spec), resolved(spec, game)
+        if full in seen:
+            raise ConfigError(f"--levels: {name!r} is the same level as {seen[full]!r}")
+        slug = level_slug(name)
+        if slug in slugs:
+            raise ConfigError(f"--levels: {name!r} and {slugs[slug]!r} would share the folder {slug!r}")
+        seen[full], slugs[slug] = name, name
+        levels.append((name, slug))
+    if len(levels) < 2:
+        raise ConfigError(f"--levels: give at least two levels to compare, got {text!r}")
+    return levels
+
+
+def default_out(game: str, config: str | os.PathLike[str], players: int) -> Path:
+    """runs/profiles/<game>-<config stem>-<N>p."""
+    return Path("runs") / "profiles" / f"{game}-{Path(config).stem}-{players}p"
+
+
+def read_profile_manifest(out: Path) -> dict | None:
+    path = out / PROFILE_MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise ConfigError(f"{path}: not a readable profile manifest ({err})") from None
+
+
+def _check_level_dir(path: Path, plan: RunPlan, force: bool) -> None:
+    """Refuse, before any game, a level's folder that holds something else (with --force a different run
+    is left for `simulate` to replace; a folder that is no run directory is refused even then)."""
+    run_dir = RunDirectory(path, plan.tables)
+    if force and run_dir.read_manifest() is not None:
+        return
+    check_directory(run_dir, plan.identity(), force=False)
+
+
+def _finished(path: Path, plan: RunPlan, games_asked: int) -> bool:
+    """The folder holds this very run (its identity) with its first `games_asked` games finished: nothing
+    to play. A different run (left by --force for `simulate` to replace) is not finished."""
+    run_dir = RunDirectory(path, plan.tables)
+    try:
+        same = check_directory(run_dir, plan.identity(), force=False) is not None
+    except ConfigError:
+        return False
+    return same and run_dir.finished_games() >= games_asked
+
+
+def plan_profile(config: str | os.PathLike[str], players: int, levels: str | None = None, seed: int = 0,
+                 out: str | os.PathLike[str] | None = None, force: bool = False, values: bool = False,
+                 values_games: int | None = None) -> tuple[Path, list[Level]]:
+    """Validate everything (ConfigError on anything wrong, before any game or file) and plan the levels."""
+    if values_games is not None and not values:
+        raise ConfigError("--values-games: only used with --values")
+    # the game is the config's (its `game` key), as for `balance simulate`; the config and the player
+    # count are validated before the levels are read
+    spec, _, rules = games.load_config(config, players)
+    game = spec.name
+    parsed = parse_levels(levels, game)
+    if values and games.spec(game).values is None:
+        raise ConfigError(f"--values: `balance values` knows no components of {game}")
+    out = Path(out) if out else default_out(game, config, players)
+    planned = []
+    for name, slug in parsed:
+        plan = plan_run(config, players, name, seed, rotate_seats=False)  # every seat plays the level
+        try:  # the agents as the kernels get them: what only a worker would find (a missing model file)
+            agent_arrays(plan.seating(0, 1), game)  # is refused now, not after the earlier levels played
+        except ConfigError as err:
+            raise ConfigError(f"--levels: {name}: {err}") from None
+        values_plan = values_out = None
+        if values:
+            from sim.app.values_run import plan_values
+
+            values_plan, values_out = plan_values(config, players, name, seed, None), out / f"{slug}-values"
+        planned.append(Level(name, slug, plan, out / slug, values_plan, values_out))
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"{out}: --out is a file, not a profile folder")
+    old = read_profile_manifest(out)
+    if old is None and out.is_dir() and any(out.iterdir()) and not force:
+        raise ConfigError(f"{out}: --out is a non-empty folder that is not a profile (no "
+                          f"{PROFILE_MANIFEST}); choose another --out, or --force to write into it")
+    if old is not None and not force:
+        ours = {"game": game, "players": players, "config_hash": rules.config_hash, "seed": seed}
+        differs = [k for k, v in ours.items() if old.get(k) != v]
+        if differs:
+            shown = "; ".join(f"{k}: profile has {old.get(k)!r}, asked {ours[k]!r}" for k in differs)
+            raise ConfigError(f"{out}: made by a different profile ({shown}); use another --out, or --force "
+                              "to replace its runs")
+    for level in planned:
+        _check_level_dir(level.out, level.plan, force)
+        if level.values_plan is not None and level.values_out is not None:
+            _check_level_dir(level.values_out, level.values_plan, force)
+    return out, planned
+
+
+def profile_manifest(out: Path, levels: list[Level], games_asked: int, values_games: int | None) -> dict:
+    """What profile.json holds: the profile's identity and, per level, its agent and folders (relative)."""
+    plan = levels[0].plan
+    return {"study": "profile", "game": plan.game, "config": plan.config_path,
+            "config_hash": plan.config_hash, "players": plan.players, "seed": plan.seed, "games": games_asked,
+            "values_games": values_games,
+            "levels": [{"name": lv.name, "agent": lv.name, "slug": lv.slug,
+                        "resolved_agent": lv.plan.resolved_agents[0],
+                        "run_dir": os.path.relpath(lv.out, out),
+                        "values_dir": os.path.relpath(lv.values_out, out) if lv.values_out else None}
+                       for lv in levels]}
+
+
+def run_profile(config: str | os.PathLike[str], players: int, levels: str | None = None,
+                games: int = DEFAULT_GAMES, jobs: int = 1, seed: int = 0,
+                out: str | os.PathLike[str] | None = None, force: bool = False,
+                say: Callable[[str], None] = print, values: bool = False,
+                values_games: int | None = None) -> ProfileResult:
+    """Plan (refusing bad input before any game), play every unfinished level (and values run), write
+    profile.json and the report (OUT/report/)."""
+    started = time.perf_counter()
+    out, planned = plan_profile(config, players, levels, seed, out, force, values, values_games)
+    game = planned[0].plan.game
+    base_games = None
+    if values:
+        base_games = values_games or _registry_values_games(game)
+    out.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(profile_manifest(out, planned, games, base_games), indent=2)
+    path = out / PROFILE_MANIFEST
+    if not path.is_file() or path.read_text() != text:
+        path.write_text(text)
+    result = ProfileResult(out, planned)
+    todo = [(lv.plan, lv.out, games) for lv in planned]
+    if values:
+        todo += [(lv.values_plan, lv.values_out, base_games) for lv in planned]
+    if jobs > 1 and not all(_finished(o, p, n) for p, o, n in todo):
+        from sim.app.runner import prestart_workers
+
+        prestart_workers(jobs, game)
+    for i, level in enumerate(planned, 1):
+        label = f"[{i}/{len(planned)}] {level.name}"
+        if _finished(level.out, level.plan, games):
+            result.skipped += 1
+            say(f"{label}: finished already ({level.out})")
+        else:
+            res = simulate(level.plan, games, level.out, jobs=jobs, force=force)
+            result.played += res.played
+            say(f"{label}: {res.played:,} games in {res.seconds:.1f} s ({level.out})")
+        if level.values_plan is not None and level.values_out is not None and base_games is not None:
+            if _finished(level.values_out, level.values_plan, base_games):
+                say(f"{label} values: finished already ({level.values_out})")
+                continue
+            res = simulate(level.values_plan, base_games, level.values_out, jobs=jobs, force=force)
+            result.values_played += res.played
+            say(f"{label} values: {res.played:,} base games in {res.seconds:.1f} s ({level.values_out})")
+    from analysis.report import build_report
+    from analysis.skill import format_profile, read_profile
+
+    result.report = build_report([out], out / "report")
+    result.text = format_profile(read_profile(out))
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _registry_values_games(game: str) -> int:
+    """The game's own default number of base games of a values run (its registry entry)."""
+    study = games.spec(game).values
+    if study is None:  # plan_profile refused --values already
+        raise ConfigError(f"--values: `balance values` knows no components of {game}")
+    return study.games

@@ -1,0 +1,143 @@
+"""The model files of the `expert` agents: a learned evaluation's weights with what they were fitted for.
+
+A model file is JSON, small enough to read and diff:
+
+    {"format": 1, "game": "<game>", "players": 3, "features": [...], "weights": [...],
+     "config": "configs/<game>/base.toml", "config_hash": "...", "training": {...}, "strength": {...}}
+
+`training` records how it was made (agents, rounds, games, positions, seed); `strength` what
+`balance train` measured of it (win share against the data agent, with n and its interval). Trained
+defaults for each game's base config and player count ship in the repository (sim/<game>/models/); an
+`expert` seat without `model=` uses the one for its game and player count.
+
+A model is refused (ConfigError: one line, exit 2) when the file is missing or malformed, or was trained
+for another game, player count or feature list; one trained on another config is used with a one-line
+warning, since its features are config-aware (points, powers, distances, not component ids).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from sim.errors import ConfigError
+
+FORMAT = 1
+_REQUIRED = ("format", "game", "players", "features", "weights", "config_hash")
+
+
+@dataclass(frozen=True)
+class ExpertModel:
+    game: str
+    players: int
+    features: tuple[str, ...]
+    weights: tuple[float, ...]
+    config: str
+    config_hash: str
+    training: dict = field(default_factory=dict)
+    strength: dict = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps({"format": FORMAT, "game": self.game, "players": self.players,
+                           "features": list(self.features), "weights": [float(w) for w in self.weights],
+                           "config": self.config, "config_hash": self.config_hash,
+                           "training": self.training, "strength": self.strength}, indent=1) + "\n"
+
+    def array(self) -> np.ndarray:
+        return np.array(self.weights, dtype=np.float64)
+
+
+def default_model_path(game: str, players: int) -> Path:
+    """Where the shipped model of a game and player count lives."""
+    return Path(__file__).resolve().parent / game / "models" / f"expert-{players}p.json"
+
+
+def model_path(text: str, game: str, players: int) -> Path:
+    """The file a `model=` parameter names ('' or absent: the shipped default)."""
+    return Path(text) if text else default_model_path(game, players)
+
+
+def save_model(model: ExpertModel, path: str | os.PathLike[str]) -> Path:
+    """Write a model file atomically (a half-written model never replaces a good one)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".tmp-{path.name}")
+    tmp.write_text(model.to_json())
+    os.replace(tmp, path)
+    return path
+
+
+_CACHE: dict[tuple[str, float], ExpertModel] = {}
+
+
+def read_model(path: str | os.PathLike[str]) -> ExpertModel:
+    """A model file, parsed and checked for shape (ConfigError naming the file and what is wrong)."""
+    path = Path(path)
+    try:
+        key = (os.fspath(path.resolve()), path.stat().st_mtime)
+    except OSError:
+        raise ConfigError(f"{path}: no such model file (train one with `balance train`)") from None
+    if key in _CACHE:
+        return _CACHE[key]
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ConfigError(f"{path}: not a model file ({err})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: not a model file (expected a JSON object)")
+    missing = [key for key in _REQUIRED if key not in data]
+    if missing:
+        raise ConfigError(f"{path}: not a model file (missing {', '.join(missing)})")
+    if data["format"] != FORMAT:
+        raise ConfigError(f"{path}: format: model format {data['format']!r}, this version reads {FORMAT}")
+    weights, names = data["weights"], data["features"]
+    if (not isinstance(weights, list) or not isinstance(names, list) or len(weights) != len(names)
+            or not all(isinstance(w, int | float) and np.isfinite(w) for w in weights)):
+        raise ConfigError(f"{path}: weights: expected one finite number per feature")
+    model = ExpertModel(str(data["game"]), int(data["players"]), tuple(map(str, names)),
+                        tuple(float(w) for w in weights), str(data.get("config", "")),
+                        str(data["config_hash"]), dict(data.get("training", {})),
+                        dict(data.get("strength", {})))
+    _CACHE[key] = model
+    return model
+
+
+def load_model(path: str | os.PathLike[str], game: str, players: int,
+               features: tuple[str, ...]) -> ExpertModel:
+    """A model for `game` with `players` players whose features are `features` (the agent's), or a
+    ConfigError saying why this file cannot be used."""
+    model = read_model(path)
+    if model.game != game:
+        raise ConfigError(f"{path}: game: the model is for {model.game}, not {game}")
+    if model.players != players:
+        raise ConfigError(f"{path}: players: the model is for {model.players} players, not {players} "
+                          f"(train one with `balance train {game} --players {players}`)")
+    if model.features != tuple(features):
+        raise ConfigError(f"{path}: features: the model's features are not this version's expert's "
+                          f"(retrain it with `balance train`)")
+    return model
+
+
+_WARNED: set[str] = set()
+
+
+def warn_config(model: ExpertModel, path: str | os.PathLike[str], config_hash: str) -> None:
+    """The one-line warning when a model plays a config it was not trained on (once per model file and
+    process: a sweep of twenty variants warns once, not twenty times)."""
+    key = os.fspath(path)
+    if model.config_hash != config_hash and key not in _WARNED:
+        _WARNED.add(key)
+        print(f"balance: warning: {path} was trained on config {model.config_hash} "
+              f"({model.config or 'unknown file'}), not on this one ({config_hash}); using it anyway",
+              file=sys.stderr)
+
+
+def digest(path: str | os.PathLike[str]) -> str:
+    """A short hash of a model file's bytes: part of a run's identity, so retraining makes a new run."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]

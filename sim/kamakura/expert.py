@@ -1,0 +1,262 @@
+"""The Kamakura `expert` agent (compiled): a learned evaluation of positions over a shallow search of whole
+turns.
+
+At the start of its turn the expert takes the planner's `width` best distinct turns (planner.py, the
+moves of the turn-level MCTS) and plays each on a copy of the position. It scores the position right
+after each with the evaluation (cheap); the `deep` best of them it plays on with greedy turns for
+`horizon` rounds, every seat in turn, its own next turn included (as the `mcts` agent's horizon judges a
+leaf right after the searcher moved again), and scores the position reached. The evaluation is each
+seat's score now plus its predicted points still to come, w . features(seat), never below 0 (a seat that
+has passed gains nothing more); the expert plays the turn whose position leaves it the largest lead over
+the best other seat (ties: the planner's order, so with equal values it plays greedy's turn).
+
+The features (FEATURES, in the weights' order, declared in the registry entry) speak of points, powers
+and swap distances, never of chit ids, so a model trained on one config means the same on a variant:
+what is left on the board (points and chits, also per seat still in); the seat's unspent move (red and
+order), yellow and green powers; and, by the seat's place in the coming turn order (next to move,
+second, ...), the most points one chit can bring it within the swaps it can pay for (its best green
+lowering requirements, R-6), the most one line can bring it with its yellows (R-5: one line a turn), and
+the points within one swap and at two swaps of eligibility. The weights are fitted by `balance train`
+(sim/app/train.py) from self-play; the model files are sim/expert_model.py's.
+
+Why these defaults (head to head, 600 3-player games, one expert against two, seats rotated, fair share
+33.3%): seeing its own next turn played out (horizon 1) beats stopping before it, 41.5% [37.6, 45.4];
+16 candidate turns beat 8 (12 against 8: 40.2% [36.2, 44.1]; 16 against 12: 37.0% [33.1, 40.9]), while
+24 against 16 (36.5% [32.6, 40.4]) and a deeper look at 4 candidates rather than 3 (34.2% [30.4, 38.0])
+add little for their cost.
+"""
+
+import numpy as np
+from numba import njit
+
+from sim.kamakura.agents import MAX_PLAN
+from sim.kamakura.board import MASK_TO_INDEX, SWAP_DISTANCE
+from sim.kamakura.kernels import (
+    CHITS_LEFT,
+    GREEN,
+    GREEN_MIN,
+    ICONS,
+    MASKS,
+    MAX_PLAYERS,
+    N_CHITS,
+    ORDER_MOVES,
+    ORDER_SPENT,
+    OVER,
+    OWNER,
+    PASSED,
+    PLAYERS,
+    POINTS,
+    POWER,
+    RED,
+    SPENT,
+    TO_MOVE,
+    YELLOW,
+    apply_action,
+    gain_reachable,
+    scores,
+)
+from sim.kamakura.planner import greedy_plan, turn_candidates
+from sim.kamakura.spec import AGENTS, EXPERT_FEATURES, EXPERT_RANKED
+
+# The parameter row of an expert seat: its numeric parameters in the registry's order (spec.py), then the
+# model's weights (sim/agent_spec.py agent_row appends them).
+_NUMERIC = [key for key, (kind, _default) in AGENTS["expert"].params.items() if kind is not str]
+E_WIDTH, E_DEEP, E_HORIZON = (_NUMERIC.index(key) for key in ("width", "deep", "horizon"))
+E_WEIGHTS = len(_NUMERIC)
+
+FEATURES = EXPERT_FEATURES  # declared in the registry entry, so validation reads them without kernels
+N_FEATURES = len(FEATURES)
+_PLACED = FEATURES.index("next_0")  # features before the ones per place in the turn order
+_PER_RANK = len(EXPERT_RANKED)
+_FAR = 127   # SWAP_DISTANCE's "unreachable"
+
+
+@njit(cache=True)
+def _chit_distance(s, chit, green):
+    """Fewest swaps that make `chit` (on the board) eligible, a green of power `green` lowering its
+    requirement by up to that much but not below the green_min knob (R-6)."""
+    colour = chit // 10
+    line = chit % 10
+    index = MASK_TO_INDEX[s[MASKS + colour]]
+    need = s[ICONS + chit]
+    lowest = need - green
+    if lowest < s[GREEN_MIN]:
+        lowest = s[GREEN_MIN]
+    if lowest > need:
+        lowest = need
+    best = _FAR
+    for target in range(lowest, need + 1):
+        d = SWAP_DISTANCE[index, line, target]
+        if d < best:
+            best = d
+    return best
+
+
+@njit(cache=True)
+def features(s, seat, out):
+    """The evaluation's features of `seat` in position s (FEATURES order) into out[:N_FEATURES]."""
+    players = s[PLAYERS]
+    n_active = 0
+    for other in range(players):
+        if s[PASSED + other] == 0:
+            n_active += 1
+    points_left = 0
+    for chit in range(N_CHITS):
+        if s[OWNER + chit] == -1:
+            points_left += s[POINTS + chit]
+    red = 0
+    yellow = 0
+    green = 0
+    best_green = 0
+    for line in range(10):
+        for colour in (RED, YELLOW, GREEN):
+            chit = 10 * colour + line
+            if s[OWNER + chit] == seat and s[SPENT + chit] == 0:
+                p = s[POWER + chit]
+                if colour == RED:
+                    red += p
+                elif colour == YELLOW:
+                    yellow += p
+                else:
+                    green += p
+                    if p > best_green:
+                        best_green = p
+    order = s[ORDER_MOVES + seat] if s[ORDER_SPENT + seat] == 0 else 0
+    out[:N_FEATURES] = 0.0
+    out[0] = 1.0
+    out[1] = points_left
+    out[2] = points_left / max(n_active, 1)
+    out[3] = s[CHITS_LEFT]
+    out[4] = s[CHITS_LEFT] / max(n_active, 1)
+    out[5] = red
+    out[6] = yellow
+    out[7] = green
+    out[8] = order
+    # the seat's place among the seats still in, counted from the one to move
+    rank = 0
+    other = s[TO_MOVE]
+    for _ in range(players):
+        if other == seat:
+            break
+        if s[PASSED + other] == 0:
+            rank += 1
+        other = (other + 1) % players
+    swaps = 1 + red + order
+    claims = min(1 + yellow, 4)
+    reach = 0
+    near = 0
+    mid = 0
+    claim = 0
+    top = np.zeros(4, dtype=np.int64)
+    for line in range(10):
+        top[:] = 0
+        for colour in range(4):
+            chit = 10 * colour + line
+            if s[OWNER + chit] != -1:
+                continue
+            d = _chit_distance(s, chit, best_green)
+            p = s[POINTS + chit]
+            if d <= 1:
+                near += p
+            elif d == 2:
+                mid += p
+            if d <= swaps:
+                if p > reach:
+                    reach = p
+                # keep the line's best chits within reach, largest first
+                i = 3
+                if p > top[3]:
+                    while i > 0 and top[i - 1] < p:
+                        top[i] = top[i - 1]
+                        i -= 1
+                    top[i] = p
+        total = 0
+        for i in range(claims):
+            total += top[i]
+        if total > claim:
+            claim = total
+    base = _PLACED + _PER_RANK * rank
+    out[base] = 1.0
+    out[base + 1] = reach
+    out[base + 2] = claim
+    out[base + 3] = near
+    out[base + 4] = mid
+
+
+@njit(cache=True)
+def predicted_finals(s, weights, out):
+    """Each seat's score now plus its predicted points to come (>= 0; 0 once passed or over) into out."""
+    scores(s, out)
+    if s[OVER] == 1:
+        return
+    f = np.empty(N_FEATURES, dtype=np.float64)
+    for seat in range(s[PLAYERS]):
+        if s[PASSED + seat] == 1:
+            continue
+        features(s, seat, f)
+        gain = 0.0
+        for k in range(N_FEATURES):
+            gain += weights[k] * f[k]
+        if gain > 0.0:
+            out[seat] += gain
+
+
+@njit(cache=True)
+def lead(s, seat, weights):
+    """The evaluation of position s for `seat`: its predicted final score minus the best other seat's."""
+    finals = np.zeros(MAX_PLAYERS, dtype=np.float64)
+    predicted_finals(s, weights, finals)
+    best_other = -1e18
+    for other in range(s[PLAYERS]):
+        if other != seat and finals[other] > best_other:
+            best_other = finals[other]
+    return finals[seat] - best_other
+
+
+@njit(cache=True)
+def expert_plan(s, rng, params, plan):
+    """The expert's whole turn at s (a turn start) into `plan`; returns its length. `params` is the
+    seat's parameter row (E_WIDTH, E_DEEP, E_HORIZON, then the weights from E_WEIGHTS)."""
+    if not gain_reachable(s):
+        return greedy_plan(s, rng, plan)  # the forced pass (R-8)
+    width = max(int(params[E_WIDTH]), 1)
+    replies = int(params[E_HORIZON]) * s[PLAYERS]  # through the expert's own next turn(s)
+    deep = max(int(params[E_DEEP]), 1)
+    weights = params[E_WEIGHTS:E_WEIGHTS + N_FEATURES]
+    me = s[TO_MOVE]
+    cands = np.empty((width, MAX_PLAN), dtype=np.int64)
+    n, lengths = turn_candidates(s, rng, width, cands)
+    best = 0
+    if n > 1:
+        st = np.empty_like(s)
+        reply = np.empty(MAX_PLAN, dtype=np.int64)
+        # first the position right after each turn, scored as it stands (cheap) ...
+        quick = np.empty(n, dtype=np.float64)
+        for k in range(n):
+            st[:] = s
+            for j in range(lengths[k]):
+                apply_action(st, cands[k, j])
+            quick[k] = lead(st, me, weights)
+        # ... then the `deep` best of those again after `horizon` rounds of greedy turns (the costly part)
+        order = np.argsort(-quick, kind="mergesort")
+        best_value = -1e18
+        for rank in range(min(deep, n)):
+            k = order[rank]
+            st[:] = s
+            for j in range(lengths[k]):
+                apply_action(st, cands[k, j])
+            # the replies draw from a copy of one generator state: every candidate meets the same draws
+            reply_rng = rng.copy()
+            for _ in range(replies):
+                if st[OVER] == 1:
+                    break
+                m = greedy_plan(st, reply_rng, reply)
+                for j in range(m):
+                    apply_action(st, reply[j])
+            value = lead(st, me, weights)
+            if value > best_value + 1e-9 or (abs(value - best_value) <= 1e-9 and k < best):
+                best_value = value
+                best = k
+    for j in range(lengths[best]):
+        plan[j] = cands[best, j]
+    return lengths[best]
