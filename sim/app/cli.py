@@ -139,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from sim.design.commands import add_design_commands
 
-    add_design_commands(sub, _positive_int)  # sweep, tune
+    add_design_commands(sub, _positive_int, _seed)  # sweep, tune, profile
     return parser
 
 

@@ -13,9 +13,10 @@ import time
 from collections.abc import Callable
 
 
-def add_design_commands(sub: argparse._SubParsersAction, _jobs: Callable[[str], int]) -> None:
+def add_design_commands(sub: argparse._SubParsersAction, _jobs: Callable[[str], int],
+                        _seed: Callable[[str], int]) -> None:
     """Add `sweep`, `tune` and `profile` to the parser; `_jobs` checks a --jobs value (a positive whole
-    number)."""
+    number), `_seed` a --seed value (the CLI's own checks, handed in)."""
     sweep = sub.add_parser("sweep", help="run a grid or list of config variants and write a comparison "
                                          "report")
     sweep.add_argument("sweep_file", help="TOML sweep file, e.g. one of configs/sweeps/")
@@ -49,17 +50,6 @@ def add_design_commands(sub: argparse._SubParsersAction, _jobs: Callable[[str], 
     _run_options(profile, _jobs, "profile folder (default: runs/profiles/<game>-<config>-<N>p)",
                  "write into a non-empty folder that is not a profile, and replace level runs made by a "
                  "different config or seed", "no line per level")
-
-
-def _seed(text: str) -> int:
-    """A --seed value: a whole number in 0 .. 2**63 - 1 (as `balance simulate` takes it)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if not 0 <= value < 2**63:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 2**63 - 1, got {value}")
-    return value
 
 
 def _run_options(parser: argparse.ArgumentParser, jobs: Callable[[str], int], out: str, force: str,

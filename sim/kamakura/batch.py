@@ -117,6 +117,19 @@ def next_plan(s, rng, kind, seat_params, trees, history, n_history, plan, buf):
     return agent_plan(kind, s, rng, plan, buf)
 
 
+@njit(cache=True)
+def remember(history, n_history, action, trees):
+    """Append a played action to the game's history (what MCTS trees are walked along); a game longer than
+    the history (MAX_HISTORY) starts afresh, every seat's tree then invalid. Returns the new length."""
+    history[n_history] = action
+    n_history += 1
+    if n_history == history.shape[0]:
+        n_history = 0
+        for other in range(MAX_PLAYERS):
+            trees.meta[other, M_VALID] = 0
+    return n_history
+
+
 @njit(cache=True, nogil=True)  # lets the runner's helper threads work while games play
 def play_batch(seeds, rules, agent_kinds, agent_params, out):
     """Play len(seeds) games under `rules` (a kernels.KernelRules); agent_kinds[g, seat] gives each game's
@@ -168,12 +181,7 @@ def play_batch(seeds, rules, agent_kinds, agent_params, out):
                         out.events[g, n_events, 3] = action - A_GAIN
                     n_events += 1
                 apply_action(s, action)
-                history[n_history] = action
-                n_history += 1
-                if n_history == MAX_HISTORY:
-                    n_history = 0
-                    for other in range(MAX_PLAYERS):
-                        trees.meta[other, M_VALID] = 0
+                n_history = remember(history, n_history, action, trees)
         scores(s, score)
         tie, decided = winners(s, score, win)
         for seat in range(s[PLAYERS]):

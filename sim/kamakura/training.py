@@ -15,7 +15,7 @@ from numba import njit
 
 from sim.batching import batch_inputs
 from sim.kamakura.agents import MAX_PLAN
-from sim.kamakura.batch import MAX_HISTORY, _seat_trees, next_plan
+from sim.kamakura.batch import MAX_HISTORY, _seat_trees, next_plan, remember
 from sim.kamakura.expert import N_FEATURES, features
 from sim.kamakura.kernels import (
     MAX_PLAYERS,
@@ -71,12 +71,7 @@ def play_positions(seeds, rules, agent_kinds, agent_params, feats, seat_of, game
                                plan, buf)
             for i in range(n_plan):
                 apply_action(s, plan[i])
-                history[n_history] = plan[i]
-                n_history += 1
-                if n_history == MAX_HISTORY:
-                    n_history = 0
-                    for other in range(MAX_PLAYERS):
-                        trees.meta[other, M_VALID] = 0
+                n_history = remember(history, n_history, plan[i], trees)
         scores(s, score)
         for row in range(first_row, n_rows):
             gained[row] += score[seat_of[row]]

@@ -26,7 +26,7 @@ import pyarrow as pa
 from numba import njit
 
 from sim.kamakura.agents import MAX_PLAN
-from sim.kamakura.batch import MAX_HISTORY, _seat_trees, next_plan
+from sim.kamakura.batch import MAX_HISTORY, _seat_trees, next_plan, remember
 from sim.kamakura.kernels import (
     CHITS_LEFT,
     ICONS,
@@ -106,12 +106,7 @@ def _play_on(s, rng, kinds_row, params_row, trees, history, stop_turn, plan, buf
         n_plan = next_plan(s, rng, kinds_row[seat], params_row[seat], trees, history, n_history, plan, buf)
         for i in range(n_plan):
             apply_action(s, plan[i])
-            history[n_history] = plan[i]
-            n_history += 1
-            if n_history == history.shape[0]:
-                n_history = 0
-                for other in range(MAX_PLAYERS):
-                    trees.meta[other, M_VALID] = 0
+            n_history = remember(history, n_history, plan[i], trees)
             if s[OVER] == 1 or (stop_turn >= 0 and s[TURN] >= stop_turn):
                 break
 
