@@ -21,8 +21,8 @@ DEMO_RUNS := runs/demo-kamakura-4p runs/demo-sakura-4p
 DEMO_VALUES := runs/demo-values-kamakura-3p
 demo: $(STAMP)
 	$(BIN)/balance profile configs/kamakura/base.toml --players 3 --levels greedy,expert --games 2000 --seed 1 --out $(DEMO_PROFILE) --quiet
-	$(BIN)/balance simulate configs/kamakura/base.toml --players 4 --games 30000 --agents greedy --seed 1 --out runs/demo-kamakura-4p
-	$(BIN)/balance simulate configs/sakura/base.toml --players 4 --games 30000 --agents greedy --seed 1 --out runs/demo-sakura-4p
+	$(BIN)/balance simulate configs/kamakura/base.toml --players 4 --games 20000 --agents greedy --seed 1 --out runs/demo-kamakura-4p
+	$(BIN)/balance simulate configs/sakura/base.toml --players 4 --games 20000 --agents greedy --seed 1 --out runs/demo-sakura-4p
 	$(BIN)/balance values configs/kamakura/base.toml --players 3 --agents greedy --games 150 --seed 1 --quiet --out $(DEMO_VALUES) > /dev/null
 	$(BIN)/balance summary $(DEMO_PROFILE)/greedy $(DEMO_PROFILE)/expert $(DEMO_RUNS)
 	$(BIN)/balance report $(DEMO_VALUES) $(DEMO_PROFILE) $(DEMO_RUNS) --out reports/demo

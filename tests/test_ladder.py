@@ -181,3 +181,22 @@ def test_foreign_out_folder_refused(tmp_path: Path) -> None:
     done = balance(*LADDER, "--out", str(tmp_path))
     assert done.returncode == 2 and "not a ladder" in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["something.txt"]
+
+
+def test_a_step_folder_of_another_run_is_refused_not_counted_finished(ladder, tmp_path: Path) -> None:
+    """A step whose folder holds a different run (here: the expert of another model file, as a
+    retrained model would leave it) is refused before any game, not taken as finished by its count."""
+    import shutil
+
+    out = tmp_path / "copy"
+    shutil.copytree(ladder[0], out)
+    step = out / "expert-vs-mcts4" / "manifest.json"
+    run = json.loads(step.read_text())
+    run["resolved_agents"] = [a.replace("@", "@0") if a.startswith("expert") else a
+                              for a in run["resolved_agents"]]
+    step.write_text(json.dumps(run))
+    before = _mtimes(out)
+    again = balance(*LADDER, "--out", str(out))
+    assert again.returncode == 2 and "made by a different run" in again.stderr
+    assert "resolved_agents" in again.stderr and len(again.stderr.strip().splitlines()) == 1
+    assert _mtimes(out) == before

@@ -12,7 +12,8 @@ from numpy.typing import ArrayLike
 
 from sim.batching import batch_inputs, result_arrays
 from sim.rng import rng_seeded
-from sim.sakura.agents import AGENT_MCTS, agent_action
+from sim.sakura.agents import AGENT_EXPERT, AGENT_MCTS, agent_action
+from sim.sakura.expert import expert_action
 from sim.sakura.kernels import (
     BUMPS,
     END_REASON,
@@ -53,12 +54,24 @@ BatchOut = namedtuple("BatchOut", ["tokens", "winners", "tie", "decided_by_tiebr
                                    "bumps", "positions"])
 
 
+@njit(cache=True)
+def next_action(kind, s, rng, seat_params, buf):
+    """The action of the seat to move, an agent of code `kind` with parameter row `seat_params` (the
+    searching and learned agents read theirs; the others need none)."""
+    if kind == AGENT_MCTS:
+        return mcts_action(s, rng, seat_params)
+    if kind == AGENT_EXPERT:
+        return expert_action(s, rng, seat_params)
+    return agent_action(kind, s, rng, buf)
+
+
 @njit(cache=True, nogil=True)  # lets the runner's helper threads work while games play
 def play_batch(first, seeds, args, agent_kinds, agent_params, out, card_log, sakura_log, counts):
     """Play games first.. of seeds under `args` (kernels.KernelRules, as game.kernel_rules gives them) into
     `out` (a BatchOut); returns the index after the last game finished (less than len(seeds) when the
     logs are full: the caller grows them and calls again). counts = [card rows, sakura rows].
-    agent_params[g, seat] holds an MCTS seat's parameter row (mcts.P_*)."""
+    agent_params[g, seat] holds a seat's parameter row (an MCTS seat's mcts.P_*, an expert seat's
+    expert.E_* and model weights)."""
     buf = np.empty(N_ACTIONS_MAX, dtype=np.int64)
     win = np.zeros(MAX_PLAYERS, dtype=np.int64)
     for g in range(first, seeds.shape[0]):
@@ -69,10 +82,7 @@ def play_batch(first, seeds, args, agent_kinds, agent_params, out, card_log, sak
         while s[PHASE] != PH_OVER:
             round_before = s[ROUND]
             seat = s[TO_MOVE]
-            if agent_kinds[g, seat] == AGENT_MCTS:
-                action = mcts_action(s, rng, agent_params[g, seat])
-            else:
-                action = agent_action(agent_kinds[g, seat], s, rng, buf)
+            action = next_action(agent_kinds[g, seat], s, rng, agent_params[g, seat], buf)
             apply_action(s, action)
             if (s[ROUND] != round_before or s[PHASE] == PH_OVER) and s[LOG_ROUND] == round_before:
                 full = counts[0] + MAX_PAINTERS > card_log.shape[0]
@@ -117,9 +127,9 @@ def play_batch(first, seeds, args, agent_kinds, agent_params, out, card_log, sak
 def run_batch(rules: SakuraRules, seeds: ArrayLike, seating: ArrayLike,
               params: ArrayLike | None = None) -> dict[str, np.ndarray]:
     """Play one game per seed; seating is a (games, players) array of agent codes or one row for all,
-    params the matching MCTS parameter rows ((games, players, mcts.N_PARAMS) or one (players, N_PARAMS)
-    table), needed only when a seat plays mcts. tokens has one more column than players when a court
-    painter plays (two players)."""
+    params the matching parameter rows ((games, players, n) or one (players, n) table, as
+    sim/agent_spec.py agent_arrays builds them), needed only when a seat plays mcts or expert. tokens
+    has one more column than players when a court painter plays (two players)."""
     from sim.sakura.game import kernel_rules
 
     players = rules.players

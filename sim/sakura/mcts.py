@@ -45,7 +45,7 @@ from sim.sakura.kernels import (
 from sim.sakura.spec import AGENTS, REWARDS
 
 REWARD_WIN, REWARD_SCORE = REWARDS.index("win"), REWARDS.index("score")  # the registry entry's codes
-# A seat's parameter row: the mcts agent's parameters in their declared order (sim/agent_spec.py mcts_row).
+# A seat's parameter row: the mcts agent's parameters in their declared order (sim/agent_spec.py agent_row).
 _ORDER = list(AGENTS["mcts"].params)  # the registry entry's parameter order (spec.py, declared once)
 P_ITERS, P_C, P_REWARD = (_ORDER.index(key) for key in ("iters", "c", "reward"))
 N_PARAMS = len(_ORDER)

@@ -3,15 +3,17 @@
 RandomPolicy re-states the batch `random` agent over the readable API with the same generator, so both
 paths play identical games (the agreement test relies on it). GreedyPolicy runs the compiled greedy on
 a copy of the state; the greedy reads only what the seat may observe (agents.py), which the no-peeking
-test checks.
+test checks. ExpertPolicy does the same with the compiled expert (expert.py) and its model's weights.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from sim.agent_spec import AgentSpec, agent_row
 from sim.rng import rng_below
 from sim.sakura import agents, mcts
+from sim.sakura.expert import expert_action
 from sim.sakura.game import SakuraGame, SakuraState, action_to_string
 from sim.sakura.kernels import N_ACTIONS_MAX
 
@@ -45,4 +47,21 @@ class MctsPolicy:
         return action_to_string(mcts.search(state.vector, self.rng, **self.params))
 
 
-POLICIES = {"random": RandomPolicy, "greedy": GreedyPolicy, "mcts": MctsPolicy}
+class ExpertPolicy:
+    """The compiled expert (expert.py) on a copy of the state. Parameters: the `expert` agent's (samples,
+    temp, model; defaults from the registry, the shipped model of the game's player count when model is
+    '')."""
+
+    def __init__(self, rng: np.ndarray, **params: float | str) -> None:
+        self.rng = rng
+        self.params = params
+        self._row: np.ndarray | None = None
+
+    def choose(self, game: SakuraGame, state: SakuraState) -> str:
+        if self._row is None:  # the model is read once, for the game's player count
+            spec = AgentSpec("expert", dict(self.params))
+            self._row = np.array(agent_row(spec, "sakura", game.players), dtype=np.float64)
+        return action_to_string(int(expert_action(state.vector.copy(), self.rng, self._row)))
+
+
+POLICIES = {"random": RandomPolicy, "greedy": GreedyPolicy, "mcts": MctsPolicy, "expert": ExpertPolicy}

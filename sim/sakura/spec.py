@@ -6,12 +6,25 @@ from sim.sakura.params import DEFAULT_CONFIG, MAX_PLAYERS, MIN_PLAYERS, TIE_BREA
 
 #: MCTS rewards; the index is the kernels' code (mcts.REWARD_* are derived from it).
 REWARDS = ("win", "score")
+#: the `expert` agent's evaluation features, in its weights' order (sim/sakura/expert.py computes them from
+#: one seat's observation: positions, tokens, the trees, and its own hand by action, never card ids)
+EXPERT_FEATURES = ("bias", "trees_left", "last_tree", "emperor_to_tree",
+                   "award", "award_near", "award_mid", "award_last", "first", "first_near", "first_last",
+                   "painters_ahead", "gap", "gap_near", "gap_last", "adjacent", "on_gate",
+                   "hand_advance", "hand_lead", "hand_lead_near", "hand_lead_last", "hand_bump",
+                   "hand_emperor", "hand_emperor_first", "hand_order")
 
 AGENTS = {
     "random": AgentKind(0),
     "greedy": AgentKind(1),
     "mcts": AgentKind(2, {"iters": (int, 2000), "c": (float, 0.7), "reward": (REWARDS, 0)},
                       lowest={"iters": 1, "c": 0.0}, smallest_chunk=10),
+    # each card in hand played against `samples` guesses of the hidden cards (the greedy's look-ahead of
+    # the round), the position reached scored by a learned evaluation of every player's tokens to come
+    # (sim/sakura/expert.py) as a chance of winning, a spread of `temp` tokens times the root of the
+    # trees left (0: the plain lead); model: a file of `balance train`
+    "expert": AgentKind(3, {"samples": (int, 64), "temp": (float, 2.0), "model": (str, "")},
+                        lowest={"samples": 1, "temp": 0.0}, smallest_chunk=100, features=EXPERT_FEATURES),
 }
 
 SPEC = GameSpec(
@@ -34,6 +47,7 @@ SPEC = GameSpec(
     component_values_ref="analysis.sakura.card_values:component_values",
     run_label_ref="sim.sakura.spec:run_label",
     bench_players=4,
+    training_ref="sim.sakura.training:positions",
     values=ValuesStudy(run_ref="sim.sakura.values:run_values", table_ref="sim.sakura.values:values_table",
                        components_ref="sim.sakura.values:components", positions=(0,), games=300,
                        groups=("garden", "painter"), shares_ref="analysis.sakura.ties:win_shares",

@@ -18,7 +18,7 @@ from numba import njit
 
 from sim.log_tables import arms_table
 from sim.rng import rng_below, rng_seeded
-from sim.sakura.agents import AGENT_MCTS, agent_action
+from sim.sakura.batch import next_action
 from sim.sakura.kernels import (
     DECK,
     DECK_N,
@@ -36,7 +36,7 @@ from sim.sakura.kernels import (
     new_game,
     winners,
 )
-from sim.sakura.mcts import N_PARAMS, mcts_action
+from sim.sakura.mcts import N_PARAMS
 
 if TYPE_CHECKING:
     from sim.sakura.params import SakuraRules
@@ -118,11 +118,7 @@ def treated_deal(control, card, players, holder, slot):
 def _play_on(s, rng, kinds_row, params_row, buf):
     while s[PHASE] != PH_OVER:
         seat = s[TO_MOVE]
-        if kinds_row[seat] == AGENT_MCTS:
-            action = mcts_action(s, rng, params_row[seat])
-        else:
-            action = agent_action(kinds_row[seat], s, rng, buf)
-        apply_action(s, action)
+        apply_action(s, next_action(kinds_row[seat], s, rng, params_row[seat], buf))
 
 
 @njit(cache=True, nogil=True)
