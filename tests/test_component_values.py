@@ -249,3 +249,23 @@ def test_greedy_claims_legally_when_only_zero_point_chits_are_reachable(zero_con
         events = out["events"][g, : out["n_events"][g]]
         gained = events[events[:, 2] == 0, 3]
         assert len(gained) == len(set(gained.tolist()))
+
+
+def test_sakura_values_play_the_expert_as_the_batch_loop_does() -> None:
+    """The values kernel's play-on dispatches every agent as play_batch does (batch.next_action): each
+    seed's own deal, played with no intervention, ends with the tokens `balance simulate` gets."""
+    from sim.agent_spec import AgentSpec, agent_row
+    from sim.sakura.agents import AGENT_EXPERT, AGENT_GREEDY
+    from sim.sakura.values import run_values as sakura_values
+
+    spec = games.spec("sakura")
+    rules = spec.default_rules(4)
+    seeds = game_seeds(8, 0, 3)
+    row = agent_row(AgentSpec("expert", {"samples": 8}), "sakura", 4)
+    params = np.zeros((4, len(row)))
+    params[0] = params[2] = row
+    seating = np.array([AGENT_EXPERT, AGENT_GREEDY, AGENT_EXPERT, AGENT_GREEDY])
+    out = sakura_values(rules, seeds, seating, params)
+    batch = spec.run_batch(rules, seeds, seating, params)
+    assert (out["base"][:, :, 0] == batch["tokens"][:, :4]).all()
+    assert out["available"].sum() > 0
