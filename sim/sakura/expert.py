@@ -89,9 +89,11 @@ from sim.sakura.kernels import (
     SELECTED,
     TO_MOVE,
     TOKENS,
+    forward_target,
+    leapfrog_target,
     legal_actions,
     order_pending,
-    painter_at,
+    painters_between,
     ranking,
     winners,
 )
@@ -190,50 +192,23 @@ def pool_mix(s, pool, n, mix):
 
 # ---- features ----------------------------------------------------------------------------------------
 @njit(cache=True)
-def _forward_to(t, p, n):
-    """Where painter p's move of n empty spaces forward would end (kernels.painter_forward, nothing
-    moved), or -1 if it would reach the Emperor and bump (R-15)."""
-    pos = t[PAINTER + p]
-    count = 0
-    while count < n:
-        pos += 1
-        if pos == t[EMPEROR]:
-            return -1
-        if painter_at(t, pos, p) >= 0:
-            continue
-        count += 1
-    return pos
-
-
-@njit(cache=True)
 def _destination(t, p, a):
-    """Where painter action `a` would take painter p from t, or -1 for a bump: forward moves (a
-    forward-or-back card that would bump counts as no move: its owner would go back rather than walk
-    into the Emperor), leapfrog and count as R-17 has them."""
+    """Where painter action `a` would take painter p from t, or -1 for a bump (the rules' own targets,
+    kernels.forward_target and leapfrog_target, R-15, R-17; nothing moved): a forward-or-back card that
+    would bump counts as no move (its owner would go back rather than walk into the Emperor)."""
     mine = t[PAINTER + p]
     if a <= P_3:
-        return _forward_to(t, p, a - P_1 + 1)
+        return forward_target(t, p, a - P_1 + 1)
     if a <= P_PM3:
-        dest = _forward_to(t, p, a - P_PM1 + 1)
+        dest = forward_target(t, p, a - P_PM1 + 1)
         return mine if dest < 0 else dest
     if a == P_LEAP:
-        ahead = -1
-        for q in range(t[N_PAINTERS]):
-            idx = t[PAINTER + q]
-            if q != p and idx > mine and (ahead < 0 or idx < ahead):
-                ahead = idx
-        if ahead < 0:
+        target = leapfrog_target(t, p)
+        if target < 0:
             return mine
-        target = ahead + 1
-        while painter_at(t, target, p) >= 0:
-            target += 1
         return -1 if target == t[EMPEROR] else target
-    n = 0
-    for q in range(t[N_PAINTERS]):
-        idx = t[PAINTER + q]
-        if q != p and mine < idx < t[EMPEROR]:
-            n += 1
-    return mine if n == 0 else _forward_to(t, p, n)
+    n = painters_between(t, p)
+    return mine if n == 0 else forward_target(t, p, n)
 
 
 @njit(cache=True)

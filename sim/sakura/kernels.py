@@ -256,19 +256,29 @@ def bump(s, p):
 
 
 @njit(cache=True)
-def painter_forward(s, p, n):
-    """Forward n empty spaces (occupied ones are skipped, not counted); reaching the Emperor bumps."""
+def forward_target(s, p, n):
+    """Where painter p's move of n empty spaces forward ends (occupied ones are skipped, not counted), or
+    -1 if it reaches the Emperor first (a bump, R-15). Nothing moves."""
     pos = s[PAINTER + p]
     count = 0
     while count < n:
         pos += 1
         if pos == s[EMPEROR]:
-            bump(s, p)
-            return
+            return -1
         if painter_at(s, pos, p) >= 0:
             continue
         count += 1
-    s[PAINTER + p] = pos
+    return pos
+
+
+@njit(cache=True)
+def painter_forward(s, p, n):
+    """Forward n empty spaces (occupied ones are skipped, not counted); reaching the Emperor bumps."""
+    pos = forward_target(s, p, n)
+    if pos < 0:
+        bump(s, p)
+    else:
+        s[PAINTER + p] = pos
 
 
 @njit(cache=True)
@@ -346,9 +356,9 @@ def furthest_painter(s):
 
 
 @njit(cache=True)
-def leapfrog(s, p):
-    """R-17: to the first space above the next painter ahead that no painter occupies (bump if it is
-    the Emperor's); no painter ahead, no move."""
+def leapfrog_target(s, p):
+    """R-17: the first space above the next painter ahead that no painter occupies (the Emperor's space
+    means a bump); -1 when no painter is ahead (no move). Nothing moves."""
     mine = s[PAINTER + p]
     ahead = -1
     for q in range(s[N_PAINTERS]):
@@ -356,10 +366,20 @@ def leapfrog(s, p):
         if q != p and idx > mine and (ahead < 0 or idx < ahead):
             ahead = idx
     if ahead < 0:
-        return
+        return -1
     target = ahead + 1
     while painter_at(s, target, p) >= 0:
         target += 1
+    return target
+
+
+@njit(cache=True)
+def leapfrog(s, p):
+    """R-17: to the first space above the next painter ahead that no painter occupies (bump if it is
+    the Emperor's); no painter ahead, no move."""
+    target = leapfrog_target(s, p)
+    if target < 0:
+        return
     if target == s[EMPEROR]:
         bump(s, p)
     else:
@@ -367,14 +387,21 @@ def leapfrog(s, p):
 
 
 @njit(cache=True)
-def count_move(s, p):
-    """R-17: forward one space per painter strictly between this one and the Emperor."""
+def painters_between(s, p):
+    """R-17 count: the painters strictly between painter p and the Emperor."""
     mine = s[PAINTER + p]
     n = 0
     for q in range(s[N_PAINTERS]):
         idx = s[PAINTER + q]
         if q != p and mine < idx < s[EMPEROR]:
             n += 1
+    return n
+
+
+@njit(cache=True)
+def count_move(s, p):
+    """R-17: forward one space per painter strictly between this one and the Emperor."""
+    n = painters_between(s, p)
     if n > 0:
         painter_forward(s, p, n)
 
