@@ -27,3 +27,17 @@ def result_arrays(games: int, players: int) -> dict[str, np.ndarray]:
             "tie": np.zeros(games, dtype=np.bool_),
             "decided_by_tiebreak": np.zeros(games, dtype=np.bool_),
             "end_reason": np.zeros(games, dtype=np.int64)}
+
+
+def training_positions(play_positions, args, seeds, seating, params, rows: int,
+                       n_features: int) -> dict[str, np.ndarray]:
+    """Run a game's compiled play_positions(seeds, args, seating, params, feats, seat, game, gained)
+    into arrays of `rows` rows and keep the rows it filled: `features` (rows, n_features), `seat`,
+    `game` (index into seeds) and `gained` (the points or tokens the seat went on to gain, the target
+    sim/app/train.py fits)."""
+    feats = np.zeros((rows, n_features), dtype=np.float64)
+    seat_of = np.zeros(rows, dtype=np.int64)
+    game_of = np.zeros(rows, dtype=np.int64)
+    gained = np.zeros(rows, dtype=np.float64)
+    n = play_positions(seeds, args, seating, params, feats, seat_of, game_of, gained)
+    return {"features": feats[:n], "seat": seat_of[:n], "game": game_of[:n], "gained": gained[:n]}

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
-from sim.batching import batch_inputs
+from sim.batching import batch_inputs, training_positions
 from sim.kamakura.agents import MAX_PLAN
 from sim.kamakura.batch import MAX_HISTORY, _seat_trees, next_plan, remember
 from sim.kamakura.expert import N_FEATURES, features
@@ -84,10 +84,5 @@ def positions(rules: KamakuraRules, seeds, seating, params) -> dict[str, np.ndar
     from sim.kamakura.game import kernel_rules
 
     seeds, seating, params = batch_inputs(seeds, seating, rules.players, params, N_PARAMS)
-    rows = ROWS_PER_GAME * len(seeds)
-    feats = np.zeros((rows, N_FEATURES), dtype=np.float64)
-    seat_of = np.zeros(rows, dtype=np.int64)
-    game_of = np.zeros(rows, dtype=np.int64)
-    gained = np.zeros(rows, dtype=np.float64)
-    n = play_positions(seeds, kernel_rules(rules), seating, params, feats, seat_of, game_of, gained)
-    return {"features": feats[:n], "seat": seat_of[:n], "game": game_of[:n], "gained": gained[:n]}
+    return training_positions(play_positions, kernel_rules(rules), seeds, seating, params,
+                              ROWS_PER_GAME * len(seeds), N_FEATURES)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
-from sim.batching import batch_inputs
+from sim.batching import batch_inputs, training_positions
 from sim.rng import rng_seeded
 from sim.sakura.batch import next_action
 from sim.sakura.expert import MIX, N_FEATURES, features, hand_mix
@@ -87,10 +87,5 @@ def positions(rules: SakuraRules, seeds, seating, params) -> dict[str, np.ndarra
     from sim.sakura.game import kernel_rules
 
     seeds, seating, params = batch_inputs(seeds, seating, rules.players, params, N_PARAMS)
-    rows = ROUNDS_PER_GAME * rules.players * len(seeds)
-    feats = np.zeros((rows, N_FEATURES), dtype=np.float64)
-    seat_of = np.zeros(rows, dtype=np.int64)
-    game_of = np.zeros(rows, dtype=np.int64)
-    gained = np.zeros(rows, dtype=np.float64)
-    n = play_positions(seeds, kernel_rules(rules), seating, params, feats, seat_of, game_of, gained)
-    return {"features": feats[:n], "seat": seat_of[:n], "game": game_of[:n], "gained": gained[:n]}
+    return training_positions(play_positions, kernel_rules(rules), seeds, seating, params,
+                              ROUNDS_PER_GAME * rules.players * len(seeds), N_FEATURES)
