@@ -6,6 +6,7 @@ Which agents a game has, their kernel codes and parameter schemas come from its 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -124,7 +125,10 @@ def resolved(spec: AgentSpec, game: str, players: int | None = None) -> str:
         from sim.expert_model import digest
 
         path = _model_file(spec, game, players)
-        values["model"] = f"{path}@{digest(path)}" if path.is_file() else str(path)
+        # the shipped model by its place in the repository, so a run made in another clone (or a
+        # moved checkout) is the same run; a named file as it was given; either with its bytes' digest
+        shown = path if spec.params.get("model") else path.relative_to(Path(__file__).resolve().parents[1])
+        values["model"] = f"{shown}@{digest(path)}" if path.is_file() else str(shown)
     return spec.name + ":" + ",".join(f"{key}={value}" for key, value in values.items())
 
 

@@ -110,6 +110,13 @@ def test_the_run_identity_names_the_model_bytes(tmp_path: Path) -> None:
     assert resolved(spec, "kamakura", 3) != before and str(path) in before
 
 
+@pytest.mark.parametrize(("name", "players"), CASES, ids=IDS)
+def test_the_shipped_model_is_named_by_its_place_in_the_repository(name: str, players: int) -> None:
+    """Not by an absolute path: the same run made in another clone or a moved checkout is the same run."""
+    agent = resolved(parse_spec("expert", name), name, players)
+    assert f",model=sim/{name}/models/expert-{players}p.json@" in agent
+
+
 # ---- playing -------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("name", "players"), CASES, ids=IDS)
 def test_expert_games_are_the_same_per_seed_and_split(name: str, players: int) -> None:
