@@ -2,20 +2,26 @@
 install`), so the first real run does not pay for it: a fresh clone's `make demo` otherwise spends more
 than half its time compiling (6 min 10 s cold against 2 min 27 s warm, measured on the 2-core machine).
 
-It plays one short game per game and agent (MCTS with a handful of iterations) through the same batch
-kernels `balance simulate` uses, and one base game of each game's `balance values` kernel. numba keys
-its cache on each source file, so a later edit recompiles only what changed.
+It runs the commands themselves on tiny inputs, into a temporary folder: `balance simulate` of a few
+games per game and agent (searching agents at a few iterations) and `balance values` of one base game,
+so the kernels are compiled for exactly the array layouts real runs pass. numba keys its cache on each
+source file, so a later edit recompiles only what changed.
 
     python -m sim.app.compile_kernels
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+import tempfile
 import time
+from pathlib import Path
 
 from sim import games
-from sim.agent_spec import agent_arrays
-from sim.rng import game_seeds
+from sim.app.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _agent_text(game: str, name: str) -> str:
@@ -25,20 +31,25 @@ def _agent_text(game: str, name: str) -> str:
 
 
 def compile_all(say=print) -> None:
-    for game in games.names():
-        start = time.perf_counter()
-        spec = games.spec(game)
-        players = spec.bench_players
-        rules = spec.default_rules(players)
-        seeds = game_seeds(0, 0, 1)
-        for name in spec.agents:
-            kinds, params = agent_arrays([[_agent_text(game, name)] * players], game)
-            spec.run_batch(rules, seeds, kinds[0], params[0])
-        if spec.values is not None:
-            greedy = [["greedy"] * players]
-            kinds, params = agent_arrays(greedy, game)
-            spec.values.run(rules, seeds, kinds[0], params[0], positions=spec.values.positions)
-        say(f"{game}: kernels compiled in {time.perf_counter() - start:.0f} s")
+    with tempfile.TemporaryDirectory() as tmp:
+        for game in games.names():
+            start = time.perf_counter()
+            spec = games.spec(game)
+            config = str(ROOT / "configs" / game / "base.toml")
+            players = str(spec.bench_players)
+            runs = []
+            for name in spec.agents:
+                out = str(Path(tmp) / f"{game}-{name}")
+                runs.append(["simulate", config, "--players", players, "--agents", _agent_text(game, name),
+                             "--games", "2", "--jobs", "1", "--out", out])
+            if spec.values is not None:
+                runs.append(["values", config, "--players", players, "--agents", "greedy", "--games", "1",
+                             "--jobs", "1", "--quiet", "--out", str(Path(tmp) / f"{game}-values")])
+            for argv in runs:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    if main(argv) != 0:
+                        raise SystemExit(f"compiling the kernels: `balance {' '.join(argv)}` failed")
+            say(f"{game}: kernels compiled in {time.perf_counter() - start:.0f} s")
 
 
 if __name__ == "__main__":
