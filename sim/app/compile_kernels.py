@@ -21,8 +21,6 @@ from pathlib import Path
 from sim import games
 from sim.app.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def _agent_text(game: str, name: str) -> str:
     """The agent with the least work per move: searching agents at a few iterations."""
@@ -35,7 +33,7 @@ def compile_all(say=print) -> None:
         for game in games.names():
             start = time.perf_counter()
             spec = games.spec(game)
-            config = str(ROOT / "configs" / game / "base.toml")
+            config = str(spec.default_config)
             players = str(spec.bench_players)
             runs = []
             for name in spec.agents:
