@@ -7,9 +7,9 @@ import numpy as np
 
 def batch_inputs(seeds, seating, players: int, params, n_params: int) -> tuple[np.ndarray, np.ndarray,
                                                                                  np.ndarray]:
-    """Seeds as uint64, seating as a contiguous (games, players) array of agent codes (one row stands for
-    every game) and agent parameters as a contiguous (games, players, n) float array (None: zeros, n =
-    n_params; one (players, n) table stands for every game)."""
+    """Seeds as uint64, seating as a contiguous, writable (games, players) array of agent codes (one row
+    stands for every game) and agent parameters as a contiguous, writable (games, players, n) float array
+    (None: zeros, n = n_params; one (players, n) table stands for every game)."""
     seeds = np.asarray(seeds, dtype=np.uint64)
     seating = np.asarray(seating, dtype=np.int64)
     if seating.ndim == 1:
@@ -17,7 +17,13 @@ def batch_inputs(seeds, seating, players: int, params, n_params: int) -> tuple[n
     params = np.zeros((players, n_params)) if params is None else np.asarray(params, dtype=np.float64)
     if params.ndim == 2:  # rows may be longer than n_params: an expert's ends with its model's weights
         params = np.broadcast_to(params, (len(seeds), players, params.shape[-1]))
-    return seeds, np.ascontiguousarray(seating), np.ascontiguousarray(params)
+    # Writable as well as contiguous: numba compiles (and caches) a kernel once per array type, and an
+    # array a worker process received (joblib's memmapped or unpickled inputs) can be read-only, which is
+    # another type; copying the small tables keeps one compiled kernel for every run
+    # (sim/app/compile_kernels.py).
+    def owned(values: np.ndarray) -> np.ndarray:
+        return np.require(values, requirements=("C_CONTIGUOUS", "WRITEABLE"))
+    return owned(seeds), owned(seating), owned(params)
 
 
 def result_arrays(games: int, players: int) -> dict[str, np.ndarray]:
