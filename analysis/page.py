@@ -24,6 +24,7 @@ import pandas as pd
 
 from analysis import charts
 from analysis.compare import run_label, side_by_side
+from analysis.readings import readings_text, reconstruction_notes
 from analysis.runs import Run
 from analysis.values import players_handicap
 
@@ -290,8 +291,12 @@ def write_report(sections: list[Section], runs: list[Run], labels: list[str], su
         body.append(f"<li><b>{html.escape(label)}</b>: {html.escape(str(run.path))} — {m['game']}, "
                     f"{m['players']} players, agents {html.escape(','.join(m['agents']))}"
                     f"{' (seats rotated)' if m.get('rotate_seats') else ''}, seed {m['seed']}, "
-                    f"n = {len(run.games):,} games, config {m['config_hash']}</li>")
+                    f"n = {len(run.games):,} games, config {m['config_hash']}"
+                    + (f"; rules read as {html.escape(readings_text(run))}" if readings_text(run) else "")
+                    + "</li>")
     body.append("</ul>")
+    body += [f"<p class='note'><b>Reconstructed.</b> {html.escape(note)}</p>"
+             for note in reconstruction_notes(runs, labels)]
     for section in sections:
         body.append(f"<h2>{html.escape(section.title)}</h2>")
         body += [f"<p class='note'>{note}</p>" for note in section.notes]

@@ -447,7 +447,7 @@ def run_per_game(run: Run) -> tuple[pd.DataFrame, str | None]:
     effect = None
     if study is not None and study.shares is not None and rule != NEUTRAL_RULE \
             and NEUTRAL_RULE in spec.tie_breaks:
-        effect = tiebreak_effect(run.players, study.shares, dict(study.player_columns), rule)
+        effect = tiebreak_effect(run.players, study.shares, study.columns_in(run.players.columns), rule)
     return per_game_figures(run.players, run.games, effect), (rule if effect is not None else None)
 
 

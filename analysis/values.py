@@ -397,7 +397,7 @@ def players_handicap(run) -> pd.DataFrame | None:
     study = games.spec(run.game).values
     out = None
     if study is not None and study.shares is not None and len(run.players):
-        names = dict(study.player_columns)
+        names = study.columns_in(run.players.columns)
         _, m = seat_matrix(run.players, ["score", *names])
         out = seat_handicap(m["score"], {names[k]: m[k] for k in names}, study.shares, run.rules.tie_break)
     run.__dict__["_handicap"] = out

@@ -83,6 +83,12 @@ class ValuesStudy:
     def shares(self) -> Callable[..., Any] | None:
         return resolve(self.shares_ref) if self.shares_ref else None
 
+    def columns_in(self, available: Any) -> dict[str, str]:
+        """`player_columns` (players-table column -> the name `shares` takes it by) that a table has: logs
+        written before a column existed (Kamakura's last_turn, R-20) still re-score under the rules that
+        do not need it."""
+        return {k: v for k, v in self.player_columns if k in available}
+
 
 @dataclass(frozen=True)
 class GameSpec:
@@ -115,6 +121,14 @@ class GameSpec:
     #: (rows, features), `gained` (what the seat went on to score from there), `seat`, `game`
     training_ref: str | None = None
     bench_players: int = 3
+    #: the `[rules]` keys where RULES.md names another plausible reading of the originals (R-9/R-20,
+    #: R-14, R-21..R-23): a report's run list says how each run read them (analysis.readings)
+    readings: tuple[str, ...] = ()
+    #: (dotted config key, what it is): the components the originals do not print, whose default values
+    #: are reconstructions; a report on a run that keeps them says so at the top (analysis.readings)
+    reconstructed: tuple[tuple[str, str], ...] = ()
+    #: the player counts the original rules describe (None: every count the game allows)
+    described_players: tuple[int, ...] | None = None
 
     # ---- references -----------------------------------------------------------------------------------
     @property

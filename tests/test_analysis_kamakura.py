@@ -15,6 +15,7 @@ import pytest
 
 from analysis import kamakura as km
 from analysis.kamakura import _frames
+from analysis.kamakura.ties import win_shares as kamakura_win_shares
 from analysis.runs import read_run
 from analysis.stats import (
     chi2_sf,
@@ -33,28 +34,36 @@ CONFIG = tomllib.loads(BASE.read_text())
 # builders of small tables in the run-table layout (API.md "Run directory")
 
 
-def winners_share(scores: list[int], rule: str = "last_in_order") -> list[float]:
+def winners_share(scores: list[int], rule: str = "last_in_order",
+                  last: list[int] | None = None) -> list[float]:
     top = max(scores)
     tied = [s for s, v in enumerate(scores) if v == top]
     if rule == "shared":
         return [1 / len(tied) if s in tied else 0.0 for s in range(len(scores))]
-    chosen = tied[-1] if rule == "last_in_order" else tied[0]
+    if rule == "last_to_play":  # R-20: whose own last turn came latest
+        chosen = max(tied, key=lambda s: last[s])
+    else:
+        chosen = tied[-1] if rule == "last_in_order" else tied[0]
     return [1.0 if s == chosen else 0.0 for s in range(len(scores))]
 
 
 def players_table(scores: list[list[int]], shares: list[list[float]] | None = None,
-                  out_turns: list[list[int | None]] | None = None, nullable: bool = True) -> pd.DataFrame:
+                  out_turns: list[list[int | None]] | None = None, nullable: bool = True,
+                  last_turns: list[list[int]] | None = None) -> pd.DataFrame:
+    """A players table; without `last_turns` it has no last_turn column, like logs written before R-20."""
     rows = []
     for g, game in enumerate(scores):
         share = shares[g] if shares is not None else winners_share(game)
         for seat, score in enumerate(game):
             out = out_turns[g][seat] if out_turns is not None else None
             rows.append({"game_id": g, "seat": seat, "agent": "random", "score": score, "rank": 1,
-                         "win_share": share[seat], "out_turn": out})
+                         "win_share": share[seat], "out_turn": out,
+                         **({"last_turn": last_turns[g][seat]} if last_turns is not None else {})})
     frame = pd.DataFrame(rows)
     if nullable:
         frame = frame.astype({"game_id": "Int64", "seat": "Int8", "score": "Int16", "rank": "Int8",
-                              "win_share": "float32", "out_turn": "Int16"})
+                              "win_share": "float32", "out_turn": "Int16",
+                              **({"last_turn": "Int16"} if last_turns is not None else {})})
     return frame
 
 
@@ -167,15 +176,18 @@ def test_players_table_row_order_does_not_matter() -> None:
 
 
 TIED = [[10, 10, 5], [3, 7, 7], [1, 2, 9], [4, 4, 4]]
+# each seat's last turn (R-20): seat 0 went last of the tied in game 0, seat 1 in games 1 and 3
+LAST = [[29, 27, 28], [20, 22, 21], [30, 31, 32], [31, 33, 32]]
 
 
 def test_tie_rescored_under_each_rule() -> None:
     # the logged win shares are deliberately wrong: re-scoring must use the scores alone
-    players = players_table(TIED, shares=[[0.0, 0.0, 0.0]] * 4)
+    players = players_table(TIED, shares=[[0.0, 0.0, 0.0]] * 4, last_turns=LAST)
     table = km.rescore_ties(players).set_index(["rule", "seat"])
     wins = {rule: [table.loc[(rule, s), "wins"] for s in range(3)] for rule in km.TIE_RULES}
     assert wins["last_in_order"] == [0, 1, 3]
     assert wins["first_in_order"] == [2, 1, 1]
+    assert wins["last_to_play"] == [1, 2, 1]  # R-20
     assert wins["shared"] == pytest.approx([1 / 2 + 1 / 3, 1 / 2 + 1 / 2 + 1 / 3, 1 / 2 + 1 + 1 / 3])
     assert table.loc[("last_in_order", 2), "win_rate"] == 0.75
     low, high = wilson_interval(3, 4)
@@ -188,10 +200,20 @@ def test_tie_rescored_under_each_rule() -> None:
 
 def test_rescoring_under_the_configured_rule_matches_the_logged_shares() -> None:
     for rule in km.TIE_RULES:
-        players = players_table(TIED, shares=[winners_share(s, rule) for s in TIED])
+        shares = [winners_share(s, rule, t) for s, t in zip(TIED, LAST, strict=True)]
+        players = players_table(TIED, shares=shares, last_turns=LAST)
         logged = km.seat_win_rates(players)["wins"].to_numpy()
         rescored = km.rescore_ties(players, rules=[rule])["wins"].to_numpy()
         assert rescored == pytest.approx(logged)
+
+
+def test_logs_without_last_turn_rescore_the_other_rules() -> None:
+    """Logs written before R-20's column re-score under the three R-9 rules and leave `last_to_play` out;
+    asking win_shares for it without the column is refused with the reason."""
+    table = km.rescore_ties(players_table(TIED))
+    assert set(table["rule"]) == {"last_in_order", "first_in_order", "shared"}
+    with pytest.raises(ValueError, match="no last_turn column"):
+        kamakura_win_shares(np.array(TIED, dtype=float), None, "last_to_play")
 
 
 def test_tie_stats() -> None:
@@ -398,7 +420,7 @@ def test_smoke_on_a_real_run(real_run) -> None:
     ties = km.tie_stats(games)
     assert ties["n"] == n and 0 <= ties["top_tied_rate"] <= 1
     rescored = km.rescore_ties(players)
-    assert len(rescored) == 9 and set(rescored["rule"]) == set(km.TIE_RULES)
+    assert len(rescored) == 3 * len(km.TIE_RULES) and set(rescored["rule"]) == set(km.TIE_RULES)
     configured = rescored[rescored["rule"] == config["rules"]["tie_break"]]
     assert configured["wins"].to_numpy() == pytest.approx(seats["wins"].to_numpy())
     for _rule, table in rescored.groupby("rule"):
@@ -443,3 +465,38 @@ def test_block_processing_gives_the_same_answers(real_run, monkeypatch: pytest.M
             pd.testing.assert_series_equal(a, b)
         else:
             pd.testing.assert_frame_equal(a, b)
+
+
+def test_logged_last_turns_are_each_seats_final_turn(real_run) -> None:
+    """R-20's column: a seat that passed last played when it passed, and the game's final turn is the
+    latest last turn of its game."""
+    players, games = real_run.players, real_run.games
+    passed = players["out_turn"].notna()
+    assert (players.loc[passed, "last_turn"] == players.loc[passed, "out_turn"]).all()
+    final = players.groupby("game_id")["last_turn"].max().astype(int)
+    assert (final.to_numpy() == games.set_index("game_id").loc[final.index, "turns"].astype(int) - 1).all()
+    per_game = players.groupby("game_id")["last_turn"].nunique()
+    assert (per_game == 3).all()  # two seats never finish the same turn
+
+
+def test_a_last_to_play_run_rescores_to_its_logged_shares(tmp_path: Path) -> None:
+    """R-20 end to end: a run under `last_to_play` logs win shares that re-scoring from the logs under its
+    rule reproduces, and the tie section's comparison shows where the two readings differ."""
+    config = tmp_path / "r20.toml"
+    config.write_text(f'extends = "{ROOT / "configs/kamakura/base.toml"}"\ngame = "kamakura"\n'
+                      '[rules]\ntie_break = "last_to_play"\n', encoding="utf-8")
+    out = tmp_path / "r"
+    done = subprocess.run([sys.executable, "-m", "sim", "simulate", str(config), "--players", "3", "--games",
+                           "300", "--out", str(out), "--quiet"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    run = read_run(out)
+    assert run.manifest["config"]["rules"]["tie_break"] == "last_to_play"
+    rescored = km.rescore_ties(run.players, reference="last_to_play").set_index(["rule", "seat"])
+    logged = km.seat_win_rates(run.players)["wins"].to_numpy()
+    assert rescored.loc["last_to_play", "wins"].to_numpy() == pytest.approx(logged)
+    assert (rescored.loc["last_to_play", "win_rate_change"] == 0).all()
+    tied = run.games["tie"].astype(bool)
+    assert tied.sum() > 0
+    differ = np.abs(rescored.loc["last_in_order", "wins"].to_numpy() - logged).sum()
+    assert differ > 0  # among ~40 ties, the readings disagree in some (about four in ten, RULES.md R-20)

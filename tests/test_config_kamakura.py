@@ -101,6 +101,16 @@ def test_hash_tracks_rules_not_spelling(variant) -> None:
     assert other.config_hash != base.config_hash
 
 
+def test_r20_last_to_play_is_a_tie_break(variant) -> None:
+    """R-20: `last_to_play` is accepted as a tie_break (a new rule, so a new config hash); a refusal of an
+    unknown rule names it among the choices."""
+    base = SPEC.load_rules(BASE, 3)
+    other = SPEC.load_rules(variant('[rules]\ntie_break = "last_to_play"\n', name="r20.toml"), 3)
+    assert other.tie_break == "last_to_play" and other.config_hash != base.config_hash
+    with pytest.raises(ConfigError, match="last_to_play"):
+        SPEC.load_rules(variant('[rules]\ntie_break = "coin_flip"\n', name="bad.toml"), 3)
+
+
 def test_rules_defaults_when_rules_table_missing() -> None:
     merged, _ = load_toml(BASE)
     del merged["rules"]

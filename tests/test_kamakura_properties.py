@@ -39,7 +39,7 @@ from tests.kamakura_helpers import (
 )
 
 MAX_ACTIONS = 3000
-TIE_BREAKS = ("last_in_order", "first_in_order", "shared")
+TIE_BREAKS = ("last_in_order", "first_in_order", "shared", "last_to_play")  # R-9, R-20
 
 
 def config_rules() -> dict:
@@ -148,7 +148,9 @@ def check_state(g, s, d: dict, d0: dict) -> None:
     assert g.result(s_rt) == r
 
 
-def check_result(d: dict, r: dict, tie_break: str) -> None:
+def check_result(d: dict, r: dict, tie_break: str, finished: list) -> None:
+    """The winners under `tie_break`; `finished`: the reference's turn number of each seat's last `end` or
+    `pass` (R-20)."""
     players = d["players"]
     scores = [owned_points(d, p) for p in range(players)]
     top = max(scores)
@@ -158,6 +160,8 @@ def check_result(d: dict, r: dict, tie_break: str) -> None:
         assert r["winners"] == tied
     elif tie_break == "first_in_order":
         assert r["winners"] == [tied[0]]
+    elif tie_break == "last_to_play":  # R-20: whose own last turn came latest
+        assert r["winners"] == [max(tied, key=lambda p: finished[p])]
     else:
         assert r["winners"] == [tied[-1]]
     if len(tied) == 1:
@@ -205,8 +209,11 @@ def test_random_play_keeps_the_rules(seed, players, play_seed, shuffle_board, ea
     t = Turn(d0)
     d = d0
     passed_seen: set[int] = set()
+    finished: list = [None] * d0["players"]  # R-20: the turn of each seat's latest `end` or `pass`
+    turns_done = 0
     for _step in range(MAX_ACTIONS):
         check_state(g, s, d, d0)
+        assert d["last_turn"] == finished
         r = g.result(s)
         acts = g.legal_actions(s)
         assert len(acts) == len(set(acts))
@@ -214,7 +221,7 @@ def test_random_play_keeps_the_rules(seed, players, play_seed, shuffle_board, ea
             assert acts == []
             on_board = sum(c["owner"] is None for c in d["chits"])
             assert on_board == 0 or all(d["passed"])
-            check_result(d, r, knobs["tie_break"])
+            check_result(d, r, knobs["tie_break"], finished)
             return
         assert acts, "a game that is not over must offer an action"
         m = d["to_move"]
@@ -295,6 +302,8 @@ def test_random_play_keeps_the_rules(seed, players, play_seed, shuffle_board, ea
                 t.greens.remove(min(p for p in t.greens if p >= deficit))  # smallest sufficient green
             t.gained.append(cid)
         elif kind in ("end", "pass"):
+            finished[m] = turns_done
+            turns_done += 1
             start = t.start
             if kind == "end":
                 assert t.gained

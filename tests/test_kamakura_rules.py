@@ -793,6 +793,63 @@ def test_r9_game_ends_when_every_player_has_passed():
     assert r["winners"] == [0] and r["tie"] is True and r["decided_by_tiebreak"] is True
 
 
+# --------------------------------------------------------------------------------------------------------
+# R-20 the other reading of "the last player to go breaks the tie": the tied player whose own last turn
+# (its final `end` or `pass`) came latest
+
+
+def _with_turns(d: dict, turn: int, last_turn: list, out_turn: list | None = None) -> dict:
+    return {**d, "turn": turn, "last_turn": last_turn, **({"out_turn": out_turn} if out_turn else {})}
+
+
+@pytest.mark.parametrize("tie_break,winners", [("last_in_order", [1]), ("last_to_play", [0]),
+                                               ("first_in_order", [0]), ("shared", [0, 1])])
+def test_r20_last_to_play_the_last_gain_ties(tie_break, winners):
+    """R-20: seat 0's last gain ties seat 1 on 14; seat 0 went last, so under `last_to_play` it wins,
+    while `last_in_order` picks seat 1 (higher in turn order): the readings pick different winners."""
+    d = _with_turns(_last_chit_state(TWO_WAY, 1, rules={"tie_break": tie_break}), 30, [27, 28, 29])
+    g, s = load(d)
+    s = play(g, s, "gain 0", "end")
+    r = g.result(s)
+    assert r["over"] is True and r["scores"] == [14, 14, 12]
+    assert r["winners"] == winners
+    assert r["decided_by_tiebreak"] is (tie_break != "shared")
+    assert g.to_dict(s)["last_turn"] == [30, 28, 29]
+
+
+def test_r20_last_to_play_passed_players_drop_out_early():
+    """R-20: every player has passed; seats 1 and 2 tie on 5 and passed at turns 5 and 2, so under
+    `last_to_play` seat 1 (out later) wins, where `last_in_order` gives seat 2."""
+    owners = {1: 0, 2: 1, 3: 2, 31: 2}
+    chits = {1: chit(4, 4), 2: chit(4, 5), 3: chit(2, 2), 31: chit(1, 3)}
+    for tie_break, winner in (("last_to_play", 1), ("last_in_order", 2), ("first_in_order", 1)):
+        d = make_state(chits=chits, owners=owners, passed=[False, True, True], rules={"tie_break": tie_break})
+        g, s = load(_with_turns(d, 9, [8, 5, 2], [None, 5, 2]))
+        assert legal(g, s) == {"pass"}
+        s = play(g, s, "pass")
+        r = g.result(s)
+        assert r["over"] is True and r["scores"] == [4, 5, 5] and r["tie"] is True
+        assert r["winners"] == [winner], tie_break
+        assert g.to_dict(s)["last_turn"] == [9, 5, 2]
+
+
+def test_r20_last_turn_in_the_state_dict():
+    """R-20: `last_turn` round-trips; a passed seat's defaults to its out_turn; bad values are refused."""
+    d = _with_turns(_last_chit_state(TWO_WAY, 1), 30, [27, 28, 29])
+    g, s = load(d)
+    assert g.to_dict(s)["last_turn"] == [27, 28, 29]
+    g, s = load({**make_state(passed=[False, True, False]), "turn": 6, "out_turn": [None, 4, None]})
+    assert g.to_dict(s)["last_turn"] == [None, 4, None]
+    for bad, words in (([27, 28, 30], "last_turn[2] must be a finished turn"),
+                       ([27, "x", 29], "last_turn must list one int per seat"),
+                       ([27, 28], "last_turn must list one int per seat")):
+        with pytest.raises(ValueError, match=re.escape(words)):
+            g.from_dict(_with_turns(_last_chit_state(TWO_WAY, 1), 30, bad))
+    with pytest.raises(ValueError, match="must be its out_turn 4"):
+        g.from_dict({**make_state(passed=[False, True, False]), "turn": 6, "out_turn": [None, 4, None],
+                     "last_turn": [None, 5, None]})
+
+
 def test_scores_are_sums_of_owned_points():
     d = make_state(
         chits={0: chit(1), 5: chit(4, 7), 38: chit(4, 8), 12: chit(4, 3)}, owners={5: 0, 38: 2, 12: 2}

@@ -78,7 +78,7 @@ def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[st
     sections = [sec]
 
     sections.append(tie_section("Kamakura: ties and what the tie-break rule is worth", "kamakura", runs, ties,
-                                rescored, "top score", "R-9", n_all))
+                                rescored, "top score", "R-9, R-20", n_all))
 
     # ---- chits and powers in play (descriptive) ----
     sec = Section("Kamakura: chits and powers in play (descriptive)")

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from analysis._arrays import player_games
+from analysis._arrays import floats, player_games
 from analysis.stats import wilson_intervals
 from analysis.ties import rule_changes
 from sim.kamakura.spec import TIE_BREAKS
@@ -23,8 +23,10 @@ def win_shares(score: np.ndarray, columns: dict[str, np.ndarray] | None = None,
                rule: str = "last_in_order") -> np.ndarray:
     """Each seat's win share under tie-break `rule` (R-9) from a (games, seats) score matrix (NaN: no such
     seat): ``last_in_order``, the highest tied seat wins; ``first_in_order``, the lowest; ``shared``, 1/k
-    each. Kamakura's rules need nothing but the scores (`columns` is unused). Re-scores a bonus too
-    (analysis.values: point equivalents, seat handicaps)."""
+    each; R-20 ``last_to_play``, the tied seat whose own last turn came latest, from
+    ``columns["last_turn"]`` (games, seats), the logged turn of each seat's final `end` or `pass` (the
+    other rules need nothing but the scores). Re-scores a bonus too (analysis.values: point equivalents,
+    seat handicaps)."""
     present = ~np.isnan(score)
     s = np.where(present, score, -np.inf)
     top = s.max(axis=1, keepdims=True) if s.size else s
@@ -37,6 +39,13 @@ def win_shares(score: np.ndarray, columns: dict[str, np.ndarray] | None = None,
         chosen = np.where(tied, seats, -1).max(axis=1, keepdims=True)
     elif rule == "first_in_order":
         chosen = np.where(tied, seats, score.shape[1]).min(axis=1, keepdims=True)
+    elif rule == "last_to_play":
+        if not columns or "last_turn" not in columns:
+            raise ValueError("re-scoring under last_to_play (R-20) needs each seat's last turn; these logs "
+                             "have no last_turn column (written before it was logged)")
+        last = np.where(tied, np.nan_to_num(columns["last_turn"], nan=-1.0), -np.inf)
+        # the first seat with the latest last turn: two seats never finish the same turn
+        chosen = np.argmax(last, axis=1)[:, None] if last.size else np.zeros((0, 1), dtype=int)
     else:
         raise ValueError(f"unknown tie-break rule {rule!r}; expected one of {', '.join(TIE_RULES)}")
     return np.where(present, (seats == chosen).astype(float), np.nan)
@@ -46,21 +55,28 @@ def rescore_ties(players: pd.DataFrame, rules: Iterable[str] = TIE_RULES,
                  reference: str | None = None) -> pd.DataFrame:
     """Seat win rates re-scored from the logged final scores under each tie-break rule (R-9), ignoring the
     logged ``win_share``: ``last_in_order`` (the highest seat among those with the top score wins),
-    ``first_in_order`` (the lowest), ``shared`` (each of k tied players gets 1/k).
+    ``first_in_order`` (the lowest), ``shared`` (each of k tied players gets 1/k), ``last_to_play`` (R-20:
+    the one whose logged ``last_turn`` is latest; left out for logs without that column).
 
     Long format, one row per (rule, seat): ``rule, seat, games, wins, win_rate, ci_low, ci_high``, and
     `analysis.ties.rule_changes` against `reference` (default: the first rule; a report passes the run's
     configured rule): ``win_rate_change, change_ci_low, change_ci_high``, paired over the games."""
-    rules = list(rules)
     pg = player_games(players)
+    if "last_turn" not in players.columns:  # logs written before R-20's column: the other rules only
+        rules = [rule for rule in rules if rule != "last_to_play"]
+    rules = list(rules)
     k = pg.seats
     score = np.full((len(pg.game_ids), k), np.nan)
     score[pg.game, pg.seat] = pg.score
+    columns = None
+    if "last_turn" in players.columns:
+        columns = {"last_turn": np.full((len(pg.game_ids), k), np.nan)}
+        columns["last_turn"][pg.game, pg.seat] = floats(pg.frame["last_turn"])
     games = np.bincount(pg.seat, minlength=k)
     rows = []
     matrices: dict[str, np.ndarray] = {}
     for rule in rules:
-        matrix = win_shares(score, None, rule)
+        matrix = win_shares(score, columns, rule)
         matrices[rule] = matrix
         share = matrix[pg.game, pg.seat]
         wins = np.bincount(pg.seat, weights=share, minlength=k)

@@ -22,6 +22,7 @@ from sim.kamakura.kernels import (
     A_USE_ORDER,
     END_REASON,
     ICONS,
+    LAST_TURN,
     MAX_PLAYERS,
     N_ACTIONS,
     OUT_TURN,
@@ -65,7 +66,7 @@ EVENT_GAIN, EVENT_USE_CHIT, EVENT_USE_ORDER = 0, 1, 2
 # chit id or -1) for k < n_events[g], and each chit's (icons, points, power) as dealt (chits[g, id]).
 # run_batch returns these arrays by name, in this order.
 BatchOut = namedtuple("BatchOut", ["scores", "winners", "tie", "decided_by_tiebreak", "turns", "end_reason",
-                                   "out_turn", "events", "n_events", "chits"])
+                                   "out_turn", "last_turn", "events", "n_events", "chits"])
 
 
 @njit(cache=True)
@@ -188,6 +189,7 @@ def play_batch(seeds, rules, agent_kinds, agent_params, out):
             out.scores[g, seat] = score[seat]
             out.winners[g, seat] = win[seat]
             out.out_turn[g, seat] = s[OUT_TURN + seat]
+            out.last_turn[g, seat] = s[LAST_TURN + seat]  # R-20 re-scoring
         out.tie[g] = tie
         out.decided_by_tiebreak[g] = decided
         out.turns[g] = s[TURN]
@@ -212,6 +214,7 @@ def run_batch(rules: KamakuraRules, seeds: ArrayLike, seating: ArrayLike,
         turns=np.zeros(games, dtype=np.int64),
         **result_arrays(games, players),
         out_turn=np.zeros((games, players), dtype=np.int64),
+        last_turn=np.zeros((games, players), dtype=np.int64),
         events=np.empty((games, MAX_EVENTS, 4), dtype=np.int16),  # rows past n_events unused
         n_events=np.zeros(games, dtype=np.int64),
         chits=np.empty((games, 40, 3), dtype=np.int8),

@@ -149,6 +149,7 @@ def state_to_dict(v: np.ndarray) -> dict[str, Any]:
         "passed": [bool(x) for x in FIELDS.view(v, "passed")[:players]],
         "turn": FIELDS.get(v, "turn"),
         "out_turn": [None if x < 0 else int(x) for x in FIELDS.view(v, "out_turn")[:players]],
+        "last_turn": [None if x < 0 else int(x) for x in FIELDS.view(v, "last_turn")[:players]],
         "rules": {"green_min_requirement": FIELDS.get(v, "green_min"),
                   "tie_break": TIE_BREAKS[FIELDS.get(v, "tie_break")],
                   "voluntary_pass": bool(FIELDS.get(v, "voluntary"))},
@@ -260,7 +261,23 @@ def state_from_dict(d: dict[str, Any], rules: KamakuraRules) -> np.ndarray:
     out_turn_v = FIELDS.view(v, "out_turn")
     out_turn_v[:] = -1
     out_turn_v[:players] = [-1 if x is None else x for x in out_turn]
-    FIELDS.set(v, "turn", r.get("turn", int, 0))
+    turn = r.get("turn", int, 0)
+    FIELDS.set(v, "turn", turn)
+    # each seat's latest finished turn; left out, a seat that passed last played when it passed
+    last_turn = _per_seat(r, "last_turn", players, int, None)
+    for seat, (last, out) in enumerate(zip(last_turn, out_turn, strict=True)):
+        if last is None:
+            continue
+        if not 0 <= last < turn:
+            raise ValueError(f"state dict: last_turn[{seat}] must be a finished turn 0..{turn - 1} or null, "
+                             f"got {last}")
+        if out is not None and last != out:
+            raise ValueError(f"state dict: last_turn[{seat}] must be its out_turn {out}: a seat that passed "
+                             "takes no more turns (R-8)")
+    last_turn = [out_turn[i] if x is None else x for i, x in enumerate(last_turn)]
+    last_turn_v = FIELDS.view(v, "last_turn")
+    last_turn_v[:] = -1
+    last_turn_v[:players] = [-1 if x is None else x for x in last_turn]
     knobs = r.get("rules", dict, {})
     unknown = set(knobs) - {"green_min_requirement", "tie_break", "voluntary_pass"}
     if unknown:

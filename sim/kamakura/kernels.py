@@ -48,15 +48,18 @@ GAINS_ALLOWED = _f.add("gains_allowed")        # 1 + activated yellow powers
 GAIN_LINE = _f.add("gain_line")                # line of this turn's gains, -1 before the first
 GREEN_MIN = _f.add("green_min")                # rules knob green_min_requirement (R-6)
 VOLUNTARY = _f.add("voluntary")                # rules knob voluntary_pass (R-8)
-TIE_BREAK = _f.add("tie_break")                # rules knob tie_break (R-9): TIE_LAST, TIE_FIRST, TIE_SHARED
+TIE_BREAK = _f.add("tie_break")                # rules knob tie_break (R-9, R-20): the TIE_* codes
 OVER = _f.add("over")
 CHITS_LEFT = _f.add("chits_left")
 END_REASON = _f.add("end_reason")              # END_NONE, END_ALL_GAINED, END_ALL_PASSED
 MASKS = _f.add("masks", 4)                     # cell bitmask per colour: derived from BOARD, kept in step
-STATE_SIZE = _f.close(389)
+# the turn number of each seat's latest finished turn (`end` or `pass`), -1 before its first: R-20's
+# tie-break (`last_to_play`) and the logs' `last_turn`
+LAST_TURN = _f.add("last_turn", MAX_PLAYERS)
+STATE_SIZE = _f.close(393)
 FIELDS = _f
 
-TIE_LAST, TIE_FIRST, TIE_SHARED = 0, 1, 2
+TIE_LAST, TIE_FIRST, TIE_SHARED, TIE_LAST_TO_PLAY = 0, 1, 2, 3  # params.TIE_BREAKS order (R-9, R-20)
 END_NONE, END_ALL_GAINED, END_ALL_PASSED = 0, 1, 2
 
 # ---- action codes --------------------------------------------------------------------------------------
@@ -73,7 +76,7 @@ N_ACTIONS = 107
 # The rules as the kernels take them (game.kernel_rules builds them from a validated config): players;
 # layout, int64[16] colours (ignored when random_layout, R-1); chit_sets, int64[4, 10, 3] (icons, points,
 # power) per colour (R-2); order_moves, int64[players] (R-4); the knobs green_min (R-6), voluntary (R-8, 0/1)
-# and tie_break (R-9: TIE_LAST, TIE_FIRST, TIE_SHARED).
+# and tie_break (R-9: TIE_LAST, TIE_FIRST, TIE_SHARED; R-20: TIE_LAST_TO_PLAY).
 KernelRules = namedtuple("KernelRules", ["players", "layout", "random_layout", "chit_sets", "order_moves",
                                          "green_min", "voluntary", "tie_break"])
 
@@ -107,6 +110,7 @@ def new_game(rules, seed):
     s[PLAYERS] = rules.players
     for seat in range(MAX_PLAYERS):
         s[OUT_TURN + seat] = -1
+        s[LAST_TURN + seat] = -1
         s[PASSED + seat] = 1 if seat >= rules.players else 0
     for seat in range(rules.players):
         s[ORDER_MOVES + seat] = rules.order_moves[seat]
@@ -366,6 +370,7 @@ def apply_action(s, action):
 
 @njit(cache=True)
 def finish_turn(s):
+    s[LAST_TURN + s[TO_MOVE]] = s[TURN]  # R-20: whose own last turn came latest
     s[TURN] += 1
     begin_turn(s)
     if s[CHITS_LEFT] == 0:
@@ -396,6 +401,8 @@ def scores(s, out):
 @njit(cache=True)
 def winners(s, score, out):
     """Mark the winners in `out` (0/1 per seat) under the R-9 tie-break; return (tie, decided_by_tiebreak).
+    `last_in_order`: the highest tied seat; `first_in_order`: the lowest; R-20 `last_to_play`: the tied
+    seat whose own last turn (its final `end` or `pass`) came latest; `shared`: every tied seat.
 
     tie: the top score is shared by two or more players; decided_by_tiebreak: the rule picked one of them.
     """
@@ -412,8 +419,11 @@ def winners(s, score, out):
         return n_top > 1, False
     keep = -1
     for seat in range(players):
-        if out[seat] == 1 and (keep < 0 or s[TIE_BREAK] == TIE_LAST):
-            keep = seat
+        if out[seat] == 1:
+            if keep < 0 or s[TIE_BREAK] == TIE_LAST:
+                keep = seat
+            elif s[TIE_BREAK] == TIE_LAST_TO_PLAY and s[LAST_TURN + seat] > s[LAST_TURN + keep]:
+                keep = seat
     for seat in range(players):
         out[seat] = 1 if seat == keep else 0
     return True, True

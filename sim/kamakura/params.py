@@ -38,7 +38,8 @@ __all__ = [
 COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue")
 #: Layout letters in colour-number order.
 LETTERS = "RYGB"
-TIE_BREAKS: tuple[str, ...] = ("last_in_order", "first_in_order", "shared")
+#: R-9's tie-break rules and R-20's other reading of it, in the kernels' code order (kernels.TIE_*).
+TIE_BREAKS: tuple[str, ...] = ("last_in_order", "first_in_order", "shared", "last_to_play")
 CHITS_PER_COLOUR = 10  # one per line (R-2)
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 DEFAULT_CONFIG: Path = Path(__file__).resolve().parents[2] / "configs" / "kamakura" / "base.toml"

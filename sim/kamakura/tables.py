@@ -26,6 +26,8 @@ def run_tables(first_game: int, seeds: np.ndarray, seating: list[list[str]], out
     g["turns"] = ints(out["turns"], np.int16)
     out_turn = out["out_turn"].reshape(-1)
     p["out_turn"] = ints(out_turn, np.int16, out_turn < 0)
+    # the turn of each seat's final `end` or `pass`, so `last_to_play` re-scores from the logs
+    p["last_turn"] = ints(out["last_turn"].reshape(-1), np.int16)
     # events: one row per chit gained or power activated, in play order
     n = out["n_events"]
     keep = np.arange(out["events"].shape[1])[None, :] < n[:, None]

@@ -30,6 +30,7 @@ from sim.kamakura.batch import MAX_HISTORY, _seat_trees, next_plan, remember
 from sim.kamakura.kernels import (
     CHITS_LEFT,
     ICONS,
+    LAST_TURN,
     MAX_PLAYERS,
     N_ACTIONS,
     N_CHITS,
@@ -53,9 +54,11 @@ from sim.rng import rng_below, rng_seeded
 if TYPE_CHECKING:
     from sim.kamakura.params import KamakuraRules
 
-#: What play_values fills: scores and shares [game, position, kind, arm, seat] (see there), available
-#: [game, position, kind], and each seed's own game's base_scores / base_shares [game, seat].
-ValuesOut = namedtuple("ValuesOut", ["scores", "shares", "available", "base_scores", "base_shares"])
+#: What play_values fills: scores, shares and last_turns [game, position, kind, arm, seat] (see there),
+#: available [game, position, kind], and each seed's own game's base_scores / base_shares / base_last
+#: [game, seat]. The last turns let a report re-score under R-20's `last_to_play` (analysis.values).
+ValuesOut = namedtuple("ValuesOut", ["scores", "shares", "last_turns", "available", "base_scores",
+                                     "base_shares", "base_last"])
 
 NO_ONE = -2  # owner of a chit taken off the board for the control arm
 #: the positions measured by default: the start, and the start of turns 10 and 19 (after 9 and 18 turns)
@@ -174,14 +177,16 @@ def play_values(seeds, rules, kinds, positions, agent_kinds, agent_params, out, 
                         a[POWER + chit] = 0
                     a[CHITS_LEFT] -= 1
                     _play_on(a, r, agent_kinds[g], agent_params[g], trees, history, -1, plan, buf)
-                    _result(a, score, win, out.scores[g, p, k, arm], out.shares[g, p, k, arm])
+                    _result(a, score, win, out.scores[g, p, k, arm], out.shares[g, p, k, arm],
+                            out.last_turns[g, p, k, arm])
         _play_on(s, rng, agent_kinds[g], agent_params[g], trees, history, -1, plan, buf)  # the game itself
-        _result(s, score, win, out.base_scores[g], out.base_shares[g])
+        _result(s, score, win, out.base_scores[g], out.base_shares[g], out.base_last[g])
 
 
 @njit(cache=True)
-def _result(s, score, win, scores_out, shares_out):
-    """A finished game's scores and win shares (the configured tie-break, R-9) into the two rows."""
+def _result(s, score, win, scores_out, shares_out, last_out):
+    """A finished game's scores, win shares (the configured tie-break, R-9) and each seat's last turn
+    (R-20) into the three rows."""
     scores(s, score)
     winners(s, score, win)
     n_win = 0
@@ -190,6 +195,7 @@ def _result(s, score, win, scores_out, shares_out):
     for seat in range(s[PLAYERS]):
         scores_out[seat] = score[seat]
         shares_out[seat] = win[seat] / n_win
+        last_out[seat] = s[LAST_TURN + seat]
 
 
 # ---- Python face ---------------------------------------------------------------------------------------
@@ -208,6 +214,7 @@ def run_values(rules: KamakuraRules, seeds: np.ndarray, seating: np.ndarray, par
     shape = (len(seeds), len(pos), len(kinds), 1 + 2 * players, players)
     out_scores = np.zeros(shape, dtype=np.int64)
     out_shares = np.full(shape, np.nan)
+    last_turns = np.full(shape, -1, dtype=np.int64)
     available = np.zeros(shape[:3], dtype=np.int8)
     base_scores = np.zeros((len(seeds), players), dtype=np.int64)
     base_shares = np.zeros((len(seeds), players))
@@ -215,15 +222,17 @@ def run_values(rules: KamakuraRules, seeds: np.ndarray, seating: np.ndarray, par
     # the run, so the same games whatever the chunking): the start is the headline, and the later
     # positions would otherwise cost a third of the run.
     later = ((first_game + np.arange(len(seeds))) % LATER_EVERY == 0).astype(np.int8)
-    out = ValuesOut(out_scores, out_shares, available, base_scores, base_shares)
+    out = ValuesOut(out_scores, out_shares, last_turns, available, base_scores, base_shares,
+                    np.full((len(seeds), players), -1, dtype=np.int64))
     play_values(seeds, kernel_rules(rules), kinds, pos, seating, params, out, later)
     return {"kinds": kinds, "positions": pos, **out._asdict()}
 
 
 def values_table(first_game: int, out: dict[str, np.ndarray]) -> pa.Table:
     """The values table of base games first_game..: one row per (game, position, kind, arm, seat) played,
-    with ``game_id, position, component, holder (-1: nobody), with_power, seat, score, win_share``;
-    `component` indexes the run's kinds (manifest ``components``)."""
+    with ``game_id, position, component, holder (-1: nobody), with_power, seat, score, win_share,
+    last_turn`` (the seat's final turn, R-20); `component` indexes the run's kinds (manifest
+    ``components``)."""
     scores_, shares, available = out["scores"], out["shares"], out["available"]
     games, n_pos, n_kinds, n_arms, players = scores_.shape
     keep = available[:, :, :, None].astype(bool) & ~np.isnan(shares[..., 0])  # the arms played
@@ -241,6 +250,7 @@ def values_table(first_game: int, out: dict[str, np.ndarray]) -> pa.Table:
         "seat": seat,
         "score": scores_[g, p, k, a].reshape(-1),
         "win_share": shares[g, p, k, a].reshape(-1),
+        "last_turn": out["last_turns"][g, p, k, a].reshape(-1),  # R-20 re-scoring
     }
-    return arms_table(columns, first_game, out["base_scores"], out["base_shares"])
+    return arms_table(columns, first_game, out["base_scores"], out["base_shares"], last_turn=out["base_last"])
 

@@ -52,6 +52,8 @@ SPEC = GameSpec(
                        components_ref="sim.sakura.values:components", positions=(0,), games=300,
                        groups=("garden", "painter"), shares_ref="analysis.sakura.ties:win_shares",
                        player_columns=(("position", "painter_at"),), score_unit="tokens"),
+    readings=("tie_break",),
+    reconstructed=(("board", "board geometry (R-10)"), ("cards", "deck (R-11)")),
 )
 
 
