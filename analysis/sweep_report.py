@@ -153,7 +153,8 @@ def compare_runs(variant: pd.DataFrame, base: pd.DataFrame, paired: bool | None 
     """Differences variant minus base of the tested metrics (`TESTED`), from two `per_game` frames, each
     as ``d_<metric>, d_<metric>_low, d_<metric>_high``, ``p_<metric>`` (two-sided: normal for the mean
     differences, from the bootstrap samples for the seat gap) and ``sig_<metric>`` (this one interval
-    excludes 0; `sweep_table` judges the family of all marks with Holm).
+    excludes 0; `sweep_table` judges the family of all marks with Holm); ``seat_changes``: per seat
+    (change, low, high, p) of its win rate (`seat_table` judges that family with Holm).
     ``paired`` (default: when both hold the same game ids) compares game by game."""
     if paired is None:
         paired = len(variant) == len(base) and np.array_equal(variant["game_id"].to_numpy(),
@@ -175,6 +176,12 @@ def compare_runs(variant: pd.DataFrame, base: pd.DataFrame, paired: bool | None 
     else:
         gv, _ = gap_samples(sv, seed=seed)
         gb, _ = gap_samples(sb, seed=seed + 1)
+    # each seat's win rate minus the base's at the same seat (paired over the games when they are the
+    # same): how far the variant moves the seats, beside the start-player advantage (issue 15, item 3)
+    out["seat_changes"] = []
+    for seat in range(k):
+        change, lo, hi = mean_difference(sv[:, seat], sb[:, seat], paired)
+        out["seat_changes"].append((change, lo, hi, normal_p(change, (hi - lo) / (2 * Z95))))
     d = gv - gb
     low, high = np.nanpercentile(d, [2.5, 97.5]) if len(d) else (np.nan, np.nan)
     diffs["gap"] = (float((rv.max() - rv.min()) - (rb.max() - rb.min())), float(low), float(high))
@@ -249,13 +256,30 @@ def display_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def seat_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Seat win rates of every run, long: ``variant, players, agents, seat, win_rate, ci_low, ci_high``."""
+    """Seat win rates of every run, long: ``variant, players, agents, seat, win_rate, ci_low, ci_high``,
+    and for a variant its change from the base's seat (`compare_runs`: paired when both played the same
+    games) ``change, change_ci_low, change_ci_high, p_holm, significant``, Holm over every variant's
+    seat of the sweep (NaN for the base)."""
     rows = []
     for r in frame.to_dict(orient="records"):
+        changes = r.get("seat_changes")
+        changes = changes if isinstance(changes, list) else []
         for seat, (rate, low, high) in enumerate(r["seat_rates"]):
+            change = changes[seat] if seat < len(changes) else (np.nan,) * 4
             rows.append({"variant": r["variant"], "players": r["players"], "agents": r["agents"],
-                         "seat": seat, "win_rate": rate, "ci_low": low, "ci_high": high})
-    return pd.DataFrame(rows)
+                         "seat": seat, "win_rate": rate, "ci_low": low, "ci_high": high,
+                         "change": change[0], "change_ci_low": change[1], "change_ci_high": change[2],
+                         "p_value": change[3]})
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return out
+    tested = np.isfinite(out["p_value"].to_numpy(dtype=float))
+    out["p_holm"] = np.nan
+    if tested.any():
+        out.loc[tested, "p_holm"] = holm(out.loc[tested, "p_value"].to_numpy(dtype=float))
+    out["significant"] = np.where(tested, np.nan_to_num(out["p_holm"].to_numpy(dtype=float), nan=1.0) <= 0.05,
+                                  False)
+    return out.drop(columns=["p_value"])
 
 
 def _series(frame: pd.DataFrame, extra: list[str]) -> pd.Series:
@@ -416,15 +440,22 @@ def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[st
 
     sec = Section("Sweep: seat win rates of every run")
     seats = seat_table(frame)
-    sec.tables.append(("sweep_seat_win_rates", "Seat win rates (seat 0 = start player), Wilson 95%", seats))
+    sec.notes.append("Each variant's seat win rate minus the base's at the same seat and player count "
+                     "(change), with its 95% interval, game by game when both played the same games; "
+                     "significant after Holm's adjustment over every variant's seats in the sweep.")
+    sec.tables.append(("sweep_seat_win_rates", "Seat win rates (seat 0 = start player), Wilson 95%, and "
+                       "the change from the base (paired)", seats))
     sections.append(sec)
 
-    raw_cols = [c for c in frame.columns if c not in ("seat_rates",)]
+    raw_cols = [c for c in frame.columns if c not in ("seat_rates", "seat_changes")]
     sec.tables.append(("sweep_figures", "Every figure as numbers (also in summary.json)",
                        frame[raw_cols]))
     summary = {"sweep": {k: manifest[k] for k in ("sweep_file", "base", "game", "players", "agents", "games",
                                                   "seed", "grid_keys")},
-               "runs": frame.drop(columns=["seat_rates"]).assign(
-                   seat_rates=[[list(x) for x in s] for s in frame["seat_rates"]]).to_dict(orient="records")}
+               "runs": frame.drop(columns=["seat_rates"], errors="ignore").assign(
+                   seat_rates=[[list(x) for x in s] for s in frame["seat_rates"]],
+                   seat_changes=[[list(x) for x in s] if isinstance(s, list) else None
+                                 for s in frame.get("seat_changes", [None] * len(frame))]
+               ).to_dict(orient="records")}
     target = Path(out) if out else folder / "report"
     return write_report(sections, runs, labels, summary, target, title="Sweep report")

@@ -68,3 +68,32 @@ def test_difference_p_values_are_calibrated_under_the_null():
 def test_normal_p_inverts_the_interval():
     assert normal_p(Z95 * 0.01, 0.01) == pytest.approx(0.05)
     assert normal_p(0.0, 0.0) == 1.0 and normal_p(0.1, 0.0) == 0.0 and np.isnan(normal_p(0.1, np.nan))
+
+
+def test_seat_changes_are_paired_and_holm_adjusted():
+    """Each variant seat's win-rate change from the base seat (issue 15, item 3): paired game by game, so a
+    variant that moves only tied games' winners (a tie-break reading) has a narrow interval; Holm over every
+    variant seat of the sweep; the base's own rows carry no change."""
+    from analysis.sweep_report import seat_table
+
+    rng = np.random.default_rng(7)
+    base = _per_game(rng, 4000, 0)
+    variant = base.copy()
+    moved = base.index[(base["share_1"] == 1).to_numpy()][:200]  # 200 of seat 1's wins go to seat 0
+    variant.loc[moved, ["share_0", "share_1"]] = [1.0, 0.0]
+    cmp = compare_runs(variant, base)
+    assert cmp["paired"] is True
+    (d0, lo0, hi0, p0), (d1, lo1, hi1, _), (d2, lo2, hi2, _) = cmp["seat_changes"]
+    assert d0 == pytest.approx(200 / 4000) and d1 == pytest.approx(-200 / 4000) and d2 == 0.0
+    assert 0 < lo0 < d0 < hi0 and hi0 - lo0 < 0.02 and p0 < 1e-6
+    independent = compare_runs(variant, base, paired=False)["seat_changes"][0]
+    assert independent[2] - independent[1] > 2 * (hi0 - lo0)  # pairing is what makes it narrow
+    rates = [(1 / 3, 0.3, 0.36)] * 3
+    rows = [{"variant": "base", "players": 3, "agents": "greedy", "is_base": True, "seat_rates": rates},
+            {"variant": "v", "players": 3, "agents": "greedy", "is_base": False, "seat_rates": rates,
+             "seat_changes": cmp["seat_changes"]}]
+    table = seat_table(pd.DataFrame(rows))
+    assert table["change"].iloc[:3].isna().all() and not table["significant"].iloc[:3].any()
+    v = table.iloc[3:]
+    assert list(v["significant"]) == [True, True, False]
+    assert v["p_holm"].iloc[0] >= p0  # adjusted, never smaller
