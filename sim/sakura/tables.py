@@ -28,7 +28,7 @@ def run_tables(first_game: int, seeds: np.ndarray, seating: list[list[str]], out
     court = out["tokens"][:, players] if out["tokens"].shape[1] > players else np.zeros(games)
     g["court_tokens"] = ints(court, np.int16, np.full(games, players != 2))
     p["out_turn"] = pa.nulls(games * players, pa.int16())
-    p["position"] = ints(out["positions"].reshape(-1), np.int8)  # final path index (0 = gate)
+    p["position"] = ints(out["positions"][:, :players].reshape(-1), np.int8)  # final path index (0 = gate)
     garden_of = np.zeros(61, dtype=np.int8)
     painter_of = np.zeros(61, dtype=np.int8)
     for order, garden, painter in rules.cards:
