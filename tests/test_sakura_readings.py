@@ -316,3 +316,72 @@ def test_bad_knob_in_config_is_refused_with_file_and_key(tmp_path):
     path.write_text(f'extends = "{CONFIG}"\n[rules]\nbump_from = "Emperor"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"bad\.toml: rules\.bump_from: must be one of"):
         games.spec("sakura").load_rules(path, 4)
+
+
+# --------------------------------------------------------------------------------------------------------
+# R-23 where the agents and the studies score a finished game (they call kernels.winners, never a copy)
+
+
+@pytest.mark.parametrize(("court_tokens", "tokens", "tie_break", "want"), [
+    (20, [5, 5], "closest_to_emperor", [0.0, 0.0]),  # the court painter wins alone
+    (6, [9, 8], "shared", [1 / 3, 1 / 3]),  # three-way tie, shared
+    (6, [9, 8], "closest_to_emperor", [0.0, 0.0]),  # three-way tie, the court painter closest (R-14)
+])
+def test_r23_agents_score_a_finished_game_with_the_court_painter(court_tokens, tokens, tie_break, want):
+    """R-23: the expert's final_value (temp > 0: its win share), MCTS's win reward and score reward see the
+    court painter as a rival under court_can_win (entry `players` is the court's and no mover's)."""
+    import numpy as np
+
+    from sim.sakura.expert import final_value
+    from sim.sakura.mcts import REWARD_SCORE, REWARD_WIN, SCORE_SCALE, rewards_at
+
+    g, s = court_ending(tokens, court_tokens, {"court_can_win": True, "tie_break": tie_break})
+    v = s.vector.copy()
+    win = np.zeros(6, dtype=np.int64)
+    assert [final_value(v, me, 2.0, win) for me in (0, 1)] == pytest.approx(want)
+    out = np.zeros(6)
+    rewards_at(v, REWARD_WIN, win, out)
+    assert list(out[:2]) == pytest.approx(want)
+    rewards_at(v, REWARD_SCORE, win, out)
+    final = [*g.result(s)["scores"], g.to_dict(s)["court"]["tokens"]]
+    lead = [min(1.0, max(0.0, 0.5 + (final[p] - max(final[q] for q in range(3) if q != p)) / (2 * SCORE_SCALE)))
+            for p in range(2)]
+    assert list(out[:2]) == pytest.approx(lead)
+    g2, s2 = court_ending(tokens, court_tokens, {"court_can_win": False, "tie_break": tie_break})
+    assert [final_value(s2.vector.copy(), me, 2.0, win) for me in (0, 1)] == pytest.approx(g2.returns(s2))
+
+
+def test_r23_batch_and_values_win_shares_count_the_court_painter(tmp_path):
+    """R-23 in the compiled studies: self-play's log tables and `balance values`' arms give each seat its
+    win share with the court painter among the winners (seat shares of a game sum to 1 minus the court's
+    share), and agree with the readable API game by game."""
+    import numpy as np
+
+    from sim.agent_spec import agent_arrays
+    from sim.rng import game_seeds
+    from tests.test_game_conformance import play_api
+
+    path = tmp_path / "court.toml"
+    path.write_text(f'extends = "{CONFIG}"\n[rules]\ncourt_can_win = true\ntie_break = "shared"\n',
+                    encoding="utf-8")
+    spec = games.spec("sakura")
+    rules = spec.load_rules(path, 2)
+    seeds = game_seeds(4, 0, 60)
+    kinds, params = agent_arrays([["random", "random"]], "sakura")
+    batch = spec.run_batch(rules, seeds, kinds[0], params[0])
+    tables = spec.tables(0, seeds, [["random", "random"]] * 60, batch, rules)
+    share = np.array(tables["players"]["win_share"].to_pylist()).reshape(60, 2)
+    court = batch["other_winners"]
+    assert court.sum() > 5  # the court painter wins a fair share of random games
+    g = spec.game_class(rules)
+    for i, seed in enumerate(seeds):
+        _, state = play_api(g, int(seed), ["random", "random"])
+        assert g.returns(state) == pytest.approx(share[i].tolist()), i
+        assert g.result(state)["court_wins"] == bool(court[i])
+    n = batch["winners"].sum(axis=1) + court
+    assert np.allclose(share.sum(axis=1), batch["winners"].sum(axis=1) / n)
+    winner = tables["games"]["winner"].to_pylist()
+    assert all((w is None) == (n[i] != 1) for i, w in enumerate(winner))
+    values = spec.values.run(rules, seeds[:3], kinds[0], params[0])
+    base = values["base"][:, :, 1]  # the seeds' own games: the same games as the batch's
+    assert np.allclose(base, share[:3])
