@@ -102,6 +102,13 @@ class SakuraRules:
     source: str
     config_hash: str
 
+    @property
+    def seats_decide(self) -> bool:
+        """Whether the seats' final tokens and positions alone decide who wins: not with two players
+        under court_can_win (R-23), where the court painter competes. Analyses that re-score a run from
+        the seats' scores (token equivalents, seat handicaps) hold only when this is true."""
+        return not (self.players == 2 and self.court_can_win)
+
     def played_board(self) -> tuple[int, int, tuple[int, ...], tuple[int, ...]]:
         """``(path_length, torii, sakura, bridge_first_spaces)`` on the path as played (R-10).
 
