@@ -344,8 +344,8 @@ def test_r23_agents_score_a_finished_game_with_the_court_painter(court_tokens, t
     assert list(out[:2]) == pytest.approx(want)
     rewards_at(v, REWARD_SCORE, win, out)
     final = [*g.result(s)["scores"], g.to_dict(s)["court"]["tokens"]]
-    lead = [min(1.0, max(0.0, 0.5 + (final[p] - max(final[q] for q in range(3) if q != p)) / (2 * SCORE_SCALE)))
-            for p in range(2)]
+    best_other = [max(final[q] for q in range(3) if q != p) for p in range(2)]
+    lead = [min(1.0, max(0.0, 0.5 + (final[p] - best_other[p]) / (2 * SCORE_SCALE))) for p in range(2)]
     assert list(out[:2]) == pytest.approx(lead)
     g2, s2 = court_ending(tokens, court_tokens, {"court_can_win": False, "tie_break": tie_break})
     assert [final_value(s2.vector.copy(), me, 2.0, win) for me in (0, 1)] == pytest.approx(g2.returns(s2))
