@@ -381,6 +381,9 @@ def test_r23_batch_and_values_win_shares_count_the_court_painter(tmp_path):
         assert g.result(state)["court_wins"] == bool(court[i])
     n = batch["winners"].sum(axis=1) + court
     assert np.allclose(share.sum(axis=1), batch["winners"].sum(axis=1) / n)
+    from analysis.seats import win_shares  # `balance study` and the expert's strength measure
+
+    assert np.allclose(win_shares(batch["winners"], batch["other_winners"]), share)
     winner = tables["games"]["winner"].to_pylist()
     assert all((w is None) == (n[i] != 1) for i, w in enumerate(winner))
     values = spec.values.run(rules, seeds[:3], kinds[0], params[0])
