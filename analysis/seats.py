@@ -143,8 +143,8 @@ def start_player_advantage(players: pd.DataFrame) -> dict[str, Any]:
 
 def win_shares(winners: np.ndarray, others: np.ndarray | None = None) -> np.ndarray:
     """(games, players) 0/1 winner marks -> win shares: each of k winners of a game gets 1/k. ``others``:
-    per game the winners that are not seats (a batch's `other_winners`: Sakura's court painter under
-    R-23), counted among the k."""
+    per game the winners that are not seats (a batch's `other_winners`: a neutral painter that a game
+    lets win), counted among the k."""
     winners = np.asarray(winners, dtype=float)
     k = winners.sum(axis=1, keepdims=True)
     if others is not None:

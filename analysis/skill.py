@@ -447,7 +447,7 @@ def run_per_game(run: Run) -> tuple[pd.DataFrame, str | None]:
     rule = run.rules.tie_break
     effect = None
     if study is not None and study.shares is not None and rule != NEUTRAL_RULE \
-            and NEUTRAL_RULE in spec.tie_breaks and seats_decide(run.rules):  # not under Sakura's R-23
+            and NEUTRAL_RULE in spec.tie_breaks and seats_decide(run.rules):
         effect = tiebreak_effect(run.players, study.shares, dict(study.player_columns), rule)
     return per_game_figures(run.players, run.games, effect), (rule if effect is not None else None)
 

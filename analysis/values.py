@@ -398,8 +398,8 @@ def format_values(run: ValuesRun) -> str:
 
 def seats_decide(rules) -> bool:
     """Whether a run's seats' scores alone decide its winners, so that re-scoring them with a bonus is
-    the run's rule: a game's rules may say not (Sakura's `seats_decide`: two players under R-23, where
-    the court painter competes and the fair share is no longer 1/N); then no points figure is given."""
+    the run's rule: a game's rules may say not (`seats_decide` false: a neutral painter competes for the
+    win, so the fair share is no longer 1/N); then no points figure is given."""
     return bool(getattr(rules, "seats_decide", True))
 
 

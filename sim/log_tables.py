@@ -53,8 +53,8 @@ def common_columns(game_ids: np.ndarray, seeds: np.ndarray, seating: list[list[s
                    scores: np.ndarray, end_labels: list[str], config_hash: str) -> tuple[dict, dict]:
     """The columns every game logs (API.md), from a batch's `winners`, `tie`, `decided_by_tiebreak` and
     `end_reason` arrays and the final `scores`: (games columns, players columns), to which a game adds its
-    own. A batch may also give `other_winners`, per game the winners that are not seats (Sakura's court
-    painter under R-23): they count in the 1/k of a shared win, and a game one of them won alone or
+    own. A batch may also give `other_winners`, per game the winners that are not seats (a neutral
+    painter that a game lets win): they count in the 1/k of a shared win, and a game one of them won alone or
     shared has no single `winner`."""
     winners, players = out["winners"], out["winners"].shape[1]
     tie, decided, end_reason = out["tie"], out["decided_by_tiebreak"], out["end_reason"]

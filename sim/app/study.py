@@ -43,8 +43,8 @@ class StudyResult:
         return seat_win_rates_from_shares(self.shares(), [str(a) for a in self.agents])
 
     def shares(self) -> np.ndarray:
-        """Each seat's win share per game (a winner that is no seat, Sakura's court painter under R-23,
-        counted in the 1/k of a shared win)."""
+        """Each seat's win share per game (a winner that is no seat, the batch's `other_winners`, counted
+        in the 1/k of a shared win)."""
         return win_shares(self.batch["winners"], self.batch.get("other_winners"))
 
 

@@ -82,7 +82,7 @@ def _shares_chunk(game: str, config: dict, config_path: str, players: int, seati
     spec = games.spec(game)
     kinds, params = agent_arrays(seating, game)
     batch = spec.run_batch(spec.rules(config, players, config_path), seeds, kinds, params)
-    return win_shares(batch["winners"], batch.get("other_winners"))  # Sakura's R-23: the court's win counts
+    return win_shares(batch["winners"], batch.get("other_winners"))  # a winner that is no seat counts too
 
 
 def measure_strength(game: str, config: dict, config_path: str, players: int, expert: str, against: str,

@@ -22,8 +22,8 @@ dotted-key overrides of the base::
 
 The base (no overrides) is always a variant; a grid point or named variant that leaves the base config
 unchanged is the base, and two variants with the same config are run once. A named variant may name
-``players``, some of the sweep's player counts, to run only there: a rule that acts at some player counts
-only (Sakura's two-player knobs) is then not replayed, unchanged, at the others. Every variant is validated by
+``players``, some of the sweep's player counts, to run only there: a knob that acts at some player counts
+only (a two-player rule) is then not replayed, unchanged, at the others. Every variant is validated by
 the game's own validator before anything runs or is written (a bad key or value: the sweep file, the key,
 what is wrong). Each variant's config is written as a standalone TOML file that `balance simulate` accepts
 (``<out>/configs/<slug>.toml``), and each variant x player count x agents is a run directory
