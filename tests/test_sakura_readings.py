@@ -355,7 +355,8 @@ def test_r23_agents_score_a_finished_game_with_the_court_painter(court_tokens, t
 def test_r23_batch_and_values_win_shares_count_the_court_painter(tmp_path):
     """R-23 in the compiled studies: self-play's log tables and `balance values`' arms give each seat its
     win share with the court painter among the winners (seat shares of a game sum to 1 minus the court's
-    share), and agree with the readable API game by game."""
+    share), and agree with the readable API game by game, under every reading at once (R-21 and R-22
+    too: the batch path plays the same kernels)."""
     import numpy as np
 
     from sim.agent_spec import agent_arrays
@@ -363,8 +364,8 @@ def test_r23_batch_and_values_win_shares_count_the_court_painter(tmp_path):
     from tests.test_game_conformance import play_api
 
     path = tmp_path / "court.toml"
-    path.write_text(f'extends = "{CONFIG}"\n[rules]\ncourt_can_win = true\ntie_break = "shared"\n',
-                    encoding="utf-8")
+    path.write_text(f'extends = "{CONFIG}"\n[rules]\ncourt_can_win = true\ntie_break = "shared"\n'
+                    'bump_from = "painter"\nlineup_from_gate = true\n', encoding="utf-8")
     spec = games.spec("sakura")
     rules = spec.load_rules(path, 2)
     seeds = game_seeds(4, 0, 60)
@@ -377,6 +378,9 @@ def test_r23_batch_and_values_win_shares_count_the_court_painter(tmp_path):
     g = spec.game_class(rules)
     for i, seed in enumerate(seeds):
         _, state = play_api(g, int(seed), ["random", "random"])
+        final = g.to_dict(state)
+        assert final["tokens"] == batch["tokens"][i, :2].tolist(), i
+        assert [*final["painters"], final["court"]["painter"]] == batch["positions"][i].tolist(), i
         assert g.returns(state) == pytest.approx(share[i].tolist()), i
         assert g.result(state)["court_wins"] == bool(court[i])
     n = batch["winners"].sum(axis=1) + court
