@@ -524,3 +524,16 @@ def test_report_of_two_player_runs_shows_both_readings_of_r23(court_runs, tmp_pa
     assert [s["seat"] for s in court["seats"]] == [0, 1, 2]
     assert "court_win_rate" not in records[str(court_runs["default"].path)]
     assert set(records[str(old)]["tiebreak_rescoring"]) == set(sk.TIE_RULES)
+
+
+def test_a_game_the_court_painter_won_alone_is_not_a_shared_win():
+    """R-23: a game the court painter won alone has no `winner` either, but only a tie the tie-break did
+    not decide is a shared win."""
+    games = games_frame([{"game_id": 0, "players": 2, "tie": False, "winner": None},  # the court alone
+                         {"game_id": 1, "players": 2, "tie": True, "decided_by_tiebreak": True,
+                          "winner": None},  # the court won the tie-break
+                         {"game_id": 2, "players": 2, "tie": True, "winner": None},  # shared (with it)
+                         {"game_id": 3, "players": 2, "tie": False, "winner": 1}])
+    ties = sk.tie_stats(games)
+    assert ties["shared_win"] == 1 and ties["shared_win_rate"] == 0.25
+    assert (ties["shared_win_ci_low"], ties["shared_win_ci_high"]) == pytest.approx(wilson_interval(1, 4))

@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis._arrays import floats, ints, seat_matrix
+from analysis._arrays import bools, floats, ints, seat_matrix
 from analysis.sakura._columns import _rate_row
+from analysis.stats import wilson_intervals
 from analysis.ties import rule_changes
 from analysis.ties import tie_stats as _tie_stats
 from sim.sakura.spec import TIE_BREAKS
@@ -33,8 +34,15 @@ def tie_stats(games: pd.DataFrame) -> dict[str, Any]:
     game-independent `analysis.ties.tie_stats` (keys n, top_tied, top_tied_rate, top_tied_ci_low,
     top_tied_ci_high, decided_by_tiebreak, decided_by_tiebreak_rate, decided_by_tiebreak_ci_low,
     decided_by_tiebreak_ci_high, shared_win, shared_win_rate, shared_win_ci_low, shared_win_ci_high; Wilson
-    95%) plus decided_share_of_ties (decided / tied; NaN without ties)."""
+    95%) plus decided_share_of_ties (decided / tied; NaN without ties). A shared win is a tie the
+    tie-break did not decide: under R-23 a game the court painter won alone also has no `winner`, but it
+    was not shared."""
     out = _tie_stats(games)
+    shared = bools(games["tie"]) & ~bools(games["decided_by_tiebreak"])
+    n = len(games)
+    low, high = wilson_intervals(int(shared.sum()), n)
+    out.update(shared_win=int(shared.sum()), shared_win_rate=shared.sum() / n if n else float("nan"),
+               shared_win_ci_low=float(low), shared_win_ci_high=float(high))
     out["decided_share_of_ties"] = (out["decided_by_tiebreak"] / out["top_tied"] if out["top_tied"]
                                     else float("nan"))
     return out
