@@ -141,10 +141,15 @@ def start_player_advantage(players: pd.DataFrame) -> dict[str, Any]:
             "win_rate": rate, "fair_share": fair}
 
 
-def win_shares(winners: np.ndarray) -> np.ndarray:
-    """(games, players) 0/1 winner marks -> win shares: each of k winners of a game gets 1/k."""
+def win_shares(winners: np.ndarray, others: np.ndarray | None = None) -> np.ndarray:
+    """(games, players) 0/1 winner marks -> win shares: each of k winners of a game gets 1/k. ``others``:
+    per game the winners that are not seats (a batch's `other_winners`: a neutral painter that a game
+    lets win), counted among the k."""
     winners = np.asarray(winners, dtype=float)
-    return winners / winners.sum(axis=1, keepdims=True).clip(min=1)
+    k = winners.sum(axis=1, keepdims=True)
+    if others is not None:
+        k = k + np.asarray(others, dtype=float).reshape(-1, 1)
+    return winners / k.clip(min=1)
 
 
 def seat_win_rates_from_shares(shares: np.ndarray, agents: list[str] | None = None) -> pd.DataFrame:

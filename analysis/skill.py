@@ -439,6 +439,7 @@ class Profile:
 def run_per_game(run: Run) -> tuple[pd.DataFrame, str | None]:
     """One level's per-game figures (`per_game_figures`, with the tie-break effect when the game can
     re-score and its configured rule is not the neutral one) and that rule (None without the effect)."""
+    from analysis.values import seats_decide
     from sim import games
 
     spec = games.spec(run.game)
@@ -446,7 +447,7 @@ def run_per_game(run: Run) -> tuple[pd.DataFrame, str | None]:
     rule = run.rules.tie_break
     effect = None
     if study is not None and study.shares is not None and rule != NEUTRAL_RULE \
-            and NEUTRAL_RULE in spec.tie_breaks:
+            and NEUTRAL_RULE in spec.tie_breaks and seats_decide(run.rules):
         effect = tiebreak_effect(run.players, study.shares, study.columns_in(run.players.columns), rule)
     return per_game_figures(run.players, run.games, effect), (rule if effect is not None else None)
 

@@ -64,11 +64,21 @@ class ValuesRun:
         return arms(self)
 
     @property
-    def tie_break(self) -> str:
+    def rules(self):
         from sim import games
 
         source = str(self.path / "manifest.json")
-        return games.spec(self.game).rules(self.manifest["config"], self.players, source).tie_break
+        return games.spec(self.game).rules(self.manifest["config"], self.players, source)
+
+    @property
+    def tie_break(self) -> str:
+        return self.rules.tie_break
+
+    @property
+    def shares(self) -> Callable | None:
+        """The game's re-scoring of win shares from the seats' scores (points equivalents), or None when
+        it has none or the seats' scores do not decide this run (`seats_decide`)."""
+        return self.study.shares if seats_decide(self.rules) else None
 
 
 def is_values_run(path: str | os.PathLike[str]) -> bool:
@@ -247,14 +257,14 @@ def component_values(run: ValuesRun) -> pd.DataFrame:
     ci_low, ci_high, n, p_value, detectable, points_equivalent, pe_ci_low, pe_ci_high, p_holm,
     significant`` plus the component's attributes. Holm runs over the "all" rows of the run (one family)
     and, separately, over the per-seat rows."""
-    study = run.study
     bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
     rule = run.tie_break
+    shares = run.shares
     rows = []
     for (position, k), a in sorted(run.arms.items()):
         d = _own(a.treated) - a.control  # (g, j)
-        gains = (bonus_gains(a.control_score, a.control_columns, study.shares, rule, bonuses)
-                 if study.shares else None)
+        gains = (bonus_gains(a.control_score, a.control_columns, shares, rule, bonuses)
+                 if shares else None)
         weights = _bootstrap_weights(len(d), seed=1000 * position + k)
         label = run.components.loc[k, "component"]
         per_seat = [("all", d.mean(axis=1), None if gains is None else gains.mean(axis=1))]
@@ -285,8 +295,8 @@ def power_values(run: ValuesRun) -> pd.DataFrame:
     equivalents on that seat's re-scoring curve, bootstrap interval). One row per component with a power:
     ``component, position, power_value, ci_low, ci_high, n, power_points, pp_ci_low, pp_ci_high,
     p_holm, significant``."""
-    study = run.study
     bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
+    shares, rule = run.shares, run.tie_break
     rows = []
     for (position, k), a in sorted(run.arms.items()):
         stripped = _own(a.stripped)  # (g, j): played for one seat a game (the game's values kernel)
@@ -301,9 +311,9 @@ def power_values(run: ValuesRun) -> pd.DataFrame:
         row = {"component": run.components.loc[k, "component"], "component_index": k, "position": position,
                **_mean_row(held - bare)}
         row["power_value"] = row.pop("value")
-        if study.shares:
+        if shares:
             gains = bonus_gains(a.control_score[keep], {n: m[keep] for n, m in a.control_columns.items()},
-                                study.shares, run.tie_break, bonuses)[np.arange(len(seat)), seat]
+                                shares, rule, bonuses)[np.arange(len(seat)), seat]
             curve = gains.mean(axis=0)
             weights = _bootstrap_weights(len(held), seed=7 + k)
             points = invert(np.stack([curve, curve]), np.array([held.mean(), bare.mean()]), bonuses)
@@ -386,9 +396,17 @@ def format_values(run: ValuesRun) -> str:
     return "\n".join(lines)
 
 
+def seats_decide(rules) -> bool:
+    """Whether a run's seats' scores alone decide its winners, so that re-scoring them with a bonus is
+    the run's rule: a game's rules may say not (`seats_decide` false: a neutral painter competes for the
+    win, so the fair share is no longer 1/N); then no points figure is given."""
+    return bool(getattr(rules, "seats_decide", True))
+
+
 def players_handicap(run) -> pd.DataFrame | None:
     """`seat_handicap` of a self-play run (analysis.runs.Run) from its players table: each seat's points
-    handicap to the fair share under the run's tie-break (None for a game without a re-scoring rule)."""
+    handicap to the fair share under the run's tie-break (None for a game without a re-scoring rule, or
+    a run its seats' scores do not decide: `seats_decide`)."""
     from analysis._arrays import seat_matrix
     from sim import games
 
@@ -396,7 +414,7 @@ def players_handicap(run) -> pd.DataFrame | None:
         return run.__dict__["_handicap"]
     study = games.spec(run.game).values
     out = None
-    if study is not None and study.shares is not None and len(run.players):
+    if study is not None and study.shares is not None and len(run.players) and seats_decide(run.rules):
         names = study.columns_in(run.players.columns)
         _, m = seat_matrix(run.players, ["score", *names])
         out = seat_handicap(m["score"], {names[k]: m[k] for k in names}, study.shares, run.rules.tie_break)

@@ -53,13 +53,15 @@ def common_columns(game_ids: np.ndarray, seeds: np.ndarray, seating: list[list[s
                    scores: np.ndarray, end_labels: list[str], config_hash: str) -> tuple[dict, dict]:
     """The columns every game logs (API.md), from a batch's `winners`, `tie`, `decided_by_tiebreak` and
     `end_reason` arrays and the final `scores`: (games columns, players columns), to which a game adds its
-    own."""
+    own. A batch may also give `other_winners`, per game the winners that are not seats (a neutral
+    painter that a game lets win): they count in the 1/k of a shared win, and a game one of them won alone or
+    shared has no single `winner`."""
     winners, players = out["winners"], out["winners"].shape[1]
     tie, decided, end_reason = out["tie"], out["decided_by_tiebreak"], out["end_reason"]
     games = len(game_ids)
     seat_strings = [",".join(names) for names in seating]
     labels = sorted(set(seat_strings))
-    n_winners = winners.sum(axis=1)
+    n_winners = winners.sum(axis=1) + out.get("other_winners", 0)
     games_cols = {
         "game_id": ints(game_ids, np.int64),
         "seed": ints(seeds, np.uint64),
@@ -77,7 +79,7 @@ def common_columns(game_ids: np.ndarray, seeds: np.ndarray, seating: list[list[s
         "agent": dict_column(seat_agents, agent_labels),
         "score": ints(scores.reshape(-1), np.int16),
         "rank": ints(ranks(scores).reshape(-1), np.int8),
-        "win_share": ints((winners / n_winners[:, None]).reshape(-1), np.float32),
+        "win_share": ints((winners / np.maximum(n_winners, 1)[:, None]).reshape(-1), np.float32),
     }
     games_cols["end_reason"] = dict_column(end_reason, end_labels)
     games_cols["config_hash"] = dict_column(np.zeros(games), [config_hash])

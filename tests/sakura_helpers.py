@@ -7,8 +7,9 @@ not from the engine.
 
 `make_state` fills a full, valid state dict (all 60 cards accounted for across hands, deck, discard,
 selected and the court card) from a few overrides. `ref_apply` is an independent, deliberately plain
-re-statement of the rules (movement, bumps, R-12..R-19) used by the property tests to predict the next
-state of the engine after any action.
+re-statement of the rules (movement, bumps, R-12..R-19, and the alternative readings R-21 bump_from, R-22
+lineup_from_gate and R-23 court_can_win) used by the property tests to predict the next state of the
+engine after any action, and `ref_winners` of who wins.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ TACTICAL_CONFIG = ROOT / "configs" / "sakura" / "two-player-tactical.toml"
 
 HAND = 5
 DECK_SIZE = 60
-DEFAULT_RULES = {"tie_break": "closest_to_emperor", "two_player_variant": "court"}
+DEFAULT_RULES = {"tie_break": "closest_to_emperor", "two_player_variant": "court",
+                 "bump_from": "emperor", "lineup_from_gate": False, "court_can_win": False}  # R-21..R-23
 
 # R-10 reconstructed board, as played: (path_length, torii, sakura). With 5-6 players each of the bridges
 # 8, 16, 24, 26 is three spaces, so every later index moves up by 2 per bridge below it.
@@ -292,11 +294,13 @@ def _others(d: dict, who: int) -> set[int]:
     return {p for i, p in enumerate(positions(d)) if i != who and p > 0}
 
 
-def bump(d: dict, who: int) -> None:
-    """Lose a token if any, then back 3 empty spaces counted from the Emperor's space (R-15)."""
+def bump(d: dict, who: int, start: int | None = None) -> None:
+    """Lose a token if any, then back 3 empty spaces counted from `start`, which does not count itself:
+    the Emperor's space (R-15; start None), or under bump_from "painter" (R-21) the space where the
+    painter's own move stopped. The painter's own former space is empty; the gate ends the move."""
     _lose_token(d, who)
     occ = _others(d, who)
-    q, n = d["emperor"], 0
+    q, n = (d["emperor"] if start is None else start), 0
     while n < 3:
         q -= 1
         if q <= 0:
@@ -305,6 +309,12 @@ def bump(d: dict, who: int) -> None:
         if q not in occ:
             n += 1
     _set_pos(d, who, q)
+
+
+def own_move_bump(d: dict, who: int, stopped: int) -> None:
+    """A painter's own move reached the Emperor; `stopped`: the last empty space it counted, or where it
+    started if it counted none. R-15 counts back from the Emperor, R-21 from `stopped`."""
+    bump(d, who, stopped if rules_of(d)["bump_from"] == "painter" else None)
 
 
 def move_painter(d: dict, who: int, n: int, forward: bool) -> None:
@@ -317,7 +327,7 @@ def move_painter(d: dict, who: int, n: int, forward: bool) -> None:
             while q in occ:
                 q += 1
             if q == d["emperor"]:
-                bump(d, who)
+                own_move_bump(d, who, pos)  # pos: the last space counted (or the start)
                 return
             pos = q
         else:
@@ -356,7 +366,7 @@ def emperor_back(d: dict) -> None:
     d["emperor"] = max(1, d["emperor"] - 1)
     for who, p in enumerate(positions(d)):
         if p == d["emperor"]:
-            bump(d, who)
+            bump(d, who)  # from his space, which is the painter's own: R-15 and R-21 agree
 
 
 def on_unscored_sakura(d: dict) -> bool:
@@ -404,7 +414,7 @@ def do_painter(d: dict, card: int, who: int, forward: bool) -> None:
         while target in occ:
             target += 1
         if target == d["emperor"]:
-            bump(d, who)
+            own_move_bump(d, who, mine)  # a leapfrog counts no space: R-21 counts from its start
         else:
             _set_pos(d, who, target)
     elif p == "count":
@@ -442,8 +452,8 @@ def score(d: dict) -> None:
     pos = positions(d)
     prev = pos[order[0]] if order else 0
     for who in order[1:]:
-        if pos[who] == 0:
-            continue
+        if pos[who] == 0 and not rules_of(d)["lineup_from_gate"]:
+            continue  # R-18: the lone gate painter stays; R-22: it lines up like the others
         prev = max(prev - 1, 0)
         _set_pos(d, who, prev)
 
@@ -576,15 +586,20 @@ def ref_legal(d: dict) -> set[str]:
 
 
 def ref_winners(d: dict) -> tuple[list[int], bool, bool]:
-    """(winners, tie, decided_by_tiebreak) at the end of the game (R-14)."""
-    tokens = d["tokens"]
+    """(winners, tie, decided_by_tiebreak) at the end of the game (R-14). Under court_can_win with two
+    players (R-23) the court painter competes like a third player and appears among the winners as
+    index `players`; otherwise it never wins."""
+    tokens = list(d["tokens"])
+    pos = list(d["painters"])
+    if d.get("court") is not None and rules_of(d)["court_can_win"]:
+        tokens.append(d["court"]["tokens"])
+        pos.append(d["court"]["painter"])
     top = max(tokens)
-    tied = [p for p in range(d["players"]) if tokens[p] == top]
+    tied = [p for p in range(len(tokens)) if tokens[p] == top]
     if len(tied) == 1:
         return tied, False, False
     if rules_of(d)["tie_break"] == "shared":
         return tied, True, False
-    pos = d["painters"]
     best = max(pos[p] for p in tied)
     if best == 0:
         return tied, True, False

@@ -380,3 +380,160 @@ def test_smoke_on_a_real_run(real_run):
     assert label == "sakura 4p random"
     wide = side_by_side({label: seats, "copy": seats}, "seat", ["win_rate"])
     assert wide.shape == (4, 3)
+
+
+# ---- R-23: the court painter re-scored from the logs ----------------------------------------------------
+def court_games(rows: list[tuple]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Two-player tables from rows (game_id, seat 0 (tokens, position), seat 1 (tokens, position), court
+    (tokens, position)); win_share deliberately 0: re-scoring must use tokens and positions only."""
+    players = players_frame([(g, s, *p[s], 0.0) for g, *p in rows for s in (0, 1)])
+    games = games_frame([{"game_id": g, "players": 2, "court_tokens": c[0]} for g, _a, _b, c in rows])
+    games["court_position"] = pd.array([c[1] for *_, c in rows], dtype="Int8")
+    return players, games
+
+
+COURT_ROWS = [
+    (0, (10, 5), (8, 7), (12, 9)),   # the court painter has the most tokens: under R-23 no player wins
+    (1, (10, 5), (10, 7), (10, 9)),  # three-way tie: the court painter stands closest (9)
+    (2, (10, 5), (10, 9), (10, 7)),  # three-way tie: seat 1 closest
+    (3, (10, 0), (6, 7), (10, 0)),   # seat 0 and the court tie, both on the gate: they share
+    (4, (11, 5), (6, 7), (10, 9)),   # seat 0 ahead of everyone
+]
+
+
+def test_rescore_r23_both_readings_and_both_tie_breaks():
+    """R-23 re-scored from the logged tokens and positions of every painter: under +court_can_win the court
+    painter competes (R-14 among all three, or shared), its own win rate is the row of seat 2, and each
+    game hands out exactly one win; without it the court never wins and has no row."""
+    players, games = court_games(COURT_ROWS)
+    table = sk.rescore_ties(players, games=games).set_index(["rule", "seat"])
+    assert list(dict.fromkeys(table.index.get_level_values("rule"))) == list(sk.COURT_RULES)
+    expect = {  # per game (seat 0, seat 1, court)
+        "closest_to_emperor": [(1, 0, 0), (0, 1, 0), (0, 1, 0), (1, 0, 0), (1, 0, 0)],
+        "shared": [(1, 0, 0), (.5, .5, 0), (.5, .5, 0), (1, 0, 0), (1, 0, 0)],
+        "closest_to_emperor+court_can_win": [(0, 0, 1), (0, 0, 1), (0, 1, 0), (.5, 0, .5), (1, 0, 0)],
+        "shared+court_can_win": [(0, 0, 1), (1 / 3, 1 / 3, 1 / 3), (1 / 3, 1 / 3, 1 / 3), (.5, 0, .5),
+                                 (1, 0, 0)],
+    }
+    for rule, per_game in expect.items():
+        for painter in (0, 1, 2):
+            if painter == 2 and not rule.endswith(sk.ties.COURT_CAN_WIN):
+                assert (rule, 2) not in table.index  # the court painter never wins: no row
+                continue
+            want = sum(g[painter] for g in per_game) / 5
+            assert table.loc[(rule, painter), "win_rate"] == pytest.approx(want), (rule, painter)
+        assert table.loc[rule, "win_rate"].sum() == pytest.approx(1.0)  # one win a game, whoever has it
+    # paired changes against the default reading, the court painter's too (0 -> its R-23 share)
+    change = table.loc[("shared+court_can_win", 2), "win_rate_change"]
+    assert change == pytest.approx((1 + 1 / 3 + 1 / 3 + .5) / 5)
+    assert table.loc[("closest_to_emperor", 0), "win_rate_change"] == 0.0
+
+
+def test_rescore_r23_win_shares_of_a_bonus_and_old_logs():
+    """`win_shares` (the values study's re-scoring) takes the court painter's columns per game or per
+    seat; logs without court_position (written before R-23 was logged) re-score R-14 only."""
+    players, games = court_games(COURT_ROWS)
+    score = np.array([[r[1][0], r[2][0]] for r in COURT_ROWS], dtype=float)
+    at = np.array([[r[1][1], r[2][1]] for r in COURT_ROWS], dtype=float)
+    court = {"court_tokens": np.array([r[3][0] for r in COURT_ROWS], float),
+             "court_at": np.array([r[3][1] for r in COURT_ROWS], float)}
+    per_seat = {k: np.repeat(v[:, None], 2, axis=1) for k, v in court.items()}
+    for cols in (court, per_seat):
+        got = sk.ties.win_shares(score, {"painter_at": at, **cols}, "shared+court_can_win")
+        assert got[1] == pytest.approx([1 / 3, 1 / 3]) and got[0] == pytest.approx([0, 0])
+    with pytest.raises(ValueError, match="court_tokens"):
+        sk.ties.win_shares(score, {"painter_at": at}, "shared+court_can_win")
+    old = games.drop(columns=["court_position"])
+    table = sk.rescore_ties(players, games=old)
+    assert list(dict.fromkeys(table["rule"])) == list(sk.TIE_RULES) and set(table["seat"]) == {0, 1}
+    pd.testing.assert_frame_equal(table, sk.rescore_ties(players))
+
+
+@pytest.fixture(scope="module")
+def court_runs(tmp_path_factory):
+    """Two-player runs through `balance simulate`: the default reading and court_can_win (both with the
+    shared tie-break, so three-way ties occur)."""
+    folder = tmp_path_factory.mktemp("r23")
+    runs = {}
+    for name, extra in (("default", ""), ("court", "court_can_win = true\n")):
+        config = folder / f"{name}.toml"
+        config.write_text(f'extends = "{BASE}"\n[rules]\ntie_break = "shared"\n{extra}', encoding="utf-8")
+        out = folder / name
+        done = subprocess.run([sys.executable, "-m", "sim", "simulate", str(config), "--players", "2",
+                               "--games", "400", "--agents", "random", "--out", str(out), "--quiet"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        runs[name] = read_run(out)
+    return runs
+
+
+@pytest.mark.parametrize("name", ["default", "court"])
+def test_rescoring_a_logged_run_under_its_own_rule_reproduces_its_win_shares(court_runs, name):
+    """R-23: re-scored from the logged tokens and positions under the rule the run was played under
+    (`run_rule`), every seat's win share equals the logged one, game by game; the court painter's own
+    re-scored share is what the seats leave (`court_win_rate`). The other reading differs."""
+    run = court_runs[name]
+    own = sk.run_rule(run.rules)
+    assert own == ("shared+court_can_win" if name == "court" else "shared")
+    from analysis._arrays import seat_matrix
+
+    seats, m = seat_matrix(run.players, ["score", "position", "win_share"])
+    columns = {"painter_at": m["position"], **sk.ties.court_columns(run.players, run.games)}
+    shares, court = sk.ties.shares_with_court(m["score"], columns, own)
+    assert np.allclose(shares, m["win_share"], atol=1e-6)
+    assert np.allclose(court, 1 - m["win_share"].sum(axis=1), atol=1e-6)
+    table = sk.rescore_ties(run.players, reference=own, games=run.games).set_index(["rule", "seat"])
+    logged = run.players.groupby("seat")["win_share"].mean().to_numpy()
+    assert np.allclose(table.loc[own, "win_rate"].to_numpy()[:2], logged, atol=1e-6)
+    assert (table.loc[own, "win_rate_change"] == 0).all()
+    other = "shared" if name == "court" else "shared+court_can_win"
+    assert not np.allclose(table.loc[other, "win_rate"].to_numpy()[:2], logged)
+    court_row = sk.court_win_rate(run.players, run.games).iloc[0]
+    if name == "court":
+        assert court_row["win_rate"] == pytest.approx(table.loc[(own, 2), "win_rate"])
+        assert 0.2 < court_row["win_rate"] < 0.6  # RULES.md: roughly four games in ten under random play
+    else:
+        assert court_row["win_rate"] == 0.0
+
+
+def test_report_of_two_player_runs_shows_both_readings_of_r23(court_runs, tmp_path):
+    """A two-player report re-scores both readings of R-23; under court_can_win it shows the court
+    painter's own win rate beside the seats' (seat 2) and in summary.json; a run whose logs lack
+    court_position still reports, without the R-23 re-scoring."""
+    import json
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    from analysis.report import build_report
+
+    old = tmp_path / "old"
+    shutil.copytree(court_runs["default"].path, old)
+    for part in (old / "games.parquet").glob("part-*.parquet"):
+        pq.write_table(pq.read_table(part).drop_columns(["court_position"]), part)
+    page = build_report([court_runs["default"].path, court_runs["court"].path, old], tmp_path / "report")
+    summary = json.loads((page.parent / "summary.json").read_text())
+    text = page.read_text()
+    assert "+court_can_win" in text and "court_can_win (R-23)" in text and "no court_position" in text
+    records = {r["run"]: r for r in summary["runs"]} if "runs" in summary else None
+    assert records is not None, list(summary)
+    court = records[str(court_runs["court"].path)]
+    assert set(court["tiebreak_rescoring"]) == set(sk.COURT_RULES)
+    assert len(court["tiebreak_rescoring"]["shared+court_can_win"]) == 3  # two seats and the court painter
+    assert 0 < court["court_win_rate"]["win_rate"] < 1
+    assert [s["seat"] for s in court["seats"]] == [0, 1, 2]
+    assert "court_win_rate" not in records[str(court_runs["default"].path)]
+    assert set(records[str(old)]["tiebreak_rescoring"]) == set(sk.TIE_RULES)
+
+
+def test_a_game_the_court_painter_won_alone_is_not_a_shared_win():
+    """R-23: a game the court painter won alone has no `winner` either, but only a tie the tie-break did
+    not decide is a shared win."""
+    games = games_frame([{"game_id": 0, "players": 2, "tie": False, "winner": None},  # the court alone
+                         {"game_id": 1, "players": 2, "tie": True, "decided_by_tiebreak": True,
+                          "winner": None},  # the court won the tie-break
+                         {"game_id": 2, "players": 2, "tie": True, "winner": None},  # shared (with it)
+                         {"game_id": 3, "players": 2, "tie": False, "winner": 1}])
+    ties = sk.tie_stats(games)
+    assert ties["shared_win"] == 1 and ties["shared_win_rate"] == 0.25
+    assert (ties["shared_win_ci_low"], ties["shared_win_ci_high"]) == pytest.approx(wilson_interval(1, 4))

@@ -71,6 +71,10 @@ def test_base_matches_rules_of_record(players: int) -> None:
     assert rules.players == players
     assert rules.tie_break == "closest_to_emperor"  # R-14
     assert rules.two_player_variant == "court"
+    assert rules.bump_from == "emperor"  # R-15 (R-21 is "painter")
+    assert rules.lineup_from_gate is False  # R-18 (R-22 is true)
+    assert rules.court_can_win is False  # R-23 is true
+    assert rules.seats_decide
     # R-10, as printed
     assert (rules.length, rules.torii, rules.sakura, rules.bridges) == (30, 4, (12, 20, 28), (8, 16, 24, 26))
     assert len(rules.cards) == 60
@@ -219,6 +223,17 @@ BAD_CASES = [
     ("length-string", '[board]\nlength = "30"\n', 4, "board.length", 'got a string ("30")'),
     ("unknown-variant", '[rules]\ntwo_player_variant = "solo"\n', 2, "rules.two_player_variant", '"solo"'),
     ("unknown-tie-break", '[rules]\ntie_break = "coin_flip"\n', 4, "rules.tie_break", '"coin_flip"'),
+    # R-21..R-23: a reading is one of its values; booleans must be TOML booleans (not 0/1 or strings)
+    ("r21-unknown-bump-from", '[rules]\nbump_from = "both"\n', 4, "rules.bump_from",
+     'must be one of "emperor", "painter", got a string ("both")'),
+    ("r21-bump-from-bool", "[rules]\nbump_from = true\n", 6, "rules.bump_from", "got a boolean"),
+    ("r22-lineup-int", "[rules]\nlineup_from_gate = 1\n", 4, "rules.lineup_from_gate",
+     "must be a boolean (true or false), got an integer (1)"),
+    ("r22-lineup-string", '[rules]\nlineup_from_gate = "true"\n', 3, "rules.lineup_from_gate",
+     'got a string ("true")'),
+    ("r23-court-string", '[rules]\ncourt_can_win = "yes"\n', 2, "rules.court_can_win", "boolean"),
+    ("r23-court-int-at-4", "[rules]\ncourt_can_win = 0\n", 4, "rules.court_can_win", "boolean"),
+    ("r23-misspelt", "[rules]\ncourt_wins = true\n", 2, "rules.court_wins", "unknown key"),
     ("players-1", "", 1, "players", "Sakura is for 2 to 6 players, got 1"),
     ("players-7", "", 7, "players", "Sakura is for 2 to 6 players, got 7"),
     ("unknown-top-key", "foo = 1\n", 4, "foo", "unknown key"),
@@ -239,6 +254,16 @@ def test_bad_config_is_refused(variant, body: str, players: int, key: str, what:
     message = str(info.value)
     assert message.startswith(f"{path}: {key}: "), message
     assert what in message, message
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_readings_are_accepted_at_every_player_count(variant, players: int) -> None:
+    """R-21..R-23 load at every player count; court_can_win is kept as written but acts only with two
+    (seats_decide), as two_player_variant is."""
+    path = variant('[rules]\nbump_from = "painter"\nlineup_from_gate = true\ncourt_can_win = true\n')
+    rules = SPEC.load_rules(path, players)
+    assert (rules.bump_from, rules.lineup_from_gate, rules.court_can_win) == ("painter", True, True)
+    assert rules.seats_decide is (players != 2)
 
 
 def test_game_key_required(tmp_path: Path) -> None:

@@ -77,6 +77,10 @@ def _sakura_check(steps, final: dict, game, batch: dict, g: int) -> None:
     assert [entry for entry in logged if entry in chosen] == chosen, f"game {g}: cards played differ"
     assert all(p == players for _, p, _ in from_deck) and (players == 2 or not from_deck)
     assert final["bumps"] == batch["bumps"][g]
+    assert batch["positions"][g, :players].tolist() == final["painters"]  # R-14's re-scoring input
+    if final["court"] is not None:  # two players: the court painter's final tokens and place (R-23)
+        assert batch["tokens"][g, players] == final["court"]["tokens"]
+        assert batch["positions"][g, players] == final["court"]["painter"]
 
 
 LOG_CHECKS: dict[str, Callable] = {"kamakura": _kamakura_check, "sakura": _sakura_check}

@@ -26,3 +26,20 @@ def test_log_rows_are_consistent() -> None:
     change = out["tokens"].sum(axis=1) - 5 * players
     assert np.all(gained >= change) and np.all(gained <= change + out["bumps"])
     assert np.all(np.bincount(sak[:, 0], minlength=games) == 3 * players)  # three trees, every painter
+
+
+def test_games_table_logs_the_court_painters_final_tokens_and_position() -> None:
+    """R-23 re-scoring input: with two players the games table holds the court painter's final tokens and
+    path index (`court_tokens`, `court_position`), the batch's last column of tokens and positions (which
+    tests/test_game_conformance.py holds to the readable API's final state); null with 3-6 players."""
+    for players in (2, 3, 5):
+        rules = SPEC.default_rules(players)
+        seeds = game_seeds(9, 0, 40)
+        out = run_batch(rules, seeds, [1] * players)
+        games = SPEC.tables(0, seeds, [["greedy"] * players] * 40, out, rules)["games"]
+        tokens, at = games["court_tokens"].to_pylist(), games["court_position"].to_pylist()
+        if players == 2:
+            assert tokens == out["tokens"][:, 2].tolist() and at == out["positions"][:, 2].tolist()
+            assert all(0 <= a < 30 for a in at) and len(set(at)) > 1
+        else:
+            assert tokens == [None] * 40 and at == [None] * 40

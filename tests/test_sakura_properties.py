@@ -1,8 +1,10 @@
 """Property tests for Sakura: random play through the public API from `new_state(seed)` for 2..6 players
-(both two-player variants, both tie-breaks), checking after every action the invariants of RULES.md
-(Game 2) and API.md, and the engine's step against the plain reference of the rules in
-tests/sakura_helpers.py (`ref_apply`: movement, bumps R-15, leapfrog / count R-17, scoring R-13, line-up
-R-18, draws R-19 up to the seeded shuffle, the court painter, the tactical variant).
+(both two-player variants, both tie-breaks, both readings of R-21 bump_from and R-22 lineup_from_gate at
+every player count, both of R-23 court_can_win at two players), checking after every action the
+invariants of RULES.md (Game 2) and API.md, and the engine's step against the plain reference of the rules
+in tests/sakura_helpers.py (`ref_apply`: movement, bumps R-15 / R-21, leapfrog / count R-17, scoring R-13,
+line-up R-18 / R-22, draws R-19 up to the seeded shuffle, the court painter, the tactical variant; and
+`ref_winners`: R-14, R-23).
 
 Invariants: painters never share a non-gate space (court painter included); every painter strictly behind
 the Emperor (R-16); tokens never negative; the 60 cards held exactly once across hands, deck, discard,
@@ -18,6 +20,7 @@ import copy
 import json
 import random
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -162,28 +165,72 @@ def hidden_variant(d: dict, seat: int, rng: random.Random) -> dict:
     return out
 
 
-def new_game(players: int, seed: int, variant: str, tie_break: str):
+#: Every rule knob's values (R-14, two players, R-21, R-22, R-23), which the strategies draw from.
+KNOB_VALUES = {"tie_break": ["closest_to_emperor", "shared"], "two_player_variant": ["court", "tactical"],
+               "bump_from": ["emperor", "painter"], "lineup_from_gate": [False, True],
+               "court_can_win": [False, True]}
+TWO_PLAYER_KNOBS = ("two_player_variant", "court_can_win")  # they act only with the court painter
+
+
+def knobs() -> st.SearchStrategy[dict]:
+    """A full "rules" table of a state dict, every knob drawn from all its values."""
+    return st.fixed_dictionaries({key: st.sampled_from(values) for key, values in KNOB_VALUES.items()})
+
+
+def new_game(players: int, seed: int, rules: dict):
     g = game(players)
     s = g.new_state(seed=seed)
     d = g.to_dict(s)
-    d["rules"] = {**rules_of(d), "tie_break": tie_break, "two_player_variant": variant}
+    d["rules"] = {**rules_of(d), **rules}
     return g, g.from_dict(d)
+
+
+def winners_of(r: dict, players: int) -> list[int]:
+    """A result's winners as ref_winners gives them: the seats, then the court painter (index `players`)
+    when it won or shared the win (R-23)."""
+    return r["winners"] + ([players] if r.get("court_wins") else [])
 
 
 @settings(deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**31 - 1),
     players=st.integers(2, 6),
-    variant=st.sampled_from(["court", "tactical"]),
-    tie_break=st.sampled_from(["closest_to_emperor", "shared"]),
+    rules=knobs(),
     play_seed=st.integers(0, 2**31 - 1),
 )
-def test_random_play_keeps_the_rules(seed, players, variant, tie_break, play_seed):
-    """Random play keeps every invariant after every action and agrees with the reference of the rules."""
-    g, s = new_game(players, seed, variant, tie_break)
+def test_random_play_keeps_the_rules(seed, players, rules, play_seed):
+    """Random play keeps every invariant after every action and agrees with the reference of the rules,
+    under every reading (R-14, R-21, R-22, R-23, both two-player variants)."""
+    play_and_check(players, seed, rules, play_seed)
+
+
+#: Each reading at every player count it applies to, so that none is left to the draw: R-21 and R-22 at
+#: 2-6 players, R-23 at two players with both variants (the other knobs drawn).
+READINGS = ([(n, {"bump_from": v}) for n in range(2, 7) for v in KNOB_VALUES["bump_from"]]
+            + [(n, {"lineup_from_gate": v}) for n in range(2, 7) for v in (False, True)]
+            + [(2, {"court_can_win": c, "two_player_variant": v}) for c in (False, True)
+               for v in KNOB_VALUES["two_player_variant"]])
+
+
+@pytest.mark.parametrize(("players", "fixed"), READINGS,
+                         ids=[f"{n}p-" + "-".join(f"{k}={v}" for k, v in f.items()) for n, f in READINGS])
+@settings(deadline=None, max_examples=8, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), rules=knobs(), play_seed=st.integers(0, 2**31 - 1))
+def test_random_play_under_each_reading(players, fixed, seed, rules, play_seed):
+    """R-21 (bump_from), R-22 (lineup_from_gate), R-23 (court_can_win): random play under each value at
+    each player count it applies to keeps every invariant and agrees with the reference step by step."""
+    play_and_check(players, seed, {**rules, **fixed}, play_seed)
+
+
+def play_and_check(players: int, seed: int, rules: dict, play_seed: int) -> None:
+    """One random game from new_state(seed) under `rules` (a full "rules" table), checked after every
+    action against the invariants and the reference, and at the end against ref_winners (R-14, R-23)."""
+    event(f"{players}p, " + ", ".join(f"{k}={v}" for k, v in sorted(rules.items())
+                                       if players == 2 or k not in TWO_PLAYER_KNOBS))
+    g, s = new_game(players, seed, rules)
     rng = random.Random(play_seed)
     d0 = d = g.to_dict(s)
-    assert d["rules"]["two_player_variant"] == variant and d["rules"]["tie_break"] == tie_break
+    assert d["rules"] == rules
     scored_before = list(d["scored"])
     for step in range(MAX_ACTIONS):
         check_state(g, s, d, d0)
@@ -199,14 +246,18 @@ def test_random_play_keeps_the_rules(seed, players, variant, tie_break, play_see
             assert r["end_reason"] != "round_limit"
             assert r["rounds"] == d["round"]
             winners, tie, decided = ref_winners(d)
-            assert r["winners"] == winners, (r, d["tokens"], d["painters"])
+            assert winners_of(r, players) == winners, (r, d["tokens"], d["painters"], d["court"])
             assert r["tie"] is tie
-            if not tie or tie_break == "shared":
+            if not tie or rules["tie_break"] == "shared":
                 assert r["decided_by_tiebreak"] is False
             elif decided:
                 assert r["decided_by_tiebreak"] is True
-            assert all(0 <= w < players for w in r["winners"])  # never the court painter
-            event(f"{players}p ended after {d['round']} rounds")
+            assert all(0 <= w < players for w in r["winners"])  # seats; the court painter is court_wins
+            if r.get("court_wins"):
+                assert players == 2 and rules["court_can_win"], r  # R-23 only
+                event("R-23: the court painter won" + (" (shared)" if r["winners"] else ""))
+            shares = g.returns(s)  # win shares: 1/k to each of k winners, the court painter among them
+            assert shares == [1 / len(winners) if seat in winners else 0.0 for seat in range(players)]
             return
         if step % 7 == 0 and d["to_move"] is not None:  # observations hide what the seat may not see
             seat = d["to_move"]
@@ -273,8 +324,7 @@ def random_position(seed: int) -> dict:
     hands = {seat: cards[HAND * seat:HAND * seat + HAND] for seat in range(players)}
     rest = cards[HAND * players:]
     cut = rng.choice([0, 1, 2, 3, 5, len(rest) // 2, len(rest)])
-    rules = {"tie_break": rng.choice(["closest_to_emperor", "shared"]),
-             "two_player_variant": rng.choice(["court", "tactical"])}
+    rules = {key: rng.choice(values) for key, values in KNOB_VALUES.items()}  # every reading
     court = {"painter": spots[-1], "tokens": tokens[-1]} if players == 2 else None
     return make_state(players, emperor=emperor, painters=spots[:players], tokens=tokens[:players],
                       scored=[i < k for i in range(len(sakura))], hands=hands, deck=rest[:cut],
@@ -302,7 +352,7 @@ def test_random_positions_follow_the_reference(seed, play_seed):
             if not acts:
                 winners, tie, _decided = ref_winners(d)
                 r = g.result(s)
-                assert r["winners"] == winners and r["tie"] is tie, (r, d["tokens"], d["painters"])
+                assert winners_of(r, d["players"]) == winners and r["tie"] is tie, (r, d)
             return
         a = rng.choice(acts)
         s2 = g.apply(s, a)
@@ -315,3 +365,4 @@ def test_random_positions_follow_the_reference(seed, play_seed):
             compare_with_reference(want, d2, a, d)
         s, d = s2, d2
     raise AssertionError("no progress")
+

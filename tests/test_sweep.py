@@ -222,3 +222,55 @@ def test_seat_gap_and_paired_comparison() -> None:
     diff = compare_runs(skewed_pg, fair_pg)
     assert diff["paired"] and diff["sig_gap"] and diff["sig_start_adv"] and diff["d_gap_low"] > 0.15
     assert not diff["sig_length"] and diff["d_length"] == 0.0
+
+
+# ---- variants at some player counts only (two-player knobs) --------------------------------------------
+def test_a_named_variant_may_run_at_some_player_counts_only(tmp_path: Path) -> None:
+    """A named variant's `players` (some of the sweep's) limits where it runs and is validated: a
+    two-player knob (Sakura's court_can_win, R-23) is not replayed unchanged at 4 and 6 players."""
+    from sim.design.sweep import plan_sweep
+
+    body = f"""
+base = "{SAKURA}"
+players = [2, 4, 6]
+agents = ["random"]
+games = 10
+[[variants]]
+name = "court can win"
+players = [2]
+"rules.court_can_win" = true
+[[variants]]
+name = "bump from painter"
+"rules.bump_from" = "painter"
+"""
+    sweep = load_sweep(write(tmp_path / "s.toml", body))
+    by_name = {v.name: v for v in sweep.variants}
+    assert by_name["court can win"].player_counts(sweep.players) == (2,)
+    assert by_name["bump from painter"].player_counts(sweep.players) == (2, 4, 6)
+    runs = plan_sweep(sweep, tmp_path / "out")
+    assert sorted(r.out.name for r in runs) == ["base-2p", "base-4p", "base-6p", "bump-from-painter-2p",
+                                                "bump-from-painter-4p", "bump-from-painter-6p",
+                                                "court-can-win-2p"]
+    for bad, what in (("players = [3]", "not among the sweep's players"), ("players = []", "at least one"),
+                      ('players = "2"', "integer")):
+        path = write(tmp_path / "bad.toml", body.replace("players = [2]\n", bad + "\n"))
+        with pytest.raises(ConfigError, match=rf"bad\.toml: variants\[0\]\.players.*{what}"):
+            load_sweep(path)
+
+
+def test_the_sakura_readings_sweep_plans_every_reading() -> None:
+    """configs/sweeps/sakura-readings.toml: R-21 and R-22 at 2, 4 and 6 players, R-23 and the tactical
+    variant at 2 only, greedy, 20,000 games, seed 1 (planned, not run)."""
+    sweep = load_sweep(ROOT / "configs" / "sweeps" / "sakura-readings.toml")
+    assert (sweep.players, sweep.agents, sweep.games, sweep.seed) == ((2, 4, 6), ("greedy",), 20000, 1)
+    plan = {v.name: (v.player_counts(sweep.players), {path_text(k): x for k, x in v.overrides.items()})
+            for v in sweep.variants}
+    assert plan == {
+        "base": ((2, 4, 6), {}),
+        "R-21 bump from painter": ((2, 4, 6), {"rules.bump_from": "painter"}),
+        "R-22 lineup from gate": ((2, 4, 6), {"rules.lineup_from_gate": True}),
+        "R-23 court can win": ((2,), {"rules.court_can_win": True}),
+        "tactical": ((2,), {"rules.two_player_variant": "tactical"}),
+        "tactical, R-23 court can win": ((2,), {"rules.two_player_variant": "tactical",
+                                                "rules.court_can_win": True}),
+    }

@@ -4,14 +4,15 @@ callers that ask for "everything about Sakura" (``from analysis import sakura; s
 
 Each question lives in its own module: seats in the game-independent `analysis.seats` (``seat_win_rates``
 below renames its mean score to Sakura's tokens), ties in `analysis.sakura.ties` (``tie_stats`` adds the
-decided share of ties to `analysis.ties.tie_stats`; ``rescore_ties`` re-scores under every R-14 rule),
+decided share of ties to `analysis.ties.tie_stats`; ``rescore_ties`` re-scores under every R-14 rule and,
+with two players, both readings of R-23),
 card and action values in `analysis.sakura.card_values`, bumps, sakura scoring and game length in
 `analysis.sakura.play`; the report sections in `analysis.sakura.report` (the registry's
 `report_sections`). Seats are 0-based as in the tables (seat 0 is the start player, "seat 1" in RULES.md
-prose). In two-player games the neutral court painter is logged with `seat = players`; it never wins and is
-left out of every per-player figure (card values, win rates, tie re-scoring) but counted where painters are
-(bumps, sakura scoring). The action ids and the starting tokens are the engine's (`sim.sakura.params`,
-`sim.sakura.kernels`).
+prose). In two-player games the neutral court painter is logged with `seat = players`; it never wins (unless
+court_can_win, R-23) and is left out of every per-player figure (card values, win rates) but counted where
+painters are (bumps, sakura scoring) and, under R-23, shown beside the seats with its own win rate. The
+action ids and the starting tokens are the engine's (`sim.sakura.params`, `sim.sakura.kernels`).
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ from analysis import seats as _seats
 from analysis.sakura._columns import CHUNK
 from analysis.sakura.card_values import action_values, card_values, component_values
 from analysis.sakura.play import bump_stats, round_stats, sakura_tokens
-from analysis.sakura.ties import TIE_RULES, rescore_ties, tie_stats
+from analysis.sakura.ties import COURT_RULES, TIE_RULES, court_win_rate, rescore_ties, run_rule, tie_stats
 from sim.sakura.kernels import START_TOKENS
 from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS
 
 __all__ = [
     "CHUNK",
+    "COURT_RULES",
     "GARDEN_ACTIONS",
     "PAINTER_ACTIONS",
     "START_TOKENS",
@@ -36,8 +38,10 @@ __all__ = [
     "bump_stats",
     "card_values",
     "component_values",
+    "court_win_rate",
     "rescore_ties",
     "round_stats",
+    "run_rule",
     "sakura_tokens",
     "seat_win_rates",
     "tie_stats",

@@ -30,6 +30,7 @@ from analysis.page import (
     wide,
 )
 from analysis.runs import Run
+from analysis.sakura.ties import COURT_CAN_WIN
 from analysis.seats import seat_equality_test, seat_tests
 from analysis.stats import mean_interval
 
@@ -39,10 +40,15 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
     series, n_all = scope(runs)
 
     seats = {lab: S.seat_win_rates(r.players) for lab, r in runs.items()}
+    # R-23: a run in which the court painter can win shows its own win rate beside the seats'
+    court = {lab: S.court_win_rate(r.players, r.games) for lab, r in runs.items() if _court_competes(r)}
+    for lab, row in court.items():
+        seats[lab] = pd.concat([seats[lab], row], ignore_index=True)
     equality = {lab: seat_equality_test(r.players) for lab, r in runs.items()}
     flags = {lab: seat_tests(r.players) for lab, r in runs.items()}
     ties = {lab: S.tie_stats(r.games) for lab, r in runs.items()}
-    rescored = {lab: S.rescore_ties(r.players, reference=r.rules.tie_break) for lab, r in runs.items()}
+    rescored = {lab: S.rescore_ties(r.players, reference=S.run_rule(r.rules), games=r.games)
+                for lab, r in runs.items()}
     cards = {lab: S.card_values(r.events, r.players) for lab, r in runs.items()}
     actions = {lab: S.action_values(r.events, r.players) for lab, r in runs.items()}
     bumps = {lab: S.bump_stats(r.games, r.events, r.players) for lab, r in runs.items()}
@@ -60,13 +66,23 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
             f"all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, {p_value(eq['p_value'])} "
             f"({'significant' if eq['p_value'] < 0.05 else 'not significant'} at 5%); "
             f"{seat_flags_text(flags[lab])}; n = {len(run.games):,} games.")
+        if lab in court:
+            c = court[lab].iloc[0]
+            notes.append(
+                f"<b>{lab}</b>: played under court_can_win (R-23): the court painter (seat "
+                f"{int(c['seat'])} in the chart and table) won {pct(c['win_rate'])} "
+                f"{interval(c['ci_low'], c['ci_high'])} of the games, which no player won. The seats share "
+                f"the rest, so the fair-share line and the seat tests (against 1/2) overstate what a seat "
+                f"should win: compare the seats with each other.")
     sec = seat_section("Sakura: seat win rates", "sakura", runs, seats, notes,
                        f"Win rate by seat with 95% intervals ({n_all})", f"Sakura win rate by seat ({n_all})",
                        "seat")
     sections = [sec]
 
-    sections.append(tie_section("Sakura: ties and the tie-break", "sakura", runs, ties, rescored,
-                                "most tokens", "R-14", n_all))
+    sec = tie_section("Sakura: ties and the tie-break", "sakura", runs, ties, rescored, "most tokens", "R-14",
+                      n_all)
+    sec.notes.extend(_r23_notes(runs, rescored))
+    sections.append(sec)
 
     sec = Section("Sakura: cards and actions in play (descriptive)")
     sec.notes.append("Descriptive: the win rate of the player-games in which the card (or action) was played "
@@ -132,10 +148,40 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
             "start_player_advantage": _advantage(seats[lab], run.manifest["players"]),
             "ties": {k: ties[lab][k] for k in TIE_KEYS},
             "tiebreak_rescoring": rescoring_summary(rescored[lab]),
+            **({"court_win_rate": {k: float(court[lab].iloc[0][k])
+                                   for k in ("win_rate", "ci_low", "ci_high", "games")}}
+               if lab in court else {}),
             "bumps_per_game": bumps[lab]["bumps_mean"],
             "game_length_rounds": {k: rounds[lab][k] for k in ("mean", "median")},
         })
     return sections, summaries
+
+
+def _court_competes(run: Run) -> bool:
+    """A two-player run played under court_can_win (R-23): the court painter could win."""
+    return run.manifest["players"] == 2 and bool(run.rules.court_can_win)
+
+
+def _r23_notes(runs: dict[str, Run], rescored: dict[str, pd.DataFrame]) -> list[str]:
+    """What the tie section says of R-23 for each two-player run: re-scored under both readings (the
+    court painter's own win rate in the rules ending +court_can_win), or why not."""
+    notes = []
+    for lab, run in runs.items():
+        if run.manifest["players"] != 2:
+            continue
+        rules = set(rescored[lab]["rule"])
+        if any(rule.endswith(COURT_CAN_WIN) for rule in rules):
+            under = S.run_rule(run.rules)
+            notes.append(
+                f"<b>{lab}</b> (two players): also re-scored under both readings of R-23 from the logged "
+                f"final tokens and positions of the court painter: the rules ending "
+                f"<i>{COURT_CAN_WIN}</i> let it compete like a third player (ties by the rule's tie-break "
+                f"among all three painters), and their seat-2 rows are its own win rate; the others are "
+                f"the reading in which it never wins. The run was played under <b>{under}</b>.")
+        else:
+            notes.append(f"<b>{lab}</b> (two players): its logs hold no court_position (written before it "
+                         f"was logged), so R-23 is not re-scored; re-run the games to see it.")
+    return notes
 
 
 def _mean_ci(mean: float, sd: float, n: int) -> str:

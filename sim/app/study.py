@@ -40,7 +40,12 @@ class StudyResult:
         return self.batch[self.spec.vocabulary.length]
 
     def seats(self) -> pd.DataFrame:
-        return seat_win_rates_from_shares(win_shares(self.batch["winners"]), [str(a) for a in self.agents])
+        return seat_win_rates_from_shares(self.shares(), [str(a) for a in self.agents])
+
+    def shares(self) -> np.ndarray:
+        """Each seat's win share per game (a winner that is no seat, the batch's `other_winners`, counted
+        in the 1/k of a shared win)."""
+        return win_shares(self.batch["winners"], self.batch.get("other_winners"))
 
 
 def run_study(config: str | os.PathLike[str], players: int, agents: str, n_games: int,
@@ -70,7 +75,7 @@ def format_study(result: StudyResult) -> str:
         lines.append(f"  {row.seat:>4}  {row.agent:<9} {100 * row.win_rate:8.1f}%   "
                      f"[{100 * row.ci_low:4.1f}%, {100 * row.ci_high:4.1f}%]   "
                      f"{result.scores[:, row.seat - 1].mean():11.1f}{flag}")
-    shares = win_shares(result.batch["winners"])
+    shares = result.shares()
     eq = chi_square_equal(shares.sum(axis=0), np.full(shares.shape[1], n))
     lines.append(f"  all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, "
                  f"p = {eq['p_value']:.3g}; seat flags: tests against the fair share, Holm-adjusted over the "

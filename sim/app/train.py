@@ -74,11 +74,15 @@ def _play_positions(game: str, config: dict, config_path: str, players: int, age
     return {key: np.concatenate([part[key] for part in parts]) for key in ("features", "gained")}
 
 
-def _winners_chunk(game: str, config: dict, config_path: str, players: int, seating: list[list[str]],
-                   seeds: np.ndarray) -> np.ndarray:
+def _shares_chunk(game: str, config: dict, config_path: str, players: int, seating: list[list[str]],
+                  seeds: np.ndarray) -> np.ndarray:
+    """Each seat's win share in games of seeds (a shared win 1/k)."""
+    from analysis.seats import win_shares
+
     spec = games.spec(game)
     kinds, params = agent_arrays(seating, game)
-    return spec.run_batch(spec.rules(config, players, config_path), seeds, kinds, params)["winners"]
+    batch = spec.run_batch(spec.rules(config, players, config_path), seeds, kinds, params)
+    return win_shares(batch["winners"], batch.get("other_winners"))  # a winner that is no seat counts too
 
 
 def measure_strength(game: str, config: dict, config_path: str, players: int, expert: str, against: str,
@@ -94,10 +98,9 @@ def measure_strength(game: str, config: dict, config_path: str, players: int, ex
     seeds = game_seeds(seed, 0, n_games)
     step = max(1, min(CHUNK, -(-n_games // max(jobs, 1))))
     parts = Parallel(n_jobs=min(jobs, -(-n_games // step)))(
-        delayed(_winners_chunk)(game, config, config_path, players, seating[i:i + step], seeds[i:i + step])
+        delayed(_shares_chunk)(game, config, config_path, players, seating[i:i + step], seeds[i:i + step])
         for i in range(0, n_games, step))
-    winners = np.concatenate(parts).astype(np.float64)
-    shares = winners / np.maximum(winners.sum(axis=1, keepdims=True), 1.0)
+    shares = np.concatenate(parts)
     share = float(shares[np.arange(n_games), np.arange(n_games) % players].sum())
     low, high = wilson_interval(share, n_games)
     return {"against": against, "games": n_games, "win_share": round(share / n_games, 4),

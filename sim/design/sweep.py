@@ -15,9 +15,15 @@ dotted-key overrides of the base::
     [[variants]]
     name = "cheap blue"
     "chits.blue[0].points" = 1
+    [[variants]]
+    name = "court can win"
+    players = [2]                         # optional: only at these of the sweep's player counts
+    "rules.court_can_win" = true
 
 The base (no overrides) is always a variant; a grid point or named variant that leaves the base config
-unchanged is the base, and two variants with the same config are run once. Every variant is validated by
+unchanged is the base, and two variants with the same config are run once. A named variant may name
+``players``, some of the sweep's player counts, to run only there: a knob that acts at some player counts
+only (a two-player rule) is then not replayed, unchanged, at the others. Every variant is validated by
 the game's own validator before anything runs or is written (a bad key or value: the sweep file, the key,
 what is wrong). Each variant's config is written as a standalone TOML file that `balance simulate` accepts
 (``<out>/configs/<slug>.toml``), and each variant x player count x agents is a run directory
@@ -88,10 +94,15 @@ class Variant:
     config: dict[str, Any]
     named: bool = False
     aliases: tuple[str, ...] = ()
+    players: tuple[int, ...] | None = None  # None: every player count of the sweep
 
     @property
     def is_base(self) -> bool:
         return not self.overrides
+
+    def player_counts(self, sweep_players: tuple[int, ...]) -> tuple[int, ...]:
+        """The player counts this variant runs at: its own `players`, or the sweep's."""
+        return sweep_players if self.players is None else self.players
 
     def value(self, key: KeyPath) -> Any:
         """The variant's effective value at a dotted key (from its config, so the base has one too)."""
@@ -216,7 +227,8 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
     if "grid" not in data and "variants" not in data:
         fail(file, "grid", "missing: a sweep needs a [grid] table or [[variants]] (or both)")
 
-    candidates: list[tuple[str, dict[KeyPath, Any], bool, str]] = []  # (name, overrides, named, where)
+    # (name, overrides, named, where, player counts or None)
+    candidates: list[tuple[str, dict[KeyPath, Any], bool, str, tuple[int, ...] | None]] = []
     grid_keys: list[KeyPath] = []
     choices: list[list[Any]] = []
     if "grid" in data:
@@ -235,7 +247,7 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
         for combo in itertools.product(*choices):
             overrides = dict(zip(grid_keys, combo, strict=True))
             where = "grid: " + overrides_text(overrides)
-            candidates.append((overrides_text(overrides), overrides, False, where))
+            candidates.append((overrides_text(overrides), overrides, False, where, None))
     if "variants" in data:
         items = expect_list(data["variants"], file, "variants")
         names: set[str] = set()
@@ -246,26 +258,29 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
             if name in names:
                 fail(file, f"{key}.name", f"repeats the name {name!r}")
             names.add(name)
+            only = _variant_players(file, f"{key}.players", table.pop("players"), players) \
+                if "players" in table else None
             overrides = _flatten_overrides(table, file, f"{key}.")
             if name == "base" and overrides:
                 fail(file, f"{key}.name", '"base" is the variant without overrides; choose another name')
-            candidates.append((name, overrides, True, f"variant {name!r}"))
+            candidates.append((name, overrides, True, f"variant {name!r}", only))
 
     variants: list[Variant] = [Variant("base", "base", {}, base_config)]
     seen = {_canonical(base_config): 0}
     slugs = {"base"}
-    for name, overrides, named, where in candidates:
+    for name, overrides, named, where, only in candidates:
         source = f"{file} ({where})"
         config = apply_overrides(base_config, overrides, source) if overrides else base_config
-        for n in players:
+        for n in only or players:
             validate(game, config, n, source)
         canon = _canonical(config)
-        if canon in seen:  # the same config as an earlier variant (or the base): run once
+        if canon in seen:  # the same config as an earlier variant (or the base): run once, where either runs
             i = seen[canon]
             kept = variants[i]
-            if name != kept.name:
-                variants[i] = Variant(kept.name, kept.slug, kept.overrides, kept.config, kept.named,
-                                      (*kept.aliases, name))
+            counts = None if kept.players is None or only is None else tuple(
+                n for n in players if n in kept.players or n in only)
+            variants[i] = Variant(kept.name, kept.slug, kept.overrides, kept.config, kept.named,
+                                  (*kept.aliases, name) if name != kept.name else kept.aliases, counts)
             continue
         slug = slugify(name) if named else slugify("+".join(f"{_key_slug(k)}={_value_slug(v)}"
                                                              for k, v in overrides.items()))
@@ -273,9 +288,19 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
             slug = f"{slug}-{hashlib.sha256(canon.encode()).hexdigest()[:6]}"
         slugs.add(slug)
         seen[canon] = len(variants)
-        variants.append(Variant(name, slug, overrides, config, named))
+        variants.append(Variant(name, slug, overrides, config, named, players=only))
     return Sweep(file, base, game, base_config, players, agents, games, seed, rotate, tuple(grid_keys),
                  tuple(variants), description, tuple(tuple(c) for c in choices))
+
+
+def _variant_players(file: str, key: str, value: object, sweep_players: tuple[int, ...]) -> tuple[int, ...]:
+    """A named variant's own player counts: some of the sweep's, in the sweep's order."""
+    counts = player_counts(file, value, key)
+    outside = [n for n in counts if n not in sweep_players]
+    if outside:
+        fail(file, key, f"player counts {outside} are not among the sweep's players "
+                        f"{list(sweep_players)}")
+    return tuple(n for n in sweep_players if n in counts)
 
 
 # ---- running -----------------------------------------------------------------------------------------
@@ -313,7 +338,7 @@ def plan_sweep(sweep: Sweep, out: str | os.PathLike[str], force: bool = False) -
         config_file = out / "configs" / f"{variant.slug}.toml"
         text = variant_config_text(sweep.file, sweep.base, variant, base_description)
         config = tomllib.loads(text)  # exactly what `simulate` will read from the file
-        for n in sweep.players:
+        for n in variant.player_counts(sweep.players):
             rules = validate(sweep.game, config, n, os.fspath(config_file))
             for lineup in sweep.agents:
                 specs = parse_agents(lineup, n, sweep.game)
@@ -334,6 +359,7 @@ def sweep_manifest(sweep: Sweep, runs: list[SweepRun], out: Path) -> dict[str, A
         variants.append({
             "name": variant.name, "slug": variant.slug, "named": variant.named, "is_base": variant.is_base,
             "aliases": list(variant.aliases),
+            "players": list(variant.player_counts(sweep.players)),
             "overrides": {path_text(k): v for k, v in variant.overrides.items()},
             "values": {path_text(k): variant.value(k) for k in sweep.grid_keys},
             "config_file": os.path.relpath(out / "configs" / f"{variant.slug}.toml", out),

@@ -48,10 +48,11 @@ CARD_COLUMNS = 7   # game, round, painter (seat; players = court), card, resolve
 SAKURA_COLUMNS = 5  # game, round, sakura index, painter, tokens gained
 
 #: The per-game result arrays play_batch fills, row g for game g; the names are run_batch's keys.
-#: tokens: (games, painters), the court painter's in the last column with two players; winners (0/1) and
-#: positions (final path index, the R-14 tie-break's input): (games, players); the rest: (games,).
+#: tokens and positions (final path index, the R-14 tie-break's input): (games, painters), the court
+#: painter's in the last column with two players; winners (0/1): (games, players); other_winners: 1 where
+#: the court painter won or shared the win (R-23, court_can_win), else 0; the rest: (games,).
 BatchOut = namedtuple("BatchOut", ["tokens", "winners", "tie", "decided_by_tiebreak", "rounds", "end_reason",
-                                   "bumps", "positions"])
+                                   "bumps", "positions", "other_winners"])
 
 
 @njit(cache=True)
@@ -114,8 +115,10 @@ def play_batch(first, seeds, args, agent_kinds, agent_params, out, card_log, sak
             out.tokens[g, seat] = s[TOKENS + seat]
             out.winners[g, seat] = win[seat]
             out.positions[g, seat] = s[PAINTER + seat]  # final path index: the R-14 tie-break's input
-        if s[N_PAINTERS] > s[PLAYERS]:
-            out.tokens[g, s[PLAYERS]] = s[TOKENS + s[PLAYERS]]  # the court painter's tokens
+        if s[N_PAINTERS] > s[PLAYERS]:  # the court painter's tokens, position and (R-23) win
+            out.tokens[g, s[PLAYERS]] = s[TOKENS + s[PLAYERS]]
+            out.positions[g, s[PLAYERS]] = s[PAINTER + s[PLAYERS]]
+            out.other_winners[g] = win[s[PLAYERS]]
         out.tie[g] = tie
         out.decided_by_tiebreak[g] = decided
         out.rounds[g] = s[ROUND]
@@ -129,7 +132,8 @@ def run_batch(rules: SakuraRules, seeds: ArrayLike, seating: ArrayLike,
     """Play one game per seed; seating is a (games, players) array of agent codes or one row for all,
     params the matching parameter rows ((games, players, n) or one (players, n) table, as
     sim/agent_spec.py agent_arrays builds them), needed only when a seat plays mcts or expert. tokens
-    has one more column than players when a court painter plays (two players)."""
+    and positions have one more column than players when a court painter plays (two players), and
+    other_winners marks the games it won or shared (R-23)."""
     from sim.sakura.game import kernel_rules
 
     players = rules.players
@@ -141,7 +145,8 @@ def run_batch(rules: SakuraRules, seeds: ArrayLike, seating: ArrayLike,
         rounds=np.zeros(games, dtype=np.int64),
         **result_arrays(games, players),
         bumps=np.zeros(games, dtype=np.int64),
-        positions=np.zeros((games, players), dtype=np.int64),
+        positions=np.zeros((games, painters), dtype=np.int64),
+        other_winners=np.zeros(games, dtype=np.int64),
     )
     card_log = np.empty((max(1024, games * 64), CARD_COLUMNS), dtype=np.int32)  # rows past counts unused
     sakura_log = np.empty((max(256, games * 3 * painters + 64), SAKURA_COLUMNS), dtype=np.int32)

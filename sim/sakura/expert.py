@@ -98,6 +98,7 @@ from sim.sakura.kernels import (
     order_pending,
     painters_between,
     ranking,
+    rivals,
     winners,
 )
 from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS
@@ -198,7 +199,10 @@ def pool_mix(s, pool, n, mix):
 def _destination(t, p, a):
     """Where painter action `a` would take painter p from t, or -1 for a bump (the rules' own targets,
     kernels.forward_target and leapfrog_target, R-15, R-17; nothing moved): a forward-or-back card that
-    would bump counts as no move (its owner would go back rather than walk into the Emperor)."""
+    would bump counts as no move (its owner would go back rather than walk into the Emperor). Which moves
+    bump is the same under both bump_from readings (R-15, R-21: only where the bumped painter lands
+    differs), and a bump counts here without its landing space, so the features mean the same under
+    both."""
     mine = t[PAINTER + p]
     if a <= P_3:
         return forward_target(t, p, a - P_1 + 1)
@@ -216,10 +220,11 @@ def _destination(t, p, a):
 
 @njit(cache=True)
 def features(t, mixes, order, feats):
-    """Every player's features at position t (a round being played or just played, not over) into rows
-    0..players-1 of feats; player p's hand is mixes[p] (its own hand, or the unseen cards' mix).
-    `order` is scratch for the ranking."""
+    """Every competing painter's features at position t (a round being played or just played, not over)
+    into rows 0..rivals-1 of feats (the players, and the court painter under R-23); painter p's hand is
+    mixes[p] (its own hand, or the unseen cards' mix). `order` is scratch for the ranking."""
     players = t[PLAYERS]
+    competing = rivals(t)
     painters = t[N_PAINTERS]
     emperor = t[EMPEROR]
     trees_left = 0
@@ -235,7 +240,7 @@ def features(t, mixes, order, feats):
     mid = 1.0 if near == 0.0 and distance <= (5 * painters + 3) // 4 else 0.0
     ranked = ranking(t, order)
     awards_given = 4 if players >= 5 else 3
-    for p in range(players):
+    for p in range(competing):
         f = feats[p]
         f[:] = 0.0
         mine = t[PAINTER + p]
@@ -305,17 +310,16 @@ def features(t, mixes, order, feats):
 # ---- the evaluation ------------------------------------------------------------------------------------
 @njit(cache=True)
 def final_value(t, me, temp, win):
-    """A finished game's worth to `me`: its win share (R-14; temp <= 0: its token lead over the best other
-    player, half a token more when it wins)."""
-    players = t[PLAYERS]
+    """A finished game's worth to `me`: its win share (R-14, the court painter's win counted under R-23;
+    temp <= 0: its token lead over the best other competing painter, half a token more when it wins)."""
     winners(t, win)
     if temp > 0.0:
         total = 0
-        for p in range(players):
+        for p in range(t[N_PAINTERS]):  # the court painter is marked only when it can win (R-23)
             total += win[p]
         return win[me] / max(total, 1)
     best_other = -1e18
-    for p in range(players):
+    for p in range(rivals(t)):
         if p != me and t[TOKENS + p] > best_other:
             best_other = t[TOKENS + p]
     return t[TOKENS + me] - best_other + 0.5 * win[me]
@@ -323,12 +327,12 @@ def final_value(t, me, temp, win):
 
 @njit(cache=True)
 def evaluate(t, me, mixes, weights, temp, order, feats, finals, win):
-    """What position t is worth to `me`: its chance of ending with more tokens than every other player,
-    each beaten (as if independently) with the logistic chance of its predicted lead over it, a spread
-    of `temp` tokens times the root of the trees left (temp <= 0: the predicted lead over the best other
-    player). A
-    finished game: final_value."""
-    players = t[PLAYERS]
+    """What position t is worth to `me`: its chance of ending with more tokens than every other competing
+    painter (the players; under R-23 the court painter too, its tokens predicted by the same model with
+    the unseen cards' mix as its hand), each beaten (as if independently) with the logistic chance of its
+    predicted lead over it, a spread of `temp` tokens times the root of the trees left (temp <= 0: the
+    predicted lead over the best other). A finished game: final_value."""
+    players = rivals(t)
     if t[PHASE] == PH_OVER:
         return final_value(t, me, temp, win)
     features(t, mixes, order, feats)
@@ -367,8 +371,8 @@ def expert_action(s, rng, params):
     pool = np.empty(DECK_SIZE, dtype=np.int64)
     n_pool = unseen_cards(s, me, pool)
     mixes = np.zeros((MAX_PAINTERS, MIX), dtype=np.float64)
-    pool_mix(s, pool, n_pool, mixes[0])  # every other player's hand, as the expert can see it
-    for p in range(1, players):
+    pool_mix(s, pool, n_pool, mixes[0])  # every other painter's hand, as the expert can see it
+    for p in range(1, s[N_PAINTERS]):
         mixes[p] = mixes[0]
     t = np.empty_like(s)
     scratch = np.empty_like(s)

@@ -5,6 +5,7 @@ Strings become action codes, dicts become state vectors and back; every rule is 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -12,7 +13,7 @@ import numpy as np
 from sim.game_face import KernelGame, KernelState
 from sim.rng import new_rng
 from sim.sakura import kernels as K
-from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS, TIE_BREAKS, VARIANTS, SakuraRules
+from sim.sakura.params import BUMP_FROM, GARDEN_ACTIONS, PAINTER_ACTIONS, TIE_BREAKS, VARIANTS, SakuraRules
 
 F = K.FIELDS  # the state vector's named fields
 _PHASES = {K.PH_SELECT: "select", K.PH_CHOOSE: "choose", K.PH_OVER: "over"}
@@ -26,7 +27,10 @@ def kernel_rules(rules: SakuraRules) -> K.KernelRules:
     path_length, torii, sakura, _bridges = rules.played_board()
     return K.KernelRules(players=rules.players, variant=VARIANTS.index(rules.two_player_variant),
                          tie_break=TIE_BREAKS.index(rules.tie_break), path_len=path_length, torii=torii,
-                         sakura=np.array(sakura, dtype=np.int64), cards=np.array(rules.cards, dtype=np.int64))
+                         sakura=np.array(sakura, dtype=np.int64), cards=np.array(rules.cards, dtype=np.int64),
+                         bump_from=BUMP_FROM.index(rules.bump_from),  # R-15 / R-21
+                         lineup_from_gate=int(rules.lineup_from_gate),  # R-22
+                         court_can_win=int(rules.court_can_win))  # R-23
 
 
 class SakuraState(KernelState):
@@ -85,12 +89,23 @@ class SakuraGame(KernelGame):
                                "winners": [], "tie": False, "decided_by_tiebreak": False,
                                "rounds": F.get(v, "round"),
                                "end_reason": _END_REASONS[F.get(v, "end_reason")]}
+        if F.get(v, "has_court"):
+            out["court_wins"] = False  # R-23: true when the court painter won or shared the win
         if over:
-            win = np.zeros(K.MAX_PLAYERS, dtype=np.int64)
+            win = np.zeros(K.MAX_PAINTERS, dtype=np.int64)
             tie, decided = K.winners(v, win)
             out.update(winners=[i for i in range(players) if win[i]], tie=bool(tie),
                        decided_by_tiebreak=bool(decided))
+            if F.get(v, "has_court"):
+                out["court_wins"] = bool(win[players])
         return out
+
+    def returns(self, s: SakuraState) -> list[float]:
+        """Win share per seat: 1/k to each of k winners, the court painter among them under R-23 (so a
+        game it won alone gives every seat 0); 0 before the end."""
+        r = self.result(s)
+        k = len(r["winners"]) + int(r.get("court_wins", False))
+        return [1.0 / k if seat in r["winners"] else 0.0 for seat in range(self.players)]
 
     def to_dict(self, s: SakuraState) -> dict[str, Any]:
         return state_to_dict(s.vector)
@@ -163,7 +178,10 @@ def state_to_dict(v: np.ndarray) -> dict[str, Any]:
         "to_move": None if phase == "over" else F.get(v, "to_move"),
         "torii": F.get(v, "torii"),
         "rules": {"tie_break": TIE_BREAKS[F.get(v, "tie_break")],
-                  "two_player_variant": VARIANTS[F.get(v, "variant")]},
+                  "two_player_variant": VARIANTS[F.get(v, "variant")],
+                  "bump_from": BUMP_FROM[F.get(v, "bump_from")],  # R-15 / R-21
+                  "lineup_from_gate": bool(F.get(v, "lineup_from_gate")),  # R-22
+                  "court_can_win": bool(F.get(v, "court_can_win"))},  # R-23
         "rng": int(F.view(v, "rng").view(np.uint64)[0]),
         "bumps": F.get(v, "bumps"),
     }
@@ -204,14 +222,7 @@ def state_from_dict(d: dict[str, Any], rules: SakuraRules) -> np.ndarray:
     _set(v, "players", players)
     _set(v, "has_court", has_court)
     _set(v, "n_painters", players + has_court)
-    knobs = d.get("rules", {})
-    tie_break = knobs.get("tie_break", rules.tie_break)
-    variant = knobs.get("two_player_variant", rules.two_player_variant)
-    if tie_break not in TIE_BREAKS or variant not in VARIANTS:
-        raise ValueError(f"state dict: rules must name a tie_break in {TIE_BREAKS} and a two_player_variant "
-                         f"in {VARIANTS}, got {knobs!r}")
-    _set(v, "tie_break", TIE_BREAKS.index(tie_break))
-    _set(v, "variant", VARIANTS.index(variant))
+    _read_knobs(v, d.get("rules", {}), rules)
     path_length = _int(d.get("path_length"), "path_length", 2)
     _set(v, "path_len", path_length)
     sakura = _list(d, "sakura")
@@ -301,6 +312,41 @@ def state_from_dict(d: dict[str, Any], rules: SakuraRules) -> np.ndarray:
     _set(v, "round", _int(d.get("round"), "round", 1))
     _set(v, "bumps", _int(d.get("bumps", 0), "bumps", 0))
     return v
+
+
+#: The rule knobs a state dict's "rules" may set (API.md: under their config keys), each with its
+#: SakuraRules attribute and its choices (the value's index is the kernels' code).
+_KNOBS: dict[str, tuple[Any, ...]] = {
+    "tie_break": TIE_BREAKS,  # R-14
+    "two_player_variant": VARIANTS,
+    "bump_from": BUMP_FROM,  # R-15 / R-21
+    "lineup_from_gate": (False, True),  # R-22
+    "court_can_win": (False, True),  # R-23
+}
+_KNOB_FIELDS = {"tie_break": "tie_break", "two_player_variant": "variant", "bump_from": "bump_from",
+                "lineup_from_gate": "lineup_from_gate", "court_can_win": "court_can_win"}
+
+
+def _read_knobs(v: np.ndarray, knobs: Any, rules: SakuraRules) -> None:
+    """The state's rule knobs: those `knobs` (a state dict's "rules") names, the game's config for the
+    rest. A misspelt key or a value outside its choices is refused (booleans must be booleans: 0 and 1
+    are not accepted, as in a config)."""
+    if not isinstance(knobs, dict):
+        raise ValueError(f"state dict: rules must be a table of rule knobs, got {knobs!r}")
+    unknown = sorted(set(knobs) - set(_KNOBS))
+    if unknown:
+        raise ValueError(f"state dict: rules: unknown knob(s) {unknown} (known: {', '.join(_KNOBS)})")
+    for key, choices in _KNOBS.items():
+        value = knobs.get(key, getattr(rules, key))
+        if isinstance(choices[0], bool):
+            ok, code = isinstance(value, bool | np.bool_), int(bool(value))
+        else:
+            ok = isinstance(value, str) and value in choices
+            code = choices.index(value) if ok else -1
+        if not ok:
+            raise ValueError(f"state dict: rules.{key} must be one of "
+                             f"{', '.join(json.dumps(c) for c in choices)}, got {value!r}")
+        _set(v, _KNOB_FIELDS[key], code)
 
 
 def _read_phase(v: np.ndarray, d: dict[str, Any], players: int, has_court: bool) -> None:

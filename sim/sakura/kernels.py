@@ -12,7 +12,15 @@ import numpy as np
 from numba import njit
 
 from sim.rng import rng_seeded, shuffle_slice
-from sim.sakura.params import DECK_SIZE, GARDEN_ACTIONS, MAX_PLAYERS, PAINTER_ACTIONS, TIE_BREAKS, VARIANTS
+from sim.sakura.params import (
+    BUMP_FROM,
+    DECK_SIZE,
+    GARDEN_ACTIONS,
+    MAX_PLAYERS,
+    PAINTER_ACTIONS,
+    TIE_BREAKS,
+    VARIANTS,
+)
 from sim.state_layout import Fields
 
 # DECK_SIZE (60 order numbers) and MAX_PLAYERS (6) are the config's limits, from params.py.
@@ -32,6 +40,7 @@ if (P_1, P_2, P_3, P_PM1, P_PM2, P_PM3) != tuple(range(6)):  # do_painter reads 
 # Rule knob codes: the index in params.TIE_BREAKS / VARIANTS.
 TB_CLOSEST, TB_SHARED = TIE_BREAKS.index("closest_to_emperor"), TIE_BREAKS.index("shared")  # R-14
 V_COURT, V_TACTICAL = VARIANTS.index("court"), VARIANTS.index("tactical")  # two players
+BF_EMPEROR, BF_PAINTER = BUMP_FROM.index("emperor"), BUMP_FROM.index("painter")  # R-15, R-21
 
 # ---- state vector layout -------------------------------------------------------------------------------
 _f = Fields()
@@ -57,7 +66,8 @@ PEND_POS = _f.add("pend_pos")
 RNG = _f.add("rng")                    # bits of the uint64 generator state used for reshuffles (R-19)
 COURT_PICKER = _f.add("court_picker")  # tactical: the seat still to pick the court painter's card, else -1
 BUMPS = _f.add("bumps")                # bumps so far in the game (for the logs)
-_f.skip(2)                             # two unused entries (offsets 22-23)
+BUMP_FROM_AT = _f.add("bump_from")     # BF_EMPEROR (R-15), BF_PAINTER (R-21); offset 22, unused before
+LINEUP_GATE = _f.add("lineup_from_gate")  # 1: a lone gate painter lines up too (R-22); offset 23, ditto
 SAKURA = _f.add("sakura", MAX_SAKURA)            # path indices
 SCORED = _f.add("scored", MAX_SAKURA)            # flags
 PAINTER = _f.add("painter", MAX_PAINTERS)        # path indices (0 = gate)
@@ -71,6 +81,7 @@ DISCARD = _f.add("discard", DECK_SIZE)           # in the order discarded
 SELECTED = _f.add("selected", MAX_PAINTERS)      # this round's card per seat, the court's at `players`
 PENDING = _f.add("pending", MAX_PAINTERS)        # this round's cards in resolution order
 PEND_OWNER = _f.add("pend_owner", MAX_PAINTERS)  # their owners (painter index)
+COURT_CAN_WIN = _f.add("court_can_win")          # 1: the court painter can win (R-23; two players)
 # Record of the last resolved round, for the logs (not part of the position; left out of equality):
 LOG_N = _f.add("log_n")                          # cards in the logged round
 LOG_ROUND = _f.add("log_round")
@@ -82,16 +93,17 @@ LOG_RESOLVED = _f.add("log_resolved", MAX_PAINTERS)
 LOG_BUMPS = _f.add("log_bumps", MAX_PAINTERS)
 LOG_TOKENS = _f.add("log_tokens", MAX_PAINTERS)
 LOG_GAINED = _f.add("log_gained", MAX_PAINTERS)  # tokens each painter gained at the sakura scored
-STATE_SIZE = _f.close(388)
+STATE_SIZE = _f.close(389)
 LOG_START = LOG_N      # the log area runs from here to the end of the vector
 FIELDS = _f            # named views for the readable API: FIELDS.view(v, "hand"), FIELDS.get(v, "round")
 
 #: The rules as the kernels take them (new_game's and batch.play_batch's `rules`; game.kernel_rules
 #: builds it): the player count, the VARIANTS and TIE_BREAKS codes, the path as
-#: played (length, torii, int64[n] sakura path indices) and the deck, int64[60, 3] of (order, garden
-#: code, painter code).
+#: played (length, torii, int64[n] sakura path indices), the deck, int64[60, 3] of (order, garden
+#: code, painter code), and the readings: the BUMP_FROM code (R-15 / R-21), lineup_from_gate (0/1, R-22)
+#: and court_can_win (0/1, R-23; acts only with two players).
 KernelRules = namedtuple("KernelRules", ["players", "variant", "tie_break", "path_len", "torii", "sakura",
-                                         "cards"])
+                                         "cards", "bump_from", "lineup_from_gate", "court_can_win"])
 
 PH_SELECT, PH_CHOOSE, PH_OVER = 0, 1, 2
 END_NONE, END_LAST_SAKURA, END_ROUND_LIMIT = 0, 1, 2
@@ -118,6 +130,9 @@ def new_game(rules, seed):
     s[N_PAINTERS] = players + s[HAS_COURT]
     s[VARIANT] = variant
     s[TIE_BREAK] = tie_break
+    s[BUMP_FROM_AT] = rules.bump_from
+    s[LINEUP_GATE] = rules.lineup_from_gate
+    s[COURT_CAN_WIN] = rules.court_can_win
     s[PATH_LEN] = path_len
     s[TORII] = torii
     s[N_SAKURA] = sakura.shape[0]
@@ -239,12 +254,14 @@ def painter_at(s, index, exclude):
 
 
 @njit(cache=True)
-def bump(s, p):
-    """R-15: lose a token if any, then move back three empty spaces counted from the Emperor's space;
-    the painter's own former space counts as empty and the gate ends the move."""
+def bump(s, p, start):
+    """R-15: lose a token if any, then move back three empty spaces counted from path index `start`,
+    which itself does not count: the Emperor's space (R-15), or under R-21 where the painter's own move
+    stopped (`bump_start`). Other painters' spaces are skipped; the painter's own former space counts as
+    empty; the gate ends the move."""
     if s[TOKENS + p] > 0:
         s[TOKENS + p] -= 1
-    pos = s[EMPEROR]
+    pos = start
     count = 0
     while count < 3 and pos > 0:
         pos -= 1
@@ -256,27 +273,46 @@ def bump(s, p):
 
 
 @njit(cache=True)
-def forward_target(s, p, n):
-    """Where painter p's move of n empty spaces forward ends (occupied ones are skipped, not counted), or
-    -1 if it reaches the Emperor first (a bump, R-15). Nothing moves."""
+def forward_walk(s, p, n):
+    """Painter p's move of n empty spaces forward (occupied ones are skipped, not counted), nothing moved:
+    (where it ends, False), or (where it stopped, True) when it reaches the Emperor first (a bump, R-15):
+    the last empty space it counted before him, or its starting space if it counted none (R-21)."""
     pos = s[PAINTER + p]
+    stop = pos
     count = 0
     while count < n:
         pos += 1
         if pos == s[EMPEROR]:
-            return -1
+            return stop, True
         if painter_at(s, pos, p) >= 0:
             continue
         count += 1
-    return pos
+        stop = pos
+    return pos, False
+
+
+@njit(cache=True)
+def forward_target(s, p, n):
+    """Where painter p's move of n empty spaces forward ends, or -1 if it reaches the Emperor first (a
+    bump, R-15; under either bump_from reading the same moves bump). Nothing moves."""
+    pos, bumped = forward_walk(s, p, n)
+    return -1 if bumped else pos
+
+
+@njit(cache=True)
+def bump_start(s, stop):
+    """Where a painter bumped by its own move counts its three spaces back from: the Emperor's space
+    (R-15), or under bump_from "painter" (R-21) `stop`, where its move stopped."""
+    return stop if s[BUMP_FROM_AT] == BF_PAINTER else s[EMPEROR]
 
 
 @njit(cache=True)
 def painter_forward(s, p, n):
-    """Forward n empty spaces (occupied ones are skipped, not counted); reaching the Emperor bumps."""
-    pos = forward_target(s, p, n)
-    if pos < 0:
-        bump(s, p)
+    """Forward n empty spaces (occupied ones are skipped, not counted); reaching the Emperor bumps (R-15,
+    counted back from where the move stopped under R-21)."""
+    pos, bumped = forward_walk(s, p, n)
+    if bumped:
+        bump(s, p, bump_start(s, pos))
     else:
         s[PAINTER + p] = pos
 
@@ -316,12 +352,13 @@ def emperor_forward(s, n):
 
 @njit(cache=True)
 def emperor_back(s):
-    """Back one space, never below index 1; a painter on the space he moves onto is bumped."""
+    """Back one space, never below index 1; a painter on the space he moves onto is bumped, counted back
+    from his space under both bump_from readings (R-15, R-21: it is the painter's own space too)."""
     if s[EMPEROR] > 1:
         s[EMPEROR] -= 1
         p = painter_at(s, s[EMPEROR], -1)
         if p >= 0:
-            bump(s, p)
+            bump(s, p, s[EMPEROR])
 
 
 @njit(cache=True)
@@ -376,12 +413,13 @@ def leapfrog_target(s, p):
 @njit(cache=True)
 def leapfrog(s, p):
     """R-17: to the first space above the next painter ahead that no painter occupies (bump if it is
-    the Emperor's); no painter ahead, no move."""
+    the Emperor's; a leapfrog counts no empty space, so under R-21 the bump counts back from the
+    painter's starting space); no painter ahead, no move."""
     target = leapfrog_target(s, p)
     if target < 0:
         return
     if target == s[EMPEROR]:
-        bump(s, p)
+        bump(s, p, bump_start(s, s[PAINTER + p]))
     else:
         s[PAINTER + p] = target
 
@@ -475,8 +513,8 @@ def ranking(s, out):
 @njit(cache=True)
 def score_sakura(s, k, gained):
     """Award the tokens for sakura k (3/2/1, 4 for the closest at the last tree, a fourth 1 with 5-6
-    players); then the line-up (R-18) unless it was the last tree, which ends the game.
-    gained[p] receives each painter's tokens from this tree."""
+    players); then the line-up (R-18; R-22: a lone, so ranked, gate painter lines up too) unless it was
+    the last tree, which ends the game. gained[p] receives each painter's tokens from this tree."""
     order = np.empty(MAX_PAINTERS, dtype=np.int64)
     n = ranking(s, order)
     last = k == s[N_SAKURA] - 1
@@ -503,8 +541,8 @@ def score_sakura(s, k, gained):
         prev = s[PAINTER + order[0]]
         for r in range(1, n):
             p = order[r]
-            if s[PAINTER + p] == 0:
-                continue  # a lone gate painter stays on the gate
+            if s[PAINTER + p] == 0 and s[LINEUP_GATE] == 0:
+                continue  # R-18: a lone gate painter stays on the gate (R-22: it lines up like the rest)
             prev = prev - 1 if prev > 1 else 0
             s[PAINTER + p] = prev
 
@@ -689,28 +727,37 @@ def apply_action(s, action):
 
 # ---- result --------------------------------------------------------------------------------------------
 @njit(cache=True)
+def rivals(s):
+    """How many painters compete for the win, painter indices 0..rivals-1: the players, and with two
+    players under court_can_win (R-23) the court painter (index `players`) too."""
+    return s[N_PAINTERS] if s[COURT_CAN_WIN] == 1 else s[PLAYERS]
+
+
+@njit(cache=True)
 def winners(s, out):
-    """Mark the winning seats (players only; the court painter never wins) in `out`; returns (tie,
-    decided_by_tiebreak). R-14: among players tied on tokens the one closest to the Emperor wins; tied
-    players who all stand on the gate share."""
-    players = s[PLAYERS]
+    """Mark the winning painters in out[0..n_painters-1] (seats, then with two players the court painter
+    at index `players`, which never wins unless court_can_win, R-23); returns (tie,
+    decided_by_tiebreak). R-14: among the painters competing (`rivals`) tied on tokens the one closest to
+    the Emperor wins; tied painters who all stand on the gate share. Under R-23 a court win means no
+    player wins; under "shared" the court shares with the tied players."""
+    n = rivals(s)
     top = -1
-    for seat in range(players):
-        if s[TOKENS + seat] > top:
-            top = s[TOKENS + seat]
+    for p in range(n):
+        if s[TOKENS + p] > top:
+            top = s[TOKENS + p]
     n_top = 0
     best_pos = -1
-    for seat in range(players):
-        out[seat] = 1 if s[TOKENS + seat] == top else 0
-        if out[seat] == 1:
+    for p in range(s[N_PAINTERS]):
+        out[p] = 1 if p < n and s[TOKENS + p] == top else 0
+        if out[p] == 1:
             n_top += 1
-            if s[PAINTER + seat] > best_pos:
-                best_pos = s[PAINTER + seat]
+            if s[PAINTER + p] > best_pos:
+                best_pos = s[PAINTER + p]
     if n_top == 1 or s[TIE_BREAK] == TB_SHARED:
         return n_top > 1, False
     kept = 0
-    for seat in range(players):
-        if out[seat] == 1 and s[PAINTER + seat] != best_pos:
-            out[seat] = 0
-        kept += out[seat]
+    for p in range(n):
+        if out[p] == 1 and s[PAINTER + p] != best_pos:
+            out[p] = 0
+        kept += out[p]
     return True, kept == 1

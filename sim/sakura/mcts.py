@@ -40,6 +40,7 @@ from sim.sakura.kernels import (
     TOKENS,
     apply_action,
     legal_actions,
+    rivals,
     winners,
 )
 from sim.sakura.spec import AGENTS, REWARDS
@@ -99,14 +100,17 @@ def determinize(s, me, rng, out):
 
 @njit(cache=True)
 def rewards_at(st, reward, win, out):
-    players = st[PLAYERS]
+    """Each player's reward at a finished game (entry `players` is the court painter's with two
+    players, never a mover's). The painters competing are `rivals`: under court_can_win (R-23) the
+    court painter's tokens are a lead to beat and its win counts in a shared win's 1/k."""
+    n = rivals(st)
     for p in range(MAX_PLAYERS):
         out[p] = 0.0
     if reward == REWARD_SCORE:
-        lead_rewards(st[TOKENS:TOKENS + MAX_PLAYERS], players, SCORE_SCALE, out)
+        lead_rewards(st[TOKENS:TOKENS + MAX_PLAYERS], n, SCORE_SCALE, out)
     else:
         winners(st, win)
-        win_rewards(win, players, out)
+        win_rewards(win, n, out)
 
 
 @njit(cache=True)

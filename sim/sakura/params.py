@@ -1,7 +1,8 @@
 """Sakura rule knobs (RULES.md Game 2): loading and validating a config into a frozen ``SakuraRules``.
 
 Everything a designer can change lives in the TOML config (API.md schema): the tie-break (R-14), the
-two-player variant, the board geometry (R-10) and the whole 60-card deck (R-11). This module refuses a bad
+two-player variant, the three alternative readings (R-21 `bump_from`, R-22 `lineup_from_gate`, R-23
+`court_can_win`), the board geometry (R-10) and the whole 60-card deck (R-11). This module refuses a bad
 config with the file, the dotted key and what is wrong, before any game runs, and hands the engine plain,
 already-checked values: action ids become their index in ``GARDEN_ACTIONS`` / ``PAINTER_ACTIONS``.
 """
@@ -17,6 +18,7 @@ from sim.config import (
     check_unknown_keys,
     config_hash,
     dotted,
+    expect_bool,
     expect_int,
     expect_list,
     expect_str_choice,
@@ -25,6 +27,7 @@ from sim.config import (
 )
 
 __all__ = [
+    "BUMP_FROM",
     "DEFAULT_CONFIG",
     "DECK_SIZE",
     "GARDEN_ACTIONS",
@@ -43,6 +46,8 @@ GARDEN_ACTIONS: tuple[str, ...] = ("E+1", "E+2", "E-1", "E+-1", "closest-2", "fu
 PAINTER_ACTIONS: tuple[str, ...] = ("P+1", "P+2", "P+3", "P+-1", "P+-2", "P+-3", "leapfrog", "count")
 TIE_BREAKS: tuple[str, ...] = ("closest_to_emperor", "shared")  # R-14
 VARIANTS: tuple[str, ...] = ("court", "tactical")  # two-player game
+#: R-15 / R-21: where a painter bumped by its own move counts its three spaces back from.
+BUMP_FROM: tuple[str, ...] = ("emperor", "painter")
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 DECK_SIZE = 60  # order numbers 1..60, once each
 BRIDGE_SPACES = 3  # with 5 or 6 players each bridge counts as three spaces (R-10)
@@ -52,7 +57,14 @@ DEFAULT_CONFIG: Path = Path(__file__).resolve().parents[2] / "configs" / "sakura
 RULE_DEFAULTS: dict[str, Any] = {
     "tie_break": "closest_to_emperor",  # R-14
     "two_player_variant": "court",  # Two players
+    "bump_from": "emperor",  # R-15; "painter" is R-21
+    "lineup_from_gate": False,  # R-18; true is R-22
+    "court_can_win": False,  # Two players; true is R-23
 }
+#: The knobs RULES.md added after the first rules of record (R-21..R-23). A config leaves them out of its
+#: hash while they hold their default, so a config at the defaults keeps the hash it had before they
+#: existed: its run directories still resume and the shipped expert models still match it.
+_LATER_KNOBS = ("bump_from", "lineup_from_gate", "court_can_win")
 BOARD_DEFAULTS: dict[str, Any] = {  # R-10, reconstructed
     "length": 30,
     "torii": 4,
@@ -72,12 +84,16 @@ class SakuraRules:
     The board fields are as printed (one space per bridge, as played with 2-4 players); ``played_board``
     gives the path as played with this player count. ``bridges`` is sorted. ``cards`` holds
     ``(order, garden code, painter code)`` sorted by order, so ``cards[k - 1][0] == k``. ``config_hash``
-    identifies the effective rules (defaults filled in, description left out), not the file's spelling.
+    identifies the effective rules (defaults filled in, description left out; the R-21..R-23 knobs only
+    when they differ from their defaults), not the file's spelling.
     """
 
     players: int
     tie_break: str
     two_player_variant: str
+    bump_from: str  # R-15 "emperor" | R-21 "painter"
+    lineup_from_gate: bool  # R-22 when true
+    court_can_win: bool  # R-23 when true; two players only (ignored with 3-6: there is no court painter)
     length: int
     torii: int
     sakura: tuple[int, ...]
@@ -85,6 +101,13 @@ class SakuraRules:
     cards: tuple[Card, ...]
     source: str
     config_hash: str
+
+    @property
+    def seats_decide(self) -> bool:
+        """Whether the seats' final tokens and positions alone decide who wins: not with two players
+        under court_can_win (R-23), where the court painter competes. Analyses that re-score a run from
+        the seats' scores (token equivalents, seat handicaps) hold only when this is true."""
+        return not (self.players == 2 and self.court_can_win)
 
     def played_board(self) -> tuple[int, int, tuple[int, ...], tuple[int, ...]]:
         """``(path_length, torii, sakura, bridge_first_spaces)`` on the path as played (R-10).
@@ -118,6 +141,11 @@ def rules_from_mapping(cfg: dict[str, Any], players: int, source: str) -> Sakura
     rules = {**RULE_DEFAULTS, **rules_in}
     tie_break = expect_str_choice(rules["tie_break"], file, "rules.tie_break", TIE_BREAKS)
     variant = expect_str_choice(rules["two_player_variant"], file, "rules.two_player_variant", VARIANTS)
+    # Like two_player_variant, court_can_win is accepted at every player count and only acts with two
+    # (RULES.md "Two players"), so one config file serves every player count.
+    knobs = {"bump_from": expect_str_choice(rules["bump_from"], file, "rules.bump_from", BUMP_FROM),
+             "lineup_from_gate": expect_bool(rules["lineup_from_gate"], file, "rules.lineup_from_gate"),
+             "court_can_win": expect_bool(rules["court_can_win"], file, "rules.court_can_win")}
 
     board_in = expect_table(cfg.get("board", {}), file, "board")
     check_unknown_keys(board_in, BOARD_DEFAULTS.keys(), file, "board")
@@ -129,7 +157,8 @@ def rules_from_mapping(cfg: dict[str, Any], players: int, source: str) -> Sakura
 
     effective = {
         "game": "sakura",
-        "rules": {"tie_break": tie_break, "two_player_variant": variant},
+        "rules": {"tie_break": tie_break, "two_player_variant": variant,
+                  **{k: v for k, v in knobs.items() if k in _LATER_KNOBS and v != RULE_DEFAULTS[k]}},
         "board": {"length": length, "torii": torii, "sakura": list(sakura), "bridges": list(bridges)},
         "cards": [
             {"order": o, "garden": GARDEN_ACTIONS[g], "painter": PAINTER_ACTIONS[p]} for o, g, p in cards
@@ -139,6 +168,7 @@ def rules_from_mapping(cfg: dict[str, Any], players: int, source: str) -> Sakura
         players=players,
         tie_break=tie_break,
         two_player_variant=variant,
+        **knobs,
         length=length,
         torii=torii,
         sakura=sakura,

@@ -2,7 +2,9 @@
 
 Events hold one row per card played (with its garden and painter actions, whether it resolved, the bumps
 it caused and its owner's tokens after) and one per painter at each sakura scored, in play order. In
-two-player games the court painter is logged with seat = players.
+two-player games the court painter is logged with seat = players, and the games table holds its final
+tokens and path index (`court_tokens`, `court_position`; null with 3-6 players), so that a two-player run
+can be re-scored under both readings of R-23 (court_can_win) from the logs alone.
 """
 
 from __future__ import annotations
@@ -25,10 +27,16 @@ def run_tables(first_game: int, seeds: np.ndarray, seating: list[list[str]], out
     g, p = common_columns(game_ids, seeds, seating, out, tokens, END_REASONS, rules.config_hash)
     g["rounds"] = ints(out["rounds"], np.int16)
     g["bumps"] = ints(out["bumps"], np.int16)
-    court = out["tokens"][:, players] if out["tokens"].shape[1] > players else np.zeros(games)
-    g["court_tokens"] = ints(court, np.int16, np.full(games, players != 2))
+    has_court = out["tokens"].shape[1] > players
+    no_court = np.full(games, not has_court)
+    court = out["tokens"][:, players] if has_court else np.zeros(games)
+    g["court_tokens"] = ints(court, np.int16, no_court)
+    # R-23's re-scoring input, as `position` is R-14's (added after the behaviour hashes were pinned:
+    # tests/data/table_hashes.json lists it among the columns added since)
+    court_at = out["positions"][:, players] if has_court else np.zeros(games)
+    g["court_position"] = ints(court_at, np.int8, no_court)
     p["out_turn"] = pa.nulls(games * players, pa.int16())
-    p["position"] = ints(out["positions"].reshape(-1), np.int8)  # final path index (0 = gate)
+    p["position"] = ints(out["positions"][:, :players].reshape(-1), np.int8)  # final path index (0 = gate)
     garden_of = np.zeros(61, dtype=np.int8)
     painter_of = np.zeros(61, dtype=np.int8)
     for order, garden, painter in rules.cards:

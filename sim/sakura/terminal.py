@@ -48,7 +48,14 @@ class SakuraTerminal:
         return sakura_view(game.observe(state, seat), agents)
 
     def final(self, game: Any, state: Any, agents: list[str]) -> str | None:
-        return None
+        """Under court_can_win (R-23) the court painter may win or share the win: say so, since the
+        winners line names seats only."""
+        result = game.result(state)
+        if not result.get("court_wins"):
+            return None
+        court = game.to_dict(state)["court"]
+        shared = " (shared)" if result["winners"] else ""
+        return f"the court painter wins{shared} with {court['tokens']} tokens (R-23, court_can_win)"
 
     def is_secret(self, action: str) -> bool:
         """A card selection (a seat's own or the court painter's) stays hidden until the reveal."""

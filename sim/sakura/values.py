@@ -27,6 +27,7 @@ from sim.sakura.kernels import (
     HAND_SIZE,
     MAX_PLAYERS,
     N_ACTIONS_MAX,
+    N_PAINTERS,
     PAINTER,
     PH_OVER,
     PHASE,
@@ -148,7 +149,7 @@ def play_values(seeds, rules, agent_kinds, agent_params, out_tokens, out_shares,
                 _play_on(a, r, agent_kinds[g], agent_params[g], buf)
                 winners(a, win)
                 n_win = 0
-                for p in range(players):
+                for p in range(a[N_PAINTERS]):  # the court painter too under R-23 (court_can_win)
                     n_win += win[p]
                 for p in range(players):
                     out_tokens[g, c, arm, p] = a[TOKENS + p]
@@ -157,7 +158,7 @@ def play_values(seeds, rules, agent_kinds, agent_params, out_tokens, out_shares,
         _play_on(base, rng, agent_kinds[g], agent_params[g], buf)  # the seed's own deal, as dealt
         winners(base, win)
         n_win = 0
-        for p in range(players):
+        for p in range(base[N_PAINTERS]):  # the court painter too under R-23 (court_can_win)
             n_win += win[p]
         for p in range(players):
             base_out[g, p, 0] = base[TOKENS + p]
