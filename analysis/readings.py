@@ -19,7 +19,9 @@ def rule_readings(run: Run) -> dict[str, Any]:
     """Each reading knob of the run's game -> the value the run used (its validated rules; a log written
     before a knob existed reads as that knob's default)."""
     rules = run.rules
-    return {key: getattr(rules, key) for key in games.spec(run.game).readings if hasattr(rules, key)}
+    players = int(run.manifest["players"])
+    return {key: getattr(rules, key) for key, counts in games.spec(run.game).readings
+            if hasattr(rules, key) and (counts is None or players in counts)}
 
 
 def readings_text(run: Run) -> str:

@@ -122,8 +122,9 @@ class GameSpec:
     training_ref: str | None = None
     bench_players: int = 3
     #: the `[rules]` keys where RULES.md names another plausible reading of the originals (R-9/R-20,
-    #: R-14, R-21..R-23): a report's run list says how each run read them (analysis.readings)
-    readings: tuple[str, ...] = ()
+    #: R-14, R-21..R-23), each with the player counts it applies to (None: all): a report's run list says
+    #: how each run read them (analysis.readings)
+    readings: tuple[tuple[str, tuple[int, ...] | None], ...] = ()
     #: (dotted config key, what it is): the components the originals do not print, whose default values
     #: are reconstructions; a report on a run that keeps them says so at the top (analysis.readings)
     reconstructed: tuple[tuple[str, str], ...] = ()

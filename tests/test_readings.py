@@ -27,7 +27,11 @@ def test_readings_name_each_knobs_value():
     assert rule_readings(run_of("configs/kamakura/base.toml", 3)) == {"tie_break": "last_in_order"}
     assert rule_readings(run_of("configs/kamakura/base.toml", 3, tie_break="last_to_play")) == \
         {"tie_break": "last_to_play"}
-    assert rule_readings(run_of("configs/sakura/base.toml", 4))["tie_break"] == "closest_to_emperor"
+    assert rule_readings(run_of("configs/sakura/base.toml", 4)) == {
+        "tie_break": "closest_to_emperor", "bump_from": "emperor", "lineup_from_gate": False}
+    assert rule_readings(run_of("configs/sakura/base.toml", 2, court_can_win=True, bump_from="painter")) == {
+        "tie_break": "closest_to_emperor", "bump_from": "painter", "lineup_from_gate": False,
+        "court_can_win": True}
 
 
 def test_the_reconstructed_defaults_are_named():

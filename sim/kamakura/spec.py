@@ -54,7 +54,7 @@ SPEC = GameSpec(
                        components_ref="sim.kamakura.values:components", positions=(0, 9, 18), games=900,
                        groups=("colour", "points", "power"), shares_ref="analysis.kamakura.ties:win_shares",
                        player_columns=(("last_turn", "last_turn"),), max_position=200),
-    readings=("tie_break",),  # R-9's sentence read two ways: last_in_order and R-20's last_to_play
+    readings=(("tie_break", None),),  # R-9's sentence read two ways: last_in_order and R-20's last_to_play
     reconstructed=(("rules.layout", "layout (R-1)"), ("chits", "chit set (R-3)"),
                    ("rules.order_chit_moves", "order-chit moves (R-4)")),
     described_players=(3, 4),  # the tips speak of 3 and 4 players; 2 is simulated (RULES.md, player count)

@@ -52,7 +52,8 @@ SPEC = GameSpec(
                        components_ref="sim.sakura.values:components", positions=(0,), games=300,
                        groups=("garden", "painter"), shares_ref="analysis.sakura.ties:win_shares",
                        player_columns=(("position", "painter_at"),), score_unit="tokens"),
-    readings=("tie_break",),
+    readings=(("tie_break", None), ("bump_from", None), ("lineup_from_gate", None),
+              ("court_can_win", (2,))),  # the court painter plays with two players only
     reconstructed=(("board", "board geometry (R-10)"), ("cards", "deck (R-11)")),
 )
 
