@@ -5,6 +5,7 @@ Which agents a game has, their kernel codes and parameter schemas come from its 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,6 +65,8 @@ def parse_spec(spec: str, game: str, extra_names: tuple[str, ...] = ()) -> Agent
         if not eq or key not in known:
             allowed = ", ".join(known) or "none"
             raise ConfigError(f"--agents: agent {name!r} has no parameter {key!r} (parameters: {allowed})")
+        if key in params:  # `iters=5,iters=7`: which one was meant is not ours to guess
+            raise ConfigError(f"--agents: {name}:{key} is given twice ({params[key]!r} and {value!r})")
         kind = known[key][0]
         if isinstance(kind, tuple):
             if value not in kind:
@@ -74,6 +77,8 @@ def parse_spec(spec: str, game: str, extra_names: tuple[str, ...] = ()) -> Agent
             number = kind(value)
         except ValueError:
             raise ConfigError(f"--agents: {name}:{key} must be {kind.__name__}, got {value!r}") from None
+        if not math.isfinite(number):  # nan passes every comparison below, inf breaks the search's arithmetic
+            raise ConfigError(f"--agents: {name}:{key} must be a finite number, got {value!r}")
         lowest = kind_of.lowest.get(key) if kind_of else None
         if lowest is not None and number < lowest:
             raise ConfigError(f"--agents: {name}:{key} must be at least {lowest}, got {value!r}")

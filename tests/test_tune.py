@@ -4,6 +4,7 @@ constructed objective, and a real tune on a tiny space whose answer is known."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import tomllib
@@ -123,8 +124,17 @@ def test_race_over_a_constructed_objective_finds_the_best_with_few_games() -> No
     for s in slugs:
         wins[s][:] = 0
         games[s] = 0
-    capped = race(slugs, play, racing, budget=30000)
+    lines: list[str] = []
+    capped = race(slugs, play, racing, budget=30000, say=lines.append)
     assert capped.total <= 30000 and capped.winner in ("c05", "c06", "c07", "c08", "c09")
+    # issue 16, item 10: a round line names the candidates the budget cut, so its counts add up
+    cut_rounds = [line for line in lines if "cut for budget" in line]
+    assert cut_rounds, lines
+    for line in cut_rounds:
+        m = re.search(r"(\d+) candidates at .* \((\d+) cut for budget, (\d+) dropped\), (\d+) left", line)
+        assert m, line
+        candidates, _cut, dropped, left = map(int, m.groups())
+        assert candidates - dropped == left
 
 
 # ---- tune files -------------------------------------------------------------------------------------------

@@ -12,6 +12,15 @@ from sim import games
 from sim.errors import ConfigError
 
 
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("balance-toolkit")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "(not installed)"
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -35,34 +44,44 @@ def _seed(text: str) -> int:
 def _run_options(parser: argparse.ArgumentParser, agents: str, unit: str, out: str) -> None:
     """The options `simulate` and `values` share: what to play, where, and how it runs."""
     parser.add_argument("config", help="TOML config of any game (its `game` key says which)")
-    parser.add_argument("--players", type=int, required=True)
-    parser.add_argument("--agents", default=agents, help="one agent for all seats, or one per seat: a,b,c")
-    parser.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1)
-    parser.add_argument("--seed", type=_seed, default=0)
+    parser.add_argument("--players", type=int, required=True, help="number of players (required)")
+    parser.add_argument("--agents", default=agents,
+                        help=f"one agent for all seats, or one per seat: a,b,c (default {agents})")
+    parser.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1,
+                        help="worker processes (default: the machine's cores, %(default)s here)")
+    parser.add_argument("--seed", type=_seed, default=0,
+                        help="seed of every game's deal and agents: game i plays from (seed, i) (default 0)")
     parser.add_argument("--out", help=f"run directory (default: {out})")
-    parser.add_argument("--backend", choices=("loky", "dask"), default="loky")
+    parser.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                        help="how chunks run in parallel: loky processes or a dask cluster (default loky)")
     parser.add_argument("--scheduler", help="dask scheduler address (default: a local cluster)")
     parser.add_argument("--chunk-size", type=_positive_int,
                         help=f"{unit} per chunk (default: from --games and --jobs)")
     parser.add_argument("--force", action="store_true",
                         help="replace a run directory made by a different run")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--wait", action="store_true",
+                        help="if another balance process is writing the run directory, wait for it to finish "
+                             "(default: refuse at once, naming it)")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="balance",
                                      description="Monte Carlo balance toolkit for board games.")
+    parser.add_argument("--version", action="version", version=f"balance {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     study = sub.add_parser("study", help="play a batch of games in memory and print seat win rates")
     study.add_argument("config", help="TOML config of any game (its `game` key says which)")
-    study.add_argument("--players", type=int, required=True)
-    study.add_argument("--games", type=_positive_int, default=10000)
-    study.add_argument("--agents", default="random", help="one agent for all seats, or one per seat: a,b,c")
-    study.add_argument("--seed", type=_seed, default=0)
+    study.add_argument("--players", type=int, required=True, help="number of players (required)")
+    study.add_argument("--games", type=_positive_int, default=10000, help="games to play (default 10000)")
+    study.add_argument("--agents", default="random",
+                       help="one agent for all seats, or one per seat: a,b,c (default random)")
+    study.add_argument("--seed", type=_seed, default=0, help="seed of the games (default 0)")
 
     sim_p = sub.add_parser("simulate", help="self-play games in parallel into a resumable run directory")
-    sim_p.add_argument("--games", type=_positive_int, required=True)
+    sim_p.add_argument("--games", type=_positive_int, required=True,
+                       help="games the run directory should hold (required; more extends a run)")
     sim_p.add_argument("--rotate-seats", action="store_true",
                        help="rotate the agents one seat per game: each agent sits in each seat equally")
     _run_options(sim_p, agents="random", unit="games",
@@ -88,13 +107,14 @@ def build_parser() -> argparse.ArgumentParser:
     ladder = sub.add_parser("ladder", help="strength ladder: each level (random, greedy, MCTS at doubling "
                                            "iterations) against the level below; win share vs 1/N")
     ladder.add_argument("game", help=f"the game: {' or '.join(games.names())}")
-    ladder.add_argument("--players", type=int, required=True)
+    ladder.add_argument("--players", type=int, required=True, help="number of players (required)")
     ladder.add_argument("--config", help="TOML config of the game (default: configs/<game>/base.toml)")
     ladder.add_argument("--games", type=_positive_int, default=600, help="games per step (default 600)")
     ladder.add_argument("--iters", help="MCTS iterations per level, increasing (default 25,50,100,200,400; "
                                         "none: random and greedy only)")
-    ladder.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1)
-    ladder.add_argument("--seed", type=_seed, default=0)
+    ladder.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1,
+                        help="worker processes (default: the machine\'s cores, %(default)s here)")
+    ladder.add_argument("--seed", type=_seed, default=0, help="seed of every game (default 0)")
     ladder.add_argument("--out", help="ladder folder (default: runs/ladder-<game>-<N>p-seed<S>)")
     ladder.add_argument("--no-expert", action="store_true",
                         help="leave out the last level, the expert agent (its shipped model) against the "
@@ -113,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     train = sub.add_parser("train", help="fit the expert agent's evaluation by self-play (expert iteration) "
                                          "and write its model file")
     train.add_argument("game", help=f"the game: {' or '.join(games.names())}")
-    train.add_argument("--players", type=int, required=True)
+    train.add_argument("--players", type=int, required=True, help="number of players (required)")
     train.add_argument("--config", help="TOML config of the game (default: configs/<game>/base.toml)")
     train.add_argument("--games", type=_positive_int, default=3000, help="self-play games per round (default "
                                                                          "3000)")
@@ -124,18 +144,22 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--strength-games", type=int, default=600,
                        help="games of one expert against the data agent, seats rotated (default 600; 0: "
                             "none)")
-    train.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1)
-    train.add_argument("--seed", type=_seed, default=0)
+    train.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1,
+                        help="worker processes (default: the machine\'s cores, %(default)s here)")
+    train.add_argument("--seed", type=_seed, default=0, help="seed of every game (default 0)")
     train.add_argument("--out", help="model file (default: runs/models/<game>-<config>-<N>p.json)")
     train.add_argument("--quiet", action="store_true", help="no line per round")
 
     bench = sub.add_parser("bench", help="engine and agent throughput on this machine")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
-    bench.add_argument("--scale", type=float, default=1.0, help="scale the number of games timed")
-    bench.add_argument("--repeats", type=_positive_int, default=5)
+    bench.add_argument("--scale", type=float, default=1.0,
+                       help="scale the number of games timed (default 1.0)")
+    bench.add_argument("--repeats", type=_positive_int, default=5,
+                       help="timings of each figure; the median is reported (default 5)")
     bench.add_argument("--runner", action="store_true",
                        help="instead: time `balance simulate` with --jobs 1 and 2 (100,000 games each)")
-    bench.add_argument("--games", type=_positive_int, default=100_000, help="games per run with --runner")
+    bench.add_argument("--games", type=_positive_int, default=100_000,
+                       help="games per run with --runner (default 100000)")
 
     from sim.design.commands import add_design_commands
 
@@ -158,10 +182,14 @@ def _play_run(plan, games_asked: int, args: argparse.Namespace, unit: str):
 
     out = args.out or default_out(plan)
     show = not args.quiet and sys.stderr.isatty()
+    if not args.quiet:
+        from sim.app.kernel_cache import announce_compiling
+
+        announce_compiling(plan.game, lambda line: print(f"balance: {line}", file=sys.stderr, flush=True))
     with tqdm(total=games_asked, unit=unit, disable=not show, smoothing=0.1, desc=plan.game) as bar:
         return simulate(plan, games_asked, out, jobs=args.jobs, backend=args.backend,
                         scheduler=args.scheduler, force=args.force, chunk_size=args.chunk_size,
-                        progress=bar.update)
+                        progress=bar.update, wait=args.wait)
 
 
 def _start(args: argparse.Namespace, game: str) -> None:

@@ -29,6 +29,8 @@ def _agent_text(game: str, name: str) -> str:
 
 
 def compile_all(say=print) -> None:
+    say("compiling every game's kernels into numba's cache, once (about 3 minutes on 2 cores), so that no "
+        "run pays for it later")
     with tempfile.TemporaryDirectory() as tmp:
         for game in games.names():
             start = time.perf_counter()

@@ -13,6 +13,7 @@ import re
 import shutil
 from pathlib import Path
 
+from sim.app.run_lock import LOCK_NAME
 from sim.errors import ConfigError
 
 TABLES = ("events", "players", "games")  # write order: games last marks a chunk finished
@@ -101,17 +102,24 @@ class RunDirectory:
         self.manifest_path.unlink(missing_ok=True)
 
 
+def refuse_foreign(run_dir: RunDirectory) -> None:
+    """Refuse (ConfigError) an --out that is a file, or a non-empty folder that is not a run directory:
+    checked before the run's lock is taken, so that nothing is written into such a place."""
+    if run_dir.path.exists() and not run_dir.path.is_dir():
+        raise ConfigError(f"{run_dir.path}: --out is a file, not a run directory")
+    if not run_dir.manifest_path.exists() and run_dir.path.exists() and any(
+            p.name != LOCK_NAME for p in run_dir.path.iterdir()):
+        raise ConfigError(f"{run_dir.path}: --out is a non-empty folder that is not a run directory "
+                          "(no manifest.json); choose another --out")
+
+
 def check_directory(run_dir: RunDirectory, identity: dict, force: bool) -> dict | None:
     """Refuse (ConfigError) a directory that holds something else or a different run, unless forced.
     `identity` is the asking run's record (RunPlan.identity): IDENTITY's keys and resolved_agents.
     Returns the directory's manifest when it holds the same run (None for a new or replaced one)."""
-    if run_dir.path.exists() and not run_dir.path.is_dir():
-        raise ConfigError(f"{run_dir.path}: --out is a file, not a run directory")
+    refuse_foreign(run_dir)
     manifest = run_dir.read_manifest()
     if manifest is None:
-        if run_dir.path.exists() and any(p for p in run_dir.path.iterdir()):
-            raise ConfigError(f"{run_dir.path}: --out is a non-empty folder that is not a run directory "
-                              "(no manifest.json); choose another --out")
         return None
     ours = identity
     theirs = {key: manifest.get(key, _ABSENT.get(key)) for key in IDENTITY}

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from sim import games
 from sim.agent_spec import agent_arrays, check_models, parse_agents, parse_spec, resolved
-from sim.app.run_dir import TABLES, RunDirectory, check_directory
+from sim.app.run_dir import TABLES, RunDirectory, check_directory, refuse_foreign
+from sim.app.run_lock import RunLock
 from sim.errors import ConfigError
 
 # numpy, numba and pyarrow load lazily, in play_chunk: the parent only validates and plans until its
@@ -275,12 +276,21 @@ class SimulateResult:
 
 def simulate(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int = 1, backend: str = "loky",
              scheduler: str | None = None, force: bool = False, chunk_size: int | None = None,
-             progress: Callable[[int], None] | None = None) -> SimulateResult:
+             progress: Callable[[int], None] | None = None, wait: bool = False) -> SimulateResult:
+    """Play the games of `plan` missing from run directory `out` (up to `games`), holding the directory's
+    lock throughout (sim/app/run_lock.py: a second writer is refused, or with `wait` waits its turn)."""
+    refuse_foreign(RunDirectory(out, plan.tables))
+    with RunLock(out, wait=wait):
+        return _simulate_locked(plan, games, out, jobs, backend, scheduler, force, chunk_size, progress)
+
+
+def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int, backend: str,
+                     scheduler: str | None, force: bool, chunk_size: int | None,
+                     progress: Callable[[int], None] | None) -> SimulateResult:
     run_dir = RunDirectory(out, plan.tables)
     manifest = check_directory(run_dir, plan.identity(), force)
     client = connect_dask(scheduler, jobs) if backend == "dask" else None
     try:
-        run_dir.path.mkdir(parents=True, exist_ok=True)
         run_dir.clean_unfinished()
         done = run_dir.finished()
         already = sum(min(b, games) - a for a, b in done if a < games)

@@ -22,6 +22,9 @@ def add_design_commands(sub: argparse._SubParsersAction, _jobs: Callable[[str], 
     sweep.add_argument("sweep_file", help="TOML sweep file, e.g. one of configs/sweeps/")
     _run_options(sweep, _jobs, "sweep folder (default: runs/sweeps/<sweep file name>)",
                  "replace run directories made by a different config, seed or agents", "no line per run")
+    sweep.add_argument("--wait", action="store_true",
+                       help="if another balance process is writing the sweep folder, wait for it to finish "
+                            "(default: refuse at once, naming it)")
 
     tune = sub.add_parser("tune", help="search a space of config values for the one that best meets a "
                                        "balance target (candidates raced with confidence intervals)")
@@ -36,7 +39,7 @@ def add_design_commands(sub: argparse._SubParsersAction, _jobs: Callable[[str], 
                                              "report shows every headline figure per level and flags what "
                                              "depends on how well people play")
     profile.add_argument("config", help="TOML config of any game (its `game` key says which)")
-    profile.add_argument("--players", type=int, required=True)
+    profile.add_argument("--players", type=int, required=True, help="number of players (required)")
     profile.add_argument("--levels", default=DEFAULT_LEVELS,
                          help=f"--agents strings for one seat, weakest first (default {DEFAULT_LEVELS}); "
                               "every seat plays the level")
@@ -55,7 +58,8 @@ def add_design_commands(sub: argparse._SubParsersAction, _jobs: Callable[[str], 
 def _run_options(parser: argparse.ArgumentParser, jobs: Callable[[str], int], out: str, force: str,
                  quiet: str) -> None:
     """The options both design commands take, with their own help texts."""
-    parser.add_argument("--jobs", type=jobs, default=os.cpu_count() or 1)
+    parser.add_argument("--jobs", type=jobs, default=os.cpu_count() or 1,
+                        help="worker processes (default: the machine\'s cores, %(default)s here)")
     parser.add_argument("--out", help=out)
     parser.add_argument("--force", action="store_true", help=force)
     parser.add_argument("--quiet", action="store_true", help=quiet)
@@ -85,7 +89,8 @@ def run_design_command(args: argparse.Namespace) -> int:
     if args.command == "sweep":
         from sim.design.sweep import run_sweep
 
-        result = run_sweep(args.sweep_file, args.out, jobs=args.jobs, force=args.force, say=_say(args.quiet))
+        result = run_sweep(args.sweep_file, args.out, jobs=args.jobs, force=args.force, say=_say(args.quiet),
+                           wait=args.wait)
         print(f"{len(result.runs)} runs ({result.skipped} finished already), {result.played:,} games "
               f"played in {time.perf_counter() - started:.1f} s; sweep folder: {result.out}; "
               f"report: {result.report}")

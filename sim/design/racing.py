@@ -210,7 +210,8 @@ def race(slugs: list[str], play: PlayFn, racing: Racing, budget: int,
             for slug in alive:
                 if slug not in keep:
                     dropped[slug] = (r + 1, "budget: not among the best the remaining budget can play")
-            note = f"budget: {len(alive) - len(keep)} candidates left out"
+            cut = len(alive) - len(keep)
+            note = f"budget: {cut} candidates left out"
             alive = keep
         need = cost(alive)
         for slug, p, st in play([(s, n) for s in alive]):
@@ -226,8 +227,11 @@ def race(slugs: list[str], play: PlayFn, racing: Racing, budget: int,
                        "best_value": best.value, "best_low": best.low, "best_high": best.high,
                        "games_in_round": need, "note": note})
         alive = [s for s in alive if s not in drops]
-        say(f"round {r + 1}: {rounds[-1]['candidates']} candidates at {n:,} games, {len(drops)} dropped, "
-            f"{len(alive)} left; best {best.slug}: deviation {100 * best.value:.2f} "
+        # the candidates the budget cut before the round are named too: "18 left" must not become
+        # "0 dropped, 8 left" with no word of the other ten
+        budget_cut = f"{cut} cut for budget, " if note.startswith("budget") else ""
+        say(f"round {r + 1}: {rounds[-1]['candidates']} candidates at {n:,} games ({budget_cut}"
+            f"{len(drops)} dropped), {len(alive)} left; best {best.slug}: deviation {100 * best.value:.2f} "
             f"[{100 * best.low:.2f}, {100 * best.high:.2f}] points")
         answer = decided([final[s] for s in alive], tolerance) if racing.stop_when_decided and \
             tolerance is not None else ""

@@ -48,6 +48,7 @@ from typing import Any
 
 from sim.agent_spec import check_models, parse_agents
 from sim.app.run_dir import RunDirectory, check_directory
+from sim.app.run_lock import LOCK_NAME, RunLock
 from sim.app.runner import RunPlan, simulate
 from sim.config import (
     check_unknown_keys,
@@ -329,7 +330,8 @@ def plan_sweep(sweep: Sweep, out: str | os.PathLike[str], force: bool = False) -
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ConfigError(f"{out}: --out is a file, not a sweep folder")
-    if out.is_dir() and any(out.iterdir()) and not (out / SWEEP_MANIFEST).is_file():
+    foreign = out.is_dir() and any(p.name != LOCK_NAME for p in out.iterdir())
+    if foreign and not (out / SWEEP_MANIFEST).is_file():
         raise ConfigError(f"{out}: --out is a non-empty folder that is not a sweep folder "
                           f"(no {SWEEP_MANIFEST}); choose another --out")
     runs = []
@@ -378,12 +380,19 @@ def default_out(sweep_file: str | os.PathLike[str]) -> Path:
 
 
 def run_sweep(sweep_file: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, jobs: int = 1,
-              report: bool = True, force: bool = False, say: Callable[[str], None] = print) -> SweepResult:
+              report: bool = True, force: bool = False, say: Callable[[str], None] = print,
+              wait: bool = False) -> SweepResult:
     """Validate the sweep, run every variant (finished runs are left alone), write the report."""
     started = time.perf_counter()
     sweep = load_sweep(sweep_file)
     out = Path(out) if out else default_out(sweep_file)
     runs = plan_sweep(sweep, out, force)
+    with RunLock(out, wait=wait):  # one sweep writes a sweep folder at a time (sim/app/run_lock.py)
+        return _run_locked(sweep, out, runs, jobs, report, say, started)
+
+
+def _run_locked(sweep: Sweep, out: Path, runs: list, jobs: int, report: bool, say: Callable[[str], None],
+                started: float) -> SweepResult:
     (out / "configs").mkdir(parents=True, exist_ok=True)
     for run in runs:
         write_if_changed(Path(run.plan.config_path), run.config_text)

@@ -1,0 +1,77 @@
+"""One writer per run directory (issue 16, item 1): an exclusive advisory lock on `<dir>/.lock`, taken
+before a command plans what to play and held until it has written its last chunk and its manifest.
+
+fcntl's flock, not a lock file's mere existence: the kernel drops the lock when its holder dies, kill -9
+included, so a crashed run never leaves a directory locked. The file records who holds it (pid, start
+time, command line) so that a second writer is refused at once with a line that names the holder, or
+waits for it (`--wait`).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from types import TracebackType
+
+from sim.errors import ConfigError
+
+LOCK_NAME = ".lock"
+
+
+def holder_text(lock_path: Path) -> str:
+    """Who holds the lock, as its file says: 'pid 123, started 2026-12-01 21:03:04: balance simulate ...'."""
+    try:
+        info = json.loads(lock_path.read_text() or "{}")
+    except (OSError, json.JSONDecodeError):
+        info = {}
+    if not info:
+        return "another process"
+    started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info.get("started", 0)))
+    return f"pid {info.get('pid')}, started {started}: {info.get('command', '?')}"
+
+
+class RunLock:
+    """`with RunLock(folder):` holds the folder's lock (creating the folder); a second holder is refused
+    (ConfigError naming the first) or, with `wait`, blocks until the first lets go."""
+
+    def __init__(self, folder: str | os.PathLike[str], wait: bool = False) -> None:
+        self.folder = Path(folder)
+        self.path = self.folder / LOCK_NAME
+        self.wait = wait
+        self._fd: int | None = None
+
+    def __enter__(self) -> RunLock:
+        if self.folder.exists() and not self.folder.is_dir():
+            raise ConfigError(f"{self.folder}: --out is a file, not a run directory")
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as err:
+            raise ConfigError(f"{self.folder}: cannot create the run directory ({err.strerror})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not self.wait:
+                holder = holder_text(self.path)
+                os.close(fd)
+                raise ConfigError(f"{self.folder}: another balance process is writing this run ({holder}); "
+                                  "wait for it to finish, or pass --wait") from None
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        record = json.dumps({"pid": os.getpid(), "started": time.time(), "command": " ".join(
+            ["balance", *sys.argv[1:]] if sys.argv and sys.argv[0].endswith("balance") else sys.argv)})
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, record.encode(), 0)
+        self._fd = fd
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)  # nobody holds it now (the file stays: removing it would race)
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None

@@ -1,0 +1,31 @@
+"""Agent parameters (issue 16, item 5): NaN, infinities and a key given twice are refused in one line,
+for every game's searching agents; finite values within range still parse."""
+
+from __future__ import annotations
+
+import pytest
+
+from sim.agent_spec import parse_spec
+from sim.errors import ConfigError
+
+
+@pytest.mark.parametrize("game", ["kamakura", "sakura"])
+@pytest.mark.parametrize("text, words", [
+    ("mcts:c=nan", "mcts:c must be a finite number, got 'nan'"),
+    ("mcts:c=inf", "mcts:c must be a finite number, got 'inf'"),
+    ("mcts:c=-inf", "finite number"),
+    ("mcts:iters=5,iters=7", "mcts:iters is given twice (5 and '7')"),
+])
+def test_non_finite_and_duplicate_parameters_refused(game: str, text: str, words: str) -> None:
+    with pytest.raises(ConfigError, match="^--agents: ") as err:
+        parse_spec(text, game)
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_kamakura_prior_nan_refused_and_finite_values_kept() -> None:
+    with pytest.raises(ConfigError, match="finite"):
+        parse_spec("mcts:prior=nan", "kamakura")
+    with pytest.raises(ConfigError, match="expert:temp must be a finite number"):
+        parse_spec("expert:temp=nan", "sakura")
+    spec = parse_spec("mcts:iters=40,c=0.5", "kamakura")
+    assert spec.params == {"iters": 40, "c": 0.5}

@@ -1,0 +1,39 @@
+"""`balance --help` and every subcommand's (issue 16, item 8): each option says what it means, and each
+option with a default names it; `balance --version` prints the installed version."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from importlib import metadata
+
+from sim.app.cli import build_parser
+
+
+def _subparsers() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def test_every_option_of_every_subcommand_has_help_and_names_its_default() -> None:
+    missing, silent = [], []
+    for name, sub in _subparsers().items():
+        for action in sub._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            label = f"{name} {'/'.join(action.option_strings) or action.dest}"
+            if not action.help:
+                missing.append(label)
+            elif action.option_strings and action.default not in (None, False) \
+                    and "default" not in action.help:
+                silent.append(label)
+    assert not missing, f"options without help: {missing}"
+    assert not silent, f"options whose help does not name the default: {silent}"
+
+
+def test_version() -> None:
+    done = subprocess.run([sys.executable, "-m", "sim", "--version"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == f"balance {metadata.version('balance-toolkit')}"
