@@ -219,7 +219,11 @@ BAD_CASES = [
      "bridge 8 repeated (first at board.bridges[0])"),
     ("bridge-on-torii", "[board]\nbridges = [4]\n", 4, "board.bridges[0]", "torii"),
     ("bridge-on-sakura", "[board]\nbridges = [8, 20]\n", 4, "board.bridges[1]", "sakura"),
-    ("length-1", "[board]\nlength = 1\n", 4, "board.length", ">= 2, got 1"),
+    ("length-1", "[board]\nlength = 1\n", 4, "board.length", "2..1000, got 1"),
+    # issue 16, item 3: ranges that keep positions within the logs' int16 and the state's trees
+    ("length-1e8", "[board]\nlength = 100000000\n", 4, "board.length", "2..1000, got 100000000"),
+    ("sakura-nine", "[board]\nlength = 60\nsakura = [10, 15, 20, 25, 30, 35, 40, 45, 50]\nbridges = []\n",
+     4, "board.sakura", "at most 8 sakura spaces"),
     ("length-string", '[board]\nlength = "30"\n', 4, "board.length", 'got a string ("30")'),
     ("unknown-variant", '[rules]\ntwo_player_variant = "solo"\n', 2, "rules.two_player_variant", '"solo"'),
     ("unknown-tie-break", '[rules]\ntie_break = "coin_flip"\n', 4, "rules.tie_break", '"coin_flip"'),

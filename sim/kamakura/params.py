@@ -41,6 +41,12 @@ LETTERS = "RYGB"
 #: R-9's tie-break rules and R-20's other reading of it, in the kernels' code order (kernels.TIE_*).
 TIE_BREAKS: tuple[str, ...] = ("last_in_order", "first_in_order", "shared", "last_to_play")
 CHITS_PER_COLOUR = 10  # one per line (R-2)
+# Ranges of the numeric knobs (issue 16, item 3), so that every score, count and logged value fits its
+# type: 40 chits of at most MAX_POINTS keep a score within the logs' int16 (40 * 800 = 32,000 < 32,767);
+# a power or an order chit's moves beyond MAX_MOVES buys nothing on a 4x4 board (24 swaps, 10 lines) and
+# stays within the events table's int8.
+MAX_POINTS = 800
+MAX_MOVES = 16
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 DEFAULT_CONFIG: Path = Path(__file__).resolve().parents[2] / "configs" / "kamakura" / "base.toml"
 
@@ -144,7 +150,7 @@ def _order_chit_moves(value: object, players: int, file: str) -> tuple[int, ...]
     """R-4: extra moves per seat, start player first; seat 0's chit never acts, so its entry must be 0."""
     key = "rules.order_chit_moves"
     items = expect_list(value, file, key)
-    moves = tuple(expect_int(v, file, dotted(key, i), lo=0) for i, v in enumerate(items))
+    moves = tuple(expect_int(v, file, dotted(key, i), 0, MAX_MOVES) for i, v in enumerate(items))
     if len(moves) < players:
         fail(file, key, f"needs one entry per seat: at least {players} for {players} players, "
                         f"got {len(moves)}")
@@ -178,8 +184,8 @@ def _chit(value: object, colour: str, file: str, key: str) -> Chit:
         if field not in chit:
             fail(file, dotted(key, field), "missing key (a chit is {icons, points, power})")
     icons = expect_int(chit["icons"], file, dotted(key, "icons"), 1, 4)
-    points = expect_int(chit["points"], file, dotted(key, "points"), lo=0)
-    power = expect_int(chit["power"], file, dotted(key, "power"), lo=0)
+    points = expect_int(chit["points"], file, dotted(key, "points"), 0, MAX_POINTS)
+    power = expect_int(chit["power"], file, dotted(key, "power"), 0, MAX_MOVES)
     if colour == "blue" and power != 0:
         # The engine never lets a blue chit be used, so a nonzero power would be a knob with no effect.
         fail(file, dotted(key, "power"), f"must be 0: blue chits have no power (RULES R-3), got {power}")

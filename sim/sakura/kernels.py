@@ -17,6 +17,7 @@ from sim.sakura.params import (
     DECK_SIZE,
     GARDEN_ACTIONS,
     MAX_PLAYERS,
+    MAX_SAKURA,
     PAINTER_ACTIONS,
     TIE_BREAKS,
     VARIANTS,
@@ -26,7 +27,6 @@ from sim.state_layout import Fields
 # DECK_SIZE (60 order numbers) and MAX_PLAYERS (6) are the config's limits, from params.py.
 MAX_PAINTERS = 6       # players, plus the court painter with two players
 HAND_SIZE = 5
-MAX_SAKURA = 8
 START_TOKENS = 5       # RULES.md Setup: each player, and the court painter, starts with 5 tokens
 MAX_ROUNDS = 2000      # safety valve for degenerate decks (not a rule): the game then ends "round_limit"
 

@@ -50,6 +50,10 @@ VARIANTS: tuple[str, ...] = ("court", "tactical")  # two-player game
 BUMP_FROM: tuple[str, ...] = ("emperor", "painter")
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 DECK_SIZE = 60  # order numbers 1..60, once each
+# Ranges (issue 16, item 3): the state holds MAX_SAKURA trees; a path of MAX_PATH spaces (three times its
+# bridges longer with 5-6 players) keeps every position within the logs' int16.
+MAX_SAKURA = 8
+MAX_PATH = 1000
 BRIDGE_SPACES = 3  # with 5 or 6 players each bridge counts as three spaces (R-10)
 DEFAULT_CONFIG: Path = Path(__file__).resolve().parents[2] / "configs" / "sakura" / "base.toml"
 
@@ -181,7 +185,7 @@ def rules_from_mapping(cfg: dict[str, Any], players: int, source: str) -> Sakura
 
 def _board(board: dict[str, Any], file: str) -> tuple[int, int, tuple[int, ...], tuple[int, ...]]:
     """R-10: gate 0, path spaces 1..length; torii before the first sakura; bridges on plain spaces."""
-    length = expect_int(board["length"], file, "board.length", lo=2)
+    length = expect_int(board["length"], file, "board.length", 2, MAX_PATH)
     torii = expect_int(board["torii"], file, "board.torii", 1, length)
     on_path = f"path spaces are 1..{length}"
 
@@ -189,6 +193,9 @@ def _board(board: dict[str, Any], file: str) -> tuple[int, int, tuple[int, ...],
     items = expect_list(board["sakura"], file, key)
     if not items:
         fail(file, key, "must list at least one sakura space")
+    if len(items) > MAX_SAKURA:
+        fail(file, key, f"at most {MAX_SAKURA} sakura spaces (the engine's state holds {MAX_SAKURA}), "
+                        f"got {len(items)}")
     sakura: list[int] = []
     for i, value in enumerate(items):
         ikey = dotted(key, i)
