@@ -30,7 +30,8 @@ def default_out(paths: list[str | os.PathLike[str]]) -> Path:
     return Path("reports") / name
 
 
-def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | None = None) -> Path:
+def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | None = None,
+                 allow_partial: bool = False) -> Path:
     """Read the runs (refusing bad directories first), compute every section, write the report. Each game's
     sections come from its registry entry (`GameSpec.report_sections`, in registry order); a ladder folder
     (`balance ladder`, holding ladder.json) adds its ladder section (analysis.ladder), a profile folder
@@ -38,8 +39,9 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
     ladders = [ladder_report_parts(p, f"ladder_{i}") for i, p in enumerate(q for q in paths if is_ladder(q))]
     profiles = [profile_report_parts(p, f"skill_{i}")
                 for i, p in enumerate(q for q in paths if is_profile(q) and not is_ladder(q))]
-    values_runs = [read_values_run(p) for p in paths if is_values_run(p)]
-    runs = [read_run(p) for p in paths if not is_ladder(p) and not is_profile(p) and not is_values_run(p)]
+    values_runs = [read_values_run(p, allow_partial) for p in paths if is_values_run(p)]
+    runs = [read_run(p, allow_partial) for p in paths
+            if not is_ladder(p) and not is_profile(p) and not is_values_run(p)]
     for run in runs:
         if run.games.empty:
             raise ConfigError(f"{run.path}: the run has no finished games yet")

@@ -11,6 +11,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sim.app.run_dir import RunDirectory
+from sim.app.run_parts import part_name
 from sim.errors import ConfigError
 
 TABLES = ("games", "players", "events")
@@ -29,6 +31,13 @@ class Run:
     events: pd.DataFrame
 
     @property
+    def partial_note(self) -> str:
+        """"partial: N of M games asked" for a run with fewer games than asked ('' when complete)."""
+        asked = int(self.manifest.get("games_asked", 0) or 0)
+        n = len(self.games)
+        return f"partial: {n:,} of {asked:,} games asked" if n < asked else ""
+
+    @property
     def game(self) -> str:
         return self.manifest["game"]
 
@@ -41,12 +50,17 @@ class Run:
                                            str(self.path / "manifest.json"))
 
 
-def read_table(run_dir: str | os.PathLike[str], name: str) -> pd.DataFrame:
-    """One table of a run, all parts as one DataFrame, ordered by game (rows of a game keep their order)."""
+def read_table(run_dir: str | os.PathLike[str], name: str,
+               ranges: list[tuple[int, int]] | None = None) -> pd.DataFrame:
+    """One table of a run as one DataFrame, ordered by game (rows of a game keep their order): the parts
+    of the chunks `ranges` (default: every part there is)."""
     folder = Path(run_dir) / f"{name}.parquet"
     if not folder.is_dir():
         raise ConfigError(f"{run_dir}: not a run directory (no {name}.parquet)")
-    parts = sorted(folder.glob("part-*.parquet"))  # hidden .tmp- files of unfinished chunks are skipped
+    if ranges is None:
+        parts = sorted(folder.glob("part-*.parquet"))  # hidden .tmp- files of unfinished chunks are skipped
+    else:
+        parts = [folder / part_name(a, b) for a, b in sorted(ranges)]
     if not parts:
         return pd.DataFrame()
     # Parts hold consecutive game ranges and are named by them, so in name order the rows are already
@@ -55,7 +69,10 @@ def read_table(run_dir: str | os.PathLike[str], name: str) -> pd.DataFrame:
     return table.to_pandas(types_mapper=_NULLABLE.get)
 
 
-def read_run(run_dir: str | os.PathLike[str]) -> Run:
+def read_run(run_dir: str | os.PathLike[str], allow_partial: bool = False) -> Run:
+    """A run's manifest and tables as one consistent snapshot: the chunks whose parts all three tables
+    hold, listed once (a run being written adds chunks, never half of one), checked against their
+    records (sim/app/run_parts.py): a damaged run is refused naming its parts, unless `allow_partial`."""
     path = Path(run_dir)
     manifest_path = path / "manifest.json"
     if not manifest_path.is_file():
@@ -64,4 +81,8 @@ def read_run(run_dir: str | os.PathLike[str]) -> Run:
         manifest = json.loads(manifest_path.read_text())
     except (OSError, json.JSONDecodeError) as err:
         raise ConfigError(f"{manifest_path}: unreadable manifest ({err})") from None
-    return Run(path, manifest, *(read_table(path, name) for name in TABLES))
+    for name in TABLES:
+        if not (path / f"{name}.parquet").is_dir():
+            raise ConfigError(f"{run_dir}: not a run directory (no {name}.parquet)")
+    ranges = RunDirectory(path, TABLES).intact(allow_partial)
+    return Run(path, manifest, *(read_table(path, name, ranges) for name in TABLES))

@@ -29,7 +29,8 @@ def format_summary(run: Run) -> str:
     n = len(run.games)
     fair = 1 / m["players"]
     lines = [f"{run.path}: {m['game']}, {m['players']} players, agents {','.join(m['agents'])}"
-             f"{' (rotated)' if m['rotate_seats'] else ''}, seed {m['seed']}, {n} games",
+             f"{' (rotated)' if m['rotate_seats'] else ''}, seed {m['seed']}, {n} games"
+             + (f" ({run.partial_note})" if run.partial_note else ""),
              f"  seat  agents            win rate   95% CI            mean score   "
              f"(fair share {100 * fair:.1f}%)"]
     for row in seat_table(run.players).itertuples():

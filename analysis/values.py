@@ -89,15 +89,19 @@ def is_values_run(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-def read_values_run(path: str | os.PathLike[str]) -> ValuesRun:
-    """A values run directory (ConfigError when it is none or holds no finished base game)."""
+def read_values_run(path: str | os.PathLike[str], allow_partial: bool = False) -> ValuesRun:
+    """A values run directory (ConfigError when it is none, holds no finished base game, or has damaged
+    parts and not `allow_partial`: sim/app/run_parts.py)."""
     from analysis.runs import read_table
+    from sim.app.run_dir import RunDirectory
 
     path = Path(path)
     if not is_values_run(path):
         raise ConfigError(f"{path}: not a `balance values` run directory (manifest.json with study = values)")
     manifest = json.loads((path / "manifest.json").read_text())
-    table = read_table(path, "values")
+    if not (path / "values.parquet").is_dir():
+        raise ConfigError(f"{path}: the values run holds no finished base game yet")
+    table = read_table(path, "values", RunDirectory(path, ("values",)).intact(allow_partial))
     if table.empty:
         raise ConfigError(f"{path}: the values run holds no finished base game yet")
     components = pd.DataFrame(manifest["components"])

@@ -100,9 +100,13 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="balance report of run directories (HTML, JSON, CSV)")
     report.add_argument("runs", nargs="+", help="run directories written by simulate")
     report.add_argument("--out", help="report folder (default: reports/<run name>)")
+    report.add_argument("--allow-partial", action="store_true",
+                        help="report on the intact games of a run with damaged parts (default: refuse it)")
 
     summary = sub.add_parser("summary", help="seat win rates and ties of run directories, from their logs")
     summary.add_argument("runs", nargs="+", help="run directories written by simulate")
+    summary.add_argument("--allow-partial", action="store_true",
+                         help="summarise the intact games of a run with damaged parts (default: refuse it)")
 
     ladder = sub.add_parser("ladder", help="strength ladder: each level (random, greedy, MCTS at doubling "
                                            "iterations) against the level below; win share vs 1/N")
@@ -187,9 +191,13 @@ def _play_run(plan, games_asked: int, args: argparse.Namespace, unit: str):
 
         announce_compiling(plan.game, lambda line: print(f"balance: {line}", file=sys.stderr, flush=True))
     with tqdm(total=games_asked, unit=unit, disable=not show, smoothing=0.1, desc=plan.game) as bar:
-        return simulate(plan, games_asked, out, jobs=args.jobs, backend=args.backend,
-                        scheduler=args.scheduler, force=args.force, chunk_size=args.chunk_size,
-                        progress=bar.update, wait=args.wait)
+        result = simulate(plan, games_asked, out, jobs=args.jobs, backend=args.backend,
+                          scheduler=args.scheduler, force=args.force, chunk_size=args.chunk_size,
+                          progress=bar.update, wait=args.wait)
+    if result.damaged:
+        print(f"balance: {len(result.damaged)} damaged part(s) moved to {result.quarantined} and their games "
+              f"played again: {'; '.join(result.damaged)}", file=sys.stderr)
+    return result
 
 
 def _start(args: argparse.Namespace, game: str) -> None:
@@ -243,7 +251,7 @@ def _report(args: argparse.Namespace) -> int:
     from analysis.report import build_report
 
     started = time.perf_counter()
-    page = build_report(args.runs, args.out)
+    page = build_report(args.runs, args.out, allow_partial=args.allow_partial)
     print(f"report written in {time.perf_counter() - started:.1f} s: {page}")
     return 0
 
@@ -254,7 +262,8 @@ def _summary(args: argparse.Namespace) -> int:
     from analysis.values import format_values, is_values_run, read_values_run
 
     # refuse any bad directory before printing anything; a `balance values` run prints its values
-    runs = [read_values_run(path) if is_values_run(path) else read_run(path) for path in args.runs]
+    runs = [read_values_run(path, args.allow_partial) if is_values_run(path) else
+            read_run(path, args.allow_partial) for path in args.runs]
     print("\n\n".join(format_values(run) if is_values_run(run.path) else format_summary(run) for run in runs))
     return 0
 

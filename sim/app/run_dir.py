@@ -14,6 +14,16 @@ import shutil
 from pathlib import Path
 
 from sim.app.run_lock import LOCK_NAME
+from sim.app.run_parts import (
+    RECORDS,
+    Damage,
+    adopt_unrecorded,
+    damaged,
+    quarantine,
+    read_records,
+    record_chunk,
+    rows_of,
+)
 from sim.errors import ConfigError
 
 TABLES = ("events", "players", "games")  # write order: games last marks a chunk finished
@@ -95,10 +105,37 @@ class RunDirectory:
             staged.append((tmp, folder / name_of))
         for tmp, final in staged:  # games last: its presence marks the chunk finished
             os.replace(tmp, final)
+        record_chunk(self.path, start, end, {name: rows_of(parts[name]) for name in self.tables})
+
+    def repair(self) -> tuple[list[Damage], Path | None]:
+        """The writer's check before it plans (sim/app/run_parts.py): damaged chunks' parts are moved to
+        quarantine/ (their games are then missing and get played again) and finished chunks without a
+        record are recorded. Returns the damage found and the quarantine folder (None: nothing moved)."""
+        finished = self.finished()
+        damage = damaged(self.path, self.tables, finished, read_records(self.path))
+        bad = {(d.start, d.end) for d in damage}
+        folder = quarantine(self.path, self.tables, bad)
+        adopt_unrecorded(self.path, self.tables, [r for r in finished if r not in bad])
+        return damage, folder
+
+    def intact(self, allow_partial: bool = False) -> list[tuple[int, int]]:
+        """The finished chunks a reader may use, checked against their records: a damaged run is refused
+        (ConfigError naming the parts) unless `allow_partial`, which leaves the damaged chunks out."""
+        finished = self.finished()
+        damage = damaged(self.path, self.tables, finished, read_records(self.path))
+        if damage and not allow_partial:
+            shown = "; ".join(d.text() for d in damage[:5]) + (f"; and {len(damage) - 5} more"
+                                                                if len(damage) > 5 else "")
+            raise ConfigError(f"{self.path}: damaged run, {len(damage)} part(s): {shown}. `balance simulate` "
+                              "with the run's arguments moves them to quarantine/ and plays their games "
+                              "again; or pass --allow-partial to use the intact games")
+        bad = {(d.start, d.end) for d in damage}
+        return [r for r in finished if r not in bad]
 
     def remove_run(self) -> None:
         for name in {*TABLES, *self.tables}:
             shutil.rmtree(self.table_dir(name), ignore_errors=True)
+        (self.path / RECORDS).unlink(missing_ok=True)
         self.manifest_path.unlink(missing_ok=True)
 
 

@@ -14,7 +14,7 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
 
@@ -272,6 +272,8 @@ class SimulateResult:
     played: int
     already: int
     seconds: float
+    damaged: list[str] = field(default_factory=list)  # parts found damaged, moved aside and replayed
+    quarantined: Path | None = None
 
 
 def simulate(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int = 1, backend: str = "loky",
@@ -292,12 +294,14 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
     client = connect_dask(scheduler, jobs) if backend == "dask" else None
     try:
         run_dir.clean_unfinished()
+        damage, quarantined = run_dir.repair()  # a damaged chunk's games are missing now: played again
         done = run_dir.finished()
         already = sum(min(b, games) - a for a, b in done if a < games)
         todo = missing_ranges(done, games, jobs, chunk_size, smallest=plan.smallest_chunk())
         manifest = manifest or {**plan.identity(), **plan.manifest_extra(), "created": time.time(),
                                 "sessions": [], "wall_time_s": 0.0}
-        manifest.update(games_asked=max(games, manifest.get("games_asked", 0)), games_finished=already,
+        manifest.update(games_asked=max(games, manifest.get("games_asked", 0)),
+                        games_finished=sum(b - a for a, b in done),  # all on disk, also past `games`
                         config_path=plan.config_path, package_versions=_versions())
         run_dir.write_manifest(manifest)
         start = time.perf_counter()
@@ -316,7 +320,8 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
                 manifest["sessions"].append({"started": time.time() - seconds, "seconds": round(seconds, 3),
                                              "games_played": played, "jobs": jobs, "backend": backend})
                 run_dir.write_manifest(manifest)
-        return SimulateResult(run_dir.path, played, already, time.perf_counter() - start)
+        return SimulateResult(run_dir.path, played, already, time.perf_counter() - start,
+                              [d.text() for d in damage], quarantined)
     finally:
         if client is not None:
             cluster = getattr(client, "cluster", None)

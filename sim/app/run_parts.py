@@ -1,0 +1,130 @@
+"""What a run directory's parts should hold, and whether they do (issue 16, item 2).
+
+Every chunk, once its parts are renamed into place, is recorded in `chunks.jsonl`: its game range and each
+table's row count, one JSON line appended by the run's one writer (sim/app/run_lock.py). A reader checks
+the recorded chunks against the parts (present, readable, the recorded rows), so a truncated or deleted
+part is reported by name instead of a traceback or a silently smaller sample; the writer moves a damaged
+chunk's parts aside to `quarantine/` and plays its games again. A chunk finished but not recorded (a run
+written before the record existed, or one killed between its rename and its record) is checked by
+reading its parts' footers and recorded then.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+RECORDS = "chunks.jsonl"
+QUARANTINE = "quarantine"
+
+
+def part_name(start: int, end: int) -> str:
+    return f"part-{start:010d}-{end:010d}.parquet"
+
+
+def rows_of(data: bytes) -> int:
+    """The rows of a part's Parquet bytes (from its footer)."""
+    return pq.ParquetFile(io.BytesIO(data)).metadata.num_rows
+
+
+def footer_rows(path: Path) -> int | None:
+    """The rows a part's footer says it holds, or None when it cannot be read (missing, truncated)."""
+    try:
+        return pq.read_metadata(path).num_rows
+    except (OSError, pa.ArrowException):
+        return None
+
+
+@dataclass(frozen=True)
+class Damage:
+    """A chunk whose parts do not hold what was recorded: which part and what is wrong."""
+
+    start: int
+    end: int
+    table: str
+    what: str
+
+    def text(self) -> str:
+        return f"{self.table}.parquet/{part_name(self.start, self.end)} {self.what}"
+
+
+def read_records(run: Path) -> dict[tuple[int, int], dict[str, int]]:
+    """The recorded chunks: (start, end) -> rows per table. A last line cut short by a kill is ignored."""
+    path = run / RECORDS
+    if not path.is_file():
+        return {}
+    out: dict[tuple[int, int], dict[str, int]] = {}
+    for line in path.read_text().splitlines():
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        out[(int(item["start"]), int(item["end"]))] = {k: int(v) for k, v in item["rows"].items()}
+    return out
+
+
+def record_chunk(run: Path, start: int, end: int, rows: dict[str, int]) -> None:
+    with open(run / RECORDS, "a") as f:
+        f.write(json.dumps({"start": start, "end": end, "rows": rows}) + "\n")
+
+
+def damaged(run: Path, tables: tuple[str, ...], finished: list[tuple[int, int]],
+            records: dict[tuple[int, int], dict[str, int]]) -> list[Damage]:
+    """Every part of a recorded chunk that is missing, unreadable or holds other rows than recorded, and
+    every part of a finished, unrecorded chunk that cannot be read."""
+    out: list[Damage] = []
+    for (start, end), rows in sorted(records.items()):
+        for table in tables:
+            path = run / f"{table}.parquet" / part_name(start, end)
+            if not path.is_file():
+                out.append(Damage(start, end, table, "is missing"))
+                continue
+            found = footer_rows(path)
+            if found is None:
+                out.append(Damage(start, end, table, "cannot be read (truncated or corrupt)"))
+            elif table in rows and found != rows[table]:
+                out.append(Damage(start, end, table, f"holds {found} rows, {rows[table]} recorded"))
+    for start, end in finished:
+        if (start, end) in records:
+            continue
+        for table in tables:
+            if footer_rows(run / f"{table}.parquet" / part_name(start, end)) is None:
+                out.append(Damage(start, end, table, "cannot be read (truncated or corrupt)"))
+    return out
+
+
+def quarantine(run: Path, tables: tuple[str, ...], ranges: set[tuple[int, int]]) -> Path | None:
+    """Move every part of these chunks into quarantine/<time>/ and drop their records: the next writer
+    plays their games again. Returns the folder (None when there was nothing to move)."""
+    if not ranges:
+        return None
+    folder = run / QUARANTINE / time.strftime("%Y%m%d-%H%M%S")
+    for table in tables:
+        for start, end in sorted(ranges):
+            path = run / f"{table}.parquet" / part_name(start, end)
+            if path.exists():
+                (folder / f"{table}.parquet").mkdir(parents=True, exist_ok=True)
+                os.replace(path, folder / f"{table}.parquet" / path.name)
+    kept = {k: v for k, v in read_records(run).items() if k not in ranges}
+    tmp = run / f".{RECORDS}.tmp"
+    tmp.write_text("".join(json.dumps({"start": a, "end": b, "rows": rows}) + "\n"
+                           for (a, b), rows in sorted(kept.items())))
+    os.replace(tmp, run / RECORDS)
+    return folder
+
+
+def adopt_unrecorded(run: Path, tables: tuple[str, ...], finished: list[tuple[int, int]]) -> None:
+    """Record the finished chunks that have no record yet (their parts already checked readable)."""
+    records = read_records(run)
+    for start, end in finished:
+        if (start, end) not in records:
+            rows = {t: footer_rows(run / f"{t}.parquet" / part_name(start, end)) for t in tables}
+            if all(r is not None for r in rows.values()):
+                record_chunk(run, start, end, rows)  # type: ignore[arg-type]
