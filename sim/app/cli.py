@@ -9,7 +9,7 @@ import sys
 import time
 
 from sim import games
-from sim.errors import ConfigError
+from sim.errors import ConfigError, RunFailed
 
 
 def _version() -> str:
@@ -345,6 +345,13 @@ def main(argv: list[str] | None = None) -> int:
         return _bench(args)
     except ConfigError as err:
         print(f"balance: {err}", file=sys.stderr)
+        return 2
+    except RunFailed as err:
+        print(f"balance: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:  # a read-only place, a file where a folder should be, a full disk: one line
+        print(f"balance: {err.filename or ''}{': ' if err.filename else ''}{err.strerror or err}",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("balance: interrupted", file=sys.stderr)

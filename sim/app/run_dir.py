@@ -97,12 +97,17 @@ class RunDirectory:
     def write_chunk(self, start: int, end: int, parts: dict[str, bytes]) -> None:
         name_of = f"part-{start:010d}-{end:010d}.parquet"
         staged = []
-        for name in self.tables:
-            folder = self.table_dir(name)
-            folder.mkdir(parents=True, exist_ok=True)
-            tmp = folder / f".tmp-{name_of}"
-            tmp.write_bytes(parts[name])  # a rename is atomic for a killed process; no fsync needed
-            staged.append((tmp, folder / name_of))
+        try:
+            for name in self.tables:
+                folder = self.table_dir(name)
+                folder.mkdir(parents=True, exist_ok=True)
+                tmp = folder / f".tmp-{name_of}"
+                staged.append((tmp, folder / name_of))
+                tmp.write_bytes(parts[name])  # a rename is atomic for a killed process; no fsync needed
+        except OSError:
+            for tmp, _final in staged:  # a full disk or a read-only folder leaves no .tmp- file behind
+                tmp.unlink(missing_ok=True)
+            raise
         for tmp, final in staged:  # games last: its presence marks the chunk finished
             os.replace(tmp, final)
         record_chunk(self.path, start, end, {name: rows_of(parts[name]) for name in self.tables})

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -22,7 +23,7 @@ from sim import games
 from sim.agent_spec import agent_arrays, check_models, parse_agents, parse_spec, resolved
 from sim.app.run_dir import TABLES, RunDirectory, check_directory, refuse_foreign
 from sim.app.run_lock import RunLock
-from sim.errors import ConfigError
+from sim.errors import ConfigError, RunFailed
 
 # numpy, numba and pyarrow load lazily, in play_chunk: the parent only validates and plans until its
 # first chunk, so its workers (prestart_workers) start as early as possible.
@@ -120,23 +121,27 @@ def missing_ranges(done: list[tuple[int, int]], games: int, jobs: int,
     close together; for the fast agents smaller parts would cost more than their time saves (a part's
     fixed Parquet overhead is about 4 kB), but a searching agent takes seconds a game, and small chunks
     keep both the jobs busy and an interrupted run's losses small."""
-    covered = bytearray(games)
-    for a, b in done:
-        covered[a:min(b, games)] = b"\x01" * (min(b, games) - a)
-    remaining = games - sum(covered)
+    # the gaps between the finished ranges, walked as intervals: no per-game array, so any --games that
+    # passes check_budget plans in constant memory
+    gaps = []
+    pos = 0
+    for a, b in sorted(done):
+        a, b = min(a, games), min(b, games)
+        if a > pos:
+            gaps.append((pos, a))
+        pos = max(pos, b)
+    if pos < games:
+        gaps.append((pos, games))
+    remaining = sum(b - a for a, b in gaps)
     out = []
-    i = 0
-    while i < games:
-        if covered[i]:
-            i += 1
-            continue
-        size = chunk or max(smallest, min(10000, -(-remaining // (4 * jobs))))
-        j = i
-        while j < games and not covered[j] and j - i < size:
-            j += 1
-        out.append((i, j))
-        remaining -= j - i
-        i = j
+    for a, b in gaps:
+        i = a
+        while i < b:
+            size = chunk or max(smallest, min(10000, -(-remaining // (4 * jobs))))
+            j = min(b, i + size)
+            out.append((i, j))
+            remaining -= j - i
+            i = j
     return out
 
 
@@ -282,6 +287,7 @@ def simulate(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int =
     """Play the games of `plan` missing from run directory `out` (up to `games`), holding the directory's
     lock throughout (sim/app/run_lock.py: a second writer is refused, or with `wait` waits its turn)."""
     refuse_foreign(RunDirectory(out, plan.tables))
+    check_budget(plan, games, Path(out))
     with RunLock(out, wait=wait):
         return _simulate_locked(plan, games, out, jobs, backend, scheduler, force, chunk_size, progress)
 
@@ -307,19 +313,29 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
         start = time.perf_counter()
         played = 0
         if todo:
+            failure: OSError | None = None
             try:
                 for a, b, parts in run_chunks(plan, todo, jobs, backend):
                     run_dir.write_chunk(a, b, parts)
                     played += b - a
                     if progress:
                         progress(b - a)
+            except OSError as err:
+                failure = err
             finally:
                 seconds = time.perf_counter() - start
                 manifest["games_finished"] = sum(b - a for a, b in run_dir.finished())
                 manifest["wall_time_s"] = manifest.get("wall_time_s", 0.0) + seconds
                 manifest["sessions"].append({"started": time.time() - seconds, "seconds": round(seconds, 3),
                                              "games_played": played, "jobs": jobs, "backend": backend})
-                run_dir.write_manifest(manifest)
+                try:
+                    run_dir.write_manifest(manifest)
+                except OSError as err:  # the disk that stopped the run may refuse this too: say the first
+                    failure = failure or err
+            if failure is not None:
+                raise RunFailed(f"{failure.filename or run_dir.path}: {failure.strerror or failure}; the run "
+                                f"stopped after {manifest['games_finished']:,} finished games, which are "
+                                "safe: run the same command again to play the rest") from None
         return SimulateResult(run_dir.path, played, already, time.perf_counter() - start,
                               [d.text() for d in damage], quarantined)
     finally:
@@ -328,6 +344,23 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
             client.close()
             if cluster is not None:
                 cluster.close()
+
+
+#: what the logs of one game cost on disk, generously (self-play measures under 200 bytes a game,
+#: tests/test_runner.py; a values base game logs every arm of every component)
+LOG_BYTES = {"simulate": 400, "values": 40_000}
+
+
+def check_budget(plan: RunPlan, games: int, out: Path) -> None:
+    """Refuse (ConfigError), before anything is written, a --games whose logs cannot fit on the disk."""
+    run_dir = RunDirectory(out, plan.tables)
+    on_disk = sum(min(b, games) - a for a, b in run_dir.finished() if a < games) if out.is_dir() else 0
+    place = next(p for p in (out, *out.absolute().parents) if p.exists())
+    free = shutil.disk_usage(place).free
+    need = (games - on_disk) * LOG_BYTES.get(plan.study, 400)
+    if need > free:
+        raise ConfigError(f"--games {games:,}: its logs need about {need / 1e9:,.1f} GB and {place} has "
+                          f"{free / 1e9:,.1f} GB free; ask for fewer games")
 
 
 def default_out(plan: RunPlan) -> Path:

@@ -1,0 +1,65 @@
+"""Machine failures are one line, not a traceback (issue 16, items 3 and 4): a --games whose logs cannot fit
+is refused before anything is written; an --out or report --out where a file stands, exit 2; a disk that
+fills mid-run stops it with exit 1 after the finished chunks are safe and the manifest is true, with no
+.tmp- file left, and the same command then plays the rest."""
+
+from __future__ import annotations
+
+import errno
+import json
+from pathlib import Path
+
+import pytest
+
+from sim.app.runner import plan_run
+from sim.app.runner import simulate as simulate_plan
+from sim.errors import RunFailed
+from tests.test_run_integrity import ARGS, balance
+from tests.test_runner import KAMAKURA, assert_same_tables, simulate
+
+
+def one_line(done, code: int, *words: str) -> None:
+    assert done.returncode == code and "Traceback" not in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and all(w in done.stderr for w in words), done.stderr
+
+
+def test_games_beyond_the_disk_are_refused_before_anything_is_written(tmp_path: Path) -> None:
+    out = tmp_path / "huge"
+    one_line(simulate(*ARGS, "--games", "10000000000000", "--out", str(out)), 2, "--games 10,000,000,000,000",
+             "GB free")
+    assert not out.exists()
+
+
+def test_a_file_where_a_folder_should_be(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    one_line(simulate(*ARGS, "--games", "100", "--out", str(blocker / "run")), 2, str(blocker))
+    run = tmp_path / "run"
+    assert simulate(*ARGS, "--games", "200", "--out", str(run)).returncode == 0
+    one_line(balance("report", str(run), "--out", str(blocker)), 2, str(blocker))
+    assert blocker.read_text() == "x"
+
+
+def test_a_full_disk_mid_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = tmp_path / "whole"
+    assert simulate(*ARGS, "--games", "1000", "--out", str(whole)).returncode == 0
+    plan = plan_run(KAMAKURA, 3, "random", 3, False)
+    real = Path.write_bytes
+
+    def fills_up(self: Path, data: bytes) -> int:
+        # the third chunk's events part is written, then the disk is full at its players part
+        if self.name == ".tmp-part-0000000400-0000000600.parquet" and self.parent.name == "players.parquet":
+            raise OSError(errno.ENOSPC, "No space left on device", str(self))
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", fills_up)
+    run = tmp_path / "run"
+    with pytest.raises(RunFailed, match="No space left on device; the run stopped after 400 finished games"):
+        simulate_plan(plan, 1000, run, jobs=1, chunk_size=200)
+    monkeypatch.setattr(Path, "write_bytes", real)
+    assert not list(run.rglob(".tmp-*"))  # the half-written chunk's events part went with it
+    assert json.loads((run / "manifest.json").read_text())["games_finished"] == 400
+    again = simulate(*ARGS, "--games", "1000", "--out", str(run))
+    assert again.returncode == 0 and "600 games played (400 were already there)" in again.stdout
+    assert not list(run.rglob(".tmp-*"))
+    assert_same_tables(whole, run)
