@@ -101,3 +101,19 @@ def test_reading_a_run_while_it_is_written_gives_one_snapshot(tmp_path: Path) ->
     finally:
         proc.wait(timeout=600)
     assert proc.returncode == 0 and reads >= 3
+
+
+def test_a_lost_manifest_is_rebuilt_from_the_parts_with_force(tmp_path: Path) -> None:
+    """Issue 16, item 6: parts without manifest.json are refused (exit 2, saying how to recover); --force
+    with other arguments is refused too (a replayed chunk differs), and with the run's own arguments
+    rebuilds the manifest and goes on."""
+    whole = made(tmp_path, "whole")
+    run = made(tmp_path, "run", 600)
+    (run / "manifest.json").unlink()
+    refused(simulate(*ARGS, "--games", "1000", "--out", str(run)), "manifest.json is missing", "--force")
+    other = [a if a != "3" or i != ARGS.index("--seed") + 1 else "4" for i, a in enumerate(ARGS)]
+    refused(simulate(*other, "--games", "1000", "--out", str(run), "--force"), "were not made by this")
+    assert not (run / "manifest.json").exists() and len(list((run / "games.parquet").iterdir())) == 3
+    again = simulate(*ARGS, "--games", "1000", "--out", str(run), "--force")
+    assert again.returncode == 0 and "400 games played (600 were already there)" in again.stdout, again.stderr
+    assert_same_tables(whole, run)

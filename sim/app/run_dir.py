@@ -149,7 +149,7 @@ def refuse_foreign(run_dir: RunDirectory) -> None:
     checked before the run's lock is taken, so that nothing is written into such a place."""
     if run_dir.path.exists() and not run_dir.path.is_dir():
         raise ConfigError(f"{run_dir.path}: --out is a file, not a run directory")
-    if not run_dir.manifest_path.exists() and run_dir.path.exists() and any(
+    if not run_dir.manifest_path.exists() and run_dir.path.exists() and not run_dir.finished() and any(
             p.name != LOCK_NAME for p in run_dir.path.iterdir()):
         raise ConfigError(f"{run_dir.path}: --out is a non-empty folder that is not a run directory "
                           "(no manifest.json); choose another --out")
@@ -162,6 +162,10 @@ def check_directory(run_dir: RunDirectory, identity: dict, force: bool) -> dict 
     refuse_foreign(run_dir)
     manifest = run_dir.read_manifest()
     if manifest is None:
+        if run_dir.finished() and not force:
+            raise ConfigError(f"{run_dir.path}: the run's manifest.json is missing but its parts are there; "
+                              "run the same command with --force to rebuild the manifest from them (checked "
+                              "by replaying one chunk)")
         return None
     ours = identity
     theirs = {key: manifest.get(key, _ABSENT.get(key)) for key in IDENTITY}

@@ -23,6 +23,7 @@ from sim import games
 from sim.agent_spec import agent_arrays, check_models, parse_agents, parse_spec, resolved
 from sim.app.run_dir import TABLES, RunDirectory, check_directory, refuse_foreign
 from sim.app.run_lock import RunLock
+from sim.app.run_parts import part_name
 from sim.errors import ConfigError, RunFailed
 
 # numpy, numba and pyarrow load lazily, in play_chunk: the parent only validates and plans until its
@@ -297,6 +298,8 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
                      progress: Callable[[int], None] | None) -> SimulateResult:
     run_dir = RunDirectory(out, plan.tables)
     manifest = check_directory(run_dir, plan.identity(), force)
+    if manifest is None and run_dir.finished():
+        recover_manifest(plan, run_dir)  # --force on parts without their manifest (issue 16, item 6)
     client = connect_dask(scheduler, jobs) if backend == "dask" else None
     try:
         run_dir.clean_unfinished()
@@ -344,6 +347,24 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
             client.close()
             if cluster is not None:
                 cluster.close()
+
+
+def recover_manifest(plan: RunPlan, run_dir: RunDirectory) -> None:
+    """Parts without their manifest: replay the smallest finished chunk under `plan` and compare its tables
+    with the parts on disk. The same: the parts are this plan's, and the run goes on (a new manifest is
+    written from the plan, with every finished game counted). Different: ConfigError, nothing touched."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    start, end = min(run_dir.finished(), key=lambda r: (r[1] - r[0], r[0]))
+    _, _, parts = play_chunk(plan, start, end)
+    for name in plan.tables:
+        on_disk = pq.read_table(run_dir.table_dir(name) / part_name(start, end))
+        if not on_disk.equals(pq.read_table(io.BytesIO(parts[name]))):
+            raise ConfigError(f"{run_dir.path}: its parts were not made by this config, players, agents and "
+                              f"seed (games {start}..{end - 1} replay differently); give the arguments of "
+                              "the run that made them")
 
 
 #: what the logs of one game cost on disk, generously (self-play measures under 200 bytes a game,
