@@ -101,3 +101,47 @@ def test_a_sweep_folder_has_one_writer(tmp_path: Path) -> None:
         except ConfigError as err:
             assert "another balance process" in str(err)
     assert not (tmp_path / "sweep" / "sweep.json").exists()  # the refused sweep wrote nothing
+
+
+def _descendants(pid: int) -> set[int]:
+    out: set[int] = set()
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            try:
+                kids = {int(x) for x in (task / "children").read_text().split()}
+            except OSError:
+                continue
+            todo += sorted(kids - out)
+            out |= kids
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_a_killed_runner_leaves_no_worker_alive(tmp_path: Path) -> None:
+    """Issue 16, item 4: kill -9 of a `--jobs 2` run (the runner only, not its process group): its loky
+    workers watch it and are gone within 5 s."""
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "sim", "simulate", *ARGS[:-4], "--jobs", "2", "--games",
+                             "200000", "--out", str(out), "--quiet"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    wait_for_holder(out, proc)
+    deadline = time.time() + 120
+    while time.time() < deadline and not (out / "games.parquet").is_dir():
+        time.sleep(0.1)  # the workers are playing
+    children = _descendants(proc.pid)
+    assert children, "a --jobs 2 run has worker processes"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    deadline = time.time() + 5
+    while time.time() < deadline and any(_alive(c) for c in children):
+        time.sleep(0.1)
+    assert not [c for c in children if _alive(c)], "workers outlived their runner by more than 5 s"

@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -112,6 +113,7 @@ def plan_rules(plan: RunPlan):
 
 def play_chunk(plan: RunPlan, start: int, end: int) -> tuple[int, int, dict[str, bytes]]:
     """Play chunk start..end-1 of a plan and return its tables as Parquet bytes (runs in a worker)."""
+    watch_runner()
     return start, end, plan.play(start, end)
 
 
@@ -158,8 +160,41 @@ def _versions() -> dict[str, str]:
 
 
 # ---- execution -----------------------------------------------------------------------------------------
+_RUNNER_PID = "BALANCE_RUNNER_PID"  # set by the process that starts the workers; they inherit it
+_watching = False
+
+
+def watch_runner() -> None:
+    """In a loky worker (its environment names the runner, _worker_env): exit within half a second once
+    the runner that started it is gone (a kill -9 of `balance simulate` would otherwise leave loky workers
+    and their resource tracker alive for 40 s or more). Does nothing in the runner itself."""
+    global _watching
+    runner = int(os.environ.get(_RUNNER_PID, "0") or 0)
+    if _watching or runner in (0, os.getpid()):
+        return
+    _watching = True
+
+    def watch() -> None:
+        while True:
+            try:
+                os.kill(runner, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:
+                pass  # alive, someone else's: cannot happen for our own parent, kept harmless
+            time.sleep(0.5)
+
+    threading.Thread(target=watch, name="watch-runner", daemon=True).start()
+
+
+def _worker_env() -> dict[str, str]:
+    """The environment the loky workers get: the pid they watch (watch_runner)."""
+    return {_RUNNER_PID: str(os.getpid())}
+
+
 def _warm_worker(game: str) -> None:
     """Import a game's kernels and load them from numba's cache (or compile them) in a worker."""
+    watch_runner()
     spec = games.spec(game)
     rules = spec.default_rules(spec.min_players)
     from sim.rng import game_seeds
@@ -174,7 +209,7 @@ def prestart_workers(jobs: int, game: str | None) -> None:
         return
     from joblib.externals.loky import get_reusable_executor
 
-    executor = get_reusable_executor(max_workers=jobs - 1)
+    executor = get_reusable_executor(max_workers=jobs - 1, env=_worker_env())
     for _ in range(jobs - 1):
         executor.submit(_warm_worker, game)
 
@@ -223,7 +258,7 @@ def run_chunks(plan: RunPlan, chunks: list[tuple[int, int]], jobs: int,
 
     from joblib.externals.loky import get_reusable_executor
 
-    executor = get_reusable_executor(max_workers=jobs - 1)
+    executor = get_reusable_executor(max_workers=jobs - 1, env=_worker_env())
     lock = threading.Lock()
     results: queue.Queue = queue.Queue()
     stop = threading.Event()
