@@ -85,7 +85,7 @@ class ValuesStudy:
 
     def columns_in(self, available: Any) -> dict[str, str]:
         """`player_columns` (players-table column -> the name `shares` takes it by) that a table has: logs
-        written before a column existed (Kamakura's last_turn, R-20) still re-score under the rules that
+        written before a column existed (a game's newer re-scoring column) still re-score under the rules that
         do not need it."""
         return {k: v for k, v in self.player_columns if k in available}
 

@@ -41,7 +41,7 @@ def compile_all(say=print) -> None:
             for name in spec.agents:
                 out = str(Path(tmp) / f"{game}-{name}")
                 runs.append(["simulate", config, "--players", players, "--agents", _agent_text(game, name),
-                             "--games", "2", "--jobs", "1", "--out", out])
+                             "--games", "2", "--jobs", "1", "--out", out, "--quiet"])
             if spec.values is not None:
                 runs.append(["values", config, "--players", players, "--agents", "greedy", "--games", "1",
                              "--jobs", "1", "--quiet", "--out", str(Path(tmp) / f"{game}-values")])
