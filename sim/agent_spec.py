@@ -77,7 +77,7 @@ def parse_spec(spec: str, game: str, extra_names: tuple[str, ...] = ()) -> Agent
             number = kind(value)
         except ValueError:
             raise ConfigError(f"--agents: {name}:{key} must be {kind.__name__}, got {value!r}") from None
-        if not math.isfinite(number):  # nan passes every comparison below, inf breaks the search's arithmetic
+        if isinstance(number, float) and not math.isfinite(number):  # nan passes every comparison below
             raise ConfigError(f"--agents: {name}:{key} must be a finite number, got {value!r}")
         lowest = kind_of.lowest.get(key) if kind_of else None
         if lowest is not None and number < lowest:

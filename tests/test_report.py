@@ -76,7 +76,7 @@ def test_summary_json(report: Path) -> None:
     assert {"seat", "win_rate", "ci_low", "ci_high"} <= set(summary["seats"][0])
     assert {"value", "ci_low", "ci_high"} <= set(summary["start_player_advantage"])
     assert {"top_tied_rate", "decided_by_tiebreak_rate"} <= set(summary["ties"])
-    assert set(summary["tiebreak_rescoring"]) == {"last_in_order", "first_in_order", "shared"}
+    assert set(summary["tiebreak_rescoring"]) == {"last_in_order", "first_in_order", "shared", "last_to_play"}
     assert all(len(v) == 3 for v in summary["tiebreak_rescoring"].values())
     chit_keys = {"colour", "icons", "claim_rate", "win_added", "ci_low", "ci_high"}
     assert chit_keys <= set(summary["chit_values"][0])
