@@ -288,13 +288,14 @@ def write_report(sections: list[Section], runs: list[Run], labels: list[str], su
             f"Intervals are 95%.</p><ul>"]
     for label, run in zip(labels, runs, strict=True):
         m = run.manifest
+        readings = readings_text(run)
         body.append(f"<li><b>{html.escape(label)}</b>: {html.escape(str(run.path))} — {m['game']}, "
                     f"{m['players']} players, agents {html.escape(','.join(m['agents']))}"
                     f"{' (seats rotated)' if m.get('rotate_seats') else ''}, seed {m['seed']}, "
                     f"n = {len(run.games):,} games"
                     + (f" (<b>{run.partial_note}</b>)" if run.partial_note else "")
                     + f", config {m['config_hash']}"
-                    + (f"; rules read as {html.escape(readings_text(run))}" if readings_text(run) else "")
+                    + (f"; rules read as {html.escape(readings)}" if readings else "")
                     + "</li>")
     body.append("</ul>")
     body += [f"<p class='note'><b>Reconstructed.</b> {html.escape(note)}</p>"

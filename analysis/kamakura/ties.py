@@ -62,9 +62,6 @@ def rescore_ties(players: pd.DataFrame, rules: Iterable[str] = TIE_RULES,
     `analysis.ties.rule_changes` against `reference` (default: the first rule; a report passes the run's
     configured rule): ``win_rate_change, change_ci_low, change_ci_high``, paired over the games."""
     pg = player_games(players)
-    if "last_turn" not in players.columns:  # logs written before R-20's column: the other rules only
-        rules = [rule for rule in rules if rule != "last_to_play"]
-    rules = list(rules)
     k = pg.seats
     score = np.full((len(pg.game_ids), k), np.nan)
     score[pg.game, pg.seat] = pg.score
@@ -72,6 +69,8 @@ def rescore_ties(players: pd.DataFrame, rules: Iterable[str] = TIE_RULES,
     if "last_turn" in players.columns:
         columns = {"last_turn": np.full((len(pg.game_ids), k), np.nan)}
         columns["last_turn"][pg.game, pg.seat] = floats(pg.frame["last_turn"])
+    # logs written before R-20's column re-score under the other rules only
+    rules = [rule for rule in rules if columns is not None or rule != "last_to_play"]
     games = np.bincount(pg.seat, minlength=k)
     rows = []
     matrices: dict[str, np.ndarray] = {}

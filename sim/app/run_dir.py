@@ -73,6 +73,10 @@ class RunDirectory:
             done &= self.parts(name)
         return sorted(done)
 
+    def finished_within(self, games: int) -> int:
+        """How many of games 0..games-1 are finished."""
+        return sum(min(b, games) - a for a, b in self.finished() if a < games)
+
     def finished_games(self) -> int:
         """Games 0..k-1 all finished: k (0 when there is none)."""
         covered = 0

@@ -160,7 +160,7 @@ def _versions() -> dict[str, str]:
 
 
 # ---- execution -----------------------------------------------------------------------------------------
-_RUNNER_PID = "BALANCE_RUNNER_PID"  # set by the process that starts the workers; they inherit it
+_RUNNER_PID = "BALANCE_RUNNER_PID"  # the runner's pid, in its loky workers' environment (_worker_env)
 _watching = False
 
 
@@ -180,8 +180,6 @@ def watch_runner() -> None:
                 os.kill(runner, 0)
             except ProcessLookupError:
                 os._exit(1)
-            except PermissionError:
-                pass  # alive, someone else's: cannot happen for our own parent, kept harmless
             time.sleep(0.5)
 
     threading.Thread(target=watch, name="watch-runner", daemon=True).start()
@@ -340,7 +338,7 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
         run_dir.clean_unfinished()
         damage, quarantined = run_dir.repair()  # a damaged chunk's games are missing now: played again
         done = run_dir.finished()
-        already = sum(min(b, games) - a for a, b in done if a < games)
+        already = run_dir.finished_within(games)
         todo = missing_ranges(done, games, jobs, chunk_size, smallest=plan.smallest_chunk())
         manifest = manifest or {**plan.identity(), **plan.manifest_extra(), "created": time.time(),
                                 "sessions": [], "wall_time_s": 0.0}
@@ -410,7 +408,7 @@ LOG_BYTES = {"simulate": 400, "values": 40_000}
 def check_budget(plan: RunPlan, games: int, out: Path) -> None:
     """Refuse (ConfigError), before anything is written, a --games whose logs cannot fit on the disk."""
     run_dir = RunDirectory(out, plan.tables)
-    on_disk = sum(min(b, games) - a for a, b in run_dir.finished() if a < games) if out.is_dir() else 0
+    on_disk = run_dir.finished_within(games) if out.is_dir() else 0
     place = next(p for p in (out, *out.absolute().parents) if p.exists())
     free = shutil.disk_usage(place).free
     need = (games - on_disk) * LOG_BYTES.get(plan.study, 400)
