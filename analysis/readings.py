@@ -12,7 +12,7 @@ from typing import Any
 
 from analysis.runs import Run
 from sim import games
-from sim.config import load_toml
+from sim.config import get_path, load_toml, parse_key
 
 
 def rule_readings(run: Run) -> dict[str, Any]:
@@ -37,13 +37,12 @@ def _default_mapping(config: Path) -> dict[str, Any]:
     return merged
 
 
-def _at(mapping: dict[str, Any], dotted: str) -> Any:
-    value: Any = mapping
-    for part in dotted.split("."):
-        if not isinstance(value, dict) or part not in value:
-            return None
-        value = value[part]
-    return value
+def _at(mapping: dict[str, Any], key: str) -> Any:
+    """The value at a dotted key of a config table, None when it is not there."""
+    try:
+        return get_path(mapping, parse_key(key, "the registry", "reconstructed"))
+    except (KeyError, IndexError, TypeError):
+        return None
 
 
 def reconstructed_parts(run: Run) -> list[str]:

@@ -162,7 +162,7 @@ def seat_win_rates_from_shares(shares: np.ndarray, agents: list[str] | None = No
     for seat in range(players):
         total = float(shares[:, seat].sum())
         low, high = wilson_interval(total, games)
-        rows.append({"seat": seat + 1, "agent": agents[seat] if agents else "", "games": games,
+        rows.append({"seat": seat, "agent": agents[seat] if agents else "", "games": games,
                      "win_rate": total / games, "ci_low": low, "ci_high": high,
                      "p_holm": float(tests["p_holm"][seat]),
                      "differs_from_fair": bool(tests["differs"][seat])})

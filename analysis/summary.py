@@ -14,12 +14,12 @@ from sim import games
 
 def seat_table(players: pd.DataFrame) -> pd.DataFrame:
     """Win share per seat with its Wilson 95% interval and its Holm-adjusted test against the fair share
-    (analysis.seats: ``p_holm``, ``differs``), seats counted from 1 for print, with the agents that sat
-    there."""
+    (analysis.seats: ``p_holm``, ``differs``), with the agents that sat there. Seats are 0-based, as in the
+    tables, the report, `play` and the configs (seat 0 is the start player; README "Seats")."""
     table = seat_win_rates(players).merge(seat_tests(players), on="seat")
     agents = players.assign(agent=players["agent"].astype(str)).groupby("seat")["agent"]
     table["agents"] = [",".join(sorted(set(agents.get_group(seat)))) for seat in table["seat"]]
-    table["seat"] = table["seat"].astype(int) + 1
+    table["seat"] = table["seat"].astype(int)
     return table
 
 
@@ -32,7 +32,7 @@ def format_summary(run: Run) -> str:
              f"{' (rotated)' if m['rotate_seats'] else ''}, seed {m['seed']}, {n} games"
              + (f" ({run.partial_note})" if run.partial_note else ""),
              f"  seat  agents            win rate   95% CI            mean score   "
-             f"(fair share {100 * fair:.1f}%)"]
+             f"(seat 0 starts; fair share {100 * fair:.1f}%)"]
     for row in seat_table(run.players).itertuples():
         mark = "  *differs from fair" if row.differs else ""
         lines.append(f"  {row.seat:>4}  {row.agents:<16} {100 * row.win_rate:8.1f}%   "

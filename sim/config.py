@@ -20,6 +20,8 @@ from typing import Any, NoReturn
 from sim.errors import ConfigError
 
 __all__ = [
+    "KeyPath",
+    "apply_overrides",
     "check_unknown_keys",
     "config_hash",
     "deep_merge",
@@ -31,7 +33,10 @@ __all__ = [
     "expect_str_choice",
     "expect_table",
     "fail",
+    "get_path",
     "load_toml",
+    "parse_key",
+    "path_text",
     "type_name",
 ]
 
@@ -167,6 +172,87 @@ def check_unknown_keys(
 
 
 # --------------------------------------------------------------------------------------------------------
+# Dotted keys: `rules.tie_break`, `chits.blue[3].points`. Sweep and tune files name their knobs this way,
+# and a config file may set one element with a quoted top-level key (``"chits.blue[9].points" = 6``), so a
+# variant changes one chit without copying its colour's whole array.
+
+
+_PART = re.compile(r"(?:^|\.)([A-Za-z0-9_-]+)|\[(\d+)\]")
+
+KeyPath = tuple[str | int, ...]  # a dotted key as parts: ("chits", "blue", 3, "points")
+
+
+def parse_key(key: str, file: str, where: str) -> KeyPath:
+    """``"chits.blue[3].points"`` -> ``("chits", "blue", 3, "points")``; anything else is refused, naming
+    ``where`` (the key's place in the sweep or tune file)."""
+    parts: list[str | int] = []
+    pos = 0
+    for m in _PART.finditer(key):
+        if m.start() != pos:
+            break
+        parts.append(m.group(1) if m.group(1) is not None else int(m.group(2)))
+        pos = m.end()
+    if not key or pos != len(key) or not isinstance(parts[0], str):
+        fail(file, where, f"not a dotted config key like rules.tie_break or chits.blue[3].points: {key!r}")
+    return tuple(parts)
+
+
+def path_text(path: KeyPath) -> str:
+    """The dotted key of a path, as a user types it (``chits.blue[3].points``)."""
+    text = ""
+    for part in path:
+        text = dotted(text, part)
+    return text
+
+
+def get_path(config: Mapping[str, Any], path: KeyPath) -> Any:
+    """The value at ``path`` in a config table (KeyError/IndexError when it is not there)."""
+    value: Any = config
+    for part in path:
+        value = value[part]
+    return value
+
+
+def _set(config: dict[str, Any], path: KeyPath, value: Any, file: str, where: str) -> None:
+    node: Any = config
+    for depth, part in enumerate(path):
+        last = depth == len(path) - 1
+        here = path_text(path[:depth]) or "the config"
+        if isinstance(part, int):
+            if not isinstance(node, list):
+                fail(file, where, f"{here} is not an array, so [{part}] cannot index it")
+            if part >= len(node):
+                fail(file, where, f"index {part} is out of range: {here} has {len(node)} entries")
+        elif not isinstance(node, dict):
+            fail(file, where, f"{here} is not a table, so it has no key {part!r}")
+        if last:
+            old = node[part] if isinstance(part, int) or part in node else None
+            if isinstance(value, dict) and isinstance(old, dict):
+                node[part] = deep_merge(old, value)
+            else:
+                node[part] = _copy(value)
+            return
+        if isinstance(part, str) and part not in node:
+            nxt = path[depth + 1]
+            if isinstance(nxt, int):
+                fail(file, where, f"{path_text(path[:depth + 1])} is not in the base config, so "
+                                  f"[{nxt}] cannot index it; override the whole value")
+            node[part] = {}
+        node = node[part]
+
+
+def apply_overrides(config: Mapping[str, Any], overrides: Mapping[KeyPath, Any], file: str,
+                    where: str = "") -> dict[str, Any]:
+    """A copy of ``config`` with each override set, in order. Structural problems (indexing a table, an
+    index out of range) are refused naming ``file`` and ``where`` plus the key; the values themselves are
+    left for the game's validator."""
+    out = _copy(dict(config))
+    for path, value in overrides.items():
+        _set(out, path, value, file, f"{where}{path_text(path)}" if where else path_text(path))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------
 # Loading with `extends`
 
 
@@ -210,8 +296,11 @@ def _load(shown: str, chain: tuple[Path, ...]) -> dict[str, Any]:
     real = Path(shown).resolve()
     data = _read_one(shown, real)
     chain = (*chain, real)
+    # Quoted top-level keys with a dot or an index are dotted overrides, applied after this file's own
+    # tables are merged over its parent, in the order written.
+    overrides = {parse_key(key, shown, key): data.pop(key) for key in [k for k in data if _is_dotted(k)]}
     if "extends" not in data:
-        return data
+        return apply_overrides(data, overrides, shown) if overrides else data
     target = data.pop("extends")
     if not isinstance(target, str) or not target:
         fail(shown, "extends", f"must be a non-empty string (a path relative to this file), {_got(target)}")
@@ -222,7 +311,14 @@ def _load(shown: str, chain: tuple[Path, ...]) -> dict[str, Any]:
         fail(shown, "extends", f"cycle: {loop}")
     if not parent_real.is_file():
         fail(shown, "extends", f"file not found: {target}")
-    return deep_merge(_load(parent_shown, chain), data)
+    merged = deep_merge(_load(parent_shown, chain), data)
+    return apply_overrides(merged, overrides, shown) if overrides else merged
+
+
+def _is_dotted(key: str) -> bool:
+    """A top-level key written as a dotted path (``"rules.tie_break"``, ``"chits.blue[9].points"``); TOML
+    reads an unquoted ``a.b = 1`` as nested tables already, so only quoted keys reach here with a dot."""
+    return "." in key or "[" in key
 
 
 def load_toml(path: str | os.PathLike[str]) -> tuple[dict[str, Any], str]:
@@ -230,8 +326,10 @@ def load_toml(path: str | os.PathLike[str]) -> tuple[dict[str, Any], str]:
 
     ``extends = "other.toml"`` names the parent, relative to the extending file; the parent is loaded
     (recursively) and this file's keys are merged over it (tables key by key, arrays and scalars replace).
-    The ``extends`` key is not in the result. Messages name files by the path as given (joined with the
-    extends paths), which is what the user typed; the returned string is the top file's resolved path.
+    The ``extends`` key is not in the result. A quoted top-level dotted key (``"chits.blue[9].points" = 6``)
+    sets that one value after the merge, as a sweep or tune file's key would. Messages name files by the
+    path as given (joined with the extends paths), which is what the user typed; the returned string is the
+    top file's resolved path.
     """
     shown = os.fspath(path)
     real = Path(shown).resolve()

@@ -22,8 +22,36 @@ def test_study_prints_seat_win_rates_with_sample_size() -> None:
     run = balance("study", str(BASE), "--players", "3", "--games", "400", "--agents", "random", "--seed", "3")
     assert run.returncode == 0, run.stderr
     assert "n = 400 games" in run.stdout
-    rows = [line for line in run.stdout.splitlines() if line.strip().startswith(("1 ", "2 ", "3 "))]
+    rows = [line for line in run.stdout.splitlines() if line.strip().startswith(("0 ", "1 ", "2 "))]
     assert len(rows) == 3 and all("%" in row and "[" in row for row in rows)
+
+
+def seat_column(text: str) -> list[int]:
+    """The seat numbers of a printed seat table: the rows after the header whose first word is a number."""
+    lines = text.splitlines()
+    headers = (["seat", "agent"], ["seat", "agents"])
+    start = next(i for i, line in enumerate(lines) if line.split()[:2] in headers)
+    seats = []
+    for line in lines[start + 1:]:
+        first = line.split()[:1]
+        if not first or not first[0].isdigit():
+            break
+        seats.append(int(first[0]))
+    return seats
+
+
+def test_seats_are_counted_from_zero_where_people_read_them(tmp_path: Path) -> None:
+    """Issue 16 item 8: `summary` and `study` number seats 0..P-1 like the report, `play`, the configs and
+    the tables, and say that seat 0 starts."""
+    out = tmp_path / "run"
+    made = balance("simulate", str(BASE), "--players", "3", "--games", "60", "--agents", "random",
+                   "--out", str(out))
+    assert made.returncode == 0, made.stderr
+    summary = balance("summary", str(out))
+    study = balance("study", str(BASE), "--players", "3", "--games", "60", "--agents", "random")
+    for run in (summary, study):
+        assert run.returncode == 0, run.stderr
+        assert seat_column(run.stdout) == [0, 1, 2] and "seat 0 starts" in run.stdout
 
 
 def test_study_same_seed_same_output() -> None:

@@ -152,6 +152,32 @@ def test_extends_chain_is_recursive(tmp_path: Path) -> None:
     assert merged == {"x": 1, "list": [3], "t": {"p": 1, "q": 2, "r": 3, "deep": {"k": "a", "m": "b"}}}
 
 
+def test_variant_sets_one_element_by_dotted_key(variant) -> None:
+    """Issue 16 item 8: a variant config changes one chit with the dotted key a sweep or tune file uses,
+    with the same rules (and hash) as copying the colour's whole array with that one change; a bad dotted
+    key is refused by file and key."""
+    merged, _ = load_toml(BASE)
+    blue = merged["chits"]["blue"]
+    blue[9]["points"] = 6
+    chits = ", ".join("{" + ", ".join(f"{k} = {v}" for k, v in chit.items()) + "}" for chit in blue)
+    whole = variant(f"[chits]\nblue = [{chits}]\n", name="whole.toml")
+    one = variant('"chits.blue[9].points" = 6\n"rules.tie_break" = "shared"\n'
+                  '[rules]\ntie_break = "last_in_order"\n', name="one.toml")
+    by_key, by_copy = SPEC.load_rules(one, 3), SPEC.load_rules(whole, 3)
+    # the dotted key is applied after this file's own tables: "shared" wins over [rules] tie_break
+    assert by_key.tie_break == "shared"
+    assert by_key.chits == by_copy.chits and by_key.chits[3][9][1] == 6
+    assert SPEC.load_rules(variant('"chits.blue[9].points" = 6\n', name="two.toml"), 3).config_hash \
+        == by_copy.config_hash
+    for body, message in [('"chits.blue[10].points" = 6\n', r"chits\.blue\[10\]\.points: index 10 is out"),
+                          ('"chits.blue[2].pointz" = 6\n', r"chits\.blue\[2\]\.pointz: unknown key"),
+                          ('"chits.blue[2].points" = -1\n', r"chits\.blue\[2\]\.points: must be"),
+                          ('"chits..blue" = 1\n', r"not a dotted config key")]:
+        path = variant(body, name="bad.toml")
+        with pytest.raises(ConfigError, match=rf"^{path}: .*{message}"):
+            SPEC.load_rules(path, 3)
+
+
 def test_config_hash_is_canonical() -> None:
     a = {"b": 1, "a": {"y": [1, 2], "x": True}}
     b = {"a": {"x": True, "y": [1, 2]}, "b": 1}

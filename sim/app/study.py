@@ -67,14 +67,14 @@ def format_study(result: StudyResult) -> str:
     lines = [f"{words.title} study: {r.source} (config {r.config_hash}), {r.players} players, "
              f"agents {','.join(str(a) for a in result.agents)}, seed {result.seed}",
              f"{n} games in {result.seconds:.1f} s ({n / max(result.seconds, 1e-9):,.0f} games/s)", "",
-             f"seat win rates (n = {n} games each; fair share {100 / r.players:.1f}%; "
+             f"seat win rates (seat 0 starts; n = {n} games each; fair share {100 / r.players:.1f}%; "
              f"tie-break {r.tie_break}):",
              f"  seat  agent      win rate   95% CI            {score}"]
     for row in result.seats().itertuples():
         flag = "" if row.differs_from_fair else "  (not significantly different from fair, Holm)"
         lines.append(f"  {row.seat:>4}  {row.agent:<9} {100 * row.win_rate:8.1f}%   "
                      f"[{100 * row.ci_low:4.1f}%, {100 * row.ci_high:4.1f}%]   "
-                     f"{result.scores[:, row.seat - 1].mean():11.1f}{flag}")
+                     f"{result.scores[:, row.seat].mean():11.1f}{flag}")
     shares = result.shares()
     eq = chi_square_equal(shares.sum(axis=0), np.full(shares.shape[1], n))
     lines.append(f"  all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, "

@@ -1,10 +1,6 @@
-"""Dotted-key overrides of a config (`rules.order_chit_moves`, `chits.blue[3].points`, `board.torii`) and
-writing a config back out as TOML, for `balance sweep` and `balance tune`.
-
-An override is applied to the merged (``extends`` resolved) TOML table before validation, so a variant is
-checked by the game's own validator exactly like a config file: a bad value is refused with the file, the
-dotted key and what is wrong. A table value merges into a table key by key (as ``extends`` does); anything
-else replaces.
+"""Dotted-key overrides of a config for `balance sweep` and `balance tune`, and writing a config back out
+as TOML. The dotted keys themselves (`parse_key`, `apply_overrides`) live in `sim.config`, because a
+config file may use them too (a variant's ``"chits.blue[9].points" = 6``); they are re-exported here.
 """
 
 from __future__ import annotations
@@ -16,84 +12,11 @@ import textwrap
 from collections.abc import Mapping
 from typing import Any
 
-from sim.config import _copy, deep_merge, dotted, fail
+from sim.config import KeyPath, apply_overrides, get_path, parse_key, path_text
 
 __all__ = ["KeyPath", "apply_overrides", "dump_toml", "format_value", "get_path", "parse_key", "path_text"]
 
-_PART = re.compile(r"(?:^|\.)([A-Za-z0-9_-]+)|\[(\d+)\]")
 _BARE = re.compile(r"^[A-Za-z0-9_-]+$")
-
-KeyPath = tuple[str | int, ...]  # a dotted key as parts: ("chits", "blue", 3, "points")
-
-
-def parse_key(key: str, file: str, where: str) -> KeyPath:
-    """``"chits.blue[3].points"`` -> ``("chits", "blue", 3, "points")``; anything else is refused, naming
-    ``where`` (the key's place in the sweep or tune file)."""
-    parts: list[str | int] = []
-    pos = 0
-    for m in _PART.finditer(key):
-        if m.start() != pos:
-            break
-        parts.append(m.group(1) if m.group(1) is not None else int(m.group(2)))
-        pos = m.end()
-    if not key or pos != len(key) or not isinstance(parts[0], str):
-        fail(file, where, f"not a dotted config key like rules.tie_break or chits.blue[3].points: {key!r}")
-    return tuple(parts)
-
-
-def path_text(path: KeyPath) -> str:
-    """The dotted key of a path, as a user types it (``chits.blue[3].points``)."""
-    text = ""
-    for part in path:
-        text = dotted(text, part)
-    return text
-
-
-def get_path(config: Mapping[str, Any], path: KeyPath) -> Any:
-    """The value at ``path`` in a config table (KeyError/IndexError when it is not there)."""
-    value: Any = config
-    for part in path:
-        value = value[part]
-    return value
-
-
-def _set(config: dict[str, Any], path: KeyPath, value: Any, file: str, where: str) -> None:
-    node: Any = config
-    for depth, part in enumerate(path):
-        last = depth == len(path) - 1
-        here = path_text(path[:depth]) or "the config"
-        if isinstance(part, int):
-            if not isinstance(node, list):
-                fail(file, where, f"{here} is not an array, so [{part}] cannot index it")
-            if part >= len(node):
-                fail(file, where, f"index {part} is out of range: {here} has {len(node)} entries")
-        elif not isinstance(node, dict):
-            fail(file, where, f"{here} is not a table, so it has no key {part!r}")
-        if last:
-            old = node[part] if isinstance(part, int) or part in node else None
-            if isinstance(value, dict) and isinstance(old, dict):
-                node[part] = deep_merge(old, value)
-            else:
-                node[part] = _copy(value)
-            return
-        if isinstance(part, str) and part not in node:
-            nxt = path[depth + 1]
-            if isinstance(nxt, int):
-                fail(file, where, f"{path_text(path[:depth + 1])} is not in the base config, so "
-                                  f"[{nxt}] cannot index it; override the whole value")
-            node[part] = {}
-        node = node[part]
-
-
-def apply_overrides(config: Mapping[str, Any], overrides: Mapping[KeyPath, Any], file: str,
-                    where: str = "") -> dict[str, Any]:
-    """A copy of ``config`` with each override set, in order. Structural problems (indexing a table, an
-    index out of range) are refused naming ``file`` and ``where`` plus the key; the values themselves are
-    left for the game's validator."""
-    out = _copy(dict(config))
-    for path, value in overrides.items():
-        _set(out, path, value, file, f"{where}{path_text(path)}" if where else path_text(path))
-    return out
 
 
 # ---- writing TOML ----------------------------------------------------------------------------------------
