@@ -20,6 +20,7 @@ from sim.agent_spec import parse_spec
 from sim.app.play import make_seats, play_game, policy_params
 from sim.kamakura.terminal import kamakura_view
 from tests.kamakura_helpers import ROOT
+from tests.sakura_helpers import make_state
 
 
 class Person:
@@ -74,7 +75,7 @@ def test_bad_answers_are_refused_and_asked_again():
     assert result is None and lines[-1] == "game stopped"
     # the accepted `swap 0 1` shows in the next view's board
     views = [line for line in lines if line.startswith("Kamakura, turn")]  # one write a view
-    assert len(views) == 2 and views[1].splitlines()[1].split()[:2] == ["Y0", "R1"]
+    assert len(views) == 2 and views[1].splitlines()[3].split()[:6] == ["row", "0", "0", "Y", "1", "R"]
 
 
 def test_closed_input_stops_the_game():
@@ -115,12 +116,139 @@ def test_unknown_agents_are_refused_naming_human_among_the_known():
         make_seats("kamakura", 2, "human,robot", 0)
 
 
-def test_the_kamakura_view_shows_the_whole_position():
+def test_the_kamakura_view_draws_the_board_as_a_grid_with_cells_and_chits_told_apart():
+    """Issue 16 item 9: the board is a 4x4 grid of cell numbers 0-15 with their tiles' colours (the numbers
+    `swap a b` takes); chits are `#id` with their colour (the numbers `gain` and `use` take), so no cell
+    reads like a chit; counts agree in number ("1 point", "2 moves")."""
     g = games.load("kamakura", players=2)
+    d = g.to_dict(g.new_state(seed=0))
     agents = [seat.agent for seat in make_seats("kamakura", 2, "human,greedy", 0)]
-    view = kamakura_view(g.to_dict(g.new_state(seed=0)), agents)
-    assert "seat 0 to move" in view and "order chit: 2 move(s)" in view
-    assert sum(line.startswith("    row ") or line.startswith("    col ") for line in view.splitlines()) == 8
+    lines = kamakura_view(d, agents).splitlines()
+    assert "seat 0 to move" in lines[0]
+    assert "order chit: 2 moves" in "\n".join(lines) and "order chit: no moves" in "\n".join(lines)  # R-4
+    grid = [line.split() for line in lines if re.fullmatch(r"    row \d( +\d+ [RYGB]){4}", line)]
+    assert len(grid) == 4
+    for row, words in enumerate(grid):
+        cells = words[2:]
+        assert [int(n) for n in cells[0::2]] == [4 * row + col for col in range(4)]
+        assert "".join(cells[1::2]) == d["board"][4 * row:4 * row + 4]
+    chit_lines = [line for line in lines if re.match(r"    (row|col|diag|anti)", line) and "#" in line]
+    assert len(chit_lines) == 10
+    shown = [int(m) for line in chit_lines for m in re.findall(r"#(\d+) [RYGB] \d+i \d+p", line)]
+    assert sorted(shown) == list(range(40))
+    assert not re.search(r"\b[RYGB]\d", "\n".join(lines)) and " 1 points" not in "\n".join(lines)
+
+
+def menu_of(lines: list[str]) -> tuple[list[str], dict[int, str]]:
+    """The first menu in a transcript: its group headings and number -> entry text."""
+    start = next(i for i, line in enumerate(lines) if line.startswith("  legal actions"))
+    headings, entries = [], {}
+    for line in lines[start].splitlines()[1:] if "\n" in lines[start] else lines[start + 1].splitlines():
+        if re.fullmatch(r"   \S.*:", line):
+            headings.append(line.strip().rstrip(":"))
+        for number, text in re.findall(r"(\d+)\) (.+?)(?= {2,}\d+\)|$)", line.strip()):
+            entries[int(number)] = text.strip()
+    return headings, entries
+
+
+def test_legal_actions_are_grouped_by_kind_and_listed_in_columns():
+    """Kamakura's ~40 opening actions: grouped (swaps, gains), several per line, numbered 1..n in the
+    legal-actions order of each group, every legal action once, each with what it acts on; answering a
+    number plays that entry."""
+    g = games.load("kamakura", players=2)
+    s = g.new_state(seed=3)
+    legal = g.legal_actions(s)
+    _, lines = transcript("kamakura", 2, "human,greedy", 3, Person(["25"], then="q"))
+    headings, entries = menu_of(lines)
+    assert headings == ["swap two adjacent cells", "gain a chit"]
+    assert sorted(entries) == list(range(1, len(legal) + 1))
+    assert [text.split(" (")[0] for _, text in sorted(entries.items())] == legal
+    menu_lines = lines[lines.index(next(x for x in lines if x.startswith("  legal actions")))].splitlines()
+    assert len(menu_lines) < len(legal) / 2  # columns: well under one line an action
+    assert re.fullmatch(r"swap 0 1 \([RYGB]\|[RYGB]\)", entries[1])
+    gain = entries[25]
+    assert re.fullmatch(r"gain (\d+) \(#\1 [RYGB] \d+i \d+p( \+\d+)?, (row|col|diagonal|anti-diag).*\)", gain)
+    chit = int(gain.split()[1])
+    after = [line for line in lines if line.startswith("Kamakura, turn")][1]
+    assert f"#{chit} " not in after.split("chits on the board")[1].split("seat 0")[0]  # gained: off the board
+
+
+def test_default_agents_fit_the_player_count():
+    """`balance play GAME --players N` without --agents: the person in seat 0, mcts in the N-1 others."""
+    for game, players in [("kamakura", 4), ("sakura", 3), ("sakura", 6)]:
+        seats = make_seats(game, players, None, 0)
+        assert [seat.agent.split(":")[0] for seat in seats] == ["human"] + ["mcts"] * (players - 1)
+        assert seats[0].policy is None and all(seat.policy is not None for seat in seats[1:])
+
+
+def narrated(d: dict, *actions: str) -> list[str]:
+    """What `balance play` says after each of `actions`, applied from the state dict `d` (3 players)."""
+    g = games.load("sakura", players=d["players"])
+    view = games.spec("sakura").terminal
+    s, lines = g.from_dict(d), []
+    for action in actions:
+        before, s = s, g.apply(s, action)
+        lines += view.narrate(g, before, s, ["a", "b", "c"][:d["players"]])
+    return lines
+
+
+def test_a_sakura_round_is_told_step_by_step_with_bumps_tokens_and_line_up():
+    """Seat 2's card completes the round: card 1 (Emperor +1, painter +2) moves the Emperor 10 -> 11, and
+    seat 0's painter at 9 bumps into him (R-15: three empty spaces back from 11, its own space counting:
+    8) and loses a token; card 10 takes the Emperor onto the cherry tree at 12, which stops him (R-12)
+    while the card's painter half is still done (seat 1: 7 -> 9, skipping seat 0 on 8); the tree pays
+    3/2/1, seat 2 ranked third alone on the gate (R-13), card 12 is discarded unresolved, and the line-up
+    (R-18) moves nobody: seat 0 already stands behind the closest, seat 2 stays on the gate."""
+    d = make_state(3, emperor=10, painters=[9, 7, 0], selected={0: 1, 1: 10}, hands={2: [12]}, round=4)
+    assert narrated(d, "play 12") == [
+        "  round 4 resolves, cards in order number:",
+        "    card 1 of seat 0: Emperor forward 1: Emperor 10 -> 11",
+        "      then seat 0's painter forward 2: seat 0's painter 9 -> 8 (bumped: loses a token, 4 left)",
+        "    card 10 of seat 1: Emperor forward 1: Emperor 11 -> 12",
+        "      then seat 1's painter forward 1: seat 1's painter 7 -> 9",
+        "    the Emperor reaches the cherry tree at 12 for the first time: tokens seat 1 +3, seat 0 +2, "
+        "seat 2 +1",
+        "    discarded unresolved: card 12",
+        "    line-up behind the closest: nobody moves",
+        "  round 5: everybody draws back to 5 cards"]
+
+
+def test_a_forward_or_back_choice_splits_the_story_where_the_owner_answers():
+    """Card 6 (Emperor forward or back 1) of seat 0 waits for its owner: the move that completes the
+    selections tells nothing (nothing has resolved), the answer tells the garden half with the direction
+    taken, then the rest; the Emperor moving back onto a painter bumps that painter (R-15); a painter with
+    no token loses none."""
+    d = make_state(3, emperor=10, painters=[9, 0, 0], tokens=[0, 5, 5], selected={0: 6, 1: 10},
+                   hands={2: [12]})
+    assert narrated(d, "play 12") == []
+    lines = narrated(d, "play 12", "back")
+    assert lines[0] == "  round 1 resolves, cards in order number:"
+    assert lines[1] == "    card 6 of seat 0: Emperor forward or back 1, back: Emperor 10 -> 9; " \
+                       "seat 0's painter 9 -> 6 (bumped: no token left to lose)"
+    assert lines[2].startswith("      then seat 0's painter ")
+    assert lines[3].startswith("    card 10 of seat 1")
+
+
+def test_the_told_moves_chain_from_each_position_to_the_next():
+    """Over whole scripted games at 2, 3 and 6 players: every told move starts where the piece was last
+    told to be (from the start: Emperor on the torii, painters on the gate), the court painter's too, and
+    the line-ups. So the story misses no move and invents none."""
+    for players, agents in [(2, "human,greedy"), (3, "human,greedy,random"),
+                            (6, "human,greedy,random,greedy,random,greedy")]:
+        result, lines = transcript("sakura", players, agents, 11, Person(then="1"))
+        assert result is not None
+        g = games.load("sakura", players=players)
+        emperor, where = g.to_dict(g.new_state(seed=11))["emperor"], {}
+        told = 0
+        for line in lines:
+            for who, a, b in re.findall(r"(seat \d|the court painter)(?:'s painter)? (\d+) -> (\d+)", line):
+                assert where.get(who, 0) == int(a), line
+                where[who] = int(b)
+                told += 1
+            for a, b in re.findall(r"Emperor (\d+) -> (\d+)", line):
+                assert emperor == int(a), line
+                emperor = int(b)
+        assert told > 10
 
 
 def balance(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
@@ -129,8 +257,21 @@ def balance(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
 
 
 def test_the_command_plays_from_standard_input_and_refuses_bad_agents():
+    """Scripted standard input through `balance play` itself: Kamakura shows the grid, the grouped menu
+    and what the agents gained; Sakura at 3 players with the default agents shows the revealed cards with
+    their actions and each round step by step."""
     run = balance("play", "kamakura", "--agents", "human,greedy", "--seed", "3", stdin="1\n" * 400)
     assert run.returncode == 0 and "game over: scores" in run.stdout, run.stderr
+    out = run.stdout
+    assert "board (cell number and tile colour):" in out and "   swap two adjacent cells:" in out
+    assert re.search(r"seat 1 \(greedy\): gain \d+ \(#\d+ ", out) and re.search(r"  seat 1 gains #\d+ ", out)
+    run = balance("play", "sakura", "--players", "3", "--seed", "3", stdin="1\n" * 400)
+    assert run.returncode == 0 and "game over: scores" in run.stdout, run.stderr
+    out = run.stdout
+    assert "seat 0 human, seat 1 mcts, seat 2 mcts" in out and "path: gate 0, spaces 1 to 30" in out
+    assert re.search(r"revealed: seat 0 play \d+ \[(Emperor|closest|furthest)[^]]* \| painter [^]]+\]", out)
+    assert re.search(r"    card \d+ of seat \d: .*\n      then seat \d's painter ", out)
+    assert "the Emperor reaches the cherry tree at 12 for the first time: tokens" in out
     bad = balance("play", "sakura", "--players", "3", "--agents", "human,robot,greedy")
     assert bad.returncode == 2 and "robot" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
     assert "Traceback" not in bad.stderr

@@ -63,3 +63,31 @@ def test_a_full_disk_mid_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert again.returncode == 0 and "600 games played (400 were already there)" in again.stdout
     assert not list(run.rglob(".tmp-*"))
     assert_same_tables(whole, run)
+
+
+def test_a_read_only_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                           capsys: pytest.CaptureFixture[str]) -> None:
+    """`--out` and `report --out` on a read-only filesystem: one line naming the path and the cause, exit 2,
+    nothing written. The suite runs as root, which writes through permission bits, so the filesystem's
+    refusal (EROFS, what `mount -o ro` gives) is raised where the commands create their folders."""
+    from sim.app.cli import main
+
+    read_only = tmp_path / "ro"
+    read_only.mkdir()
+    real = Path.mkdir
+
+    def refuses(self: Path, *args, **kwargs) -> None:
+        if self == read_only or read_only in self.parents:
+            raise OSError(errno.EROFS, "Read-only file system", str(self))
+        real(self, *args, **kwargs)
+
+    run = tmp_path / "run"
+    assert simulate(*ARGS, "--games", "100", "--out", str(run)).returncode == 0
+    monkeypatch.setattr(Path, "mkdir", refuses)
+    for argv in (["simulate", *ARGS, "--games", "100", "--out", str(read_only / "run")],
+                 ["report", str(run), "--out", str(read_only / "report")]):
+        capsys.readouterr()
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and str(read_only) in err and "Read-only file system" in err, err
+    assert list(read_only.iterdir()) == []

@@ -128,9 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play one game in the terminal against agents, to check rules by hand")
     play.add_argument("game", help=f"the game: {' or '.join(games.names())}")
     play.add_argument("--players", type=int, default=2, help="number of players (default 2)")
-    play.add_argument("--agents", default="human,mcts",
+    play.add_argument("--agents",
                       help="one agent per seat or one for all: human, random, greedy, mcts[:key=value,...] "
-                           "(default: human,mcts)")
+                           "(default: human in seat 0, mcts in every other seat)")
     play.add_argument("--config", help="TOML config of the game (default: configs/<game>/base.toml)")
     play.add_argument("--seed", type=_seed, help="seed of the deal and the agents (default: drawn and shown)")
 

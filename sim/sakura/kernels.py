@@ -93,7 +93,19 @@ LOG_RESOLVED = _f.add("log_resolved", MAX_PAINTERS)
 LOG_BUMPS = _f.add("log_bumps", MAX_PAINTERS)
 LOG_TOKENS = _f.add("log_tokens", MAX_PAINTERS)
 LOG_GAINED = _f.add("log_gained", MAX_PAINTERS)  # tokens each painter gained at the sakura scored
-STATE_SIZE = _f.close(389)
+# The position when the round's resolution began and after each half card (step 2 * slot + half: the garden
+# half, then the painter half, by resolution slot), so `balance play` can show a round step by step
+# (sim/sakura/terminal.py) from the kernels' own moves rather than a second copy of the movement rules.
+LOG_START_EMPEROR = _f.add("log_start_emperor")
+LOG_START_PAINTER = _f.add("log_start_painter", MAX_PAINTERS)
+LOG_START_TOKENS = _f.add("log_start_tokens", MAX_PAINTERS)
+LOG_START_BUMPS = _f.add("log_start_bumps")
+LOG_STEP_EMPEROR = _f.add("log_step_emperor", 2 * MAX_PAINTERS)
+LOG_STEP_PAINTER = _f.add("log_step_painter", 2 * MAX_PAINTERS * MAX_PAINTERS)
+LOG_STEP_TOKENS = _f.add("log_step_tokens", 2 * MAX_PAINTERS * MAX_PAINTERS)
+LOG_STEP_BUMPS = _f.add("log_step_bumps", 2 * MAX_PAINTERS)      # BUMPS after the step
+LOG_STEP_FORWARD = _f.add("log_step_forward", 2 * MAX_PAINTERS)  # 1 forward, 0 back (a choice's answer)
+STATE_SIZE = _f.close(583)
 LOG_START = LOG_N      # the log area runs from here to the end of the vector
 FIELDS = _f            # named views for the readable API: FIELDS.view(v, "hand"), FIELDS.get(v, "round")
 
@@ -583,7 +595,24 @@ def start_resolution(s):
         s[LOG_OWNER + i] = s[PEND_OWNER + i]
         s[LOG_RESOLVED + i] = 0
         s[LOG_BUMPS + i] = 0
+    s[LOG_START_EMPEROR] = s[EMPEROR]
+    s[LOG_START_BUMPS] = s[BUMPS]
+    for p in range(MAX_PAINTERS):
+        s[LOG_START_PAINTER + p] = s[PAINTER + p]
+        s[LOG_START_TOKENS + p] = s[TOKENS + p]
     resolve(s)
+
+
+@njit(cache=True)
+def log_step(s, half, forward):
+    """Record the position after one half of the card being resolved (the LOG_STEP_* fields)."""
+    step = 2 * s[PEND_POS] + half
+    s[LOG_STEP_EMPEROR + step] = s[EMPEROR]
+    s[LOG_STEP_BUMPS + step] = s[BUMPS]
+    s[LOG_STEP_FORWARD + step] = 1 if forward else 0
+    for p in range(MAX_PAINTERS):
+        s[LOG_STEP_PAINTER + step * MAX_PAINTERS + p] = s[PAINTER + p]
+        s[LOG_STEP_TOKENS + step * MAX_PAINTERS + p] = s[TOKENS + p]
 
 
 @njit(cache=True)
@@ -604,6 +633,7 @@ def resolve(s):
                 s[TO_MOVE] = owner
                 return
             do_garden(s, card, True)
+            log_step(s, 0, True)
             s[HALF] = 1
         a = s[PACT + card]
         if asks and P_PM1 <= a <= P_PM3:
@@ -612,6 +642,7 @@ def resolve(s):
             s[TO_MOVE] = owner
             return
         do_painter(s, card, owner, True)
+        log_step(s, 1, True)
         if finish_card(s, gained):
             return
     end_round(s)
@@ -705,9 +736,11 @@ def apply_action(s, action):
         forward = action == A_FORWARD
         if s[CHOOSING] == 0:
             do_garden(s, card, forward)
+            log_step(s, 0, forward)
             s[HALF] = 1
         else:
             do_painter(s, card, owner, forward)
+            log_step(s, 1, forward)
             gained = np.zeros(MAX_PAINTERS, dtype=np.int64)
             if finish_card(s, gained):
                 return
