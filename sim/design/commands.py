@@ -30,8 +30,17 @@ def add_design_commands(sub: argparse._SubParsersAction, _jobs: Callable[[str], 
                                        "balance target (candidates raced with confidence intervals)")
     tune.add_argument("tune_file", help="TOML tune file, e.g. one of configs/tunes/")
     _run_options(tune, _jobs, "tune folder (default: runs/tunes/<tune file name>)",
-                 "replace candidate run directories made by a different config, seed or agents",
-                 "no line per round")
+                 "replace candidate run directories (or a model search's study) made by a different config, "
+                 "seed or agents", "no line per round")
+    tune.add_argument("--baseline", choices=["random"],
+                      help="a model search only: run random search over the same space at the same budget "
+                           "into the same tune folder, for the report's comparison (default: the search "
+                           "itself)")
+    tune.add_argument("--backend", choices=["loky", "dask"], default="loky",
+                      help="how a model search's games run in parallel: loky processes on this machine, or "
+                           "dask (a LocalCluster, or --scheduler) (default loky)")
+    tune.add_argument("--scheduler", help="with --backend dask: the address of a running Dask scheduler "
+                                          "(default: a LocalCluster of --jobs workers)")
 
     from sim.design.profile import DEFAULT_GAMES, DEFAULT_LEVELS
 
@@ -95,8 +104,32 @@ def run_design_command(args: argparse.Namespace) -> int:
               f"played in {time.perf_counter() - started:.1f} s; sweep folder: {result.out}; "
               f"report: {result.report}")
         return 0
-    from sim.design.tune import run_tune
+    from sim.design.tune import default_out, run_tune
+    from sim.design.tune_file import load_tune
 
+    tune = load_tune(args.tune_file)
+    if tune.method == "model":
+        from pathlib import Path
+
+        from sim.design.model_tune import run_model_tune
+
+        out = Path(args.out) if args.out else default_out(args.tune_file)
+        summary = run_model_tune(tune, out, args.jobs, args.backend, args.scheduler, args.baseline or "",
+                                 args.force, True, _say(args.quiet))
+        rec = summary.get("recommended")
+        study = summary["studies"].get("random" if args.baseline else "model", {})
+        print((f"recommended: {summary['recommended_config']} ({summary['recommended_label']})\n"
+               f"{rec['confirm'][tune.agents]['statement']}" if rec else
+               "no candidate was played to the end: raise the budget")
+              + f"\n{study.get('spent', 0):,} games searching ({len(study.get('records', []))} trials, "
+              f"10^{summary['space']['log10_candidates']:.1f} candidates); {summary['played_now']:,} "
+              f"played now in {time.perf_counter() - started:.1f} s; report: {summary.get('report')}")
+        return 0
+    if args.baseline or args.backend != "loky":
+        from sim.errors import ConfigError
+
+        raise ConfigError(f"{args.tune_file}: --baseline and --backend are for a model search; this tune "
+                          f"races its {len(tune.candidates)} candidates")
     result = run_tune(args.tune_file, args.out, jobs=args.jobs, force=args.force, say=_say(args.quiet))
     share = (result.race_games + result.confirm_games) / result.exhaustive_games \
         if result.exhaustive_games else float("nan")

@@ -24,11 +24,18 @@ from sim.config import (
     load_toml,
 )
 from sim.design.files import agent_lineups, check_agents, load_base, player_counts, validate
-from sim.design.overrides import KeyPath, apply_overrides, format_value, parse_key, path_text
+from sim.design.overrides import KeyPath, apply_overrides, format_value, path_text
+from sim.design.search_space import SearchSpace, read_constraints, read_dimensions
 from sim.errors import ConfigError
 
 _TUNE_KEYS = {"base", "description", "players", "agents", "seed", "budget", "space", "target", "racing",
-              "skip_invalid"}
+              "skip_invalid", "constraints", "search"}
+_SEARCH_KEYS = {"method", "sampler", "objectives", "first_games", "growth", "final_games", "confirm_games",
+                "confirm_agents", "confirm_points", "confidence", "startup_trials"}
+SAMPLERS = ("tpe", "cmaes", "nsga2", "random")
+OBJECTIVES = ("seats", "changes", "l1")
+METHODS = ("auto", "racing", "model")
+MAX_RACED = 5000  # method = "auto": race every candidate up to this many, search by model beyond
 _TARGET_KEYS = {"objective", "tolerance", "length", "chit_cap"}
 _RACING_KEYS = {"method", "first_games", "growth", "final_games", "confirm_games", "confidence", "eta",
                 "stop_when_decided"}
@@ -68,6 +75,27 @@ class Racing:
 
 
 @dataclass(frozen=True)
+class Search:
+    """The ``[search]`` table: how a space too large to race is searched (sim/design/model_search.py)."""
+
+    sampler: str = "tpe"
+    objectives: tuple[str, ...] = ("seats",)
+    first_games: int = 500
+    growth: float = 2.0
+    final_games: int = 4000
+    confirm_games: int = 20000
+    confirm_agents: str = ""
+    confirm_points: int = 3
+    confidence: float = 0.95
+    startup_trials: int = 20
+
+    def schedule(self) -> list[int]:
+        """Games a trial has after each stage: first_games, x growth, ..., final_games."""
+        return Racing(first_games=self.first_games, growth=self.growth,
+                      final_games=self.final_games).schedule()
+
+
+@dataclass(frozen=True)
 class Candidate:
     slug: str
     values: tuple[Any, ...]  # one per space key, in the space's order
@@ -94,6 +122,9 @@ class Tune:
     candidates: tuple[Candidate, ...]
     invalid: tuple[tuple[str, str], ...] = ()  # (candidate label, why) left out with skip_invalid
     description: str = ""
+    method: str = "racing"                # "racing" (every candidate) or "model" (sim/design/model_search)
+    search_space: SearchSpace | None = None
+    search: Search | None = None
 
 
 def _number(value: object, file: str, key: str, lo: float, hi: float | None = None) -> float:
@@ -105,36 +136,57 @@ def _number(value: object, file: str, key: str, lo: float, hi: float | None = No
     return float(value)
 
 
-def _space(table: dict[str, Any], file: str) -> tuple[tuple[KeyPath, tuple[Any, ...]], ...]:
-    out = []
-    for key, spec in table.items():
-        where = f"space.{json.dumps(key)}"
-        path = parse_key(key, file, where)
-        if isinstance(spec, list):
-            spec = {"choices": spec}
-        spec = expect_table(spec, file, where)
-        check_unknown_keys(spec, ("min", "max", "step", "choices"), file, where)
-        if "choices" in spec:
-            if set(spec) != {"choices"}:
-                fail(file, where, "give either choices = [...] or min/max (and step), not both")
-            values = tuple(expect_list(spec["choices"], file, f"{where}.choices"))
-            if not values:
-                fail(file, f"{where}.choices", "must list at least one value")
-            if len({format_value(v) for v in values}) < len(values):
-                fail(file, f"{where}.choices", "repeats a value")
-        else:
-            if "min" not in spec or "max" not in spec:
-                fail(file, where, "needs {min = ..., max = ...} (integers) or {choices = [...]}")
-            lo = expect_int(spec["min"], file, f"{where}.min")
-            hi = expect_int(spec["max"], file, f"{where}.max", lo=lo)
-            step = expect_int(spec.get("step", 1), file, f"{where}.step", lo=1)
-            values = tuple(range(lo, hi + 1, step))
-        out.append((path, values))
-    if not out:
-        fail(file, "space", "is empty: name at least one dotted key to search")
-    if len({p for p, _ in out}) < len(out):
-        fail(file, "space", "names a key twice")
-    return tuple(out)
+def _values(spec: Any, file: str, where: str) -> tuple[Any, ...]:
+    """One space key's values: ``{min, max, step}`` (integers) or ``{choices = [...]}`` (or a bare list)."""
+    if isinstance(spec, list):
+        spec = {"choices": spec}
+    spec = expect_table(spec, file, where)
+    check_unknown_keys(spec, ("min", "max", "step", "choices"), file, where)
+    if "choices" in spec:
+        if set(spec) != {"choices"}:
+            fail(file, where, "give either choices = [...] or min/max (and step), not both")
+        values = tuple(expect_list(spec["choices"], file, f"{where}.choices"))
+        if not values:
+            fail(file, f"{where}.choices", "must list at least one value")
+        if len({format_value(v) for v in values}) < len(values):
+            fail(file, f"{where}.choices", "repeats a value")
+        return values
+    if "min" not in spec or "max" not in spec:
+        fail(file, where, "needs {min = ..., max = ...} (integers) or {choices = [...]}")
+    lo = expect_int(spec["min"], file, f"{where}.min")
+    hi = expect_int(spec["max"], file, f"{where}.max", lo=lo)
+    step = expect_int(spec.get("step", 1), file, f"{where}.step", lo=1)
+    return tuple(range(lo, hi + 1, step))
+
+
+def _search(table: Any, file: str, game: str, players: int) -> Search:
+    t = expect_table(table, file, "search")
+    check_unknown_keys(t, _SEARCH_KEYS, file, "search")
+    d = Search()
+    objectives = t.get("objectives", list(d.objectives))
+    objectives = tuple(expect_list(objectives, file, "search.objectives"))
+    for i, name in enumerate(objectives):
+        expect_str_choice(name, file, f"search.objectives[{i}]", OBJECTIVES)
+    if not objectives or objectives[0] != "seats" or len(set(objectives)) < len(objectives):
+        fail(file, "search.objectives", 'must start with "seats" and name each objective once, e.g. '
+                                        '["seats", "changes"]')
+    sampler = expect_str_choice(t.get("sampler", "nsga2" if len(objectives) > 1 else d.sampler), file,
+                                "search.sampler", SAMPLERS)
+    if sampler == "cmaes" and len(objectives) > 1:
+        fail(file, "search.sampler", "cmaes searches one objective; use nsga2 or tpe for several")
+    final = expect_int(t.get("final_games", d.final_games), file, "search.final_games", 1)
+    confirm_agents = expect_str(t.get("confirm_agents", ""), file, "search.confirm_agents")
+    if confirm_agents:
+        check_agents(file, "search.confirm_agents", confirm_agents, players, game)
+    return Search(sampler, objectives,
+                  expect_int(t.get("first_games", min(d.first_games, final)), file, "search.first_games", 1,
+                             final),
+                  _number(t.get("growth", d.growth), file, "search.growth", 1.01), final,
+                  expect_int(t.get("confirm_games", d.confirm_games), file, "search.confirm_games", 0),
+                  confirm_agents,
+                  expect_int(t.get("confirm_points", d.confirm_points), file, "search.confirm_points", 1, 20),
+                  _number(t.get("confidence", d.confidence), file, "search.confidence", 0.5, 0.9999),
+                  expect_int(t.get("startup_trials", d.startup_trials), file, "search.startup_trials", 1))
 
 
 def _slug(values: tuple[Any, ...]) -> str:
@@ -211,7 +263,30 @@ def load_tune(path: str | os.PathLike[str]) -> Tune:
         eta=_number(r.get("eta", defaults.eta), file, "racing.eta", 1.01),
         stop_when_decided=expect_bool(r.get("stop_when_decided", True), file, "racing.stop_when_decided"))
 
-    space = _space(expect_table(data["space"], file, "space"), file)
+    dims = read_dimensions(expect_table(data["space"], file, "space"), base_config, file,
+                           lambda spec, where: _values(spec, file, where))
+    constraints = read_constraints(data.get("constraints", []), dims, base_config, file)
+    search_space = SearchSpace(dims, constraints, base_config)
+    search_space.check_feasible(file)
+    method = expect_str_choice(expect_table(data.get("search", {}), file, "search").get("method", "auto"),
+                               file, "search.method", METHODS)
+    if method == "auto":
+        method = "racing" if search_space.size() <= MAX_RACED else "model"
+    if method == "racing" and search_space.size() > MAX_RACED:
+        fail(file, "search.method", f"racing plays every candidate, and the space has "
+                                    f"{search_space.size():.3g}; use method = \"model\" (or \"auto\") beyond "
+                                    f"{MAX_RACED:,}")
+    if method == "model":
+        search = _search(data.get("search", {}), file, game, players)
+        if chit_cap is not None:
+            fail(file, "target.chit_cap", "the model search does not yet measure chit values (a causal "
+                                          "value needs `balance values` runs per candidate); race a small "
+                                          "space for it, or leave the cap out")
+        _check_corners(search_space, game, players, file, skip_invalid)
+        return Tune(file, base, game, base_config, players, agents, seed, budget,
+                    tuple((d.path, d.values) for d in dims), target, racing, (), (), description,
+                    "model", search_space, search)
+    space = tuple((d.path, d.values) for d in dims)
     candidates: list[Candidate] = []
     invalid: list[tuple[str, str]] = []
     seen: dict[str, str] = {}
@@ -227,6 +302,9 @@ def load_tune(path: str | os.PathLike[str]) -> Tune:
                 raise ConfigError(f"{err} (set skip_invalid = true to leave such candidates out)") from None
             invalid.append((label, str(err)))
             continue
+        if search_space.violations(values):
+            invalid.append((label, "breaks " + search_space.violations(values)[0]))
+            continue
         canon = json.dumps({k: v for k, v in config.items() if k != "description"}, sort_keys=True)
         if canon in seen:
             fail(file, "space", f"candidates {seen[canon]} and {label} are the same config")
@@ -239,4 +317,22 @@ def load_tune(path: str | os.PathLike[str]) -> Tune:
         candidates = [Candidate(f"c-{i:04d}", c.values, c.overrides, c.config)
                       for i, c in enumerate(candidates)]
     return Tune(file, base, game, base_config, players, agents, seed, budget, space, target, racing,
-                tuple(candidates), tuple(invalid), description)
+                tuple(candidates), tuple(invalid), description, "racing", search_space, None)
+
+
+def _check_corners(space: SearchSpace, game: str, players: int, file: str, skip_invalid: bool) -> None:
+    """Before any game, the game's validator sees the extreme candidates a model search can propose (every
+    value at its lowest, at its highest, each repaired): a range the game refuses is refused here by file
+    and key, not discovered trial by trial (set skip_invalid = true to let the search skip such
+    candidates instead)."""
+    if skip_invalid:
+        return
+    for end, at in (("lowest", 0), ("highest", -1)):
+        values = space.repair([d.values[at] for d in space.dimensions])
+        overrides = {d.path: v for d, v in zip(space.dimensions, values, strict=True)}
+        source = f"{file} (every searched value at its {end}, repaired)"
+        try:
+            validate(game, apply_overrides(space.base, overrides, source), players, source)
+        except ConfigError as err:
+            raise ConfigError(f"{err} (set skip_invalid = true to let the search skip such candidates)") \
+                from None

@@ -1,0 +1,165 @@
+"""The report of a model-based tune (`balance tune` with a space too large to race; sim/design/model_tune):
+the statement and what backs it, the recommended config, each confirmed point's seat win rates on fresh
+games (with the search's agents, and with ``confirm_agents``), the best objective found against the games
+spent beside random search at the same budget, the Pareto front when there are several objectives, and
+the trials. Written from the tune folder's ``search.json`` alone.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from analysis import charts
+from analysis.page import Section, write_report
+from analysis.stats import wilson_interval
+from sim.errors import ConfigError
+
+LABELS = {"model": "model-based search", "random": "random search (baseline)"}
+
+
+def read_search(folder: str | os.PathLike[str]) -> dict[str, Any]:
+    path = Path(folder) / "search.json"
+    try:
+        state = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise ConfigError(f"{path}: not a finished model-search tune folder ({err})") from None
+    if state.get("state") != "done":
+        raise ConfigError(f"{path}: the search has not finished; run the tune again to resume it")
+    return state
+
+
+def curve_frame(state: dict[str, Any]) -> pd.DataFrame:
+    """Best seat objective found so far (fully played, length-feasible candidates) against games spent,
+    one row per trial and study."""
+    rows = [{"study": LABELS[k], "games_spent": g, "best_seats": b, "trial": i}
+            for k, s in state["studies"].items() for i, (g, b) in enumerate(s["curve"])]
+    return pd.DataFrame(rows)
+
+
+def curve_chart(frame: pd.DataFrame, n: str):
+    fig, ax = plt.subplots(figsize=charts.WIDE)
+    for study, part in frame.groupby("study", sort=False):
+        done = part[part["best_seats"].notna()]
+        ax.step(done["games_spent"], 100 * done["best_seats"], where="post", label=study)
+    ax.legend(fontsize=8)
+    return charts._finish(fig, ax, f"Best objective found against games spent ({n})", "games spent",
+                          "largest seat deviation (points)")
+
+
+def trials_frame(state: dict[str, Any], kind: str) -> pd.DataFrame:
+    s = state["studies"][kind]
+    names = state["search"]["objectives"]
+    rows = []
+    for r in s["records"]:
+        row = {"trial": r["number"], "games": r["games"], "played": r["played"], "valid": r["valid"]}
+        for i, name in enumerate(names):
+            column = name if name != "seats" else "max_rate_deviation"
+            row[column] = r["objectives"][i] if r["valid"] else None
+        row.update(ci_low=r["low"], ci_high=r["high"], length=r["length"], length_violation=r["violation"],
+                   stopped_early=r["stopped_early"], why=r["why"])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def confirm_frame(state: dict[str, Any]) -> pd.DataFrame:
+    """Seat win rates of each confirmed point on its fresh games, per agent set, Wilson 95%."""
+    rows = []
+    for entry in state["confirmed"]:
+        for agents, c in entry["confirm"].items():
+            for seat, w in enumerate(c["wins"]):
+                low, high = wilson_interval(w, c["games"])
+                rows.append({"trial": entry["trial"], "agents": agents, "seat": seat, "games": c["games"],
+                             "win_rate": w / c["games"], "ci_low": low, "ci_high": high})
+    return pd.DataFrame(rows)
+
+
+def build_search_report(folder: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
+    folder = Path(folder)
+    state = read_search(folder)
+    space, search, target = state["space"], state["search"], state["target"]
+    sec = Section(f"Tune (model-based search): {state['tune_file']}")
+    rec = state.get("recommended")
+    if rec:
+        main = rec["confirm"][state["agents"]]
+        sec.notes.append(f"<b>{html.escape(main['statement'])}</b>")
+        sec.notes.append(f"Recommended config: <b>{html.escape(state['recommended_config'])}</b> = "
+                         f"{html.escape(state['base'])} with {state['changes']} value(s) changed: "
+                         f"{html.escape(state['recommended_label'])}.")
+        for agents, c in rec["confirm"].items():
+            if agents != state["agents"]:
+                sec.notes.append(f"Under <b>{html.escape(agents)}</b> (confirm_agents): "
+                                 f"{html.escape(c['statement'])}")
+    else:
+        sec.notes.append("<b>No candidate was played to the end within the budget; nothing is "
+                         "recommended.</b>")
+    sec.notes.append(f"Space: {space['dimensions']} searched values ({', '.join(space['keys'])}), "
+                     f"10^{space['log10_candidates']:.1f} combinations before the constraints"
+                     + (": " + "; ".join(html.escape(c) for c in space["constraints"]) if space["constraints"]
+                        else "") + ".")
+    tgt = f"every seat within {100 * target['tolerance']:g} points of 1/{state['players']}"
+    if target.get("length"):
+        tgt += f"; mean game length in {target['length'][0]:g}..{target['length'][1]:g} (a constraint)"
+    first = state["studies"].get("model") or next(iter(state["studies"].values()))
+    stages = ", ".join(f"{n:,}" for n in first["schedule"])
+    sec.notes.append(f"Target: {tgt}. Objectives: {', '.join(search['objectives'])}; sampler "
+                     f"{search['sampler']}; stages of {stages} "
+                     f"games on common seeds (game i of every candidate has the same seed), a candidate "
+                     f"stopping early once its objective's lower bound exceeds the best one's upper bound.")
+    sec.notes.append("Only the confirmation games (fresh seed "
+                     f"{state['confirm_seed']}) back the statement: the search's own figures favour the "
+                     "candidates it chose on them. The search tried a tiny share of the space, so it says "
+                     "nothing of the candidates it did not try.")
+    curve = curve_frame(state)
+    ends = []
+    for kind, s in state["studies"].items():
+        best = [b for _, b in s["curve"] if b is not None and math.isfinite(b)]
+        ends.append(f"{LABELS[kind]}: best {100 * best[-1]:.2f} points after {s['spent']:,} games "
+                    f"({len(s['records'])} trials)" if best else
+                    f"{LABELS[kind]}: no candidate played to the end in {s['spent']:,} games")
+    sec.notes.append("Best objective found (search figures): " + "; ".join(ends) + ".")
+    if not curve.empty:
+        sec.charts.append(("search_curve", "Best largest seat deviation among fully played candidates "
+                           "against games spent", curve_chart(curve, f"budget {state['budget']:,} games")))
+    confirm = confirm_frame(state)
+    if not confirm.empty:
+        sec.tables.append(("search_confirmations", "Seat win rates of the confirmed points on fresh games",
+                           confirm))
+    sections = [sec]
+    for kind in state["studies"]:
+        table = trials_frame(state, kind)
+        part = Section(f"Trials: {LABELS[kind]}")
+        part.notes.append("Each trial's figures come from its own games (the games column; played: games it "
+                          "played itself, 0 when an equal candidate's games were reused).")
+        part.tables.append((f"search_trials_{kind}", f"Trials of the {LABELS[kind]}", table))
+        sections.append(part)
+    if len(search["objectives"]) > 1 and state["confirmed"]:
+        front = pd.DataFrame([{"trial": e["trial"],
+                               **dict(zip(search["objectives"], e["objectives"], strict=True)),
+                               "confirmed_deviation": e["confirm"][state["agents"]]["value"],
+                               "confirmed_ci_low": e["confirm"][state["agents"]]["low"],
+                               "confirmed_ci_high": e["confirm"][state["agents"]]["high"]}
+                              for e in state["confirmed"]])
+        part = Section("Pareto front: fairness against closeness to the base")
+        part.tables.append(("search_pareto", "Confirmed Pareto points", front))
+        fig, ax = plt.subplots(figsize=charts.WIDE)
+        ax.errorbar(front[search["objectives"][1]], 100 * front["confirmed_deviation"],
+                    yerr=[100 * (front["confirmed_deviation"] - front["confirmed_ci_low"]),
+                          100 * (front["confirmed_ci_high"] - front["confirmed_deviation"])], fmt="o")
+        ax.axhline(100 * target["tolerance"], linestyle="--", color="grey")
+        part.charts.append(("search_pareto", "Pareto points on their confirmation games (95% simultaneous)",
+                            charts._finish(fig, ax, "Pareto front, confirmed", search["objectives"][1],
+                                           "largest seat deviation (points)")))
+        sections.append(part)
+    summary = {k: state.get(k) for k in ("tune_file", "recommended_config", "recommended_label", "changes")}
+    summary["recommended"] = rec
+    summary["curves_end"] = ends
+    return write_report(sections, [], [], summary, Path(out) if out else folder / "report",
+                        title="Tune report (model-based search)")

@@ -1,0 +1,473 @@
+"""`balance tune` over spaces too large to race (issue 17): a model-based search with Optuna, racing on top,
+every finished stage kept in SQLite.
+
+Why Optuna: its samplers are the well-kept versions of what a rule-tuner needs (TPE, CMA-ES, NSGA-II for
+several objectives, random search as the baseline), its ask-and-tell interface lets our runner play the
+games, and its RDB storage keeps the whole study in one SQLite file, so a tune killed and started again
+resumes where it stopped.
+
+How a trial goes:
+
+1. The sampler proposes a value per dimension; `SearchSpace.repair` turns it into a candidate that meets
+   every constraint (the trial's ``values`` user attribute).
+2. The candidate plays in stages (``search.first_games``, x ``growth``, ..., ``final_games``), game i with
+   the seed of (tune seed, i) whatever the candidate, so candidates are compared on common seeds. After
+   each stage its sufficient statistics (games, win shares per seat as exact integers, length sums) are
+   written to the trial: a kill loses at most the stage being played.
+3. Racing on top: after a stage the candidate stops when its objective's lower bound lies above the upper
+   bound of the best fully played candidate (a candidate that also changes no more of the base, with
+   several objectives): clearly worse ones get few games, close ones all ``final_games``. Bounds are at
+   ``1 - (1 - confidence) / stages`` each (Bonferroni over the looks, as in the race).
+4. The objectives go to Optuna: ``seats`` (the largest deviation of a seat's win rate from the fair share,
+   the race's objective), and optionally ``changes`` (searched values that differ from the base) or
+   ``l1`` (their L1 distance from the base). A mean game length outside ``target.length`` is a constraint
+   (Optuna's trial constraint, which TPE and NSGA-II sample with; CMA-ES, which has none, gets a penalty
+   instead).
+
+Determinism: trials run one after another (their games in parallel, ``--jobs`` chunks through joblib, or
+Dask with ``--backend dask``), and the sampler of the k-th proposal is seeded from (tune seed, k), so a
+tune gives the same trials whatever ``--jobs``, and after kill and resume (the running trial is finished
+from its stored stages, under its own number).
+
+Then each recommended point (the best, or up to ``confirm_points`` of the Pareto front) plays
+``confirm_games`` fresh games (another seed): "target met with 95% confidence" rests on those alone;
+with ``confirm_agents`` it plays them again with those agents (search with greedy, confirm with strong
+players), and both are reported. ``--baseline random`` runs random search over the same space at the same
+budget into the same study file, for the report's curve of best objective against games spent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sim.design.overrides import path_text
+from sim.design.search_space import SearchSpace
+from sim.design.tune_file import Search, Target, Tune
+from sim.errors import ConfigError
+
+STUDY_FILE = "study.db"
+SEARCH_JSON = "search.json"
+STUDY_NAMES = {"model": "search", "random": "random-baseline"}
+SHARE_SCALE = 420  # lcm(1..7): a 1/k share of a win, k <= 7 winners, is a whole number of 1/420ths
+
+
+# ---- games --------------------------------------------------------------------------------------------
+def play_chunk(game: str, rules: Any, agents: tuple[str, ...], seed: int, start: int,
+               count: int) -> dict[str, Any]:
+    """Games start .. start+count-1 of a candidate, as exact sufficient statistics (a worker)."""
+    from analysis.seats import win_shares
+    from sim.agent_spec import agent_arrays
+    from sim.games import spec as game_spec
+    from sim.rng import game_seeds
+
+    spec = game_spec(game)
+    seating, params = agent_arrays([list(agents)], game)
+    batch = spec.run_batch(rules, game_seeds(seed, start, count), seating[0], params[0])
+    shares = win_shares(batch["winners"], batch.get("other_winners"))[:, :len(agents)]
+    lengths = np.asarray(batch[spec.vocabulary.length], dtype=np.int64)
+    return {"games": count, "wins": [int(x) for x in np.rint(shares * SHARE_SCALE).sum(axis=0)],
+            "length_sum": int(lengths.sum()), "length_sq": int((lengths * lengths).sum())}
+
+
+def merge(a: dict[str, Any] | None, b: dict[str, Any]) -> dict[str, Any]:
+    """Two sets of sufficient statistics of disjoint games, combined exactly."""
+    if not a:
+        return dict(b)
+    return {"games": a["games"] + b["games"],
+            "wins": [x + y for x, y in zip(a["wins"], b["wins"], strict=True)],
+            "length_sum": a["length_sum"] + b["length_sum"], "length_sq": a["length_sq"] + b["length_sq"]}
+
+
+def figures(stats: dict[str, Any], target: Target, confidence: float):
+    """The race's Standing of a candidate from its statistics (objective with bounds, length)."""
+    from sim.design.racing import standing
+
+    n = stats["games"]
+    mean = stats["length_sum"] / n
+    var = (stats["length_sq"] - n * mean * mean) / (n - 1) if n > 1 else math.inf
+    wins = [w / SHARE_SCALE for w in stats["wins"]]
+    return standing("", wins, n, target, confidence, (mean, math.sqrt(max(var, 0.0))))
+
+
+class GamePool:
+    """Plays a candidate's games in ``jobs`` chunks (joblib's loky, or its dask backend), one pool for the
+    whole tune."""
+
+    def __init__(self, jobs: int, backend: str = "loky", scheduler: str | None = None) -> None:
+        self.jobs = jobs
+        self.backend = backend
+        self._parallel = None
+        self._client = None
+        if jobs > 1 or backend == "dask":
+            from joblib import Parallel
+
+            if backend == "dask":
+                from dask.distributed import Client, LocalCluster
+
+                self._client = Client(scheduler) if scheduler else Client(LocalCluster(
+                    n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None))
+            self._parallel = Parallel(n_jobs=jobs, backend=backend)
+            self._parallel.__enter__()
+
+    def play(self, game: str, rules: Any, agents: tuple[str, ...], seed: int, start: int,
+             count: int) -> dict[str, Any]:
+        from joblib import delayed
+
+        if self._parallel is None or count < 2 * 100:
+            return play_chunk(game, rules, agents, seed, start, count)
+        pieces = min(self.jobs, count // 100)
+        bounds = [start + count * k // pieces for k in range(pieces + 1)]
+        parts = self._parallel(delayed(play_chunk)(game, rules, agents, seed, a, b - a)
+                               for a, b in zip(bounds, bounds[1:], strict=False))
+        total = None
+        for part in parts:  # in game order: the sums are exact integers anyway
+            total = merge(total, part)
+        return total
+
+    def close(self) -> None:
+        if self._parallel is not None:
+            self._parallel.__exit__(None, None, None)
+        if self._client is not None:
+            self._client.close()
+
+
+# ---- the study ----------------------------------------------------------------------------------------
+def _derived_seed(*parts: Any) -> int:
+    return int(hashlib.sha256(":".join(str(p) for p in parts).encode()).hexdigest()[:8], 16)
+
+
+def _constraints(trial) -> list[float]:
+    return list(trial.user_attrs.get("violation", [0.0]))
+
+
+def make_sampler(name: str, seed: int, startup: int, objectives: int):
+    import optuna
+
+    if name == "tpe":
+        return optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup, multivariate=True)
+    if name == "cmaes":
+        return optuna.samplers.CmaEsSampler(seed=seed, n_startup_trials=startup)
+    if name == "nsga2":
+        return optuna.samplers.NSGAIISampler(seed=seed, population_size=max(8, startup))
+    return optuna.samplers.RandomSampler(seed=seed)
+
+
+def _uniform_step(d) -> int | None:
+    """The step of an evenly spaced integer dimension (1 for one value), else None."""
+    if not d.is_range:
+        return None
+    steps = {b - a for a, b in zip(d.values, d.values[1:], strict=False)}
+    return steps.pop() if len(steps) == 1 else (1 if not steps else None)
+
+
+def distributions(space: SearchSpace) -> dict[str, Any]:
+    """One Optuna distribution per dimension: an integer range, or a choice by index."""
+    from optuna.distributions import IntDistribution
+
+    out = {}
+    for d in space.dimensions:
+        step = _uniform_step(d)
+        out[path_text(d.path)] = IntDistribution(d.values[0], d.values[-1], step=step) if step \
+            else IntDistribution(0, len(d.values) - 1)
+    return out
+
+
+def point_values(space: SearchSpace, params: dict[str, Any]) -> list[Any]:
+    """A sampled point as one value per dimension (choices by index)."""
+    return [params[path_text(d.path)] if _uniform_step(d) else d.values[params[path_text(d.path)]]
+            for d in space.dimensions]
+
+
+@dataclass
+class TrialRecord:
+    number: int
+    values: list[Any]
+    games: int            # games this trial's figures rest on
+    played: int           # games it played itself (0 when it reused an equal candidate's)
+    objectives: list[float]
+    low: float
+    high: float
+    length: float
+    violation: float
+    stopped_early: bool
+    valid: bool = True
+    why: str = ""
+
+
+def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, scheduler: str | None,
+               say: Callable[[str], None], budget: int | None = None) -> dict[str, Any]:
+    """Run (or resume) the model-based search (kind "model") or the random baseline (kind "random") into
+    ``out/study.db``; returns the study's summary (trials, curve, recommended points)."""
+    import optuna
+
+    from sim.agent_spec import parse_agents
+    from sim.design.files import validate
+    from sim.design.overrides import apply_overrides
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    space, search, target = tune.search_space, tune.search, tune.target
+    assert space is not None and search is not None
+    budget = budget if budget is not None else tune.budget
+    reserve = search.confirm_games * (1 if len(search.objectives) == 1 else search.confirm_points)
+    storage = optuna.storages.RDBStorage(f"sqlite:///{out / STUDY_FILE}")
+    directions = ["minimize"] * len(search.objectives)
+    study = optuna.create_study(study_name=STUDY_NAMES[kind], storage=storage, directions=directions,
+                                load_if_exists=True)
+    sampler_name = "random" if kind == "random" else search.sampler
+    schedule = search.schedule()
+    look = 1 - (1 - search.confidence) / len(schedule)
+    dists = distributions(space)
+    agents = tuple(str(a) for a in parse_agents(tune.agents, tune.players, tune.game))
+    pool = GamePool(jobs, backend, scheduler)
+    records: dict[int, TrialRecord] = {}
+    by_candidate: dict[str, dict[str, Any]] = {}  # equal candidates share their games
+    spent = 0
+    started = time.perf_counter()
+
+    def objectives_of(values: list[Any], st) -> list[float]:
+        out = [st.value]
+        for name in search.objectives[1:]:
+            out.append(float(space.changes(values)) if name == "changes" else space.l1(values))
+        return out
+
+    def violation(st) -> float:
+        if target.length is None or not math.isfinite(st.length):
+            return 0.0
+        lo, hi = target.length
+        return max(lo - st.length, st.length - hi, 0.0)
+
+    def best_high(values: list[Any]) -> float:
+        """The upper bound of the best fully played candidate that is no further from the base."""
+        extra = [float(space.changes(values)) if n == "changes" else space.l1(values)
+                 for n in search.objectives[1:]]
+        highs = [r.high for r in records.values() if r.valid and r.games >= schedule[-1] and
+                 r.violation == 0 and all(a <= b for a, b in zip(r.objectives[1:], extra, strict=True))]
+        return min(highs, default=math.inf)
+
+    def evaluate(trial, stats: dict[str, Any] | None) -> None:
+        nonlocal spent
+        trial_number = trial.number
+        values = space.repair(point_values(space, trial.params))
+        key = json.dumps(values, default=str)
+        trial.set_user_attr("values", values)
+        broken = space.violations(values)
+        overrides = {d.path: v for d, v in zip(space.dimensions, values, strict=True)}
+        source = f"{tune.file} (trial {trial_number})"
+        why = "breaks " + broken[0] if broken else ""
+        rules = None
+        if not why:
+            try:
+                config = apply_overrides(space.base, overrides, source)
+                rules = validate(tune.game, config, tune.players, source)
+            except ConfigError as err:  # a candidate the game refuses: recorded, no game played
+                why = str(err)
+        if why:
+            trial.set_user_attr("invalid", why)
+            records[trial_number] = TrialRecord(trial_number, values, 0, 0, [math.inf] * len(directions),
+                                                math.inf, math.inf, math.nan, math.inf, False, False, why)
+            study.tell(trial_number, state=optuna.trial.TrialState.FAIL)
+            return
+        if stats is None and key in by_candidate:
+            stats = dict(by_candidate[key])
+        own = int(trial.user_attrs.get("played", 0))
+        stopped = False
+        st = figures(stats, target, look) if stats else None
+        for n in schedule:
+            if stats and stats["games"] >= n:
+                continue
+            if stats and st is not None and st.low > best_high(values):
+                stopped = True
+                break
+            have = stats["games"] if stats else 0
+            if spent + (n - have) + reserve > budget and records:
+                stopped = True
+                break
+            part = pool.play(tune.game, rules, agents, tune.seed, have, n - have)
+            stats = merge(stats, part)
+            spent += n - have
+            own += n - have
+            trial.set_user_attr("stats", stats)
+            trial.set_user_attr("played", own)
+            st = figures(stats, target, look)
+        by_candidate[key] = stats
+        objs = objectives_of(values, st)
+        v = violation(st)
+        if sampler_name == "cmaes" and v > 0:
+            objs[0] += 1.0 + v  # CMA-ES has no constraints: an infeasible length costs more than any seat
+        trial.set_user_attr("violation", [v])
+        trial.set_constraint("length", v)  # feasible at <= 0; TPE and NSGA-II sample with it
+        trial.set_user_attr("stopped_early", stopped)
+        records[trial_number] = TrialRecord(trial_number, values, stats["games"], own, objs, st.low, st.high,
+                                            st.length, v, stopped)
+        study.tell(trial_number, objs if len(objs) > 1 else objs[0])
+
+    try:
+        # what earlier sessions finished, and a trial a kill interrupted (finished from its stored stages)
+        records.update(_stored_records(study, target, look))
+        for frozen in study.get_trials(deepcopy=False):
+            spent += int(frozen.user_attrs.get("played", 0))
+            if frozen.number in records and records[frozen.number].valid:
+                key = json.dumps(records[frozen.number].values, default=str)
+                by_candidate[key] = frozen.user_attrs["stats"]
+        before = spent
+        for frozen in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
+            say(f"resuming trial {frozen.number} from its stored stages")
+            # a Trial handle on the stored running trial (Optuna has no public way to reopen one)
+            evaluate(optuna.trial.Trial(study, frozen._trial_id), frozen.user_attrs.get("stats"))
+        while spent + schedule[0] + reserve <= budget:
+            k = len(study.get_trials(deepcopy=False))
+            study.sampler = make_sampler(sampler_name, _derived_seed("tune-sampler", tune.seed, kind, k),
+                                         search.startup_trials, len(directions))
+            trial = study.ask(dists)
+            evaluate(trial, None)
+            r = records[trial.number]
+            if trial.number % 10 == 0 or r.games >= schedule[-1]:
+                best = best_record(records, schedule[-1])
+                say(f"{kind} trial {trial.number}: {r.games:,} games"
+                    + (f", seats {100 * r.objectives[0]:.2f} [{100 * r.low:.2f}, {100 * r.high:.2f}]"
+                       if r.valid else f", invalid: {r.why}")
+                    + (" (stopped early)" if r.stopped_early else "")
+                    + (f"; best {100 * best.objectives[0]:.2f} (trial {best.number})" if best else "")
+                    + f"; {spent:,} of {budget:,} games, {time.perf_counter() - started:.0f} s")
+    finally:
+        pool.close()
+    return _summary(kind, sampler_name, spent, budget, records, schedule) | {"played_now": spent - before}
+
+
+def _summary(kind: str, sampler: str, spent: int, budget: int, records: dict[int, TrialRecord],
+             schedule: list[int]) -> dict[str, Any]:
+    ordered = sorted(records.values(), key=lambda r: r.number)
+    return {"kind": kind, "sampler": sampler, "spent": spent, "budget": budget,
+            "records": [r.__dict__ for r in ordered], "record_objects": ordered,
+            "curve": curve(records, schedule[-1]), "schedule": schedule}
+
+
+def _stored_records(study, target: Target, look: float) -> dict[int, TrialRecord]:
+    """The finished trials of a stored study as TrialRecords (complete ones with their figures, invalid
+    candidates with why)."""
+    import optuna
+
+    out: dict[int, TrialRecord] = {}
+    for frozen in study.get_trials(deepcopy=False):
+        attrs = frozen.user_attrs
+        if frozen.state == optuna.trial.TrialState.COMPLETE:
+            st = figures(attrs["stats"], target, look)
+            out[frozen.number] = TrialRecord(
+                frozen.number, attrs["values"], attrs["stats"]["games"], int(attrs.get("played", 0)),
+                list(frozen.values), st.low, st.high, st.length, _constraints(frozen)[0],
+                bool(attrs.get("stopped_early")))
+        elif frozen.state == optuna.trial.TrialState.FAIL and "values" in attrs:
+            out[frozen.number] = TrialRecord(frozen.number, attrs["values"], 0, 0, [math.inf] * len(
+                frozen.values or [0]), math.inf, math.inf, math.nan, math.inf, False, False,
+                attrs.get("invalid", ""))
+    return out
+
+
+def read_records(tune: Tune, out: Path, kind: str) -> dict[str, Any]:
+    """A stored study's summary without playing (empty when it was never run)."""
+    import optuna
+
+    empty = {"kind": kind, "sampler": "", "spent": 0, "budget": tune.budget, "records": [],
+             "record_objects": [], "curve": [], "schedule": tune.search.schedule()}
+    if not (out / STUDY_FILE).exists():
+        return empty
+    storage = optuna.storages.RDBStorage(f"sqlite:///{out / STUDY_FILE}")
+    try:
+        study = optuna.load_study(study_name=STUDY_NAMES[kind], storage=storage)
+    except KeyError:
+        return empty
+    schedule = tune.search.schedule()
+    records = _stored_records(study, tune.target, 1 - (1 - tune.search.confidence) / len(schedule))
+    spent = sum(int(t.user_attrs.get("played", 0)) for t in study.get_trials(deepcopy=False))
+    return _summary(kind, "random" if kind == "random" else tune.search.sampler, spent, tune.budget, records,
+                    schedule)
+
+
+def best_record(records: dict[int, TrialRecord], full: int) -> TrialRecord | None:
+    """The lowest seat objective among fully played candidates that meet the length constraint."""
+    done = [r for r in records.values() if r.valid and r.games >= full and r.violation == 0]
+    return min(done, key=lambda r: (r.objectives[0], r.number), default=None)
+
+
+def curve(records: dict[int, TrialRecord], full: int) -> list[tuple[int, float]]:
+    """(games spent so far, best seat objective so far among fully played feasible candidates), after each
+    trial in order: the search's progress against its cost."""
+    out, spent, best = [], 0, math.inf
+    for r in sorted(records.values(), key=lambda r: r.number):
+        spent += r.played
+        if r.valid and r.games >= full and r.violation == 0:
+            best = min(best, r.objectives[0])
+        out.append((spent, best))
+    return out
+
+
+def pareto(records: Sequence[TrialRecord], full: int) -> list[TrialRecord]:
+    """The fully played feasible candidates no other one beats on every objective, by the second
+    objective (fewest changes first)."""
+    done = [r for r in records if r.valid and r.games >= full and r.violation == 0]
+    front = [r for r in done if not any(all(a <= b for a, b in zip(o.objectives, r.objectives, strict=True))
+                                        and o.objectives != r.objectives for o in done)]
+    unique: dict[str, TrialRecord] = {}
+    for r in sorted(front, key=lambda r: (r.objectives[1:], r.objectives[0], r.number)):
+        unique.setdefault(json.dumps(r.values, default=str), r)
+    return list(unique.values())
+
+
+def confirm_stats(tune: Tune, out: Path, values: list[Any], agents: str, games: int, seed: int, jobs: int,
+                  backend: str, scheduler: str | None) -> tuple[dict[str, Any], int]:
+    """A point's fresh confirmation games, kept in the study file's confirmations (so a resumed tune
+    replays none): (statistics, games played now)."""
+    import optuna
+
+    from sim.agent_spec import check_models, parse_agents
+    from sim.design.files import validate
+    from sim.design.overrides import apply_overrides
+
+    space = tune.search_space
+    storage = optuna.storages.RDBStorage(f"sqlite:///{out / STUDY_FILE}")
+    study = optuna.create_study(study_name="confirmations", storage=storage, load_if_exists=True)
+    key = hashlib.sha256(json.dumps([values, agents, games, seed], default=str).encode()).hexdigest()[:16]
+    kept = study.user_attrs.get(key)
+    if kept:
+        return kept, 0
+    overrides = {d.path: v for d, v in zip(space.dimensions, values, strict=True)}
+    source = f"{tune.file} (confirmation)"
+    rules = validate(tune.game, apply_overrides(space.base, overrides, source), tune.players, source)
+    specs = parse_agents(agents, tune.players, tune.game)
+    check_models(specs, tune.game, tune.players, rules.config_hash)
+    pool = GamePool(jobs, backend, scheduler)
+    try:
+        stats = pool.play(tune.game, rules, tuple(str(a) for a in specs), seed, 0, games)
+    finally:
+        pool.close()
+    study.set_user_attr(key, stats)
+    return stats, games
+
+
+def write_summary(out: Path, summary: dict[str, Any]) -> None:
+    """search.json: written whole, then renamed into place."""
+    tmp = out / f".tmp-{SEARCH_JSON}"
+    tmp.write_text(json.dumps(summary, indent=2, default=_json))
+    os.replace(tmp, out / SEARCH_JSON)
+
+
+def _json(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, Search | Target):
+        return value.__dict__
+    raise TypeError(f"not JSON: {type(value)}")

@@ -1,0 +1,175 @@
+"""`balance tune` by model-based search (tune files whose space is too large to race, or that say
+``method = "model"``): run the study (sim/design/model_search.py), confirm the recommended points on fresh
+games, write ``recommended.toml``, ``search.json`` and the report.
+
+The statement rests on the confirmation games alone: the search's own figures favour the candidates it
+chose on them. A model search tries a tiny share of a space of billions, so it never says that no candidate
+meets the target: only whether the one it recommends does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from sim.app.run_lock import RunLock
+from sim.design.model_search import (
+    SEARCH_JSON,
+    STUDY_FILE,
+    STUDY_NAMES,
+    best_record,
+    confirm_stats,
+    curve,
+    figures,
+    pareto,
+    read_records,
+    run_search,
+    write_summary,
+)
+from sim.design.overrides import format_value, path_text
+from sim.design.tune_file import Candidate, Tune
+from sim.errors import ConfigError
+
+
+def identity(tune: Tune) -> str:
+    """What the study's games depend on: changing any of it makes the stored trials another study's."""
+    space = tune.search_space
+    text = json.dumps({"base": space.base, "players": tune.players, "agents": tune.agents, "seed": tune.seed,
+                       "dims": [[path_text(d.path), list(d.values)] for d in space.dimensions],
+                       "constraints": [c.describe() for c in space.constraints],
+                       "search": asdict(tune.search), "target": asdict(tune.target)},
+                      sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _points(records: list, tune: Tune) -> list:
+    full = tune.search.schedule()[-1]
+    if len(tune.search.objectives) == 1:
+        best = best_record({r.number: r for r in records}, full)
+        return [best] if best else []
+    front = pareto(records, full)
+    k = tune.search.confirm_points
+    if len(front) <= k:
+        return front
+    picks = sorted({round(i * (len(front) - 1) / (k - 1)) for i in range(k)}) if k > 1 else [0]
+    return [front[i] for i in picks]
+
+
+def _candidate(tune: Tune, values: list[Any], slug: str) -> Candidate:
+    from sim.design.overrides import apply_overrides
+
+    space = tune.search_space
+    changed = {d.path: v for d, v, b in zip(space.dimensions, values, space.base_values(), strict=True)
+               if v != b}
+    config = apply_overrides(space.base, changed, tune.file)
+    return Candidate(slug, tuple(values), changed, config)
+
+
+def statement(judged, tune: Tune, agents: str) -> tuple[bool, str]:
+    tol = tune.target.tolerance
+    pct = f"{100 * tune.search.confidence:g}%"
+    figures_text = (f"largest seat deviation {100 * judged.value:.2f} points, {pct} upper bound "
+                    f"{100 * judged.high:.2f} (tolerance {100 * tol:g}) on {judged.games:,} fresh games "
+                    f"with {agents}")
+    if tune.target.length is not None:
+        figures_text += (f"; mean length {judged.length:.1f} [{judged.length_low:.1f}, "
+                         f"{judged.length_high:.1f}]")
+    if judged.high < tol and judged.feasible == "yes":
+        return True, f"Target met with {pct} confidence: {figures_text}."
+    if judged.low > tol or judged.feasible == "no":
+        return False, f"Target missed with {pct} confidence by the recommended config: {figures_text}."
+    return False, f"Target not shown at {pct}: {figures_text}."
+
+
+def run_model_tune(tune: Tune, out: Path, jobs: int, backend: str, scheduler: str | None, baseline: str,
+                   force: bool, report: bool, say: Callable[[str], None]) -> dict[str, Any]:
+    """Search (or, with ``baseline = "random"``, the random baseline), confirm, write the results."""
+    from sim.design.tune import candidate_config_text, confirm_seed
+
+    started = time.perf_counter()
+    kind = "random" if baseline == "random" else "model"
+    with RunLock(out):
+        ident = identity(tune)
+        known = out / SEARCH_JSON
+        if (out / STUDY_FILE).exists():
+            old = json.loads(known.read_text()).get("identity") if known.is_file() else None
+            if old != ident:
+                if not force:
+                    raise ConfigError(f"{out}: holds a study of another tune file, space, seed or agents "
+                                      "(search.json's identity differs); choose another --out or pass "
+                                      "--force")
+                (out / STUDY_FILE).unlink()
+                shutil.rmtree(out / "report", ignore_errors=True)
+        write_summary(out, {"identity": ident, "tune_file": tune.file, "state": "searching"})
+        result = run_search(tune, out, kind, jobs, backend, scheduler, say)
+        studies = {k: (result if k == kind else read_records(tune, out, k)) for k in STUDY_NAMES}
+        main = studies["model"] if studies["model"]["records"] else studies["random"]
+        records = main["record_objects"]
+        points = _points(records, tune)
+        cseed = confirm_seed(tune.seed)
+        played = result["played_now"]
+        confirmed = []
+        agent_sets = [tune.agents] + ([tune.search.confirm_agents] if tune.search.confirm_agents else [])
+        for r in points:
+            entry = {"trial": r.number, "study": main["kind"], "values": r.values,
+                     "objectives": r.objectives, "search_games": r.games, "confirm": {}}
+            for agents in agent_sets:
+                stats, now = confirm_stats(tune, out, r.values, agents, tune.search.confirm_games, cseed,
+                                           jobs, backend, scheduler)
+                played += now
+                st = figures(stats, tune.target, tune.search.confidence)
+                met, text = statement(st, tune, agents)
+                entry["confirm"][agents] = {"games": st.games, "value": st.value, "low": st.low,
+                                            "high": st.high, "wins": st.wins, "length": st.length,
+                                            "length_low": st.length_low, "length_high": st.length_high,
+                                            "met": met, "statement": text}
+                say(f"confirmation of trial {r.number} with {agents}: {text}")
+            confirmed.append(entry)
+        rec = None
+        if confirmed:
+            rec = min(confirmed, key=lambda e: (not e["confirm"][tune.agents]["met"],
+                                                e["confirm"][tune.agents]["value"]))
+        summary = {
+            "identity": ident, "state": "done", "tune_file": tune.file, "base": tune.base, "game": tune.game,
+            "players": tune.players, "agents": tune.agents, "seed": tune.seed, "confirm_seed": cseed,
+            "budget": tune.budget, "description": tune.description, "search": asdict(tune.search),
+            "target": asdict(tune.target),
+            "space": {"dimensions": len(tune.search_space.dimensions),
+                      "log10_candidates": tune.search_space.log10_size(),
+                      "keys": sorted({d.pattern for d in tune.search_space.dimensions}),
+                      "constraints": [c.describe() for c in tune.search_space.constraints]},
+            "studies": {k: {key: v[key] for key in ("kind", "sampler", "spent", "budget", "records", "curve",
+                                                    "schedule")} for k, v in studies.items() if v["records"]},
+            "confirmed": confirmed, "recommended": rec, "seconds": time.perf_counter() - started,
+            "played_now": played,
+        }
+        if rec is not None:
+            cand = _candidate(tune, rec["values"], f"trial-{rec['trial']}")
+            summary["recommended_label"] = cand.label() or "the base config unchanged"
+            summary["changes"] = len(cand.overrides)
+            text, _ = candidate_config_text(tune, cand, rec["confirm"][tune.agents]["statement"])
+            (out / "recommended.toml").write_text(text)
+            summary["recommended_config"] = os.fspath(out / "recommended.toml")
+        write_summary(out, summary)
+        if report:
+            from analysis.search_report import build_search_report
+
+            summary["report"] = os.fspath(build_search_report(out))
+    return summary
+
+
+def describe_values(tune: Tune, values: list[Any]) -> str:
+    """The changed values of a candidate as ``key = value`` text."""
+    space = tune.search_space
+    return ", ".join(f"{path_text(d.path)} = {format_value(v)}"
+                     for d, v, b in zip(space.dimensions, values, space.base_values(), strict=True) if v != b)
+
+
+__all__ = ["curve", "identity", "run_model_tune", "statement", "describe_values"]
