@@ -188,6 +188,16 @@ def point_values(space: SearchSpace, params: dict[str, Any]) -> list[Any]:
             for d in space.dimensions]
 
 
+def stats_of(attrs: dict[str, Any]) -> dict[str, Any] | None:
+    """A stored trial's statistics so far (None before its first stage)."""
+    return (attrs.get("progress") or {}).get("stats")
+
+
+def played_of(attrs: dict[str, Any]) -> int:
+    """The games a stored trial played itself so far."""
+    return int((attrs.get("progress") or {}).get("played", 0))
+
+
 @dataclass
 class TrialRecord:
     number: int
@@ -279,7 +289,7 @@ def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, schedu
             return
         if stats is None and key in by_candidate:
             stats = dict(by_candidate[key])
-        own = int(trial.user_attrs.get("played", 0))
+        own = played_of(trial.user_attrs)
         stopped = False
         st = figures(stats, target, look) if stats else None
         for n in schedule:
@@ -296,8 +306,8 @@ def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, schedu
             stats = merge(stats, part)
             spent += n - have
             own += n - have
-            trial.set_user_attr("stats", stats)
-            trial.set_user_attr("played", own)
+            # one attribute, one write: the statistics and the games this trial played, never out of step
+            trial.set_user_attr("progress", {"stats": stats, "played": own})
             st = figures(stats, target, look)
         by_candidate[key] = stats
         objs = objectives_of(values, st)
@@ -315,15 +325,15 @@ def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, schedu
         # what earlier sessions finished, and a trial a kill interrupted (finished from its stored stages)
         records.update(_stored_records(study, target, look))
         for frozen in study.get_trials(deepcopy=False):
-            spent += int(frozen.user_attrs.get("played", 0))
+            spent += played_of(frozen.user_attrs)
             if frozen.number in records and records[frozen.number].valid:
                 key = json.dumps(records[frozen.number].values, default=str)
-                by_candidate[key] = frozen.user_attrs["stats"]
+                by_candidate[key] = stats_of(frozen.user_attrs)
         before = spent
         for frozen in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
             say(f"resuming trial {frozen.number} from its stored stages")
             # a Trial handle on the stored running trial (Optuna has no public way to reopen one)
-            evaluate(optuna.trial.Trial(study, frozen._trial_id), frozen.user_attrs.get("stats"))
+            evaluate(optuna.trial.Trial(study, frozen._trial_id), stats_of(frozen.user_attrs))
         while spent + schedule[0] + reserve <= budget:
             k = len(study.get_trials(deepcopy=False))
             study.sampler = make_sampler(sampler_name, _derived_seed("tune-sampler", tune.seed, kind, k),
@@ -361,9 +371,9 @@ def _stored_records(study, target: Target, look: float) -> dict[int, TrialRecord
     for frozen in study.get_trials(deepcopy=False):
         attrs = frozen.user_attrs
         if frozen.state == optuna.trial.TrialState.COMPLETE:
-            st = figures(attrs["stats"], target, look)
+            st = figures(stats_of(attrs), target, look)
             out[frozen.number] = TrialRecord(
-                frozen.number, attrs["values"], attrs["stats"]["games"], int(attrs.get("played", 0)),
+                frozen.number, attrs["values"], stats_of(attrs)["games"], played_of(attrs),
                 list(frozen.values), st.low, st.high, st.length, _constraints(frozen)[0],
                 bool(attrs.get("stopped_early")))
         elif frozen.state == optuna.trial.TrialState.FAIL and "values" in attrs:
@@ -388,7 +398,7 @@ def read_records(tune: Tune, out: Path, kind: str) -> dict[str, Any]:
         return empty
     schedule = tune.search.schedule()
     records = _stored_records(study, tune.target, 1 - (1 - tune.search.confidence) / len(schedule))
-    spent = sum(int(t.user_attrs.get("played", 0)) for t in study.get_trials(deepcopy=False))
+    spent = sum(played_of(t.user_attrs) for t in study.get_trials(deepcopy=False))
     return _summary(kind, "random" if kind == "random" else tune.search.sampler, spent, tune.budget, records,
                     schedule)
 

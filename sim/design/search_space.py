@@ -86,6 +86,8 @@ def expand(key: str, config: Mapping[str, Any], file: str, where: str) -> list[K
                 fail(file, where, f"{path_text((*done, part))} is not in the base config")
             walk(node[part], (*done, part), tail)
         else:
+            if isinstance(node, list):
+                fail(file, where, f"{here} is an array, so it has no key {part!r}: index it with [i] or [*]")
             if not isinstance(node, dict) or part not in node:
                 if not tail and isinstance(node, dict):  # a key the base leaves at its default
                     out.append((*done, part))

@@ -1,0 +1,243 @@
+"""`balance tune` beyond enumeration (issue 17): spaces with wildcards, constraints and their repair, bad
+tune files refused by file and key, and the model search's SQLite study resumed after kill -9 with the same
+result as an uninterrupted tune."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sim.config import load_toml
+from sim.design.model_search import played_of
+from sim.design.search_space import SearchSpace, read_constraints, read_dimensions
+from sim.design.tune_file import load_tune
+from sim.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[1]
+KAMAKURA = ROOT / "configs" / "kamakura" / "base.toml"
+TUNES = ROOT / "configs" / "tunes"
+
+CHIT_SPACE = f'''
+base = "{KAMAKURA}"
+players = 3
+agents = "greedy"
+seed = 5
+budget = 2400
+
+[space]
+"chits.*[*].points" = {{min = 1, max = 10}}
+"rules.order_chit_moves[1]" = {{min = 0, max = 3}}
+
+[[constraints]]
+sum = "chits.*[*].points"
+min = 95
+max = 105
+
+[[constraints]]
+nondecreasing = "chits.red[*].points"
+by = "chits.red[*].icons"
+
+[[constraints]]
+nondecreasing = "chits.blue[*].points"
+by = "chits.blue[*].icons"
+
+[target]
+tolerance = 0.03
+length = {{min = 20, max = 45}}
+'''
+SEARCH = '''
+[search]
+first_games = 100
+final_games = 400
+confirm_games = 300
+startup_trials = 3
+'''
+
+
+def write(tmp_path: Path, text: str, name: str = "tune.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def balance(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sim", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+
+
+# ---- the space ------------------------------------------------------------------------------------------
+def test_wildcards_give_every_element_its_own_dimension_and_auto_chooses_the_method(tmp_path: Path) -> None:
+    tune = load_tune(write(tmp_path, CHIT_SPACE + SEARCH))
+    space = tune.search_space
+    assert tune.method == "model" and len(space.dimensions) == 41
+    assert [d.path for d in space.dimensions[:2]] == [("chits", "red", 0, "points"),
+                                                      ("chits", "red", 1, "points")]
+    assert space.log10_size() > 40 and space.size() >= 10**10
+    assert not space.violations(space.base_values())  # the rules of record meet their own constraints
+    for small in ("kamakura-4p-order-chits.toml", "kamakura-4p-order-chits-shared-ties.toml"):
+        assert load_tune(TUNES / small).method == "racing"  # small grids keep racing every candidate
+    big = load_tune(TUNES / "kamakura-3p-chit-points.toml")
+    assert big.method == "model" and big.search_space.size() >= 10**10
+    assert load_tune(TUNES / "sakura-4p-deck-composition.toml").search_space.log10_size() > 40
+
+
+def _chit_space() -> SearchSpace:
+    base, _ = load_toml(KAMAKURA)
+    dims = read_dimensions({"chits.*[*].points": {"min": 1, "max": 10}}, base, "t",
+                           lambda spec, where: tuple(range(spec["min"], spec["max"] + 1)))
+    constraints = read_constraints(
+        [{"sum": "chits.*[*].points", "min": 95, "max": 105}]
+        + [{"nondecreasing": f"chits.{c}[*].points", "by": f"chits.{c}[*].icons"}
+           for c in ("red", "yellow", "green", "blue")], dims, base, "t")
+    return SearchSpace(dims, constraints, base)
+
+
+SPACE = _chit_space()
+
+
+@settings(deadline=None, max_examples=200)
+@given(st.lists(st.integers(1, 10), min_size=40, max_size=40))
+def test_repair_meets_every_constraint_within_the_ranges(raw: list[int]) -> None:
+    """Any sampled point repairs into a candidate inside every range that meets the sum and each colour's
+    order; a point that already meets them is left as it is."""
+    values = SPACE.repair(raw)
+    assert not SPACE.violations(values)
+    assert all(1 <= v <= 10 for v in values) and 95 <= sum(values) <= 105
+    assert SPACE.repair(values) == values
+
+
+# ---- bad tune files -------------------------------------------------------------------------------------
+BAD = [
+    ("unknown search key", SEARCH.replace("startup_trials", "startup_trails"), "search.startup_trails",
+     "unknown key"),
+    ("unknown sampler", SEARCH + 'sampler = "bayes"\n', "search.sampler", "must be one of"),
+    ("unknown method", SEARCH + 'method = "grid"\n', "search.method", "must be one of"),
+    ("impossible sum", SEARCH + '\n[[constraints]]\nsum = "chits.red[*].points"\nmin = 101\n',
+     "constraints[3]", "no candidate can meet it: the sum can only be 10 to 100"),
+    ("min above max", SEARCH + '\n[[constraints]]\nsum = "chits.red[*].points"\nmin = 50\nmax = 40\n',
+     "constraints[3]", "min 50 is above max 40"),
+    ("impossible count", SEARCH + '\n[[constraints]]\ncount = "chits.red[*].points"\nvalue = 11\nmin = 1\n',
+     "constraints[3]", "the count of 11 can only be 0 to 0"),
+    ("order against fixed values", SEARCH + '\n[[constraints]]\nnondecreasing = "chits.*[*].icons"\n',
+     "constraints[3]", "already fall as the rank rises"),
+    ("order by a searched value", SEARCH + '\n[[constraints]]\nnondecreasing = "chits.red[*].icons"\n'
+     'by = "chits.blue[*].points"\n', "constraints[3].by", "ranks by a searched value"),
+    ("objective without its data: chit values", SEARCH, "target.chit_cap",
+     "does not yet measure chit values"),
+    ("objectives start with seats", SEARCH + 'objectives = ["changes"]\n', "search.objectives",
+     'must start with "seats"'),
+    ("cmaes with two objectives", SEARCH + 'objectives = ["seats", "l1"]\nsampler = "cmaes"\n',
+     "search.sampler", "cmaes searches one objective"),
+]
+
+
+@pytest.mark.parametrize("case, search, key, what", BAD, ids=[b[0] for b in BAD])
+def test_bad_tune_files_are_refused_by_file_and_key(tmp_path: Path, case: str, search: str, key: str,
+                                                    what: str) -> None:
+    text = CHIT_SPACE + search
+    if case.endswith("chit values"):
+        text = text.replace("tolerance = 0.03", "tolerance = 0.03\nchit_cap = 0.1")
+    path = write(tmp_path, text)
+    out = tmp_path / "out"
+    done = balance("tune", str(path), "--out", str(out), "--jobs", "1")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    line = done.stderr.strip()
+    assert len(line.splitlines()) == 1 and f"{path}: {key}: " in line and what in line, line
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("space, where, what", [
+    # a key the base does not hold reaches the game's validator, which names the first candidate's key
+    ('"chits.*[*].pointz" = {min = 1, max = 3}', " (every searched value at its lowest, repaired): "
+     "chits.red[0].pointz", "unknown key"),
+    ('"chits.red[*].points" = {min = 4, max = 2}', 'space."chits.red[*].points".max',
+     "must be an integer >= 4"),
+    ('"chits.red.points[*]" = {min = 1, max = 3}', 'space."chits.red.points[*]"', "chits.red is an array"),
+    ('"rules.tie_break[*]" = {min = 1, max = 3}', 'space."rules.tie_break[*]"', "is not an array"),
+])
+def test_bad_space_keys_are_refused_by_file_and_key(tmp_path: Path, space: str, where: str,
+                                                    what: str) -> None:
+    path = write(tmp_path, CHIT_SPACE.replace('"chits.*[*].points" = {min = 1, max = 10}', space) + SEARCH)
+    with pytest.raises(ConfigError) as err:
+        load_tune(path)
+    head = f"{path}{where}" if where.startswith(" ") else f"{path}: {where}"
+    assert str(err.value).startswith(head), str(err.value)
+    assert what in str(err.value), str(err.value)
+
+
+# ---- kill -9 and resume ----------------------------------------------------------------------------------
+def _stored(db: Path) -> tuple[int, bool]:
+    """(complete trials, whether a running trial has a finished stage) of the search study."""
+    if not db.exists():
+        return 0, False
+    try:  # read-only: connecting must not create the file before the tune does
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as con:
+            states = con.execute("SELECT t.state, (SELECT COUNT(*) FROM trial_user_attributes a WHERE "
+                                 "a.trial_id = t.trial_id AND a.key = 'progress') FROM trials t").fetchall()
+    except sqlite3.Error:
+        return 0, False
+    return sum(s == "COMPLETE" for s, _ in states), any(s == "RUNNING" and n for s, n in states)
+
+
+def _trials(out: Path) -> list[tuple]:
+    state = json.loads((out / "search.json").read_text())
+    return [(r["number"], r["values"], r["games"], r["played"], r["objectives"])
+            for r in state["studies"]["model"]["records"]]
+
+
+def test_a_killed_tune_resumes_from_its_study_and_ends_as_an_uninterrupted_one(tmp_path: Path) -> None:
+    """kill -9 while a trial is between stages; the same command again finishes that trial from its
+    stored stages (no finished stage replayed: the resumed session plays exactly the games the study did
+    not hold) and ends with the trials, figures and recommendation of an uninterrupted tune (--jobs 1;
+    the killed session ran with --jobs 2)."""
+    # random agents (about ten times greedy's speed) and more trials: the same mechanics, a quicker test
+    path = write(tmp_path, CHIT_SPACE.replace('agents = "greedy"', 'agents = "random"')
+                 .replace("budget = 2400", "budget = 9000") + SEARCH)
+    whole = tmp_path / "whole"
+    done = balance("tune", str(path), "--out", str(whole), "--jobs", "1", "--quiet")
+    assert done.returncode == 0, done.stderr
+    cut = tmp_path / "cut"
+    proc = subprocess.Popen([sys.executable, "-m", "sim", "tune", str(path), "--out", str(cut), "--jobs", "2",
+                             "--quiet"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None:
+        complete, mid_trial = _stored(cut / "study.db")
+        if complete >= 1 and mid_trial:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the tune finished before it could be killed"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    import optuna
+
+    study = optuna.load_study(study_name="search", storage=f"sqlite:///{cut / 'study.db'}")
+    held = sum(played_of(t.user_attrs) for t in study.get_trials())
+    assert any(t.state.name == "RUNNING" for t in study.get_trials())
+    again = balance("tune", str(path), "--out", str(cut), "--jobs", "1", "--quiet")
+    assert again.returncode == 0, again.stderr
+    assert _trials(cut) == _trials(whole)
+    a, b = (json.loads((d / "search.json").read_text()) for d in (whole, cut))
+    spent = a["studies"]["model"]["spent"]
+    assert b["studies"]["model"]["spent"] == spent
+    confirm = a["search"]["confirm_games"]
+    assert b["played_now"] == spent - held + confirm  # the resumed session replayed no stored stage
+    assert a["recommended"] == b["recommended"]
+    assert (whole / "recommended.toml").read_text() == (cut / "recommended.toml").read_text()
+    base = balance("tune", str(path), "--out", str(cut), "--jobs", "1", "--quiet", "--baseline", "random")
+    assert base.returncode == 0, base.stderr
+    state = json.loads((cut / "search.json").read_text())
+    assert set(state["studies"]) == {"model", "random"} and state["studies"]["random"]["spent"] <= 9000
+    assert (cut / "report" / "index.html").is_file()
+    assert (cut / "report" / "charts" / "search_curve.png").is_file()
+    assert _trials(cut) == _trials(whole)  # the baseline's study sits beside the search's, untouched
