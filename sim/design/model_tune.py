@@ -107,7 +107,9 @@ def run_model_tune(tune: Tune, out: Path, jobs: int, backend: str, scheduler: st
                                       "--force")
                 (out / STUDY_FILE).unlink()
                 shutil.rmtree(out / "report", ignore_errors=True)
-        write_summary(out, {"identity": ident, "tune_file": tune.file, "state": "searching"})
+        if not known.is_file() or not (out / STUDY_FILE).exists():
+            # a marker until the first search ends (a finished summary stays readable meanwhile)
+            write_summary(out, {"identity": ident, "tune_file": tune.file, "state": "searching"})
         result = run_search(tune, out, kind, jobs, backend, scheduler, say)
         studies = {k: (result if k == kind else read_records(tune, out, k)) for k in STUDY_NAMES}
         main = studies["model"] if studies["model"]["records"] else studies["random"]
