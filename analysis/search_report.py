@@ -125,6 +125,14 @@ def build_search_report(folder: str | os.PathLike[str], out: str | os.PathLike[s
                     f"({len(s['records'])} trials)" if best else
                     f"{LABELS[kind]}: no candidate played to the end in {s['spent']:,} games")
     sec.notes.append("Best objective found (search figures): " + "; ".join(ends) + ".")
+    base = state.get("baseline_confirmed")
+    if base and rec:
+        ours, theirs = rec["confirm"][state["agents"]], base["confirm"][state["agents"]]
+        sec.notes.append(f"On the same {ours['games']:,} fresh games: the model search's recommendation "
+                         f"deviates {100 * ours['value']:.2f} points [{100 * ours['low']:.2f}, "
+                         f"{100 * ours['high']:.2f}], random search's best (trial {base['trial']}) "
+                         f"{100 * theirs['value']:.2f} [{100 * theirs['low']:.2f}, "
+                         f"{100 * theirs['high']:.2f}] (simultaneous 95% bounds over the seats).")
     if not curve.empty:
         sec.charts.append(("search_curve", "Best largest seat deviation among fully played candidates "
                            "against games spent", curve_chart(curve, f"budget {state['budget']:,} games")))

@@ -117,12 +117,13 @@ def run_model_tune(tune: Tune, out: Path, jobs: int, backend: str, scheduler: st
         points = _points(records, tune)
         cseed = confirm_seed(tune.seed)
         played = result["played_now"]
-        confirmed = []
         agent_sets = [tune.agents] + ([tune.search.confirm_agents] if tune.search.confirm_agents else [])
-        for r in points:
-            entry = {"trial": r.number, "study": main["kind"], "values": r.values,
-                     "objectives": r.objectives, "search_games": r.games, "confirm": {}}
-            for agents in agent_sets:
+
+        def confirm(r, study: str, agent_list: list[str]) -> dict[str, Any]:
+            nonlocal played
+            entry = {"trial": r.number, "study": study, "values": r.values, "objectives": r.objectives,
+                     "search_games": r.games, "confirm": {}}
+            for agents in agent_list:
                 stats, now = confirm_stats(tune, out, r.values, agents, tune.search.confirm_games, cseed,
                                            jobs, backend, scheduler)
                 played += now
@@ -132,8 +133,17 @@ def run_model_tune(tune: Tune, out: Path, jobs: int, backend: str, scheduler: st
                                             "high": st.high, "wins": st.wins, "length": st.length,
                                             "length_low": st.length_low, "length_high": st.length_high,
                                             "met": met, "statement": text}
-                say(f"confirmation of trial {r.number} with {agents}: {text}")
-            confirmed.append(entry)
+                say(f"confirmation of {study} trial {r.number} with {agents}: {text}")
+            return entry
+
+        confirmed = [confirm(r, main["kind"], agent_sets) for r in points]
+        # the baseline's best on the same fresh games, so the two searches compare on confirmed figures
+        baseline = None
+        if main["kind"] == "model" and studies["random"]["records"]:
+            best = best_record({r.number: r for r in studies["random"]["record_objects"]},
+                               tune.search.schedule()[-1])
+            if best is not None:
+                baseline = confirm(best, "random", [tune.agents])
         rec = None
         if confirmed:
             rec = min(confirmed, key=lambda e: (not e["confirm"][tune.agents]["met"],
@@ -149,7 +159,8 @@ def run_model_tune(tune: Tune, out: Path, jobs: int, backend: str, scheduler: st
                       "constraints": [c.describe() for c in tune.search_space.constraints]},
             "studies": {k: {key: v[key] for key in ("kind", "sampler", "spent", "budget", "records", "curve",
                                                     "schedule")} for k, v in studies.items() if v["records"]},
-            "confirmed": confirmed, "recommended": rec, "seconds": time.perf_counter() - started,
+            "confirmed": confirmed, "recommended": rec, "baseline_confirmed": baseline,
+            "seconds": time.perf_counter() - started,
             "played_now": played,
         }
         if rec is not None:
