@@ -241,3 +241,17 @@ def test_a_killed_tune_resumes_from_its_study_and_ends_as_an_uninterrupted_one(t
     assert (cut / "report" / "index.html").is_file()
     assert (cut / "report" / "charts" / "search_curve.png").is_file()
     assert _trials(cut) == _trials(whole)  # the baseline's study sits beside the search's, untouched
+
+
+def test_the_same_tune_through_dask_gives_the_same_trials(tmp_path: Path) -> None:
+    """`--backend dask` (a LocalCluster) plays each trial's chunks on the cluster: the same trials, figures
+    and recommendation as loky processes."""
+    path = write(tmp_path, CHIT_SPACE.replace('agents = "greedy"', 'agents = "random"')
+                 .replace("budget = 2400", "budget = 3000") + SEARCH)
+    for backend in ("loky", "dask"):
+        done = balance("tune", str(path), "--out", str(tmp_path / backend), "--jobs", "2", "--quiet",
+                       "--backend", backend)
+        assert done.returncode == 0, done.stderr
+    assert _trials(tmp_path / "loky") == _trials(tmp_path / "dask") and len(_trials(tmp_path / "loky")) > 3
+    loky, dask = (json.loads((tmp_path / b / "search.json").read_text()) for b in ("loky", "dask"))
+    assert loky["recommended"] == dask["recommended"]

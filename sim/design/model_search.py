@@ -104,31 +104,35 @@ class GamePool:
     whole tune."""
 
     def __init__(self, jobs: int, backend: str = "loky", scheduler: str | None = None) -> None:
+        from joblib import Parallel
+
         self.jobs = jobs
         self.backend = backend
         self._parallel = None
         self._client = None
-        if jobs > 1 or backend == "dask":
-            from joblib import Parallel
+        if backend == "dask":
+            from sim.app.runner import connect_dask
 
-            if backend == "dask":
-                from dask.distributed import Client, LocalCluster
-
-                self._client = Client(scheduler) if scheduler else Client(LocalCluster(
-                    n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None))
-            self._parallel = Parallel(n_jobs=jobs, backend=backend)
-            self._parallel.__enter__()
+            self._client = connect_dask(scheduler, jobs)  # the runner's: a LocalCluster, or --scheduler
+        elif jobs > 1:
+            self._parallel = Parallel(n_jobs=jobs, backend="loky")
+            self._parallel.__enter__()  # one pool of workers for the whole tune
 
     def play(self, game: str, rules: Any, agents: tuple[str, ...], seed: int, start: int,
              count: int) -> dict[str, Any]:
-        from joblib import delayed
+        from joblib import Parallel, delayed, parallel_config
 
-        if self._parallel is None or count < 2 * 100:
+        if (self._parallel is None and self._client is None) or count < 2 * 100:
             return play_chunk(game, rules, agents, seed, start, count)
         pieces = min(self.jobs, count // 100)
         bounds = [start + count * k // pieces for k in range(pieces + 1)]
-        parts = self._parallel(delayed(play_chunk)(game, rules, agents, seed, a, b - a)
-                               for a, b in zip(bounds, bounds[1:], strict=False))
+        tasks = (delayed(play_chunk)(game, rules, agents, seed, a, b - a)
+                 for a, b in zip(bounds, bounds[1:], strict=False))
+        if self._client is not None:
+            with parallel_config(backend="dask"):
+                parts = Parallel(n_jobs=pieces)(tasks)
+        else:
+            parts = self._parallel(tasks)
         total = None
         for part in parts:  # in game order: the sums are exact integers anyway
             total = merge(total, part)
