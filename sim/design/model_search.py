@@ -248,11 +248,13 @@ def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, schedu
     spent = 0
     started = time.perf_counter()
 
+    def closeness(values: list[Any]) -> list[float]:
+        """The objectives after `seats`: how far a candidate is from the base."""
+        return [float(space.changes(values)) if name == "changes" else space.l1(values)
+                for name in search.objectives[1:]]
+
     def objectives_of(values: list[Any], st) -> list[float]:
-        out = [st.value]
-        for name in search.objectives[1:]:
-            out.append(float(space.changes(values)) if name == "changes" else space.l1(values))
-        return out
+        return [st.value, *closeness(values)]
 
     def violation(st) -> float:
         if target.length is None or not math.isfinite(st.length):
@@ -262,8 +264,7 @@ def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, schedu
 
     def best_high(values: list[Any]) -> float:
         """The upper bound of the best fully played candidate that is no further from the base."""
-        extra = [float(space.changes(values)) if n == "changes" else space.l1(values)
-                 for n in search.objectives[1:]]
+        extra = closeness(values)
         highs = [r.high for r in records.values() if r.valid and r.games >= schedule[-1] and
                  r.violation == 0 and all(a <= b for a, b in zip(r.objectives[1:], extra, strict=True))]
         return min(highs, default=math.inf)

@@ -26,14 +26,13 @@ from sim.design.model_search import (
     STUDY_NAMES,
     best_record,
     confirm_stats,
-    curve,
     figures,
     pareto,
     read_records,
     run_search,
     write_summary,
 )
-from sim.design.overrides import format_value, path_text
+from sim.design.overrides import path_text
 from sim.design.tune_file import Candidate, Tune
 from sim.errors import ConfigError
 
@@ -176,13 +175,3 @@ def run_model_tune(tune: Tune, out: Path, jobs: int, backend: str, scheduler: st
 
             summary["report"] = os.fspath(build_search_report(out))
     return summary
-
-
-def describe_values(tune: Tune, values: list[Any]) -> str:
-    """The changed values of a candidate as ``key = value`` text."""
-    space = tune.search_space
-    return ", ".join(f"{path_text(d.path)} = {format_value(v)}"
-                     for d, v, b in zip(space.dimensions, values, space.base_values(), strict=True) if v != b)
-
-
-__all__ = ["curve", "identity", "run_model_tune", "statement", "describe_values"]

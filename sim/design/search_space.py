@@ -432,7 +432,6 @@ def read_constraints(items: Any, dims: Sequence[Dimension], base: Mapping[str, A
             continue
         if "equals" in item and ("min" in item or "max" in item):
             fail(file, where, "give equals, or min and/or max, not both")
-        bounds = []
         for k in ("min", "max", "equals"):
             if k in item and (isinstance(item[k], bool) or not isinstance(item[k], int | float)):
                 fail(file, f"{where}.{k}", f"must be a number, got {item[k]!r}")
