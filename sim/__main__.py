@@ -1,3 +1,3 @@
-from sim.app.cli import main
+from sim.app.cli import entry
 
-raise SystemExit(main())
+entry()

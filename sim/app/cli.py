@@ -356,3 +356,25 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("balance: interrupted", file=sys.stderr)
         return 130
+
+
+def entry() -> None:
+    """The `balance` command: main(), then the interpreter's exit handlers (loky's and Dask's shutdown,
+    logging's flush) and an immediate exit. Why not a plain return: Arrow's C++ thread pools can abort the
+    interpreter's own teardown after the work is done ("terminate called without an active exception",
+    status -6; apache/arrow#34314), which turned a refusal's status 2 into a crash, intermittently."""
+    import atexit
+
+    try:
+        code = main()
+    except SystemExit as stop:  # argparse's --help, --version and usage errors
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
+        if not isinstance(stop.code, int) and stop.code is not None:
+            print(stop.code, file=sys.stderr)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`balance ... | head`): nothing more to say
+            pass
+    os._exit(code)
