@@ -63,8 +63,12 @@ def trials_frame(state: dict[str, Any], kind: str) -> pd.DataFrame:
         for i, name in enumerate(names):
             column = name if name != "seats" else "max_rate_deviation"
             row[column] = r["objectives"][i] if r["valid"] else None
-        row.update(ci_low=r["low"], ci_high=r["high"], length=r["length"], length_violation=r["violation"],
-                   stopped_early=r["stopped_early"], why=r["why"])
+        row.update(ci_low=r["low"], ci_high=r["high"], length=r["length"], violation=r["violation"])
+        if state["target"].get("chit_cap") is not None:
+            chit = r.get("chit") or {}
+            row.update(worth_most=chit.get("kind"), worth_most_value=chit.get("value"),
+                       any_kind_high=chit.get("high_any"))
+        row.update(stopped_early=r["stopped_early"], why=r["why"])
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -78,6 +82,15 @@ def confirm_frame(state: dict[str, Any]) -> pd.DataFrame:
                 low, high = wilson_interval(w, c["games"])
                 rows.append({"trial": entry["trial"], "agents": agents, "seat": seat, "games": c["games"],
                              "win_rate": w / c["games"], "ci_low": low, "ci_high": high})
+    return pd.DataFrame(rows)
+
+
+def kinds_frame(state: dict[str, Any]) -> pd.DataFrame:
+    """What each component kind adds to its holder's win rate on the confirmation's fresh base games
+    (paired intervention), bounds simultaneous over the kinds, per confirmed point and agent set."""
+    rows = [{"trial": entry["trial"], "agents": agents, **kind}
+            for entry in state["confirmed"] for agents, c in entry["confirm"].items()
+            for kind in c.get("kinds") or []]
     return pd.DataFrame(rows)
 
 
@@ -98,8 +111,8 @@ def build_search_report(folder: str | os.PathLike[str], out: str | os.PathLike[s
                 sec.notes.append(f"Under <b>{html.escape(agents)}</b> (confirm_agents): "
                                  f"{html.escape(c['statement'])}")
     else:
-        sec.notes.append("<b>No candidate was played to the end within the budget; nothing is "
-                         "recommended.</b>")
+        sec.notes.append("<b>Nothing is recommended: no candidate was played to the end within the budget "
+                         "and met the constraints (see the trials' violation column).</b>")
     sec.notes.append(f"Space: {space['dimensions']} searched values ({', '.join(space['keys'])}), "
                      f"10^{space['log10_candidates']:.1f} combinations before the constraints"
                      + (": " + "; ".join(html.escape(c) for c in space["constraints"]) if space["constraints"]
@@ -107,6 +120,11 @@ def build_search_report(folder: str | os.PathLike[str], out: str | os.PathLike[s
     tgt = f"every seat within {100 * target['tolerance']:g} points of 1/{state['players']}"
     if target.get("length"):
         tgt += f"; mean game length in {target['length'][0]:g}..{target['length'][1]:g} (a constraint)"
+    if target.get("chit_cap") is not None:
+        tgt += (f"; no component kind adds more than {100 * target['chit_cap']:g} points to its holder's win "
+                f"rate (a constraint: each candidate played to the end is priced by paired intervention on "
+                f"{search['values_games']:,} base games, the confirmation on "
+                f"{search['confirm_values_games']:,} fresh ones)")
     first = state["studies"].get("model") or next(iter(state["studies"].values()))
     stages = ", ".join(f"{n:,}" for n in first["schedule"])
     sec.notes.append(f"Target: {tgt}. Objectives: {', '.join(search['objectives'])}; sampler "
@@ -140,6 +158,10 @@ def build_search_report(folder: str | os.PathLike[str], out: str | os.PathLike[s
     if not confirm.empty:
         sec.tables.append(("search_confirmations", "Seat win rates of the confirmed points on fresh games",
                            confirm))
+    kinds = kinds_frame(state)
+    if not kinds.empty:
+        sec.tables.append(("search_component_kinds", "What each component kind adds to its holder's win "
+                           "rate on the confirmation's fresh base games (simultaneous 95% bounds)", kinds))
     sections = [sec]
     for kind in state["studies"]:
         table = trials_frame(state, kind)

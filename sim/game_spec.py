@@ -59,6 +59,9 @@ class ValuesStudy:
     positions: tuple[int, ...]      # the positions measured by default (turns or rounds played; 0: start)
     games: int                      # base games by default (each plays components x arms games)
     groups: tuple[str, ...] = ()    # component attributes the report also aggregates by
+    #: component attributes that make a kind, for a tune's cap on what any kind is worth (components with
+    #: equal values pooled, sim/design/component_balance.py); empty: each component is a kind of its own
+    kinds: tuple[str, ...] = ()
     #: analysis: (scores (games, seats), game-specific columns, tie-break rule) -> win shares, to re-score
     #: games with a bonus (point equivalents, seat handicaps)
     shares_ref: str | None = None

@@ -132,8 +132,8 @@ BAD = [
      "constraints[3]", "already fall as the rank rises"),
     ("order by a searched value", SEARCH + '\n[[constraints]]\nnondecreasing = "chits.red[*].icons"\n'
      'by = "chits.blue[*].points"\n', "constraints[3].by", "ranks by a searched value"),
-    ("objective without its data: chit values", SEARCH, "target.chit_cap",
-     "does not yet measure chit values"),
+    ("values games without a cap", SEARCH + "values_games = 20\n", "search.values_games",
+     "prices component kinds for target.chit_cap, which the file does not set"),
     ("objectives start with seats", SEARCH + 'objectives = ["changes"]\n', "search.objectives",
      'must start with "seats"'),
     ("cmaes with two objectives", SEARCH + 'objectives = ["seats", "l1"]\nsampler = "cmaes"\n',
@@ -144,10 +144,7 @@ BAD = [
 @pytest.mark.parametrize("case, search, key, what", BAD, ids=[b[0] for b in BAD])
 def test_bad_tune_files_are_refused_by_file_and_key(tmp_path: Path, case: str, search: str, key: str,
                                                     what: str) -> None:
-    text = CHIT_SPACE + search
-    if case.endswith("chit values"):
-        text = text.replace("tolerance = 0.03", "tolerance = 0.03\nchit_cap = 0.1")
-    path = write(tmp_path, text)
+    path = write(tmp_path, CHIT_SPACE + search)
     out = tmp_path / "out"
     done = balance("tune", str(path), "--out", str(out), "--jobs", "1")
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
@@ -243,3 +240,58 @@ def test_a_killed_tune_resumes_from_its_study_and_ends_as_an_uninterrupted_one(t
     assert (cut / "report" / "charts" / "search_curve.png").is_file()
     assert _trials(cut) == _trials(whole)  # the baseline's study sits beside the search's, untouched
 
+
+
+# ---- component balance ------------------------------------------------------------------------------------
+CAPPED = (CHIT_SPACE.replace('agents = "greedy"', 'agents = "random"')
+          .replace("budget = 2400", "budget = 14000")
+          .replace("tolerance = 0.03", "tolerance = 0.03\nchit_cap = 0.4")
+          + SEARCH + 'method = "model"\nvalues_games = 6\nconfirm_values_games = 10\n')
+
+
+def test_the_component_cap_prices_candidates_by_paired_intervention(tmp_path: Path) -> None:
+    """target.chit_cap in a model search: every candidate that played every stage within the length is
+    priced on values_games base games of the values study (racing on top: the rest are not); the
+    figures are the same at --jobs 1 and 2; the confirmation's kinds are what `balance values` gives the
+    recommended config on the same fresh seeds; the statement rests on the cap's simultaneous bounds; the
+    budget holds."""
+    from analysis.values import component_values, read_values_run
+    from sim.design.tune import confirm_seed
+
+    path = write(tmp_path, CAPPED)
+    outs = {jobs: tmp_path / f"jobs{jobs}" for jobs in (1, 2)}
+    for jobs, out in outs.items():
+        done = balance("tune", str(path), "--out", str(out), "--jobs", str(jobs), "--quiet")
+        assert done.returncode == 0, done.stderr
+    a, b = (json.loads((out / "search.json").read_text()) for out in outs.values())
+    assert a["studies"]["model"]["records"] == b["studies"]["model"]["records"]
+    assert a["recommended"] == b["recommended"]
+    records = a["studies"]["model"]["records"]
+    full = a["search"]["final_games"]
+    priced = [r for r in records if r["chit"]]
+    assert priced and all(r["games"] >= full and not r["stopped_early"] for r in priced)
+    assert all(r["chit"] is None for r in records if r["games"] < full or r["stopped_early"])
+    for r in priced:  # priced within the length range: the violation is the worth over the cap alone
+        assert r["chit"]["base_games_all"] == 6
+        assert r["violation"] == pytest.approx(max(r["chit"]["value"] - 0.4, 0.0))
+    assert any(r["violation"] == 0 for r in priced) and any(r["violation"] > 0 for r in priced)
+    assert a["played_now"] <= 14000  # the search, its pricing and the confirmation, within the budget
+    rec = a["recommended"]["confirm"]["random"]
+    assert rec["chit"]["base_games_all"] == 10
+    # the confirmation's kinds, against `balance values` on the recommended config and the same seeds
+    values_out = tmp_path / "values"
+    done = balance("values", str(outs[1] / "recommended.toml"), "--players", "3", "--agents", "random",
+                   "--games", "10", "--seed", str(confirm_seed(5)), "--positions", "0", "--out",
+                   str(values_out), "--quiet")
+    assert done.returncode == 0, done.stderr
+    table = component_values(read_values_run(values_out))
+    table = table[(table["seat"].astype(str) == "all") & (table["position"] == 0)]
+    by_kind = {r["kind"]: r["value"] for r in rec["kinds"]}
+    assert set(by_kind) == set(table["component"])
+    for label, value in zip(table["component"], table["value"], strict=True):
+        assert by_kind[label] == pytest.approx(value, abs=1e-12)
+    assert rec["chit"]["value"] == pytest.approx(table["value"].max(), abs=1e-12)
+    met = rec["high"] < 0.03 and rec["chit"]["high_any"] <= 0.4 and rec["length_low"] >= 20
+    assert rec["met"] == met and ("adds" in rec["statement"] and "cap 40" in rec["statement"])
+    assert (outs[1] / "report" / "index.html").is_file()
+    assert "What each component kind adds" in (outs[1] / "report" / "index.html").read_text()

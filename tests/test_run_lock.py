@@ -131,8 +131,8 @@ def test_a_killed_runner_leaves_no_worker_alive(tmp_path: Path) -> None:
     workers watch it and are gone within 5 s."""
     out = tmp_path / "run"
     proc = subprocess.Popen([sys.executable, "-m", "sim", "simulate", *ARGS[:-4], "--jobs", "2", "--games",
-                             "200000", "--out", str(out), "--quiet"], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+                             "200000", "--chunk-size", "200", "--out", str(out), "--quiet"], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_for_holder(out, proc)
     deadline = time.time() + 120
     while time.time() < deadline and not (out / "games.parquet").is_dir():

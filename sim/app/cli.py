@@ -371,6 +371,10 @@ def entry() -> None:
         code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
         if not isinstance(stop.code, int) and stop.code is not None:
             print(stop.code, file=sys.stderr)
+    # loky's own exit handler sits in threading's shutdown, which os._exit skips: stop its workers here
+    executors = sys.modules.get("joblib.externals.loky.reusable_executor")
+    if executors is not None and getattr(executors, "_executor", None) is not None:
+        executors._executor.shutdown(wait=True)
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -111,7 +111,7 @@ def run_design_command(args: argparse.Namespace) -> int:
     if tune.method == "model":
         from pathlib import Path
 
-        from sim.design.model_tune import run_model_tune
+        from sim.design.model_tune import run_model_tune, why_nothing
 
         out = Path(args.out) if args.out else default_out(args.tune_file)
         summary = run_model_tune(tune, out, args.jobs, args.backend, args.scheduler, args.baseline or "",
@@ -119,8 +119,7 @@ def run_design_command(args: argparse.Namespace) -> int:
         rec = summary.get("recommended")
         study = summary["studies"].get("random" if args.baseline else "model", {})
         print((f"recommended: {summary['recommended_config']} ({summary['recommended_label']})\n"
-               f"{rec['confirm'][tune.agents]['statement']}" if rec else
-               "no candidate was played to the end: raise the budget")
+               f"{rec['confirm'][tune.agents]['statement']}" if rec else why_nothing(summary, tune))
               + f"\n{study.get('spent', 0):,} games searching ({len(study.get('records', []))} trials, "
               f"10^{summary['space']['log10_candidates']:.1f} candidates); {summary['played_now']:,} "
               f"played now in {time.perf_counter() - started:.1f} s; report: {summary.get('report')}")

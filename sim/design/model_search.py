@@ -23,6 +23,11 @@ How a trial goes:
    ``l1`` (their L1 distance from the base). A mean game length outside ``target.length`` is a constraint
    (Optuna's trial constraint, which TPE and NSGA-II sample with; CMA-ES, which has none, gets a penalty
    instead).
+5. Component balance (``target.chit_cap``): a candidate that played every stage within the length is
+   priced by the game's values study, ``search.values_games`` base games on the same common seeds, each
+   giving every component kind to each seat and to nobody from the start (sim/design/component_balance.py:
+   causal, paired); the kind worth most over the cap is a second constraint. Pricing costs a base game
+   per kind and arm, so racing decides first who is worth pricing.
 
 Determinism: trials run one after another (their games in parallel, ``--jobs`` chunks through joblib, or
 Dask with ``--backend dask``), and the sampler of the k-th proposal is seeded from (tune seed, k), so a
@@ -30,7 +35,8 @@ tune gives the same trials whatever ``--jobs``, and after kill and resume (the r
 from its stored stages, under its own number).
 
 Then each recommended point (the best, or up to ``confirm_points`` of the Pareto front) plays
-``confirm_games`` fresh games (another seed): "target met with 95% confidence" rests on those alone;
+``confirm_games`` fresh games (another seed), and with a cap ``confirm_values_games`` fresh base games of the
+values study: "target met with 95% confidence" rests on those alone;
 with ``confirm_agents`` it plays them again with those agents (search with greedy, confirm with strong
 players), and both are reported. ``--baseline random`` runs random search over the same space at the same
 budget into the same study file, for the report's curve of best objective against games spent.
@@ -50,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from sim.design.component_balance import SHARE_SCALE, games_bound, largest, merge_values, play_values_chunk
 from sim.design.overrides import path_text
 from sim.design.search_space import SearchSpace
 from sim.design.tune_file import Search, Target, Tune
@@ -58,7 +65,6 @@ from sim.errors import ConfigError
 STUDY_FILE = "study.db"
 SEARCH_JSON = "search.json"
 STUDY_NAMES = {"model": "search", "random": "random-baseline"}
-SHARE_SCALE = 420  # lcm(1..7): a 1/k share of a win, k <= 7 winners, is a whole number of 1/420ths
 
 
 # ---- games --------------------------------------------------------------------------------------------
@@ -118,15 +124,20 @@ class GamePool:
             self._parallel = Parallel(n_jobs=jobs, backend="loky")
             self._parallel.__enter__()  # one pool of workers for the whole tune
 
-    def play(self, game: str, rules: Any, agents: tuple[str, ...], seed: int, start: int,
-             count: int) -> dict[str, Any]:
+    def play(self, game: str, rules: Any, agents: tuple[str, ...], seed: int, start: int, count: int,
+             worker: Callable[..., dict[str, Any]] | None = None,
+             combine: Callable[[dict[str, Any] | None, dict[str, Any]], dict[str, Any]] | None = None,
+             smallest: int = 100) -> dict[str, Any]:
+        """Games (or, with `worker`, base games of another study) start .. start+count-1, in up to `jobs`
+        chunks of at least `smallest`; their statistics combined in game order."""
         from joblib import Parallel, delayed, parallel_config
 
-        if (self._parallel is None and self._client is None) or count < 2 * 100:
-            return play_chunk(game, rules, agents, seed, start, count)
-        pieces = min(self.jobs, count // 100)
+        worker, combine = worker or play_chunk, combine or merge
+        if (self._parallel is None and self._client is None) or count < 2 * smallest:
+            return worker(game, rules, agents, seed, start, count)
+        pieces = min(self.jobs, count // smallest)
         bounds = [start + count * k // pieces for k in range(pieces + 1)]
-        tasks = (delayed(play_chunk)(game, rules, agents, seed, a, b - a)
+        tasks = (delayed(worker)(game, rules, agents, seed, a, b - a)
                  for a, b in zip(bounds, bounds[1:], strict=False))
         if self._client is not None:
             with parallel_config(backend="dask"):
@@ -135,7 +146,7 @@ class GamePool:
             parts = self._parallel(tasks)
         total = None
         for part in parts:  # in game order: the sums are exact integers anyway
-            total = merge(total, part)
+            total = combine(total, part)
         return total
 
     def close(self) -> None:
@@ -150,8 +161,13 @@ def _derived_seed(*parts: Any) -> int:
     return int(hashlib.sha256(":".join(str(p) for p in parts).encode()).hexdigest()[:8], 16)
 
 
-def _constraints(trial) -> list[float]:
-    return list(trial.user_attrs.get("violation", [0.0]))
+def _violation(attrs: dict[str, Any]) -> float:
+    """A stored trial's total constraint violation (length, and the component cap when set): 0 feasible."""
+    return float(sum(attrs.get("violation", [0.0])))
+
+
+#: the violation of a fully played candidate the budget left unpriced: larger than any real one (a share)
+UNPRICED = 1.0
 
 
 def make_sampler(name: str, seed: int, startup: int, objectives: int):
@@ -216,6 +232,8 @@ class TrialRecord:
     stopped_early: bool
     valid: bool = True
     why: str = ""
+    #: with target.chit_cap: the component kind worth most (component_balance.largest), once priced
+    chit: dict[str, Any] | None = None
 
 
 def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, scheduler: str | None,
@@ -242,9 +260,17 @@ def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, schedu
     look = 1 - (1 - search.confidence) / len(schedule)
     dists = distributions(space)
     agents = tuple(str(a) for a in parse_agents(tune.agents, tune.players, tune.game))
+    capped = target.chit_cap is not None
+    values_study = None
+    if capped:
+        from sim.games import spec as game_spec
+
+        values_study = game_spec(tune.game).values
+    per_base_game = 0.0  # the most games one priced base game cost so far: the values confirmation's share
     pool = GamePool(jobs, backend, scheduler)
     records: dict[int, TrialRecord] = {}
     by_candidate: dict[str, dict[str, Any]] = {}  # equal candidates share their games
+    by_values: dict[str, dict[str, Any]] = {}     # and their values study's
     spent = 0
     started = time.perf_counter()
 
@@ -261,6 +287,31 @@ def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, schedu
             return 0.0
         lo, hi = target.length
         return max(lo - st.length, st.length - hi, 0.0)
+
+    def reserve_now() -> int:
+        """The confirmation's games: the seats', and the values study's at the dearest priced candidate."""
+        points = 1 if len(search.objectives) == 1 else search.confirm_points
+        return reserve + math.ceil(per_base_game * search.confirm_values_games * points)
+
+    def price(trial, rules, stats, values_stats, own: int) -> tuple[dict[str, Any] | None, int, bool]:
+        """A fully played candidate's component kinds by the values study (target.chit_cap): (the
+        statistics, games played now, whether the budget stopped it first). Stored with the trial."""
+        nonlocal spent, per_base_game
+        have = values_stats["base_games"] if values_stats else 0
+        need = search.values_games - have
+        played = 0
+        if need > 0:
+            bound = games_bound(len(values_study.components(rules)), tune.players, need)
+            if spent + bound + reserve_now() > budget:
+                return values_stats, 0, True
+            part = pool.play(tune.game, rules, agents, tune.seed, have, need, worker=play_values_chunk,
+                             combine=merge_values, smallest=5)
+            values_stats = merge_values(values_stats, part)
+            played = part["played"]
+            spent += played
+            trial.set_user_attr("progress", {"stats": stats, "played": own + played, "values": values_stats})
+        per_base_game = max(per_base_game, values_stats["played"] / values_stats["base_games"])
+        return values_stats, played, False
 
     def best_high(values: list[Any]) -> float:
         """The upper bound of the best fully played candidate that is no further from the base."""
@@ -304,7 +355,10 @@ def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, schedu
                 stopped = True
                 break
             have = stats["games"] if stats else 0
-            if spent + (n - have) + reserve > budget and records:
+            # a last stage that the budget could not price is not played (with a cap)
+            pricing = games_bound(len(values_study.components(rules)), tune.players, search.values_games) \
+                if capped and n == schedule[-1] else 0
+            if spent + (n - have) + pricing + reserve_now() > budget and records:
                 stopped = True
                 break
             part = pool.play(tune.game, rules, agents, tune.seed, have, n - have)
@@ -317,13 +371,26 @@ def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, schedu
         by_candidate[key] = stats
         objs = objectives_of(values, st)
         v = violation(st)
-        if sampler_name == "cmaes" and v > 0:
-            objs[0] += 1.0 + v  # CMA-ES has no constraints: an infeasible length costs more than any seat
-        trial.set_user_attr("violation", [v])
+        chit, v_chit = None, 0.0
+        if capped and not stopped and stats["games"] >= schedule[-1] and v == 0:
+            # racing on top: only a candidate that played every stage and keeps the length is priced
+            values_stats = (trial.user_attrs.get("progress") or {}).get("values") or by_values.get(key)
+            values_stats, now, stopped = price(trial, rules, stats, values_stats, own)
+            own += now
+            if values_stats:
+                by_values[key] = values_stats
+            chit = largest(values_stats, tune.players, look) if not stopped else None
+            v_chit = max(chit["value"] - target.chit_cap, 0.0) if chit else UNPRICED
+        if sampler_name == "cmaes" and v + v_chit > 0:
+            objs[0] += 1.0 + v + v_chit  # CMA-ES has no constraints: a violation costs more than any seat
+        trial.set_user_attr("violation", [v, v_chit] if capped else [v])
+        trial.set_user_attr("chit", chit)
         trial.set_constraint("length", v)  # feasible at <= 0; TPE and NSGA-II sample with it
+        if capped:
+            trial.set_constraint("chits", v_chit)
         trial.set_user_attr("stopped_early", stopped)
         records[trial_number] = TrialRecord(trial_number, values, stats["games"], own, objs, st.low, st.high,
-                                            st.length, v, stopped)
+                                            st.length, v + v_chit, stopped, chit=chit)
         study.tell(trial_number, objs if len(objs) > 1 else objs[0])
 
     try:
@@ -334,12 +401,16 @@ def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, schedu
             if frozen.number in records and records[frozen.number].valid:
                 key = json.dumps(records[frozen.number].values, default=str)
                 by_candidate[key] = stats_of(frozen.user_attrs)
+                kept = (frozen.user_attrs.get("progress") or {}).get("values")
+                if kept:
+                    by_values[key] = kept
+                    per_base_game = max(per_base_game, kept["played"] / kept["base_games"])
         before = spent
         for frozen in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
             say(f"resuming trial {frozen.number} from its stored stages")
             # a Trial handle on the stored running trial (Optuna has no public way to reopen one)
             evaluate(optuna.trial.Trial(study, frozen._trial_id), stats_of(frozen.user_attrs))
-        while spent + schedule[0] + reserve <= budget:
+        while spent + schedule[0] + reserve_now() <= budget:
             k = len(study.get_trials(deepcopy=False))
             study.sampler = make_sampler(sampler_name, _derived_seed("tune-sampler", tune.seed, kind, k),
                                          search.startup_trials, len(directions))
@@ -351,6 +422,8 @@ def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, schedu
                 say(f"{kind} trial {trial.number}: {r.games:,} games"
                     + (f", seats {100 * r.objectives[0]:.2f} [{100 * r.low:.2f}, {100 * r.high:.2f}]"
                        if r.valid else f", invalid: {r.why}")
+                    + (f", worth most: {r.chit['kind']} {100 * r.chit['value']:+.1f} points"
+                       if r.chit else "")
                     + (" (stopped early)" if r.stopped_early else "")
                     + (f"; best {100 * best.objectives[0]:.2f} (trial {best.number})" if best else "")
                     + f"; {spent:,} of {budget:,} games, {time.perf_counter() - started:.0f} s")
@@ -379,8 +452,8 @@ def _stored_records(study, target: Target, look: float) -> dict[int, TrialRecord
             st = figures(stats_of(attrs), target, look)
             out[frozen.number] = TrialRecord(
                 frozen.number, attrs["values"], stats_of(attrs)["games"], played_of(attrs),
-                list(frozen.values), st.low, st.high, st.length, _constraints(frozen)[0],
-                bool(attrs.get("stopped_early")))
+                list(frozen.values), st.low, st.high, st.length, _violation(attrs),
+                bool(attrs.get("stopped_early")), chit=attrs.get("chit"))
         elif frozen.state == optuna.trial.TrialState.FAIL and "values" in attrs:
             out[frozen.number] = TrialRecord(frozen.number, attrs["values"], 0, 0, [math.inf] * len(
                 frozen.values or [0]), math.inf, math.inf, math.nan, math.inf, False, False,
@@ -439,9 +512,10 @@ def pareto(records: Sequence[TrialRecord], full: int) -> list[TrialRecord]:
 
 
 def confirm_stats(tune: Tune, out: Path, values: list[Any], agents: str, games: int, seed: int, jobs: int,
-                  backend: str, scheduler: str | None) -> tuple[dict[str, Any], int]:
-    """A point's fresh confirmation games, kept in the study file's confirmations (so a resumed tune
-    replays none): (statistics, games played now)."""
+                  backend: str, scheduler: str | None, priced: bool = False) -> tuple[dict[str, Any], int]:
+    """A point's fresh confirmation games (``priced``: base games of the values study, pricing its
+    component kinds), kept in the study file's confirmations (so a resumed tune replays none):
+    (statistics, games played now)."""
     import optuna
 
     from sim.agent_spec import check_models, parse_agents
@@ -451,7 +525,8 @@ def confirm_stats(tune: Tune, out: Path, values: list[Any], agents: str, games: 
     space = tune.search_space
     storage = optuna.storages.RDBStorage(f"sqlite:///{out / STUDY_FILE}")
     study = optuna.create_study(study_name="confirmations", storage=storage, load_if_exists=True)
-    key = hashlib.sha256(json.dumps([values, agents, games, seed], default=str).encode()).hexdigest()[:16]
+    what = [values, agents, games, seed] + (["values"] if priced else [])
+    key = hashlib.sha256(json.dumps(what, default=str).encode()).hexdigest()[:16]
     kept = study.user_attrs.get(key)
     if kept:
         return kept, 0
@@ -462,11 +537,16 @@ def confirm_stats(tune: Tune, out: Path, values: list[Any], agents: str, games: 
     check_models(specs, tune.game, tune.players, rules.config_hash)
     pool = GamePool(jobs, backend, scheduler)
     try:
-        stats = pool.play(tune.game, rules, tuple(str(a) for a in specs), seed, 0, games)
+        seating = tuple(str(a) for a in specs)
+        if priced:
+            stats = pool.play(tune.game, rules, seating, seed, 0, games, worker=play_values_chunk,
+                              combine=merge_values, smallest=5)
+        else:
+            stats = pool.play(tune.game, rules, seating, seed, 0, games)
     finally:
         pool.close()
     study.set_user_attr(key, stats)
-    return stats, games
+    return stats, stats["played"] if priced else games
 
 
 def write_summary(out: Path, summary: dict[str, Any]) -> None:

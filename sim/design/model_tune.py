@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.app.run_lock import RunLock
+from sim.design.component_balance import kind_values, largest
 from sim.design.model_search import (
     SEARCH_JSON,
     STUDY_FILE,
@@ -71,8 +72,11 @@ def _candidate(tune: Tune, values: list[Any], slug: str) -> Candidate:
     return Candidate(slug, tuple(values), changed, config)
 
 
-def statement(judged, tune: Tune, agents: str) -> tuple[bool, str]:
-    tol = tune.target.tolerance
+def statement(judged, tune: Tune, agents: str, chit: dict[str, Any] | None = None) -> tuple[bool, str]:
+    """The confirmation's verdict on the target from its fresh games alone: seats and length
+    (``judged``, a Standing) and, with a cap, the component kinds (``chit``, component_balance.largest:
+    bounds simultaneous over the kinds)."""
+    tol, cap = tune.target.tolerance, tune.target.chit_cap
     pct = f"{100 * tune.search.confidence:g}%"
     figures_text = (f"largest seat deviation {100 * judged.value:.2f} points, {pct} upper bound "
                     f"{100 * judged.high:.2f} (tolerance {100 * tol:g}) on {judged.games:,} fresh games "
@@ -80,11 +84,37 @@ def statement(judged, tune: Tune, agents: str) -> tuple[bool, str]:
     if tune.target.length is not None:
         figures_text += (f"; mean length {judged.length:.1f} [{judged.length_low:.1f}, "
                          f"{judged.length_high:.1f}]")
-    if judged.high < tol and judged.feasible == "yes":
+    met, missed = judged.high < tol and judged.feasible == "yes", judged.low > tol or judged.feasible == "no"
+    if cap is not None:
+        if chit is None:
+            figures_text += "; no component kind could be priced"
+            met = False
+        else:
+            figures_text += (f"; the kind worth most, {chit['kind']}, adds {100 * chit['value']:.1f} points "
+                             f"to its holder's win rate, and no kind more than {100 * chit['high_any']:.1f} "
+                             f"at {pct} over all {chit['kinds']} kinds (cap {100 * cap:g}; "
+                             f"{chit['base_games_all']:,} fresh base games, {chit['played']:,} games)")
+            met = met and chit["high_any"] <= cap
+            missed = missed or chit["low_any"] > cap
+    if met:
         return True, f"Target met with {pct} confidence: {figures_text}."
-    if judged.low > tol or judged.feasible == "no":
+    if missed:
         return False, f"Target missed with {pct} confidence by the recommended config: {figures_text}."
     return False, f"Target not shown at {pct}: {figures_text}."
+
+
+def why_nothing(summary: dict[str, Any], tune: Tune) -> str:
+    """Why a finished search recommends nothing: no candidate played every stage, or none that did met
+    the constraints (the length range, the component cap)."""
+    full = tune.search.schedule()[-1]
+    study = summary["studies"].get("model") or next(iter(summary["studies"].values()), {})
+    done = [r for r in study.get("records", []) if r["valid"] and r["games"] >= full]
+    if not done:
+        return "no candidate was played to the end: raise the budget"
+    limits = [w for w, on in (("outside the length range", tune.target.length is not None),
+                              ("over the component cap", tune.target.chit_cap is not None)) if on]
+    return (f"none of the {len(done)} candidates played to the end met the constraints (each was "
+            f"{' or '.join(limits)}): raise the budget, or loosen the target")
 
 
 def run_model_tune(tune: Tune, out: Path, jobs: int, backend: str, scheduler: str | None, baseline: str,
@@ -127,11 +157,18 @@ def run_model_tune(tune: Tune, out: Path, jobs: int, backend: str, scheduler: st
                                            jobs, backend, scheduler)
                 played += now
                 st = figures(stats, tune.target, tune.search.confidence)
-                met, text = statement(st, tune, agents)
+                chit, kinds = None, []
+                if tune.target.chit_cap is not None:
+                    priced, now = confirm_stats(tune, out, r.values, agents, tune.search.confirm_values_games,
+                                                cseed, jobs, backend, scheduler, priced=True)
+                    played += now
+                    chit = largest(priced, tune.players, tune.search.confidence)
+                    kinds = kind_values(priced, tune.players, tune.search.confidence)
+                met, text = statement(st, tune, agents, chit)
                 entry["confirm"][agents] = {"games": st.games, "value": st.value, "low": st.low,
                                             "high": st.high, "wins": st.wins, "length": st.length,
                                             "length_low": st.length_low, "length_high": st.length_high,
-                                            "met": met, "statement": text}
+                                            "chit": chit, "kinds": kinds, "met": met, "statement": text}
                 say(f"confirmation of {study} trial {r.number} with {agents}: {text}")
             return entry
 

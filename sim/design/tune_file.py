@@ -31,7 +31,8 @@ from sim.errors import ConfigError
 _TUNE_KEYS = {"base", "description", "players", "agents", "seed", "budget", "space", "target", "racing",
               "skip_invalid", "constraints", "search"}
 _SEARCH_KEYS = {"method", "sampler", "objectives", "first_games", "growth", "final_games", "confirm_games",
-                "confirm_agents", "confirm_points", "confidence", "startup_trials"}
+                "confirm_agents", "confirm_points", "confidence", "startup_trials", "values_games",
+                "confirm_values_games"}
 SAMPLERS = ("tpe", "cmaes", "nsga2", "random")
 OBJECTIVES = ("seats", "changes", "l1")
 METHODS = ("auto", "racing", "model")
@@ -88,6 +89,10 @@ class Search:
     confirm_points: int = 3
     confidence: float = 0.95
     startup_trials: int = 20
+    #: with target.chit_cap: base games of the values study that price a fully played candidate's component
+    #: kinds (each base game plays every kind's arms), and the fresh ones that confirm the recommendation
+    values_games: int = 60
+    confirm_values_games: int = 200
 
     def schedule(self) -> list[int]:
         """Games a trial has after each stage: first_games, x growth, ..., final_games."""
@@ -159,7 +164,7 @@ def _values(spec: Any, file: str, where: str) -> tuple[Any, ...]:
     return tuple(range(lo, hi + 1, step))
 
 
-def _search(table: Any, file: str, game: str, players: int) -> Search:
+def _search(table: Any, file: str, game: str, players: int, capped: bool) -> Search:
     t = expect_table(table, file, "search")
     check_unknown_keys(t, _SEARCH_KEYS, file, "search")
     d = Search()
@@ -178,6 +183,11 @@ def _search(table: Any, file: str, game: str, players: int) -> Search:
     confirm_agents = expect_str(t.get("confirm_agents", ""), file, "search.confirm_agents")
     if confirm_agents:
         check_agents(file, "search.confirm_agents", confirm_agents, players, game)
+    for key in ("values_games", "confirm_values_games"):
+        if key in t and not capped:
+            fail(file, f"search.{key}", "prices component kinds for target.chit_cap, which the file does not "
+                                        "set")
+    values_games = expect_int(t.get("values_games", d.values_games), file, "search.values_games", 2)
     return Search(sampler, objectives,
                   expect_int(t.get("first_games", min(d.first_games, final)), file, "search.first_games", 1,
                              final),
@@ -186,7 +196,10 @@ def _search(table: Any, file: str, game: str, players: int) -> Search:
                   confirm_agents,
                   expect_int(t.get("confirm_points", d.confirm_points), file, "search.confirm_points", 1, 20),
                   _number(t.get("confidence", d.confidence), file, "search.confidence", 0.5, 0.9999),
-                  expect_int(t.get("startup_trials", d.startup_trials), file, "search.startup_trials", 1))
+                  expect_int(t.get("startup_trials", d.startup_trials), file, "search.startup_trials", 1),
+                  values_games,
+                  expect_int(t.get("confirm_values_games", d.confirm_values_games), file,
+                             "search.confirm_values_games", 2))
 
 
 def _slug(values: tuple[Any, ...]) -> str:
@@ -277,11 +290,9 @@ def load_tune(path: str | os.PathLike[str]) -> Tune:
                                     f"{search_space.size():.3g}; use method = \"model\" (or \"auto\") beyond "
                                     f"{MAX_RACED:,}")
     if method == "model":
-        search = _search(data.get("search", {}), file, game, players)
-        if chit_cap is not None:
-            fail(file, "target.chit_cap", "the model search does not yet measure chit values (a causal "
-                                          "value needs `balance values` runs per candidate); race a small "
-                                          "space for it, or leave the cap out")
+        if chit_cap is not None and games.spec(game).values is None:
+            fail(file, "target.chit_cap", f"{game} has no values study to price its components by")
+        search = _search(data.get("search", {}), file, game, players, chit_cap is not None)
         _check_corners(search_space, game, players, file, skip_invalid)
         return Tune(file, base, game, base_config, players, agents, seed, budget,
                     tuple((d.path, d.values) for d in dims), target, racing, (), (), description,

@@ -50,7 +50,8 @@ SPEC = GameSpec(
     training_ref="sim.sakura.training:positions",
     values=ValuesStudy(run_ref="sim.sakura.values:run_values", table_ref="sim.sakura.values:values_table",
                        components_ref="sim.sakura.values:components", positions=(0,), games=300,
-                       groups=("garden", "painter"), shares_ref="analysis.sakura.ties:win_shares",
+                       groups=("garden", "painter"), kinds=("garden", "painter"),
+                       shares_ref="analysis.sakura.ties:win_shares",
                        player_columns=(("position", "painter_at"),), score_unit="tokens"),
     readings=(("tie_break", None), ("bump_from", None), ("lineup_from_gate", None),
               ("court_can_win", (2,))),  # the court painter plays with two players only
