@@ -96,7 +96,9 @@ def build_tune_report(folder: str | os.PathLike[str], out: str | os.PathLike[str
     if target.get("length"):
         tgt.append(f"mean game length in {target['length'][0]:g}..{target['length'][1]:g}")
     if target.get("chit_cap") is not None:
-        tgt.append(f"no chit type adds more than {100 * target['chit_cap']:g} points to the win rate")
+        tgt.append(f"no chit type adds more than {100 * target['chit_cap']:g} points to its holder's win "
+                   "rate (priced by paired intervention: each kind given to each seat and to nobody from the "
+                   "start, on the same seeds; bounds simultaneous over the kinds)")
     sec.notes.append("Target: " + "; ".join(tgt) + f". Objective: the largest deviation of a seat's win rate "
                      f"from the fair share, with bounds simultaneous over the seats at "
                      f"{100 * state['racing']['confidence']:g}%.")

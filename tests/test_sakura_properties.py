@@ -191,7 +191,7 @@ def winners_of(r: dict, players: int) -> list[int]:
     return r["winners"] + ([players] if r.get("court_wins") else [])
 
 
-@settings(deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, max_examples=120, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**31 - 1),
     players=st.integers(2, 6),

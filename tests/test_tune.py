@@ -227,3 +227,41 @@ def test_tune_finds_the_known_answer_on_a_tiny_space(tmp_path: Path) -> None:
     # run again: nothing replayed
     again = balance("tune", str(path), "--out", str(out), "--jobs", "1")
     assert again.returncode == 0 and "0 played now" in again.stdout
+
+
+def test_the_chit_cap_prices_each_survivor_by_paired_intervention(tmp_path: Path) -> None:
+    """target.chit_cap in a race is causal: each round prices every survivor on racing.values_at(games)
+    base games of the values study (kept beside its run, so a second run plays nothing), the pricing is
+    charged to the games, and the confirmation prices the recommendation on fresh base games. Every chit
+    worth 0 points and ties shared: holding any chit changes no share, so every kind is worth exactly 0."""
+    merged, _ = load_toml(KAMAKURA)
+    for chits in merged["chits"].values():
+        for chit in chits:
+            chit["points"] = 0
+    merged["rules"]["tie_break"] = "shared"
+    base = tmp_path / "zero.toml"
+    base.write_text(dump_toml(merged))
+    path = _tune_file(tmp_path, base.name, "values_games = 8\nconfirm_values_games = 6\n")
+    path.write_text(path.read_text().replace(SPACE, '"rules.tie_break" = {choices = ["shared"]}')
+                    .replace("tolerance = 0.1", "tolerance = 0.1\nchit_cap = 0.05"))
+    out = tmp_path / "out"
+    run = balance("tune", str(path), "--out", str(out), "--jobs", "2")
+    assert run.returncode == 0, run.stderr
+    state = json.loads((out / "tune.json").read_text())
+    priced = 0
+    for c in state["candidates"]:
+        kept = json.loads((out / "candidates" / c["slug"] / "component_values.json").read_text())["stats"]
+        assert kept["base_games"] == max(2, -(-8 * c["games"] // 400))  # values_at: in proportion
+        assert c["chit_max"] == 0 and c["chit_max_low"] == 0 and c["chit_max_high"] == 0
+        priced += kept["played"]
+    assert state["race_games"] == sum(c["games"] for c in state["candidates"]) + priced
+    confirm = json.loads((out / "confirm" / "component_values.json").read_text())["stats"]
+    assert confirm["base_games"] == 6 and state["confirm"]["chit_max"] == 0
+    assert state["met"], state["statement"]
+    again = balance("tune", str(path), "--out", str(out), "--jobs", "1")
+    assert again.returncode == 0 and "0 played now" in again.stdout, again.stdout
+    bad = tmp_path / "bad.toml"
+    bad.write_text(path.read_text().replace("chit_cap = 0.05", ""))
+    refused = balance("tune", str(bad), "--out", str(tmp_path / "bad"), "--jobs", "1")
+    assert refused.returncode == 2, refused.stderr
+    assert "racing.values_games" in refused.stderr and "chit_cap" in refused.stderr

@@ -18,8 +18,11 @@ integer sums over games of m (components measured), S (their SHARE_SCALE * D), S
 
 from __future__ import annotations
 
+import json
 import math
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -87,24 +90,33 @@ def merge_values(a: dict[str, Any] | None, b: dict[str, Any]) -> dict[str, Any]:
             "kinds": kinds}
 
 
-def kind_values(stats: dict[str, Any], players: int, confidence: float = 0.95) -> list[dict[str, Any]]:
-    """Each kind's value (win share its holder gains, seat-averaged) with bounds simultaneous over the
-    kinds (normal, Bonferroni at ``1 - (1 - confidence) / kinds`` each), largest value first."""
-    from analysis.stats import z_value
-
-    measured = {k: v for k, v in stats["kinds"].items() if v[0] > 0 and v[1] > 0}
-    z = z_value(confidence, max(1, len(measured)))
+def kind_estimates(stats: dict[str, Any], players: int) -> list[tuple[str, float, float, int]]:
+    """Each measured kind's (label, value, standard error, base games): the value is the win share its
+    holder gains, seat-averaged; the error the cluster-robust one of the ratio estimator."""
     scale = SHARE_SCALE * players
-    rows = []
-    for label, (n, m, s, ss, sm, mm) in measured.items():
+    out = []
+    for label, (n, m, s, ss, sm, mm) in stats["kinds"].items():
+        if n == 0 or m == 0:
+            continue
         value = s / (scale * m)
         if n > 1:
             resid = ss / scale ** 2 - 2 * value * sm / scale + value * value * mm  # sum_g (S_g - v m_g)^2
             se = math.sqrt(max(resid, 0.0) * n / (n - 1)) / m
         else:
             se = math.inf
-        rows.append({"kind": label, "value": value, "low": value - z * se, "high": value + z * se,
-                     "base_games": n})
+        out.append((label, value, se, n))
+    return out
+
+
+def kind_values(stats: dict[str, Any], players: int, confidence: float = 0.95) -> list[dict[str, Any]]:
+    """Each kind's value with bounds simultaneous over the kinds (normal, Bonferroni at
+    ``1 - (1 - confidence) / kinds`` each), largest value first."""
+    from analysis.stats import z_value
+
+    estimates = kind_estimates(stats, players)
+    z = z_value(confidence, max(1, len(estimates)))
+    rows = [{"kind": label, "value": value, "low": value - z * se, "high": value + z * se, "base_games": n}
+            for label, value, se, n in estimates]
     return sorted(rows, key=lambda r: (-r["value"], r["kind"]))
 
 
@@ -117,6 +129,28 @@ def largest(stats: dict[str, Any] | None, players: int, confidence: float = 0.95
         return None
     return {**rows[0], "high_any": max(r["high"] for r in rows), "low_any": max(r["low"] for r in rows),
             "kinds": len(rows), "played": stats["played"], "base_games_all": stats["base_games"]}
+
+
+def price(game: str, rules: Any, agents: tuple[str, ...], seed: int, base_games: int,
+          path: str | os.PathLike[str]) -> tuple[dict[str, Any], int]:
+    """A candidate's component kinds priced on its first `base_games` base games, kept in `path` (JSON,
+    written whole and renamed into place), so a resumed race plays only the base games it lacks; kept
+    statistics of another config, agents or seed are replaced. (statistics, games played now)."""
+    path = Path(path)
+    identity = {"config_hash": rules.config_hash, "agents": list(agents), "seed": seed}
+    kept = None
+    if path.is_file():
+        stored = json.loads(path.read_text())
+        kept = stored["stats"] if stored.get("identity") == identity else None
+    have = kept["base_games"] if kept else 0
+    if have >= base_games:
+        return kept, 0
+    part = play_values_chunk(game, rules, agents, seed, have, base_games - have)
+    stats = merge_values(kept, part)
+    tmp = path.with_name(f".tmp-{path.name}")
+    tmp.write_text(json.dumps({"identity": identity, "stats": stats}))
+    os.replace(tmp, path)
+    return stats, part["played"]
 
 
 def games_bound(components: int, players: int, base_games: int) -> int:

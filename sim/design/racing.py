@@ -177,25 +177,29 @@ def decided(standings: list[Standing], tolerance: float) -> str:
 
 
 def race(slugs: list[str], play: PlayFn, racing: Racing, budget: int,
-         say: Callable[[str], None] = lambda line: None, tolerance: float | None = None) -> RaceResult:
+         say: Callable[[str], None] = lambda line: None, tolerance: float | None = None,
+         extra: Callable[[str, int, int], int] | None = None) -> RaceResult:
     """Race the candidates (see the module docstring) within `budget` games: each round brings the survivors
     to the next sample size of ``racing.schedule()``, then drops those `race_round` rules out. When the
     budget cannot pay a round for every survivor, only the best by objective that it can pay play on. A lone
     survivor goes straight to ``final_games``. With ``racing.stop_when_decided`` and a `tolerance`, the
-    race stops as soon as the survivors' answer is `decided`. The winner is `best_of` the last survivors."""
+    race stops as soon as the survivors' answer is `decided`. The winner is `best_of` the last survivors.
+    `extra(slug, have, n)`: games a candidate costs beyond its own in going from `have` to `n` (the
+    pricing of a component cap), charged to the budget too."""
     alive = list(slugs)
     games_of = {slug: 0 for slug in alive}
     final: dict[str, Standing] = {}
     dropped: dict[str, tuple[int, str]] = {}
     rounds: list[dict[str, Any]] = []
     played = 0
+    extra_spent = 0
     for r, n in enumerate(racing.schedule()):
         if len(alive) == 1 and n < racing.final_games:
             continue
-        spent = sum(games_of.values())
+        spent = sum(games_of.values()) + extra_spent
 
         def cost(group: list[str], n: int = n) -> int:
-            return sum(n - games_of[s] for s in group)
+            return sum(n - games_of[s] + (extra(s, games_of[s], n) if extra else 0) for s in group)
 
         note = ""
         if spent + cost(alive) > budget:
@@ -214,6 +218,7 @@ def race(slugs: list[str], play: PlayFn, racing: Racing, budget: int,
             note = f"budget: {cut} candidates left out"
             alive = keep
         need = cost(alive)
+        extra_spent += need - sum(n - games_of[s] for s in alive)
         for slug, p, st in play([(s, n) for s in alive]):
             played += p
             games_of[slug] = n

@@ -16,8 +16,8 @@ A tune file (TOML)::
     [target]
     tolerance = 0.02                     # every seat's win rate within 2 points of 1/players
     length = {min = 25, max = 40}        # optional: mean game length (turns or rounds)
-    chit_cap = 0.15                      # optional, for games that log component values: no chit or
-                                         # card kind adds more to its holder's win rate
+    chit_cap = 0.15                      # optional: no chit or card kind adds more to its holder's win
+                                         # rate, priced by paired intervention (the game's values study)
 
     [racing]
     method = "intervals"                 # or "halving" (also keep only the best 1/eta each round)
@@ -28,6 +28,8 @@ A tune file (TOML)::
     confidence = 0.95
     eta = 3
     stop_when_decided = true             # stop once the answer is decided (met, or out of reach)
+    values_games = 60                    # with chit_cap: base games pricing a candidate at final_games
+    confirm_values_games = 200           # and the recommendation's fresh ones
 
 The objective is the largest deviation of a seat's win rate from the fair share, ``max_s |p_s - 1/N|``
 (win shares as in `analysis.seats`: ties by the configured tie-break, shared wins 1/k). Its bounds are
@@ -36,6 +38,12 @@ within the tolerance" holds at the stated confidence when the upper bound is bel
 
 The parts: the tune file is read by sim/design/tune_file.py, the race's decisions are pure functions in
 sim/design/racing.py, and this module plays the candidates and writes the tune folder.
+
+The cap on a component kind's worth is causal: each round prices every survivor on
+``racing.values_at(games)`` base games of the game's values study (each kind given to each seat and to
+nobody from the start, the same seeds for every candidate; sim/design/component_balance.py), kept in
+``component_values.json`` beside its run, with bounds simultaneous over the kinds; the race charges that
+pricing to the budget.
 
 Racing: round r plays every surviving candidate up to ``first_games * growth**r`` games (capped at
 ``final_games``), through `sim.app.runner.simulate` into ``<out>/candidates/<slug>/`` (game i of every
@@ -66,10 +74,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from sim.app.run_dir import RunDirectory, check_directory
 from sim.app.runner import RunPlan, simulate
+from sim.design.component_balance import games_bound, kind_estimates, price
 from sim.design.files import finished_games, validate, write_if_changed
 from sim.design.overrides import dump_toml, path_text
 from sim.design.racing import Standing, race, standing, verdict
@@ -82,8 +89,9 @@ TUNE_MANIFEST = "tune.json"
 
 # ---- figures of a run ----------------------------------------------------------------------------------
 def run_standing(slug: str, run_dir: str | os.PathLike[str], games: int, target: Target,
-                 confidence: float) -> Standing:
-    """A candidate's standing from its run directory's first `games` games."""
+                 confidence: float, priced: dict[str, Any] | None = None) -> Standing:
+    """A candidate's standing from its run directory's first `games` games, and with a cap from the
+    statistics `priced` of its component kinds (sim/design/component_balance.py)."""
     from analysis.runs import read_table
     from analysis.seats import seat_win_rates
 
@@ -99,25 +107,31 @@ def run_standing(slug: str, run_dir: str | os.PathLike[str], games: int, target:
         values = g.loc[g["game_id"] < games, spec.vocabulary.length].to_numpy(dtype=float)
         length = (float(values.mean()), float(values.std(ddof=1)) if len(values) > 1 else math.inf)
     chits = None
-    if target.chit_cap is not None and spec.component_values is not None:
-        from analysis.stats import Z95
-
-        events = read_table(run_dir, "events")
-        events = events[events["game_id"] < games]
-        table = spec.component_values(events, players, manifest["config"])
-        se = (table["ci_high"] - table["ci_low"]) / (2 * Z95)
-        chits = [(str(item), float(v), float(e)) for item, v, e in
-                 zip(table["item"], table["win_added"], se, strict=True) if np.isfinite(v)]
+    if target.chit_cap is not None and priced is not None:
+        estimates = kind_estimates(priced, int(manifest["players"]))
+        chits = [(label, value, se) for label, value, se, _ in estimates]
     return standing(slug, seats["wins"].to_numpy(), n, target, confidence, length, chits)
 
 
+PRICED = "component_values.json"  # a candidate's priced kinds, beside its run's parts
+
+
 def _play(plan: RunPlan, games: int, out: str, slug: str, target: Target, confidence: float, jobs: int = 1,
-          force: bool = False) -> tuple[str, int, Standing]:
-    """Play a candidate up to `games` (resuming its run directory) and return its standing (a worker)."""
+          force: bool = False, values_games: int = 0) -> tuple[str, int, Standing]:
+    """Play a candidate up to `games` (resuming its run directory), and with `values_games` price its
+    component kinds on that many base games of the values study (same seed: paired across candidates);
+    return its standing (a worker)."""
+    from sim.app.runner import plan_rules
+
     played = 0
     if force or finished_games(Path(out)) < games:
         played = simulate(plan, games, out, jobs=jobs, force=force).played
-    return slug, played, run_standing(slug, out, games, target, confidence)
+    priced = None
+    if values_games:
+        priced, now = price(plan.game, plan_rules(plan), plan.agents, plan.seed, values_games,
+                            Path(out) / PRICED)
+        played += now
+    return slug, played, run_standing(slug, out, games, target, confidence, priced)
 
 
 # ---- the tune --------------------------------------------------------------------------------------------
@@ -183,6 +197,12 @@ def run_tune(tune_file: str | os.PathLike[str], out: str | os.PathLike[str] | No
                           f"(no {TUNE_MANIFEST}); choose another --out")
     racing, target = tune.racing, tune.target
     first_round = len(tune.candidates) * racing.first_games + racing.confirm_games
+    if target.chit_cap is not None:  # a bound on the pricing of round 1 and of the confirmation
+        study = game_spec(tune.game).values
+        kinds = [len(study.components(validate(tune.game, c.config, tune.players, tune.file)))
+                 for c in tune.candidates]
+        first_round += sum(games_bound(k, tune.players, racing.values_at(racing.first_games)) for k in kinds)
+        first_round += games_bound(max(kinds), tune.players, racing.confirm_values_games)
     if first_round > tune.budget:
         raise ConfigError(f"{tune.file}: budget: {tune.budget:,} games cannot pay round 1 "
                           f"({len(tune.candidates)} candidates x {racing.first_games:,}) and the "
@@ -206,16 +226,20 @@ def run_tune(tune_file: str | os.PathLike[str], out: str | os.PathLike[str] | No
 
         executor = get_reusable_executor(max_workers=jobs)
 
+    capped = target.chit_cap is not None
+
     def play(tasks: list[tuple[str, int]]) -> list[tuple[str, int, Standing]]:
-        args = [(plans[s], n, os.fspath(out / "candidates" / s), s, target, racing.look_confidence())
-                for s, n in tasks]
+        args = [(plans[s], n, os.fspath(out / "candidates" / s), s, target, racing.look_confidence(), 1,
+                 False, racing.values_at(n) if capped else 0) for s, n in tasks]
         if executor is None or len(args) == 1:
             return [_play(*a) for a in args]
         return list(executor.map(_play, *zip(*args, strict=True)))
 
+    pricing = _pricing_cost(tune, plans) if capped else None
     try:
-        result = race([c.slug for c in tune.candidates], play, racing, tune.budget - racing.confirm_games,
-                      say, target.tolerance)
+        result = race([c.slug for c in tune.candidates], play, racing,
+                      tune.budget - racing.confirm_games - (pricing("", 0, 0) if pricing else 0), say,
+                      target.tolerance, pricing)
     finally:
         if executor is not None:
             executor.shutdown(wait=True)
@@ -235,7 +259,8 @@ def run_tune(tune_file: str | os.PathLike[str], out: str | os.PathLike[str] | No
         force = manifest is not None and (manifest.get("config_hash"), manifest.get("seed")) != \
             (plan.config_hash, plan.seed)
         _, p, confirm = _play(plan, racing.confirm_games, confirm_dir, cand.slug, target, racing.confidence,
-                              jobs=jobs, force=force)
+                              jobs=jobs, force=force,
+                              values_games=racing.confirm_values_games if capped else 0)
         played += p
         say(f"confirmation: {cand.slug} on {racing.confirm_games:,} fresh games (seed {cseed}): deviation "
             f"{100 * confirm.value:.2f} [{100 * confirm.low:.2f}, {100 * confirm.high:.2f}] points")
@@ -244,7 +269,7 @@ def run_tune(tune_file: str | os.PathLike[str], out: str | os.PathLike[str] | No
                              looks=len(racing.schedule()))
     if confirm is None:
         statement += " (judged on the race's own games, with no confirmation run: they favour the winner)"
-    race_games = result.total
+    race_games = result.total + (_priced_games(out, tune.candidates) if capped else 0)
     confirm_games = racing.confirm_games if confirm else 0
     # an exhaustive grid at the same per-candidate sample size: every candidate as many games as the
     # recommended one's figures rest on (its race games, or its confirmation games when more)
@@ -280,6 +305,36 @@ def run_tune(tune_file: str | os.PathLike[str], out: str | os.PathLike[str] | No
         page = build_tune_report(out)
     return TuneResult(out, cand, rec_path, page, met, statement, race_games, confirm_games, exhaustive,
                       played, time.perf_counter() - started, result.rounds)
+
+
+def _pricing_cost(tune: Tune, plans: dict[str, RunPlan]) -> Callable[[str, int, int], int]:
+    """The race's charge for pricing (target.chit_cap): cost(slug, have, n) bounds the games that bringing
+    its values study from `have` to `n` games' worth adds (component_balance.games_bound); with no slug,
+    the bound for the confirmation's base games at the dearest candidate."""
+    from sim.app.runner import plan_rules
+    from sim.games import spec as game_spec
+
+    study = game_spec(tune.game).values
+    kinds = {slug: len(study.components(plan_rules(plan))) for slug, plan in plans.items()}
+    racing = tune.racing
+
+    def cost(slug: str, have: int, n: int) -> int:
+        if not slug:
+            return games_bound(max(kinds.values()), tune.players, racing.confirm_values_games)
+        before = games_bound(kinds[slug], tune.players, racing.values_at(have)) if have else 0
+        return games_bound(kinds[slug], tune.players, racing.values_at(n)) - before
+
+    return cost
+
+
+def _priced_games(out: Path, candidates) -> int:
+    """The games the race's pricing played, from each candidate's kept statistics."""
+    total = 0
+    for cand in candidates:
+        path = out / "candidates" / cand.slug / PRICED
+        if path.is_file():
+            total += json.loads(path.read_text())["stats"]["played"]
+    return total
 
 
 def _standing_dict(s: Standing | None) -> dict[str, Any]:

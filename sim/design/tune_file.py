@@ -39,7 +39,7 @@ METHODS = ("auto", "racing", "model")
 MAX_RACED = 5000  # method = "auto": race every candidate up to this many, search by model beyond
 _TARGET_KEYS = {"objective", "tolerance", "length", "chit_cap"}
 _RACING_KEYS = {"method", "first_games", "growth", "final_games", "confirm_games", "confidence", "eta",
-                "stop_when_decided"}
+                "stop_when_decided", "values_games", "confirm_values_games"}
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,14 @@ class Racing:
     confidence: float = 0.95
     eta: float = 3.0
     stop_when_decided: bool = True  # stop once the target is met, or out of reach, for every survivor
+    #: with target.chit_cap: base games of the values study that price a candidate at final_games (earlier
+    #: rounds in proportion to their games), and the fresh ones that price the recommendation
+    values_games: int = 60
+    confirm_values_games: int = 200
+
+    def values_at(self, games: int) -> int:
+        """The base games that price a candidate with `games` games: in proportion, two at least."""
+        return max(2, math.ceil(self.values_games * games / self.final_games))
 
     def look_confidence(self) -> float:
         """The confidence of each round's intervals: the race looks at the same candidates once a round,
@@ -255,8 +263,8 @@ def load_tune(path: str | os.PathLike[str]) -> Tune:
         length = (lo, hi)
     chit_cap = None
     if "chit_cap" in t:
-        if games.spec(game).component_values is None:
-            fail(file, "target.chit_cap", f"{game} logs no component values to cap")
+        if games.spec(game).values is None:
+            fail(file, "target.chit_cap", f"{game} has no values study to price its components by")
         chit_cap = _number(t["chit_cap"], file, "target.chit_cap", 0, 1)
     target = Target(_number(t.get("tolerance", 0.02), file, "target.tolerance", 0, 1), length, chit_cap)
 
@@ -274,7 +282,14 @@ def load_tune(path: str | os.PathLike[str]) -> Tune:
         confirm_games=expect_int(r.get("confirm_games", final), file, "racing.confirm_games", 0),
         confidence=_number(r.get("confidence", defaults.confidence), file, "racing.confidence", 0.5, 0.9999),
         eta=_number(r.get("eta", defaults.eta), file, "racing.eta", 1.01),
-        stop_when_decided=expect_bool(r.get("stop_when_decided", True), file, "racing.stop_when_decided"))
+        stop_when_decided=expect_bool(r.get("stop_when_decided", True), file, "racing.stop_when_decided"),
+        values_games=expect_int(r.get("values_games", defaults.values_games), file, "racing.values_games", 2),
+        confirm_values_games=expect_int(r.get("confirm_values_games", defaults.confirm_values_games), file,
+                                        "racing.confirm_values_games", 2))
+    for key in ("values_games", "confirm_values_games"):
+        if key in r and chit_cap is None:
+            fail(file, f"racing.{key}", "prices component kinds for target.chit_cap, which the file does not "
+                                        "set")
 
     dims = read_dimensions(expect_table(data["space"], file, "space"), base_config, file,
                            lambda spec, where: _values(spec, file, where))
@@ -290,8 +305,6 @@ def load_tune(path: str | os.PathLike[str]) -> Tune:
                                     f"{search_space.size():.3g}; use method = \"model\" (or \"auto\") beyond "
                                     f"{MAX_RACED:,}")
     if method == "model":
-        if chit_cap is not None and games.spec(game).values is None:
-            fail(file, "target.chit_cap", f"{game} has no values study to price its components by")
         search = _search(data.get("search", {}), file, game, players, chit_cap is not None)
         _check_corners(search_space, game, players, file, skip_invalid)
         return Tune(file, base, game, base_config, players, agents, seed, budget,
