@@ -37,7 +37,7 @@ def read_search(folder: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def curve_frame(state: dict[str, Any]) -> pd.DataFrame:
-    """Best seat objective found so far (fully played, length-feasible candidates) against games spent,
+    """Best seat objective found so far (verified, feasible candidates) against games spent,
     one row per trial and study."""
     rows = [{"study": LABELS[k], "games_spent": g, "best_seats": b, "trial": i}
             for k, s in state["studies"].items() for i, (g, b) in enumerate(s["curve"])]
@@ -127,10 +127,14 @@ def build_search_report(folder: str | os.PathLike[str], out: str | os.PathLike[s
                 f"{search['confirm_values_games']:,} fresh ones)")
     first = state["studies"].get("model") or next(iter(state["studies"].values()))
     stages = ", ".join(f"{n:,}" for n in first["schedule"])
+    verify = first.get("verify_games") or first["schedule"][-1]
     sec.notes.append(f"Target: {tgt}. Objectives: {', '.join(search['objectives'])}; sampler "
                      f"{search['sampler']}; stages of {stages} "
                      f"games on common seeds (game i of every candidate has the same seed), a candidate "
-                     f"stopping early once its objective's lower bound exceeds the best one's upper bound.")
+                     f"stopping early once its objective's lower bound exceeds the best one's upper bound. "
+                     f"A candidate that ends the stages better than every verified one plays on to "
+                     f"{verify:,} games before it counts (the incumbent's check): the best, the curve and "
+                     f"the Pareto front are made of verified candidates only.")
     sec.notes.append("Only the confirmation games (fresh seed "
                      f"{state['confirm_seed']}) back the statement: the search's own figures favour the "
                      "candidates it chose on them. The search tried a tiny share of the space, so it says "

@@ -192,6 +192,26 @@ def _trials(out: Path) -> list[tuple]:
             for r in state["studies"]["model"]["records"]]
 
 
+def assert_incumbents_checked(state: dict) -> None:
+    """The incumbent's check, over a finished search's trials in order: a candidate that ended the stages
+    better than every verified one played on to verify_games; one left at final_games was no better; the
+    curve and the recommendation count verified candidates only."""
+    final, verify = state["search"]["final_games"], state["search"]["verify_games"]
+    assert verify > final
+    best, curve, spent = float("inf"), [], 0
+    for r in state["studies"]["model"]["records"]:
+        spent += r["played"]
+        if r["valid"] and final <= r["games"] < verify and not r["stopped_early"] and r["violation"] == 0:
+            assert r["objectives"][0] >= best  # not better than the verified best: not extended
+        if r["valid"] and r["games"] >= verify and r["violation"] == 0:
+            best = min(best, r["objectives"][0])
+        curve.append([spent, best])
+    assert [[g, b] for g, b in state["studies"]["model"]["curve"]] == curve
+    records = state["studies"]["model"]["records"]
+    rec = next(r for r in records if r["number"] == state["recommended"]["trial"])
+    assert rec["games"] >= verify and any(final <= r["games"] < verify for r in records)
+
+
 def test_a_killed_tune_resumes_from_its_study_and_ends_as_an_uninterrupted_one(tmp_path: Path) -> None:
     """kill -9 while a trial is between stages; the same command again finishes that trial from its
     stored stages (no finished stage replayed: the resumed session plays exactly the games the study did
@@ -232,6 +252,7 @@ def test_a_killed_tune_resumes_from_its_study_and_ends_as_an_uninterrupted_one(t
     assert b["played_now"] == spent - held + confirm  # the resumed session replayed no stored stage
     assert a["recommended"] == b["recommended"]
     assert (whole / "recommended.toml").read_text() == (cut / "recommended.toml").read_text()
+    assert_incumbents_checked(a)
     base = balance("tune", str(path), "--out", str(cut), "--jobs", "1", "--quiet", "--baseline", "random")
     assert base.returncode == 0, base.stderr
     state = json.loads((cut / "search.json").read_text())

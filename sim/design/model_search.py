@@ -17,7 +17,11 @@ How a trial goes:
 3. Racing on top: after a stage the candidate stops when its objective's lower bound lies above the upper
    bound of the best fully played candidate (a candidate that also changes no more of the base, with
    several objectives): clearly worse ones get few games, close ones all ``final_games``. Bounds are at
-   ``1 - (1 - confidence) / stages`` each (Bonferroni over the looks, as in the race).
+   ``1 - (1 - confidence) / stages`` each (Bonferroni over the looks, as in the race). The incumbent's
+   check (as SMAC's intensification): a candidate that ends the stages with a better objective than every
+   verified one plays on to ``verify_games`` (default twice ``final_games``) before it counts, and only
+   verified candidates make the best, the curve and the Pareto front. The best of a hundred candidates at
+   ``final_games`` each is otherwise mostly the luckiest draw, and the confirmation would find it out.
 4. The objectives go to Optuna: ``seats`` (the largest deviation of a seat's win rate from the fair share,
    the race's objective), and optionally ``changes`` (searched values that differ from the base) or
    ``l1`` (their L1 distance from the base). A mean game length outside ``target.length`` is a constraint
@@ -257,6 +261,7 @@ def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, schedu
                                 load_if_exists=True)
     sampler_name = "random" if kind == "random" else search.sampler
     schedule = search.schedule()
+    full = max(search.verify_games, schedule[-1])  # the games a candidate's figures count at
     look = 1 - (1 - search.confidence) / len(schedule)
     dists = distributions(space)
     agents = tuple(str(a) for a in parse_agents(tune.agents, tune.players, tune.game))
@@ -313,12 +318,20 @@ def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, schedu
         per_base_game = max(per_base_game, values_stats["played"] / values_stats["base_games"])
         return values_stats, played, False
 
-    def best_high(values: list[Any]) -> float:
-        """The upper bound of the best fully played candidate that is no further from the base."""
+    def rivals(values: list[Any]) -> list[TrialRecord]:
+        """The verified feasible candidates no further from the base than `values` (all, with one
+        objective): the ones a candidate must beat."""
         extra = closeness(values)
-        highs = [r.high for r in records.values() if r.valid and r.games >= schedule[-1] and
-                 r.violation == 0 and all(a <= b for a, b in zip(r.objectives[1:], extra, strict=True))]
-        return min(highs, default=math.inf)
+        return [r for r in records.values() if r.valid and r.games >= full and r.violation == 0
+                and all(a <= b for a, b in zip(r.objectives[1:], extra, strict=True))]
+
+    def best_high(values: list[Any]) -> float:
+        """The upper bound of the best verified candidate that is no further from the base."""
+        return min((r.high for r in rivals(values)), default=math.inf)
+
+    def pricing_bound(rules) -> int:
+        return games_bound(len(values_study.components(rules)), tune.players, search.values_games) \
+            if capped else 0
 
     def evaluate(trial, stats: dict[str, Any] | None) -> None:
         nonlocal spent
@@ -355,9 +368,8 @@ def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, schedu
                 stopped = True
                 break
             have = stats["games"] if stats else 0
-            # a last stage that the budget could not price is not played (with a cap)
-            pricing = games_bound(len(values_study.components(rules)), tune.players, search.values_games) \
-                if capped and n == schedule[-1] else 0
+            # a stage that ends a candidate's games, which the budget could not price, is not played
+            pricing = pricing_bound(rules) if n == full else 0
             if spent + (n - have) + pricing + reserve_now() > budget and records:
                 stopped = True
                 break
@@ -368,12 +380,25 @@ def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, schedu
             # one attribute, one write: the statistics and the games this trial played, never out of step
             trial.set_user_attr("progress", {"stats": stats, "played": own})
             st = figures(stats, target, look)
+        if not stopped and schedule[-1] <= stats["games"] < full and violation(st) == 0 and \
+                st.value < min((r.objectives[0] for r in rivals(values)), default=math.inf):
+            # the incumbent's check: a candidate that ends the stages better than every verified one
+            # plays on to `full` games before it counts, so the best is not a lucky draw of final_games
+            have = stats["games"]
+            if spent + (full - have) + pricing_bound(rules) + reserve_now() > budget:
+                stopped = True
+            else:
+                stats = merge(stats, pool.play(tune.game, rules, agents, tune.seed, have, full - have))
+                spent += full - have
+                own += full - have
+                trial.set_user_attr("progress", {"stats": stats, "played": own})
+                st = figures(stats, target, look)
         by_candidate[key] = stats
         objs = objectives_of(values, st)
         v = violation(st)
         chit, v_chit = None, 0.0
-        if capped and not stopped and stats["games"] >= schedule[-1] and v == 0:
-            # racing on top: only a candidate that played every stage and keeps the length is priced
+        if capped and not stopped and stats["games"] >= full and v == 0:
+            # racing on top: only a verified candidate that keeps the length is priced
             values_stats = (trial.user_attrs.get("progress") or {}).get("values") or by_values.get(key)
             values_stats, now, stopped = price(trial, rules, stats, values_stats, own)
             own += now
@@ -418,7 +443,7 @@ def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, schedu
             evaluate(trial, None)
             r = records[trial.number]
             if trial.number % 10 == 0 or r.games >= schedule[-1]:
-                best = best_record(records, schedule[-1])
+                best = best_record(records, full)
                 say(f"{kind} trial {trial.number}: {r.games:,} games"
                     + (f", seats {100 * r.objectives[0]:.2f} [{100 * r.low:.2f}, {100 * r.high:.2f}]"
                        if r.valid else f", invalid: {r.why}")
@@ -429,15 +454,16 @@ def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, schedu
                     + f"; {spent:,} of {budget:,} games, {time.perf_counter() - started:.0f} s")
     finally:
         pool.close()
-    return _summary(kind, sampler_name, spent, budget, records, schedule) | {"played_now": spent - before}
+    summary = _summary(kind, sampler_name, spent, budget, records, schedule, full)
+    return summary | {"played_now": spent - before}
 
 
 def _summary(kind: str, sampler: str, spent: int, budget: int, records: dict[int, TrialRecord],
-             schedule: list[int]) -> dict[str, Any]:
+             schedule: list[int], full: int) -> dict[str, Any]:
     ordered = sorted(records.values(), key=lambda r: r.number)
     return {"kind": kind, "sampler": sampler, "spent": spent, "budget": budget,
             "records": [r.__dict__ for r in ordered], "record_objects": ordered,
-            "curve": curve(records, schedule[-1]), "schedule": schedule}
+            "curve": curve(records, full), "schedule": schedule, "verify_games": full}
 
 
 def _stored_records(study, target: Target, look: float) -> dict[int, TrialRecord]:
@@ -478,7 +504,12 @@ def read_records(tune: Tune, out: Path, kind: str) -> dict[str, Any]:
     records = _stored_records(study, tune.target, 1 - (1 - tune.search.confidence) / len(schedule))
     spent = sum(played_of(t.user_attrs) for t in study.get_trials(deepcopy=False))
     return _summary(kind, "random" if kind == "random" else tune.search.sampler, spent, tune.budget, records,
-                    schedule)
+                    schedule, full_games(tune.search))
+
+
+def full_games(search: Search) -> int:
+    """The games a candidate's figures count at: the stages, then the incumbent's check."""
+    return max(search.verify_games, search.schedule()[-1])
 
 
 def best_record(records: dict[int, TrialRecord], full: int) -> TrialRecord | None:

@@ -28,6 +28,7 @@ from sim.design.model_search import (
     best_record,
     confirm_stats,
     figures,
+    full_games,
     pareto,
     read_records,
     run_search,
@@ -50,7 +51,7 @@ def identity(tune: Tune) -> str:
 
 
 def _points(records: list, tune: Tune) -> list:
-    full = tune.search.schedule()[-1]
+    full = full_games(tune.search)
     if len(tune.search.objectives) == 1:
         best = best_record({r.number: r for r in records}, full)
         return [best] if best else []
@@ -106,7 +107,7 @@ def statement(judged, tune: Tune, agents: str, chit: dict[str, Any] | None = Non
 def why_nothing(summary: dict[str, Any], tune: Tune) -> str:
     """Why a finished search recommends nothing: no candidate played every stage, or none that did met
     the constraints (the length range, the component cap)."""
-    full = tune.search.schedule()[-1]
+    full = full_games(tune.search)
     study = summary["studies"].get("model") or next(iter(summary["studies"].values()), {})
     done = [r for r in study.get("records", []) if r["valid"] and r["games"] >= full]
     if not done:
@@ -177,7 +178,7 @@ def run_model_tune(tune: Tune, out: Path, jobs: int, backend: str, scheduler: st
         baseline = None
         if main["kind"] == "model" and studies["random"]["records"]:
             best = best_record({r.number: r for r in studies["random"]["record_objects"]},
-                               tune.search.schedule()[-1])
+                               full_games(tune.search))
             if best is not None:
                 baseline = confirm(best, "random", [tune.agents])
         rec = None

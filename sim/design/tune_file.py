@@ -32,7 +32,7 @@ _TUNE_KEYS = {"base", "description", "players", "agents", "seed", "budget", "spa
               "skip_invalid", "constraints", "search"}
 _SEARCH_KEYS = {"method", "sampler", "objectives", "first_games", "growth", "final_games", "confirm_games",
                 "confirm_agents", "confirm_points", "confidence", "startup_trials", "values_games",
-                "confirm_values_games"}
+                "confirm_values_games", "verify_games"}
 SAMPLERS = ("tpe", "cmaes", "nsga2", "random")
 OBJECTIVES = ("seats", "changes", "l1")
 METHODS = ("auto", "racing", "model")
@@ -101,6 +101,9 @@ class Search:
     #: kinds (each base game plays every kind's arms), and the fresh ones that confirm the recommendation
     values_games: int = 60
     confirm_values_games: int = 200
+    #: a candidate that ends the stages better than the best verified one plays on to this many games
+    #: before it counts (the incumbent's check): the best is never a winner's curse of final_games games
+    verify_games: int = 8000
 
     def schedule(self) -> list[int]:
         """Games a trial has after each stage: first_games, x growth, ..., final_games."""
@@ -196,6 +199,7 @@ def _search(table: Any, file: str, game: str, players: int, capped: bool) -> Sea
             fail(file, f"search.{key}", "prices component kinds for target.chit_cap, which the file does not "
                                         "set")
     values_games = expect_int(t.get("values_games", d.values_games), file, "search.values_games", 2)
+    verify_games = expect_int(t.get("verify_games", 2 * final), file, "search.verify_games", final)
     return Search(sampler, objectives,
                   expect_int(t.get("first_games", min(d.first_games, final)), file, "search.first_games", 1,
                              final),
@@ -207,7 +211,8 @@ def _search(table: Any, file: str, game: str, players: int, capped: bool) -> Sea
                   expect_int(t.get("startup_trials", d.startup_trials), file, "search.startup_trials", 1),
                   values_games,
                   expect_int(t.get("confirm_values_games", d.confirm_values_games), file,
-                             "search.confirm_values_games", 2))
+                             "search.confirm_values_games", 2),
+                  verify_games)
 
 
 def _slug(values: tuple[Any, ...]) -> str:
