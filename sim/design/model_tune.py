@@ -27,7 +27,6 @@ from sim.design.model_search import (
     STUDY_NAMES,
     best_record,
     confirm_stats,
-    figures,
     full_games,
     pareto,
     read_records,
@@ -35,6 +34,7 @@ from sim.design.model_search import (
     write_summary,
 )
 from sim.design.overrides import path_text
+from sim.design.trial_games import figures
 from sim.design.tune_file import Candidate, Tune
 from sim.errors import ConfigError
 
