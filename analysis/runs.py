@@ -1,14 +1,19 @@
-"""Reading run directories (API.md): the manifest and the three tables as pandas DataFrames."""
+"""Reading run directories (API.md): the manifest and the three tables as pandas DataFrames, for people
+who want the raw tables in a notebook (`read_table` with columns= and games=, warning before a read that
+would not fit in memory), and a run's consistent snapshot of chunks (`run_snapshot`) for the figures that
+are computed a chunk at a time (analysis/parts.py)."""
 
 from __future__ import annotations
 
 import json
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from sim.app.run_dir import RunDirectory
@@ -50,10 +55,41 @@ class Run:
                                            str(self.path / "manifest.json"))
 
 
+def read_part(run_dir: str | os.PathLike[str], name: str, start: int, end: int) -> pd.DataFrame:
+    """One chunk's part of a table as a DataFrame (nullable integers as `read_table` reads them)."""
+    return pq.read_table(Path(run_dir) / f"{name}.parquet" / part_name(start, end)).to_pandas(
+        types_mapper=_NULLABLE.get)
+
+
+class MemoryWarning(UserWarning):
+    """A read that would take more memory than this machine has free (`read_table`)."""
+
+
+#: what pandas holds of a table against Parquet's uncompressed size, generously (nullable columns, index)
+PANDAS_OVERHEAD = 2.0
+
+
+def available_memory() -> int | None:
+    """Bytes of memory free for a new allocation (Linux's MemAvailable), or None where it cannot be read."""
+    try:
+        with open("/proc/meminfo") as info:
+            for line in info:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
 def read_table(run_dir: str | os.PathLike[str], name: str,
-               ranges: list[tuple[int, int]] | None = None) -> pd.DataFrame:
+               ranges: list[tuple[int, int]] | None = None, columns: list[str] | None = None,
+               games: tuple[int, int] | range | None = None) -> pd.DataFrame:
     """One table of a run as one DataFrame, ordered by game (rows of a game keep their order): the parts
-    of the chunks `ranges` (default: every part there is)."""
+    of the chunks `ranges` (default: every part there is); only `columns` (default: all), and only the
+    games with ids in `games` (a (start, stop) pair or a range; default: all), reading only the parts
+    that hold them. Warns (MemoryWarning) before a read whose DataFrame would not fit in the memory free
+    now: a run's whole events table can be tens of gigabytes; the figures themselves are computed chunk
+    by chunk (analysis/parts.py)."""
     folder = Path(run_dir) / f"{name}.parquet"
     if not folder.is_dir():
         raise ConfigError(f"{run_dir}: not a run directory (no {name}.parquet)")
@@ -61,18 +97,61 @@ def read_table(run_dir: str | os.PathLike[str], name: str,
         parts = sorted(folder.glob("part-*.parquet"))  # hidden .tmp- files of unfinished chunks are skipped
     else:
         parts = [folder / part_name(a, b) for a, b in sorted(ranges)]
+    lo, hi = (games.start, games.stop) if isinstance(games, range) else (games or (None, None))
+    if games is not None:
+        parts = [p for p in parts if _overlaps(p.name, lo, hi)]
     if not parts:
         return pd.DataFrame()
+    wanted = None if columns is None else list(dict.fromkeys(["game_id", *columns]))
+    need = PANDAS_OVERHEAD * sum(_uncompressed(p, wanted) for p in parts)
+    free = available_memory()
+    if free is not None and need > free:
+        warnings.warn(f"{folder}: reading {len(parts)} parts needs about {need / 1e9:.1f} GB and "
+                      f"{free / 1e9:.1f} GB are free; select columns= or games=, or use the chunk-by-chunk "
+                      "figures (analysis.parts)", MemoryWarning, stacklevel=2)
     # Parts hold consecutive game ranges and are named by them, so in name order the rows are already
     # ordered by game (and within a game keep their logged order): no sort needed.
-    table = pa.concat_tables([pq.read_table(p) for p in parts])
+    table = pa.concat_tables([pq.read_table(p, columns=wanted) for p in parts])
+    if games is not None:
+        ids = table.column("game_id")
+        table = table.filter(pc.and_(pc.greater_equal(ids, lo), pc.less(ids, hi)))
+    if columns is not None and "game_id" not in columns:
+        table = table.drop_columns(["game_id"])
     return table.to_pandas(types_mapper=_NULLABLE.get)
 
 
-def read_run(run_dir: str | os.PathLike[str], allow_partial: bool = False) -> Run:
-    """A run's manifest and tables as one consistent snapshot: the chunks whose parts all three tables
-    hold, listed once (a run being written adds chunks, never half of one), checked against their
-    records (sim/app/run_parts.py): a damaged run is refused naming its parts, unless `allow_partial`."""
+def _overlaps(name: str, lo: int, hi: int) -> bool:
+    """Whether part `name` (part-START-END.parquet) holds a game id in lo .. hi-1."""
+    start, end = (int(x) for x in name[len("part-"):-len(".parquet")].split("-"))
+    return start < hi and lo < end
+
+
+def _uncompressed(path: Path, columns: list[str] | None) -> int:
+    """A part's uncompressed bytes (of `columns`), from its footer."""
+    meta = pq.read_metadata(path)
+    total = 0
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        for c in range(group.num_columns):
+            column = group.column(c)
+            if columns is None or column.path_in_schema in columns:
+                total += column.total_uncompressed_size
+    return total
+
+
+@dataclass
+class Snapshot:
+    """A run's manifest and the chunks of one consistent snapshot (`run_snapshot`), no table read."""
+
+    path: Path
+    manifest: dict
+    ranges: list[tuple[int, int]]
+
+
+def run_snapshot(run_dir: str | os.PathLike[str], allow_partial: bool = False) -> Snapshot:
+    """The manifest and the chunks whose parts all three tables hold, listed once (a run being written
+    adds chunks, never half of one), checked against their records (sim/app/run_parts.py): a damaged run
+    is refused naming its parts, unless `allow_partial`. Nothing of the tables is read but footers."""
     path = Path(run_dir)
     manifest_path = path / "manifest.json"
     if not manifest_path.is_file():
@@ -84,5 +163,10 @@ def read_run(run_dir: str | os.PathLike[str], allow_partial: bool = False) -> Ru
     for name in TABLES:
         if not (path / f"{name}.parquet").is_dir():
             raise ConfigError(f"{run_dir}: not a run directory (no {name}.parquet)")
-    ranges = RunDirectory(path, TABLES).intact(allow_partial)
-    return Run(path, manifest, *(read_table(path, name, ranges) for name in TABLES))
+    return Snapshot(path, manifest, RunDirectory(path, TABLES).intact(allow_partial))
+
+
+def read_run(run_dir: str | os.PathLike[str], allow_partial: bool = False) -> Run:
+    """A run's manifest and tables, whole, as one consistent snapshot (`run_snapshot`)."""
+    snap = run_snapshot(run_dir, allow_partial)
+    return Run(snap.path, snap.manifest, *(read_table(snap.path, name, snap.ranges) for name in TABLES))

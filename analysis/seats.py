@@ -111,6 +111,22 @@ def share_tests(shares: np.ndarray, fair: float | np.ndarray) -> pd.DataFrame:
     return pd.DataFrame({"p_value": p, "p_holm": adjusted, "differs": differs})
 
 
+def share_tests_from_sums(n: int, sums: np.ndarray, squares: np.ndarray, fair: float | np.ndarray,
+                          scale: int = 1) -> pd.DataFrame:
+    """`share_tests` from each column's sum and sum of squares over the n games, in units of 1/scale
+    (whole numbers, so a column whose every game has the same share has sd exactly 0, as np.std gives)."""
+    sums, squares = np.asarray(sums, dtype=np.int64), np.asarray(squares, dtype=np.int64)
+    k = len(sums)
+    fair = np.broadcast_to(np.asarray(fair, dtype=float), (k,))
+    spread = (n * squares - sums * sums).astype(float)  # n * sum (x - mean)^2, exact in whole units
+    sd = np.sqrt(spread / (n * (n - 1))) / scale if n > 1 else np.full(k, np.nan)
+    p = mean_test_p(sums / (scale * n), sd, np.full(k, n), fair)
+    adjusted = holm(p)
+    omnibus = chi_square_equal(sums / scale, fair)["p_value"] if k > 1 else float("nan")
+    differs = (adjusted <= ALPHA) & (omnibus <= ALPHA)
+    return pd.DataFrame({"p_value": p, "p_holm": adjusted, "differs": differs})
+
+
 def seat_tests(players: pd.DataFrame) -> pd.DataFrame:
     """One row per seat (0-based): ``seat, p_value, p_holm, differs`` — `share_tests` of each seat's win
     share against the fair share, Holm over the seats."""

@@ -56,3 +56,60 @@ def format_summary(run: Run) -> str:
     lines.append(f"  top score tied in {100 * ties / n:.1f}% of games [{100 * low:.1f}%, {100 * high:.1f}%] "
                  f"(n = {n}); {length} per game: mean {np.mean(lengths):.1f}")
     return "\n".join(lines)
+
+
+# ---- by parts (issue 18): the same text from a run's chunk statistics (analysis/parts.py) ----------------
+def format_summary_of(path, manifest: dict, stats: dict) -> str:
+    """`format_summary`'s text from the combined chunk statistics of `analysis.parts.run_summary`, which
+    hold a chunk at a time in memory, never the run."""
+    from analysis.parts import SHARE_SCALE
+    from analysis.seats import chi_square_equal, share_tests_from_sums
+    from analysis.stats import wilson_intervals
+
+    n = stats["games"]
+    players = manifest["players"]
+    asked = int(manifest.get("games_asked", 0) or 0)
+    partial = f"partial: {n:,} of {asked:,} games asked" if n < asked else ""
+    lines = [f"{path}: {manifest['game']}, {players} players, agents {','.join(manifest['agents'])}"
+             f"{' (rotated)' if manifest['rotate_seats'] else ''}, seed {manifest['seed']}, {n} games"
+             + (f" ({partial})" if partial else ""),
+             f"  seat  agents            win rate   95% CI            mean score   "
+             f"(seat 0 starts; fair share {100 / players:.1f}%)"]
+    seat_rows = [stats["seats"][str(k)] for k in range(len(stats["seats"]))]
+    games_at = np.array([r[0] for r in seat_rows])
+    sums, squares = np.array([r[1] for r in seat_rows]), np.array([r[2] for r in seat_rows])
+    wins = sums / SHARE_SCALE
+    fair = sum(c / int(size) for size, c in stats["sizes"].items()) / n  # the mean of 1 / players
+    tests = share_tests_from_sums(n, sums, squares, fair, SHARE_SCALE)
+    low, high = wilson_intervals(wins, games_at)
+    for seat, row in enumerate(seat_rows):
+        mark = "  *differs from fair" if tests["differs"][seat] else ""
+        lines.append(f"  {seat:>4}  {','.join(row[4]):<16} {100 * wins[seat] / games_at[seat]:8.1f}%   "
+                     f"[{100 * low[seat]:4.1f}%, {100 * high[seat]:4.1f}%]   "
+                     f"{row[3] / games_at[seat]:10.1f}{mark}")
+    eq = chi_square_equal(wins, games_at.astype(float))
+    lines.append(f"  all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, "
+                 f"p = {eq['p_value']:.3g}; * = differs from the fair share at 5%,")
+    lines.append(f"  Holm-adjusted over the {players} seats (the chance of any false flag stays <= 5%)")
+    agents = stats["agents"]
+    if len(agents) > 1:  # mixed agents: how each one fares against the others
+        most = max(int(size) for size in stats["sizes"])
+        names = sorted(agents)
+        held = np.array([agents[a][0] for a in names]) / n
+        a_sums, a_squares = np.array([agents[a][1] for a in names]), np.array([agents[a][2] for a in names])
+        a_wins = a_sums / SHARE_SCALE
+        a_fair = held / most
+        a_tests = share_tests_from_sums(n, a_sums, a_squares, a_fair, SHARE_SCALE)
+        a_low, a_high = wilson_intervals(a_wins, np.full(len(names), n))
+        lines.append("  agent                      seats  win rate   95% CI            fair share")
+        for i, agent in enumerate(names):
+            mark = "  *differs from fair" if a_tests["differs"][i] else ""
+            lines.append(f"  {agent:<26} {held[i]:5.2f} {100 * a_wins[i] / n:8.1f}%   "
+                         f"[{100 * a_low[i]:4.1f}%, {100 * a_high[i]:4.1f}%]   "
+                         f"{100 * a_fair[i]:8.1f}%{mark}")
+    ties = stats["ties"]
+    low, high = wilson_interval(ties, n)
+    length = games.spec(manifest["game"]).vocabulary.length
+    lines.append(f"  top score tied in {100 * ties / n:.1f}% of games [{100 * low:.1f}%, {100 * high:.1f}%] "
+                 f"(n = {n}); {length} per game: mean {stats['length'][0] / n:.1f}")
+    return "\n".join(lines)

@@ -107,6 +107,10 @@ def build_parser() -> argparse.ArgumentParser:
     summary.add_argument("runs", nargs="+", help="run directories written by simulate")
     summary.add_argument("--allow-partial", action="store_true",
                          help="summarise the intact games of a run with damaged parts (default: refuse it)")
+    summary.add_argument("--jobs", type=_positive_int, default=1,
+                         help="chunks summarised in parallel (default 1); memory holds one chunk a job")
+    summary.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                         help="loky (this machine, the default) or dask (a LocalCluster)")
 
     ladder = sub.add_parser("ladder", help="strength ladder: each level (random, greedy, MCTS at doubling "
                                            "iterations) against the level below; win share vs 1/N")
@@ -257,14 +261,24 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _summary(args: argparse.Namespace) -> int:
-    from analysis.runs import read_run
-    from analysis.summary import format_summary
+    from analysis.parts import run_summary
+    from analysis.runs import run_snapshot
+    from analysis.summary import format_summary_of
     from analysis.values import format_values, is_values_run, read_values_run
 
-    # refuse any bad directory before printing anything; a `balance values` run prints its values
+    # refuse any bad directory before printing anything; a `balance values` run prints its values. A
+    # simulate run is summarised chunk by chunk (analysis/parts.py): memory holds a chunk, not the run.
     runs = [read_values_run(path, args.allow_partial) if is_values_run(path) else
-            read_run(path, args.allow_partial) for path in args.runs]
-    print("\n\n".join(format_values(run) if is_values_run(run.path) else format_summary(run) for run in runs))
+            run_snapshot(path, args.allow_partial) for path in args.runs]
+    texts = []
+    for run in runs:
+        if is_values_run(run.path):
+            texts.append(format_values(run))
+            continue
+        length = games.spec(run.manifest["game"]).vocabulary.length
+        stats, _ = run_summary(run.path, run.ranges, length, args.jobs, args.backend)
+        texts.append(format_summary_of(run.path, run.manifest, stats))
+    print("\n\n".join(texts))
     return 0
 
 

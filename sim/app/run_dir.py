@@ -27,6 +27,7 @@ from sim.app.run_parts import (
 from sim.errors import ConfigError
 
 TABLES = ("events", "players", "games")  # write order: games last marks a chunk finished
+SUMMARIES = "summaries"  # each chunk's cached statistics (analysis/parts.py), keyed by its parts
 #: the manifest keys that make two runs the same run (with resolved_agents)
 IDENTITY = ("game", "config_hash", "players", "agents", "rotate_seats", "seed", "study", "positions")
 #: what a manifest written before a key existed means by its absence
@@ -144,6 +145,7 @@ class RunDirectory:
     def remove_run(self) -> None:
         for name in {*TABLES, *self.tables}:
             shutil.rmtree(self.table_dir(name), ignore_errors=True)
+        shutil.rmtree(self.path / SUMMARIES, ignore_errors=True)
         (self.path / RECORDS).unlink(missing_ok=True)
         self.manifest_path.unlink(missing_ok=True)
 

@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-SHARE_SCALE = 420  # lcm(1..7): a 1/k share of a win, k <= 7 winners, is a whole number of 1/420ths
+from analysis.parts import SHARE_SCALE  # win shares as whole numbers, as a run's chunk statistics count them
+
 _SUMS = ("games", "m", "s", "ss", "sm", "mm")
 
 

@@ -1,0 +1,162 @@
+"""A run's figures by parts (issue 18): each chunk's sufficient statistics, computed from that chunk's parts
+alone, cached beside them, and combined exactly, so memory is bounded by one part whatever the run's size.
+
+A chunk's statistics are whole numbers (win shares are multiples of 1/SHARE_SCALE, so a seat's share sums
+and squares are too; scores and lengths are integers), so the combination does not depend on the order or
+grouping of the parts: any --jobs, backend or cache state gives the same figures.
+
+The cache: ``summaries/<part name>.json`` in the run directory, holding the statistics and the key of the
+parts they came from (each table's part size and modification time, and the chunk's integrity record,
+sim/app/run_parts.py). A part replaced (a damaged chunk quarantined and played again) or a run played on
+changes the key or adds parts, so a report reads only the chunks whose statistics it does not hold.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from sim.app.run_dir import SUMMARIES as CACHE
+
+SHARE_SCALE = 420  # lcm(1..7): a 1/k share of a win, k <= 7 winners, is a whole number of 1/420ths
+SUMMARY_VERSION = 1
+_TABLES = ("games", "players")
+
+
+# ---- one chunk ------------------------------------------------------------------------------------------
+def summary_of_part(games: pd.DataFrame, players: pd.DataFrame, length: str) -> dict[str, Any]:
+    """The sufficient statistics of `balance summary` over one chunk's games and players tables: games,
+    ties, length sum and square sum; per seat its games, win-share sum and square sum (in 1/SHARE_SCALE)
+    and score sum, and the agents that sat there; per agent its seat-games and the sum and square sum of
+    its per-game win share; the games per player count (the fair share is the mean of 1 / players)."""
+    from analysis._arrays import player_games
+
+    pg = player_games(players)
+    units = np.rint(pg.share * SHARE_SCALE).astype(np.int64)
+    k = pg.seats
+    seat_games = np.bincount(pg.seat, minlength=k)
+    seat_sum = np.bincount(pg.seat, weights=units, minlength=k).astype(np.int64)
+    seat_sq = np.bincount(pg.seat, weights=units * units, minlength=k).astype(np.int64)
+    seat_score = np.bincount(pg.seat, weights=pg.score, minlength=k).astype(np.int64)
+    agent_names = pg.frame["agent"].astype(str).to_numpy()
+    seats: dict[str, list] = {}
+    for seat in range(k):
+        seats[str(seat)] = [int(seat_games[seat]), int(seat_sum[seat]), int(seat_sq[seat]),
+                            int(seat_score[seat]), sorted(set(agent_names[pg.seat == seat]))]
+    agents: dict[str, list[int]] = {}
+    for agent in sorted(set(agent_names)):
+        mine = agent_names == agent
+        per_game = np.bincount(pg.game[mine], weights=units[mine], minlength=len(pg.game_ids))
+        per_game = per_game.astype(np.int64)
+        agents[agent] = [int(mine.sum()), int(per_game.sum()), int((per_game * per_game).sum())]
+    lengths = games[length].to_numpy(dtype=np.int64)
+    sizes, counts = np.unique(pg.sizes, return_counts=True)
+    return {"games": len(pg.game_ids), "ties": int(games["tie"].to_numpy(dtype=bool).sum()),
+            "length": [int(lengths.sum()), int((lengths * lengths).sum())], "seats": seats,
+            "agents": agents, "sizes": {str(int(s)): int(c) for s, c in zip(sizes, counts, strict=True)}}
+
+
+def merge_summaries(a: dict[str, Any] | None, b: dict[str, Any]) -> dict[str, Any]:
+    """The statistics of two disjoint sets of games, combined exactly."""
+    if not a:
+        return json.loads(json.dumps(b))
+
+    def add(x: list, y: list) -> list:
+        return [sorted(set(p) | set(q)) if isinstance(p, list) else p + q for p, q in zip(x, y, strict=True)]
+
+    out = {"games": a["games"] + b["games"], "ties": a["ties"] + b["ties"],
+           "length": add(a["length"], b["length"]), "seats": dict(a["seats"]), "agents": dict(a["agents"]),
+           "sizes": dict(a["sizes"])}
+    for name in ("seats", "agents"):
+        for key, value in b[name].items():
+            out[name][key] = add(out[name][key], value) if key in out[name] else value
+    for size, count in b["sizes"].items():
+        out["sizes"][size] = out["sizes"].get(size, 0) + count
+    return out
+
+
+# ---- a run ----------------------------------------------------------------------------------------------
+def part_key(run: Path, start: int, end: int, record: dict[str, int] | None) -> dict[str, Any]:
+    """What a chunk's cached statistics must match: each table's part (size, modification time) and the
+    chunk's integrity record."""
+    from sim.app.run_parts import part_name
+
+    key: dict[str, Any] = {"version": SUMMARY_VERSION, "record": record}
+    for table in _TABLES:
+        stat = (run / f"{table}.parquet" / part_name(start, end)).stat()
+        key[table] = [stat.st_size, stat.st_mtime_ns]
+    return key
+
+
+def chunk_summary(run: str, start: int, end: int, length: str, record: dict[str, int] | None,
+                  cache: bool = True) -> tuple[dict[str, Any], bool]:
+    """One chunk's statistics, from its cache when the key matches, else from its parts (and cached):
+    (statistics, whether the parts were read). A worker: reads one chunk, holds nothing else."""
+    from analysis.runs import read_part
+
+    path = Path(run)
+    key = part_key(path, start, end, record)
+    cached = path / CACHE / f"summary-{start:010d}-{end:010d}.json"
+    if cache and cached.is_file():
+        try:
+            held = json.loads(cached.read_text())
+            if held.get("key") == key:
+                return held["stats"], False
+        except (OSError, json.JSONDecodeError):
+            pass  # an unreadable cache is recomputed
+    frames = {t: read_part(path, t, start, end) for t in _TABLES}
+    stats = summary_of_part(frames["games"], frames["players"], length)
+    if cache:
+        try:
+            cached.parent.mkdir(exist_ok=True)
+            tmp = cached.with_name(f".tmp-{os.getpid()}-{cached.name}")
+            tmp.write_text(json.dumps({"key": key, "stats": stats}))
+            os.replace(tmp, cached)
+        except OSError:
+            pass  # a read-only run is summarised all the same, only not cached
+    return stats, True
+
+
+def run_summary(run_dir: str | os.PathLike[str], ranges: list[tuple[int, int]], length: str, jobs: int = 1,
+                backend: str = "loky", cache: bool = True,
+                on_chunk: Callable[[bool], None] | None = None) -> tuple[dict[str, Any] | None, int]:
+    """The run's statistics over the chunks `ranges` (read_run's consistent snapshot), chunks in parallel
+    with `jobs` (joblib's loky, or its dask backend on the runner's client): (statistics, parts read)."""
+    from joblib import Parallel, delayed, parallel_config
+
+    from sim.app.run_parts import read_records
+
+    path = Path(run_dir)
+    records = read_records(path)
+    tasks = [delayed(chunk_summary)(os.fspath(path), a, b, length, records.get((a, b)), cache)
+             for a, b in sorted(ranges)]
+    if jobs > 1 and len(tasks) > 1:
+        if backend == "dask":
+            from sim.app.runner import connect_dask
+
+            client = connect_dask(None, jobs)  # the runner's LocalCluster
+            try:
+                with parallel_config(backend="dask"):
+                    results = Parallel(n_jobs=jobs)(tasks)
+            finally:
+                cluster = getattr(client, "cluster", None)
+                client.close()
+                if cluster is not None:
+                    cluster.close()
+        else:
+            results = Parallel(n_jobs=jobs, backend="loky")(tasks)
+    else:
+        results = [task[0](*task[1], **task[2]) for task in tasks]
+    total, read = None, 0
+    for stats, was_read in results:  # in game order; the sums are whole numbers anyway
+        total = merge_summaries(total, stats)
+        read += was_read
+        if on_chunk:
+            on_chunk(was_read)
+    return total, read
