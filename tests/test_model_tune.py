@@ -61,6 +61,7 @@ first_games = 100
 final_games = 400
 confirm_games = 300
 startup_trials = 3
+verify_games = 800
 '''
 
 

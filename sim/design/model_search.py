@@ -18,10 +18,11 @@ How a trial goes:
    bound of the best fully played candidate (a candidate that also changes no more of the base, with
    several objectives): clearly worse ones get few games, close ones all ``final_games``. Bounds are at
    ``1 - (1 - confidence) / stages`` each (Bonferroni over the looks, as in the race). The incumbent's
-   check (as SMAC's intensification): a candidate that ends the stages with a better objective than every
-   verified one plays on to ``verify_games`` (default twice ``final_games``) before it counts, and only
-   verified candidates make the best, the curve and the Pareto front. The best of a hundred candidates at
-   ``final_games`` each is otherwise mostly the luckiest draw, and the confirmation would find it out.
+   check (as SMAC's intensification), when ``verify_games`` exceeds ``final_games``: a candidate that ends
+   the stages with a better objective than every verified one plays on to ``verify_games`` before it
+   counts, and only verified candidates make the best, the curve and the Pareto front, so the best is less
+   the luckiest draw. Off by default: on the Kamakura example it spent the games of a few trials and its
+   recommendations confirmed worse, not better (README).
 4. The objectives go to Optuna: ``seats`` (the largest deviation of a seat's win rate from the fair share,
    the race's objective), and optionally ``changes`` (searched values that differ from the base) or
    ``l1`` (their L1 distance from the base). A mean game length outside ``target.length`` is a constraint
