@@ -21,8 +21,8 @@ How a trial goes:
    check (as SMAC's intensification), when ``verify_games`` exceeds ``final_games``: a candidate that ends
    the stages with a better objective than every verified one plays on to ``verify_games`` before it
    counts, and only verified candidates make the best, the curve and the Pareto front, so the best is less
-   the luckiest draw. Off by default: on the Kamakura example it spent the games of a few trials and its
-   recommendations confirmed worse, not better (README).
+   the luckiest draw. Off by default: on the shipped chit-points example it spent the games of a few
+   trials and its recommendations confirmed worse, not better (README).
 4. The objectives go to Optuna: ``seats`` (the largest deviation of a seat's win rate from the fair share,
    the race's objective), and optionally ``changes`` (searched values that differ from the base) or
    ``l1`` (their L1 distance from the base). A mean game length outside ``target.length`` is a constraint

@@ -103,7 +103,8 @@ class Search:
     confirm_values_games: int = 200
     #: above final_games: a candidate that ends the stages better than the best verified one plays on to
     #: this many games before it counts (the incumbent's check); at final_games (the default), no check.
-    #: Measured on the Kamakura example it made the confirmed recommendations worse (README), so it is off
+    #: Measured on the shipped chit-points example it made the confirmed recommendations worse (README),
+    #: so it is off
     verify_games: int = 4000
 
     def schedule(self) -> list[int]:
