@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -124,8 +123,7 @@ def chunk_summary(run: str, start: int, end: int, length: str, record: dict[str,
 
 
 def run_summary(run_dir: str | os.PathLike[str], ranges: list[tuple[int, int]], length: str, jobs: int = 1,
-                backend: str = "loky", cache: bool = True,
-                on_chunk: Callable[[bool], None] | None = None) -> tuple[dict[str, Any] | None, int]:
+                backend: str = "loky", cache: bool = True) -> tuple[dict[str, Any] | None, int]:
     """The run's statistics over the chunks `ranges` (read_run's consistent snapshot), chunks in parallel
     with `jobs` (joblib's loky, or its dask backend on the runner's client): (statistics, parts read)."""
     from joblib import Parallel, delayed, parallel_config
@@ -138,17 +136,14 @@ def run_summary(run_dir: str | os.PathLike[str], ranges: list[tuple[int, int]], 
              for a, b in sorted(ranges)]
     if jobs > 1 and len(tasks) > 1:
         if backend == "dask":
-            from sim.app.runner import connect_dask
+            from sim.app.runner import close_dask, connect_dask
 
             client = connect_dask(None, jobs)  # the runner's LocalCluster
             try:
                 with parallel_config(backend="dask"):
                     results = Parallel(n_jobs=jobs)(tasks)
             finally:
-                cluster = getattr(client, "cluster", None)
-                client.close()
-                if cluster is not None:
-                    cluster.close()
+                close_dask(client)
         else:
             results = Parallel(n_jobs=jobs, backend="loky")(tasks)
     else:
@@ -157,6 +152,4 @@ def run_summary(run_dir: str | os.PathLike[str], ranges: list[tuple[int, int]], 
     for stats, was_read in results:  # in game order; the sums are whole numbers anyway
         total = merge_summaries(total, stats)
         read += was_read
-        if on_chunk:
-            on_chunk(was_read)
     return total, read

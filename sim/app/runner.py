@@ -212,6 +212,14 @@ def prestart_workers(jobs: int, game: str | None) -> None:
         executor.submit(_warm_worker, game)
 
 
+def close_dask(client) -> None:
+    """Close a `connect_dask` client, and the LocalCluster it started (a --scheduler's cluster stays)."""
+    cluster = getattr(client, "cluster", None)
+    client.close()
+    if cluster is not None:
+        cluster.close()
+
+
 def connect_dask(scheduler: str | None, jobs: int):
     """A dask client: the cluster at `scheduler`, or a LocalCluster of `jobs` single-threaded workers."""
     try:
@@ -376,10 +384,7 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
                               [d.text() for d in damage], quarantined)
     finally:
         if client is not None:
-            cluster = getattr(client, "cluster", None)
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            close_dask(client)
 
 
 def recover_manifest(plan: RunPlan, run_dir: RunDirectory) -> None:

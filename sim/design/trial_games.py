@@ -101,4 +101,6 @@ class GamePool:
         if self._parallel is not None:
             self._parallel.__exit__(None, None, None)
         if self._client is not None:
-            self._client.close()
+            from sim.app.runner import close_dask
+
+            close_dask(self._client)  # and the LocalCluster it started
