@@ -7,6 +7,7 @@ or stacked histograms, one colour per run).
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import matplotlib
 
@@ -76,18 +77,27 @@ def grouped_bars(frame: pd.DataFrame, category: str, value: str, low: str, high:
     return fig
 
 
-def histograms(samples: dict[str, np.ndarray], title: str, xlabel: str, ylabel: str = "share of games (%)",
+def histograms(samples: dict[str, Any], title: str, xlabel: str, ylabel: str = "share of games (%)",
                discrete: bool = True) -> Figure:
-    """Distributions of a quantity per run, as shares (so runs of different sizes compare)."""
+    """Distributions of a quantity per run, as shares (so runs of different sizes compare). Each run's
+    samples are an array, or an integer histogram (`analysis.tally.Hist`: values and their counts)."""
     fig, ax = plt.subplots(figsize=WIDE)
-    values = [np.asarray(v, dtype=float) for v in samples.values()]
-    values = [v[~np.isnan(v)] for v in values]
+    values, counts = [], []
+    for v in samples.values():
+        if hasattr(v, "counts"):  # a Hist: each value that occurred, weighted by its count
+            present = np.flatnonzero(v.counts)
+            values.append((v.offset + present).astype(float))
+            counts.append(v.counts[present].astype(float))
+        else:
+            v = np.asarray(v, dtype=float)
+            values.append(v[~np.isnan(v)])
+            counts.append(np.ones(len(values[-1])))
     lo = min((v.min() for v in values if len(v)), default=0)
     hi = max((v.max() for v in values if len(v)), default=1)
     bins = np.arange(np.floor(lo), np.ceil(hi) + 2) - 0.5 if discrete else 30
-    for label, v in zip(samples, values, strict=True):
+    for label, v, c in zip(samples, values, counts, strict=True):
         if len(v):
-            weights = np.full(len(v), 100.0 / len(v))
+            weights = 100.0 * c / c.sum()
             ax.hist(v, bins=bins, weights=weights, histtype="step" if len(samples) > 1 else "bar",
                     alpha=0.85, linewidth=1.6, label=label)
     if len(samples) > 1:

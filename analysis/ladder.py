@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the page kit and matplotlib load only when a chart or secti
     from matplotlib.figure import Figure
 
     from analysis.page import Section
-    from analysis.runs import Run
+    from analysis.run_tally import RunTally
 
 LADDER_MANIFEST = "ladder.json"
 STEP_COLUMNS = ("step", "higher", "lower", "higher_agent", "lower_agent", "players")
@@ -70,13 +70,22 @@ def ladder_table(players: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
     ``fair_share`` (1/players), ``edge`` (share minus fair), ``significant`` (the interval lies above the
     fair share), ``verdict`` (``above fair``, ``not significant`` or ``below fair``) and ``log2_iters`` of
     the higher level (NaN for random and greedy)."""
-    rows = []
+    held: dict[str, dict[str, tuple[int, float]]] = {}
     for step in steps.itertuples(index=False):
         mine = players[(players["step"] == step.step) & (players["agent"].astype(str) == step.higher_agent)]
-        n = len(mine)
         wins = float(mine["win_share"].to_numpy(dtype=float, na_value=0.0).sum())
+        held.setdefault(step.step, {})[step.higher_agent] = (len(mine), wins)
+    return ladder_table_from(held, steps)
+
+
+def ladder_table_from(held: dict[str, dict[str, tuple[int, float]]], steps: pd.DataFrame) -> pd.DataFrame:
+    """`ladder_table` from each step's agents' (player-games, summed win share): what a run's report
+    tally holds (analysis.run_tally, ``agents``), so a step's run is read a chunk at a time."""
+    rows = []
+    for step in steps.itertuples(index=False):
+        n, wins = held.get(step.step, {}).get(step.higher_agent, (0, 0.0))
         rows.append({"step": step.step, "higher": step.higher, "lower": step.lower,
-                     "players": int(step.players), "n": n, "wins": wins})
+                     "players": int(step.players), "n": int(n), "wins": float(wins)})
     table = pd.DataFrame(rows, columns=["step", "higher", "lower", "players", "n", "wins"])
     low, high = wilson_intervals(table["wins"].to_numpy(dtype=float), table["n"].to_numpy(dtype=float))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -208,32 +217,33 @@ def read_ladder_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def read_ladder(folder: str | os.PathLike[str]) -> tuple[dict[str, Any], pd.DataFrame, dict[str, Any],
-                                                         dict[str, Run]]:
+                                                         dict[str, RunTally]]:
     """A ladder folder, from its run directories' logs: (manifest, ``ladder_table``, ``skill_trace``
-    summary, {step name: Run} of the steps with finished games). A ladder with no finished game is
+    summary, {step name: RunTally} of the steps with finished games). A ladder with no finished game is
     refused (ConfigError)."""
-    from analysis.runs import read_run
+    from analysis.run_tally import read_run_tally
+    from analysis.runs import run_snapshot
+    from analysis.tally import SHARE_SCALE
 
     folder = Path(folder)
     manifest = read_ladder_manifest(folder)
-    runs, frames = {}, []
+    runs, held = {}, {}
     for step in manifest["steps"]:
         run_dir = folder / step["run_dir"]
-        if not (run_dir / "manifest.json").is_file():
+        if not (run_dir / "manifest.json").is_file() or not run_snapshot(run_dir).ranges:
             continue
-        run = read_run(run_dir)
-        if run.players.empty:
-            continue
+        run = read_run_tally(run_dir)  # chunk by chunk (analysis.run_tally)
         runs[step["name"]] = run
-        frames.append(run.players[["game_id", "seat", "agent", "win_share"]].assign(step=step["name"]))
+        held[step["name"]] = {agent: (int(a[0]), int(a[1]) / SHARE_SCALE)
+                              for agent, a in run.common["agents"].items()}
     if not runs:
         raise ConfigError(f"{folder}: the ladder has no finished games yet")
-    table = ladder_table(pd.concat(frames, ignore_index=True), steps_frame(manifest))
+    table = ladder_table_from(held, steps_frame(manifest))
     return manifest, table, skill_trace(table), runs
 
 
 def ladder_report_parts(folder: str | os.PathLike[str],
-                        name: str = "ladder") -> tuple[Section, list[Run], list[str], dict[str, Any]]:
+                        name: str = "ladder") -> tuple[Section, list[RunTally], list[str], dict[str, Any]]:
     """A ladder folder's report section for `balance report`: (Section, runs, labels, summary record).
     Steps not played yet are left out of the runs and named in a note."""
     from analysis.page import Section, interval, pct

@@ -44,7 +44,7 @@ class Section:
 
 def scope(runs: dict[str, Run]) -> tuple[str | None, str]:
     """The chart series column (None for one run) and the "n = ... games" text for a game's runs."""
-    total = sum(len(r.games) for r in runs.values())
+    total = sum(r.n_games for r in runs.values())
     many = len(runs) > 1
     return ("run" if many else None), f"n = {total:,} games" + (f" in {len(runs)} runs" if many else "")
 
@@ -127,11 +127,11 @@ def seat_flags_text(tests: pd.DataFrame) -> str:
             f"seats (family-wise): {which}")
 
 
-def length_chart(file: str, runs: dict[str, Run], unit: str, game_title: str, n_all: str) -> tuple:
-    """The game-length histogram (a section's chart entry): games per length in `unit`, the games
-    table's length column, one series per run."""
+def length_chart(file: str, runs: dict[str, Any], unit: str, game_title: str, n_all: str) -> tuple:
+    """The game-length histogram (a section's chart entry): games per length in `unit`, the histogram of
+    the games table's length column in each run's tally (analysis.run_tally), one series per run."""
     return (file, f"Game length in {unit} ({n_all})",
-            charts.histograms({lab: r.games[unit].to_numpy(dtype=float) for lab, r in runs.items()},
+            charts.histograms({lab: r.common["length"] for lab, r in runs.items()},
                               f"{game_title} game length ({n_all})", f"{unit} per game"))
 
 
@@ -156,7 +156,7 @@ def tie_section(title: str, name: str, runs: dict[str, Run], ties: dict[str, dic
             f"{interval(t['top_tied_ci_low'], t['top_tied_ci_high'])}; the tie-break ({rule}) decided the "
             f"winner in <b>{pct(t['decided_by_tiebreak_rate'])}</b> "
             f"{interval(t['decided_by_tiebreak_ci_low'], t['decided_by_tiebreak_ci_high'])}; "
-            f"n = {len(run.games):,} games.")
+            f"n = {run.n_games:,} games.")
     sec.notes.append(f"Re-scored from the logged final results under every tie-break rule ({rule}): the "
                      "difference between rules is what the rule is worth to each seat. The change against "
                      "the run's configured rule (win_rate_change) is paired, the same games re-scored, with "
@@ -292,7 +292,7 @@ def write_report(sections: list[Section], runs: list[Run], labels: list[str], su
         body.append(f"<li><b>{html.escape(label)}</b>: {html.escape(str(run.path))} — {m['game']}, "
                     f"{m['players']} players, agents {html.escape(','.join(m['agents']))}"
                     f"{' (seats rotated)' if m.get('rotate_seats') else ''}, seed {m['seed']}, "
-                    f"n = {len(run.games):,} games"
+                    f"n = {run.n_games:,} games"
                     + (f" (<b>{run.partial_note}</b>)" if run.partial_note else "")
                     + f", config {m['config_hash']}"
                     + (f"; rules read as {html.escape(readings)}" if readings else "")

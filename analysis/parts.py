@@ -5,7 +5,9 @@ A chunk's statistics are whole numbers (win shares are multiples of 1/SHARE_SCAL
 and squares are too; scores and lengths are integers), so the combination does not depend on the order or
 grouping of the parts: any --jobs, backend or cache state gives the same figures.
 
-The cache: ``summaries/<part name>.json`` in the run directory, holding the statistics and the key of the
+Two kinds (`run_stats`): ``summary`` (`balance summary`: `summary_of_part`) and ``report`` (every report
+figure: `analysis.run_tally.report_tally`, merged by `analysis.tally.merge`). The cache:
+``summaries/<kind>-<start>-<end>.json`` in the run directory, holding the statistics and the key of the
 parts they came from (each table's part size and modification time, and the chunk's integrity record,
 sim/app/run_parts.py). A part replaced (a damaged chunk quarantined and played again) or a run played on
 changes the key or adds parts, so a report reads only the chunks whose statistics it does not hold.
@@ -15,6 +17,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -80,76 +84,127 @@ def merge_summaries(a: dict[str, Any] | None, b: dict[str, Any]) -> dict[str, An
     return out
 
 
-# ---- a run ----------------------------------------------------------------------------------------------
-def part_key(run: Path, start: int, end: int, record: dict[str, int] | None) -> dict[str, Any]:
+# ---- a chunk's statistics of each kind, cached -----------------------------------------------------------
+def _summary_stats(frames: dict[str, pd.DataFrame], manifest: dict) -> dict[str, Any]:
+    from sim import games
+
+    return summary_of_part(frames["games"], frames["players"], games.spec(manifest["game"]).vocabulary.length)
+
+
+def _report_stats(frames: dict[str, pd.DataFrame], manifest: dict) -> dict[str, Any]:
+    from analysis.run_tally import report_tally
+
+    return report_tally(frames, manifest)
+
+
+def _kinds() -> dict[str, dict[str, Any]]:
+    """Each kind of chunk statistics: the tables it reads, how one chunk's are computed, merged, stored
+    and read back, and its version (a cached entry of another version is recomputed)."""
+    from analysis import tally
+    from analysis.run_tally import REPORT_VERSION
+
+    return {"summary": {"tables": _TABLES, "of": _summary_stats, "merge": merge_summaries,
+                        "dumps": json.dumps, "loads": json.loads, "version": SUMMARY_VERSION},
+            "report": {"tables": ("games", "players", "events"), "of": _report_stats, "merge": tally.merge,
+                       "dumps": tally.dumps, "loads": tally.loads, "version": REPORT_VERSION}}
+
+
+def part_key(run: Path, start: int, end: int, record: dict[str, int] | None,
+             tables: tuple[str, ...] = _TABLES, version: int = SUMMARY_VERSION) -> dict[str, Any]:
     """What a chunk's cached statistics must match: each table's part (size, modification time) and the
     chunk's integrity record."""
     from sim.app.run_parts import part_name
 
-    key: dict[str, Any] = {"version": SUMMARY_VERSION, "record": record}
-    for table in _TABLES:
+    key: dict[str, Any] = {"version": version, "record": record}
+    for table in tables:
         stat = (run / f"{table}.parquet" / part_name(start, end)).stat()
         key[table] = [stat.st_size, stat.st_mtime_ns]
     return key
 
 
-def chunk_summary(run: str, start: int, end: int, length: str, record: dict[str, int] | None,
-                  cache: bool = True) -> tuple[dict[str, Any], bool]:
-    """One chunk's statistics, from its cache when the key matches, else from its parts (and cached):
-    (statistics, whether the parts were read). A worker: reads one chunk, holds nothing else."""
+def chunk_stats(run: str, start: int, end: int, kind: str, manifest: dict, record: dict[str, int] | None,
+                cache: bool = True) -> tuple[str, bool]:
+    """One chunk's statistics of `kind` ("summary", "report"), from its cache when the key matches, else
+    from its parts (and cached): (the statistics as stored, whether the parts were read). A worker: reads
+    one chunk, holds nothing else, and returns text, which every backend carries alike."""
     from analysis.runs import read_part
 
+    how = _kinds()[kind]
     path = Path(run)
-    key = part_key(path, start, end, record)
-    cached = path / CACHE / f"summary-{start:010d}-{end:010d}.json"
+    key = part_key(path, start, end, record, how["tables"], how["version"])
+    cached = path / CACHE / f"{kind}-{start:010d}-{end:010d}.json"
     if cache and cached.is_file():
         try:
             held = json.loads(cached.read_text())
             if held.get("key") == key:
-                return held["stats"], False
-        except (OSError, json.JSONDecodeError):
+                return json.dumps(held["stats"]), False
+        except (OSError, json.JSONDecodeError, KeyError):
             pass  # an unreadable cache is recomputed
-    frames = {t: read_part(path, t, start, end) for t in _TABLES}
-    stats = summary_of_part(frames["games"], frames["players"], length)
+    frames = {t: read_part(path, t, start, end) for t in how["tables"]}
+    text = how["dumps"](how["of"](frames, manifest))
     if cache:
         try:
             cached.parent.mkdir(exist_ok=True)
             tmp = cached.with_name(f".tmp-{os.getpid()}-{cached.name}")
-            tmp.write_text(json.dumps({"key": key, "stats": stats}))
+            tmp.write_text(f'{{"key": {json.dumps(key)}, "stats": {text}}}')
             os.replace(tmp, cached)
         except OSError:
             pass  # a read-only run is summarised all the same, only not cached
-    return stats, True
+    return text, True
 
 
-def run_summary(run_dir: str | os.PathLike[str], ranges: list[tuple[int, int]], length: str, jobs: int = 1,
-                backend: str = "loky", cache: bool = True) -> tuple[dict[str, Any] | None, int]:
-    """The run's statistics over the chunks `ranges` (read_run's consistent snapshot), chunks in parallel
-    with `jobs` (joblib's loky, or its dask backend on the runner's client): (statistics, parts read)."""
-    from joblib import Parallel, delayed, parallel_config
+# ---- a run ----------------------------------------------------------------------------------------------
+def run_stats(run_dir: str | os.PathLike[str], ranges: list[tuple[int, int]], kind: str, manifest: dict,
+              jobs: int = 1, backend: str = "loky", cache: bool = True) -> tuple[Any, int]:
+    """The run's statistics of `kind` over the chunks `ranges` (read_run's consistent snapshot), chunks in
+    parallel with `jobs` (joblib's loky, or its dask backend on the runner's client): (statistics merged
+    in game order, parts read). The statistics are whole numbers, so any grouping gives the same."""
+    from joblib import Parallel, delayed
 
     from sim.app.run_parts import read_records
 
+    how = _kinds()[kind]
     path = Path(run_dir)
     records = read_records(path)
-    tasks = [delayed(chunk_summary)(os.fspath(path), a, b, length, records.get((a, b)), cache)
+    tasks = [delayed(chunk_stats)(os.fspath(path), a, b, kind, manifest, records.get((a, b)), cache)
              for a, b in sorted(ranges)]
     if jobs > 1 and len(tasks) > 1:
-        if backend == "dask":
-            from sim.app.runner import close_dask, connect_dask
+        with parallel_backend(backend, jobs):
+            return _combine(Parallel(n_jobs=jobs, return_as="generator")(tasks), how)
+    return _combine((task[0](*task[1], **task[2]) for task in tasks), how)
 
-            client = connect_dask(None, jobs)  # the runner's LocalCluster
-            try:
-                with parallel_config(backend="dask"):
-                    results = Parallel(n_jobs=jobs)(tasks)
-            finally:
-                close_dask(client)
-        else:
-            results = Parallel(n_jobs=jobs, backend="loky")(tasks)
-    else:
-        results = [task[0](*task[1], **task[2]) for task in tasks]
+
+@contextmanager
+def parallel_backend(backend: str, jobs: int) -> Iterator[None]:
+    """joblib's loky backend, or its dask backend on the runner's client (a LocalCluster of `jobs`
+    workers, closed on leaving): the one code path of every by-parts figure."""
+    from joblib import parallel_config
+
+    if backend != "dask":
+        with parallel_config(backend="loky"):
+            yield
+        return
+    from sim.app.runner import close_dask, connect_dask
+
+    client = connect_dask(None, jobs)  # the runner's LocalCluster
+    try:
+        with parallel_config(backend="dask"):
+            yield
+    finally:
+        close_dask(client)
+
+
+def _combine(results: Any, how: dict[str, Any]) -> tuple[Any, int]:
+    """Merge chunk statistics as they arrive, so the parent holds one merged tally and one chunk's."""
     total, read = None, 0
-    for stats, was_read in results:  # in game order; the sums are whole numbers anyway
-        total = merge_summaries(total, stats)
+    for text, was_read in results:
+        total = how["merge"](total, how["loads"](text))
         read += was_read
     return total, read
+
+
+def run_summary(run_dir: str | os.PathLike[str], ranges: list[tuple[int, int]], manifest: dict,
+                jobs: int = 1, backend: str = "loky",
+                cache: bool = True) -> tuple[dict[str, Any] | None, int]:
+    """The run's `balance summary` statistics over the chunks `ranges` (`run_stats` of kind "summary")."""
+    return run_stats(run_dir, ranges, "summary", manifest, jobs, backend, cache)

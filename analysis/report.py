@@ -14,7 +14,7 @@ from typing import Any
 
 from analysis.ladder import is_ladder, ladder_report_parts
 from analysis.page import Section, label_runs, write_report
-from analysis.runs import read_run
+from analysis.run_tally import read_run_tally
 from analysis.skill import is_profile, profile_report_parts
 from analysis.values import is_values_run, players_handicap, read_values_run
 from analysis.values_report import values_section
@@ -31,20 +31,20 @@ def default_out(paths: list[str | os.PathLike[str]]) -> Path:
 
 
 def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | None = None,
-                 allow_partial: bool = False) -> Path:
+                 allow_partial: bool = False, jobs: int = 1, backend: str = "loky") -> Path:
     """Read the runs (refusing bad directories first), compute every section, write the report. Each game's
     sections come from its registry entry (`GameSpec.report_sections`, in registry order); a ladder folder
     (`balance ladder`, holding ladder.json) adds its ladder section (analysis.ladder), a profile folder
-    (`balance profile`, holding profile.json) its section "Balance by skill" (analysis.skill)."""
+    (`balance profile`, holding profile.json) its section "Balance by skill" (analysis.skill).
+
+    A self-play run is read by parts (analysis.run_tally): each chunk's tally, `jobs` at a time (joblib's
+    loky or dask `backend`), cached beside its parts and merged, so memory holds a chunk, not the run."""
     ladders = [ladder_report_parts(p, f"ladder_{i}") for i, p in enumerate(q for q in paths if is_ladder(q))]
     profiles = [profile_report_parts(p, f"skill_{i}")
                 for i, p in enumerate(q for q in paths if is_profile(q) and not is_ladder(q))]
     values_runs = [read_values_run(p, allow_partial) for p in paths if is_values_run(p)]
-    runs = [read_run(p, allow_partial) for p in paths
+    runs = [read_run_tally(p, allow_partial, jobs, backend) for p in paths
             if not is_ladder(p) and not is_profile(p) and not is_values_run(p)]
-    for run in runs:
-        if run.games.empty:
-            raise ConfigError(f"{run.path}: the run has no finished games yet")
     labels = label_runs(runs)
     sections: list[Section] = []
     summary: dict[str, Any] = {"runs": []}
@@ -54,7 +54,8 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
             continue
         game_sections, run_summaries = spec.report_sections(dict(chosen))
         sections += game_sections
-        variants = variant_section(spec.vocabulary.title, dict(chosen), spec.vocabulary.length)
+        variants = variant_section(spec.vocabulary.title, dict(chosen), spec.vocabulary.length, jobs,
+                                   backend)
         if variants is not None:
             sections.append(variants)
         summary["runs"] += run_summaries

@@ -36,6 +36,10 @@ class Run:
     events: pd.DataFrame
 
     @property
+    def n_games(self) -> int:
+        return len(self.games)
+
+    @property
     def partial_note(self) -> str:
         """"partial: N of M games asked" for a run with fewer games than asked ('' when complete)."""
         asked = int(self.manifest.get("games_asked", 0) or 0)

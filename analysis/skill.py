@@ -58,7 +58,6 @@ from analysis.stats import (
     DETECTABLE_Z,
     Z95,
     holm,
-    mean_difference,
     mean_interval,
     wilson_intervals,
     z_value,
@@ -192,16 +191,21 @@ def estimate(values: np.ndarray, interval: str, offset: float = 0.0) -> dict[str
     analysis.seats), shifted by ``offset``; ``mean``: the normal 95% interval of the mean."""
     values = np.asarray(values, dtype=float)
     values = values[np.isfinite(values)]
-    n = len(values)
+    return estimate_from((len(values), float(values.sum()), float(values @ values)), interval, offset)
+
+
+def estimate_from(sums: Any, interval: str, offset: float = 0.0) -> dict[str, float]:
+    """`estimate` from the values' (n, sum, square sum)."""
+    n, total, squares = int(sums[0]), float(sums[1]), float(sums[2])
     if n == 0:
         return {"value": math.nan, "ci_low": math.nan, "ci_high": math.nan, "n": 0}
     if interval == "wilson":
-        total = float(values.sum())
         low, high = wilson_intervals(total, n)
         return {"value": total / n + offset, "ci_low": float(low) + offset, "ci_high": float(high) + offset,
                 "n": n}
-    mean = float(values.mean())
-    low, high = mean_interval(mean, values.std(ddof=1) if n > 1 else math.nan, n)
+    mean = total / n
+    sd = math.sqrt(max(squares - n * mean * mean, 0.0) / (n - 1)) if n > 1 else math.nan
+    low, high = mean_interval(mean, sd, n)
     return {"value": mean + offset, "ci_low": float(low) + offset, "ci_high": float(high) + offset, "n": n}
 
 
@@ -212,6 +216,16 @@ def f_sf(x: float, d1: float, d2: float) -> float:
     if not math.isfinite(x):
         return 0.0 if x > 0 else 1.0
     return float(f_distribution.sf(x, d1, d2)) if x > 0 else 1.0
+
+
+def _difference_moments(n: int, total: np.ndarray, cross: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and covariance (ddof 1) of the per-game differences to the first level, from the levels'
+    sums and cross-products over the n games played at every level."""
+    k = len(total)
+    contrast = np.hstack([-np.ones((k - 1, 1)), np.eye(k - 1)])  # row i: level i+1 minus level 0
+    mean = contrast @ total / n
+    cov = (contrast @ cross @ contrast.T - n * np.outer(mean, mean)) / (n - 1)
+    return mean, np.atleast_2d(cov)
 
 
 def paired_test(matrix: np.ndarray) -> dict[str, float]:
@@ -226,13 +240,18 @@ def paired_test(matrix: np.ndarray) -> dict[str, float]:
     ``dof2`` (n - q), ``p_value``, ``n``; NaN with fewer than two levels or `MIN_PAIRED` games."""
     matrix = np.asarray(matrix, dtype=float)
     n, k = matrix.shape if matrix.ndim == 2 else (0, 0)
+    return paired_test_from(n, matrix.sum(axis=0) if n else np.zeros(k), matrix.T @ matrix if n else
+                            np.zeros((k, k)))
+
+
+def paired_test_from(n: int, total: np.ndarray, cross: np.ndarray) -> dict[str, float]:
+    """`paired_test` from the levels' sums and cross-products over the n games played at every level."""
+    k = len(total)
     out = {"statistic": math.nan, "f": math.nan, "dof": max(k - 1, 0), "dof2": math.nan,
            "p_value": math.nan, "n": n}
     if k < 2 or n < max(MIN_PAIRED, 2):
         return out
-    d = matrix[:, 1:] - matrix[:, :1]
-    mean = d.mean(axis=0)
-    cov = np.atleast_2d(np.cov(d, rowvar=False, ddof=1))
+    mean, cov = _difference_moments(n, np.asarray(total, dtype=float), np.asarray(cross, dtype=float))
     eigval, eigvec = np.linalg.eigh(cov)
     scale = max(float(eigval.max()), 0.0)
     keep = eigval > max(scale * 1e-10, 1e-300)
@@ -250,25 +269,75 @@ def paired_test(matrix: np.ndarray) -> dict[str, float]:
     return {"statistic": t2, "f": f, "dof": q, "dof2": n - q, "p_value": f_sf(f, q, n - q), "n": n}
 
 
-def _pairs(matrix: np.ndarray) -> tuple[tuple[float, float, float], float]:
+def _pairs_from(n: int, total: np.ndarray, cross: np.ndarray) -> tuple[tuple[float, float, float], float]:
     """Last level minus first (paired: diff, low, high) and the largest standard error of a paired
-    difference between any two levels (what the smallest detectable difference is judged on)."""
-    k = matrix.shape[1]
-    last = mean_difference(matrix[:, -1], matrix[:, 0], paired=True)
+    difference between any two levels (what the smallest detectable difference is judged on), from the
+    levels' sums and cross-products over the n games played at every level."""
+    k = len(total)
+
+    def paired(i: int, j: int) -> tuple[float, float, float]:  # level j minus level i
+        if n < 2:
+            return math.nan, math.nan, math.nan
+        mean = (total[j] - total[i]) / n
+        squares = cross[j, j] + cross[i, i] - 2 * cross[i, j]
+        sd = math.sqrt(max(squares - n * mean * mean, 0.0) / (n - 1))
+        low, high = mean_interval(mean, sd, n)
+        return float(mean), float(low), float(high)
+
+    last = paired(0, k - 1)
     worst = math.nan
     for i in range(k):
         for j in range(i + 1, k):
-            _, low, high = mean_difference(matrix[:, j], matrix[:, i], paired=True)
+            _, low, high = paired(i, j)
             se = (high - low) / (2 * Z95)
             if np.isfinite(se) and not se <= worst:
                 worst = se
     return last, worst
 
 
+def skill_sums(per_game: dict[str, pd.DataFrame],
+               have: dict[str, list[str]] | None = None) -> dict[str, dict[str, Any]]:
+    """What `skill_table_from` needs of some games, per figure (``data`` key of the catalogue): each
+    level's (n, sum, square sum) of its values (``own``), and, keyed by the levels compared (``have``: by
+    default the levels with a value of the figure here), the number of games with a value at each of them
+    and the levels' sums and cross-products over those games (``paired``). Chunks of games give sums that
+    add up to the sums of all of them, given the same ``have``."""
+    levels = list(per_game)
+    frames = [f.assign(level=level) for level, f in per_game.items() if len(f)]
+    if not frames:
+        return {}
+    long = pd.concat(frames, ignore_index=True)
+    wide = long.pivot_table(index=["figure", "game_id"], columns="level", values="value", aggfunc="first")
+    out: dict[str, dict[str, Any]] = {}
+    for figure in wide.index.get_level_values(0).unique():
+        data = wide.loc[figure]
+        compared = (have or {}).get(figure) or [lv for lv in levels
+                                                if lv in data.columns and data[lv].notna().any()]
+        own = {}
+        for level in levels:
+            if level in data.columns:
+                v = data[level].to_numpy(dtype=float)
+                v = v[np.isfinite(v)]
+                own[level] = np.array([len(v), v.sum(), v @ v])
+        present = [lv for lv in compared if lv in data.columns]
+        matrix = data[present].dropna().to_numpy(dtype=float) if len(present) == len(compared) \
+            else np.empty((0, len(compared)))
+        out[figure] = {"own": own, "paired": {"|".join(compared): {
+            "n": len(matrix), "S": matrix.sum(axis=0), "C": matrix.T @ matrix}}}
+    return out
+
+
 def skill_table(per_game: dict[str, pd.DataFrame],
                 catalogue: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The section's figures and tests from each level's per-game values (level -> long ``game_id,
-    figure, value``, levels in the order to show them).
+    figure, value``, levels in the order to show them): `skill_table_from` of their `skill_sums`."""
+    return skill_table_from(skill_sums(per_game), catalogue, list(per_game))
+
+
+def skill_table_from(sums: dict[str, dict[str, Any]], catalogue: pd.DataFrame,
+                     levels: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The section's figures and tests from the levels' merged `skill_sums` (levels in the order to show
+    them).
 
     Returns (estimates, tests). ``estimates``: one row per catalogue figure and level, ``figure, group,
     kind, level, value, ci_low, ci_high, n`` (NaN and n = 0 where the level has no such data, e.g. no
@@ -278,24 +347,23 @@ def skill_table(per_game: dict[str, pd.DataFrame],
     ``difference, difference_ci_low, difference_ci_high`` (last compared level minus first, paired),
     ``detectable`` (the smallest difference between two levels n detects: 80% power at the family's
     Bonferroni level) and ``conclusion``."""
-    levels = list(per_game)
-    frames = [f.assign(level=level) for level, f in per_game.items() if len(f)]
-    long = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*LONG_COLUMNS, "level"])
-    wide = long.pivot_table(index=["figure", "game_id"], columns="level", values="value", aggfunc="first")
     estimates, tests, by_test = [], [], {}
     for row in catalogue.itertuples(index=False):
-        data = wide.loc[row.data] if row.data in wide.index.get_level_values(0) else pd.DataFrame()
-        have = [lv for lv in levels if lv in data.columns and data[lv].notna().any()]
+        none = {"own": {}, "paired": {"": {"n": 0, "S": np.zeros(0), "C": np.zeros((0, 0))}}}
+        held = sums.get(row.data, none)
+        ((key, paired),) = held["paired"].items()
+        have = [lv for lv in key.split("|") if lv]
         for level in levels:
-            values = data[level].to_numpy(dtype=float) if level in have else np.array([])
+            own = held["own"].get(level, (0, 0.0, 0.0)) if level in have else (0, 0.0, 0.0)
             estimates.append({"figure": row.figure, "group": row.group, "kind": row.kind, "level": level,
-                              **estimate(values, row.interval, row.offset)})
-        matrix = data[have].dropna().to_numpy(dtype=float) if have else np.empty((0, 0))
+                              **estimate_from(own, row.interval, row.offset)})
+        n, total, cross = int(paired["n"]), np.asarray(paired["S"], float), np.asarray(paired["C"], float)
         if row.test not in by_test:  # one hypothesis, however many rows read it
-            by_test[row.test] = paired_test(matrix)
-        (diff, low, high), worst = _pairs(matrix) if len(have) >= 2 else ((math.nan,) * 3, math.nan)
+            by_test[row.test] = paired_test_from(n, total, cross)
+        (diff, low, high), worst = _pairs_from(n, total, cross) if len(have) >= 2 \
+            else ((math.nan,) * 3, math.nan)
         tests.append({"figure": row.figure, "group": row.group, "kind": row.kind, "levels": ", ".join(have),
-                      "n_paired": int(len(matrix)), "test": row.test,
+                      "n_paired": n, "test": row.test,
                       **{k: by_test[row.test][k] for k in ("statistic", "f", "dof", "dof2", "p_value")},
                       "difference": diff, "difference_ci_low": low, "difference_ci_high": high,
                       "se_max": worst})
@@ -452,23 +520,32 @@ def run_per_game(run: Run) -> tuple[pd.DataFrame, str | None]:
     return per_game_figures(run.players, run.games, effect), (rule if effect is not None else None)
 
 
+#: games of every level read at once by `read_profile` (its memory holds this many games per level)
+PROFILE_WINDOW = 20_000
+
+
 def read_profile(folder: str | os.PathLike[str]) -> Profile:
     """A profile folder, from its run directories' logs. Levels whose run has no finished game yet are
-    left out; a profile with none is refused (ConfigError)."""
-    from analysis.runs import read_run
+    left out; a profile with none is refused (ConfigError).
+
+    The levels' games are paired by game id, so they are read together a window of `PROFILE_WINDOW`
+    games at a time: each window's `skill_sums` (every level compared on every headline figure), merged,
+    give the figures of all the games; memory holds one window of every level. The values runs (a few
+    hundred base games each) are read whole."""
+    from analysis.run_tally import read_run_tally
+    from analysis.runs import Run, read_table, run_snapshot
+    from analysis.tally import merge
     from analysis.values import is_values_run, read_values_run
     from sim import games
 
     folder = Path(folder)
     manifest = read_profile_manifest(folder)
-    runs: dict[str, Run] = {}
+    runs: dict[str, Any] = {}
     values: dict[str, ValuesRun] = {}
     for level in manifest["levels"]:
         run_dir = folder / level["run_dir"]
-        if (run_dir / "manifest.json").is_file():
-            run = read_run(run_dir)
-            if len(run.games):
-                runs[level["name"]] = run
+        if (run_dir / "manifest.json").is_file() and run_snapshot(run_dir).ranges:
+            runs[level["name"]] = read_run_tally(run_dir)
         values_dir = level.get("values_dir")
         if values_dir and is_values_run(folder / values_dir) \
                 and (folder / values_dir / "values.parquet").is_dir():
@@ -480,23 +557,39 @@ def read_profile(folder: str | os.PathLike[str]) -> Profile:
         raise ConfigError(f"{folder}: the profile has no finished games yet")
     players = int(manifest["players"])
     length = games.spec(manifest["game"]).vocabulary.length
-    per_game, rules, components = {}, set(), []
-    for name, run in runs.items():
-        frame, rule = run_per_game(run)
-        rules.add(rule)
-        parts = [frame]
-        if name in values:
-            v = values[name]
-            comp = component_per_game(v.table, v.components, v.players)
-            parts.append(component_figures(comp))
-            for pos, label in comp[["position", "component"]].drop_duplicates().itertuples(index=False):
-                if (int(pos), str(label)) not in components:
-                    components.append((int(pos), str(label)))
-        per_game[name] = pd.concat(parts, ignore_index=True)
+    compared = list(runs)
+    top = max(b for run in runs.values() for _, b in run.ranges)
+    sums: dict[str, Any] = {}
+    rules = set()
+    for a in range(0, top, PROFILE_WINDOW):
+        window = (a, a + PROFILE_WINDOW)
+        frames = {}
+        for name, run in runs.items():
+            g = read_table(run.path, "games", run.ranges, games=window)
+            if g.empty:
+                frames[name] = pd.DataFrame(columns=LONG_COLUMNS)
+                continue
+            part = Run(run.path, run.manifest, g, read_table(run.path, "players", run.ranges, games=window),
+                       pd.DataFrame())
+            frames[name], rule = run_per_game(part)
+            rules.add(rule)
+        figures = {f for frame in frames.values() for f in frame["figure"].unique()}
+        sums = merge(sums, skill_sums(frames, have={f: compared for f in figures}))
+    components = []
+    per_level = {}
+    for name, v in values.items():
+        comp = component_per_game(v.table, v.components, v.players)
+        per_level[name] = component_figures(comp)
+        for pos, label in comp[["position", "component"]].drop_duplicates().itertuples(index=False):
+            if (int(pos), str(label)) not in components:
+                components.append((int(pos), str(label)))
+    if per_level:
+        sums.update(skill_sums({name: per_level.get(name, pd.DataFrame(columns=LONG_COLUMNS))
+                                for name in runs if name in per_level}))
     rule = rules.pop() if len(rules) == 1 else None  # the levels share the config, so its rule
     components.sort(key=lambda c: c[0])  # by position (stable: the run's component order within one)
     catalogue = figure_catalogue(players, rule, components, length)
-    estimates, tests = skill_table(per_game, catalogue)
+    estimates, tests = skill_table_from(sums, catalogue, compared)
     return Profile(folder, manifest, runs, values, estimates, tests)
 
 
@@ -511,7 +604,7 @@ def profile_report_parts(folder: str | os.PathLike[str],
     m, est, tests = profile.manifest, profile.estimates, profile.tests
     players = int(m["players"])
     title = games.spec(m["game"]).vocabulary.title
-    counts = [len(r.games) for r in profile.runs.values()]
+    counts = [r.n_games for r in profile.runs.values()]
     n_text = (f"n = {counts[0]:,} games per level" if len(set(counts)) == 1
               else f"n = {min(counts):,} to {max(counts):,} games per level")
     sec = Section(f"Balance by skill: {title}, {players} players ({profile.folder.name})")

@@ -1,17 +1,18 @@
 """The comparison report of a sweep (`balance sweep`): per variant, player count and agents the
 start-player advantage, the largest gap between seat win rates (Ludii's "Balance" is 1 minus this gap), tie
 rate and tie-break share, game length and the spread of the component values (chits, cards: the game's
-registry entry, `GameSpec.component_values`), each with its n and a 95% interval; charts of each metric
+registry entry, `GameSpec.tally_values`), each with its n and a 95% interval; charts of each metric
 against the swept parameters; variants whose difference from the base is significant at 95% are marked.
 
-The figures are pure functions of the runs' tables (`per_game`, `run_figures`, `compare_runs`,
-`sweep_table`; the statistics, the seat gap's simultaneous interval among them, are `analysis.stats`');
-`build_sweep_report` reads the sweep folder (sweep.json and its run directories) and writes the page with
+The figures come from the runs' merged tallies (`run_figures`, analysis.run_tally) and from sums
+(`compare_runs` of two `per_game` frames, analysis.paired), `sweep_table` judges them; `build_sweep_report`
+reads the sweep folder (sweep.json and its run directories) chunk by chunk and writes the page with
 `analysis.page.write_report`.
 
 Variants of a sweep play the same game seeds (game i of every variant starts from the seed of (seed, i)),
 so a variant and the base are compared game by game when both runs have the same seed and games (paired
-differences; a paired bootstrap for the seat gap); otherwise as independent samples.
+differences, their sums read window by window; a paired parametric bootstrap for the seat gap);
+otherwise as independent samples.
 """
 
 from __future__ import annotations
@@ -26,19 +27,20 @@ import pandas as pd
 
 from analysis import charts
 from analysis.page import Section, interval, pct, write_report
-from analysis.runs import Run, read_run
-from analysis.seats import seat_equality_test, start_player_advantage
+from analysis.paired import common_sums, compare_sums, paired_tally, same_games, seat_gap_from_sums
+from analysis.run_tally import (
+    RunTally,
+    read_run_tally,
+    seat_equality_test,
+    start_player_advantage,
+    tie_stats,
+)
 from analysis.stats import (
-    Z95,
-    gap_samples,
     holm,
-    mean_difference,
     mean_interval,
-    normal_p,
-    seat_gap,
     wilson_intervals,
 )
-from analysis.ties import tie_stats
+from analysis.tally import SHARE_SCALE, mean_sd
 from sim import games as registry
 from sim.errors import ConfigError
 from sim.games import GameSpec
@@ -83,19 +85,18 @@ def share_matrix(frame: pd.DataFrame) -> np.ndarray:
 
 
 # ---- component values (chits, cards: the game's registry entry) --------------------------------------
-def value_spread(spec_or_game: GameSpec | str, events: pd.DataFrame | None, players: pd.DataFrame,
-                 config: dict[str, Any]) -> dict[str, Any]:
+def value_spread(spec_or_game: GameSpec | str, run: RunTally) -> dict[str, Any]:
     """How unequal the components are: the win added by each component the game prices
-    (`GameSpec.component_values`: one row per ``item`` with ``win_added, ci_low, ci_high``); ``spread``
-    (max minus min), the most and least valuable with their intervals: ``spread, max_item, max_value,
-    max_low, max_high, min_item, min_value, min_low, min_high``. NaN (and "" items) without events or
-    component values. ``config``: the run manifest's config snapshot."""
+    (`GameSpec.tally_values`, from the run's tally: one row per ``item`` with ``win_added, ci_low,
+    ci_high``); ``spread`` (max minus min), the most and least valuable with their intervals: ``spread,
+    max_item, max_value, max_low, max_high, min_item, min_value, min_low, min_high``. NaN (and "" items)
+    for a game without component values."""
     empty = {"spread": np.nan, "max_item": "", "max_value": np.nan, "max_low": np.nan, "max_high": np.nan,
              "min_item": "", "min_value": np.nan, "min_low": np.nan, "min_high": np.nan}
-    component_values = _spec(spec_or_game).component_values
-    if events is None or len(events) == 0 or component_values is None:
+    values_of = _spec(spec_or_game).tally_values
+    if values_of is None or not run.own:
         return empty
-    table = component_values(events, players, config)
+    table = values_of(run.own, run.manifest["config"])
     items, low, high = table["item"], table["ci_low"], table["ci_high"]
     values = table["win_added"].to_numpy(dtype=float)
     if not np.isfinite(values).any():
@@ -109,39 +110,38 @@ def value_spread(spec_or_game: GameSpec | str, events: pd.DataFrame | None, play
 
 
 # ---- one run ----------------------------------------------------------------------------------------------
-def run_figures(spec_or_game: GameSpec | str, games: pd.DataFrame, players: pd.DataFrame,
-                events: pd.DataFrame | None, config: dict[str, Any]) -> dict[str, Any]:
-    """Every metric of one run of a game (its GameSpec or name), flat: ``n``, seat win rates
-    (``seat_rates``: list of (rate, low, high)), ``start_adv`` with ``_low/_high``, ``gap`` with
-    ``_low/_high``, ``chi2_p`` (all seats equal), ``tie_rate``, ``tiebreak_rate`` (share of all games the
-    tie-break decided), ``length`` (mean game length in the game's unit, `Vocabulary.length`) each with
-    ``_low/_high``, and the value spread (`value_spread`)."""
+def run_figures(spec_or_game: GameSpec | str, run: RunTally) -> dict[str, Any]:
+    """Every metric of one run of a game (its GameSpec or name), flat, from the run's merged tally
+    (analysis.run_tally): ``n``, seat win rates (``seat_rates``: list of (rate, low, high)), ``start_adv``
+    with ``_low/_high``, ``gap`` with ``_low/_high``, ``chi2_p`` (all seats equal), ``tie_rate``,
+    ``tiebreak_rate`` (share of all games the tie-break decided), ``length`` (mean game length in the
+    game's unit, `Vocabulary.length`) each with ``_low/_high``, and the value spread (`value_spread`)."""
     spec = _spec(spec_or_game)
-    pg = per_game(games, players, spec.vocabulary.length)
-    shares = share_matrix(pg)
-    adv = start_player_advantage(players)
-    gap = seat_gap(shares)
-    ties = tie_stats(games)
-    n = len(pg)
-    rates = shares.mean(axis=0) if n else np.full(shares.shape[1], np.nan)
-    low, high = wilson_intervals(shares.sum(axis=0), np.full(shares.shape[1], n))
-    lengths = pg["length"].to_numpy(dtype=float)
-    length_mean = float(np.nanmean(lengths)) if n else np.nan
-    length_sd = float(np.nanstd(lengths, ddof=1)) if n > 1 else np.nan
-    l_low, l_high = mean_interval(length_mean, length_sd, n)
+    c = run.common
+    sums = common_sums(c)
+    n = int(c["games"])
+    units = sums["units"]
+    adv = start_player_advantage(c)
+    gap = seat_gap_from_sums(n, units, sums["cross"])
+    ties = tie_stats(c)
+    rates = units / (n * SHARE_SCALE)
+    low, high = wilson_intervals(units / SHARE_SCALE, np.full(len(units), n))
+    count, total, squares = (int(x) for x in sums["length"])
+    length_mean, length_sd = mean_sd(count, total, squares)
+    l_low, l_high = mean_interval(length_mean, length_sd, count)
     out = {"n": n, "seat_rates": [(float(r), float(a), float(b)) for r, a, b in zip(rates, low, high,
                                                                                     strict=True)],
            "start_adv": adv["value"], "start_adv_low": adv["ci_low"], "start_adv_high": adv["ci_high"],
            "gap": gap["value"], "gap_low": gap["ci_low"], "gap_high": gap["ci_high"],
            "gap_max_seat": gap["max_seat"], "gap_min_seat": gap["min_seat"],
-           "chi2_p": seat_equality_test(players)["p_value"],
+           "chi2_p": seat_equality_test(c)["p_value"],
            "tie_rate": ties["top_tied_rate"], "tie_rate_low": ties["top_tied_ci_low"],
            "tie_rate_high": ties["top_tied_ci_high"],
            "tiebreak_rate": ties["decided_by_tiebreak_rate"],
            "tiebreak_rate_low": ties["decided_by_tiebreak_ci_low"],
            "tiebreak_rate_high": ties["decided_by_tiebreak_ci_high"],
            "length": length_mean, "length_low": float(l_low), "length_high": float(l_high)}
-    spread = value_spread(spec, events, players, config)
+    spread = value_spread(spec, run)
     out["value_spread"] = spread.pop("spread")
     out["value_spread_low"] = out["value_spread_high"] = out["value_spread"]
     out.update({f"value_{k}": v for k, v in spread.items()})
@@ -155,46 +155,15 @@ def compare_runs(variant: pd.DataFrame, base: pd.DataFrame, paired: bool | None 
     differences, from the bootstrap samples for the seat gap) and ``sig_<metric>`` (this one interval
     excludes 0; `sweep_table` judges the family of all marks with Holm); ``seat_changes``: per seat
     (change, low, high, p) of its win rate (`seat_table` judges that family with Holm).
-    ``paired`` (default: when both hold the same game ids) compares game by game."""
+    ``paired`` (default: when both hold the same game ids) compares game by game. Computed from the
+    frames' sums (analysis.paired.compare_sums), as the report computes it chunk by chunk."""
+    from analysis.paired import compare_sums, frame_sums, pair_sums
+
     if paired is None:
         paired = len(variant) == len(base) and np.array_equal(variant["game_id"].to_numpy(),
                                                               base["game_id"].to_numpy())
-    sv, sb = share_matrix(variant), share_matrix(base)
-    k = min(sv.shape[1], sb.shape[1])
-    fair_v = 1.0 / sv.shape[1]
-    fair_b = 1.0 / sb.shape[1]
-    out: dict[str, Any] = {"paired": bool(paired)}
-    diffs = {"start_adv": mean_difference(sv[:, 0] - fair_v, sb[:, 0] - fair_b, paired),
-             "tie_rate": mean_difference(variant["tie"].to_numpy(float), base["tie"].to_numpy(float), paired),
-             "tiebreak_rate": mean_difference(variant["decided"].to_numpy(float),
-                                              base["decided"].to_numpy(float), paired),
-             "length": mean_difference(variant["length"].to_numpy(float), base["length"].to_numpy(float),
-                                       paired)}
-    rv, rb = sv.mean(axis=0), sb.mean(axis=0)
-    if paired and k:
-        gv, gb = gap_samples(sv, seed=seed, paired_with=sb)
-    else:
-        gv, _ = gap_samples(sv, seed=seed)
-        gb, _ = gap_samples(sb, seed=seed + 1)
-    # each seat's win rate minus the base's at the same seat (paired over the games when they are the
-    # same): how far the variant moves the seats, beside the start-player advantage (issue 15, item 3)
-    out["seat_changes"] = []
-    for seat in range(k):
-        change, lo, hi = mean_difference(sv[:, seat], sb[:, seat], paired)
-        out["seat_changes"].append((change, lo, hi, normal_p(change, (hi - lo) / (2 * Z95))))
-    d = gv - gb
-    low, high = np.nanpercentile(d, [2.5, 97.5]) if len(d) else (np.nan, np.nan)
-    diffs["gap"] = (float((rv.max() - rv.min()) - (rb.max() - rb.min())), float(low), float(high))
-    for key, (value, lo, hi) in diffs.items():
-        out[f"d_{key}"], out[f"d_{key}_low"], out[f"d_{key}_high"] = value, lo, hi
-        out[f"sig_{key}"] = bool(np.isfinite(lo) and (lo > 0 or hi < 0))
-        if key == "gap":
-            finite = d[np.isfinite(d)]
-            out["p_gap"] = float(min(1.0, 2 * min(np.mean(finite <= 0), np.mean(finite >= 0)))) \
-                if len(finite) else float("nan")
-        else:
-            out[f"p_{key}"] = normal_p(value, (hi - lo) / (2 * Z95))  # the interval is value +- Z95 se
-    return out
+    return compare_sums(frame_sums(variant), frame_sums(base), pair_sums(variant, base) if paired else None,
+                        seed)
 
 
 # ---- the sweep table --------------------------------------------------------------------------------------
@@ -354,21 +323,23 @@ def read_sweep_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
         raise ConfigError(f"{path}: unreadable sweep manifest ({err})") from None
 
 
-def sweep_rows(folder: str | os.PathLike[str], manifest: dict[str, Any]) -> tuple[list[dict], list[Run]]:
+def sweep_rows(folder: str | os.PathLike[str], manifest: dict[str, Any], jobs: int = 1,
+               backend: str = "loky") -> tuple[list[dict], list[RunTally], int]:
     """Figures of every run of a sweep folder, compared with the base run of the same player count and
-    agents; the runs come back without their events (the page needs only manifests and games)."""
+    agents, from the runs' tallies chunk by chunk (analysis.run_tally) and, for runs that played the same
+    games as their base, their pair sums chunk by chunk (analysis.paired), every chunk's cached beside its
+    parts: a sweep rebuilt after some runs grew reads only their new parts. Returns (rows, runs, chunks
+    read from parts)."""
     folder = Path(folder)
-    base_frames: dict[tuple[int, str], pd.DataFrame] = {}
-    rows, runs = [], []
+    bases: dict[tuple[int, str], RunTally] = {}
+    rows, runs, read = [], [], 0
     variants = sorted(manifest["variants"], key=lambda v: not v["is_base"])  # the base first
     for v in variants:
         for r in v["runs"]:
-            run = read_run(folder / r["dir"])
-            if run.games.empty:
-                raise ConfigError(f"{run.path}: the run has no finished games yet")
+            run = read_run_tally(folder / r["dir"], jobs=jobs, backend=backend)
+            read += run.parts_read
             spec = registry.spec(run.game)
-            figures = run_figures(spec, run.games, run.players, run.events, run.manifest["config"])
-            frame = per_game(run.games, run.players, spec.vocabulary.length)
+            figures = run_figures(spec, run)
             key = (r["players"], r["agents"])
             row = {"variant": v["name"], "slug": v["slug"], "named": v["named"], "is_base": v["is_base"],
                    "overrides": ", ".join(f"{k} = {json.dumps(x)}" for k, x in v["overrides"].items()),
@@ -376,20 +347,26 @@ def sweep_rows(folder: str | os.PathLike[str], manifest: dict[str, Any]) -> tupl
             for k, value in v.get("values", {}).items():
                 row[f"value:{k}"] = json.dumps(value) if isinstance(value, list | dict) else value
             if v["is_base"]:
-                base_frames[key] = frame
-            elif key in base_frames:
-                row.update(compare_runs(frame, base_frames[key]))
+                bases[key] = run
+            elif key in bases:
+                base = bases[key]
+                pair = None
+                if same_games(run, base):
+                    pair, windows = paired_tally(run, base, spec.vocabulary.length, jobs, backend)
+                    read += windows
+                row.update(compare_sums(common_sums(run.common), common_sums(base.common), pair))
             rows.append(row)
-            runs.append(Run(run.path, run.manifest, run.games, run.players.iloc[0:0], run.events.iloc[0:0]))
-    return rows, runs
+            runs.append(run)
+    return rows, runs, read
 
 
-def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
+def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[str] | None = None,
+                       jobs: int = 1, backend: str = "loky") -> Path:
     """Read a sweep folder (sweep.json and its finished runs) and write ``report/index.html`` in it (or at
     ``out``), with summary.json and the tables as CSV."""
     folder = Path(folder)
     manifest = read_sweep_manifest(folder)
-    rows, runs = sweep_rows(folder, manifest)
+    rows, runs, _ = sweep_rows(folder, manifest, jobs, backend)
     frame = sweep_table(rows)
     game = manifest["game"]
     unit = registry.spec(game).vocabulary.length
@@ -408,16 +385,16 @@ def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[st
         sec.notes.append(manifest["description"])
     if manifest["grid_keys"]:
         sec.notes.append("Swept (grid): " + ", ".join(f"<b>{k}</b>" for k in manifest["grid_keys"]) + ".")
-    sec.notes.append("Each figure has its 95% interval. A variant is compared with the base (no overrides) "
-                     "at the same player count and agents: the difference and its 95% interval (game by "
-                     "game when both played the same games; the seat gap by a paired bootstrap); * marks a "
-                     "difference that stays significant at 5% after Holm's adjustment over every variant "
-                     "and metric of the sweep, so the chance of marking any difference that is truly 0 "
-                     "stays at most 5% however many variants there are. The seat gap (largest minus "
-                     "smallest seat win rate) is 1 minus Ludii's Balance; its interval bounds it from "
-                     "simultaneous intervals of every pairwise seat difference (it reaches 0 when no two "
-                     "seats can be told apart); ties count by the configured tie-break (shared wins as "
-                     "1/k).")
+    sec.notes.append("Each figure has its 95% interval. A variant is compared with the base (no overrides)"
+                     " at the same player count and agents: the difference and its 95% interval (game by "
+                     "game when both played the same games; the seat gap by a paired parametric "
+                     "bootstrap); * marks a difference that stays significant at 5% after Holm's "
+                     "adjustment over every variant and metric of the sweep, so the chance of marking any "
+                     "difference that is truly 0 stays at most 5% however many variants there are. The "
+                     "seat gap (largest minus smallest seat win rate) is 1 minus Ludii's Balance; its "
+                     "interval bounds it from simultaneous intervals of every pairwise seat difference (it"
+                     " reaches 0 when no two seats can be told apart); ties count by the configured tie-"
+                     "break (shared wins as 1/k).")
     flagged = frame[(frame["differs_from_base"] != "") & ~frame["is_base"]]
     for r in flagged.to_dict(orient="records"):
         sec.notes.append(f"<b>{r['variant']}</b> ({r['players']}p): differs from the base in "

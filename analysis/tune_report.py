@@ -17,8 +17,7 @@ import pandas as pd
 
 from analysis import charts
 from analysis.page import Section, pct, write_report
-from analysis.runs import Run, read_run
-from analysis.seats import seat_win_rates
+from analysis.run_tally import RunTally, read_run_tally, seat_win_rates
 from sim.errors import ConfigError
 
 
@@ -122,28 +121,28 @@ def build_tune_report(folder: str | os.PathLike[str], out: str | os.PathLike[str
                            rounds))
     sections = [sec]
 
-    runs: list[Run] = []
+    runs: list[RunTally] = []
     labels: list[str] = []
     confirm_dir = folder / "confirm"
     if (confirm_dir / "manifest.json").is_file():
-        run = read_run(confirm_dir)
-        seats = seat_win_rates(run.players)
+        run = read_run_tally(confirm_dir)  # chunk by chunk (analysis.run_tally)
+        seats = seat_win_rates(run.common)
         sec = Section("Tune: the recommended config on fresh games")
-        sec.notes.append(f"Seat win rates of {state['recommended']} on {len(run.games):,} confirmation games "
+        sec.notes.append(f"Seat win rates of {state['recommended']} on {run.n_games:,} confirmation games "
                          f"(seed {run.manifest['seed']}), Wilson 95% per seat; fair share "
                          f"{pct(1 / state['players'])}, tolerance band ±{100 * target['tolerance']:g} "
                          "points.")
         sec.charts.append(("tune_confirm_seats", f"Seat win rates of the recommended config (n = "
-                           f"{len(run.games):,} games)",
+                           f"{run.n_games:,} games)",
                            charts.grouped_bars(seats, "seat", "win_rate", "ci_low", "ci_high", None,
                                                f"Recommended config: win rate by seat "
-                                               f"(n = {len(run.games):,})",
+                                               f"(n = {run.n_games:,})",
                                                "seat (0 = start player)", "win rate (%)",
                                                reference=1 / state["players"], reference_label="fair share")))
         sec.tables.append(("tune_confirm_seats", "Seat win rates on the confirmation games",
                            seats.drop(columns=["wins"])))
         sections.append(sec)
-        runs.append(Run(run.path, run.manifest, run.games, run.players.iloc[0:0], run.events.iloc[0:0]))
+        runs.append(run)
         labels.append(f"confirmation: {state['recommended']}")
 
     table = candidates_table(state)

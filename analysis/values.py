@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -359,23 +360,74 @@ def group_values(run: ValuesRun, attribute: str) -> pd.DataFrame:
     return out
 
 
-def seat_handicap(score: np.ndarray, columns: dict[str, np.ndarray], shares: Callable, rule: str,
-                  seed: int = 0) -> pd.DataFrame:
-    """The points each seat would need added to its final score (negative: taken away) for its win share
-    to be the fair share 1/N, re-scoring the games (score: (games, seats)); bootstrap 95% interval over
-    games. ``seat, handicap_points, ci_low, ci_high, n``."""
+#: games re-scored at once by `handicap_tally` (its temporaries grow with games x bonuses x seats)
+HANDICAP_SLICE = 2048
+
+
+def handicap_tally(score: np.ndarray, columns: dict[str, np.ndarray], shares: Callable,
+                   rule: str) -> dict[str, Any]:
+    """What `handicap_from` needs of some games (score: (games, seats)), as whole numbers: per seat and
+    bonus (-BONUS_RANGE..BONUS_RANGE points added to that seat's score alone) the sum and square sum
+    over the games of the seat's re-scored win share, in 1/SHARE_SCALE."""
+    from analysis.tally import share_units
+
     bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
     games, players = score.shape
-    base = shares(score, columns, rule)
-    gains = bonus_gains(score, columns, shares, rule, bonuses)  # the gain in share a bonus brings
-    weights = _bootstrap_weights(games, seed)
+    units = np.zeros((players, len(bonuses)), dtype=np.int64)
+    squares = np.zeros((players, len(bonuses)), dtype=np.int64)
+    for lo in range(0, games, HANDICAP_SLICE):
+        part = score[lo:lo + HANDICAP_SLICE]
+        cols_part = {n: m[lo:lo + HANDICAP_SLICE] for n, m in columns.items()}
+        for j in range(players):
+            stacked = np.repeat(part[None], len(bonuses), axis=0)  # (b, g, seats)
+            stacked[:, :, j] += bonuses[:, None]
+            cols = {n: np.broadcast_to(m, stacked.shape).reshape(-1, players) for n, m in cols_part.items()}
+            won = share_units(shares(stacked.reshape(-1, players), cols, rule).reshape(
+                len(bonuses), len(part), players)[:, :, j])
+            units[j] += won.sum(axis=1)
+            squares[j] += (won * won).sum(axis=1)
+    return {"games": games, "units": units, "squares": squares}
+
+
+def handicap_from(tally: dict[str, Any], z: float = 1.959963984540054) -> pd.DataFrame:
+    """The points each seat would need added to its final score (negative: taken away) for its win share
+    to be the fair share 1/N, from a (merged) `handicap_tally`: ``seat, handicap_points, ci_low, ci_high,
+    n``. The value is where the seat's mean share over the bonuses (linear between whole points) reaches
+    1/N, searched outwards from 0 (`invert`). The 95% interval inverts the test of "the share at bonus b
+    is 1/N": it holds the bonuses whose share's normal 95% interval (over games) covers 1/N, from where the
+    upper bound of the share first reaches 1/N to where its lower bound does. NaN where that leaves the
+    bonus range (not estimable from these games)."""
+    from analysis.tally import SHARE_SCALE, mean_sd
+
+    bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
+    n = int(tally["games"])
+    players = tally["units"].shape[0]
+    zero = BONUS_RANGE
     rows = []
     for j in range(players):
-        fair = 1.0 / players  # the bonus whose gain closes the gap between the seat's share and 1/N
-        value = invert(gains[:, j].mean(axis=0), np.array([fair - base[:, j].mean()]), bonuses)[0]
-        low, high = _percentiles(invert(weights @ gains[:, j], fair - weights @ base[:, j], bonuses))
-        rows.append({"seat": j, "handicap_points": float(value), "ci_low": low, "ci_high": high, "n": games})
+        fair = 1.0 / players
+        moments = [mean_sd(n, int(u), int(q), SHARE_SCALE)
+                   for u, q in zip(tally["units"][j], tally["squares"][j], strict=True)]
+        mean = np.array([m for m, _ in moments])
+        half = z * np.array([sd for _, sd in moments]) / np.sqrt(n) if n > 1 else np.full(len(mean), np.nan)
+        value = invert(mean - mean[zero], np.array([fair - mean[zero]]), bonuses)[0]
+        upper, lower = mean + half, mean - half
+        low, high = _first_reach(upper, fair, bonuses), _first_reach(lower, fair, bonuses)
+        # the interval leaves the bonus range: the upper bound is above 1/N already at the smallest
+        # bonus, or the lower bound never reaches it
+        if not np.all(np.isfinite(half)) or upper[0] >= fair or not np.isfinite(high):
+            low, high = float("nan"), float("nan")
+        rows.append({"seat": j, "handicap_points": float(value), "ci_low": float(low),
+                     "ci_high": float(high), "n": n})
     return pd.DataFrame(rows)
+
+
+def seat_handicap(score: np.ndarray, columns: dict[str, np.ndarray], shares: Callable,
+                  rule: str) -> pd.DataFrame:
+    """The points each seat would need added to its final score (negative: taken away) for its win share
+    to be the fair share 1/N, re-scoring the games (score: (games, seats)), with the 95% interval of
+    `handicap_from`. ``seat, handicap_points, ci_low, ci_high, n``."""
+    return handicap_from(handicap_tally(score, columns, shares, rule))
 
 
 def format_values(run: ValuesRun) -> str:
@@ -408,12 +460,16 @@ def seats_decide(rules) -> bool:
 
 
 def players_handicap(run) -> pd.DataFrame | None:
-    """`seat_handicap` of a self-play run (analysis.runs.Run) from its players table: each seat's points
+    """`seat_handicap` of a self-play run (analysis.runs.Run, or a report's RunTally) from its players
+    table (or its tally, `run_handicap_tally` of each chunk): each seat's points
     handicap to the fair share under the run's tie-break (None for a game without a re-scoring rule, or
     a run its seats' scores do not decide: `seats_decide`)."""
     from analysis._arrays import seat_matrix
     from sim import games
 
+    if hasattr(run, "tally"):  # a report's RunTally (analysis.run_tally): from its merged tally
+        held = run.tally.get("handicap")
+        return handicap_from(held) if held else None
     if "_handicap" in run.__dict__:
         return run.__dict__["_handicap"]
     study = games.spec(run.game).values
@@ -424,3 +480,19 @@ def players_handicap(run) -> pd.DataFrame | None:
         out = seat_handicap(m["score"], {names[k]: m[k] for k in names}, study.shares, run.rules.tie_break)
     run.__dict__["_handicap"] = out
     return out
+
+
+def run_handicap_tally(players: pd.DataFrame, manifest: dict) -> dict[str, Any] | None:
+    """`handicap_tally` of some games of a self-play run (its players table and manifest); None for a game
+    without a re-scoring rule, or a run its seats' scores do not decide (`seats_decide`)."""
+    from analysis._arrays import seat_matrix
+    from sim import games
+
+    spec = games.spec(manifest["game"])
+    study = spec.values
+    rules = spec.rules(manifest["config"], manifest["players"], "manifest.json")
+    if study is None or study.shares is None or not len(players) or not seats_decide(rules):
+        return None
+    names = study.columns_in(players.columns)
+    _, m = seat_matrix(players, ["score", *names])
+    return handicap_tally(m["score"], {names[k]: m[k] for k in names}, study.shares, rules.tie_break)

@@ -9,28 +9,30 @@ import numpy as np
 import pandas as pd
 
 from analysis.page import Section
-from analysis.runs import Run
+from analysis.paired import common_sums, compare_sums, paired_tally, same_games
+from analysis.run_tally import RunTally
 from analysis.stats import holm
-from analysis.sweep_report import TESTED, compare_runs, per_game
+from analysis.sweep_report import TESTED
 
 _LABELS = {"start_adv": ("start-player advantage", "pp"), "gap": ("largest seat gap", "pp"),
            "tie_rate": ("top score tied", "pp"), "tiebreak_rate": ("decided by the tie-break", "pp"),
            "length": ("game length", None)}
 
 
-def variant_rows(runs: dict[str, Run], length: str) -> pd.DataFrame:
+def variant_rows(runs: dict[str, RunTally], length: str, jobs: int = 1,
+                 backend: str = "loky") -> pd.DataFrame:
     """Each run after the first minus the first (`runs` of one game and player count): ``run, base,
-    metric, difference, ci_low, ci_high, paired, p_value, p_holm, significant``."""
+    metric, difference, ci_low, ci_high, paired, p_value, p_holm, significant``. From the runs' tallies,
+    and, for runs that played the same games, their pair sums chunk by chunk (analysis.paired)."""
     labels = list(runs)
     base_label = labels[0]
-    base = per_game(runs[base_label].games, runs[base_label].players, length)
+    base = runs[base_label]
     rows = []
     for label in labels[1:]:
         run = runs[label]
-        same_seed = run.manifest.get("seed") == runs[base_label].manifest.get("seed")
         # paired only when game i of both was dealt from the same seed (else independent games)
-        cmp = compare_runs(per_game(run.games, run.players, length), base,
-                           paired=None if same_seed else False)
+        pair = paired_tally(run, base, length, jobs, backend)[0] if same_games(run, base) else None
+        cmp = compare_sums(common_sums(run.common), common_sums(base.common), pair)
         for metric in TESTED:
             rows.append({"run": label, "base": base_label, "metric": metric, "difference": cmp[f"d_{metric}"],
                          "ci_low": cmp[f"d_{metric}_low"], "ci_high": cmp[f"d_{metric}_high"],
@@ -42,16 +44,17 @@ def variant_rows(runs: dict[str, Run], length: str) -> pd.DataFrame:
     return out
 
 
-def variant_section(title: str, runs: dict[str, Run], length: str) -> Section | None:
+def variant_section(title: str, runs: dict[str, RunTally], length: str, jobs: int = 1,
+                    backend: str = "loky") -> Section | None:
     """The "variant minus base" section of a game's runs, per player count with two runs or more."""
-    by_players: dict[int, dict[str, Run]] = {}
+    by_players: dict[int, dict[str, RunTally]] = {}
     for label, run in runs.items():
         by_players.setdefault(int(run.manifest["players"]), {})[label] = run
     tables = []
     for players, group in sorted(by_players.items()):
         if len(group) < 2:
             continue
-        rows = variant_rows(group, length)
+        rows = variant_rows(group, length, jobs, backend)
 
         def shown(value: float, metric: str) -> str:
             unit = _LABELS[metric][1]
@@ -74,7 +77,8 @@ def variant_section(title: str, runs: dict[str, Run], length: str) -> Section | 
                      "(pp) for rates, the game's own unit for length. Paired game by game when the two runs "
                      "share their seeds (game i of each was dealt from the same seed), which removes the "
                      "luck of the deal from the difference; else the runs' games are independent. The seat "
-                     "gap's interval is a bootstrap. Significance: Holm over the whole table.")
+                     "gap's interval is a parametric bootstrap (normal draws of the seat rates). "
+                     "Significance: Holm over the whole table.")
     for players, frame in tables:
         sec.tables.append((f"variants_{title.lower()}_{players}p", f"{players} players: run minus the first",
                            frame))

@@ -118,6 +118,11 @@ class GameSpec:
     report_ref: str                              # runs -> (report sections, per-run summaries)
     bench_ref: str | None = None                 # .figures(scale, repeats, rate) and .lines(figures)
     component_values_ref: str | None = None      # (events, players, config) -> each component's worth
+    #: (games, players, events, manifest) of one chunk -> the game's mergeable report tally (analysis.tally)
+    report_tally_ref: str | None = None
+    #: (the game's half of a run's merged report tally, config) -> each component's worth, as
+    #: component_values gives it from the tables
+    tally_values_ref: str | None = None
     run_label_ref: str | None = None             # (config rules table, players) -> extra label words
     values: ValuesStudy | None = None            # `balance values`: causal worth by paired intervention
     #: `balance train`: (rules, seeds, seating, params) -> the expert's training positions: `features`
@@ -162,6 +167,14 @@ class GameSpec:
     @property
     def report_sections(self) -> Callable[..., tuple[list, list]]:
         return resolve(self.report_ref)
+
+    @property
+    def report_tally(self) -> Callable[..., dict] | None:
+        return resolve(self.report_tally_ref) if self.report_tally_ref else None
+
+    @property
+    def tally_values(self) -> Callable[..., Any] | None:
+        return resolve(self.tally_values_ref) if self.tally_values_ref else None
 
     @property
     def component_values(self) -> Callable[..., Any] | None:

@@ -537,3 +537,46 @@ def test_a_game_the_court_painter_won_alone_is_not_a_shared_win():
     ties = sk.tie_stats(games)
     assert ties["shared_win"] == 1 and ties["shared_win_rate"] == 0.25
     assert (ties["shared_win_ci_low"], ties["shared_win_ci_high"]) == pytest.approx(wilson_interval(1, 4))
+
+
+# ---- the report by parts (issue 18) --------------------------------------------------------------------
+@pytest.mark.parametrize("players, rules", [(4, ""), (2, 'tie_break = "shared"\ncourt_can_win = true\n')])
+def test_report_by_parts_equals_the_report_of_the_whole_run(tmp_path, players, rules):
+    """The report of a run read by parts (each of its 4 chunks tallied, the tallies merged: what `balance
+    report` does) has exactly the tables, notes and summary of the report of the same games held whole as
+    one part: chunking changes nothing. Two players under court_can_win and the shared tie-break cover
+    the court painter's row, the R-23 re-scoring and shared wins."""
+    import matplotlib.pyplot as plt
+
+    from analysis.run_tally import read_run_tally, tally_of_run
+    from analysis.sakura.report import sakura_sections
+
+    config = tmp_path / "config.toml"
+    config.write_text(f'extends = "{BASE}"\n[rules]\n{rules}', encoding="utf-8")
+    out = tmp_path / "run"
+    agents = ["--agents", "greedy,random"] if players == 2 else []
+    done = subprocess.run([sys.executable, "-m", "sim", "simulate", str(config), "--players", str(players),
+                           "--games", "1200", "--chunk-size", "300", *agents, "--seed", "3",
+                           "--out", str(out), "--quiet"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    by_parts = read_run_tally(out, cache=False)
+    assert by_parts.parts_read == 4 and by_parts.n_games == 1200
+    whole = tally_of_run(read_run(out))
+    parts_sections, parts_summary = sakura_sections({"run": by_parts})
+    whole_sections, whole_summary = sakura_sections({"run": whole})
+    plt.close("all")
+    assert [s.title for s in parts_sections] == [s.title for s in whole_sections]
+    for a, b in zip(parts_sections, whole_sections, strict=True):
+        assert a.notes == b.notes
+        assert [name for name, _, _ in a.tables] == [name for name, _, _ in b.tables]
+        for (name, _, x), (_, _, y) in zip(a.tables, b.tables, strict=True):
+            pd.testing.assert_frame_equal(x, y, check_exact=True, obj=name)
+    assert parts_summary == whole_summary
+    names = {name for s in parts_sections for name, _, _ in s.tables}
+    assert {"sakura_seats", "sakura_tiebreak_rescoring", "sakura_card_values", "sakura_action_values",
+            "sakura_tree_tokens"} <= names
+    if players == 2:
+        seats = next(frame for s in parts_sections for name, _, frame in s.tables if name == "sakura_seats")
+        assert list(seats["seat"]) == [0, 1, 2]  # the court painter's own row, R-23
+        assert "court_win_rate" in parts_summary[0]

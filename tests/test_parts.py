@@ -29,11 +29,8 @@ def simulate(out: Path, config: str, players: str, games: int, *extra: str) -> N
 
 
 def by_parts(path: Path, **kwargs) -> tuple[str, int]:
-    from sim import games
-
     snap = run_snapshot(path)
-    length = games.spec(snap.manifest["game"]).vocabulary.length
-    stats, read = run_summary(path, snap.ranges, length, **kwargs)
+    stats, read = run_summary(path, snap.ranges, snap.manifest, **kwargs)
     return format_summary_of(snap.path, snap.manifest, stats), read
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -14,7 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.sweep_report import compare_runs, per_game, seat_gap
+from analysis.stats import seat_gap
+from analysis.sweep_report import compare_runs, per_game
 from sim.app.runner import plan_run
 from sim.config import load_toml
 from sim.design.overrides import apply_overrides, dump_toml, parse_key, path_text
@@ -275,3 +277,40 @@ def test_the_sakura_readings_sweep_plans_every_reading() -> None:
         "tactical, R-23 court can win": ((2,), {"rules.two_player_variant": "tactical",
                                                 "rules.court_can_win": True}),
     }
+
+
+def test_a_rebuilt_sweep_report_reads_only_the_new_parts(tmp_path: Path) -> None:
+    """Issue 18: every run's chunk tallies and every pair of runs' window sums are cached beside the
+    parts, so a sweep report rebuilt after one run was extended reads that run's new chunk and nothing
+    else; the figures of the untouched runs are unchanged."""
+    from analysis.sweep_report import read_sweep_manifest, sweep_rows
+    from sim.app.runner import simulate
+
+    path = write(tmp_path / "tiny.toml", f"""
+base = "{KAMAKURA}"
+players = [3]
+agents = ["random"]
+games = 600
+seed = 5
+[grid]
+"rules.tie_break" = ["last_in_order", "shared"]
+""")
+    out = tmp_path / "out"
+    assert balance("sweep", str(path), "--out", str(out), "--jobs", "1").returncode == 0
+    manifest = read_sweep_manifest(out)
+    rows, _, read = sweep_rows(out, manifest)
+    assert read == 0  # the sweep's own report cached every chunk's tally and every window's pair sums
+    for v in manifest["variants"]:
+        shutil.rmtree(out / v["runs"][0]["dir"] / "summaries")
+    chunks = sum(len(list((out / r["dir"] / "games.parquet").glob("part-*")))
+                 for v in manifest["variants"] for r in v["runs"])
+    assert sweep_rows(out, manifest)[2] == chunks + 1  # without caches: every chunk, and the pairing
+    variant = next(v for v in manifest["variants"] if not v["is_base"])
+    run_dir = out / variant["runs"][0]["dir"]
+    plan = plan_run(out / variant["config_file"], 3, "random", 5, False)
+    simulate(plan, 900, run_dir, jobs=1, chunk_size=300)
+    again, _, read = sweep_rows(out, manifest)
+    assert read == 1  # the extended run's new chunk; its pairing is now unpaired (other games)
+    base_rows = [r for r in rows if r["is_base"]]
+    assert [r for r in again if r["is_base"]] == base_rows
+    assert next(r for r in again if not r["is_base"])["n"] == 900

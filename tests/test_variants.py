@@ -8,8 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
+from analysis.run_tally import read_run_tally
 from analysis.runs import read_run
-from analysis.sweep_report import compare_runs, per_game
+from analysis.sweep_report import TESTED, compare_runs, per_game
 from analysis.variants import variant_rows, variant_section
 from sim.app.runner import plan_run, simulate
 
@@ -20,19 +21,41 @@ BASE = ROOT / "configs" / "kamakura" / "base.toml"
 def test_variant_minus_base_is_paired_on_shared_seeds(tmp_path: Path) -> None:
     variant = tmp_path / "first.toml"
     variant.write_text(f'extends = "{BASE.as_posix()}"\n[rules]\ntie_break = "first_in_order"\n')
-    runs = {}
+    runs, whole = {}, {}
     for label, config, seed in (("base", BASE, 3), ("first", variant, 3), ("other seed", BASE, 4)):
-        simulate(plan_run(config, 3, "greedy", seed, False), 1500, tmp_path / label, jobs=1)
-        runs[label] = read_run(tmp_path / label)
+        simulate(plan_run(config, 3, "greedy", seed, False), 1500, tmp_path / label, jobs=1, chunk_size=500)
+        runs[label] = read_run_tally(tmp_path / label)
+        whole[label] = read_run(tmp_path / label)
     rows = variant_rows(runs, "turns")
     same = rows[rows["run"] == "first"].set_index("metric")
     other = rows[rows["run"] == "other seed"].set_index("metric")
     assert same["paired"].all() and not other["paired"].any()
     assert same.loc["length", "difference"] == 0 and same.loc["length", "ci_low"] == 0  # same games
-    unpaired = compare_runs(per_game(runs["first"].games, runs["first"].players, "turns"),
-                            per_game(runs["base"].games, runs["base"].players, "turns"), paired=False)
+    frames = {label: per_game(run.games, run.players, "turns") for label, run in whole.items()}
+    unpaired = compare_runs(frames["first"], frames["base"], paired=False)
     paired_width = same.loc["start_adv", "ci_high"] - same.loc["start_adv", "ci_low"]
     assert paired_width < 0.5 * (unpaired["d_start_adv_high"] - unpaired["d_start_adv_low"])
     assert np.all(rows["p_holm"] >= rows["p_value"] - 1e-12)
     section = variant_section("Kamakura", runs, "turns")
     assert section is not None and len(section.tables) == 1
+
+
+def test_the_paired_rows_by_chunks_are_those_of_the_whole_runs(tmp_path: Path) -> None:
+    """Issue 18: the pair sums of three chunks, merged, give the same differences as the two runs' tables
+    held whole (the same sums in one piece), and a second report reads no part again."""
+    variant = tmp_path / "first.toml"
+    variant.write_text(f'extends = "{BASE.as_posix()}"\n[rules]\ntie_break = "first_in_order"\n')
+    for label, config in (("base", BASE), ("first", variant)):
+        simulate(plan_run(config, 3, "greedy", 5, False), 900, tmp_path / label, jobs=1, chunk_size=300)
+    runs = {label: read_run_tally(tmp_path / label) for label in ("base", "first")}
+    rows = variant_rows(runs, "turns").set_index("metric")
+    whole = {label: read_run(tmp_path / label) for label in ("base", "first")}
+    expected = compare_runs(*(per_game(whole[k].games, whole[k].players, "turns") for k in ("first", "base")))
+    for metric in TESTED:
+        for suffix, column in (("", "difference"), ("_low", "ci_low"), ("_high", "ci_high")):
+            assert np.isclose(rows.loc[metric, column], expected[f"d_{metric}{suffix}"], rtol=1e-12,
+                              atol=1e-15, equal_nan=True), (metric, column)
+    from analysis.paired import paired_tally
+
+    _, read = paired_tally(runs["first"], runs["base"], "turns")
+    assert read == 0  # every window's sums came from the cache

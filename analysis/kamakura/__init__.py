@@ -7,8 +7,10 @@ Each question lives in its own module: seats in the game-independent `analysis.s
 decide in `analysis.ties`, the tie re-scoring under every R-9 rule in `analysis.kamakura.ties`, chits and
 powers in `analysis.kamakura.chit_values`, scores, passing and lead changes in
 `analysis.kamakura.game_flow`; the report sections in `analysis.kamakura.report` (the registry's
-`report_sections`). All are pure functions: DataFrames in, DataFrames or dicts out; nothing is printed or
-written. Every rate comes with its n and a Wilson 95% interval, every difference with a normal 95%
+`report_sections`). Each figure the report shows has a ``*_tally`` (what some games add, whole numbers that
+merge exactly: analysis.tally) and a ``*_from`` (the figure from a merged tally); the plain function is the
+two in turn on the tables given. All are pure functions: DataFrames in, DataFrames or dicts out; nothing is
+printed or written. Every rate comes with its n and a Wilson 95% interval, every difference with a normal 95%
 interval. Seats are 0-based as in the tables (seat 0 is the start player, "seat 1" in RULES.md prose).
 """
 
@@ -17,19 +19,27 @@ from __future__ import annotations
 from analysis.kamakura.chit_values import (
     COLOURS,
     POWERS,
+    chit_tally,
     chit_types,
     chit_values,
+    chit_values_from,
     component_values,
+    power_tally,
     power_values,
+    power_values_from,
 )
 from analysis.kamakura.game_flow import (
+    flow_tally,
     lead_changes,
+    lead_changes_from,
     lead_changes_per_game,
     pass_timing,
     pass_timing_counts,
+    pass_timing_from,
     score_stats,
+    score_stats_from,
 )
-from analysis.kamakura.ties import TIE_RULES, rescore_ties
+from analysis.kamakura.ties import TIE_RULES, rescore_tally, rescore_ties, rescore_ties_from
 from analysis.seats import seat_equality_test, seat_win_rates, start_player_advantage
 from analysis.ties import tie_stats
 
@@ -37,16 +47,26 @@ __all__ = [
     "COLOURS",
     "POWERS",
     "TIE_RULES",
+    "chit_tally",
     "chit_types",
     "chit_values",
+    "chit_values_from",
     "component_values",
+    "flow_tally",
     "lead_changes",
+    "lead_changes_from",
     "lead_changes_per_game",
     "pass_timing",
     "pass_timing_counts",
+    "pass_timing_from",
+    "power_tally",
     "power_values",
+    "power_values_from",
+    "rescore_tally",
     "rescore_ties",
+    "rescore_ties_from",
     "score_stats",
+    "score_stats_from",
     "seat_equality_test",
     "seat_win_rates",
     "start_player_advantage",

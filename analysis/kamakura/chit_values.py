@@ -20,7 +20,8 @@ import pandas as pd
 
 from analysis._arrays import player_games
 from analysis.kamakura._frames import _EventScan
-from analysis.stats import clustered_comparison, interval_family, wilson_intervals
+from analysis.stats import interval_family, wilson_intervals
+from analysis.tally import comparison_from_sums, comparison_sums, share_units
 from sim.kamakura.params import COLOURS, RULE_DEFAULTS  # COLOURS in colour-number order (0 red .. 3 blue)
 from sim.kamakura.tables import ORDER_COLOUR
 
@@ -79,10 +80,60 @@ class _ChitTyper:
         return self.lookup[raw]
 
 
-def _holder_comparison(flags: np.ndarray, share: np.ndarray, game: np.ndarray) -> dict[str, np.ndarray]:
-    """For each row of ``flags`` (k, N) bool: mean win share of flagged vs unflagged player-games and the
-    difference with its 95% interval, cluster-robust by game (`analysis.stats.clustered_comparison`)."""
-    return clustered_comparison(flags, share, game)
+def chit_tally(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str, Any]) -> dict[str, Any]:
+    """What `chit_values_from` needs of some games, as whole numbers (analysis.tally): per chit type of the
+    config's set its gains, activations and the sum of its claim turns, and the sums of the cluster-robust
+    comparison of holders with the others (`analysis.tally.comparison_sums`, shares in 1/SHARE_SCALE)."""
+    pg = player_games(players)
+    types = chit_types(config)
+    t = len(types)
+    total = len(pg.share)
+    scan = _EventScan(events, pg)
+    typer = _ChitTyper(scan, types)
+    kind_codes, kind_lookup = scan.code_column("kind", ("gain", "activate"))
+    turns = scan.int_column("turn", np.int16)
+    span = int(turns.max()) + 1 if len(turns) else 1
+    # histogram of (kind, type, turn) with one extra bin for everything else
+    sentinel = 2 * t * span
+    counts = np.zeros(sentinel + 1, dtype=np.int64)
+    held = np.zeros(t * total + 1, dtype=bool)  # (type, player-game) flags, the extra last entry a sink
+    for a, b, r0, r1 in scan.blocks():
+        row = scan.rows(a, b, r0, r1)
+        kind = kind_lookup[kind_codes[a:b]]
+        chit_type = typer.types(a, b)
+        ok = (chit_type >= 0) & (row >= 0) & (kind >= 0) & (turns[a:b] >= 0)
+        code = (kind.astype(np.int32) * t + chit_type) * span + turns[a:b]
+        code[~ok] = sentinel
+        counts += np.bincount(code, minlength=sentinel + 1)
+        index = chit_type.astype(np.int64) * total + row
+        index[~(ok & (kind == 0))] = t * total
+        held[index] = True
+    counts = counts[:-1].reshape(2, t, span)
+    return {"games": len(pg.game_ids), "gained": counts[0].sum(axis=1), "activations": counts[1].sum(axis=1),
+            "turn_sum": counts[0] @ np.arange(span, dtype=np.int64),
+            "holders": comparison_sums(held[:-1].reshape(t, total), share_units(pg.share), pg.game,
+                                       len(pg.game_ids))}
+
+
+def chit_values_from(tally: Mapping[str, Any], config: Mapping[str, Any]) -> pd.DataFrame:
+    """`chit_values` from a (merged) `chit_tally`."""
+    types = chit_types(config)
+    cmp = comparison_from_sums(tally["holders"])
+    games = int(tally["games"])
+    gained, activations = tally["gained"], tally["activations"]
+    copies = types["copies"].to_numpy(dtype=float)
+    power = types["power"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = types.assign(
+            games=games, gained=gained, claim_rate=gained / (games * copies),
+            mean_turn_claimed=tally["turn_sum"] / gained, activations=activations,
+            activation_rate=np.where(power > 0, activations / gained, np.nan),
+            n_holders=cmp["n1"].astype(np.int64), holders_win_rate=cmp["m1"], others_win_rate=cmp["m0"],
+            win_added=cmp["diff"], ci_low=cmp["low"], ci_high=cmp["high"],
+            n_player_games=int(tally["holders"]["n"][0]) if len(types) else 0)
+    family = interval_family(out["win_added"], out["ci_low"], out["ci_high"])
+    return out.assign(p_holm=family["p_holm"], significant=family["significant"],
+                      detectable=family["detectable"])
 
 
 def chit_values(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
@@ -96,66 +147,24 @@ def chit_values(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str
     the difference, its standard error cluster-robust by game), ``n_player_games``, and ``p_holm``,
     ``significant`` (`analysis.stats.interval_family`: Holm over the table's rows).
 
-    ``win_added`` is an association, not a causal effect: holders also tend to be players who gained more."""
-    pg = player_games(players)
-    types = chit_types(config)
-    t = len(types)
-    total = len(pg.share)
-    scan = _EventScan(events, pg)
-    typer = _ChitTyper(scan, types)
-    kind_codes, kind_lookup = scan.code_column("kind", ("gain", "activate"))
-    turns = scan.int_column("turn", np.int16)
-    span = int(turns.max()) + 1 if len(turns) else 1
-    # histogram of (kind, type, turn) with one extra bin for everything else
-    sentinel = 2 * t * span
-    hist = np.zeros(sentinel + 1, dtype=np.int64)
-    held = np.zeros(t * total + 1, dtype=bool)  # (type, player-game) flags, the extra last entry a sink
-    for a, b, r0, r1 in scan.blocks():
-        row = scan.rows(a, b, r0, r1)
-        kind = kind_lookup[kind_codes[a:b]]
-        chit_type = typer.types(a, b)
-        ok = (chit_type >= 0) & (row >= 0) & (kind >= 0) & (turns[a:b] >= 0)
-        code = (kind.astype(np.int32) * t + chit_type) * span + turns[a:b]
-        code[~ok] = sentinel
-        hist += np.bincount(code, minlength=sentinel + 1)
-        index = chit_type.astype(np.int64) * total + row
-        index[~(ok & (kind == 0))] = t * total
-        held[index] = True
-    hist = hist[:-1].reshape(2, t, span)
-    gained = hist[0].sum(axis=1)
-    activations = hist[1].sum(axis=1)
-    turn_sum = hist[0] @ np.arange(span, dtype=np.float64)
-    held = held[:-1]
-    cmp = _holder_comparison(held.reshape(t, total), pg.share, pg.game)
-    games = len(pg.game_ids)
-    copies = types["copies"].to_numpy(dtype=float)
-    power = types["power"].to_numpy(dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = types.assign(
-            games=games, gained=gained, claim_rate=gained / (games * copies),
-            mean_turn_claimed=turn_sum / gained, activations=activations,
-            activation_rate=np.where(power > 0, activations / gained, np.nan),
-            n_holders=cmp["n1"].astype(np.int64), holders_win_rate=cmp["m1"], others_win_rate=cmp["m0"],
-            win_added=cmp["diff"], ci_low=cmp["low"], ci_high=cmp["high"], n_player_games=total)
-    family = interval_family(out["win_added"], out["ci_low"], out["ci_high"])
-    return out.assign(p_holm=family["p_holm"], significant=family["significant"],
-                      detectable=family["detectable"])
+    ``win_added`` is an association, not a causal effect: holders also tend to be players who gained more.
+    The report computes it chunk by chunk: `chit_tally` of each chunk, merged, then `chit_values_from`."""
+    return chit_values_from(chit_tally(events, players, config), config)
 
 
-def power_values(events: pd.DataFrame, players: pd.DataFrame,
-                 config: Mapping[str, Any] | None = None) -> pd.DataFrame:
-    """What activating each power is worth. One row per power (red, yellow, green, order chit):
+def _order_seats(config: Mapping[str, Any] | None, seats: int, activated: np.ndarray,
+                 seat: np.ndarray) -> np.ndarray:
+    """The seats whose order chit grants moves (R-4): from the config, else those seen activating one."""
+    if config is not None:
+        moves = list((config.get("rules") or {}).get("order_chit_moves", RULE_DEFAULTS["order_chit_moves"]))
+        return np.array([s < len(moves) and moves[s] > 0 for s in range(seats)])
+    return np.bincount(seat[activated], minlength=seats) > 0
 
-    ``power, n`` (eligible player-games), ``n_activating`` (player-games that activated it at least once),
-    ``activation_rate`` with ``activation_ci_low, activation_ci_high`` (Wilson), ``activations`` (count),
-    ``mean_activations`` (per eligible player-game), ``activating_win_rate``, ``others_win_rate``,
-    ``win_added`` with ``ci_low, ci_high`` (normal 95% interval of the difference of means, cluster-robust
-    by game), ``p_holm``, ``significant`` (Holm over the four powers).
 
-    Every player-game is eligible for the chit powers; for the order chit only seats whose order chit grants
-    moves (``config["rules"]["order_chit_moves"]`` when a config is given, else the seats that activated an
-    order chit at least once in these games): the start player's order chit never acts (R-4).
-    Like ``win_added`` of chits, an association: activating needs holding, and holding needs gaining."""
+def power_tally(events: pd.DataFrame, players: pd.DataFrame,
+                config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What `power_values_from` needs of some games, as whole numbers: per power its activations and the
+    sums of the cluster-robust comparison of activating player-games with the other eligible ones."""
     pg = player_games(players)
     n = len(pg.share)
     k = len(POWERS)
@@ -181,40 +190,63 @@ def power_values(events: pd.DataFrame, players: pd.DataFrame,
         p += row.take(where)
         flags[p] = True
     flags = flags.reshape(k, n)
-    seats = pg.seats
-    if config is not None:
-        moves = list((config.get("rules") or {}).get("order_chit_moves", RULE_DEFAULTS["order_chit_moves"]))
-        order_seats = np.array([s < len(moves) and moves[s] > 0 for s in range(seats)])
-    else:
-        order_seats = np.bincount(pg.seat[flags[3]], minlength=seats) > 0
     eligible = np.ones((k, n), dtype=bool)
-    eligible[3] = order_seats[pg.seat]
+    eligible[3] = _order_seats(config, pg.seats, flags[3], pg.seat)[pg.seat]
+    return {"activations": counts,
+            "activating": comparison_sums(flags, share_units(pg.share), pg.game, len(pg.game_ids), eligible)}
+
+
+def power_values_from(tally: Mapping[str, Any]) -> pd.DataFrame:
+    """`power_values` from a (merged) `power_tally`."""
+    sums = tally["activating"]
+    cmp = comparison_from_sums(sums)
     rows = []
     for i, name in enumerate(POWERS):
-        share = pg.share[eligible[i]]
-        flag = flags[i][eligible[i]]
-        cmp = _holder_comparison(flag[None, :], share, pg.game[eligible[i]])
-        m = len(share)
-        hits = int(flag.sum())
+        m, hits, count = int(sums["n"][i]), int(sums["n1"][i]), int(tally["activations"][i])
         low, high = wilson_intervals(hits, m)
         rows.append({"power": name, "n": m, "n_activating": hits,
                      "activation_rate": hits / m if m else np.nan,
                      "activation_ci_low": float(low), "activation_ci_high": float(high),
-                     "activations": int(counts[i]), "mean_activations": counts[i] / m if m else np.nan,
-                     "activating_win_rate": float(cmp["m1"][0]), "others_win_rate": float(cmp["m0"][0]),
-                     "win_added": float(cmp["diff"][0]), "ci_low": float(cmp["low"][0]),
-                     "ci_high": float(cmp["high"][0])})
+                     "activations": count, "mean_activations": count / m if m else np.nan,
+                     "activating_win_rate": float(cmp["m1"][i]), "others_win_rate": float(cmp["m0"][i]),
+                     "win_added": float(cmp["diff"][i]), "ci_low": float(cmp["low"][i]),
+                     "ci_high": float(cmp["high"][i])})
     out = pd.DataFrame(rows)
     family = interval_family(out["win_added"], out["ci_low"], out["ci_high"])
     return out.assign(p_holm=family["p_holm"], significant=family["significant"],
                       detectable=family["detectable"])
 
 
+def power_values(events: pd.DataFrame, players: pd.DataFrame,
+                 config: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """What activating each power is worth. One row per power (red, yellow, green, order chit):
+
+    ``power, n`` (eligible player-games), ``n_activating`` (player-games that activated it at least once),
+    ``activation_rate`` with ``activation_ci_low, activation_ci_high`` (Wilson), ``activations`` (count),
+    ``mean_activations`` (per eligible player-game), ``activating_win_rate``, ``others_win_rate``,
+    ``win_added`` with ``ci_low, ci_high`` (normal 95% interval of the difference of means, cluster-robust
+    by game), ``p_holm``, ``significant`` (Holm over the four powers).
+
+    Every player-game is eligible for the chit powers; for the order chit only seats whose order chit grants
+    moves (``config["rules"]["order_chit_moves"]`` when a config is given, else the seats that activated an
+    order chit at least once in these games): the start player's order chit never acts (R-4).
+    Like ``win_added`` of chits, an association: activating needs holding, and holding needs gaining."""
+    return power_values_from(power_tally(events, players, config))
+
+
 def component_values(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
     """The win added by each chit type, in the registry's uniform shape (`GameSpec.component_values`):
     ``item`` ("<colour> <icons>", e.g. "red 3"), ``win_added``, ``ci_low``, ``ci_high`` (`chit_values`),
     one row per chit type of the config's chit set. ``config``: the run manifest's config snapshot."""
-    table = chit_values(events, players, config)
+    return _items(chit_values(events, players, config))
+
+
+def component_values_from(own: Mapping[str, Any], config: Mapping[str, Any]) -> pd.DataFrame:
+    """`component_values` from the Kamakura half of a run's merged report tally (`GameSpec.tally_values`)."""
+    return _items(chit_values_from(own["chits"], config))
+
+
+def _items(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"item": table["colour"].astype(str) + " " + table["icons"].astype(int).astype(str),
                          "win_added": table["win_added"], "ci_low": table["ci_low"],
                          "ci_high": table["ci_high"]})

@@ -12,34 +12,60 @@ import pandas as pd
 
 from analysis._arrays import floats, player_games
 from analysis.kamakura._frames import _EventScan
-from analysis.stats import mean_interval, wilson_intervals
+from analysis.stats import wilson_intervals
+from analysis.tally import Hist, hist, hist_count, hist_distribution, hist_table
 
 
-def _distribution(values: np.ndarray) -> dict[str, float]:
-    """n, mean, sd, 95% interval of the mean, min, quartiles and max of a sample (NaNs dropped)."""
-    values = values[~np.isnan(values)]
-    n = len(values)
-    if n == 0:
-        return {"n": 0, **{k: float("nan") for k in
-                           ("mean", "sd", "ci_low", "ci_high", "min", "q25", "median", "q75", "max")}}
-    mean = float(values.mean())
-    sd = float(values.std(ddof=1)) if n > 1 else float("nan")
-    low, high = mean_interval(mean, sd, n)
-    q25, median, q75 = np.quantile(values, [0.25, 0.5, 0.75])
-    return {"n": n, "mean": mean, "sd": sd, "ci_low": float(low), "ci_high": float(high),
-            "min": float(values.min()), "q25": float(q25), "median": float(median), "q75": float(q75),
-            "max": float(values.max())}
+def _margins(pg: Any) -> np.ndarray:
+    """First minus second score per game (0 when the top is tied; NaN in a one-player game)."""
+    score = np.nan_to_num(pg.score, nan=-np.inf)
+    first = np.maximum.reduceat(score, pg.starts)
+    is_first = score == first[pg.game]
+    n_first = np.add.reduceat(is_first.astype(np.int64), pg.starts)
+    second = np.maximum.reduceat(np.where(is_first, -np.inf, score), pg.starts)
+    margin = np.where(n_first >= 2, 0.0, first - second)
+    margin[~np.isfinite(margin)] = np.nan  # one-player games have no second score
+    return margin
 
 
-def _counts(values: np.ndarray, name: str, unit: str = "games") -> pd.DataFrame:
-    """Histogram-ready table: each distinct value, how many, and the share."""
-    values = values[~np.isnan(values)]
-    distinct, counts = np.unique(values, return_counts=True)
-    if len(distinct) and np.all(distinct == np.round(distinct)):
-        distinct = distinct.astype(np.int64)
-    total = counts.sum()
-    return pd.DataFrame({name: distinct, unit: counts,
-                         "share": counts / total if total else np.zeros(len(counts))})
+def flow_tally(players: pd.DataFrame, games: pd.DataFrame,
+               events: pd.DataFrame | None = None) -> dict[str, Any]:
+    """What `score_stats_from`, `pass_timing_from` and `lead_changes_from` need of some games, as
+    histograms of whole numbers (analysis.tally): final scores per seat, winning margins, turns, end
+    reasons, the passing turn per seat (and player-games that never passed), and, given the events, lead
+    changes per game."""
+    pg = player_games(players)
+    reasons = games["end_reason"].astype("string").fillna("<NA>").value_counts(sort=False)
+    out_turn = floats(pg.frame["out_turn"])
+    out: dict[str, Any] = {
+        "score": hist(pg.score, pg.seat, pg.seats), "margin": hist(_margins(pg)),
+        "turns": hist(floats(games["turns"])),
+        "end_reasons": {str(r): int(c) for r, c in reasons.items()},
+        "seat_games": np.bincount(pg.seat, minlength=pg.seats).astype(np.int64),
+        "never_passed": np.bincount(pg.seat[np.isnan(out_turn)], minlength=pg.seats).astype(np.int64),
+        "out_turn": hist(out_turn, pg.seat, pg.seats)}
+    if events is not None:
+        out["lead_changes"] = hist(lead_changes_per_game(events, players).to_numpy(dtype=float))
+    return out
+
+
+def score_stats_from(tally: dict[str, Any]) -> dict[str, Any]:
+    """`score_stats` from a (merged) `flow_tally`."""
+    score: Hist = tally["score"]
+    by_seat = [{"seat": seat, **hist_distribution(score.group(seat))}
+               for seat in range(score.counts.shape[0])]
+    margin = hist_distribution(tally["margin"])
+    margin["zero_rate"] = hist_count(tally["margin"], 0) / margin["n"] if margin["n"] else float("nan")
+    reasons = sorted(tally["end_reasons"].items(), key=lambda item: -item[1])  # most frequent first
+    n = sum(c for _, c in reasons)
+    counts = np.array([c for _, c in reasons], dtype=np.int64)
+    low, high = wilson_intervals(counts, n)
+    end_reasons = pd.DataFrame({"end_reason": np.array([r for r, _ in reasons], dtype=object),
+                                "games": counts, "rate": counts / max(n, 1), "ci_low": low, "ci_high": high})
+    return {"by_seat": pd.DataFrame(by_seat), "margin": margin,
+            "margin_counts": hist_table(tally["margin"], "margin"),
+            "length": hist_distribution(tally["turns"]),
+            "length_counts": hist_table(tally["turns"], "turns"), "end_reasons": end_reasons}
 
 
 def score_stats(players: pd.DataFrame, games: pd.DataFrame) -> dict[str, Any]:
@@ -52,32 +78,27 @@ def score_stats(players: pd.DataFrame, games: pd.DataFrame) -> dict[str, Any]:
       ``margin, games, share`` (histogram-ready);
     - ``length``: dict of game length in turns (same keys as margin, without zero_rate);
       ``length_counts``: DataFrame ``turns, games, share``;
-    - ``end_reasons``: DataFrame ``end_reason, games, rate, ci_low, ci_high``."""
-    pg = player_games(players)
-    by_seat = []
-    for seat in range(pg.seats):
-        by_seat.append({"seat": seat, **_distribution(pg.score[pg.seat == seat])})
-    score = np.nan_to_num(pg.score, nan=-np.inf)
-    first = np.maximum.reduceat(score, pg.starts)
-    is_first = score == first[pg.game]
-    n_first = np.add.reduceat(is_first.astype(np.int64), pg.starts)
-    second = np.maximum.reduceat(np.where(is_first, -np.inf, score), pg.starts)
-    margin = np.where(n_first >= 2, 0.0, first - second)
-    margin[~np.isfinite(margin)] = np.nan  # one-player games have no second score
-    margin_summary = _distribution(margin)
-    margin_summary["zero_rate"] = float(np.mean(margin[~np.isnan(margin)] == 0)) if margin_summary["n"] \
-        else float("nan")
-    turns = floats(games["turns"])
-    reasons = games["end_reason"].astype("string").fillna("<NA>")
-    reason_counts = reasons.value_counts(sort=True)
-    low, high = wilson_intervals(reason_counts.to_numpy(), len(games))
-    end_reasons = pd.DataFrame({"end_reason": reason_counts.index.to_numpy(dtype=object),
-                                "games": reason_counts.to_numpy(),
-                                "rate": reason_counts.to_numpy() / max(len(games), 1),
-                                "ci_low": low, "ci_high": high})
-    return {"by_seat": pd.DataFrame(by_seat), "margin": margin_summary,
-            "margin_counts": _counts(margin, "margin"), "length": _distribution(turns),
-            "length_counts": _counts(turns, "turns"), "end_reasons": end_reasons}
+    - ``end_reasons``: DataFrame ``end_reason, games, rate, ci_low, ci_high``.
+
+    The report computes it chunk by chunk: `flow_tally` of each chunk, merged, then `score_stats_from`."""
+    return score_stats_from(flow_tally(players, games))
+
+
+def pass_timing_from(tally: dict[str, Any]) -> pd.DataFrame:
+    """`pass_timing` from a (merged) `flow_tally`."""
+    out_turn: Hist = tally["out_turn"]
+    rows = []
+    for seat, n in enumerate(tally["seat_games"]):
+        n, never = int(n), int(tally["never_passed"][seat])
+        low, high = wilson_intervals(never, n)
+        d = hist_distribution(out_turn.group(seat)) if seat < out_turn.counts.shape[0] else \
+            hist_distribution(Hist(0, np.zeros(1, dtype=np.int64)))
+        rows.append({"seat": seat, "n": n, "passed": n - never,
+                     "never_passed_rate": never / n if n else np.nan,
+                     "ci_low": float(low), "ci_high": float(high), "mean_out_turn": d["mean"],
+                     "sd_out_turn": d["sd"], "q25_out_turn": d["q25"], "median_out_turn": d["median"],
+                     "q75_out_turn": d["q75"]})
+    return pd.DataFrame(rows)
 
 
 def pass_timing(players: pd.DataFrame) -> pd.DataFrame:
@@ -86,20 +107,10 @@ def pass_timing(players: pd.DataFrame) -> pd.DataFrame:
     and the turn of passing among those who passed (game-wide turn index): ``mean_out_turn, sd_out_turn,
     q25_out_turn, median_out_turn, q75_out_turn``."""
     pg = player_games(players)
-    out = floats(pg.frame["out_turn"])
-    rows = []
-    for seat in range(pg.seats):
-        values = out[pg.seat == seat]
-        n = len(values)
-        never = int(np.isnan(values).sum())
-        low, high = wilson_intervals(never, n)
-        d = _distribution(values)
-        rows.append({"seat": seat, "n": n, "passed": n - never,
-                     "never_passed_rate": never / n if n else np.nan,
-                     "ci_low": float(low), "ci_high": float(high), "mean_out_turn": d["mean"],
-                     "sd_out_turn": d["sd"], "q25_out_turn": d["q25"], "median_out_turn": d["median"],
-                     "q75_out_turn": d["q75"]})
-    return pd.DataFrame(rows)
+    out_turn = floats(pg.frame["out_turn"])
+    return pass_timing_from({"seat_games": np.bincount(pg.seat, minlength=pg.seats),
+                             "never_passed": np.bincount(pg.seat[np.isnan(out_turn)], minlength=pg.seats),
+                             "out_turn": hist(out_turn, pg.seat, pg.seats)})
 
 
 def pass_timing_counts(players: pd.DataFrame) -> pd.DataFrame:
@@ -201,11 +212,16 @@ def lead_changes_per_game(events: pd.DataFrame, players: pd.DataFrame) -> pd.Ser
     return pd.Series(result, index=pd.Index(pg.game_ids, name="game_id"), name="lead_changes")
 
 
+def lead_changes_from(tally: dict[str, Any]) -> dict[str, Any]:
+    """`lead_changes` from a (merged) `flow_tally` (made with the events)."""
+    h: Hist = tally["lead_changes"]
+    summary = hist_distribution(h)
+    summary["zero_rate"] = hist_count(h, 0) / summary["n"] if summary["n"] else float("nan")
+    summary["counts"] = hist_table(h, "lead_changes")
+    return summary
+
+
 def lead_changes(events: pd.DataFrame, players: pd.DataFrame) -> dict[str, Any]:
     """Summary of lead changes per game (see ``lead_changes_per_game``): ``n, mean, sd, ci_low, ci_high,
     min, q25, median, q75, max, zero_rate`` and ``counts`` (DataFrame ``lead_changes, games, share``)."""
-    per_game = lead_changes_per_game(events, players).to_numpy(dtype=float)
-    summary = _distribution(per_game)
-    summary["zero_rate"] = float(np.mean(per_game == 0)) if len(per_game) else float("nan")
-    summary["counts"] = _counts(per_game, "lead_changes")
-    return summary
+    return lead_changes_from({"lead_changes": hist(lead_changes_per_game(events, players).to_numpy(float))})

@@ -1,14 +1,14 @@
 """The Kamakura sections of the report (issue 5, item 2): seats, ties, chit and power values, scores.
 
-`kamakura_sections` is the registry's `report_sections` of Kamakura (sim/kamakura/spec.py); the page kit
-is `analysis.page`.
+`kamakura_sections` is the registry's `report_sections` of Kamakura (sim/kamakura/spec.py), computed from
+each run's merged tally (analysis.run_tally); `kamakura_tally`, the registry's `report_tally`, is what one
+chunk of games adds to it. The page kit is `analysis.page`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from analysis import charts
@@ -28,35 +28,54 @@ from analysis.page import (
     tie_section,
     wide,
 )
-from analysis.runs import Run
-from analysis.seats import seat_tests
+from analysis.run_tally import (
+    RunTally,
+    seat_equality_test,
+    seat_tests,
+    seat_win_rates,
+    start_player_advantage,
+)
+from analysis.run_tally import tie_stats as common_tie_stats
+from analysis.tally import Hist
+from sim.kamakura.params import rules_from_mapping
 
 
-def _n(run: Run) -> str:
+def _n(run: RunTally) -> str:
     """The "n = ... games" text of one run."""
-    return f"n = {len(run.games):,} games"
+    return f"n = {run.n_games:,} games"
+
+
+def kamakura_tally(games: pd.DataFrame, players: pd.DataFrame, events: pd.DataFrame,
+                   manifest: dict) -> dict[str, Any]:
+    """The Kamakura half of one chunk's report tally (analysis.run_tally): scores, passing and lead changes,
+    chits, powers, and the tie-break re-scoring against the run's configured rule."""
+    config = manifest["config"]
+    rule = rules_from_mapping(config, manifest["players"], "manifest.json").tie_break
+    return {"flow": K.flow_tally(players, games, events), "chits": K.chit_tally(events, players, config),
+            "powers": K.power_tally(events, players, config),
+            "rescore": K.rescore_tally(players, reference=rule)}
 
 
 #: the descriptive tables' headers: a difference of win rates, an association
 _ASSOCIATION = {"win_added": "win_rate_difference", "detectable": "detectable_rate_difference"}
 
 
-def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str, Any]]]:
-    """The report sections of Kamakura runs (label -> Run) and one summary.json record per run."""
+def kamakura_sections(runs: dict[str, RunTally]) -> tuple[list[Section], list[dict[str, Any]]]:
+    """The report sections of Kamakura runs (label -> RunTally) and one summary.json record per run."""
     labels = list(runs)
     series, n_all = scope(runs)
 
-    seats = {lab: K.seat_win_rates(r.players) for lab, r in runs.items()}
-    equality = {lab: K.seat_equality_test(r.players) for lab, r in runs.items()}
-    flags = {lab: seat_tests(r.players) for lab, r in runs.items()}
-    advantage = {lab: K.start_player_advantage(r.players) for lab, r in runs.items()}
-    ties = {lab: K.tie_stats(r.games) for lab, r in runs.items()}
-    rescored = {lab: K.rescore_ties(r.players, reference=r.rules.tie_break) for lab, r in runs.items()}
-    chits = {lab: K.chit_values(r.events, r.players, r.manifest["config"]) for lab, r in runs.items()}
-    powers = {lab: K.power_values(r.events, r.players, r.manifest["config"]) for lab, r in runs.items()}
-    scores = {lab: K.score_stats(r.players, r.games) for lab, r in runs.items()}
-    passing = {lab: K.pass_timing(r.players) for lab, r in runs.items()}
-    leads = {lab: K.lead_changes(r.events, r.players) for lab, r in runs.items()}
+    seats = {lab: seat_win_rates(r.common) for lab, r in runs.items()}
+    equality = {lab: seat_equality_test(r.common) for lab, r in runs.items()}
+    flags = {lab: seat_tests(r.common) for lab, r in runs.items()}
+    advantage = {lab: start_player_advantage(r.common) for lab, r in runs.items()}
+    ties = {lab: common_tie_stats(r.common) for lab, r in runs.items()}
+    rescored = {lab: K.rescore_ties_from(r.own["rescore"]) for lab, r in runs.items()}
+    chits = {lab: K.chit_values_from(r.own["chits"], r.manifest["config"]) for lab, r in runs.items()}
+    powers = {lab: K.power_values_from(r.own["powers"]) for lab, r in runs.items()}
+    scores = {lab: K.score_stats_from(r.own["flow"]) for lab, r in runs.items()}
+    passing = {lab: K.pass_timing_from(r.own["flow"]) for lab, r in runs.items()}
+    leads = {lab: K.lead_changes_from(r.own["flow"]) for lab, r in runs.items()}
 
     # ---- seats ----
     notes = []
@@ -116,15 +135,15 @@ def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[st
             f"{length['median']:.0f}; lead changes per game mean {lc['mean']:.2f} "
             f"[{lc['ci_low']:.2f}, {lc['ci_high']:.2f}], none in {pct(lc['zero_rate'])}; {_n(run)}.")
     sec.charts.append(length_chart("kamakura_length", runs, "turns", "Kamakura", n_all))
-    margins = {lab: _expand(scores[lab]["margin_counts"], "margin", "games") for lab in labels}
+    margins = {lab: runs[lab].own["flow"]["margin"] for lab in labels}
     sec.charts.append(("kamakura_margin", f"Winning margin in points ({n_all})",
                        charts.histograms(margins, f"Kamakura winning margin ({n_all})",
                                          "first minus second score (points)")))
     sec.charts.append(("kamakura_lead_changes", f"Lead changes per game ({n_all})",
-                       charts.histograms({lab: _expand(leads[lab]["counts"], "lead_changes", "games")
-                                          for lab in labels},
+                       charts.histograms({lab: runs[lab].own["flow"]["lead_changes"] for lab in labels},
                                          f"Kamakura lead changes per game ({n_all})", "lead changes")))
-    out_turns = {lab: r.players["out_turn"].dropna().to_numpy(dtype=float) for lab, r in runs.items()}
+    out_turns = {lab: Hist(r.own["flow"]["out_turn"].offset, r.own["flow"]["out_turn"].counts.sum(axis=0))
+                 for lab, r in runs.items()}  # every seat's passing turns together
     sec.charts.append(("kamakura_pass_timing", f"Turn at which players pass out of the game ({n_all})",
                        charts.histograms(out_turns, f"Kamakura: turn of passing (R-8) ({n_all})",
                                          "game-wide turn index", "share of passes (%)")))
@@ -137,7 +156,7 @@ def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[st
     for lab, run in runs.items():
         m = run.manifest
         summaries.append({
-            "label": lab, "game": "kamakura", "run": str(run.path), "games": len(run.games),
+            "label": lab, "game": "kamakura", "run": str(run.path), "games": run.n_games,
             "players": m["players"],
             "seats": seats[lab][["seat", "win_rate", "ci_low", "ci_high"]].to_dict(orient="records"),
             "seat_equality_test": {k: equality[lab][k] for k in ("statistic", "dof", "p_value")},
@@ -151,8 +170,3 @@ def kamakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[st
                                   for k in ("mean", "ci_low", "ci_high", "median")},
         })
     return sections, summaries
-
-
-def _expand(counts: pd.DataFrame, value: str, weight: str) -> np.ndarray:
-    """A histogram table (value, count) back to samples, for the overlaid histograms."""
-    return np.repeat(counts[value].to_numpy(dtype=float), counts[weight].to_numpy(dtype=np.int64))

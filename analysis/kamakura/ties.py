@@ -6,13 +6,14 @@ decide a game is the game-independent `analysis.ties.tie_stats`.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from analysis._arrays import floats, player_games
-from analysis.stats import wilson_intervals
-from analysis.ties import rule_changes
+from analysis.stats import mean_interval, wilson_intervals
+from analysis.tally import SHARE_SCALE, mean_sd, share_units
 from sim.kamakura.spec import TIE_BREAKS
 
 #: Tie-break rules of R-9, in the order reports show them.
@@ -51,16 +52,11 @@ def win_shares(score: np.ndarray, columns: dict[str, np.ndarray] | None = None,
     return np.where(present, (seats == chosen).astype(float), np.nan)
 
 
-def rescore_ties(players: pd.DataFrame, rules: Iterable[str] = TIE_RULES,
-                 reference: str | None = None) -> pd.DataFrame:
-    """Seat win rates re-scored from the logged final scores under each tie-break rule (R-9), ignoring the
-    logged ``win_share``: ``last_in_order`` (the highest seat among those with the top score wins),
-    ``first_in_order`` (the lowest), ``shared`` (each of k tied players gets 1/k), ``last_to_play`` (R-20:
-    the one whose logged ``last_turn`` is latest; left out for logs without that column).
-
-    Long format, one row per (rule, seat): ``rule, seat, games, wins, win_rate, ci_low, ci_high``, and
-    `analysis.ties.rule_changes` against `reference` (default: the first rule; a report passes the run's
-    configured rule): ``win_rate_change, change_ci_low, change_ci_high``, paired over the games."""
+def rescore_tally(players: pd.DataFrame, rules: Iterable[str] = TIE_RULES,
+                  reference: str | None = None) -> dict[str, Any]:
+    """What `rescore_ties_from` needs of some games, as whole numbers (analysis.tally): per seat its
+    games; per rule each seat's re-scored win-share sum, and the sum and square sum of its per-game change
+    against `reference` (default: the first rule), in 1/SHARE_SCALE."""
     pg = player_games(players)
     k = pg.seats
     score = np.full((len(pg.game_ids), k), np.nan)
@@ -71,17 +67,48 @@ def rescore_ties(players: pd.DataFrame, rules: Iterable[str] = TIE_RULES,
         columns["last_turn"][pg.game, pg.seat] = floats(pg.frame["last_turn"])
     # logs written before R-20's column re-score under the other rules only
     rules = [rule for rule in rules if columns is not None or rule != "last_to_play"]
-    games = np.bincount(pg.seat, minlength=k)
+    reference = reference or rules[0]
+    matrices = {rule: share_units(win_shares(score, columns, rule)) for rule in rules}
+    if reference not in matrices:
+        raise ValueError(f"reference rule {reference!r} is not among the re-scored rules {list(matrices)}")
+    base = matrices[reference]
+    return {"seat_games": np.bincount(pg.seat, minlength=k).astype(np.int64), "reference": {reference},
+            "rules": {rule: {"units": m.sum(axis=0), "change": (m - base).sum(axis=0),
+                             "change_squares": ((m - base) ** 2).sum(axis=0)}
+                      for rule, m in matrices.items()}}
+
+
+def rescore_ties_from(tally: dict[str, Any], order: Iterable[str] = TIE_RULES) -> pd.DataFrame:
+    """`rescore_ties` from a (merged) `rescore_tally`, the rules in `order`."""
+    games = tally["seat_games"]
+    k = len(games)
     rows = []
-    matrices: dict[str, np.ndarray] = {}
-    for rule in rules:
-        matrix = win_shares(score, columns, rule)
-        matrices[rule] = matrix
-        share = matrix[pg.game, pg.seat]
-        wins = np.bincount(pg.seat, weights=share, minlength=k)
+    for rule in [r for r in order if r in tally["rules"]]:
+        t = tally["rules"][rule]
+        wins = t["units"] / SHARE_SCALE
         low, high = wilson_intervals(wins, games)
+        moments = [mean_sd(int(games[s]), int(t["change"][s]), int(t["change_squares"][s]), SHARE_SCALE)
+                   for s in range(k)]
+        mean = np.array([m for m, _ in moments])
+        c_low, c_high = mean_interval(mean, np.array([sd for _, sd in moments]), games)
         with np.errstate(divide="ignore", invalid="ignore"):
             rows.append(pd.DataFrame({"rule": rule, "seat": np.arange(k), "games": games, "wins": wins,
-                                      "win_rate": wins / games, "ci_low": low, "ci_high": high}))
-    changes = rule_changes(matrices, reference or rules[0])
-    return pd.concat(rows, ignore_index=True).merge(changes, on=["rule", "seat"], sort=False)
+                                      "win_rate": wins / games, "ci_low": low, "ci_high": high,
+                                      "win_rate_change": mean, "change_ci_low": c_low,
+                                      "change_ci_high": c_high}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def rescore_ties(players: pd.DataFrame, rules: Iterable[str] = TIE_RULES,
+                 reference: str | None = None) -> pd.DataFrame:
+    """Seat win rates re-scored from the logged final scores under each tie-break rule (R-9), ignoring the
+    logged ``win_share``: ``last_in_order`` (the highest seat among those with the top score wins),
+    ``first_in_order`` (the lowest), ``shared`` (each of k tied players gets 1/k), ``last_to_play`` (R-20:
+    the one whose logged ``last_turn`` is latest; left out for logs without that column).
+
+    Long format, one row per (rule, seat): ``rule, seat, games, wins, win_rate, ci_low, ci_high``, and the
+    change against `reference` (default: the first rule; a report passes the run's configured rule):
+    ``win_rate_change, change_ci_low, change_ci_high``, paired over the games (`analysis.ties.rule_changes`
+    on the same games held whole). The report computes it chunk by chunk (`rescore_tally`, merged)."""
+    rules = list(rules)
+    return rescore_ties_from(rescore_tally(players, rules, reference), rules)

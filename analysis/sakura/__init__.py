@@ -8,22 +8,58 @@ decided share of ties to `analysis.ties.tie_stats`; ``rescore_ties`` re-scores u
 with two players, both readings of R-23),
 card and action values in `analysis.sakura.card_values`, bumps, sakura scoring and game length in
 `analysis.sakura.play`; the report sections in `analysis.sakura.report` (the registry's
-`report_sections`). Seats are 0-based as in the tables (seat 0 is the start player, "seat 1" in RULES.md
-prose). In two-player games the neutral court painter is logged with `seat = players`; it never wins (unless
-court_can_win, R-23) and is left out of every per-player figure (card values, win rates) but counted where
-painters are (bumps, sakura scoring) and, under R-23, shown beside the seats with its own win rate. The
-action ids and the starting tokens are the engine's (`sim.sakura.params`, `sim.sakura.kernels`).
+`report_sections`). The report reads a run by parts (issue 18): each figure X of the tables is
+``X_from(X_tally(tables...))``, where ``X_tally`` is what one chunk of games adds (whole numbers, merged
+exactly by `analysis.tally.merge`) and ``X_from`` reads the figure off a merged tally; `seat_win_rates_from`
+reads the seats off the run's common tally (`analysis.run_tally`). Seats are 0-based as in the tables (seat 0
+is the start player, "seat 1" in RULES.md prose). In two-player games the neutral court painter is logged with
+`seat = players`; it never wins (unless court_can_win, R-23) and is left out of every per-player figure (card
+values, win rates) but counted where painters are (bumps, sakura scoring) and, under R-23, shown beside the
+seats with its own win rate. The action ids and the starting tokens are the engine's (`sim.sakura.params`,
+`sim.sakura.kernels`).
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+from analysis import run_tally as _run_tally
 from analysis import seats as _seats
 from analysis.sakura._columns import CHUNK
-from analysis.sakura.card_values import action_values, card_values, component_values
-from analysis.sakura.play import bump_stats, round_stats, sakura_tokens
-from analysis.sakura.ties import COURT_RULES, TIE_RULES, court_win_rate, rescore_ties, run_rule, tie_stats
+from analysis.sakura.card_values import (
+    action_tally,
+    action_values,
+    action_values_from,
+    card_tally,
+    card_values,
+    card_values_from,
+    component_values,
+)
+from analysis.sakura.play import (
+    bump_stats,
+    bump_stats_from,
+    bump_tally,
+    round_stats,
+    round_stats_from,
+    round_tally,
+    sakura_tokens,
+    sakura_tokens_from,
+    sakura_tokens_tally,
+)
+from analysis.sakura.ties import (
+    COURT_RULES,
+    TIE_RULES,
+    court_tally,
+    court_win_rate,
+    court_win_rate_from,
+    rescore_tally,
+    rescore_ties,
+    rescore_ties_from,
+    run_rule,
+    tie_stats,
+    tie_stats_from,
+    tie_tally,
+)
 from sim.sakura.kernels import START_TOKENS
 from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS
 
@@ -34,17 +70,34 @@ __all__ = [
     "PAINTER_ACTIONS",
     "START_TOKENS",
     "TIE_RULES",
+    "action_tally",
     "action_values",
+    "action_values_from",
     "bump_stats",
+    "bump_stats_from",
+    "bump_tally",
+    "card_tally",
     "card_values",
+    "card_values_from",
     "component_values",
+    "court_tally",
     "court_win_rate",
+    "court_win_rate_from",
+    "rescore_tally",
     "rescore_ties",
+    "rescore_ties_from",
     "round_stats",
+    "round_stats_from",
+    "round_tally",
     "run_rule",
     "sakura_tokens",
+    "sakura_tokens_from",
+    "sakura_tokens_tally",
     "seat_win_rates",
+    "seat_win_rates_from",
     "tie_stats",
+    "tie_stats_from",
+    "tie_tally",
 ]
 
 
@@ -53,3 +106,9 @@ def seat_win_rates(players: pd.DataFrame) -> pd.DataFrame:
     win_rate, Wilson 95% ci_low/ci_high, mean_tokens (mean final tokens). The game-independent
     `analysis.seats.seat_win_rates`, with its mean_score named for Sakura's tokens."""
     return _seats.seat_win_rates(players).rename(columns={"mean_score": "mean_tokens"})
+
+
+def seat_win_rates_from(common: dict) -> pd.DataFrame:
+    """`seat_win_rates` from a run's (merged) common tally (`analysis.run_tally.common_tally`): the
+    game-independent `analysis.run_tally.seat_win_rates`, its mean_score named mean_tokens."""
+    return _run_tally.seat_win_rates(common).rename(columns={"mean_score": "mean_tokens"})

@@ -1,13 +1,16 @@
 """What is each Sakura card and action worth? Per card (order number) and per garden or painter action:
 how often players played it and the mean win share of the player-games that did, with normal 95%
 intervals cluster-robust by game (the player-games of one game are dependent), against the overall mean
-win share. The court painter's cards are not counted.
+win share. The court painter's cards are not counted. Each table is computed from whole-number sums
+(`card_tally`, `action_tally`, mergeable across chunks of games) by `card_values_from`,
+`action_values_from`: the cluster-robust variance is a quadratic form in per-game sums (`_se_from_sums`).
 `component_values` is the registry's uniform view of the card values (`GameSpec.component_values`, used by
 the sweep and tune commands). The action ids and their order are the engine's (`sim.sakura.params`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -17,6 +20,7 @@ import pandas as pd
 from analysis._arrays import floats, ints
 from analysis.sakura._columns import _Col, _KeyIndex, _kind_col, _rank, _spans
 from analysis.stats import interval_family, wilson_interval
+from analysis.tally import SHARE_SCALE, share_units
 from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS
 
 _BIT = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))  # _BIT[k] = 1 << k
@@ -42,20 +46,6 @@ def _player_cards(events: pd.DataFrame, players: pd.DataFrame, cols: dict[str, _
         yield row, {name: col.take(rows) for name, col in cols.items()}
 
 
-def _bit_values(bits: np.ndarray, share: np.ndarray, keys: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """`bits` holds per players row one bit per key seen in that player-game. For each key: player-games
-    with it (each counted once however often the key occurred) and their win-share sum."""
-    games = np.zeros(64, dtype=np.int64)
-    wins = np.zeros(64)
-    step = 1 << 20
-    for start in range(0, len(bits), step):
-        part, part_share = bits[start: start + step], share[start: start + step]
-        games += _unpack(part).sum(axis=0, dtype=np.int64)
-        for value in np.unique(part_share[part_share > 0]):  # 1, 1/2, 1/3, ...: a few distinct shares
-            wins += value * _unpack(part[part_share == value]).sum(axis=0, dtype=np.int64)
-    return games[keys], wins[keys]
-
-
 def _unpack(bits: np.ndarray) -> np.ndarray:
     """(n,) uint64 -> (n, 64) uint8 of its bits, bit k in column k."""
     return np.unpackbits(np.ascontiguousarray(bits).view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
@@ -69,7 +59,8 @@ def _clustered_se(bits: np.ndarray, share: np.ndarray, game: np.ndarray, keys: l
                   means: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Cluster-robust (by game, CR1) standard error of each key's mean win share over the player-games
     with the key (the player-games of one game are dependent: their shares sum to 1, and one game can
-    hold several with the same action), and the naive variance of that mean (as if independent)."""
+    hold several with the same action), and the naive variance of that mean (as if independent): the
+    estimator on shares held in memory, which `_se_from_sums` computes from whole-number sums."""
     n_games = int(game.max()) + 1 if len(game) else 0
     sums = np.zeros((len(keys), n_games))
     hits = np.zeros((len(keys), n_games))
@@ -113,21 +104,90 @@ def _game_index(players: pd.DataFrame) -> np.ndarray:
     return np.unique(ints(players["game_id"]), return_inverse=True)[1]
 
 
-def card_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
-    """Per order number: card, garden, painter (its two halves), played (times players played it; cards
-    played for the court painter are not counted; cards discarded unresolved at a sakura stop are),
-    resolved_share (of those plays), player_games (player-games in which it was played at least once),
-    win_rate (mean win share of those player-games) with its 95% ci_low/ci_high (clustered by game),
-    win_added (win_rate minus the overall mean win share of all player-games, 1/players when nothing is
-    shared) and
-    added_ci_low/added_ci_high (the interval shifted the same way), p_holm and significant (Holm over the
-    table's rows: `analysis.stats.interval_family`). Cards never played are left out."""
+#: the sums behind a value table's row (`_key_sums`): player-games with the key (n), their win-share sum
+#: (wins) and square sum (squares), and over games the cross-products of each game's win-share sum S and
+#: count H of player-games with the key (SS, SH, HH), and the games with any (clusters)
+SUM_KEYS = ("n", "wins", "squares", "SS", "SH", "HH", "clusters")
+_BLOCK_ROWS = 1 << 16  # players rows unpacked at once by `_key_sums`
+
+
+def _key_sums(bits: np.ndarray, units: np.ndarray, game: np.ndarray,
+              keys: list[int]) -> dict[str, np.ndarray]:
+    """For each key (a bit of `bits`, one uint64 per players row): the whole-number sums of `SUM_KEYS`
+    over the players rows with the key, win shares `units` in 1/SHARE_SCALE, clustered by `game` (the
+    game index of each row)."""
+    k = len(keys)
+    out = {name: np.zeros(k, dtype=np.int64) for name in SUM_KEYS}
+    if not len(bits) or not k:
+        return out
+    if np.any(game[1:] < game[:-1]):
+        order = np.argsort(game, kind="stable")
+        bits, units, game = bits[order], units[order], game[order]
+    starts = np.flatnonzero(np.r_[True, game[1:] != game[:-1]])  # first row of each game
+    first = 0
+    while first < len(starts):  # whole games, about _BLOCK_ROWS rows at a time
+        last = max(int(np.searchsorted(starts, starts[first] + _BLOCK_ROWS)), first + 1)
+        r0 = starts[first]
+        r1 = starts[last] if last < len(starts) else len(bits)
+        flags = _unpack(bits[r0:r1])[:, keys].astype(np.int64)  # (rows, keys)
+        u = units[r0:r1, None]
+        won = flags * u
+        at = starts[first:last] - r0
+        s, h = np.add.reduceat(won, at, axis=0), np.add.reduceat(flags, at, axis=0)  # (games, keys)
+        out["n"] += flags.sum(axis=0)
+        out["wins"] += won.sum(axis=0)
+        out["squares"] += (won * u).sum(axis=0)
+        out["SS"] += (s * s).sum(axis=0)
+        out["SH"] += (s * h).sum(axis=0)
+        out["HH"] += (h * h).sum(axis=0)
+        out["clusters"] += (h > 0).sum(axis=0)
+        first = last
+    return out
+
+
+def _se_from_sums(sums: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """`_clustered_se` from `_key_sums`: with m = wins / n, the clusters' squared residual sums are
+    sum_g (S_g - m H_g)^2 = SS - 2 m SH + m^2 HH and the naive sum of squares is squares - m wins, both
+    computed exactly in integers (times n^2, resp. n) before the one division."""
+    k = len(sums["n"])
+    se, naive = np.full(k, np.nan), np.full(k, np.nan)
+    scale2 = SHARE_SCALE * SHARE_SCALE
+    for i in range(k):
+        n, w = int(sums["n"][i]), int(sums["wins"][i])
+        if n == 0:
+            continue
+        g = int(sums["clusters"][i])
+        meat = (n * n * int(sums["SS"][i]) - 2 * n * w * int(sums["SH"][i]) + w * w * int(sums["HH"][i]))
+        if g > 1:
+            se[i] = math.sqrt(g / (g - 1) * (meat / (n * n * scale2))) / n
+        naive[i] = (n * int(sums["squares"][i]) - w * w) / (n * scale2) / max(n - 1, 1) / n
+    return se, naive
+
+
+def _value_table(played: np.ndarray, sums: dict[str, np.ndarray], overall: float) -> pd.DataFrame:
+    """The value table's rows (`_VALUE_COLUMNS`) of keys played `played` times with the sums `sums`."""
+    se, naive = _se_from_sums(sums)
+    wins = sums["wins"] / SHARE_SCALE
+    return pd.DataFrame(_value_rows(played, sums["n"], wins, overall, se, naive), columns=_VALUE_COLUMNS)
+
+
+def _overall(tally: Mapping[str, Any]) -> float:
+    """The mean win share of all player-games."""
+    n = int(tally["player_games"])
+    return int(tally["units"]) / (n * SHARE_SCALE) if n else np.nan
+
+
+def card_tally(events: pd.DataFrame, players: pd.DataFrame) -> dict[str, Any]:
+    """What `card_values_from` needs of some games, as whole numbers (analysis.tally): player-games and
+    their win-share sum (in 1/SHARE_SCALE); per order number 0..63 the times players played it, the times
+    it was discarded unresolved and the `SUM_KEYS` sums of the player-games that played it; each card's
+    two halves (its garden and painter action ids, by order number)."""
     garden = _Col(events["garden"], text=True)
     painter = _Col(events["painter"], text=True)
     cols = {"card": _Col(events["card"]), "garden": garden, "painter": painter,
             "resolved": _Col(events["resolved"])}
-    share = floats(players["win_share"])
-    bits = np.zeros(len(share), dtype=np.uint64)
+    units = share_units(floats(players["win_share"]))
+    bits = np.zeros(len(units), dtype=np.uint64)
     times = np.zeros(64, dtype=np.int64)
     unresolved = np.zeros(64, dtype=np.int64)
     half_g = np.full(64, -1, dtype=np.int64)
@@ -145,16 +205,43 @@ def card_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
         times += counts
         np.bitwise_or.at(bits, row, _BIT[card])
     present = np.flatnonzero(times)
-    games, wins = _bit_values(bits, share, present.tolist())
-    overall = float(share.mean()) if len(share) else np.nan
+    found = _key_sums(bits, units, _game_index(players), present.tolist())
+    sums = {name: np.zeros(64, dtype=np.int64) for name in SUM_KEYS}
+    for name in SUM_KEYS:
+        sums[name][present] = found[name]
+    return {"player_games": len(units), "units": int(units.sum()), "played": times, "unresolved": unresolved,
+            "sums": sums,
+            "garden": {str(c): {garden.labels[half_g[c]]} for c in present if half_g[c] >= 0},
+            "painter": {str(c): {painter.labels[half_p[c]]} for c in present if half_p[c] >= 0}}
+
+
+def card_values_from(tally: Mapping[str, Any]) -> pd.DataFrame:
+    """`card_values` from a (merged) `card_tally`."""
+    times = np.asarray(tally["played"])
+    present = np.flatnonzero(times)
+    sums = {name: np.asarray(tally["sums"][name])[present] for name in SUM_KEYS}
     with np.errstate(divide="ignore", invalid="ignore"):
-        se, naive = _clustered_se(bits, share, _game_index(players), present.tolist(), wins / games, games)
-    frame = pd.DataFrame(_value_rows(times[present], games, wins, overall, se, naive), columns=_VALUE_COLUMNS)
+        frame = _value_table(times[present], sums, _overall(tally))
     frame.insert(0, "card", present.astype(np.int64))
-    frame.insert(1, "garden", [garden.labels[g] if g >= 0 else "" for g in half_g[present]])
-    frame.insert(2, "painter", [painter.labels[p] if p >= 0 else "" for p in half_p[present]])
-    frame.insert(4, "resolved_share", 1 - unresolved[present] / np.maximum(times[present], 1))
+    frame.insert(1, "garden", [min(tally["garden"].get(str(c), {""})) for c in present])
+    frame.insert(2, "painter", [min(tally["painter"].get(str(c), {""})) for c in present])
+    frame.insert(4, "resolved_share",
+                 1 - np.asarray(tally["unresolved"])[present] / np.maximum(times[present], 1))
     return _with_family(frame)
+
+
+def card_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
+    """Per order number: card, garden, painter (its two halves), played (times players played it; cards
+    played for the court painter are not counted; cards discarded unresolved at a sakura stop are),
+    resolved_share (of those plays), player_games (player-games in which it was played at least once),
+    win_rate (mean win share of those player-games) with its 95% ci_low/ci_high (clustered by game),
+    win_added (win_rate minus the overall mean win share of all player-games, 1/players when nothing is
+    shared) and
+    added_ci_low/added_ci_high (the interval shifted the same way), p_holm and significant (Holm over the
+    table's rows: `analysis.stats.interval_family`). Cards never played are left out. The report computes
+    it chunk by chunk (`card_tally`, merged, `card_values_from`): the clustered variance is a quadratic
+    form in per-game sums (`_se_from_sums`)."""
+    return card_values_from(card_tally(events, players))
 
 
 def _with_family(frame: pd.DataFrame) -> pd.DataFrame:
@@ -165,11 +252,10 @@ def _with_family(frame: pd.DataFrame) -> pd.DataFrame:
                       detectable=family["detectable"])
 
 
-def action_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
-    """As card_values, by action type: one row per garden action (half = "garden") and per painter action
-    (half = "painter"), in the order of API.md's id lists. Columns: half, action, played, player_games,
-    win_rate, ci_low, ci_high, win_added, added_ci_low, added_ci_high, p_holm, significant (Holm over the
-    table's rows)."""
+def action_tally(events: pd.DataFrame, players: pd.DataFrame) -> dict[str, Any]:
+    """What `action_values_from` needs of some games, as whole numbers: player-games and their win-share
+    sum (in 1/SHARE_SCALE), and per half ("garden", "painter") and action id played: the times players
+    played it and the `SUM_KEYS` sums of the player-games that did."""
     garden = _Col(events["garden"], text=True)
     painter = _Col(events["painter"], text=True)
     offset, n_keys = len(garden.labels), len(garden.labels) + len(painter.labels)
@@ -178,8 +264,8 @@ def action_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
     # bit of each garden code and each painter code (index 0: null, no bit)
     g_bits = np.r_[np.uint64(0), _BIT[:offset]]
     p_bits = np.r_[np.uint64(0), _BIT[offset:n_keys]]
-    share = floats(players["win_share"])
-    bits = np.zeros(len(share), dtype=np.uint64)
+    units = share_units(floats(players["win_share"]))
+    bits = np.zeros(len(units), dtype=np.uint64)
     times = np.zeros(n_keys + 2, dtype=np.int64)
     for row, v in _player_cards(events, players, {"garden": garden, "painter": painter}):
         g, p = v["garden"].astype(np.intp) + 1, v["painter"].astype(np.intp) + 1
@@ -187,16 +273,38 @@ def action_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
         times[offset + 1:] += np.bincount(p, minlength=len(painter.labels) + 1)
         np.bitwise_or.at(bits, row, g_bits[g] | p_bits[p])
     times = np.r_[times[1: offset + 1], times[offset + 2:]]
-    games, wins = _bit_values(bits, share, list(range(n_keys)))
-    overall = float(share.mean()) if len(share) else np.nan
+    played = np.flatnonzero(times)
+    sums = _key_sums(bits, units, _game_index(players), played.tolist())
+    out: dict[str, Any] = {"player_games": len(units), "units": int(units.sum()), "garden": {}, "painter": {}}
+    labels = [("garden", label) for label in garden.labels] + [("painter", label) for label in painter.labels]
+    for i, key in enumerate(played):
+        half, label = labels[key]
+        out[half][label] = {"played": int(times[key]), **{name: int(sums[name][i]) for name in SUM_KEYS}}
+    return out
+
+
+def action_values_from(tally: Mapping[str, Any]) -> pd.DataFrame:
+    """`action_values` from a (merged) `action_tally`."""
+    keys = []
+    for half, order in (("garden", GARDEN_ACTIONS), ("painter", PAINTER_ACTIONS)):
+        labels = list(tally[half])
+        keys += [(half, labels[i]) for i in _rank(labels, order)]
+    rows = [tally[half][label] for half, label in keys]
+    played = np.array([int(r["played"]) for r in rows], dtype=np.int64)
+    sums = {name: np.array([int(r[name]) for r in rows], dtype=np.int64) for name in SUM_KEYS}
     with np.errstate(divide="ignore", invalid="ignore"):
-        se, naive = _clustered_se(bits, share, _game_index(players), list(range(n_keys)), wins / games, games)
-    frame = pd.DataFrame(_value_rows(times, games, wins, overall, se, naive), columns=_VALUE_COLUMNS)
-    frame.insert(0, "half", ["garden"] * offset + ["painter"] * len(painter.labels))
-    frame.insert(1, "action", garden.labels + painter.labels)
-    frame = frame.iloc[_rank(garden.labels, GARDEN_ACTIONS)
-                       + [offset + i for i in _rank(painter.labels, PAINTER_ACTIONS)]]
+        frame = _value_table(played, sums, _overall(tally))
+    frame.insert(0, "half", [half for half, _ in keys])
+    frame.insert(1, "action", [label for _, label in keys])
     return _with_family(frame[frame["played"] > 0].reset_index(drop=True))
+
+
+def action_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
+    """As card_values, by action type: one row per garden action (half = "garden") and per painter action
+    (half = "painter"), in the order of API.md's id lists. Columns: half, action, played, player_games,
+    win_rate, ci_low, ci_high, win_added, added_ci_low, added_ci_high, p_holm, significant (Holm over the
+    table's rows). The report computes it chunk by chunk (`action_tally`, merged, `action_values_from`)."""
+    return action_values_from(action_tally(events, players))
 
 
 def component_values(events: pd.DataFrame, players: pd.DataFrame,
@@ -205,6 +313,14 @@ def component_values(events: pd.DataFrame, players: pd.DataFrame,
     ``item`` ("card <order number>"), ``win_added``, ``ci_low``, ``ci_high`` (`card_values`' win_added and
     added_ci_low/added_ci_high), one row per card played. ``config`` (the run manifest's config snapshot)
     is not needed: the cards' halves are logged with them."""
-    table = card_values(events, players)
+    return _items(card_values(events, players))
+
+
+def component_values_from(own: Mapping[str, Any], config: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """`component_values` from the Sakura half of a run's merged report tally (`GameSpec.tally_values`)."""
+    return _items(card_values_from(own["cards"]))
+
+
+def _items(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"item": "card " + table["card"].astype(str), "win_added": table["win_added"],
                          "ci_low": table["added_ci_low"], "ci_high": table["added_ci_high"]})

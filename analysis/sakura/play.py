@@ -2,9 +2,14 @@
 cost, per game, per painter and per action; tokens won at each sakura by finishing rank; and game length
 in rounds with the end reasons. The starting tokens and the action ids are the engine's
 (`sim.sakura.kernels.START_TOKENS`, `sim.sakura.params`).
+Each figure is computed from whole-number tallies (`bump_tally`, `sakura_tokens_tally`, `round_tally`,
+mergeable across chunks of games; quantiles from exact histograms) by `bump_stats_from`,
+`sakura_tokens_from`, `round_stats_from`.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -12,6 +17,7 @@ import pandas as pd
 from analysis._arrays import floats, ints
 from analysis.sakura._columns import _Col, _KeyIndex, _kind_col, _rank, _spans
 from analysis.stats import wilson_interval
+from analysis.tally import Hist, hist, hist_count, hist_distribution, hist_moments, hist_table
 from sim.sakura.kernels import START_TOKENS  # RULES.md Setup: each painter starts with 5 tokens
 from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS
 
@@ -20,6 +26,52 @@ def _rows_of(kind: _Col, code: int) -> np.ndarray:
     """Indices of the event rows of one kind, found chunk by chunk."""
     parts = [np.flatnonzero(kind.take(span) == code) + span.start for span in _spans(len(kind.values))]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def bump_tally(games: pd.DataFrame, events: pd.DataFrame, players: pd.DataFrame | None = None,
+               ) -> dict[str, Any]:
+    """What `bump_stats_from` needs of some games, as whole numbers (analysis.tally): the histogram of
+    bumps per game, the tokens lost to bumps per painter slot (seat 0.., then the court painter; how:
+    `bump_stats`), the player counts and the method, and per half and action id the resolved cards and
+    the bumps during their resolution."""
+    bumps = ints(games["bumps"], fill=0)
+    lost = _tokens_lost(games, events, players)
+    return {"bumps": hist(bumps), "lost": np.rint(lost).astype(np.int64),
+            "players": {int(p) for p in np.unique(ints(games["players"]))},
+            "method": {"final scores" if players is not None else "card rows"},
+            "by_action": _bumps_by_action_tally(events)}
+
+
+def bump_stats_from(tally: dict[str, Any]) -> dict:
+    """`bump_stats` from a (merged) `bump_tally`."""
+    h: Hist = tally["bumps"]
+    n, bump_sum, _ = hist_moments(h)
+    spread = hist_distribution(h)
+    with_bump = n - hist_count(h, 0)
+    low, high = wilson_interval(with_bump, n)
+    lost = tally["lost"].astype(float)
+    n_players = max(tally["players"]) if tally["players"] else 0
+    total = float(lost.sum())
+    method = tally["method"]
+    return {
+        "n": n,
+        "bumps_mean": spread["mean"],
+        "bumps_sd": spread["sd"] if n > 1 else np.nan,
+        "bumps_median": spread["median"],
+        "bumps_max": int(spread["max"]) if n else 0,
+        "games_with_bump": with_bump,
+        "games_with_bump_rate": with_bump / n if n else np.nan,
+        "games_with_bump_ci_low": low, "games_with_bump_ci_high": high,
+        "distribution": hist_table(h, "bumps"),
+        "tokens_lost_total": int(round(total)),
+        "tokens_lost_mean": total / n if n else np.nan,
+        "tokens_lost_per_bump": total / float(bump_sum) if bump_sum else np.nan,
+        "tokens_lost_method": "final scores" if method == {"final scores"} else "card rows",
+        "by_painter": pd.DataFrame({"seat": np.arange(len(lost)),
+                                    "court": np.arange(len(lost)) >= n_players,
+                                    "tokens_lost_mean": lost / n if n else np.nan}),
+        "by_action": _bumps_by_action_from(tally["by_action"]),
+    }
 
 
 def bump_stats(games: pd.DataFrame, events: pd.DataFrame, players: pd.DataFrame | None = None) -> dict:
@@ -45,36 +97,11 @@ def bump_stats(games: pd.DataFrame, events: pd.DataFrame, players: pd.DataFrame 
     are discarded, resolved = False, and show the tokens after scoring). This misses only bumps that hit a
     painter after its own last card resolved and before the game ended (a later card of the last round),
     so it is a lower bound (tokens_lost_method "card rows"); on real runs it is within 0.1% of exact.
+
+    The report computes it chunk by chunk (`bump_tally`, merged, `bump_stats_from`): the bumps per game
+    are an exact histogram (the median too), the tokens lost are summed per painter slot.
     """
-    n = len(games)
-    bumps = ints(games["bumps"], fill=0)
-    dist = np.bincount(bumps) if n else np.zeros(1, np.int64)
-    present = np.flatnonzero(dist)
-    with_bump = int(np.count_nonzero(bumps))
-    low, high = wilson_interval(with_bump, n)
-    lost_by_painter = _tokens_lost(games, events, players)
-    n_players = int(ints(games["players"]).max()) if n else 0
-    total = float(lost_by_painter.sum())
-    return {
-        "n": n,
-        "bumps_mean": float(bumps.mean()) if n else np.nan,
-        "bumps_sd": float(bumps.std(ddof=1)) if n > 1 else np.nan,
-        "bumps_median": float(np.median(bumps)) if n else np.nan,
-        "bumps_max": int(bumps.max()) if n else 0,
-        "games_with_bump": with_bump,
-        "games_with_bump_rate": with_bump / n if n else np.nan,
-        "games_with_bump_ci_low": low, "games_with_bump_ci_high": high,
-        "distribution": pd.DataFrame({"bumps": present, "games": dist[present],
-                                      "share": dist[present] / max(n, 1)}),
-        "tokens_lost_total": int(round(total)),
-        "tokens_lost_mean": total / n if n else np.nan,
-        "tokens_lost_per_bump": total / float(bumps.sum()) if bumps.sum() else np.nan,
-        "tokens_lost_method": "final scores" if players is not None else "card rows",
-        "by_painter": pd.DataFrame({"seat": np.arange(len(lost_by_painter)),
-                                    "court": np.arange(len(lost_by_painter)) >= n_players,
-                                    "tokens_lost_mean": lost_by_painter / n if n else np.nan}),
-        "by_action": _bumps_by_action(events),
-    }
+    return bump_stats_from(bump_tally(games, events, players))
 
 
 def _tokens_lost(games: pd.DataFrame, events: pd.DataFrame, players: pd.DataFrame | None) -> np.ndarray:
@@ -124,7 +151,8 @@ def _tokens_lost(games: pd.DataFrame, events: pd.DataFrame, players: pd.DataFram
     return start + gained - np.bincount(seat, weights=final, minlength=slots)[:slots]
 
 
-def _bumps_by_action(events: pd.DataFrame) -> pd.DataFrame:
+def _bumps_by_action_tally(events: pd.DataFrame) -> dict[str, dict[str, np.ndarray]]:
+    """Per half and action id: [resolved cards, bumps during their resolution]."""
     kind, card_code, _ = _kind_col(events)
     resolved, bumped = _Col(events["resolved"]), _Col(events["bumped"])
     halves = (("garden", _Col(events["garden"], text=True)), ("painter", _Col(events["painter"], text=True)))
@@ -138,24 +166,29 @@ def _bumps_by_action(events: pd.DataFrame) -> pd.DataFrame:
             codes = col.take(rows).astype(np.intp) + 1
             count[i] += np.bincount(codes, minlength=len(col.labels) + 1)
             total[i] += np.bincount(codes, weights=b, minlength=len(col.labels) + 1)
+    return {half: {col.labels[j]: np.array([int(count[i][j + 1]), int(total[i][j + 1])], dtype=np.int64)
+                   for j in range(len(col.labels)) if count[i][j + 1]}
+            for i, (half, col) in enumerate(halves)}
+
+
+def _bumps_by_action_from(tally: dict[str, dict[str, np.ndarray]]) -> pd.DataFrame:
     out = []
-    for i, (half, col) in enumerate(halves):
-        for j in _rank(col.labels, GARDEN_ACTIONS if half == "garden" else PAINTER_ACTIONS):
-            label = col.labels[j]
-            c = int(count[i][j + 1])
+    for half in ("garden", "painter"):
+        held = tally.get(half, {})
+        labels = list(held)
+        for j in _rank(labels, GARDEN_ACTIONS if half == "garden" else PAINTER_ACTIONS):
+            c, bumps = (int(x) for x in held[labels[j]])
             if c:
-                out.append({"half": half, "action": label, "cards": c, "bumps": int(total[i][j + 1]),
-                            "bumps_per_card": total[i][j + 1] / c})
+                out.append({"half": half, "action": labels[j], "cards": c, "bumps": bumps,
+                            "bumps_per_card": bumps / c})
     return pd.DataFrame(out, columns=["half", "action", "cards", "bumps", "bumps_per_card"])
 
 
-def sakura_tokens(events: pd.DataFrame, players_count: int) -> pd.DataFrame:
-    """Tokens won at each sakura by finishing rank there. At every scoring the painters (the players, plus
-    the court painter with two players) are ranked by tokens_gained, highest first (equal gains: either
-    order, the values are the same). One row per sakura (index 0..2) and rank (1..painters): sakura, rank,
-    scorings (n), mean_tokens, zero_share (share of painters at that rank who got nothing), and
-    sakura_zero_share (share of all painters at that sakura who got nothing)."""
-    columns = ["sakura", "rank", "scorings", "mean_tokens", "zero_share", "sakura_zero_share"]
+def sakura_tokens_tally(events: pd.DataFrame, players_count: int) -> dict[str, Any]:
+    """What `sakura_tokens_from` needs of some games, as whole numbers (analysis.tally): the histogram of
+    tokens gained per sakura (index 0..2) and rank there (1..painters) as a `Hist` whose counts are
+    indexed (sakura, rank - 1, tokens - offset), and per sakura its painter slots (scorings x painters:
+    the denominator of sakura_zero_share)."""
     painters = players_count + (1 if players_count == 2 else 0)
     kind, _, sakura_code = _kind_col(events)
     sak = _rows_of(kind, sakura_code)
@@ -163,7 +196,7 @@ def sakura_tokens(events: pd.DataFrame, players_count: int) -> pd.DataFrame:
     idx = _Col(events["sakura"]).ints(sak)
     gain = _Col(events["tokens_gained"]).floats(sak)
     if not len(gid):
-        return pd.DataFrame(columns=columns)
+        return {"gains": Hist(0, np.zeros((0, 0, 1), dtype=np.int64)), "cells": np.zeros(0, dtype=np.int64)}
     regular = len(gid) % painters == 0
     if regular:  # the log writes one block of `painters` rows per scoring
         g2, i2 = gid.reshape(-1, painters), idx.reshape(-1, painters)
@@ -181,36 +214,66 @@ def sakura_tokens(events: pd.DataFrame, players_count: int) -> pd.DataFrame:
         blocks[np.repeat(np.arange(len(starts)), sizes), col] = gain
         which = idx[starts]
     ranked = -np.sort(-blocks, axis=1)  # NaN (missing painters) last
+    n_sakura, width = int(which.max()) + 1, ranked.shape[1]
+    group = (which[:, None] * width + np.arange(width)[None, :]).ravel()
+    h = hist(ranked.ravel(), group, n_sakura * width)
+    return {"gains": Hist(h.offset, h.counts.reshape(n_sakura, width, -1)),
+            "cells": np.bincount(which, minlength=n_sakura).astype(np.int64) * width}
+
+
+def sakura_tokens_from(tally: dict[str, Any]) -> pd.DataFrame:
+    """`sakura_tokens` from a (merged) `sakura_tokens_tally`."""
+    columns = ["sakura", "rank", "scorings", "mean_tokens", "zero_share", "sakura_zero_share"]
+    gains: Hist = tally["gains"]
+    cells = tally["cells"]
     rows = []
-    for s in np.unique(which):
-        part = ranked[which == s]
-        zero_all = float(np.nanmean(part == 0)) if part.size else np.nan
-        for r in range(part.shape[1]):
-            values = part[:, r]
-            values = values[~np.isnan(values)]
-            if len(values):
-                rows.append({"sakura": int(s), "rank": r + 1, "scorings": len(values),
-                             "mean_tokens": float(values.mean()), "zero_share": float(np.mean(values == 0)),
-                             "sakura_zero_share": zero_all})
+    for s in np.flatnonzero(cells):
+        zero_all = sum(hist_count(Hist(gains.offset, c), 0) for c in gains.counts[s]) / int(cells[s])
+        for r in range(gains.counts.shape[1]):
+            h = Hist(gains.offset, gains.counts[s, r])
+            n, total, _ = hist_moments(h)
+            if n:
+                rows.append({"sakura": int(s), "rank": r + 1, "scorings": n, "mean_tokens": total / n,
+                             "zero_share": hist_count(h, 0) / n, "sakura_zero_share": zero_all})
     return pd.DataFrame(rows, columns=columns)
 
 
-def round_stats(games: pd.DataFrame) -> dict:
-    """Game length in rounds: n (games), mean, sd, median, q1, q3, min, max, end_reasons ({reason: games},
-    reasons that occurred) and histogram (DataFrame rounds, games, share)."""
-    rounds = ints(games["rounds"], fill=0)
-    n = len(rounds)
+def sakura_tokens(events: pd.DataFrame, players_count: int) -> pd.DataFrame:
+    """Tokens won at each sakura by finishing rank there. At every scoring the painters (the players, plus
+    the court painter with two players) are ranked by tokens_gained, highest first (equal gains: either
+    order, the values are the same). One row per sakura (index 0..2) and rank (1..painters): sakura, rank,
+    scorings (n), mean_tokens, zero_share (share of painters at that rank who got nothing), and
+    sakura_zero_share (share of all painters at that sakura who got nothing). The report computes it chunk
+    by chunk (`sakura_tokens_tally`, merged, `sakura_tokens_from`). In a log whose sakura rows do not come
+    in blocks of one row per painter, a scoring is as wide as the widest of its chunk."""
+    return sakura_tokens_from(sakura_tokens_tally(events, players_count))
+
+
+def round_tally(games: pd.DataFrame) -> dict[str, Any]:
+    """What `round_stats_from` needs of some games, as whole numbers: the histogram of their rounds and
+    the games per end reason."""
     reasons = games["end_reason"].astype("string").value_counts(sort=False)
+    return {"rounds": hist(ints(games["rounds"], fill=0)),
+            "end_reasons": {str(k): int(v) for k, v in reasons.items() if v > 0}}
+
+
+def round_stats_from(tally: dict[str, Any]) -> dict:
+    """`round_stats` from a (merged) `round_tally`: the quartiles from the exact histogram."""
+    h: Hist = tally["rounds"]
+    d = hist_distribution(h)
+    n = int(d["n"])
     if not n:
         return {"n": 0, "mean": np.nan, "sd": np.nan, "median": np.nan, "q1": np.nan, "q3": np.nan,
                 "min": 0, "max": 0, "end_reasons": {},
                 "histogram": pd.DataFrame(columns=["rounds", "games", "share"])}
-    counts = np.bincount(rounds)
-    present = np.flatnonzero(counts)
-    q1, median, q3 = np.percentile(rounds, [25, 50, 75])
-    return {"n": n, "mean": float(rounds.mean()), "sd": float(rounds.std(ddof=1)) if n > 1 else np.nan,
-            "median": float(median), "q1": float(q1), "q3": float(q3),
-            "min": int(rounds.min()), "max": int(rounds.max()),
-            "end_reasons": {str(k): int(v) for k, v in reasons.items() if v > 0},
-            "histogram": pd.DataFrame({"rounds": present, "games": counts[present],
-                                       "share": counts[present] / n})}
+    return {"n": n, "mean": d["mean"], "sd": d["sd"] if n > 1 else np.nan,
+            "median": d["median"], "q1": d["q25"], "q3": d["q75"], "min": int(d["min"]), "max": int(d["max"]),
+            "end_reasons": {k: int(v) for k, v in tally["end_reasons"].items() if v > 0},
+            "histogram": hist_table(h, "rounds")}
+
+
+def round_stats(games: pd.DataFrame) -> dict:
+    """Game length in rounds: n (games), mean, sd, median, q1, q3, min, max, end_reasons ({reason: games},
+    reasons that occurred) and histogram (DataFrame rounds, games, share). The report computes it chunk by
+    chunk (`round_tally`, merged, `round_stats_from`)."""
+    return round_stats_from(round_tally(games))

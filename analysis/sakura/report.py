@@ -1,7 +1,8 @@
 """The Sakura sections of the report (issue 5, item 3): seats, ties, cards, bumps, sakura tokens, length.
 
-`sakura_sections` is the registry's `report_sections` of Sakura (sim/sakura/spec.py); the page kit is
-`analysis.page`.
+`sakura_sections` is the registry's `report_sections` of Sakura (sim/sakura/spec.py), computed from each
+run's merged tally (analysis.run_tally); `sakura_tally`, the registry's `report_tally`, is what one chunk of
+games adds to it. The page kit is `analysis.page`.
 """
 
 from __future__ import annotations
@@ -29,31 +30,44 @@ from analysis.page import (
     tie_section,
     wide,
 )
-from analysis.runs import Run
+from analysis.run_tally import RunTally, seat_equality_test, seat_tests
 from analysis.sakura.ties import COURT_CAN_WIN
-from analysis.seats import seat_equality_test, seat_tests
 from analysis.stats import mean_interval
+from sim.sakura.params import rules_from_mapping
 
 
-def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str, Any]]]:
-    """The report sections of Sakura runs (label -> Run) and one summary.json record per run."""
+def sakura_tally(games: pd.DataFrame, players: pd.DataFrame, events: pd.DataFrame,
+                 manifest: dict) -> dict[str, Any]:
+    """The Sakura half of one chunk's report tally (analysis.run_tally): the court painter's win share,
+    ties, the tie-break re-scoring against the run's own rule (`run_rule`), card and action values,
+    bumps, tokens at each sakura and game length."""
+    rules = rules_from_mapping(manifest["config"], manifest["players"], "manifest.json")
+    return {"court": S.court_tally(players, games), "ties": S.tie_tally(games),
+            "rescore": S.rescore_tally(players, reference=S.run_rule(rules), games=games),
+            "cards": S.card_tally(events, players), "actions": S.action_tally(events, players),
+            "bumps": S.bump_tally(games, events, players),
+            "trees": S.sakura_tokens_tally(events, manifest["players"]), "rounds": S.round_tally(games)}
+
+
+def sakura_sections(runs: dict[str, RunTally]) -> tuple[list[Section], list[dict[str, Any]]]:
+    """The report sections of Sakura runs (label -> RunTally, each run's merged tally) and one
+    summary.json record per run."""
     series, n_all = scope(runs)
 
-    seats = {lab: S.seat_win_rates(r.players) for lab, r in runs.items()}
+    seats = {lab: S.seat_win_rates_from(r.common) for lab, r in runs.items()}
     # R-23: a run in which the court painter can win shows its own win rate beside the seats'
-    court = {lab: S.court_win_rate(r.players, r.games) for lab, r in runs.items() if _court_competes(r)}
+    court = {lab: S.court_win_rate_from(r.own["court"]) for lab, r in runs.items() if _court_competes(r)}
     for lab, row in court.items():
         seats[lab] = pd.concat([seats[lab], row], ignore_index=True)
-    equality = {lab: seat_equality_test(r.players) for lab, r in runs.items()}
-    flags = {lab: seat_tests(r.players) for lab, r in runs.items()}
-    ties = {lab: S.tie_stats(r.games) for lab, r in runs.items()}
-    rescored = {lab: S.rescore_ties(r.players, reference=S.run_rule(r.rules), games=r.games)
-                for lab, r in runs.items()}
-    cards = {lab: S.card_values(r.events, r.players) for lab, r in runs.items()}
-    actions = {lab: S.action_values(r.events, r.players) for lab, r in runs.items()}
-    bumps = {lab: S.bump_stats(r.games, r.events, r.players) for lab, r in runs.items()}
-    trees = {lab: S.sakura_tokens(r.events, r.manifest["players"]) for lab, r in runs.items()}
-    rounds = {lab: S.round_stats(r.games) for lab, r in runs.items()}
+    equality = {lab: seat_equality_test(r.common) for lab, r in runs.items()}
+    flags = {lab: seat_tests(r.common) for lab, r in runs.items()}
+    ties = {lab: S.tie_stats_from(r.own["ties"]) for lab, r in runs.items()}
+    rescored = {lab: S.rescore_ties_from(r.own["rescore"]) for lab, r in runs.items()}
+    cards = {lab: S.card_values_from(r.own["cards"]) for lab, r in runs.items()}
+    actions = {lab: S.action_values_from(r.own["actions"]) for lab, r in runs.items()}
+    bumps = {lab: S.bump_stats_from(r.own["bumps"]) for lab, r in runs.items()}
+    trees = {lab: S.sakura_tokens_from(r.own["trees"]) for lab, r in runs.items()}
+    rounds = {lab: S.round_stats_from(r.own["rounds"]) for lab, r in runs.items()}
 
     notes = []
     for lab, run in runs.items():
@@ -65,7 +79,7 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
             f"{interval(first['ci_low'], first['ci_high'])} against a fair share of {pct(fair)}; "
             f"all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, {p_value(eq['p_value'])} "
             f"({'significant' if eq['p_value'] < 0.05 else 'not significant'} at 5%); "
-            f"{seat_flags_text(flags[lab])}; n = {len(run.games):,} games.")
+            f"{seat_flags_text(flags[lab])}; n = {run.n_games:,} games.")
         if lab in court:
             c = court[lab].iloc[0]
             notes.append(
@@ -112,7 +126,7 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
     sec = Section("Sakura: bumps, tokens at each tree, game length")
     for lab, run in runs.items():
         b, r = bumps[lab], rounds[lab]
-        n = len(run.games)
+        n = run.n_games
         sec.notes.append(
             f"<b>{lab}</b>: {b['bumps_mean']:.2f} bumps per game "
             f"{_mean_ci(b['bumps_mean'], b['bumps_sd'], n)} (R-15); games with at least one bump "
@@ -121,8 +135,7 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
             f"{b['tokens_lost_mean']:.2f} per game; game length mean {r['mean']:.1f} rounds "
             f"{_mean_ci(r['mean'], r['sd'], n)}, median {r['median']:.0f}; n = {n:,} games.")
     sec.charts.append(("sakura_bumps", f"Bumps per game ({n_all})",
-                       charts.histograms({lab: r.games["bumps"].to_numpy(dtype=float)
-                                          for lab, r in runs.items()},
+                       charts.histograms({lab: r.own["bumps"]["bumps"] for lab, r in runs.items()},
                                          f"Sakura bumps per game ({n_all})", "bumps")))
     sec.charts.append(length_chart("sakura_rounds", runs, "rounds", "Sakura", n_all))
     long = stack(trees)
@@ -140,7 +153,7 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
     summaries = []
     for lab, run in runs.items():
         summaries.append({
-            "label": lab, "game": "sakura", "run": str(run.path), "games": len(run.games),
+            "label": lab, "game": "sakura", "run": str(run.path), "games": run.n_games,
             "players": run.manifest["players"],
             "seats": seats[lab][["seat", "win_rate", "ci_low", "ci_high"]].to_dict(orient="records"),
             "seat_equality_test": {k: equality[lab][k] for k in ("statistic", "dof", "p_value")},
@@ -157,12 +170,12 @@ def sakura_sections(runs: dict[str, Run]) -> tuple[list[Section], list[dict[str,
     return sections, summaries
 
 
-def _court_competes(run: Run) -> bool:
+def _court_competes(run: RunTally) -> bool:
     """A two-player run played under court_can_win (R-23): the court painter could win."""
     return run.manifest["players"] == 2 and bool(run.rules.court_can_win)
 
 
-def _r23_notes(runs: dict[str, Run], rescored: dict[str, pd.DataFrame]) -> list[str]:
+def _r23_notes(runs: dict[str, RunTally], rescored: dict[str, pd.DataFrame]) -> list[str]:
     """What the tie section says of R-23 for each two-player run: re-scored under both readings (the
     court painter's own win rate in the rules ending +court_can_win), or why not."""
     notes = []

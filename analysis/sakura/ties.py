@@ -5,6 +5,9 @@ final scores and painter positions under every tie-break rule of R-14 (the engin
 the court painter never wins, or it competes with the players from its logged final tokens and position
 (games.parquet `court_tokens`, `court_position`). A rule under R-23 is named with the suffix
 ``+court_can_win`` (`COURT_CAN_WIN`), e.g. ``shared+court_can_win``; `run_rule` gives a run's own.
+Each figure is computed from whole-number tallies (`tie_tally`, `rescore_tally`, `court_tally`, win shares
+in 1/SHARE_SCALE, mergeable across chunks of games) by `tie_stats_from`, `rescore_ties_from`,
+`court_win_rate_from`.
 """
 
 from __future__ import annotations
@@ -16,9 +19,8 @@ import pandas as pd
 
 from analysis._arrays import bools, floats, ints, seat_matrix
 from analysis.sakura._columns import _rate_row
-from analysis.stats import wilson_intervals
-from analysis.ties import rule_changes
-from analysis.ties import tie_stats as _tie_stats
+from analysis.stats import mean_interval, wilson_intervals
+from analysis.tally import SHARE_SCALE, mean_sd, share_units
 from sim.sakura.spec import TIE_BREAKS
 
 #: Sakura tie-break rules (R-14), in the order reports show them.
@@ -29,6 +31,30 @@ COURT_CAN_WIN = "+court_can_win"
 COURT_RULES: tuple[str, ...] = TIE_RULES + tuple(rule + COURT_CAN_WIN for rule in TIE_RULES)
 
 
+def tie_tally(games: pd.DataFrame) -> dict[str, Any]:
+    """What `tie_stats_from` needs of some games, as whole numbers: games, and the games whose top is
+    tied, that the tie-break decided, and that were shared wins (tied, not decided)."""
+    tied, decided = bools(games["tie"]), bools(games["decided_by_tiebreak"])
+    return {"games": len(games), "counts": np.array([int(tied.sum()), int(decided.sum()),
+                                                     int((tied & ~decided).sum())], dtype=np.int64)}
+
+
+def tie_stats_from(tally: dict[str, Any]) -> dict[str, Any]:
+    """`tie_stats` from a (merged) `tie_tally`."""
+    n = int(tally["games"])
+    out: dict[str, Any] = {"n": n}
+    for name, count in zip(("top_tied", "decided_by_tiebreak", "shared_win"), tally["counts"], strict=True):
+        count = int(count)
+        low, high = wilson_intervals(count, n)
+        out[name] = count
+        out[f"{name}_rate"] = count / n if n else float("nan")
+        out[f"{name}_ci_low"] = float(low)
+        out[f"{name}_ci_high"] = float(high)
+    out["decided_share_of_ties"] = (out["decided_by_tiebreak"] / out["top_tied"] if out["top_tied"]
+                                    else float("nan"))
+    return out
+
+
 def tie_stats(games: pd.DataFrame) -> dict[str, Any]:
     """How often the top score is tied and how often the tie-break decided the winner. The
     game-independent `analysis.ties.tie_stats` (keys n, top_tied, top_tied_rate, top_tied_ci_low,
@@ -36,16 +62,8 @@ def tie_stats(games: pd.DataFrame) -> dict[str, Any]:
     decided_by_tiebreak_ci_high, shared_win, shared_win_rate, shared_win_ci_low, shared_win_ci_high; Wilson
     95%) plus decided_share_of_ties (decided / tied; NaN without ties). A shared win is a tie the
     tie-break did not decide: under R-23 a game the court painter won alone also has no `winner`, but it
-    was not shared."""
-    out = _tie_stats(games)
-    shared = bools(games["tie"]) & ~bools(games["decided_by_tiebreak"])
-    n = len(games)
-    low, high = wilson_intervals(int(shared.sum()), n)
-    out.update(shared_win=int(shared.sum()), shared_win_rate=shared.sum() / n if n else float("nan"),
-               shared_win_ci_low=float(low), shared_win_ci_high=float(high))
-    out["decided_share_of_ties"] = (out["decided_by_tiebreak"] / out["top_tied"] if out["top_tied"]
-                                    else float("nan"))
-    return out
+    was not shared. The report computes it chunk by chunk (`tie_tally`, merged, `tie_stats_from`)."""
+    return tie_stats_from(tie_tally(games))
 
 
 def run_rule(rules: Any) -> str:
@@ -131,6 +149,68 @@ def court_columns(players: pd.DataFrame, games: pd.DataFrame | None) -> dict[str
     return {"court_tokens": tokens, "court_at": at}
 
 
+def rescore_tally(players: pd.DataFrame, rules: tuple[str, ...] | None = None,
+                  reference: str | None = None, games: pd.DataFrame | None = None) -> dict[str, Any]:
+    """What `rescore_ties_from` needs of some games, as whole numbers (analysis.tally): games; per seat
+    (seats 0..P-1, then the court painter's column when `games` logs it) its games; the court painter's
+    games (those logging its tokens); and per rule the games re-scored, each column's re-scored win-share
+    sum, and the sum and square sum of its per-game change against `reference` (default: the first
+    rule), in 1/SHARE_SCALE. `rules`, `reference` and `games` as `rescore_ties`."""
+    seats, m = seat_matrix(players, ["score", "position"])
+    score = m["score"]
+    court = court_columns(players, games)
+    if rules is None:
+        rules = COURT_RULES if court is not None else TIE_RULES
+    columns = {"painter_at": m["position"], **(court or {})}
+    present = ~np.isnan(score)
+    units: dict[str, np.ndarray] = {}
+    for rule in rules:
+        share, court_share = shares_with_court(score, columns, rule)
+        matrix = share_units(share)
+        if court is not None:  # the court painter's column: its own win share (0 unless R-23)
+            matrix = np.column_stack([matrix, share_units(court_share)])
+        units[rule] = matrix
+    reference = reference or rules[0]
+    if reference not in units:
+        raise ValueError(f"reference rule {reference!r} is not among the re-scored rules {list(units)}")
+    base = units[reference]
+    n = len(score)
+    return {"games": n, "seat_games": present.sum(axis=0).astype(np.int64),
+            "court_games": int((~np.isnan(court["court_tokens"])).sum()) if court is not None else 0,
+            "reference": {reference},
+            "rules": {rule: {"games": n, "units": u.sum(axis=0), "change": (u - base).sum(axis=0),
+                             "change_squares": ((u - base) ** 2).sum(axis=0)}
+                      for rule, u in units.items()}}
+
+
+def rescore_ties_from(tally: dict[str, Any], order: tuple[str, ...] = COURT_RULES) -> pd.DataFrame:
+    """`rescore_ties` from a (merged) `rescore_tally`, the rules in `order` (a rule some of the games were
+    not re-scored under is left out). The change against the reference is the mean of the per-game
+    changes with its normal 95% interval, from their sum and square sum (`analysis.tally.mean_sd`), as
+    `analysis.ties.rule_changes` computes it on the games held whole."""
+    if len(tally["reference"]) != 1:
+        raise ValueError(f"the games were re-scored against different rules: {sorted(tally['reference'])}")
+    n = int(tally["games"])
+    seat_games = tally["seat_games"]
+    k = len(seat_games)
+    rows = []
+
+    def row(rule: str, seat: int, games: int, t: dict[str, np.ndarray], paired: int) -> dict[str, Any]:
+        wins = int(t["units"][seat]) / SHARE_SCALE
+        mean, sd = mean_sd(paired, int(t["change"][seat]), int(t["change_squares"][seat]), SHARE_SCALE)
+        low, high = mean_interval(mean, sd, paired)
+        return {"rule": rule, "seat": seat, "games": games, "wins": wins, **_rate_row(wins, games),
+                "win_rate_change": mean, "change_ci_low": float(low), "change_ci_high": float(high)}
+
+    for rule in [r for r in order if r in tally["rules"] and int(tally["rules"][r]["games"]) == n]:
+        t = tally["rules"][rule]
+        rows += [row(rule, j, int(seat_games[j]), t, int(seat_games[j])) for j in range(k)]
+        if _split(rule)[1]:  # under R-23 the court painter's own row (seat = players, as in the logs)
+            rows.append(row(rule, k, int(tally["court_games"]), t, n))
+    return pd.DataFrame(rows, columns=["rule", "seat", "games", "wins", "win_rate", "ci_low", "ci_high",
+                                       "win_rate_change", "change_ci_low", "change_ci_high"])
+
+
 def rescore_ties(players: pd.DataFrame, rules: tuple[str, ...] | None = None,
                  reference: str | None = None, games: pd.DataFrame | None = None) -> pd.DataFrame:
     """Seat win rates re-scored from the logged final scores and painter positions, not from win_share.
@@ -141,53 +221,39 @@ def rescore_ties(players: pd.DataFrame, rules: tuple[str, ...] | None = None,
     painter competes like a third player), and those rules have a row for the court painter itself, seat
     = players as in the logs; otherwise the court painter never wins and has no row.
     One row per rule and seat, as every game's re-scoring: rule, seat (0-based), games, wins
-    (summed re-scored win share), win_rate, ci_low, ci_high (Wilson 95%), and `analysis.ties.rule_changes`
-    against `reference` (default: the first rule; a run's own: `run_rule`): win_rate_change,
-    change_ci_low, change_ci_high (paired: the same games)."""
-    seats, m = seat_matrix(players, ["score", "position"])
-    score = m["score"]
-    court = court_columns(players, games)
-    if rules is None:
-        rules = COURT_RULES if court is not None else TIE_RULES
-    columns = {"painter_at": m["position"], **(court or {})}
-    present = ~np.isnan(score)
-    rows = []
-    matrices: dict[str, np.ndarray] = {}
-    labels = [int(s) for s in seats]
-    for rule in rules:
-        share, court_share = shares_with_court(score, columns, rule)
-        share = np.nan_to_num(share)
-        for j, seat in enumerate(labels):
-            n = int(present[:, j].sum())
-            wins = float(share[:, j].sum())
-            rows.append({"rule": rule, "seat": seat, "games": n, "wins": wins, **_rate_row(wins, n)})
-        if court is not None:  # the court painter's column: its own win share (0 unless R-23)
-            share = np.column_stack([share, court_share])
-            if _split(rule)[1]:
-                n = int((~np.isnan(court["court_tokens"])).sum())
-                wins = float(court_share.sum())
-                rows.append({"rule": rule, "seat": len(labels), "games": n, "wins": wins,
-                             **_rate_row(wins, n)})
-        matrices[rule] = np.where(np.column_stack([present, np.ones(len(score), bool)])
-                                  if court is not None else present, share, np.nan)
-    table = pd.DataFrame(rows, columns=["rule", "seat", "games", "wins", "win_rate", "ci_low", "ci_high"])
-    changes = rule_changes(matrices, reference or rules[0])
-    ids = np.array(labels + ([len(labels)] if court is not None else []), dtype=int)
-    changes["seat"] = ids[changes["seat"].to_numpy()] if len(ids) else changes["seat"]
-    return table.merge(changes, on=["rule", "seat"], sort=False)
+    (summed re-scored win share), win_rate, ci_low, ci_high (Wilson 95%), and the change against
+    `reference` (default: the first rule; a run's own: `run_rule`): win_rate_change, change_ci_low,
+    change_ci_high (paired: the same games; `analysis.ties.rule_changes` on the games held whole). The
+    report computes it chunk by chunk (`rescore_tally`, merged, `rescore_ties_from`)."""
+    tally = rescore_tally(players, rules, reference, games)
+    return rescore_ties_from(tally, tuple(tally["rules"]))
+
+
+def court_tally(players: pd.DataFrame, games: pd.DataFrame) -> dict[str, Any]:
+    """What `court_win_rate_from` needs of some games, as whole numbers: games, the seats, the court
+    painter's win share (what the seats' logged shares leave of each game's one win, in 1/SHARE_SCALE),
+    and the sum and count of its logged final tokens."""
+    seats, m = seat_matrix(players, ["win_share"])
+    court = np.clip(SHARE_SCALE - share_units(m["win_share"]).sum(axis=1), 0, SHARE_SCALE)
+    tokens = floats(games["court_tokens"]) if "court_tokens" in games else np.zeros(0)
+    logged = ~np.isnan(tokens)
+    return {"games": len(court), "seats": {len(seats)}, "units": int(court.sum()),
+            "tokens": int(tokens[logged].sum()), "tokens_n": int(logged.sum())}
+
+
+def court_win_rate_from(tally: dict[str, Any]) -> pd.DataFrame:
+    """`court_win_rate` from a (merged) `court_tally`."""
+    n = int(tally["games"])
+    wins = int(tally["units"]) / SHARE_SCALE
+    logged = int(tally["tokens_n"])
+    return pd.DataFrame([{"seat": max(tally["seats"]), "games": n, "wins": wins, **_rate_row(wins, n),
+                          "mean_tokens": int(tally["tokens"]) / logged if logged else float("nan")}])
 
 
 def court_win_rate(players: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
     """The court painter's own win rate as logged in a run under R-23 (court_can_win), in the form of
     `analysis.sakura.seat_win_rates` (seat = players, as in the logs): per game it holds what the seats'
     logged win shares leave of the game's one win. ``seat, games, wins, win_rate, ci_low, ci_high,
-    mean_tokens`` (Wilson 95%; mean final tokens from games.court_tokens)."""
-    seats, m = seat_matrix(players, ["win_share"])
-    court = np.clip(1.0 - np.nansum(m["win_share"], axis=1), 0.0, 1.0)
-    court[np.abs(court) < 1e-6] = 0.0  # float32 shares of a seat win: no court share
-    wins = float(court.sum())
-    n = len(court)
-    tokens = floats(games["court_tokens"]) if "court_tokens" in games else np.full(n, np.nan)
-    return pd.DataFrame([{"seat": len(seats), "games": n, "wins": wins, **_rate_row(wins, n),
-                          "mean_tokens": float(np.nanmean(tokens)) if np.isfinite(tokens).any()
-                          else float("nan")}])
+    mean_tokens`` (Wilson 95%; mean final tokens from games.court_tokens). The report computes it chunk by
+    chunk (`court_tally`, merged, `court_win_rate_from`)."""
+    return court_win_rate_from(court_tally(players, games))

@@ -102,6 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--out", help="report folder (default: reports/<run name>)")
     report.add_argument("--allow-partial", action="store_true",
                         help="report on the intact games of a run with damaged parts (default: refuse it)")
+    report.add_argument("--jobs", type=_positive_int, default=1,
+                        help="chunks tallied in parallel (default 1); memory holds one chunk a job")
+    report.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                        help="loky (this machine, the default) or dask (a LocalCluster)")
 
     summary = sub.add_parser("summary", help="seat win rates and ties of run directories, from their logs")
     summary.add_argument("runs", nargs="+", help="run directories written by simulate")
@@ -255,7 +259,8 @@ def _report(args: argparse.Namespace) -> int:
     from analysis.report import build_report
 
     started = time.perf_counter()
-    page = build_report(args.runs, args.out, allow_partial=args.allow_partial)
+    page = build_report(args.runs, args.out, allow_partial=args.allow_partial, jobs=args.jobs,
+                        backend=args.backend)
     print(f"report written in {time.perf_counter() - started:.1f} s: {page}")
     return 0
 
@@ -275,8 +280,7 @@ def _summary(args: argparse.Namespace) -> int:
         if is_values_run(run.path):
             texts.append(format_values(run))
             continue
-        length = games.spec(run.manifest["game"]).vocabulary.length
-        stats, _ = run_summary(run.path, run.ranges, length, args.jobs, args.backend)
+        stats, _ = run_summary(run.path, run.ranges, run.manifest, args.jobs, args.backend)
         texts.append(format_summary_of(run.path, run.manifest, stats))
     print("\n\n".join(texts))
     return 0

@@ -417,6 +417,6 @@ def _run_locked(sweep: Sweep, out: Path, runs: list, jobs: int, report: bool, sa
     if report:
         from analysis.sweep_report import build_sweep_report
 
-        result.report = build_sweep_report(out)
+        result.report = build_sweep_report(out, jobs=jobs)
     result.seconds = time.perf_counter() - started
     return result

@@ -1,0 +1,300 @@
+"""Two runs of a game compared figure by figure, from sums (issue 18): the differences the sweep report and
+the report's "each run minus the first" table show, each with its 95% interval, computed from whole-number
+sums that chunks of games add up exactly, so neither run is ever held whole.
+
+- A run alone gives `run_sums`: its games, each seat's win-share sum and the seats' cross-products (in
+  1/SHARE_SCALE), ties, games the tie-break decided, and the length's sum and square sum. These come from a
+  per-game frame (`frame_sums`, analysis.sweep_report.per_game) or from a report tally (`common_sums`).
+- Two runs that played the same games (same seeds, same game ids) are compared game by game: `pair_sums`
+  of the two per-game frames joined on the game id holds the sums of the per-game differences and the
+  cross-products of both runs' seat shares. A report pairs them chunk by chunk (`paired_tally`), each
+  chunk's sums cached beside the variant's parts, keyed by both runs' parts, so a rebuilt report reads
+  only the chunks that are new.
+
+The seat gap (largest minus smallest seat win rate) is not a mean, so its interval comes from a
+parametric bootstrap: draws of the seat win rates from the normal law their sums give (mean and
+covariance; both runs jointly when paired), the gap difference computed on each draw.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis.stats import BOOTSTRAP, Z95, diff_of_means_interval, mean_interval, normal_p
+from analysis.tally import SHARE_SCALE, hist_moments, mean_sd, merge
+
+#: bump when the pair sums change: cached entries of another version are recomputed
+PAIR_VERSION = 1
+
+
+# ---- sums of one run, and of two runs game by game -------------------------------------------------------
+def _shares(frame: pd.DataFrame) -> np.ndarray:
+    cols = [c for c in frame.columns if c.startswith("share_")]
+    return np.rint(np.nan_to_num(frame[cols].to_numpy(dtype=float), nan=0.0) * SHARE_SCALE).astype(np.int64)
+
+
+def _length(frame: pd.DataFrame) -> np.ndarray:
+    return frame["length"].to_numpy(dtype=float)
+
+
+def frame_sums(frame: pd.DataFrame) -> dict[str, Any]:
+    """`run_sums` of a per-game frame (analysis.sweep_report.per_game)."""
+    u = _shares(frame)
+    length = _length(frame)
+    known = length[~np.isnan(length)].astype(np.int64)
+    return {"games": len(frame), "units": u.sum(axis=0), "cross": u.T @ u,
+            "tie": int(frame["tie"].to_numpy(dtype=float).sum()),
+            "decided": int(frame["decided"].to_numpy(dtype=float).sum()),
+            "length": np.array([len(known), int(known.sum()), int(known @ known)])}
+
+
+def common_sums(c: dict[str, Any]) -> dict[str, Any]:
+    """`run_sums` of a report's common tally (analysis.run_tally.common_tally)."""
+    return {"games": int(c["games"]), "units": c["seat_units"], "cross": c["seat_cross"],
+            "tie": int(c["ties"][0]), "decided": int(c["ties"][1]),
+            "length": np.array(hist_moments(c["length"]))}
+
+
+def pair_sums(variant: pd.DataFrame, base: pd.DataFrame) -> dict[str, Any]:
+    """The sums of two per-game frames compared game by game (inner join on game_id): pairs; the cross-
+    products of both runs' seat shares side by side (variant's seats first); and the sum and square sum of
+    the per-game differences of ties, tie-break decisions and length."""
+    joined = variant.merge(base, on="game_id", suffixes=("_v", "_b"))
+    v = joined.rename(columns=lambda c: c[:-2] if c.endswith("_v") else c)
+    b = joined.rename(columns=lambda c: c[:-2] if c.endswith("_b") else c)
+    v = v[[c for c in v.columns if not c.endswith("_b")]]
+    b = b[[c for c in b.columns if not c.endswith("_v")]]
+    both = np.hstack([_shares(v), _shares(b)])
+    out: dict[str, Any] = {"games": len(joined), "seats": np.array([_shares(v).shape[1]]),
+                           "units": both.sum(axis=0), "cross": both.T @ both}
+    for name in ("tie", "decided"):
+        d = (v[name].to_numpy(dtype=float) - b[name].to_numpy(dtype=float)).astype(np.int64)
+        out[name] = np.array([len(d), int(d.sum()), int(d @ d)])
+    d = _length(v) - _length(b)
+    d = d[~np.isnan(d)].astype(np.int64)
+    out["length"] = np.array([len(d), int(d.sum()), int(d @ d)])
+    return out
+
+
+def seat_gap_from_sums(n: int, units: np.ndarray, cross: np.ndarray,
+                       confidence: float = 0.95) -> dict[str, Any]:
+    """`analysis.stats.seat_gap` from a run's sums (its games, seat share sums and cross-products in
+    1/SHARE_SCALE): each pairwise seat difference's mean and sd come from the sums exactly."""
+    import math
+
+    from analysis.stats import z_value
+
+    k = len(units)
+    rates = units / (n * SHARE_SCALE) if n else np.full(k, np.nan)
+    value = float(rates.max() - rates.min()) if n else float("nan")
+    low = high = float("nan")
+    if n > 1 and k > 1:
+        i, j = np.triu_indices(k, 1)
+        moments = [mean_sd(n, int(units[a] - units[b]), int(cross[a, a] + cross[b, b] - 2 * cross[a, b]),
+                           SHARE_SCALE) for a, b in zip(i, j, strict=True)]
+        mean = np.array([m for m, _ in moments])
+        half = z_value(confidence, len(i)) * np.array([sd for _, sd in moments]) / math.sqrt(n)
+        abs_low = np.where((mean - half > 0) | (mean + half < 0), np.abs(mean) - half, 0.0)
+        abs_high = np.abs(mean) + half
+        low, high = float(max(0.0, abs_low.max())), float(abs_high.max())
+    return {"value": value, "ci_low": low, "ci_high": high, "n": n,
+            "max_seat": int(np.argmax(rates)) if n else -1, "min_seat": int(np.argmin(rates)) if n else -1}
+
+
+# ---- the comparison ------------------------------------------------------------------------------------
+def _paired(n: int, total: float, squares: float, scale: int = 1, shift: float = 0.0) -> tuple:
+    """Mean of per-game differences (whole-number sums, units 1/scale) minus `shift`, normal interval."""
+    if n < 2:
+        return np.nan, np.nan, np.nan
+    mean, sd = mean_sd(n, int(total), int(squares), scale)
+    low, high = mean_interval(mean, sd, n)
+    return mean - shift, float(low) - shift, float(high) - shift
+
+
+def _welch(a: tuple, b: tuple, scale: int = 1) -> tuple:
+    """Welch's difference of means from each sample's (n, sum, square sum)."""
+    (na, sa, qa), (nb, sb, qb) = a, b
+    if na < 2 or nb < 2:
+        return np.nan, np.nan, np.nan
+    ma, sda = mean_sd(int(na), int(sa), int(qa), scale)
+    mb, sdb = mean_sd(int(nb), int(sb), int(qb), scale)
+    diff, low, high = diff_of_means_interval(ma, sda ** 2, na, mb, sdb ** 2, nb)
+    return float(diff), float(low), float(high)
+
+
+def _gap_draws(n: int, units: np.ndarray, cross: np.ndarray, draws: int,
+               rng: np.random.Generator) -> np.ndarray:
+    """Draws of the seat win rates (columns) from the normal law of their means: mean units/n, covariance
+    the sample covariance of the per-game shares over n."""
+    mean = units / (n * SHARE_SCALE)
+    cov = (cross / SHARE_SCALE ** 2 - n * np.outer(mean, mean)) / (n - 1) / n
+    return rng.multivariate_normal(mean, cov, size=draws, method="eigh", check_valid="ignore")
+
+
+def compare_sums(variant: dict[str, Any], base: dict[str, Any], pair: dict[str, Any] | None = None,
+                 seed: int = 0) -> dict[str, Any]:
+    """`analysis.sweep_report.compare_runs` from sums: each run's `run_sums` and, for two runs that
+    played the same games, their `pair_sums` (the comparison is then game by game)."""
+    kv, kb = len(variant["units"]), len(base["units"])
+    k = min(kv, kb)
+    fair_v, fair_b = 1.0 / kv, 1.0 / kb
+    paired = pair is not None
+    out: dict[str, Any] = {"paired": paired}
+    diffs: dict[str, tuple] = {}
+    if paired:
+        n = int(pair["games"])
+        u, c = pair["units"], pair["cross"]
+
+        def seat_diff(s: int) -> tuple:  # seat s of the variant minus seat s of the base, per game
+            i, j = s, kv + s
+            return (u[i] - u[j], c[i, i] + c[j, j] - 2 * c[i, j])
+
+        total, squares = seat_diff(0)
+        diffs["start_adv"] = _paired(n, total, squares, SHARE_SCALE, fair_v - fair_b)
+        for name, key in (("tie_rate", "tie"), ("tiebreak_rate", "decided"), ("length", "length")):
+            diffs[name] = _paired(*(int(x) for x in pair[key]))
+        changes = [_paired(n, *seat_diff(s), SHARE_SCALE) for s in range(k)]
+    else:
+        def moments(run: dict[str, Any], s: int) -> tuple:
+            return (int(run["games"]), int(run["units"][s]), int(run["cross"][s, s]))
+
+        d0 = _welch(moments(variant, 0), moments(base, 0), SHARE_SCALE)
+        shift = fair_v - fair_b
+        diffs["start_adv"] = (d0[0] - shift, d0[1] - shift, d0[2] - shift)
+        for name, key in (("tie_rate", "tie"), ("tiebreak_rate", "decided")):
+            diffs[name] = _welch((variant["games"], variant[key], variant[key]),
+                                 (base["games"], base[key], base[key]))
+        diffs["length"] = _welch(tuple(variant["length"]), tuple(base["length"]))
+        changes = [_welch(moments(variant, s), moments(base, s), SHARE_SCALE) for s in range(k)]
+    out["seat_changes"] = [(change, lo, hi, normal_p(change, (hi - lo) / (2 * Z95)))
+                           for change, lo, hi in changes]
+    # the seat gap: max - min of the seat win rates, its difference by a parametric bootstrap
+    rv = variant["units"] / (variant["games"] * SHARE_SCALE)
+    rb = base["units"] / (base["games"] * SHARE_SCALE)
+    gap = float((rv.max() - rv.min()) - (rb.max() - rb.min()))
+    rng = np.random.default_rng(seed)
+    if paired and int(pair["games"]) > 1:
+        drawn = _gap_draws(int(pair["games"]), pair["units"], pair["cross"], BOOTSTRAP, rng)
+        gv, gb = drawn[:, :kv], drawn[:, kv:]
+        d = (gv.max(axis=1) - gv.min(axis=1)) - (gb.max(axis=1) - gb.min(axis=1))
+    elif not paired and variant["games"] > 1 and base["games"] > 1:
+        gv = _gap_draws(int(variant["games"]), variant["units"], variant["cross"], BOOTSTRAP, rng)
+        gb = _gap_draws(int(base["games"]), base["units"], base["cross"], BOOTSTRAP,
+                        np.random.default_rng(seed + 1))
+        d = (gv.max(axis=1) - gv.min(axis=1)) - (gb.max(axis=1) - gb.min(axis=1))
+    else:
+        d = np.array([])
+    low, high = np.nanpercentile(d, [2.5, 97.5]) if len(d) else (np.nan, np.nan)
+    diffs["gap"] = (gap, float(low), float(high))
+    for key, (value, lo, hi) in diffs.items():
+        out[f"d_{key}"], out[f"d_{key}_low"], out[f"d_{key}_high"] = value, lo, hi
+        out[f"sig_{key}"] = bool(np.isfinite(lo) and (lo > 0 or hi < 0))
+        if key == "gap":
+            finite = d[np.isfinite(d)]
+            out["p_gap"] = float(min(1.0, 2 * min(np.mean(finite <= 0), np.mean(finite >= 0)))) \
+                if len(finite) else float("nan")
+        else:
+            out[f"p_{key}"] = normal_p(value, (hi - lo) / (2 * Z95))  # the interval is value +- Z95 se
+    return out
+
+
+# ---- two runs by parts ---------------------------------------------------------------------------------
+def same_games(variant: Any, base: Any) -> bool:
+    """Whether two runs (RunTally or Snapshot-like: manifest, and `ranges` or games) played the same games:
+    the same seed and the same game ids, so game i of each was dealt from the same seed."""
+    return (variant.manifest.get("seed") == base.manifest.get("seed")
+            and _ids(variant) == _ids(base))
+
+
+def _ids(run: Any) -> list[tuple[int, int]]:
+    """A run's game ids as merged ranges."""
+    merged: list[list[int]] = []
+    for a, b in sorted(run.ranges):
+        if merged and merged[-1][1] == a:
+            merged[-1][1] = b
+        else:
+            merged.append([a, b])
+    return [(a, b) for a, b in merged]
+
+
+def _window_key(variant: Path, base: Path, a: int, b: int) -> dict[str, Any]:
+    """What a window's cached pair sums must match: both runs' parts holding its games (size, mtime)."""
+    key: dict[str, Any] = {"version": PAIR_VERSION}
+    for side, run in (("variant", variant), ("base", base)):
+        parts = []
+        for table in ("games", "players"):
+            for part in sorted((run / f"{table}.parquet").glob("part-*.parquet")):
+                start, end = (int(x) for x in part.name[len("part-"):-len(".parquet")].split("-"))
+                if start < b and a < end:
+                    stat = part.stat()
+                    parts.append([table, part.name, stat.st_size, stat.st_mtime_ns])
+        key[side] = parts
+    return key
+
+
+def pair_window(variant: str, base: str, a: int, b: int, length: str, cache: bool = True) -> tuple[str, bool]:
+    """The pair sums of games a..b-1 of two runs, from the cache in the variant's run directory when both
+    runs' parts are unchanged, else from the parts (and cached): (sums as text, whether parts were read)."""
+    from analysis import tally
+    from analysis.runs import read_table
+    from analysis.sweep_report import per_game
+    from sim.app.run_dir import SUMMARIES
+
+    v, bs = Path(variant), Path(base)
+    tag = hashlib.sha1(os.fspath(bs.resolve()).encode()).hexdigest()[:12]
+    cached = v / SUMMARIES / f"pair-{tag}-{a:010d}-{b:010d}.json"
+    key = _window_key(v, bs, a, b)
+    if cache and cached.is_file():
+        try:
+            held = json.loads(cached.read_text())
+            if held.get("key") == key:
+                return json.dumps(held["stats"]), False
+        except (OSError, json.JSONDecodeError, KeyError):
+            pass
+    frames = []
+    for run in (v, bs):
+        games = read_table(run, "games", columns=["game_id", "tie", "decided_by_tiebreak", length],
+                           games=(a, b))
+        players = read_table(run, "players", columns=["game_id", "seat", "win_share"], games=(a, b))
+        frames.append(per_game(games, players, length))
+    text = tally.dumps(pair_sums(*frames))
+    if cache:
+        try:
+            cached.parent.mkdir(exist_ok=True)
+            tmp = cached.with_name(f".tmp-{os.getpid()}-{cached.name}")
+            tmp.write_text(f'{{"key": {json.dumps(key)}, "stats": {text}}}')
+            os.replace(tmp, cached)
+        except OSError:
+            pass
+    return text, True
+
+
+def paired_tally(variant: Any, base: Any, length: str, jobs: int = 1, backend: str = "loky",
+                 cache: bool = True) -> tuple[dict[str, Any], int]:
+    """The pair sums of two runs that played the same games (`same_games`), window by window over the
+    variant's chunks, `jobs` at a time: (sums, windows read from parts)."""
+    from joblib import Parallel, delayed
+
+    from analysis import tally
+
+    tasks = [delayed(pair_window)(os.fspath(variant.path), os.fspath(base.path), a, b, length, cache)
+             for a, b in sorted(variant.ranges)]
+    if jobs > 1 and len(tasks) > 1:
+        from analysis.parts import parallel_backend
+
+        with parallel_backend(backend, jobs):
+            results = list(Parallel(n_jobs=jobs)(tasks))
+    else:
+        results = [task[0](*task[1], **task[2]) for task in tasks]
+    total, read = None, 0
+    for text, was_read in results:
+        total = merge(total, tally.loads(text))
+        read += was_read
+    return total, read
