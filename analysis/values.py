@@ -360,32 +360,106 @@ def group_values(run: ValuesRun, attribute: str) -> pd.DataFrame:
     return out
 
 
-#: games re-scored at once by `handicap_tally` (its temporaries grow with games x bonuses x seats)
-HANDICAP_SLICE = 2048
+#: games re-scored at once by `handicap_tally` (its temporaries grow with games x seats)
+HANDICAP_SLICE = 8192
+
+
+def _breakpoints(score: np.ndarray, columns: dict[str, np.ndarray], shares: Callable, rule: str,
+                 seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """A seat's breakpoints (the other seats' scores minus its own, sorted: (games, P - 1)) and its
+    re-scored win share below them all, at each, between each two and above them all ((games, 2P - 1), in
+    that order)."""
+    games, players = score.shape
+    cuts = np.sort(np.delete(score, seat, axis=1) - score[:, [seat]], axis=1)
+    points = np.empty((games, 2 * players - 1))
+    points[:, 0] = cuts[:, 0] - 0.5
+    points[:, 1::2] = cuts
+    points[:, 2:-1:2] = (cuts[:, :-1] + cuts[:, 1:]) / 2
+    points[:, -1] = cuts[:, -1] + 0.5
+    width = points.shape[1]
+    stacked = np.repeat(score[None], width, axis=0)  # (point, game, seat)
+    stacked[:, :, seat] += points.T
+    cols = {n: np.broadcast_to(m, (width, *m.shape)).reshape(-1, players) for n, m in columns.items()}
+    at = shares(stacked.reshape(-1, players), cols, rule).reshape(width, games, players)[:, :, seat].T
+    return cuts, at
+
+
+def _scores_compare(score: np.ndarray) -> bool:
+    """Whether `_breakpoints` applies: every seat present and at least two."""
+    return score.shape[1] >= 2 and not np.isnan(score).any()
+
+
+def seat_shares_by_bonus(score: np.ndarray, columns: dict[str, np.ndarray], shares: Callable, rule: str,
+                         seat: int, bonuses: np.ndarray) -> np.ndarray:
+    """(bonuses, games): `seat`'s win share with each bonus added to its score alone, the games re-scored.
+
+    A re-scoring compares scores: a seat's share depends on its bonus only through which of the other
+    scores its own lies above, on or below. So each game is re-scored at its breakpoints (the other
+    seats' scores minus the seat's) and once inside each interval between them, 2P - 1 re-scorings
+    instead of one per bonus, and every bonus takes the share of its breakpoint or interval. Games with a
+    missing seat (NaN) are re-scored at every bonus."""
+    if not _scores_compare(score):
+        out = np.empty((len(bonuses), len(score)))
+        for b, bonus in enumerate(bonuses):
+            moved = score.copy()
+            moved[:, seat] += bonus
+            out[b] = shares(moved, columns, rule)[:, seat]
+        return out
+    cuts, at = _breakpoints(score, columns, shares, rule, seat)
+    below = (cuts[None, :, :] < bonuses[:, None, None]).sum(axis=2)  # (bonus, game)
+    on = (cuts[None, :, :] == bonuses[:, None, None]).any(axis=2)
+    return np.take_along_axis(at.T, 2 * below + on, axis=0)
+
+
+def _bonus_sums(cuts: np.ndarray, units: np.ndarray, reach: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sum and square sum over the games of a seat's share (units: (games, 2P - 1) at `_breakpoints`) at
+    each whole bonus -reach..reach, whole-number breakpoints given: each breakpoint and interval covers a
+    range of bonuses, added over it by a difference array, so the cost grows with the seats, not with the
+    bonuses."""
+    games, width = units.shape
+    low = np.empty((games, width), dtype=np.int64)
+    high = np.empty((games, width), dtype=np.int64)
+    c = cuts.astype(np.int64)
+    low[:, 0], high[:, 0] = -reach, c[:, 0] - 1  # below every breakpoint
+    low[:, 1::2], high[:, 1::2] = c, c  # on a breakpoint (the first of equal ones)
+    low[:, 3::2][c[:, 1:] == c[:, :-1]] = reach + 1
+    low[:, 2:-1:2], high[:, 2:-1:2] = c[:, :-1] + 1, c[:, 1:] - 1  # between two
+    low[:, -1], high[:, -1] = c[:, -1] + 1, reach  # above them all
+    low, high = np.maximum(low, -reach), np.minimum(high, reach)
+    keep = low <= high
+    start, stop = (low[keep] + reach), (high[keep] + reach + 1)
+    size = 2 * reach + 2
+    out = []
+    for weights in (units[keep].astype(float), units[keep].astype(float) ** 2):
+        diff = np.bincount(start, weights, minlength=size) - np.bincount(stop, weights, minlength=size)
+        out.append(np.rint(np.cumsum(diff)[:-1]).astype(np.int64))
+    return out[0], out[1]
 
 
 def handicap_tally(score: np.ndarray, columns: dict[str, np.ndarray], shares: Callable,
                    rule: str) -> dict[str, Any]:
     """What `handicap_from` needs of some games (score: (games, seats)), as whole numbers: per seat and
     bonus (-BONUS_RANGE..BONUS_RANGE points added to that seat's score alone) the sum and square sum
-    over the games of the seat's re-scored win share, in 1/SHARE_SCALE."""
+    over the games of the seat's re-scored win share (`seat_shares_by_bonus`), in 1/SHARE_SCALE."""
     from analysis.tally import share_units
 
     bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
     games, players = score.shape
     units = np.zeros((players, len(bonuses)), dtype=np.int64)
     squares = np.zeros((players, len(bonuses)), dtype=np.int64)
+    whole = _scores_compare(score) and bool(np.all(score == np.round(score)))
     for lo in range(0, games, HANDICAP_SLICE):
         part = score[lo:lo + HANDICAP_SLICE]
         cols_part = {n: m[lo:lo + HANDICAP_SLICE] for n, m in columns.items()}
         for j in range(players):
-            stacked = np.repeat(part[None], len(bonuses), axis=0)  # (b, g, seats)
-            stacked[:, :, j] += bonuses[:, None]
-            cols = {n: np.broadcast_to(m, stacked.shape).reshape(-1, players) for n, m in cols_part.items()}
-            won = share_units(shares(stacked.reshape(-1, players), cols, rule).reshape(
-                len(bonuses), len(part), players)[:, :, j])
-            units[j] += won.sum(axis=1)
-            squares[j] += (won * won).sum(axis=1)
+            if whole:  # whole-number scores: each breakpoint's and interval's bonuses at once
+                cuts, at = _breakpoints(part, cols_part, shares, rule, j)
+                total, square = _bonus_sums(cuts, share_units(at), BONUS_RANGE)
+            else:
+                won = share_units(seat_shares_by_bonus(part, cols_part, shares, rule, j, bonuses))
+                total, square = won.sum(axis=1), (won * won).sum(axis=1)
+            units[j] += total
+            squares[j] += square
     return {"games": games, "units": units, "squares": squares}
 
 

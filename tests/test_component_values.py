@@ -269,3 +269,32 @@ def test_sakura_values_play_the_expert_as_the_batch_loop_does() -> None:
     batch = spec.run_batch(rules, seeds, seating, params)
     assert (out["base"][:, :, 0] == batch["tokens"][:, :4]).all()
     assert out["available"].sum() > 0
+
+
+@pytest.mark.parametrize("game", ["kamakura", "sakura"])
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_handicap_sums_by_breakpoints_are_those_of_every_bonus(game: str, players: int) -> None:
+    """Issue 18: the handicap's sums, re-scoring each game at its breakpoints only, equal the sums of
+    re-scoring it at every bonus, under every tie-break rule of the game (ties made common on purpose)."""
+    from analysis.tally import share_units
+    from analysis.values import BONUS_RANGE, handicap_tally
+    from sim import games
+
+    spec = games.spec(game)
+    study = spec.values
+    rng = np.random.default_rng(players)
+    score = rng.integers(0, 50, (1500, players)).astype(float)
+    score[:400] = rng.integers(0, 3, (400, players))
+    columns = {name: np.argsort(rng.random((1500, players)), axis=1).astype(float)
+               for _, name in study.player_columns}
+    for rule in spec.tie_breaks:
+        tally = handicap_tally(score, columns, study.shares, rule)
+        for seat in range(players):
+            every = []
+            for bonus in range(-BONUS_RANGE, BONUS_RANGE + 1):
+                moved = score.copy()
+                moved[:, seat] += bonus
+                every.append(study.shares(moved, columns, rule)[:, seat])
+            units = share_units(np.array(every))
+            assert np.array_equal(tally["units"][seat], units.sum(axis=1)), (rule, seat)
+            assert np.array_equal(tally["squares"][seat], (units * units).sum(axis=1)), (rule, seat)
