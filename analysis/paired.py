@@ -4,7 +4,7 @@ sums that chunks of games add up exactly, so neither run is ever held whole.
 
 - A run alone gives `run_sums`: its games, each seat's win-share sum and the seats' cross-products (in
   1/SHARE_SCALE), ties, games the tie-break decided, and the length's sum and square sum. These come from a
-  per-game frame (`frame_sums`, analysis.sweep_report.per_game) or from a report tally (`common_sums`).
+  per-game frame (`frame_sums`, `per_game`) or from a report tally (`common_sums`).
 - Two runs that played the same games (same seeds, same game ids) are compared game by game: `pair_sums`
   of the two per-game frames joined on the game id holds the sums of the per-game differences and the
   cross-products of both runs' seat shares. A report pairs them chunk by chunk (`paired_tally`), each
@@ -34,6 +34,22 @@ from analysis.tally import SHARE_SCALE, hist_moments, mean_sd, merge
 PAIR_VERSION = 1
 
 
+# ---- per game --------------------------------------------------------------------------------------------
+def per_game(games: pd.DataFrame, players: pd.DataFrame, length: str) -> pd.DataFrame:
+    """One row per game, by game_id: ``game_id, share_0 .. share_{k-1}`` (each seat's win share under the
+    configured tie-break, shared wins 1/k), ``tie`` (top score shared), ``decided`` (the tie-break decided)
+    and ``length`` (the games table's column named `length`: the game's `Vocabulary.length`)."""
+    p = players[["game_id", "seat", "win_share"]].astype({"game_id": "int64", "seat": "int64",
+                                                            "win_share": "float64"})
+    shares = p.pivot(index="game_id", columns="seat", values="win_share").sort_index()
+    shares.columns = [f"share_{int(c)}" for c in shares.columns]
+    g = pd.DataFrame({"game_id": games["game_id"].to_numpy(dtype=np.int64),
+                      "tie": games["tie"].to_numpy(dtype=float, na_value=0.0),
+                      "decided": games["decided_by_tiebreak"].to_numpy(dtype=float, na_value=0.0),
+                      "length": games[length].to_numpy(dtype=float, na_value=np.nan)}).set_index("game_id")
+    return shares.join(g, how="inner").reset_index()
+
+
 # ---- sums of one run, and of two runs game by game -------------------------------------------------------
 def _shares(frame: pd.DataFrame) -> np.ndarray:
     cols = [c for c in frame.columns if c.startswith("share_")]
@@ -45,7 +61,7 @@ def _length(frame: pd.DataFrame) -> np.ndarray:
 
 
 def frame_sums(frame: pd.DataFrame) -> dict[str, Any]:
-    """`run_sums` of a per-game frame (analysis.sweep_report.per_game)."""
+    """`run_sums` of a per-game frame (`per_game`)."""
     u = _shares(frame)
     length = _length(frame)
     known = length[~np.isnan(length)].astype(np.int64)
@@ -244,7 +260,6 @@ def pair_window(variant: str, base: str, a: int, b: int, length: str, cache: boo
     runs' parts are unchanged, else from the parts (and cached): (sums as text, whether parts were read)."""
     from analysis import tally
     from analysis.runs import read_table
-    from analysis.sweep_report import per_game
     from sim.app.run_dir import SUMMARIES
 
     v, bs = Path(variant), Path(base)

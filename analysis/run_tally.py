@@ -29,9 +29,6 @@ from analysis.tally import SHARE_SCALE, Hist, hist, share_units
 from analysis.values import run_handicap_tally
 from sim import games as registry
 
-#: bump when a tally's layout or meaning changes: cached tallies of another version are recomputed
-REPORT_VERSION = 1
-
 
 @dataclass
 class RunTally:

@@ -27,7 +27,13 @@ import pandas as pd
 
 from analysis import charts
 from analysis.page import Section, interval, pct, write_report
-from analysis.paired import common_sums, compare_sums, paired_tally, same_games, seat_gap_from_sums
+from analysis.paired import (
+    common_sums,
+    compare_sums,
+    paired_tally,
+    same_games,
+    seat_gap_from_sums,
+)
 from analysis.run_tally import (
     RunTally,
     read_run_tally,
@@ -56,22 +62,6 @@ METRICS: tuple[tuple[str, str, bool], ...] = (
 )
 #: Metrics compared with the base (value_spread has no interval: it is shown, not tested).
 TESTED = ("start_adv", "gap", "tie_rate", "tiebreak_rate", "length")
-
-
-# ---- per game --------------------------------------------------------------------------------------------
-def per_game(games: pd.DataFrame, players: pd.DataFrame, length: str) -> pd.DataFrame:
-    """One row per game, by game_id: ``game_id, share_0 .. share_{k-1}`` (each seat's win share under the
-    configured tie-break, shared wins 1/k), ``tie`` (top score shared), ``decided`` (the tie-break decided)
-    and ``length`` (the games table's column named `length`: the game's `Vocabulary.length`)."""
-    p = players[["game_id", "seat", "win_share"]].astype({"game_id": "int64", "seat": "int64",
-                                                            "win_share": "float64"})
-    shares = p.pivot(index="game_id", columns="seat", values="win_share").sort_index()
-    shares.columns = [f"share_{int(c)}" for c in shares.columns]
-    g = pd.DataFrame({"game_id": games["game_id"].to_numpy(dtype=np.int64),
-                      "tie": games["tie"].to_numpy(dtype=float, na_value=0.0),
-                      "decided": games["decided_by_tiebreak"].to_numpy(dtype=float, na_value=0.0),
-                      "length": games[length].to_numpy(dtype=float, na_value=np.nan)}).set_index("game_id")
-    return shares.join(g, how="inner").reset_index()
 
 
 def _spec(spec_or_game: GameSpec | str) -> GameSpec:

@@ -29,6 +29,8 @@ import pandas as pd
 
 from analysis.stats import Z95, mean_interval
 
+#: bump when a report tally's layout or meaning changes: cached tallies of another version are recomputed
+REPORT_VERSION = 1
 SHARE_SCALE = 420  # lcm(1..7): a 1/k share of a win, k <= 7 winners, is a whole number of 1/420ths
 
 

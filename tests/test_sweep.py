@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.paired import per_game
 from analysis.stats import seat_gap
-from analysis.sweep_report import compare_runs, per_game
+from analysis.sweep_report import compare_runs
 from sim.app.runner import plan_run
 from sim.config import load_toml
 from sim.design.overrides import apply_overrides, dump_toml, parse_key, path_text

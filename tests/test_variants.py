@@ -8,9 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
+from analysis.paired import per_game
 from analysis.run_tally import read_run_tally
 from analysis.runs import read_run
-from analysis.sweep_report import TESTED, compare_runs, per_game
+from analysis.sweep_report import TESTED, compare_runs
 from analysis.variants import variant_rows, variant_section
 from sim.app.runner import plan_run, simulate
 
