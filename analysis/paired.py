@@ -19,7 +19,6 @@ covariance; both runs jointly when paired), the gap difference computed on each 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -259,6 +258,7 @@ def pair_window(variant: str, base: str, a: int, b: int, length: str, cache: boo
     """The pair sums of games a..b-1 of two runs, from the cache in the variant's run directory when both
     runs' parts are unchanged, else from the parts (and cached): (sums as text, whether parts were read)."""
     from analysis import tally
+    from analysis.parts import cached_stats, store_stats
     from analysis.runs import read_table
     from sim.app.run_dir import SUMMARIES
 
@@ -266,13 +266,9 @@ def pair_window(variant: str, base: str, a: int, b: int, length: str, cache: boo
     tag = hashlib.sha1(os.fspath(bs.resolve()).encode()).hexdigest()[:12]
     cached = v / SUMMARIES / f"pair-{tag}-{a:010d}-{b:010d}.json"
     key = _window_key(v, bs, a, b)
-    if cache and cached.is_file():
-        try:
-            held = json.loads(cached.read_text())
-            if held.get("key") == key:
-                return json.dumps(held["stats"]), False
-        except (OSError, json.JSONDecodeError, KeyError):
-            pass
+    held = cached_stats(cached, key) if cache else None
+    if held is not None:
+        return held, False
     frames = []
     for run in (v, bs):
         games = read_table(run, "games", columns=["game_id", "tie", "decided_by_tiebreak", length],
@@ -281,13 +277,7 @@ def pair_window(variant: str, base: str, a: int, b: int, length: str, cache: boo
         frames.append(per_game(games, players, length))
     text = tally.dumps(pair_sums(*frames))
     if cache:
-        try:
-            cached.parent.mkdir(exist_ok=True)
-            tmp = cached.with_name(f".tmp-{os.getpid()}-{cached.name}")
-            tmp.write_text(f'{{"key": {json.dumps(key)}, "stats": {text}}}')
-            os.replace(tmp, cached)
-        except OSError:
-            pass
+        store_stats(cached, key, text)
     return text, True
 
 

@@ -133,24 +133,37 @@ def chunk_stats(run: str, start: int, end: int, kind: str, manifest: dict, recor
     path = Path(run)
     key = part_key(path, start, end, record, how["tables"], how["version"])
     cached = path / CACHE / f"{kind}-{start:010d}-{end:010d}.json"
-    if cache and cached.is_file():
-        try:
-            held = json.loads(cached.read_text())
-            if held.get("key") == key:
-                return json.dumps(held["stats"]), False
-        except (OSError, json.JSONDecodeError, KeyError):
-            pass  # an unreadable cache is recomputed
+    held = cached_stats(cached, key) if cache else None
+    if held is not None:
+        return held, False
     frames = {t: read_part(path, t, start, end) for t in how["tables"]}
     text = how["dumps"](how["of"](frames, manifest))
     if cache:
-        try:
-            cached.parent.mkdir(exist_ok=True)
-            tmp = cached.with_name(f".tmp-{os.getpid()}-{cached.name}")
-            tmp.write_text(f'{{"key": {json.dumps(key)}, "stats": {text}}}')
-            os.replace(tmp, cached)
-        except OSError:
-            pass  # a read-only run is summarised all the same, only not cached
+        store_stats(cached, key, text)
     return text, True
+
+
+def cached_stats(cached: Path, key: dict[str, Any]) -> str | None:
+    """The statistics stored at `cached` (as text) when its key is `key`; None when there are none, they
+    are another key's, or the file cannot be read (it is then recomputed)."""
+    if not cached.is_file():
+        return None
+    try:
+        held = json.loads(cached.read_text())
+        return json.dumps(held["stats"]) if held.get("key") == key else None
+    except (OSError, json.JSONDecodeError, KeyError):
+        return None
+
+
+def store_stats(cached: Path, key: dict[str, Any], text: str) -> None:
+    """Store statistics (text) under their key, atomically; a read-only run is only not cached."""
+    try:
+        cached.parent.mkdir(exist_ok=True)
+        tmp = cached.with_name(f".tmp-{os.getpid()}-{cached.name}")
+        tmp.write_text(f'{{"key": {json.dumps(key)}, "stats": {text}}}')
+        os.replace(tmp, cached)
+    except OSError:
+        pass
 
 
 # ---- a run ----------------------------------------------------------------------------------------------

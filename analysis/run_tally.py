@@ -189,13 +189,7 @@ def start_player_advantage(c: dict) -> dict[str, Any]:
 
 def tie_stats(c: dict) -> dict[str, Any]:
     """`analysis.ties.tie_stats` from a common tally."""
-    n = int(c["games"])
-    out: dict[str, Any] = {"n": n}
-    for name, count in zip(("top_tied", "decided_by_tiebreak", "shared_win"), c["ties"], strict=True):
-        count = int(count)
-        low, high = wilson_intervals(count, n)
-        out[name] = count
-        out[f"{name}_rate"] = count / n if n else float("nan")
-        out[f"{name}_ci_low"] = float(low)
-        out[f"{name}_ci_high"] = float(high)
-    return out
+    from analysis.ties import count_rates
+
+    return count_rates(int(c["games"]), dict(zip(("top_tied", "decided_by_tiebreak", "shared_win"),
+                                                 c["ties"], strict=True)))

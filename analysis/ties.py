@@ -24,13 +24,17 @@ def tie_stats(games: pd.DataFrame) -> dict[str, Any]:
     Keys: ``n``, ``top_tied`` (count), ``top_tied_rate``, ``top_tied_ci_low``, ``top_tied_ci_high``,
     ``decided_by_tiebreak`` (count), ``decided_by_tiebreak_rate``, ``decided_by_tiebreak_ci_low``,
     ``decided_by_tiebreak_ci_high``, ``shared_win`` (games with no single winner) and its ``_rate``."""
-    n = len(games)
+    return count_rates(len(games), {"top_tied": int(bools(games["tie"]).sum()),
+                                    "decided_by_tiebreak": int(bools(games["decided_by_tiebreak"]).sum()),
+                                    "shared_win": int(games["winner"].isna().to_numpy(dtype=bool).sum())})
+
+
+def count_rates(n: int, counts: dict[str, int]) -> dict[str, Any]:
+    """``n`` and, per named count of games, the count, its rate and Wilson 95% interval (``<name>``,
+    ``<name>_rate``, ``<name>_ci_low``, ``<name>_ci_high``)."""
     out: dict[str, Any] = {"n": n}
-    columns = {"top_tied": bools(games["tie"]),
-               "decided_by_tiebreak": bools(games["decided_by_tiebreak"]),
-               "shared_win": games["winner"].isna().to_numpy(dtype=bool)}
-    for name, mask in columns.items():
-        count = int(mask.sum())
+    for name, count in counts.items():
+        count = int(count)
         low, high = wilson_intervals(count, n)
         out[name] = count
         out[f"{name}_rate"] = count / n if n else float("nan")

@@ -19,8 +19,9 @@ import pandas as pd
 
 from analysis._arrays import bools, floats, ints, seat_matrix
 from analysis.sakura._columns import _rate_row
-from analysis.stats import mean_interval, wilson_intervals
+from analysis.stats import mean_interval
 from analysis.tally import SHARE_SCALE, mean_sd, share_units
+from analysis.ties import count_rates
 from sim.sakura.spec import TIE_BREAKS
 
 #: Sakura tie-break rules (R-14), in the order reports show them.
@@ -41,15 +42,8 @@ def tie_tally(games: pd.DataFrame) -> dict[str, Any]:
 
 def tie_stats_from(tally: dict[str, Any]) -> dict[str, Any]:
     """`tie_stats` from a (merged) `tie_tally`."""
-    n = int(tally["games"])
-    out: dict[str, Any] = {"n": n}
-    for name, count in zip(("top_tied", "decided_by_tiebreak", "shared_win"), tally["counts"], strict=True):
-        count = int(count)
-        low, high = wilson_intervals(count, n)
-        out[name] = count
-        out[f"{name}_rate"] = count / n if n else float("nan")
-        out[f"{name}_ci_low"] = float(low)
-        out[f"{name}_ci_high"] = float(high)
+    out = count_rates(int(tally["games"]), dict(zip(("top_tied", "decided_by_tiebreak", "shared_win"),
+                                                    tally["counts"], strict=True)))
     out["decided_share_of_ties"] = (out["decided_by_tiebreak"] / out["top_tied"] if out["top_tied"]
                                     else float("nan"))
     return out
