@@ -50,10 +50,10 @@ Emperor, taken from the lead over a closer one), 24.3% [23.0, 25.7] of 4,000 aga
 model in place of the token prediction (a conditional logit of who wins, the softmax of each painter's
 utility in its tokens and these features with weights for 1, 2, and 3 or more trees left, fitted by
 maximum likelihood on expert iteration from greedy self-play), 25.9% [24.9, 26.9] of 8,000 against this
-expert, 35.0% [32.9, 37.1] of 2,000 against three `mcts:iters=500` where this expert wins 31.9% [29.9,
-34.0] on the same deals, 36.1% [34.1, 38.3] of 2,000 against three greedy (this expert 36.7%) and 24.9%
-[22.8, 27.2] of 1,500 against three `mcts` at 2,000 iterations (this expert 26.1%, the same command and
-seed).
+expert, 35.0% [32.9, 37.1] of 2,000 against three `mcts:iters=500` (a second fit, training seed 40)
+where this expert wins 31.9% [29.9, 34.0] on the same deals, 36.1% [34.1, 38.3] of 2,000 against three
+greedy (this expert 36.7%) and 24.9% [22.8, 27.2] of 1,500 against three `mcts` at 2,000 iterations
+(this expert 26.1%, the same command and seed).
 """
 
 import numpy as np
