@@ -44,14 +44,58 @@ def curve_frame(state: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def curve_chart(frame: pd.DataFrame, n: str):
+def checks_frame(state: dict[str, Any]) -> pd.DataFrame:
+    """The curve's checks (sim/design/curve_checks.py): each study's best so far at k/curve_checks of the
+    budget, its search figure (optimistic: the least of many noisy estimates) and its largest seat
+    deviation on fresh games, with simultaneous 95% bounds over the seats."""
+    rows = [{"study": LABELS[c["study"]], "check": c["check"], "games_spent": c["budget"],
+             "trial": c["trial"], "search_deviation": c.get("search_value"),
+             "search_games": c.get("search_games"), "fresh_games": c.get("games"),
+             "fresh_deviation": c.get("value"), "fresh_ci_low": c.get("low"), "fresh_ci_high": c.get("high")}
+            for c in state.get("curve_checks") or []]
+    return pd.DataFrame(rows)
+
+
+def curve_chart(frame: pd.DataFrame, checks: pd.DataFrame, n: str):
     fig, ax = plt.subplots(figsize=charts.WIDE)
-    for study, part in frame.groupby("study", sort=False):
+    studies = list(dict.fromkeys(frame["study"]))
+    span = max(frame["games_spent"].max(), 1)
+    for i, study in enumerate(studies):
+        part = frame[frame["study"] == study]
         done = part[part["best_seats"].notna()]
-        ax.step(done["games_spent"], 100 * done["best_seats"], where="post", label=study)
+        (line,) = ax.step(done["games_spent"], 100 * done["best_seats"], where="post", alpha=0.6,
+                          label=f"{study}: its own figures")
+        fresh = checks[(checks["study"] == study) & checks["fresh_deviation"].notna()] if len(checks) \
+            else checks
+        if len(fresh):
+            x = fresh["games_spent"] + (i - (len(studies) - 1) / 2) * 0.01 * span  # side by side
+            y = 100 * fresh["fresh_deviation"]
+            ax.errorbar(x, y, yerr=[y - 100 * fresh["fresh_ci_low"], 100 * fresh["fresh_ci_high"] - y],
+                        fmt="o", color=line.get_color(), capsize=3,
+                        label=f"{study}: best so far on fresh games (95%)")
     ax.legend(fontsize=8)
     return charts._finish(fig, ax, f"Best objective found against games spent ({n})", "games spent",
                           "largest seat deviation (points)")
+
+
+def checks_note(checks: pd.DataFrame) -> str:
+    """The searches side by side at each check, on the same fresh games, and whether each difference
+    alone is significant (simultaneous intervals that do not overlap)."""
+    parts, overlaps = [], []
+    for budget, at in checks[checks["fresh_deviation"].notna()].groupby("games_spent", sort=True):
+        parts.append(f"at {budget:,} games " + ", ".join(
+            f"{row.study} {100 * row.fresh_deviation:.2f} [{100 * row.fresh_ci_low:.2f}, "
+            f"{100 * row.fresh_ci_high:.2f}] (trial {row.trial}, {row.fresh_games:,} games)"
+            for row in at.itertuples()))
+        if len(at) > 1:
+            overlaps.append(at["fresh_ci_low"].max() <= at["fresh_ci_high"].min())
+    text = ("Best so far on fresh games (the curve's checks: the same fresh games for every search and "
+            "check; the last check is the confirmation): " + "; ".join(parts) + ".")
+    if overlaps:
+        text += (f" At {sum(overlaps)} of {len(overlaps)} checks the intervals overlap, so those differences "
+                 "alone are not significant." if any(overlaps) else
+                 " At every check the intervals are apart: each difference is significant.")
+    return text
 
 
 def trials_frame(state: dict[str, Any], kind: str) -> pd.DataFrame:
@@ -146,7 +190,8 @@ def build_search_report(folder: str | os.PathLike[str], out: str | os.PathLike[s
         ends.append(f"{LABELS[kind]}: best {100 * best[-1]:.2f} points after {s['spent']:,} games "
                     f"({len(s['records'])} trials)" if best else
                     f"{LABELS[kind]}: no candidate played to the end in {s['spent']:,} games")
-    sec.notes.append("Best objective found (search figures): " + "; ".join(ends) + ".")
+    sec.notes.append("Best objective found (search figures: each the least of many noisy estimates, which "
+                     "flatters the search that tried more candidates): " + "; ".join(ends) + ".")
     base = state.get("baseline_confirmed")
     if base and rec:
         ours, theirs = rec["confirm"][state["agents"]], base["confirm"][state["agents"]]
@@ -155,9 +200,17 @@ def build_search_report(folder: str | os.PathLike[str], out: str | os.PathLike[s
                          f"{100 * ours['high']:.2f}], random search's best (trial {base['trial']}) "
                          f"{100 * theirs['value']:.2f} [{100 * theirs['low']:.2f}, "
                          f"{100 * theirs['high']:.2f}] (simultaneous 95% bounds over the seats).")
+    checks = checks_frame(state)
+    if not checks.empty and checks["fresh_deviation"].notna().any():
+        sec.notes.append(checks_note(checks))
     if not curve.empty:
         sec.charts.append(("search_curve", "Best largest seat deviation among fully played candidates "
-                           "against games spent", curve_chart(curve, f"budget {state['budget']:,} games")))
+                           "against games spent: each search's own figures (lines) and its best so far on "
+                           "fresh games (points)",
+                           curve_chart(curve, checks, f"budget {state['budget']:,} games")))
+    if not checks.empty:
+        sec.tables.append(("search_curve_checks", "The curve's checks: each search's best so far at each "
+                           "share of the budget, on fresh games", checks))
     confirm = confirm_frame(state)
     if not confirm.empty:
         sec.tables.append(("search_confirmations", "Seat win rates of the confirmed points on fresh games",
@@ -195,5 +248,6 @@ def build_search_report(folder: str | os.PathLike[str], out: str | os.PathLike[s
     summary = {k: state.get(k) for k in ("tune_file", "recommended_config", "recommended_label", "changes")}
     summary["recommended"] = rec
     summary["curves_end"] = ends
+    summary["curve_checks"] = state.get("curve_checks") or []
     return write_report(sections, [], [], summary, Path(out) if out else folder / "report",
                         title="Tune report (model-based search)")

@@ -5,6 +5,7 @@ result as an uninterrupted tune."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import sqlite3
@@ -62,6 +63,8 @@ final_games = 400
 confirm_games = 300
 startup_trials = 3
 verify_games = 800
+curve_checks = 3
+curve_games = 200
 '''
 
 
@@ -117,6 +120,36 @@ def test_repair_meets_every_constraint_within_the_ranges(raw: list[int]) -> None
     assert SPACE.repair(values) == values
 
 
+# ---- the curve's checks ---------------------------------------------------------------------------------
+@settings(deadline=None, max_examples=200)
+@given(st.lists(st.tuples(st.integers(0, 900), st.sampled_from([100, 400, 800]), st.booleans(),
+                          st.sampled_from([0.0, 0.0, 0.5]), st.integers(0, 50)), max_size=30),
+       st.integers(1, 8))
+def test_each_check_takes_the_search_curves_best_within_its_games(trials: list[tuple], checks: int) -> None:
+    """The best so far at each check is the candidate the search's own curve holds at that many games:
+    never one whose trial ended after them, never worse than an earlier check's, at the full budget the
+    search's best."""
+    from sim.design.curve_checks import check_budgets, incumbents
+    from sim.design.model_search import TrialRecord, best_record, curve
+
+    records = {i: TrialRecord(i, [i], games, played, [objective / 100], 0.0, 1.0, 30.0, violation, False,
+                              valid) for i, (played, games, valid, violation, objective) in enumerate(trials)}
+    total = sum(r.played for r in records.values())
+    budgets = check_budgets(total + 10, checks)
+    assert budgets[-1] == total + 10 and budgets == sorted(budgets)
+    found = incumbents(list(records.values()), 400, budgets)
+    steps = curve(records, 400)
+    for budget, best in zip(budgets, found, strict=True):
+        held = [b for g, b in steps if g <= budget]
+        assert (best.objectives[0] if best else math.inf) == (held[-1] if held else math.inf)
+        if best is not None:
+            assert sum(r.played for r in records.values() if r.number <= best.number) <= budget
+            assert best.valid and best.games >= 400 and best.violation == 0
+    assert found[-1] is best_record(records, 400)
+    values = [b.objectives[0] for b in found if b is not None]
+    assert values == sorted(values, reverse=True)
+
+
 # ---- bad tune files -------------------------------------------------------------------------------------
 BAD = [
     ("unknown search key", SEARCH.replace("startup_trials", "startup_trails"), "search.startup_trails",
@@ -137,6 +170,10 @@ BAD = [
      "prices component kinds for target.chit_cap, which the file does not set"),
     ("objectives start with seats", SEARCH + 'objectives = ["changes"]\n', "search.objectives",
      'must start with "seats"'),
+    ("no curve check", SEARCH.replace("curve_checks = 3", "curve_checks = 0"), "search.curve_checks",
+     "must be an integer in 1..20"),
+    ("curve checks of one game", SEARCH.replace("curve_games = 200", "curve_games = 1"), "search.curve_games",
+     "must be an integer >= 2"),
     ("cmaes with two objectives", SEARCH + 'objectives = ["seats", "l1"]\nsampler = "cmaes"\n',
      "search.sampler", "cmaes searches one objective"),
 ]
@@ -213,6 +250,55 @@ def assert_incumbents_checked(state: dict) -> None:
     assert rec["games"] >= verify and any(final <= r["games"] < verify for r in records)
 
 
+def check_games(state: dict) -> int:
+    """The fresh games the curve's checks played beyond the confirmation: one play per candidate and game
+    count (checks share the confirmation's seed, so a candidate checked twice at one size plays once)."""
+    values = {(k, r["number"]): json.dumps(r["values"]) for k, s in state["studies"].items()
+              for r in s["records"]}
+    held = {(json.dumps(e["values"]), state["search"]["confirm_games"]) for e in state["confirmed"]}
+    played = {(values[c["study"], c["trial"]], c["games"]) for c in state["curve_checks"]
+              if c["trial"] is not None}
+    return sum(games for _, games in played - held)
+
+
+def assert_curve_checked(state: dict) -> None:
+    """The curve's checks of every study: at k/curve_checks of the budget the best fully played feasible
+    candidate among the trials that ended within it (the search's own curve at that point), its figures on
+    fresh games, the last check the confirmation itself; equal candidates have equal figures (one set of
+    fresh games for every study and check)."""
+    search, budget = state["search"], state["budget"]
+    checks = state["curve_checks"]
+    assert len(checks) == search["curve_checks"] * len(state["studies"])
+    for kind, study in state["studies"].items():
+        rows = [c for c in checks if c["study"] == kind]
+        assert [c["budget"] for c in rows] == [budget * k // search["curve_checks"]
+                                               for k in range(1, search["curve_checks"] + 1)]
+        by_number = {r["number"]: r for r in study["records"]}
+        for c in rows:
+            within = [g for g, b in study["curve"] if g <= c["budget"]]
+            best = [b for g, b in study["curve"] if g <= c["budget"]]
+            if c["trial"] is None:
+                assert not within or best[-1] is None or best[-1] == math.inf
+                continue
+            assert by_number[c["trial"]]["objectives"][0] == pytest.approx(best[-1]) == c["search_value"]
+            assert c["low"] <= c["value"] <= c["high"]
+        last = rows[-1]
+        assert last["games"] == search["confirm_games"]
+        if kind == "model":
+            assert last["trial"] == state["recommended"]["trial"]
+            assert last["value"] == pytest.approx(state["recommended"]["confirm"][state["agents"]]["value"])
+        elif state.get("baseline_confirmed"):
+            confirmed = state["baseline_confirmed"]["confirm"][state["agents"]]
+            assert last["value"] == pytest.approx(confirmed["value"])
+    seen: dict[tuple, float] = {}
+    values = {(k, r["number"]): json.dumps(r["values"]) for k, s in state["studies"].items()
+              for r in s["records"]}
+    for c in checks:
+        if c["trial"] is not None:
+            key = (values[c["study"], c["trial"]], c["games"])
+            assert seen.setdefault(key, c["value"]) == c["value"]
+
+
 def test_a_killed_tune_resumes_from_its_study_and_ends_as_an_uninterrupted_one(tmp_path: Path) -> None:
     """kill -9 while a trial is between stages; the same command again finishes that trial from its
     stored stages (no finished stage replayed: the resumed session plays exactly the games the study did
@@ -250,7 +336,9 @@ def test_a_killed_tune_resumes_from_its_study_and_ends_as_an_uninterrupted_one(t
     spent = a["studies"]["model"]["spent"]
     assert b["studies"]["model"]["spent"] == spent
     confirm = a["search"]["confirm_games"]
-    assert b["played_now"] == spent - held + confirm  # the resumed session replayed no stored stage
+    # the resumed session replayed no stored stage (and played the confirmation and the curve's checks)
+    assert b["played_now"] == spent - held + confirm + check_games(a)
+    assert a["curve_checks"] == b["curve_checks"]
     assert a["recommended"] == b["recommended"]
     assert (whole / "recommended.toml").read_text() == (cut / "recommended.toml").read_text()
     assert_incumbents_checked(a)
@@ -261,6 +349,17 @@ def test_a_killed_tune_resumes_from_its_study_and_ends_as_an_uninterrupted_one(t
     assert (cut / "report" / "index.html").is_file()
     assert (cut / "report" / "charts" / "search_curve.png").is_file()
     assert _trials(cut) == _trials(whole)  # the baseline's study sits beside the search's, untouched
+    assert_curve_checked(state)
+    # the checks measure and never steer: other checks resume the same study (no --force), play no search
+    # game and only the checks not yet played
+    path.write_text(path.read_text().replace("curve_checks = 3", "curve_checks = 2"))
+    other = balance("tune", str(path), "--out", str(cut), "--jobs", "1", "--quiet", "--baseline", "random")
+    assert other.returncode == 0, other.stderr
+    again = json.loads((cut / "search.json").read_text())
+    assert again["studies"] == state["studies"] and again["recommended"] == state["recommended"]
+    assert_curve_checked(again)
+    assert again["played_now"] <= 2 * 200  # one new check per study at most (half the budget)
+    assert (cut / "report" / "tables" / "search_curve_checks.csv").is_file()
 
 
 

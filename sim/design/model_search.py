@@ -44,7 +44,8 @@ Then each recommended point (the best, or up to ``confirm_points`` of the Pareto
 values study: "target met with 95% confidence" rests on those alone;
 with ``confirm_agents`` it plays them again with those agents (search with greedy, confirm with strong
 players), and both are reported. ``--baseline random`` runs random search over the same space at the same
-budget into the same study file, for the report's curve of best objective against games spent.
+budget into the same study file, for the report's curve of best objective against games spent; the
+curve's checks (sim/design/curve_checks.py) then measure each study's best so far on fresh games.
 """
 
 from __future__ import annotations

@@ -3,8 +3,10 @@
 games, write ``recommended.toml``, ``search.json`` and the report.
 
 The statement rests on the confirmation games alone: the search's own figures favour the candidates it
-chose on them. A model search tries a tiny share of a space of billions, so it never says that no candidate
-meets the target: only whether the one it recommends does.
+chose on them. Its curve of best objective found does too, so each study's best so far is also measured on
+fresh games at k/curve_checks of the budget (sim/design/curve_checks.py). A model search tries a tiny
+share of a space of billions, so it never says that no candidate meets the target: only whether the one
+it recommends does.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 from sim.app.run_lock import RunLock
 from sim.design.component_balance import kind_values, largest
+from sim.design.curve_checks import check_curves
 from sim.design.model_search import (
     SEARCH_JSON,
     STUDY_FILE,
@@ -38,6 +41,9 @@ from sim.design.trial_games import figures
 from sim.design.tune_file import Candidate, Tune
 from sim.errors import ConfigError
 
+#: search keys that measure the finished search and never change its games (the curve's checks)
+MEASURE_ONLY = ("curve_checks", "curve_games")
+
 
 def identity(tune: Tune) -> str:
     """What the study's games depend on: changing any of it makes the stored trials another study's."""
@@ -45,7 +51,8 @@ def identity(tune: Tune) -> str:
     text = json.dumps({"base": space.base, "players": tune.players, "agents": tune.agents, "seed": tune.seed,
                        "dims": [[path_text(d.path), list(d.values)] for d in space.dimensions],
                        "constraints": [c.describe() for c in space.constraints],
-                       "search": asdict(tune.search), "target": asdict(tune.target)},
+                       "search": {k: v for k, v in asdict(tune.search).items() if k not in MEASURE_ONLY},
+                       "target": asdict(tune.target)},
                       sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -181,6 +188,15 @@ def run_model_tune(tune: Tune, out: Path, jobs: int, backend: str, scheduler: st
                                full_games(tune.search))
             if best is not None:
                 baseline = confirm(best, "random", [tune.agents])
+
+        def measure(values: list[Any], games: int):
+            nonlocal played
+            stats, now = confirm_stats(tune, out, values, tune.agents, games, cseed, jobs, backend, scheduler)
+            played += now
+            return figures(stats, tune.target, tune.search.confidence)
+
+        checks = check_curves(tune, {k: v["record_objects"] for k, v in studies.items() if v["records"]},
+                              full_games(tune.search), measure)
         rec = None
         if confirmed:
             rec = min(confirmed, key=lambda e: (not e["confirm"][tune.agents]["met"],
@@ -197,6 +213,7 @@ def run_model_tune(tune: Tune, out: Path, jobs: int, backend: str, scheduler: st
             "studies": {k: {key: v[key] for key in ("kind", "sampler", "spent", "budget", "records", "curve",
                                                     "schedule")} for k, v in studies.items() if v["records"]},
             "confirmed": confirmed, "recommended": rec, "baseline_confirmed": baseline,
+            "curve_checks": checks,
             "seconds": time.perf_counter() - started,
             "played_now": played,
         }

@@ -32,7 +32,7 @@ _TUNE_KEYS = {"base", "description", "players", "agents", "seed", "budget", "spa
               "skip_invalid", "constraints", "search"}
 _SEARCH_KEYS = {"method", "sampler", "objectives", "first_games", "growth", "final_games", "confirm_games",
                 "confirm_agents", "confirm_points", "confidence", "startup_trials", "values_games",
-                "confirm_values_games", "verify_games"}
+                "confirm_values_games", "verify_games", "curve_checks", "curve_games"}
 SAMPLERS = ("tpe", "cmaes", "nsga2", "random")
 OBJECTIVES = ("seats", "changes", "l1")
 METHODS = ("auto", "racing", "model")
@@ -106,6 +106,11 @@ class Search:
     #: Measured on the shipped chit-points example it made the confirmed recommendations worse (README),
     #: so it is off
     verify_games: int = 4000
+    #: the curve's checks (sim/design/curve_checks.py): at k/curve_checks of the budget, k < curve_checks,
+    #: each study's best so far plays curve_games fresh games; the last check is the confirmation. They
+    #: measure the search and never steer it, so they are neither in the budget nor in the study's identity
+    curve_checks: int = 4
+    curve_games: int = 4000
 
     def schedule(self) -> list[int]:
         """Games a trial has after each stage: first_games, x growth, ..., final_games."""
@@ -214,7 +219,11 @@ def _search(table: Any, file: str, game: str, players: int, capped: bool) -> Sea
                   values_games,
                   expect_int(t.get("confirm_values_games", d.confirm_values_games), file,
                              "search.confirm_values_games", 2),
-                  verify_games)
+                  verify_games,
+                  curve_checks=expect_int(t.get("curve_checks", d.curve_checks), file, "search.curve_checks",
+                                          1, 20),
+                  curve_games=expect_int(t.get("curve_games", d.curve_games), file, "search.curve_games",
+                                         2))
 
 
 def _slug(values: tuple[Any, ...]) -> str:
