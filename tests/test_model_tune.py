@@ -396,7 +396,8 @@ def test_the_component_cap_prices_candidates_by_paired_intervention(tmp_path: Pa
         assert r["chit"]["base_games_all"] == 6
         assert r["violation"] == pytest.approx(max(r["chit"]["value"] - 0.4, 0.0))
     assert any(r["violation"] == 0 for r in priced) and any(r["violation"] > 0 for r in priced)
-    assert a["played_now"] <= 14000  # the search, its pricing and the confirmation, within the budget
+    # the search, its pricing and the confirmation within the budget, and the curve's checks beside it
+    assert a["played_now"] <= 14000 + check_games(a)
     rec = a["recommended"]["confirm"]["random"]
     assert rec["chit"]["base_games_all"] == 10
     # the confirmation's kinds, against `balance values` on the recommended config and the same seeds

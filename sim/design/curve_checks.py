@@ -2,7 +2,7 @@
 
 Why: a search's own figure for its best candidate is the smallest of many noisy estimates, so it flatters
 whichever search looked at more candidates. Random search stops its many poor proposals early and so
-tries more of them at the same budget: at seed 3 of the shipped Kamakura example its own best ended
+tries more of them at the same budget: at seed 3 of the shipped chit-points example its own best ended
 lower than TPE's while TPE's recommendation confirmed far better (README). A designer comparing two
 searches, or asking whether half the budget would have done, needs each search's best so far measured
 on games that did not choose it.
