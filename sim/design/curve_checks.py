@@ -19,9 +19,10 @@ same with or without them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 from typing import Any
 
-from sim.design.model_search import TrialRecord
+from sim.design.model_search import TrialRecord, best_record
 from sim.design.tune_file import Tune
 
 
@@ -31,21 +32,12 @@ def check_budgets(budget: int, checks: int) -> list[int]:
 
 
 def incumbents(records: Sequence[TrialRecord], full: int, budgets: Sequence[int]) -> list[TrialRecord | None]:
-    """Each budget's best so far: the lowest seat objective among fully played feasible candidates whose
-    trials, in order, ended within that many games (None before the first)."""
+    """Each budget's best so far: the search's best (best_record) among the trials that, in order, ended
+    within that many games (None before the first)."""
     ordered = sorted(records, key=lambda r: r.number)
-    out: list[TrialRecord | None] = []
-    for budget in budgets:
-        spent, best = 0, None
-        for r in ordered:
-            spent += r.played
-            if spent > budget:
-                break
-            if r.valid and r.games >= full and r.violation == 0 and (
-                    best is None or (r.objectives[0], r.number) < (best.objectives[0], best.number)):
-                best = r
-        out.append(best)
-    return out
+    ends = list(accumulate(r.played for r in ordered))
+    return [best_record({r.number: r for r, end in zip(ordered, ends, strict=True) if end <= budget}, full)
+            for budget in budgets]
 
 
 def check_curves(tune: Tune, studies: dict[str, list[TrialRecord]], full: int,
