@@ -1,6 +1,7 @@
 """The Sakura `expert` agent (sim/sakura/expert.py): it never peeks at hidden information, its features
 read positions, ranks and card actions from one seat's observation (not card ids), its training positions
-add up to the final tokens, and it takes an obviously best forward/back choice.
+add up to the final tokens, it takes an obviously best forward/back choice, and its race for guesses
+changes how many guesses a card gets, never what they are.
 
 The generic expert tests (tests/test_expert.py: shipped models, determinism, replay through the readable
 API with legality, `balance train`) run on Sakura too.
@@ -12,11 +13,13 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sim.agent_spec import AgentSpec, agent_row
 from sim.rng import game_seeds, new_rng
 from sim.sakura import kernels as K
-from sim.sakura.expert import FEATURES, MIX, expert_action, features, hand_mix, pool_mix, unseen_cards
+from sim.sakura.expert import FEATURES, MIX, expert_action, features, hand_mix, pool_mix, race, unseen_cards
 from sim.sakura.game import SakuraGame, action_to_string
 from sim.sakura.spec import SPEC
 from sim.sakura.training import positions
@@ -42,7 +45,8 @@ def named_features(state, mixes) -> list[dict[str, float]]:
 
 @pytest.mark.parametrize(("players", "config"), [(4, None), (5, None), (2, None),
                                                  (2, "configs/sakura/two-player-tactical.toml")])
-@pytest.mark.parametrize("params", [{}, {"samples": 8, "temp": 0.0}], ids=["defaults", "lead"])
+@pytest.mark.parametrize("params", [{}, {"samples": 8, "temp": 0.0}, {"samples": 8, "most": 40, "z": 1.0}],
+                         ids=["defaults", "lead", "race"])
 def test_expert_decides_from_the_observation_only(players: int, config: str | None, params: dict) -> None:
     """At every decision of several games (moves chosen at random to reach varied positions), the expert
     returns the same action on the true state and on a twin whose hidden information (other hands, deck
@@ -172,3 +176,54 @@ def test_expert_moves_the_emperor_forward_onto_the_sakura(params: dict) -> None:
     for seed in range(3):
         assert action_to_string(int(expert_action(s.vector.copy(), new_rng(seed, 1), row))) == "forward"
 
+
+
+# --------------------------------------------------------------------------------------------------------
+# 5. The race: more guesses where the choice is close
+
+
+@pytest.mark.parametrize(("players", "config"), [(4, None), (2, "configs/sakura/two-player-tactical.toml")])
+def test_a_race_that_drops_nobody_plays_as_all_its_guesses(players: int, config: str | None) -> None:
+    """With z so large that no card ever leaves the race, `samples=16,most=64` draws the same 64 guesses
+    in the same order as `samples=64` and sums the same values: the same action at every decision (the
+    race changes only how many guesses a card gets, never what a guess is)."""
+    rules = SPEC.load_rules(config, players) if config else SPEC.default_rules(players)
+    game = SakuraGame(rules)
+    racing = expert_row(players, samples=16, most=64, z=1e9)
+    plain = expert_row(players, samples=64)
+    rng = random.Random(3)
+    checked = 0
+    for seed in range(4):
+        state = game.new_state(seed)
+        while not game.is_over(state):
+            want = expert_action(state.vector.copy(), new_rng(seed, 1), plain)
+            assert expert_action(state.vector.copy(), new_rng(seed, 1), racing) == want
+            checked += 1
+            state = game.apply(state, rng.choice(game.legal_actions(state)))
+    assert checked > 80
+
+
+@settings(deadline=None, max_examples=200)
+@given(st.integers(2, 5), st.integers(2, 40), st.floats(0.0, 4.0), st.integers(0, 2**32 - 1))
+def test_the_race_drops_exactly_the_cards_z_standard_errors_behind(n: int, done: int, z: float,
+                                                                  seed: int) -> None:
+    """race() keeps the leader (the best total alive), drops a card alive before iff its mean paired
+    deficit to the leader exceeds z standard errors (numpy's ddof=1 deviation over root done), never
+    revives a dropped one, and returns how many others stay."""
+    gen = np.random.default_rng(seed)
+    per = np.zeros((n, 50))
+    per[:, :done] = gen.normal(gen.normal(0, 0.3, (n, 1)), 0.2, (n, done)).round(2)
+    totals = per[:, :done].sum(axis=1)
+    before = gen.random(n) < 0.8
+    before[gen.integers(n)] = True
+    alive = before.copy()
+    left = race(per, totals, alive, n, done, z)
+    lead = max((i for i in range(n) if before[i]), key=lambda i: (totals[i], -i))
+    assert alive[lead] and not (alive & ~before).any()
+    for i in range(n):
+        if before[i] and i != lead:
+            d = per[lead, :done] - per[i, :done]
+            se = d.std(ddof=1) / np.sqrt(done)
+            if abs(d.mean() - z * se) > 1e-9:  # away from the boundary, where rounding may go either way
+                assert alive[i] == (d.mean() <= z * se), (i, d.mean(), se)
+    assert left == alive.sum() - 1

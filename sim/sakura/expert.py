@@ -6,15 +6,15 @@ who moves first, bumps and the Emperor's stop at a tree depend on every card of 
 that decide it are hidden. So, like the greedy (agents.py), the expert resolves the round for every card
 it could play against `samples` guesses of the unseen cards, drawn from the cards it cannot place (its
 own hand, the discard pile and the cards on the table are known; the other hands, the deck and the other
-seats' choices of the round are not), with common draws for every candidate. Where the greedy then counts
-tokens plus half the next tree's award, the expert scores the position reached with a linear evaluation
-of each player's tokens still to come, w . features(player), fitted by `balance train`
-(sim/app/train.py), and plays the card with the best mean chance of winning: the chance of beating each
-other player, as if independently, the logistic of its predicted lead over that player with a spread of
-`temp` tokens times the square root of the trees left (temp 0: the plain lead over the best other
-player; the default 2 was chosen by the measurements below). A finished game counts its actual win
-share. A forward/back choice (API.md phase `choose`) reveals nothing more to guess: both outcomes of the
-round are resolved once and scored the same way.
+seats' choices of the round are not), with common draws for every candidate and more of them where the
+choice is close (the race, below). Where the greedy then counts tokens plus half the next tree's award,
+the expert scores the position reached with a linear evaluation of each player's tokens still to come,
+w . features(player), fitted by `balance train` (sim/app/train.py), and plays the card with the best mean
+chance of winning: the chance of beating each other player, as if independently, the logistic of its
+predicted lead over that player with a spread of `temp` tokens times the square root of the trees left
+(temp 0: the plain lead over the best other player; the default 2 was chosen by the measurements below).
+A finished game counts its actual win share. A forward/back choice (API.md phase `choose`) reveals
+nothing more to guess: both outcomes of the round are resolved once and scored the same way.
 
 The features (FEATURES, the registry's EXPERT_FEATURES) speak of distances, ranks, awards and card
 actions, never of card ids, so a model means the same on a variant deck or board: the trees left and
@@ -37,8 +37,27 @@ The spread `temp`, one expert against three `mcts:iters=500`, 4 players, seats r
 on the same seeds: 0.5 won 32.7%, 1 33.3%, 2 35.7%, 3 35.5%, 4 34.0% (each interval about +-4.6 points);
 one temp-2 expert among three temp-1 ones won 26.0% [24.1, 27.9] of 2,000 (fair 25%).
 
-Tried and measured, 4 players, and left out because they did not play better (one variant seat against
-three of this expert, or against three `mcts:iters=500`, seats rotated; fair share 25%): other players
+The race (`most`, `z`): a card's worth is a mean over guesses, and most choices are not close. After the
+first `samples` guesses every card whose mean deficit to the best, paired over the common guesses, is more
+than `z` standard errors leaves the race (race()), and the cards still in it get 16 more guesses each,
+up to `most`: the guesses go where the choice is close. The guesses are drawn in the same order either
+way, so a race that drops nobody plays exactly as `samples=most` (a test). One seat against three
+experts without it (64 guesses), 4 players, seats rotated, 10,000 games, seed 21: samples 48, most 192,
+z 2.5 won 26.1% [25.2, 26.9] at about 1.5 times the self-play cost; 32/256/2 25.6% [24.8, 26.5] (1.1
+times); 64/256/2.5 25.6% [24.7, 26.4]; plain 160 guesses 25.4% [24.5, 26.2] (2.5 times).
+Against three `mcts` at 2,000 iterations, 4 players, seats rotated, seed 14: samples 48, most 192, z 2.5
+(now the defaults) won 25.3% [24.4, 26.2] of 9,000 (3,715 s on the two cores); 64 guesses without the
+race won 24.9% [24.2, 25.7] of 12,000 with the same command, whose first 9,000 games are the same deals.
+Self-play, 4 players, one core, median of 7 repeats timed in alternation as `balance bench` does: 26.3
+games/s with the race, 32.6 without, `mcts` 0.86: 30.6 and 37.9 times `mcts`.
+
+For scale, the search this expert is measured against (4 players, seats rotated, 1,500 games, seed 14):
+`mcts` with twice its 2,000 iterations won 27.1% [24.9, 29.4] against three `mcts` (953 s on the two
+cores, against about 550 s for an expert in its seat); a doubled search budget is about two points of
+win share here.
+
+Tried and measured before the race, 4 players, and left out because they did not play better (one
+variant seat against three of this expert, or against three `mcts:iters=500`, seats rotated; fair share 25%): other players
 guessed to play the card of a dealt hand that is best for them alone, 25.4% of 1,000 against this expert
 (temp 1) but 26.8% against mcts where this expert wins 33.3% (400 each); a second round looked ahead
 at the last tree, 24.1% of 1,000; an information-set tree search (mcts.py's) with this evaluation in
@@ -53,7 +72,10 @@ maximum likelihood on expert iteration from greedy self-play), 25.9% [24.9, 26.9
 expert, 35.0% [32.9, 37.1] of 2,000 against three `mcts:iters=500` (a second fit, training seed 40)
 where this expert wins 31.9% [29.9, 34.0] on the same deals, 36.1% [34.1, 38.3] of 2,000 against three
 greedy (this expert 36.7%) and 24.9% [22.8, 27.2] of 1,500 against three `mcts` at 2,000 iterations
-(this expert 26.1%, the same command and seed).
+(this expert 26.1%, the same command and seed); the other players' forward/back choices each made by
+its own greedy look-ahead rather than always forward (simulate_round), 25.6% [24.7, 26.4] of 10,000
+against this expert and 25.2% [23.1, 27.5] of 1,500 against three `mcts` at 2,000 iterations (seed
+14, where this expert without the race wins 26.1%).
 """
 
 import numpy as np
@@ -114,7 +136,8 @@ from sim.sakura.spec import AGENTS, EXPERT_FEATURES
 # The parameter row of an expert seat: its numeric parameters in the registry's order (spec.py), then the
 # model's weights (sim/agent_spec.py agent_row appends them).
 _NUMERIC = [key for key, (kind, _default) in AGENTS["expert"].params.items() if kind is not str]
-E_SAMPLES, E_TEMP = (_NUMERIC.index(key) for key in ("samples", "temp"))
+E_SAMPLES, E_TEMP, E_MOST, E_Z = (_NUMERIC.index(key) for key in ("samples", "temp", "most", "z"))
+RACE_BATCH = 16  # guesses added per candidate still in the race, between two looks
 E_WEIGHTS = len(_NUMERIC)
 
 FEATURES = EXPERT_FEATURES  # declared in the registry entry, so validation reads them without kernels
@@ -363,9 +386,54 @@ def evaluate(t, me, mixes, weights, temp, order, feats, finals, win):
 
 
 @njit(cache=True)
+def guess_cards(s, me, court_pick, pool, n_pool, rng, guess):
+    """One guess of every other painter's card of the round (the court painter's: the deck's top), drawn
+    without replacement from the unseen cards into guess (-1: its own card, or the court card it is
+    choosing now); pool is left a permutation of itself."""
+    taken = 0
+    for p in range(s[N_PAINTERS]):
+        guess[p] = -1
+        if p == me or (p == s[PLAYERS] and court_pick) or taken == n_pool:
+            continue
+        j = rng_below(rng, n_pool - taken)
+        guess[p] = pool[j]
+        pool[j] = pool[n_pool - taken - 1]
+        pool[n_pool - taken - 1] = guess[p]
+        taken += 1
+
+
+@njit(cache=True)
+def race(per, totals, alive, n, done, z):
+    """Drop from `alive` every candidate whose mean deficit to the leader (the best total alive) over the
+    `done` common guesses so far exceeds z standard errors of that paired difference; returns how many
+    besides the leader stay. Common guesses make the difference far less noisy than either value."""
+    lead = -1
+    for i in range(n):
+        if alive[i] and (lead < 0 or totals[i] > totals[lead]):
+            lead = i
+    left = 0
+    for i in range(n):
+        if not alive[i] or i == lead:
+            continue
+        mean = 0.0
+        square = 0.0
+        for k in range(done):
+            d = per[lead, k] - per[i, k]
+            mean += d
+            square += d * d
+        mean /= done
+        variance = max(square / done - mean * mean, 0.0) / max(done - 1, 1)
+        if mean > z * np.sqrt(variance) + 1e-12:
+            alive[i] = False
+        else:
+            left += 1
+    return left
+
+
+@njit(cache=True)
 def expert_action(s, rng, params):
     """The expert's action at s for the seat to move. `params` is the seat's parameter row (E_SAMPLES,
-    E_TEMP, then the weights from E_WEIGHTS)."""
+    E_TEMP, E_MOST, E_Z, then the weights from E_WEIGHTS)."""
     buf = np.empty(N_ACTIONS_MAX, dtype=np.int64)
     n = legal_actions(s, buf)
     if n == 1:
@@ -403,29 +471,33 @@ def expert_action(s, rng, params):
         for i in range(n):
             hand_mix(s, me, buf[i] - base, mine[i])  # what it keeps after playing the card
         guess = np.empty(MAX_PAINTERS, dtype=np.int64)
-        for _ in range(samples):
-            # one guess for every other painter's card (the court painter's: the deck's top), drawn
-            # without replacement from the unseen cards, the same for every candidate
-            taken = 0
-            for p in range(s[N_PAINTERS]):
-                guess[p] = -1
-                if p == me or (p == players and court_pick) or taken == n_pool:
-                    continue  # its own card, or the court card it is choosing now
-                j = rng_below(rng, n_pool - taken)
-                guess[p] = pool[j]
-                pool[j] = pool[n_pool - taken - 1]
-                pool[n_pool - taken - 1] = guess[p]
-                taken += 1
-            for i in range(n):
-                t[:] = s
-                for p in range(t[N_PAINTERS]):
-                    if guess[p] >= 0:
-                        t[SELECTED + p] = guess[p]
-                t[SELECTED + (players if court_pick else me)] = buf[i] - base
-                order_pending(t)
-                simulate_round(t, me, -1, scratch, order, gained)  # R-12..R-18, no card drawn
-                mixes[me] = mine[i]
-                values[i] += evaluate(t, me, mixes, weights, temp, order, feats, finals, win)
+        most = max(int(params[E_MOST]), samples)
+        per = np.zeros((n, most), dtype=np.float64)  # each candidate's value at each guess
+        alive = np.ones(n, dtype=np.bool_)
+        done = 0
+        while done < most:
+            upto = min(done + (samples if done == 0 else RACE_BATCH), most)
+            for k in range(done, upto):
+                guess_cards(s, me, court_pick, pool, n_pool, rng, guess)  # the same for every candidate
+                for i in range(n):
+                    if not alive[i]:
+                        continue
+                    t[:] = s
+                    for p in range(t[N_PAINTERS]):
+                        if guess[p] >= 0:
+                            t[SELECTED + p] = guess[p]
+                    t[SELECTED + (players if court_pick else me)] = buf[i] - base
+                    order_pending(t)
+                    simulate_round(t, me, -1, scratch, order, gained)  # R-12..R-18, no card drawn
+                    mixes[me] = mine[i]
+                    per[i, k] = evaluate(t, me, mixes, weights, temp, order, feats, finals, win)
+                    values[i] += per[i, k]
+            done = upto
+            if done < most and race(per, values, alive, n, done, params[E_Z]) == 0:
+                break
+        for i in range(n):
+            if not alive[i]:
+                values[i] = -np.inf  # out of the race: its total counts fewer guesses
     best = 0
     for i in range(1, n):
         if values[i] > values[best] + 1e-12:

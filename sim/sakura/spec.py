@@ -22,9 +22,12 @@ AGENTS = {
     # each card in hand played against `samples` guesses of the hidden cards (the greedy's look-ahead of
     # the round), the position reached scored by a learned evaluation of every player's tokens to come
     # (sim/sakura/expert.py) as a chance of winning, a spread of `temp` tokens times the root of the
-    # trees left (0: the plain lead); model: a file of `balance train`
-    "expert": AgentKind(3, {"samples": (int, 64), "temp": (float, 2.0), "model": (str, "")},
-                        lowest={"samples": 1, "temp": 0.0}, smallest_chunk=100, features=EXPERT_FEATURES),
+    # trees left (0: the plain lead); up to `most` guesses where the choice is close (a race: 16 more
+    # for each card not yet `z` standard errors behind the best); model: a file of `balance train`
+    "expert": AgentKind(3, {"samples": (int, 48), "temp": (float, 2.0), "most": (int, 192),
+                            "z": (float, 2.5), "model": (str, "")},
+                        lowest={"samples": 1, "temp": 0.0, "most": 0, "z": 0.0}, smallest_chunk=100,
+                        features=EXPERT_FEATURES),
 }
 
 SPEC = GameSpec(
