@@ -57,8 +57,8 @@ cores, against about 550 s for an expert in its seat); a doubled search budget i
 win share here.
 
 Tried and measured before the race, 4 players, and left out because they did not play better (one
-variant seat against three of this expert, or against three `mcts:iters=500`, seats rotated; fair share 25%): other players
-guessed to play the card of a dealt hand that is best for them alone, 25.4% of 1,000 against this expert
+variant seat against three of this expert, or against three `mcts:iters=500`, seats rotated; fair share
+25%): other players guessed to play the card of a dealt hand that is best for them alone, 25.4% of 1,000 against this expert
 (temp 1) but 26.8% against mcts where this expert wins 33.3% (400 each); a second round looked ahead
 at the last tree, 24.1% of 1,000; an information-set tree search (mcts.py's) with this evaluation in
 place of the random play-out, 24.7% at 300 iterations and 25.2% at 1,000 (each about 3 and 10 times
