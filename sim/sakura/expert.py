@@ -56,26 +56,26 @@ For scale, the search this expert is measured against (4 players, seats rotated,
 cores, against about 550 s for an expert in its seat); a doubled search budget is about two points of
 win share here.
 
-Tried and measured before the race, 4 players, and left out because they did not play better (one
-variant seat against three of this expert, or against three `mcts:iters=500`, seats rotated; fair share
-25%): other players guessed to play the card of a dealt hand that is best for them alone, 25.4% of 1,000 against this expert
-(temp 1) but 26.8% against mcts where this expert wins 33.3% (400 each); a second round looked ahead
-at the last tree, 24.1% of 1,000; an information-set tree search (mcts.py's) with this evaluation in
-place of the random play-out, 24.7% at 300 iterations and 25.2% at 1,000 (each about 3 and 10 times
-slower); a model fitted on 2,000 instead of 500 games, 25.8% of 2,000; R-14's tie-break as a
+Tried and measured before the race, 4 players, and left out because they did not play better (one variant
+seat against three of this expert, or against three `mcts:iters=500`, seats rotated; fair share 25%):
+other players guessed to play the card of a dealt hand that is best for them alone, 25.4% of 1,000
+against this expert (temp 1) but 26.8% against mcts where this expert wins 33.3% (400 each); a second
+round looked ahead at the last tree, 24.1% of 1,000; an information-set tree search (mcts.py's) with this
+evaluation in place of the random play-out, 24.7% at 300 iterations and 25.2% at 1,000 (each about 3 and
+10 times slower); a model fitted on 2,000 instead of 500 games, 25.8% of 2,000; R-14's tie-break as a
 continuity correction at the last tree (half a token added to the lead over a player farther from the
-Emperor, taken from the lead over a closer one), 24.3% [23.0, 25.7] of 4,000 against this expert;
-160 samples instead of 64, 26.0% [24.5, 27.6] of 3,000 (not significant, and 2.5 times the cost); a win
-model in place of the token prediction (a conditional logit of who wins, the softmax of each painter's
-utility in its tokens and these features with weights for 1, 2, and 3 or more trees left, fitted by
-maximum likelihood on expert iteration from greedy self-play), 25.9% [24.9, 26.9] of 8,000 against this
-expert, 35.0% [32.9, 37.1] of 2,000 against three `mcts:iters=500` (a second fit, training seed 40)
-where this expert wins 31.9% [29.9, 34.0] on the same deals, 36.1% [34.1, 38.3] of 2,000 against three
-greedy (this expert 36.7%) and 24.9% [22.8, 27.2] of 1,500 against three `mcts` at 2,000 iterations
-(this expert 26.1%, the same command and seed); the other players' forward/back choices each made by
-its own greedy look-ahead rather than always forward (simulate_round), 25.6% [24.7, 26.4] of 10,000
-against this expert and 25.2% [23.1, 27.5] of 1,500 against three `mcts` at 2,000 iterations (seed
-14, where this expert without the race wins 26.1%).
+Emperor, taken from the lead over a closer one), 24.3% [23.0, 25.7] of 4,000 against this expert; 160
+samples instead of 64, 26.0% [24.5, 27.6] of 3,000 (not significant, and 2.5 times the cost); a win model
+in place of the token prediction (a conditional logit of who wins, the softmax of each painter's utility
+in its tokens and these features with weights for 1, 2, and 3 or more trees left, fitted by maximum
+likelihood on expert iteration from greedy self-play), 25.9% [24.9, 26.9] of 8,000 against this expert,
+35.0% [32.9, 37.1] of 2,000 against three `mcts:iters=500` (a second fit, training seed 40) where this
+expert wins 31.9% [29.9, 34.0] on the same deals, 36.1% [34.1, 38.3] of 2,000 against three greedy (this
+expert 36.7%) and 24.9% [22.8, 27.2] of 1,500 against three `mcts` at 2,000 iterations (this expert
+26.1%, the same command and seed); the other players' forward/back choices each made by its own greedy
+look-ahead rather than always forward (simulate_round), 25.6% [24.7, 26.4] of 10,000 against this expert
+and 25.2% [23.1, 27.5] of 1,500 against three `mcts` at 2,000 iterations (seed 14, where this expert
+without the race wins 26.1%).
 """
 
 import numpy as np
