@@ -177,7 +177,6 @@ def test_expert_moves_the_emperor_forward_onto_the_sakura(params: dict) -> None:
         assert action_to_string(int(expert_action(s.vector.copy(), new_rng(seed, 1), row))) == "forward"
 
 
-
 # --------------------------------------------------------------------------------------------------------
 # 5. The race: more guesses where the choice is close
 

@@ -137,8 +137,8 @@ from sim.sakura.spec import AGENTS, EXPERT_FEATURES
 # model's weights (sim/agent_spec.py agent_row appends them).
 _NUMERIC = [key for key, (kind, _default) in AGENTS["expert"].params.items() if kind is not str]
 E_SAMPLES, E_TEMP, E_MOST, E_Z = (_NUMERIC.index(key) for key in ("samples", "temp", "most", "z"))
-RACE_BATCH = 16  # guesses added per candidate still in the race, between two looks
 E_WEIGHTS = len(_NUMERIC)
+RACE_BATCH = 16  # guesses added per candidate still in the race, between two looks
 
 FEATURES = EXPERT_FEATURES  # declared in the registry entry, so validation reads them without kernels
 N_FEATURES = len(FEATURES)
