@@ -87,12 +87,12 @@ played out at random to the end over common determinizations (as `mcts` scores a
 iterations (weights within a few hundredths of these), -0.8 points [-3.4, +1.8] of 3,000; `temp` 1.3, the
 spread that matches this evaluation's errors (the pair residual's SD is 2.5, 3.4 and 4.0 tokens at 1, 2
 and 3 trees left, a logistic scale about 0.67 of temp 2's), -1.4 points [-3.9, +1.1] of 3,000.
-Where this expert loses to that search, from those tables (its seat and the two `mcts` seats of 7,000
-games): it leads after the second tree in 22.6% of games, an `mcts` seat in 14.8%, but from the same
-standing there (its token lead over the best other, -4 to +3) it wins 1.9 points less often [-3.3, -0.5],
+Where this expert loses to that search, from the first and third of those tables (its seat and the two `mcts`
+seats, 7,000 games): it leads after the second tree in 22.6% of games, an `mcts` seat in 14.8%, but from the
+same standing there (its token lead over the best other, -4 to +3) it wins 1.9 points less often [-3.3, -0.5],
 clustered by game. So the loss is in the play to the last tree, where the linear evaluation knows little:
-fitted on last-tree positions alone it explains 6.3% of the tokens to come, this model 6.2% (31,412
-positions of `mcts:iters=300` self-play).
+fitted on last-tree positions alone it explains 6.3% of the tokens to come there, a fit on every position 6.2%
+(31,412 last-tree positions of 2,000 games of `mcts:iters=300` self-play).
 """
 
 import numpy as np
