@@ -93,6 +93,22 @@ same standing there (its token lead over the best other, -4 to +3) it wins 1.9 p
 clustered by game. So the loss is in the play to the last tree, where the linear evaluation knows little:
 fitted on last-tree positions alone it explains 6.3% of the tokens to come there, a fit on every position 6.2%
 (31,412 last-tree positions of 2,000 games of `mcts:iters=300` self-play).
+Tried at the last tree against that loss, the same design (seed 31, 4,000 games unless stopped), and left out:
+a plan of two rounds, each card followed by the best other card of the hand next round, over common
+determinizations (mcts.determinize) in which the others play cards of their dealt hands at random, -1.7 points
+[-5.5, +2.0] of 1,321 (stopped; against three of this expert 25.0% [24.1, 25.8] of 10,000, seed 41, and 25.0%
+[24.2, 25.9] with the follow-up chosen after seeing each guess); the other players' cards each the best of its
+dealt hand for itself against random cards of the rest, -3.1 points [-6.9, +0.7] of 1,321 (stopped; 12 games/s
+of self-play, too slow besides); R-14 read into the evaluation (a tie on tokens at the end goes to whoever is
+behind before the last tree's award, as in every one of 197 two-way ties at the top of 1,321 games, so the
+chance of each pairwise lead counts a tie band of one token won when behind and lost when ahead), -2.0 points
+[-4.2, +0.2]; twice the guesses (samples and most) at the last tree only, at 1.24 times the self-play cost,
+-0.7 points [-3.0, +1.5]. In the ties table its baseline seat takes the last tree's 4 tokens 2.2 points less
+often than an `mcts` seat from the same token standing before it [-4.1, -0.3] and wins 2.0 points less [-3.7,
+-0.2] (linear probability, clustered by game): the search is better at being closest when the Emperor reaches
+the last tree. Read against the same design with this expert in both seats (a copy under another name that
+plays identically: an A/A check), -1.3 points [-3.5, +0.9] of 4,000, the first seat does worse on these deals
+by chance, so none of these variants, nor of the four above, plays measurably better than this expert.
 """
 
 import numpy as np
