@@ -87,12 +87,14 @@ played out at random to the end over common determinizations (as `mcts` scores a
 iterations (weights within a few hundredths of these), -0.8 points [-3.4, +1.8] of 3,000; `temp` 1.3, the
 spread that matches this evaluation's errors (the pair residual's SD is 2.5, 3.4 and 4.0 tokens at 1, 2
 and 3 trees left, a logistic scale about 0.67 of temp 2's), -1.4 points [-3.9, +1.1] of 3,000.
+
 Where this expert loses to that search, from the first and third of those tables (its seat and the two `mcts`
 seats, 7,000 games): it leads after the second tree in 22.6% of games, an `mcts` seat in 14.8%, but from the
 same standing there (its token lead over the best other, -4 to +3) it wins 1.9 points less often [-3.3, -0.5],
 clustered by game. So the loss is in the play to the last tree, where the linear evaluation knows little:
 fitted on last-tree positions alone it explains 6.3% of the tokens to come there, a fit on every position 6.2%
 (31,412 last-tree positions of 2,000 games of `mcts:iters=300` self-play).
+
 Tried at the last tree against that loss, the same design (seed 31, 4,000 games unless stopped), and left out:
 a plan of two rounds, each card followed by the best other card of the hand next round, over common
 determinizations (mcts.determinize) in which the others play cards of their dealt hands at random, -1.7 points
@@ -103,12 +105,12 @@ of self-play, too slow besides); R-14 read into the evaluation (a tie on tokens 
 behind before the last tree's award, as in every one of 197 two-way ties at the top of 1,321 games, so the
 chance of each pairwise lead counts a tie band of one token won when behind and lost when ahead), -2.0 points
 [-4.2, +0.2]; twice the guesses (samples and most) at the last tree only, at 1.24 times the self-play cost,
--0.7 points [-3.0, +1.5]. In the ties table its baseline seat takes the last tree's 4 tokens 2.2 points less
-often than an `mcts` seat from the same token standing before it [-4.1, -0.3] and wins 2.0 points less [-3.7,
--0.2] (linear probability, clustered by game): the search is better at being closest when the Emperor reaches
-the last tree. Read against the same design with this expert in both seats (a copy under another name that
-plays identically: an A/A check), -1.3 points [-3.5, +0.9] of 4,000, the first seat does worse on these deals
-by chance, so none of these variants, nor of the four above, plays measurably better than this expert.
+-0.7 points [-3.0, +1.5]. In the R-14 table the seat of this expert takes the last tree's 4 tokens 2.2 points
+less often than an `mcts` seat from the same token standing before it [-4.1, -0.3] and wins 2.0 points less
+[-3.7, -0.2] (linear probability, clustered by game): the search is better at being closest when the Emperor
+reaches the last tree. Read against the same design with this expert in both seats (a copy under another name
+that plays identically: an A/A check), -1.3 points [-3.5, +0.9] of 4,000, the first seat does worse on these
+deals by chance, so none of these variants, nor of the four above, plays measurably better than this expert.
 """
 
 import numpy as np
