@@ -4,8 +4,9 @@ than half its time compiling (6 min 10 s cold against 2 min 27 s warm, measured 
 
 It runs the commands themselves on tiny inputs, into a temporary folder: `balance simulate` of a few
 games per game and agent (searching agents at a few iterations) and `balance values` of one base game,
-so the kernels are compiled for exactly the array layouts real runs pass. numba keys its cache on each
-source file, so a later edit recompiles only what changed.
+so the kernels are compiled for exactly the array layouts real runs pass. The cache is keyed on every
+source file of `sim` (sim/numba_cache.py), so after an edit or a pull the first run compiles afresh
+rather than run a stale kernel.
 
     python -m sim.app.compile_kernels
 """
