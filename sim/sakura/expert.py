@@ -111,6 +111,16 @@ less often than an `mcts` seat from the same token standing before it [-4.1, -0.
 reaches the last tree. Read against the same design with this expert in both seats (a copy under another name
 that plays identically: an A/A check), -1.3 points [-3.5, +0.9] of 4,000, the first seat does worse on these
 deals by chance, so none of these variants, nor of the four above, plays measurably better than this expert.
+
+Where a stronger player would gain, from the same positions (sim/sakura/phase_study.py: positions of this
+expert's self-play right after a tree scores, seed 77, the rest of each game played with one seat swapped,
+common random numbers, the other three seats `mcts` at 2,000 iterations): `mcts` at 2,000 iterations in that
+seat instead of this expert gains +0.90 points [-1.74, +3.54] from the first tree on (2,000 positions) and
++0.10 [-1.79, +1.99] from the second (3,000): no phase holds a gap of two or more points. Tried there and left
+out (a scratch copy, 3,000 positions of another seeding): this expert handing the last tree's play to `mcts`
+at 250 iterations, -3.13 points [-5.01, -1.25]; at 2,000 iterations once the Emperor is within 2 spaces of
+the last tree, +0.50 [-0.11, +1.11] (not significant), at 21 times `mcts`'s self-play speed (one core, one
+run: 24.7 games/s against this expert's 36.6 and `mcts`'s 1.17).
 """
 
 import numpy as np
