@@ -40,7 +40,7 @@ def test_a_cold_cache_is_announced_once_warm_it_is_not(fake_batch: Path) -> None
     assert kernel_cache.announce_compiling("kamakura", said.append) is False and len(said) == 1
 
 
-def test_the_cache_of_other_sources_is_cold(fake_batch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_cache_of_other_sources_is_cold(fake_batch: Path) -> None:
     folder = fake_batch.parent.parent / "cache" / f"{numba_cache.PREFIX}0000000000000000" / "pkg_0123abcd"
     folder.mkdir(parents=True)
     (folder / "batch.play_batch-134.py311.nbi").write_bytes(b"")

@@ -11,7 +11,7 @@ from sim.agent_spec import agent_arrays
 from sim.sakura import kernels as K
 from sim.sakura import phase_study
 from sim.sakura.batch import run_batch
-from sim.sakura.game import SakuraGame
+from sim.sakura.game import SakuraGame, kernel_rules
 from sim.sakura.spec import SPEC
 
 
@@ -31,8 +31,6 @@ def test_the_whole_game_from_its_start_is_the_batch_loops_game() -> None:
     seeds = np.array([11, 12, 13], dtype=np.uint64)
     kinds, params = agent_arrays([["greedy", "random", "greedy", "random"]], "sakura")
     batch = run_batch(rules, seeds, kinds[0], params[0])
-    from sim.sakura.game import kernel_rules
-
     for g, seed in enumerate(seeds):
         start = K.new_game(kernel_rules(rules), seed)
         shares = [phase_study.finish(start, seed, kinds[0], params[0], seat, phase_study.COLLECT_STREAM)
