@@ -32,14 +32,35 @@ from analysis.values import players_handicap
 PERCENT_WORDS = ("rate", "ci_low", "ci_high", "added", "share", "advantage")
 
 
+#: the headline questions in the order a report answers them (`Section.question`); other sections follow
+QUESTIONS = ("verdicts", "seats", "ties", "components", "length", "skill")
+#: a table with more rows than this is shown folded (its caption opens it); the CSV stays whole
+FOLD_ROWS = 8
+
+
 @dataclass
 class Section:
-    """One titled part of a report page: its notes (HTML), tables (also written as CSV) and charts (PNG)."""
+    """One titled part of a report page: its notes (HTML), tables (also written as CSV) and charts (PNG).
+    ``question``: which headline question it answers (QUESTIONS; "" for detail), which orders the page;
+    ``anchor``: its id, which the verdicts link to (default: from the title); ``html``: blocks of HTML
+    shown after the notes."""
 
     title: str
     notes: list[str] = field(default_factory=list)  # headline figures, each with its n and interval
     tables: list[tuple[str, str, pd.DataFrame]] = field(default_factory=list)  # (file name, caption, frame)
     charts: list[tuple[str, str, Any]] = field(default_factory=list)  # (file name, caption, figure)
+    question: str = ""
+    anchor: str = ""
+    html: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return self.anchor or re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-")
+
+
+def question_order(section: Section) -> int:
+    """Where a section stands on the page: by its question, detail last."""
+    return QUESTIONS.index(section.question) if section.question in QUESTIONS else len(QUESTIONS)
 
 
 def scope(runs: dict[str, Run]) -> tuple[str | None, str]:
@@ -100,7 +121,7 @@ def seat_section(title: str, name: str, runs: dict[str, Run], seats: dict[str, p
     a chart of win rate by seat with 95% intervals and the fair-share line (when the runs share a player
     count), and the table (one column block per run)."""
     series, _ = scope(runs)
-    sec = Section(title, list(notes))
+    sec = Section(title, list(notes), question="seats", anchor=f"{name}-seats")
     sec.charts.append((f"{name}_seat_win_rates", caption,
                        charts.grouped_bars(stack(seats), "seat", "win_rate", "ci_low", "ci_high", series,
                                            chart_title, xlabel, "win rate (%)", reference=fair_share(runs),
@@ -148,7 +169,7 @@ def tie_section(title: str, name: str, runs: dict[str, Run], ties: dict[str, dic
     win_rate, ci_low, ci_high) of the game's re-scoring; ``name``: the file-name prefix of its chart and
     table; ``tied_what`` and ``rule``: how the notes name the tie and the rule (its RULES.md number);
     ``n_all``: the `scope` text. The chart's title starts with the part of ``title`` before its colon."""
-    sec = Section(title)
+    sec = Section(title, question="ties", anchor=f"{name}-ties")
     for lab, run in runs.items():
         t = ties[lab]
         sec.notes.append(
@@ -270,22 +291,38 @@ th, td { border: 1px solid #ddd; padding: .25em .6em; text-align: right; }
 th { background: #f3f3f3; max-width: 9em; white-space: normal; } \
 td:first-child, th:first-child { text-align: left; }
 figure { margin: 1em 0; } figcaption { font-size: .85em; color: #555; }
+img { max-width: 100%; height: auto; }
 .note { margin: .3em 0; } .meta { color: #555; font-size: .9em; }
+.wide { overflow-x: auto; max-width: 100%; }
+details { margin: .6em 0; } summary { cursor: pointer; color: #245; }
+.verdicts { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: .6em 1.2em; }
+.run-verdicts { border: 1px solid #ddd; border-radius: 6px; padding: .4em .8em; font-size: .9em; }
+.run-verdicts h3 { font-size: 1em; margin: .2em 0; } .run-verdicts ul { margin: .2em 0; padding-left: 1.1em; }
+.run-verdicts li { margin: .25em 0; }
+.status { font-weight: 600; padding: 0 .3em; border-radius: 3px; }
+.status-within, .status-small { background: #dff0d8; } .status-beyond { background: #f8d7da; }
+.status-undecided { background: #fff3cd; } .status-too_few, .status-info { background: #eee; }
 """
 
 
 def write_report(sections: list[Section], runs: list[Run], labels: list[str], summary: dict,
                  out: Path, title: str = "Balance report") -> Path:
-    """Write the page: ``out``/index.html (the runs, then each section's notes, charts and tables),
-    charts/<name>.png, tables/<name>.csv (both folders replaced) and summary.json. Returns index.html."""
+    """Write the page: ``out``/index.html (a "verdicts" section first, then the runs, then each section's
+    notes, charts and tables), charts/<name>.png, tables/<name>.csv (both folders replaced) and
+    summary.json. Returns index.html."""
     out.mkdir(parents=True, exist_ok=True)
     for sub in ("charts", "tables"):
         shutil.rmtree(out / sub, ignore_errors=True)
         (out / sub).mkdir()
-    body = [f"<h1>{html.escape(title)}</h1>",
-            f"<p class='meta'>Generated {time.strftime('%Y-%m-%d %H:%M')} from {len(runs)} run "
-            f"director{'y' if len(runs) == 1 else 'ies'}; every figure is computed from the logged tables. "
-            f"Intervals are 95%.</p><ul>"]
+    lead = [s for s in sections if s.question == "verdicts"]
+    sections = [s for s in sections if s.question != "verdicts"]
+    body = [f"<h1>{html.escape(title)}</h1>"]
+    for section in lead:
+        body += _section_html(section, out)
+    plural = "y" if len(runs) == 1 else "ies"
+    body += [f"<h2 id='runs'>The runs</h2><p class='meta'>Generated {time.strftime('%Y-%m-%d %H:%M')} from "
+             f"{len(runs)} run director{plural}; every figure is computed from the logged tables. "
+             "Intervals are 95%.</p><ul>"]
     for label, run in zip(labels, runs, strict=True):
         m = run.manifest
         readings = readings_text(run)
@@ -300,26 +337,39 @@ def write_report(sections: list[Section], runs: list[Run], labels: list[str], su
     body.append("</ul>")
     body += [f"<p class='note'><b>Reconstructed.</b> {html.escape(note)}</p>"
              for note in reconstruction_notes(runs, labels)]
-    for section in sections:
-        body.append(f"<h2>{html.escape(section.title)}</h2>")
-        body += [f"<p class='note'>{note}</p>" for note in section.notes]
-        for name, caption, figure in section.charts:
-            charts.save(figure, out / "charts" / f"{name}.png")
-            body.append(f"<figure><img src='charts/{name}.png' alt='{html.escape(caption)}'>"
-                        f"<figcaption>{html.escape(caption)}</figcaption></figure>")
-        for name, caption, frame in section.tables:
-            frame.to_csv(out / "tables" / f"{name}.csv", index=False)
-            body.append(f"<p class='note'><b>{html.escape(caption)}</b> "
-                        f"(<a href='tables/{name}.csv'>CSV</a>)</p>")
-            for part_label, part in per_run(_format(frame)):
-                if part_label:
-                    body.append(f"<p class='meta'>{html.escape(part_label)}</p>")
-                body.append(part.rename(columns=human_header).to_html(index=False, border=0, na_rep=""))
+    for section in sorted(sections, key=question_order):
+        body += _section_html(section, out)
     page = (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<style>{CSS}</style></head><body>{''.join(body)}</body></html>")
     (out / "index.html").write_text(page)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default))
     return out / "index.html"
+
+
+def _section_html(section: Section, out: Path) -> list[str]:
+    """A section as HTML, its charts and CSVs written into `out`: long tables folded (FOLD_ROWS)."""
+    body = [f"<h2 id='{section.id}'>{html.escape(section.title)}</h2>"]
+    body += [f"<p class='note'>{note}</p>" for note in section.notes]
+    body += section.html
+    for name, caption, figure in section.charts:
+        charts.save(figure, out / "charts" / f"{name}.png")
+        body.append(f"<figure><img src='charts/{name}.png' alt='{html.escape(caption)}'>"
+                    f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+    for name, caption, frame in section.tables:
+        frame.to_csv(out / "tables" / f"{name}.csv", index=False)
+        head = f"<b>{html.escape(caption)}</b> (<a href='tables/{name}.csv'>CSV</a>)"
+        tables = []
+        for part_label, part in per_run(_format(frame)):
+            if part_label:
+                tables.append(f"<p class='meta'>{html.escape(part_label)}</p>")
+            tables.append("<div class='wide'>"
+                          + part.rename(columns=human_header).to_html(index=False, border=0, na_rep="")
+                          + "</div>")
+        if len(frame) > FOLD_ROWS:
+            body.append(f"<details><summary>{head}, {len(frame):,} rows</summary>{''.join(tables)}</details>")
+        else:
+            body += [f"<p class='note'>{head}</p>", *tables]
+    return body
 
 
 def _json_default(value: Any) -> Any:

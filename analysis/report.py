@@ -19,6 +19,8 @@ from analysis.skill import is_profile, profile_report_parts
 from analysis.values import is_values_run, players_handicap, read_values_run
 from analysis.values_report import values_section
 from analysis.variants import variant_section
+from analysis.verdict_section import run_block, verdict_section
+from analysis.verdicts import DEFAULT_MARGINS, Margins, run_verdicts
 from sim import games
 from sim.errors import ConfigError
 
@@ -31,7 +33,8 @@ def default_out(paths: list[str | os.PathLike[str]]) -> Path:
 
 
 def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | None = None,
-                 allow_partial: bool = False, jobs: int = 1, backend: str = "loky") -> Path:
+                 allow_partial: bool = False, jobs: int = 1, backend: str = "loky",
+                 margins: Margins = DEFAULT_MARGINS) -> Path:
     """Read the runs (refusing bad directories first), compute every section, write the report. Each game's
     sections come from its registry entry (`GameSpec.report_sections`, in registry order); a ladder folder
     (`balance ladder`, holding ladder.json) adds its ladder section (analysis.ladder), a profile folder
@@ -83,4 +86,19 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
         summary.setdefault("profiles", []).append(record)
     if not runs and not values_runs and not ladders and not profiles:
         raise ConfigError("no run directory to report on")
+    sections.insert(0, _verdicts(runs, labels, margins, summary))
     return write_report(sections, runs, labels, summary, Path(out) if out else default_out(paths))
+
+
+def _verdicts(runs: list, labels: list[str], margins: Margins, summary: dict[str, Any]) -> Any:
+    """The verdicts section of every self-play run (profile levels included), and summary.json's
+    ``verdicts``: label -> the verdict records."""
+    from analysis.summary import agents_text
+
+    blocks = []
+    summary["verdicts"] = {}
+    for label, run in zip(labels, runs, strict=True):
+        found = run_verdicts(run, margins)
+        blocks.append(run_block(label, run.game, agents_text(run.manifest), found))
+        summary["verdicts"][label] = [v.record() for v in found]
+    return verdict_section(blocks, margins)

@@ -607,7 +607,8 @@ def profile_report_parts(folder: str | os.PathLike[str],
     counts = [r.n_games for r in profile.runs.values()]
     n_text = (f"n = {counts[0]:,} games per level" if len(set(counts)) == 1
               else f"n = {min(counts):,} to {max(counts):,} games per level")
-    sec = Section(f"Balance by skill: {title}, {players} players ({profile.folder.name})")
+    sec = Section(f"Balance by skill: {title}, {players} players ({profile.folder.name})", question="skill",
+                  anchor=f"{name}")
     missing = [lv["name"] for lv in m["levels"] if lv["name"] not in profile.runs]
     sec.notes.append(
         f"Config <b>{m['config']}</b>; self-play at each level ({', '.join(profile.levels)}): every seat "

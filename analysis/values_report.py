@@ -64,7 +64,8 @@ def values_table(rows: pd.DataFrame, score: str, unit: str) -> pd.DataFrame:
 def values_section(runs: dict[str, ValuesRun]) -> tuple[Section, list[dict]]:
     """One section over every values run given to the report; returns it and summary.json's
     ``component_values`` records (one per component, position and seat, "all" = averaged over seats)."""
-    sec = Section("What each component is worth: causal values by paired intervention")
+    sec = Section("What each component is worth: causal values by paired intervention", question="components",
+                  anchor="components")
     records: list[dict] = []
     for i, (label, run) in enumerate(runs.items()):
         key = f"values_{i}"

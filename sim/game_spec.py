@@ -47,6 +47,7 @@ class Vocabulary:
     batch_scores: str               # run_batch's array of final scores
     components: str                 # what a designer prices: "chits", "cards"
     study_means: tuple[tuple[str, str], ...] = ()  # (run_batch key, label) means `balance study` prints
+    tie_rule: str = ""              # the rules' numbers of the tie-break, as reports cite them ("R-9")
 
 
 @dataclass(frozen=True)

@@ -123,7 +123,8 @@ def kamakura_sections(runs: dict[str, RunTally]) -> tuple[list[Section], list[di
     sections.append(sec)
 
     # ---- scores, decisiveness, length ----
-    sec = Section("Kamakura: scores, decisiveness, game length, passing and lead changes")
+    sec = Section("Kamakura: scores, decisiveness, game length, passing and lead changes", question="length",
+                  anchor="kamakura-length")
     for lab, run in runs.items():
         s, lc = scores[lab], leads[lab]
         m, length = s["margin"], s["length"]

@@ -123,7 +123,8 @@ def sakura_sections(runs: dict[str, RunTally]) -> tuple[list[Section], list[dict
                        wide(cards, "card")))
     sections.append(sec)
 
-    sec = Section("Sakura: bumps, tokens at each tree, game length")
+    sec = Section("Sakura: bumps, tokens at each tree, game length", question="length",
+                  anchor="sakura-length")
     for lab, run in runs.items():
         b, r = bumps[lab], rounds[lab]
         n = run.n_games

@@ -65,6 +65,14 @@ def _run_options(parser: argparse.ArgumentParser, agents: str, unit: str, out: s
                              "(default: refuse at once, naming it)")
 
 
+def _margin_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--margin", metavar="M",
+                        help="the difference that matters, for the verdicts: percentage points of win rate "
+                             "(default 2, for seats, start player and tie-break), or per question, e.g. "
+                             "seats=2,start=1,length=1,worth=1 (length in the game's unit, worth in score "
+                             "points)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="balance",
                                      description="Monte Carlo balance toolkit for board games.")
@@ -75,8 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("config", help="TOML config of any game (its `game` key says which)")
     study.add_argument("--players", type=int, required=True, help="number of players (required)")
     study.add_argument("--games", type=_positive_int, default=10000, help="games to play (default 10000)")
-    study.add_argument("--agents", default="random",
-                       help="one agent for all seats, or one per seat: a,b,c (default random)")
+    study.add_argument("--agents", default="expert",
+                       help="one agent for all seats, or one per seat: a,b,c (default expert)")
     study.add_argument("--seed", type=_seed, default=0, help="seed of the games (default 0)")
 
     sim_p = sub.add_parser("simulate", help="self-play games in parallel into a resumable run directory")
@@ -84,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="games the run directory should hold (required; more extends a run)")
     sim_p.add_argument("--rotate-seats", action="store_true",
                        help="rotate the agents one seat per game: each agent sits in each seat equally")
-    _run_options(sim_p, agents="random", unit="games",
+    _run_options(sim_p, agents="expert", unit="games",
                  out="runs/<game>-<config>-<N>p-<agents>-seed<S>")
 
     values = sub.add_parser("values", help="causal value of each component by paired intervention (holding "
@@ -94,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "component's arms from every position")
     values.add_argument("--positions", help="turns or rounds played before the intervention, e.g. 0,9,18 "
                                             "(default: the game's own; 0 = the start)")
-    _run_options(values, agents="greedy", unit="base games",
+    _run_options(values, agents="expert", unit="base games",
                  out="runs/values-<game>-<config>-<N>p-<agents>-seed<S>")
 
     report = sub.add_parser("report", help="balance report of run directories (HTML, JSON, CSV)")
@@ -106,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="chunks tallied in parallel (default 1); memory holds one chunk a job")
     report.add_argument("--backend", choices=("loky", "dask"), default="loky",
                         help="loky (this machine, the default) or dask (a LocalCluster)")
+    _margin_option(report)
 
     summary = sub.add_parser("summary", help="seat win rates and ties of run directories, from their logs")
     summary.add_argument("runs", nargs="+", help="run directories written by simulate")
@@ -115,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="chunks summarised in parallel (default 1); memory holds one chunk a job")
     summary.add_argument("--backend", choices=("loky", "dask"), default="loky",
                          help="loky (this machine, the default) or dask (a LocalCluster)")
+    _margin_option(summary)
 
     ladder = sub.add_parser("ladder", help="strength ladder: each level (random, greedy, MCTS at doubling "
                                            "iterations) against the level below; win share vs 1/N")
@@ -259,20 +269,24 @@ def _report(args: argparse.Namespace) -> int:
     from analysis.report import build_report
 
     started = time.perf_counter()
+    from analysis.verdicts import parse_margins
+
     page = build_report(args.runs, args.out, allow_partial=args.allow_partial, jobs=args.jobs,
-                        backend=args.backend)
+                        backend=args.backend, margins=parse_margins(args.margin))
     print(f"report written in {time.perf_counter() - started:.1f} s: {page}")
     return 0
 
 
 def _summary(args: argparse.Namespace) -> int:
-    from analysis.parts import run_summary
+    from analysis.run_tally import read_run_tally
     from analysis.runs import run_snapshot
-    from analysis.summary import format_summary_of
+    from analysis.summary import format_run
     from analysis.values import format_values, is_values_run, read_values_run
+    from analysis.verdicts import parse_margins
 
+    margins = parse_margins(args.margin)
     # refuse any bad directory before printing anything; a `balance values` run prints its values. A
-    # simulate run is summarised chunk by chunk (analysis/parts.py): memory holds a chunk, not the run.
+    # simulate run is summarised from its report tally, chunk by chunk: memory holds a chunk, not the run.
     runs = [read_values_run(path, args.allow_partial) if is_values_run(path) else
             run_snapshot(path, args.allow_partial) for path in args.runs]
     texts = []
@@ -280,8 +294,8 @@ def _summary(args: argparse.Namespace) -> int:
         if is_values_run(run.path):
             texts.append(format_values(run))
             continue
-        stats, _ = run_summary(run.path, run.ranges, run.manifest, args.jobs, args.backend)
-        texts.append(format_summary_of(run.path, run.manifest, stats))
+        tally = read_run_tally(run.path, args.allow_partial, args.jobs, args.backend)
+        texts.append(format_run(tally, margins))
     print("\n\n".join(texts))
     return 0
 

@@ -36,7 +36,7 @@ SPEC = GameSpec(
     max_players=MAX_PLAYERS,
     default_config=DEFAULT_CONFIG,
     vocabulary=Vocabulary(title="Kamakura", length="turns", score="score", batch_scores="scores",
-                          components="chits"),
+                          components="chits", tie_rule="R-9, R-20"),
     tie_breaks=TIE_BREAKS,
     agents=AGENTS,
     rules_ref="sim.kamakura.params:rules_from_mapping",

@@ -36,7 +36,7 @@ SPEC = GameSpec(
     max_players=MAX_PLAYERS,
     default_config=DEFAULT_CONFIG,
     vocabulary=Vocabulary(title="Sakura", length="rounds", score="tokens", batch_scores="tokens",
-                          components="cards", study_means=(("bumps", "bumps per game"),)),
+                          components="cards", study_means=(("bumps", "bumps per game"),), tie_rule="R-14"),
     tie_breaks=TIE_BREAKS,
     agents=AGENTS,
     rules_ref="sim.sakura.params:rules_from_mapping",

@@ -1,0 +1,56 @@
+"""The first screen of every report: the verdicts (analysis.verdicts) of each run, one sentence per
+question with its number, interval and status, each linking to the section that holds its evidence."""
+
+from __future__ import annotations
+
+import html
+
+from analysis.page import Section
+from analysis.verdicts import ALPHA, BEYOND, SMALL, TOO_FEW, UNDECIDED, WITHIN, Margins, Verdict
+
+#: the short word on each verdict's badge, per question
+BADGES = {
+    "seats": {WITHIN: "fair", SMALL: "small difference", BEYOND: "unfair"},
+    "start": {WITHIN: "no advantage", SMALL: "small advantage", BEYOND: "start matters"},
+    "tiebreak": {WITHIN: "neutral", SMALL: "small effect", BEYOND: "favours a seat"},
+    "components": {WITHIN: "priced right", SMALL: "priced right", BEYOND: "mispriced"},
+}
+COMMON = {UNDECIDED: "undecided", TOO_FEW: "too few games"}
+#: the section (its anchor after the game's name) that holds each question's evidence
+SECTIONS = {"seats": "seats", "start": "seats", "tiebreak": "ties", "ties": "ties", "length": "length"}
+
+
+def badge(verdict: Verdict) -> str:
+    words = {**BADGES.get(verdict.key, {}), **COMMON}.get(verdict.status)
+    return f"<span class='status status-{verdict.status}'>{words}</span> " if words else ""
+
+
+def verdict_item(verdict: Verdict, link: str) -> str:
+    """One verdict as a list item: its badge, then its sentence with the topic linking to the evidence."""
+    topic, _, rest = verdict.sentence.partition(":")
+    return (f"<li>{badge(verdict)}<a href='#{link}'><b>{html.escape(topic)}</b></a>:"
+            f"{html.escape(rest)}</li>")
+
+
+def run_block(label: str, game: str, agents: str, verdicts: list[Verdict]) -> str:
+    """A run's card: its label and players, then its verdicts."""
+    items = "".join(verdict_item(v, f"{game}-{SECTIONS.get(v.key, v.key)}") for v in verdicts)
+    return (f"<div class='run-verdicts'><h3>{html.escape(label)} <span class='meta'>({html.escape(agents)})"
+            f"</span></h3><ul>{items}</ul></div>")
+
+
+def verdict_section(blocks: list[str], margins: Margins) -> Section:
+    """The verdicts section: one card per run, and how to read them."""
+    sec = Section("The answer: verdicts", question="verdicts", anchor="verdicts")
+    sec.html.append(f"<div class='verdicts'>{''.join(blocks)}</div>")
+    sec.html.append(
+        f"<p class='meta'>Each verdict tests the figure against a margin, the difference that matters (win rates: "
+        f"{margins.text('seats')} for seats, {margins.text('start')} for the start player, "
+        f"{margins.text('tiebreak')} for the tie-break; set with <code>--margin</code>). <b>Fair within "
+        f"the margin</b> means the whole interval lies inside it (an equivalence test: a non-significant "
+        f"difference alone never earns it); <b>unfair</b>, the whole interval outside it; "
+        f"<b>undecided</b>, neither, with the games that would decide it. pp = percentage points of win "
+        f"rate. The intervals are {100 * (1 - ALPHA):.0f}% confidence sequences, valid however often a run "
+        f"is looked at or extended, and simultaneous over the seats (Bonferroni), so they are a little "
+        f"wider than the fixed-size intervals in the sections below.</p>")
+    return sec
