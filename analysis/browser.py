@@ -28,10 +28,13 @@ window.addEventListener('load', () => {
     rows: Array.from(t.querySelectorAll('tbody tr')).map(r =>
       Array.from(r.querySelectorAll('td')).map(d => d.textContent.trim()))}));
   const pageWidth = document.documentElement.scrollWidth;  // before the probe's own output widens it
+  const box = sel => { const e = document.querySelector(sel); if (!e) return null;
+                       const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; };
   const out = document.createElement('pre');
   out.id = '__probe';
   out.textContent = JSON.stringify({images: images, errors: window.__errors, tables: tables,
-                                    page_width: pageWidth});
+                                    page_width: pageWidth, verdicts: box('.verdicts'),
+                                    verdict_items: document.querySelectorAll('.run-verdicts li').length});
   document.body.appendChild(out);
 });
 </script>"""
@@ -44,7 +47,8 @@ def chromium() -> str | None:
 def probe(index_html: Path, timeout: int = 120, width: int = 1400) -> dict:
     """Load the page in a window `width` pixels wide; return {"images": [{src, width}], "errors": [...],
     "console": [...], "tables": [{width, headers, rows}] (each table's rendered width in pixels, header
-    texts and cell texts), "page_width": the page's scroll width}."""
+    texts and cell texts), "page_width": the page's scroll width, "verdicts": the verdict cards' {top,
+    bottom} in pixels from the page's top (None without), "verdict_items": how many verdicts they hold}."""
     browser = chromium()
     if browser is None:
         raise RuntimeError("chromium is not installed")

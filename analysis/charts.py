@@ -7,6 +7,7 @@ or stacked histograms, one colour per run).
 from __future__ import annotations
 
 import os
+import textwrap
 from typing import Any
 
 import matplotlib
@@ -28,7 +29,28 @@ def _finish(fig: Figure, ax, title: str, xlabel: str, ylabel: str) -> Figure:
     ax.set_ylabel(ylabel)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
+    fit_titles(fig)
     return fig
+
+
+def fit_titles(fig: Figure) -> None:
+    """Wrap any axes title wider than the figure onto more lines, so no title is clipped at the image's
+    edge (a title is centred on its axes, which a legend beside the plot pushes left)."""
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        title = ax.title
+        text = title.get_text()
+        width = 70
+        while text and not title_fits(fig, title, renderer) and width > 20:
+            title.set_text(textwrap.fill(text, width))
+            fig.tight_layout()
+            width -= 8
+
+
+def title_fits(fig: Figure, title: Any, renderer: Any = None) -> bool:
+    """Whether an axes title lies wholly inside the figure."""
+    box = title.get_window_extent(renderer or fig.canvas.get_renderer())
+    return box.x0 >= 0 and box.x1 <= fig.bbox.x1 and box.y1 <= fig.bbox.y1
 
 
 def grouped_bars(frame: pd.DataFrame, category: str, value: str, low: str, high: str, series: str | None,

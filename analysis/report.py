@@ -19,7 +19,7 @@ from analysis.skill import is_profile, profile_report_parts
 from analysis.values import is_values_run, players_handicap, read_values_run
 from analysis.values_report import values_section
 from analysis.variants import variant_section
-from analysis.verdict_section import run_block, verdict_section
+from analysis.verdict_section import profile_block, run_block, verdict_section
 from analysis.verdicts import DEFAULT_MARGINS, Margins, run_verdicts
 from sim import games
 from sim.errors import ConfigError
@@ -34,7 +34,7 @@ def default_out(paths: list[str | os.PathLike[str]]) -> Path:
 
 def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | None = None,
                  allow_partial: bool = False, jobs: int = 1, backend: str = "loky",
-                 margins: Margins = DEFAULT_MARGINS) -> Path:
+                 margins: Margins = DEFAULT_MARGINS, lead: list[Section] | None = None) -> Path:
     """Read the runs (refusing bad directories first), compute every section, write the report. Each game's
     sections come from its registry entry (`GameSpec.report_sections`, in registry order); a ladder folder
     (`balance ladder`, holding ladder.json) adds its ladder section (analysis.ladder), a profile folder
@@ -86,13 +86,16 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
         summary.setdefault("profiles", []).append(record)
     if not runs and not values_runs and not ladders and not profiles:
         raise ConfigError("no run directory to report on")
-    sections.insert(0, _verdicts(runs, labels, margins, summary))
+    sections[:0] = [*(lead or []), _verdicts(runs, labels, margins, summary, profiles)]
     return write_report(sections, runs, labels, summary, Path(out) if out else default_out(paths))
 
 
-def _verdicts(runs: list, labels: list[str], margins: Margins, summary: dict[str, Any]) -> Any:
-    """The verdicts section of every self-play run (profile levels included), and summary.json's
-    ``verdicts``: label -> the verdict records."""
+def _verdicts(runs: list, labels: list[str], margins: Margins, summary: dict[str, Any],
+              profiles: list) -> Any:
+    """The verdicts section of every self-play run (profile levels included) and, per profile, whether
+    its answers are stable at the top; summary.json's ``verdicts``: label -> the verdict records, and each
+    profile record's ``stable_at_top``."""
+    from analysis.change_verdicts import stable_at_top, stable_text
     from analysis.summary import agents_text
 
     blocks = []
@@ -101,4 +104,13 @@ def _verdicts(runs: list, labels: list[str], margins: Margins, summary: dict[str
         found = run_verdicts(run, margins)
         blocks.append(run_block(label, run.game, agents_text(run.manifest), found))
         summary["verdicts"][label] = [v.record() for v in found]
+    for sec, level_runs, level_labels, record in profiles:
+        if len(level_runs) < 2:
+            continue
+        top, below = level_labels[-1].split("/")[-1], level_labels[-2].split("/")[-1]
+        found = stable_at_top(level_runs[-1], level_runs[-2], margins)
+        text = stable_text(found, top, below)
+        sec.notes.insert(0, f"<b>{text}</b>")
+        blocks.append(profile_block(sec, text, found))
+        record["stable_at_top"] = {"text": text, "verdicts": [v.record() for v in found]}
     return verdict_section(blocks, margins)

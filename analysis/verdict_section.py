@@ -44,8 +44,8 @@ def verdict_section(blocks: list[str], margins: Margins) -> Section:
     sec = Section("The answer: verdicts", question="verdicts", anchor="verdicts")
     sec.html.append(f"<div class='verdicts'>{''.join(blocks)}</div>")
     sec.html.append(
-        f"<p class='meta'>Each verdict tests the figure against a margin, the difference that matters (win rates: "
-        f"{margins.text('seats')} for seats, {margins.text('start')} for the start player, "
+        f"<p class='meta'>Each verdict tests the figure against a margin, the difference that matters (win "
+        f"rates: {margins.text('seats')} for seats, {margins.text('start')} for the start player, "
         f"{margins.text('tiebreak')} for the tie-break; set with <code>--margin</code>). <b>Fair within "
         f"the margin</b> means the whole interval lies inside it (an equivalence test: a non-significant "
         f"difference alone never earns it); <b>unfair</b>, the whole interval outside it; "
@@ -54,3 +54,39 @@ def verdict_section(blocks: list[str], margins: Margins) -> Section:
         f"is looked at or extended, and simultaneous over the seats (Bonferroni), so they are a little "
         f"wider than the fixed-size intervals in the sections below.</p>")
     return sec
+
+
+CHANGE_BADGES = {WITHIN: "no change", SMALL: "small change", BEYOND: "changed", **COMMON}  # compare
+CHANGE_SECTIONS = {"seats": "seats", "start": "seats", "ties": "ties", "length": "length"}
+
+
+def comparison_section(verdicts: list[Verdict], changes: list[str], game: str) -> Section:
+    """The first screen of a `balance compare` report: what the variant changes, then each question's
+    paired verdict."""
+    sec = Section("The answer: what the change did", question="verdicts", anchor="comparison")
+    what = "; ".join(html.escape(c) for c in changes) or "nothing (the same rules)"
+    items = []
+    for v in verdicts:
+        word = CHANGE_BADGES.get(v.status, "")
+        topic, _, rest = v.sentence.partition(":")
+        items.append(f"<li><span class='status status-{v.status}'>{word}</span> <a href='#{game}-"
+                     f"{CHANGE_SECTIONS.get(v.key, v.key)}'><b>{html.escape(topic)}</b></a>:"
+                     f"{html.escape(rest)}</li>")
+    sec.html.append(f"<div class='run-verdicts'><h3>The variant changes: {what}</h3><ul>{''.join(items)}"
+                    "</ul></div>")
+    sec.html.append("<p class='meta'>Both configs were played by the same agents on the same seeds, so each "
+                    "change is the mean of per-game differences and the luck of the deal drops out. <b>No "
+                    "change, equivalent within the margin</b> means the whole interval of the change lies "
+                    "inside the margin; <b>changed</b>, wholly outside it. The intervals are 95% confidence "
+                    "sequences, valid however often the runs are looked at or extended. pp = percentage "
+                    "points of win rate.</p>")
+    return sec
+
+
+def profile_block(section: Section, text: str, verdicts: list[Verdict]) -> str:
+    """A profile's card: stable at the top or not, then each answer's change from the second strongest
+    level to the strongest (paired)."""
+    items = "".join(f"<li><span class='status status-{v.status}'>{CHANGE_BADGES.get(v.status, '')}</span> "
+                    f"{html.escape(v.sentence)}</li>" for v in verdicts)
+    return (f"<div class='run-verdicts'><h3><a href='#{section.id}'>{html.escape(section.title)}</a></h3>"
+            f"<p>{html.escape(text)}</p><ul>{items}</ul></div>")

@@ -222,11 +222,13 @@ STATUS_WORDS = {WITHIN: "fair within the margin", SMALL: "a small difference, wi
 
 def pp(share: float, sign: bool = True) -> str:
     """A difference of win rates in percentage points: "+4.9 pp"."""
-    return f"{100 * share:+.1f} pp" if sign else f"{100 * share:.1f} pp"
+    share = round(100 * share, 1) + 0.0  # no "-0.0"
+    return f"{share:+.1f} pp" if sign else f"{share:.1f} pp"
 
 
 def pp_interval(low: float, high: float) -> str:
-    return f"[{100 * low:+.1f}, {100 * high:+.1f}]"
+    low, high = (round(100 * x, 1) + 0.0 for x in (low, high))
+    return f"[{low:+.1f}, {high:+.1f}]"
 
 
 def against(value: float, low: float, high: float, what: str = "the fair share") -> str:
@@ -331,15 +333,47 @@ def handicap_text(handicap: Any, fair: float) -> str:
     share = (f" (its win rate then {100 * handicap['share_at_handicap'].iloc[j]:.1f}%)"
              if "share_at_handicap" in handicap else "")
     if bonus > 0:
-        return f"A bonus of {points} to seat {j} would bring it closest to the fair share{share}."
-    return f"Taking {points} from seat {j} would bring it closest to the fair share{share}."
+        return (f"A bonus of {points} to seat {j}'s final score is the smallest whole bonus that lifts it to "
+                f"the fair share{share}.")
+    return (f"Taking {points} from seat {j}'s final score is the smallest whole handicap that brings it down "
+            f"to the fair share{share}.")
+
+
+def start_family(c: dict, fair: float, margin: float) -> Family:
+    """Seat 0's win rate minus the fair share (a common tally's sums), as a family of one."""
+    mean, sd = share_moments(int(c["seat_games"][0]), c["seat_units"][0], c["seat_squares"][0], fair)
+    return family(np.array([mean]), np.array([sd]), np.array([float(c["seat_games"][0])]), margin,
+                  sd_design=math.sqrt(fair * (1 - fair)))
+
+
+def tiebreak_family(rescore: dict | None, margin: float) -> Family | None:
+    """Each seat's win rate under the configured tie-break minus under shared wins, the same games
+    re-scored (a game's re-scoring tally), as one family; None when there is nothing to judge (no
+    re-scoring, or tied wins are shared)."""
+    if rescore is None or "shared" not in rescore["rules"] or next(iter(rescore["reference"])) == "shared":
+        return None
+    games, t = rescore["seat_games"], rescore["rules"]["shared"]  # shared minus the configured rule
+    moments = [mean_sd(int(games[s]), -int(t["change"][s]), int(t["change_squares"][s]), SHARE_SCALE)
+               for s in range(len(games))]
+    return family(np.array([m for m, _ in moments]), np.array([s for _, s in moments]), games.astype(float),
+                  margin, sd_design=0.2)
+
+
+def judged_families(c: dict, fair: float, margins: Margins, rescore: dict | None) -> dict[str, tuple]:
+    """Every question judged against a margin, by key: (its family, its margin). What the verdicts and
+    the stopping rule of --until-decided both judge."""
+    out = {"seats": (seat_family(c, fair, margins.seats), margins.seats),
+           "start": (start_family(c, fair, margins.start), margins.start)}
+    tie = tiebreak_family(rescore, margins.tiebreak)
+    if tie is not None:
+        out["tiebreak"] = (tie, margins.tiebreak)
+    return out
 
 
 def start_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float | None = None) -> Verdict:
     """Does the start player (seat 0) gain? Its win rate minus the fair share, within `margins.start`."""
-    mean, sd = share_moments(int(c["seat_games"][0]), c["seat_units"][0], c["seat_squares"][0], fair)
-    fam = family(np.array([mean]), np.array([sd]), np.array([float(c["seat_games"][0])]), margins.start,
-                 sd_design=math.sqrt(fair * (1 - fair)))
+    fam = start_family(c, fair, margins.start)
+    mean = float(fam.value[0])
     status = classify(fam, margins.start)
     n = int(c["games"])
     m = margins.text("start")
@@ -370,22 +404,17 @@ def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, m
     same = int(c["ties"][0]) == int(c["ties"][1])
     often = (f"the top score is tied in {100 * counts['tied_rate']:.1f}% of games "
              f"[{100 * counts['tied_ci_low']:.1f}%, {100 * counts['tied_ci_high']:.1f}%]"
-             + ("; the tie-break decides every one of them" if same else
+             + ("" if counts["tied"] == 0 else "; the tie-break decides every one of them" if same else
                 f", and the tie-break decides {100 * counts['decided_rate']:.1f}%"))
     detail = {"tie_rate": counts["tied_rate"], "tie_ci_low": counts["tied_ci_low"],
               "tie_ci_high": counts["tied_ci_high"], "rule": configured}
-    if rescore is None or "shared" not in rescore["rules"] or configured == "shared":
+    fam = tiebreak_family(rescore, margins.tiebreak)
+    if fam is None:
         why = "tied wins are shared (no tie-break)" if configured == "shared" else "no re-scoring"
         return Verdict("ties", "How often do ties decide, and whom does the tie-break favour?", "info",
                        f"Ties: {often}; {why} ({rule_ref}). n = {n:,} games.", counts["tied_rate"],
                        counts["tied_ci_low"], counts["tied_ci_high"], "share", None, n, detail=detail)
-    games = rescore["seat_games"]
-    t = rescore["rules"]["shared"]  # shared minus the configured rule, per game
-    k = len(games)
-    moments = [mean_sd(int(games[s]), -int(t["change"][s]), int(t["change_squares"][s]), SHARE_SCALE)
-               for s in range(k)]
-    fam = family(np.array([m for m, _ in moments]), np.array([s for _, s in moments]), games.astype(float),
-                 margins.tiebreak, sd_design=0.2)
+    k = len(fam.value)
     status = classify(fam, margins.tiebreak)
     best = int(np.nanargmax(fam.value))
     m = margins.text("tiebreak")
@@ -423,10 +452,11 @@ def length_verdict(c: dict, unit: str) -> Verdict:
 
 
 def seconds_per_game(manifest: dict) -> float | None:
-    """This machine's measured wall time per game of a run (its sessions), None when unknown."""
-    played = sum(int(s.get("games_played", 0)) for s in manifest.get("sessions", []))
-    seconds = sum(float(s.get("seconds", 0.0)) for s in manifest.get("sessions", []))
-    return seconds / played if played > 0 and seconds > 0 else None
+    """This machine's wall time per game, from the run's fastest session of at least 100 games (a
+    session's time includes starting its workers, which a short one pays most for); None when unknown."""
+    paces = [float(s["seconds"]) / int(s["games_played"]) for s in manifest.get("sessions", [])
+             if int(s.get("games_played", 0)) >= 100 and float(s.get("seconds", 0.0)) > 0]
+    return min(paces) if paces else None
 
 
 def run_verdicts(run: Any, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:

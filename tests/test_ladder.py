@@ -79,8 +79,8 @@ def test_report_of_a_ladder_folder_has_the_ladder_section(ladder, tmp_path: Path
     done = balance("report", str(out), str(out / STEPS[0]), "--out", str(tmp_path / "report"))
     assert done.returncode == 0, done.stderr
     page = (tmp_path / "report" / "index.html").read_text()
-    assert "<h2>Ladder: kamakura, 3 players" in page and "charts/ladder_0.png" in page
-    assert "<h2>Kamakura: seat win rates" in page  # the plain run keeps its sections
+    assert "'>Ladder: kamakura, 3 players" in page and "charts/ladder_0.png" in page
+    assert "'>Kamakura: seat win rates" in page  # the plain run keeps its sections
     summary = json.loads((tmp_path / "report" / "summary.json").read_text())
     assert summary["games"] == 12  # headline figures of the plain run, as before
     ladder_summary = summary["ladders"][0]

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from analysis.parts import CACHE, run_summary
-from analysis.runs import read_run, run_snapshot
-from analysis.summary import format_summary, format_summary_of
+from analysis.parts import CACHE
+from analysis.run_tally import read_run_tally
+from analysis.runs import read_run
+from analysis.summary import format_run, format_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 KAMAKURA = str(ROOT / "configs" / "kamakura" / "base.toml")
@@ -28,10 +29,10 @@ def simulate(out: Path, config: str, players: str, games: int, *extra: str) -> N
     assert done.returncode == 0, done.stderr
 
 
-def by_parts(path: Path, **kwargs) -> tuple[str, int]:
-    snap = run_snapshot(path)
-    stats, read = run_summary(path, snap.ranges, snap.manifest, **kwargs)
-    return format_summary_of(snap.path, snap.manifest, stats), read
+def by_parts(path: Path, jobs: int = 1, backend: str = "loky", cache: bool = True) -> tuple[str, int]:
+    """`balance summary`'s text from the run's report tally, chunk by chunk, and the parts read."""
+    run = read_run_tally(path, False, jobs, backend, cache)
+    return format_run(run), run.parts_read
 
 
 @pytest.mark.parametrize("config, players, extra", [
@@ -52,7 +53,7 @@ def test_chunks_are_cached_read_once_and_again_when_replaced(tmp_path: Path) -> 
     out = tmp_path / "run"
     simulate(out, KAMAKURA, "3", 1200, "--agents", "random")
     first, read = by_parts(out)
-    assert read == 3 and len(list((out / CACHE).glob("summary-*.json"))) == 3
+    assert read == 3 and len(list((out / CACHE).glob("report-*.json"))) == 3
     assert by_parts(out) == (first, 0)  # all from the cache
     simulate(out, KAMAKURA, "3", 2000, "--agents", "random")  # the run grows by two chunks
     grown, read = by_parts(out)
@@ -63,10 +64,10 @@ def test_chunks_are_cached_read_once_and_again_when_replaced(tmp_path: Path) -> 
     os.utime(part, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
     assert by_parts(out) == (grown, 1)
     # a cache entry that does not parse is recomputed, not trusted
-    entry = sorted((out / CACHE).glob("summary-*.json"))[0]
+    entry = sorted((out / CACHE).glob("report-*.json"))[0]
     entry.write_text("{not json")
     assert by_parts(out) == (grown, 1)
-    assert json.loads(entry.read_text())["stats"]["games"] == 400
+    assert json.loads(entry.read_text())["stats"]["common"]["games"] == 400
 
 
 def test_jobs_and_dask_give_the_same_summary(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from analysis.browser import chromium, probe
@@ -55,7 +56,34 @@ def test_every_referenced_file_exists(report: Path) -> None:
     assert len([r for r in refs if r.endswith(".png")]) >= 10
     assert len([r for r in refs if r.endswith(".csv")]) >= 8
     for ref in refs:
-        assert (report / ref).is_file(), ref
+        if ref.startswith("#"):  # a verdict's link to its evidence
+            assert f"id='{ref[1:]}'" in page, ref
+        else:
+            assert (report / ref).is_file(), ref
+
+
+def test_the_page_leads_with_the_verdicts_in_question_order(report: Path) -> None:
+    page = (report / "index.html").read_text()
+    order = [page.index(f"id='{anchor}'") for anchor in
+             ("verdicts", "runs", "kamakura-seats", "kamakura-ties", "components", "kamakura-length")]
+    assert order == sorted(order)
+    assert "<details>" in page  # long tables folded
+    summary = json.loads((report / "summary.json").read_text())
+    for records in summary["verdicts"].values():
+        assert [r["question"] for r in records] == ["seats", "start", "tiebreak", "length"]
+        statuses = {r["status"] for r in records}
+        assert statuses <= {"within", "small", "beyond", "undecided", "too_few", "info"}
+
+
+def test_no_chart_title_is_clipped() -> None:
+    from analysis import charts
+
+    frame = pd.DataFrame({"seat": [0, 1, 2], "win_rate": [.3, .3, .4], "ci_low": [.2, .2, .3],
+                          "ci_high": [.4, .4, .5], "run": ["kamakura 3p greedy,random,random rotated"] * 3})
+    fig = charts.grouped_bars(frame, "seat", "win_rate", "ci_low", "ci_high", "run", "Kamakura win rate by "
+                              "seat and tie-break rule, every rule of R-9 (n = 123,456 games in 3 runs)",
+                              "seat", "win rate (%)", reference=1 / 3, reference_label="fair share")
+    assert charts.title_fits(fig, fig.axes[0].title)
 
 
 def test_headline_figures_carry_n_and_intervals(report: Path) -> None:
@@ -103,6 +131,9 @@ def test_report_renders_in_chromium(report: Path) -> None:
     assert result["errors"] == [] and result["console"] == []
     # Three runs side by side fit a 1400-pixel window (wide tables are shown one run at a time).
     assert result["page_width"] <= 1400 and all(t["width"] <= 1400 for t in result["tables"])
+    # issue 34: the first 1400 x 900 screen holds every run's verdicts
+    assert result["verdicts"] is not None and result["verdicts"]["bottom"] <= 900, result["verdicts"]
+    assert result["verdict_items"] >= 3 * 4
     # No interval of a non-rate is printed with "%": an interval column's unit is that of the nearest
     # value column before it, and only rates and shares are percentages.
     bound = re.compile(r"(95% (low|high)|interval)", re.I)

@@ -88,10 +88,19 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--seed", type=_seed, default=0, help="seed of the games (default 0)")
 
     sim_p = sub.add_parser("simulate", help="self-play games in parallel into a resumable run directory")
-    sim_p.add_argument("--games", type=_positive_int, required=True,
-                       help="games the run directory should hold (required; more extends a run)")
+    sim_p.add_argument("--games", type=_positive_int,
+                       help="games the run directory should hold (required, unless --until-decided; more "
+                            "extends a run); with --until-decided the cap (default 200,000)")
     sim_p.add_argument("--rotate-seats", action="store_true",
                        help="rotate the agents one seat per game: each agent sits in each seat equally")
+    sim_p.add_argument("--until-decided", action="store_true",
+                       help="play in rounds until every verdict (seats, start player, tie-break) is decided "
+                            "at its --margin, or --games or --minutes is reached; the verdicts' intervals "
+                            "are confidence sequences, so looking after every round is allowed")
+    sim_p.add_argument("--minutes", type=float, metavar="M",
+                       help="with --until-decided: stop after about this many minutes too (default: no "
+                            "time cap)")
+    _margin_option(sim_p)
     _run_options(sim_p, agents="expert", unit="games",
                  out="runs/<game>-<config>-<N>p-<agents>-seed<S>")
 
@@ -183,7 +192,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--games", type=_positive_int, default=100_000,
                        help="games per run with --runner (default 100000)")
 
+    from sim.app import compare
     from sim.design.commands import add_design_commands
+
+    compare.add_parser(sub, _positive_int, _seed, _margin_option)
 
     add_design_commands(sub, _positive_int, _seed)  # sweep, tune, profile
     return parser
@@ -236,14 +248,46 @@ def _simulate(args: argparse.Namespace) -> int:
     from sim.app.runner import plan_run
 
     _check_backend(args)
+    if args.until_decided:  # the caps and margins are refused, if bad, before anything is planned
+        from analysis.verdicts import parse_margins
+        from sim.app.until_decided import DEFAULT_CAP, check_caps
+
+        cap = args.games if args.games is not None else DEFAULT_CAP
+        check_caps(cap, args.minutes)
+        margins = parse_margins(args.margin)
+    else:
+        for option, value in (("--minutes", args.minutes), ("--margin", args.margin)):
+            if value is not None:
+                raise ConfigError(f"{option}: only used with --until-decided")
+        if args.games is None:
+            raise ConfigError("--games: required, the games the run directory should hold (or "
+                              "--until-decided: play until the verdicts are decided)")
     plan = plan_run(args.config, args.players, args.agents, args.seed, args.rotate_seats)
     _start(args, plan.game)
-    result = _play_run(plan, args.games, args, "games")
+    if not args.until_decided:
+        result = _play_run(plan, args.games, args, "games")
+        seconds = time.perf_counter() - started
+        rate = result.played / seconds if seconds > 0 else 0.0
+        note = f" ({result.already} were already there)" if result.already else ""
+        print(f"{result.played} games played{note} in {seconds:.1f} s, {rate:,.0f} games/s; "
+              f"run directory: {result.run_dir}")
+        return 0
+    from analysis.summary import format_run
+    from sim.app.runner import default_out
+    from sim.app.until_decided import RunJudge, first_round, play_until_decided
+
+    out = args.out or default_out(plan)
+    judge = RunJudge(out, margins)
+    say = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    done = play_until_decided(lambda games: _play_run(plan, games, args, "games").played, judge, cap,
+                              args.minutes, say, first=first_round(plan.smallest_chunk()), plan=judge.plan)
     seconds = time.perf_counter() - started
-    rate = result.played / seconds if seconds > 0 else 0.0
-    note = f" ({result.already} were already there)" if result.already else ""
-    print(f"{result.played} games played{note} in {seconds:.1f} s, {rate:,.0f} games/s; "
-          f"run directory: {result.run_dir}")
+    rate = done.played / seconds if seconds > 0 else 0.0
+    stopped = ("every verdict decided" if done.decided else f"stopped undecided at the games cap ({cap:,})"
+               if done.reason == "games cap" else f"stopped undecided at the time cap ({args.minutes} min)")
+    print(format_run(judge.run, margins))
+    print(f"until decided: {stopped} at {done.games:,} games, {done.rounds} round(s); {done.played:,} games "
+          f"played in {seconds:.1f} s, {rate:,.0f} games/s; run directory: {out}")
     return 0
 
 
@@ -370,6 +414,10 @@ def main(argv: list[str] | None = None) -> int:
             return _play(args)
         if args.command == "train":
             return _train(args)
+        if args.command == "compare":
+            from sim.app.compare import main as compare_main
+
+            return compare_main(args)
         if args.command in ("sweep", "tune", "profile"):
             from sim.design.commands import run_design_command
 

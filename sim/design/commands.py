@@ -42,6 +42,7 @@ def add_design_commands(sub: argparse._SubParsersAction, _jobs: Callable[[str], 
     tune.add_argument("--scheduler", help="with --backend dask: the address of a running Dask scheduler "
                                           "(default: a LocalCluster of --jobs workers)")
 
+    from sim.app.until_decided import DEFAULT_CAP
     from sim.design.profile import DEFAULT_GAMES, DEFAULT_LEVELS
 
     profile = sub.add_parser("profile", help="self-play at several skill levels on the same game seeds; the "
@@ -52,8 +53,20 @@ def add_design_commands(sub: argparse._SubParsersAction, _jobs: Callable[[str], 
     profile.add_argument("--levels", default=DEFAULT_LEVELS,
                          help=f"--agents strings for one seat, weakest first (default {DEFAULT_LEVELS}); "
                               "every seat plays the level")
-    profile.add_argument("--games", type=_jobs, default=DEFAULT_GAMES,
-                         help=f"games per level (default {DEFAULT_GAMES:,})")
+    profile.add_argument("--games", type=_jobs,
+                         help=f"games per level (default {DEFAULT_GAMES:,}); with --until-decided each "
+                              f"level's cap (default {DEFAULT_CAP:,})")
+    profile.add_argument("--until-decided", action="store_true",
+                         help="play each level in rounds until every verdict of its run (seats, start "
+                              "player, tie-break) is decided at its --margin, or --games or --minutes is "
+                              "reached")
+    profile.add_argument("--minutes", type=float, metavar="M",
+                         help="with --until-decided: stop each level after about this many minutes too "
+                              "(default: no time cap)")
+    profile.add_argument("--margin", metavar="M",
+                         help="the difference that matters, for the verdicts (--until-decided and the "
+                              "report): percentage points of win rate (default 2), or per question, e.g. "
+                              "seats=2,start=1,length=1,worth=1")
     profile.add_argument("--seed", type=_seed, default=0, help="the same at every level (default 0)")
     profile.add_argument("--values", action="store_true",
                          help="also a `balance values` run per level: component values per level")
@@ -84,11 +97,19 @@ def _say(quiet: bool):
 def run_design_command(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     if args.command == "profile":
-        from sim.design.profile import run_profile
+        from analysis.verdicts import parse_margins
+        from sim.app.until_decided import DEFAULT_CAP
+        from sim.design.profile import DEFAULT_GAMES, run_profile
 
-        result = run_profile(args.config, args.players, args.levels, args.games, args.jobs, args.seed,
+        games = args.games or (DEFAULT_CAP if args.until_decided else DEFAULT_GAMES)
+        result = run_profile(args.config, args.players, args.levels, games, args.jobs, args.seed,
                              args.out, args.force, say=_say(args.quiet), values=args.values,
-                             values_games=args.values_games)
+                             values_games=args.values_games, until_decided=args.until_decided,
+                             minutes=args.minutes, margins=parse_margins(args.margin))
+        if result.until:
+            print("until decided: " + "; ".join(
+                f"{name} {'decided' if done.decided else 'undecided at the ' + done.reason} at "
+                f"{done.games:,} games" for name, done in result.until.items()))
         print(f"{result.text}\n{len(result.levels)} levels ({result.skipped} finished already), "
               f"{result.played:,} games played"
               + (f" and {result.values_played:,} values base games" if args.values else "")

@@ -14,6 +14,11 @@ component is worth at each level too.
 The profile resumes like a ladder: a finished level is not played again, an interrupted one plays only
 its missing games. ``OUT/profile.json`` lists the game, players, config, seed, games and levels; the
 report (``OUT/report/``) is computed from the run directories' logs alone.
+
+With ``--until-decided`` each level is played in rounds until every headline verdict of its run is decided
+at the margins (sim/app/until_decided.py), G games being the cap of each level (and ``--minutes`` each
+level's time cap); the levels may then end at different numbers of games, and the report pairs the games
+played at every level. Run again, a decided level plays nothing.
 """
 
 from __future__ import annotations
@@ -23,8 +28,9 @@ import os
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from analysis.skill import PROFILE_MANIFEST
 from sim import games
@@ -59,6 +65,8 @@ class ProfileResult:
     report: Path | None = None
     text: str = ""
     seconds: float = 0.0
+    #: with until_decided: each level's `sim.app.until_decided.UntilDecidedResult`, by level name
+    until: dict[str, Any] = field(default_factory=dict)
 
 
 def split_levels(text: str) -> list[str]:
@@ -189,12 +197,15 @@ def plan_profile(config: str | os.PathLike[str], players: int, levels: str | Non
     return out, planned
 
 
-def profile_manifest(out: Path, levels: list[Level], games_asked: int, values_games: int | None) -> dict:
-    """What profile.json holds: the profile's identity and, per level, its agent and folders (relative)."""
+def profile_manifest(out: Path, levels: list[Level], games_asked: int, values_games: int | None,
+                     until_decided: bool = False) -> dict:
+    """What profile.json holds: the profile's identity and, per level, its agent and folders (relative);
+    with until_decided, `games` is each level's cap and ``until_decided`` is true."""
     plan = levels[0].plan
+    until = {"until_decided": True} if until_decided else {}
     return {"study": "profile", "game": plan.game, "config": plan.config_path,
             "config_hash": plan.config_hash, "players": plan.players, "seed": plan.seed, "games": games_asked,
-            "values_games": values_games,
+            **until, "values_games": values_games,
             "levels": [{"name": lv.name, "agent": lv.name, "slug": lv.slug,
                         "resolved_agent": lv.plan.resolved_agents[0],
                         "run_dir": os.path.relpath(lv.out, out),
@@ -206,17 +217,28 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
                 games: int = DEFAULT_GAMES, jobs: int = 1, seed: int = 0,
                 out: str | os.PathLike[str] | None = None, force: bool = False,
                 say: Callable[[str], None] = print, values: bool = False,
-                values_games: int | None = None) -> ProfileResult:
+                values_games: int | None = None, until_decided: bool = False, minutes: float | None = None,
+                margins: Any = None) -> ProfileResult:
     """Plan (refusing bad input before any game), play every unfinished level (and values run), write
-    profile.json and the report (OUT/report/)."""
+    profile.json and the report (OUT/report/). With `until_decided` every level plays until its verdicts
+    at `margins` (analysis.verdicts.Margins, default the defaults) are decided, `games` and `minutes` its
+    caps; `margins` are the report's too."""
+    from analysis.verdicts import DEFAULT_MARGINS
+    from sim.app.until_decided import check_caps
+
     started = time.perf_counter()
+    margins = margins or DEFAULT_MARGINS
+    if until_decided:
+        check_caps(games, minutes)
+    elif minutes is not None:
+        raise ConfigError("--minutes: only used with --until-decided")
     out, planned = plan_profile(config, players, levels, seed, out, force, values, values_games)
     game = planned[0].plan.game
     base_games = None
     if values:
         base_games = values_games or _registry_values_games(game)
     out.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(profile_manifest(out, planned, games, base_games), indent=2)
+    text = json.dumps(profile_manifest(out, planned, games, base_games, until_decided), indent=2)
     path = out / PROFILE_MANIFEST
     if not path.is_file() or path.read_text() != text:
         path.write_text(text)
@@ -224,13 +246,18 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
     todo = [(lv.plan, lv.out, games) for lv in planned]
     if values:
         todo += [(lv.values_plan, lv.values_out, base_games) for lv in planned]
-    if jobs > 1 and not all(_finished(o, p, n) for p, o, n in todo):
+    if jobs > 1 and (until_decided or not all(_finished(o, p, n) for p, o, n in todo)):
         from sim.app.runner import prestart_workers
 
         prestart_workers(jobs, game)
     for i, level in enumerate(planned, 1):
         label = f"[{i}/{len(planned)}] {level.name}"
-        if _finished(level.out, level.plan, games):
+        if until_decided:
+            done = _until_decided(level, games, minutes, margins, jobs, force, say, label)
+            result.until[level.name] = done
+            result.played += done.played
+            result.skipped += done.played == 0
+        elif _finished(level.out, level.plan, games):
             result.skipped += 1
             say(f"{label}: finished already ({level.out})")
         else:
@@ -247,10 +274,27 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
     from analysis.report import build_report
     from analysis.skill import format_profile, read_profile
 
-    result.report = build_report([out], out / "report")
+    result.report = build_report([out], out / "report", margins=margins)
     result.text = format_profile(read_profile(out))
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _until_decided(level: Level, cap: int, minutes: float | None, margins: Any, jobs: int, force: bool,
+                   say: Callable[[str], None], label: str) -> Any:
+    """Play one level in rounds until its run's verdicts are decided (sim/app/until_decided.py)."""
+    from sim.app.until_decided import RunJudge, first_round, play_until_decided
+
+    judge = RunJudge(level.out, margins)
+    say(f"{label}: until every verdict is decided at its margin (cap {cap:,} games"
+        + (f" or {minutes:g} min" if minutes is not None else "") + f"; {level.out})")
+    done = play_until_decided(lambda n: simulate(level.plan, n, level.out, jobs=jobs, force=force).played,
+                              judge, cap, minutes, say, first=first_round(level.plan.smallest_chunk()),
+                              plan=judge.plan)
+    verdict = "decided" if done.decided else f"undecided at the {done.reason}"
+    say(f"{label}: {verdict} at {done.games:,} games, {done.played:,} played now in {done.seconds:.1f} s "
+        f"({level.out})")
+    return done
 
 
 def _registry_values_games(game: str) -> int:

@@ -1,0 +1,205 @@
+"""`balance compare BASE VARIANT --players N`: did the change make the game fairer?
+
+Both configs are played by the same agents on the same seeds (game i of each is dealt from the seed of
+(seed, i)), each into its own run directory (OUT/base, OUT/variant: resumable and locked like `balance
+simulate`), and every headline question's change is judged as a paired verdict in words
+(analysis.change_verdicts). The report (OUT/report) opens with the comparison.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim.errors import ConfigError
+
+DEFAULT_GAMES = 2000
+
+
+def add_parser(sub: argparse._SubParsersAction, positive_int: Any, seed: Any, margin_option: Any) -> None:
+    """Register `balance compare`."""
+    p = sub.add_parser("compare", help="play a variant config against its base on the same seeds and say, "
+                                       "question by question, whether the change made the game fairer",
+                       epilog="examples:\n  balance compare configs/kamakura/base.toml "
+                              "configs/kamakura/tie-shared.toml --players 3\n  balance compare "
+                              "configs/kamakura/base.toml my-variant.toml --players 4 --until-decided",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("base", help="the base TOML config")
+    p.add_argument("variant", help="the variant TOML config (the same game)")
+    p.add_argument("--players", type=int, required=True, help="number of players (required)")
+    p.add_argument("--agents", default="expert",
+                   help="the players, one for all seats or a,b,c (default expert)")
+    p.add_argument("--games", type=positive_int,
+                   help=f"games of each config (default {DEFAULT_GAMES:,}; with --until-decided the cap, "
+                        "default 200,000)")
+    p.add_argument("--until-decided", action="store_true",
+                   help="play on, both configs alike, until every change is decided or --games is reached")
+    p.add_argument("--minutes", type=float, help="with --until-decided: stop after this many minutes too")
+    p.add_argument("--jobs", type=positive_int, default=None, help="worker processes (default: the cores)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of both runs' games (default 0)")
+    p.add_argument("--out", help="compare folder (default: runs/compare/<base>-vs-<variant>-<N>p-<agents>-"
+                                 "seed<S>)")
+    p.add_argument("--force", action="store_true", help="replace run directories made by a different run")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    margin_option(p)
+
+
+@dataclass
+class Comparison:
+    """What `run_compare` found: both runs' folders, the verdicts and the text printed."""
+
+    out: Path
+    verdicts: list = field(default_factory=list)
+    text: str = ""
+    report: Path | None = None
+    played: int = 0
+
+
+def default_out(base: str, variant: str, players: int, agents: str, seed: int) -> Path:
+    name = f"{Path(base).stem}-vs-{Path(variant).stem}-{players}p-{agents}-seed{seed}"
+    return Path("runs") / "compare" / re.sub(r"[^A-Za-z0-9_.=-]+", "_", name)
+
+
+def config_changes(base: dict[str, Any], variant: dict[str, Any]) -> list[str]:
+    """The config keys whose values differ, as "key: base -> variant" (dotted keys, list items [i])."""
+    def flat(value: Any, prefix: str = "") -> dict[str, Any]:
+        if isinstance(value, dict):
+            out: dict[str, Any] = {}
+            for k, v in value.items():
+                if k not in ("description", "extends"):
+                    out.update(flat(v, f"{prefix}.{k}" if prefix else k))
+            return out
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            out = {}
+            for i, v in enumerate(value):
+                out.update(flat(v, f"{prefix}[{i}]"))
+            return out
+        return {prefix: value}
+
+    def shown(value: Any) -> str:
+        return "(none)" if value is None else json.dumps(value)
+
+    a, b = flat(base), flat(variant)
+    return [f"{k}: {shown(a.get(k))} -> {shown(b.get(k))}" for k in sorted(set(a) | set(b))
+            if a.get(k) != b.get(k)]
+
+
+def run_compare(args: argparse.Namespace, say: Any) -> Comparison:
+    """Plan both runs (refusing bad input before any game), play them, judge the changes, write the
+    report."""
+    import os
+
+    from analysis.verdicts import parse_margins
+    from sim.app.runner import plan_run, prestart_workers
+    from sim.app.until_decided import DEFAULT_CAP, check_caps
+
+    margins = parse_margins(args.margin)
+    if args.until_decided:
+        args.games = args.games or DEFAULT_CAP
+        check_caps(args.games, args.minutes)
+    elif args.minutes is not None:
+        raise ConfigError("--minutes: only used with --until-decided")
+    args.games = args.games or DEFAULT_GAMES
+    base = plan_run(args.base, args.players, args.agents, args.seed, False)
+    variant = plan_run(args.variant, args.players, args.agents, args.seed, False)
+    if base.game != variant.game:
+        raise ConfigError(f"{args.variant}: a {variant.game} config cannot be compared with {args.base}, "
+                          f"a {base.game} config")
+    jobs = args.jobs or os.cpu_count() or 1
+    out = Path(args.out) if args.out else default_out(args.base, args.variant, args.players, args.agents,
+                                                      args.seed)
+    prestart_workers(jobs, base.game)
+    result = Comparison(out)
+    pair = _Pair(base, variant, out, jobs, args.force)
+    if args.until_decided:
+        from analysis.change_verdicts import CHANGE_WORDS
+        from sim.app.until_decided import first_round, play_until_decided
+
+        done = play_until_decided(pair.play_to, lambda: pair.judge(margins), args.games, args.minutes, say,
+                                  first=first_round(base.smallest_chunk()), words=CHANGE_WORDS)
+        result.played = done.played
+    else:
+        result.played = pair.play_to(args.games)
+    result.verdicts = pair.judge(margins)
+    result.text = _text(args, base, variant, pair, result.verdicts)
+    result.report = _report(pair, result.verdicts, margins, out, _changes(base, variant))
+    return result
+
+
+class _Pair:
+    """The two runs of a comparison, played to the same number of games and judged together."""
+
+    def __init__(self, base: Any, variant: Any, out: Path, jobs: int, force: bool) -> None:
+        self.plans = {"base": base, "variant": variant}
+        self.out, self.jobs, self.force = out, jobs, force
+        self.played = 0
+
+    def play_to(self, games: int) -> int:
+        from sim.app.runner import simulate
+
+        played = 0
+        for name, plan in self.plans.items():
+            played += simulate(plan, games, self.out / name, jobs=self.jobs, force=self.force).played
+        self.played += played
+        return played
+
+    def tallies(self) -> tuple[Any, Any, dict[str, Any]]:
+        from analysis.paired import paired_tally
+        from analysis.run_tally import read_run_tally
+        from sim import games
+
+        base, variant = (read_run_tally(self.out / name) for name in ("base", "variant"))
+        pair, _ = paired_tally(variant, base, games.spec(base.game).vocabulary.length)
+        return base, variant, pair
+
+    def judge(self, margins: Any) -> list:
+        from analysis.change_verdicts import change_verdicts
+        from analysis.verdicts import seconds_per_game
+        from sim import games
+
+        base, variant, pair = self.tallies()
+        pace = seconds_per_game(base.manifest)
+        pace = 2 * pace if pace else None  # both configs are played
+        return change_verdicts(base.common, variant.common, pair, games.spec(base.game).vocabulary.length,
+                               margins, pace)
+
+
+def _changes(base: Any, variant: Any) -> list[str]:
+    return config_changes(base.config, variant.config)
+
+
+def _text(args: argparse.Namespace, base: Any, variant: Any, pair: _Pair, verdicts: list) -> str:
+    from analysis.summary import agents_text
+
+    b, v, p = pair.tallies()
+    head = (f"compare: {args.base} (base) with {args.variant} (variant): {base.game}, {args.players} "
+            f"players, {agents_text(b.manifest)}, seed {args.seed}, {int(p['games']):,} games each on the "
+            "same seeds (paired game by game)")
+    changes = _changes(base, variant)
+    what = "; ".join(changes) if changes else "nothing (the same rules)"
+    lines = [head, f"  what the variant changes: {what}"]
+    lines += [f"  {verdict.sentence}" for verdict in verdicts]
+    lines.append("  (intervals are 95% confidence sequences of the paired per-game changes, simultaneous "
+                 "over the seats; margins: --margin)")
+    return "\n".join(lines)
+
+
+def _report(pair: _Pair, verdicts: list, margins: Any, out: Path, changes: list[str]) -> Path:
+    from analysis.report import build_report
+    from analysis.verdict_section import comparison_section
+
+    lead = comparison_section(verdicts, changes, pair.plans["base"].game)
+    return build_report([out / "base", out / "variant"], out / "report", margins=margins, lead=[lead])
+
+
+def main(args: argparse.Namespace) -> int:
+    """The command: the comparison's text on stdout, progress on stderr."""
+    say = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    result = run_compare(args, say)
+    print(f"{result.text}\nreport: {result.report}")
+    return 0

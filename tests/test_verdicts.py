@@ -1,0 +1,135 @@
+"""Verdicts (issue 34): the equivalence test against a margin, its statuses and words, `--margin`, and
+`balance compare`'s paired verdicts on real runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analysis.tally import SHARE_SCALE
+from analysis.verdicts import (
+    BEYOND,
+    MIN_GAMES,
+    SMALL,
+    TOO_FEW,
+    UNDECIDED,
+    WITHIN,
+    Margins,
+    classify,
+    family,
+    games_for,
+    half_width,
+    parse_margins,
+    seat_verdict,
+    start_verdict,
+)
+from sim.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[1]
+BASE = "configs/kamakura/base.toml"
+
+
+def tally(wins: list[int], games: int) -> dict:
+    """A common tally of `games` games with one winner each, seat s winning wins[s] of them."""
+    units = np.array(wins, dtype=np.int64) * SHARE_SCALE
+    k = len(wins)
+    return {"games": games, "seat_games": np.full(k, games), "seat_units": units,
+            "seat_squares": units * SHARE_SCALE, "ties": np.zeros(3, dtype=np.int64)}
+
+
+def test_statuses_follow_the_interval_against_the_margin() -> None:
+    def fam(value: float, half: float) -> object:
+        f = family(np.array([value]), np.array([0.4]), np.array([5000.0]), 0.02)
+        f.low, f.high = f.value - half, f.value + half
+        return f
+
+    assert classify(fam(0.0, 0.01), 0.02) == WITHIN
+    assert classify(fam(0.012, 0.005), 0.02) == SMALL  # excludes 0, inside the margin
+    assert classify(fam(0.05, 0.01), 0.02) == BEYOND
+    assert classify(fam(-0.05, 0.01), 0.02) == BEYOND
+    assert classify(fam(0.015, 0.01), 0.02) == UNDECIDED  # straddles the margin
+    assert classify(fam(0.0, 0.05), 0.02) == UNDECIDED  # wide: a non-significant result is no verdict
+
+
+def test_the_sequence_narrows_with_games_and_is_wider_than_a_fixed_interval() -> None:
+    widths = half_width(0.47, np.array([500, 5000, 50000]), 0.05 / 3, 3000)
+    assert widths[0] > widths[1] > widths[2]
+    fixed = 2.394 * 0.47 / np.sqrt(5000)  # Bonferroni over 3 seats, one look
+    assert widths[1] > fixed
+    n = games_for(0.02, 0.47, 0.05 / 3, 3000)
+    assert half_width(0.47, n, 0.05 / 3, 3000) <= 0.02 < half_width(0.47, n - 1, 0.05 / 3, 3000)
+
+
+def test_seat_verdicts_in_words() -> None:
+    fair = seat_verdict(tally([6700, 6650, 6650], 20000), 1 / 3, Margins())
+    assert fair.status == WITHIN and fair.sentence.startswith("Seats: fair within the 2 pp margin")
+    assert "n = 20,000 games" in fair.sentence and "[" in fair.sentence
+    unfair = seat_verdict(tally([8000, 6000, 6000], 20000), 1 / 3, Margins())
+    assert unfair.status == BEYOND and "Seat 0 is favoured: it wins 40.0% of games" in unfair.sentence
+    assert "pp" in unfair.sentence and " points" not in unfair.sentence
+    open_question = seat_verdict(tally([700, 650, 650], 2000), 1 / 3, Margins())
+    assert open_question.status == UNDECIDED and open_question.needed > 2000
+    assert "more games" in open_question.sentence
+    start = start_verdict(tally([8000, 6000, 6000], 20000), 1 / 3, Margins())
+    assert start.status == BEYOND and "an advantage beyond the 2 pp margin" in start.sentence
+
+
+def test_no_verdict_on_too_few_games() -> None:
+    few = seat_verdict(tally([MIN_GAMES - 1, 0, 0], MIN_GAMES - 1), 1 / 3, Margins())
+    assert few.status == TOO_FEW and "too few games" in few.sentence
+
+
+@pytest.mark.parametrize("text, expected", [("2", Margins()), ("1pp", Margins(0.01, 0.01, 0.01, 0.01)),
+                                             ("seats=3,length=2", Margins(seats=0.03, length=2.0)),
+                                             ("worth=1.5", Margins(worth=1.5))])
+def test_margins_as_a_designer_types_them(text: str, expected: Margins) -> None:
+    assert parse_margins(text) == expected
+
+
+@pytest.mark.parametrize("text, says", [("0", "positive"), ("two", "expected a number"),
+                                        ("seat=2", "unknown question 'seat'"), ("200", "percentage points"),
+                                        ("nan", "positive")])
+def test_bad_margins_are_refused(text: str, says: str) -> None:
+    with pytest.raises(ConfigError, match=says):
+        parse_margins(text)
+
+
+def balance(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sim", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=900)
+
+
+def test_compare_of_a_config_with_itself_finds_no_change_and_repeats_itself(tmp_path: Path) -> None:
+    args = ("compare", BASE, BASE, "--players", "3", "--agents", "greedy", "--games", "400", "--jobs", "1",
+            "--quiet", "--out", str(tmp_path / "cmp"))
+    first = balance(*args)
+    assert first.returncode == 0, first.stderr
+    lines = [line for line in first.stdout.splitlines() if line.startswith("  ") and ":" in line]
+    verdicts = [line for line in lines if line.strip().split(":")[0] in
+                ("Seats", "Start player (seat 0)", "Ties", "Length")]
+    assert len(verdicts) == 4
+    assert all("no change, equivalent within the margin" in line for line in verdicts), verdicts
+    assert "nothing (the same rules)" in first.stdout
+    assert balance(*args).stdout == first.stdout  # the second finds the games played: the same text
+
+
+def test_compare_reports_the_tie_break_by_seat(tmp_path: Path) -> None:
+    done = balance("compare", BASE, "configs/kamakura/tie-shared.toml", "--players", "3", "--agents",
+                   "greedy", "--games", "1500", "--jobs", "1", "--quiet", "--out", str(tmp_path / "cmp"))
+    assert done.returncode == 0, done.stderr
+    assert 'rules.tie_break: "last_in_order" -> "shared"' in done.stdout
+    seats = next(line for line in done.stdout.splitlines() if line.strip().startswith("Seats:"))
+    assert all(f"seat {s} " in seats for s in range(3)) and "Seat gap" in seats
+    page = (tmp_path / "cmp" / "report" / "index.html").read_text()
+    assert page.index("The answer: what the change did") < page.index("The runs")
+
+
+def test_compare_refuses_two_games(tmp_path: Path) -> None:
+    done = balance("compare", BASE, "configs/sakura/base.toml", "--players", "3", "--agents", "greedy",
+                   "--out", str(tmp_path / "cmp"))
+    assert done.returncode == 2 and "cannot be compared" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "cmp").exists()
