@@ -129,12 +129,18 @@ def seat_section(title: str, name: str, runs: dict[str, Run], seats: dict[str, p
     sec.tables.append((f"{name}_seats", "Seat win rates", wide(seats, "seat")))
     handicaps = {label: h for label, run in runs.items() if (h := players_handicap(run)) is not None}
     if handicaps:
-        frames = {label: pd.DataFrame({"seat": h["seat"], "handicap (points)": h["handicap_points"],
-                                       "handicap ci_low": h["ci_low"], "handicap ci_high": h["ci_high"]})
+        unit = next(iter(handicaps.values())).attrs.get("unit", "points")  # the game's score unit
+        frames = {label: pd.DataFrame({"seat": h["seat"], f"handicap ({unit})": h["handicap_points"],
+                                       "handicap ci_low": h["ci_low"], "handicap ci_high": h["ci_high"],
+                                       "win rate then": h["share_at_handicap"]})
                   for label, h in handicaps.items()}
-        sec.tables.append((f"{name}_seat_handicaps", "Points handicap that would bring each seat to the fair "
-                           "share: added to (negative: taken from) the seat's final score, the games "
-                           "re-scored under the run's tie-break (bootstrap 95% interval over games)",
+        sec.tables.append((f"{name}_seat_handicaps", f"Handicap in whole {unit} that would bring each seat "
+                           "to the fair share: the smallest whole bonus added to (negative: the smallest "
+                           "penalty taken from) the seat's final score for which its win rate reaches the "
+                           "fair share, the games re-scored under the run's tie-break (scores are whole, so "
+                           "the rate jumps at whole bonuses), with the win rate it then has; 95% interval by "
+                           "test inversion: the same search on the bounds of the re-scored rate's 95% "
+                           "interval over games at every bonus",
                            wide(frames, "seat")))
     return sec
 

@@ -153,10 +153,68 @@ def _gap_draws(n: int, units: np.ndarray, cross: np.ndarray, draws: int,
     return rng.multivariate_normal(mean, cov, size=draws, method="eigh", check_valid="ignore")
 
 
+def every_tie_decided(variant: dict[str, Any], base: dict[str, Any],
+                      pair: dict[str, Any] | None = None) -> bool:
+    """Whether the tie-break decided every tie of both runs (their `run_sums`; and the `pair_sums` agree):
+    then "decided by the tie-break" is "top score tied" game by game, one finding, not two. A decided game
+    is a tied one, so equal counts of ties and decided games mean the same games."""
+    same = all(int(run["tie"]) == int(run["decided"]) for run in (variant, base))
+    if pair is not None:
+        same = same and np.array_equal(np.asarray(pair["tie"]), np.asarray(pair["decided"]))
+    return bool(same)
+
+
+def _wald(mean: np.ndarray, cov: np.ndarray) -> tuple[float, int, float]:
+    """Wald chi-square of "every mean is 0" from means and their covariance (pseudo-inverse, on its rank):
+    (statistic, degrees of freedom, p-value). No variance at all: p 1 when every mean is 0, else 0."""
+    from analysis.stats import chi2_sf
+
+    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(cov))):
+        return float("nan"), 0, float("nan")
+    scale = float(np.abs(cov).max()) if cov.size else 0.0
+    dof = int(np.linalg.matrix_rank(cov, tol=1e-12 * scale)) if scale > 0 else 0
+    if dof == 0:
+        zero = bool(np.allclose(mean, 0.0, atol=1e-15))
+        return (0.0, 0, 1.0) if zero else (float("inf"), 0, 0.0)
+    stat = float(mean @ np.linalg.pinv(cov, rcond=1e-12, hermitian=True) @ mean)
+    return stat, dof, chi2_sf(stat, dof)
+
+
+def seat_change_test(variant: dict[str, Any], base: dict[str, Any],
+                     pair: dict[str, Any] | None = None) -> tuple[float, int, float]:
+    """One joint test of "no seat's win rate changed" (the seats' changes sum to 0, as each game's shares sum
+    to 1, so they are one finding, not k): the Wald chi-square of the first k - 1 seats' changes, their
+    covariance from the cross-products in the sums (game by game with `pair`; else the two runs' own,
+    added). (statistic, degrees of freedom, p-value); NaN when the runs' seat counts differ or n < 2."""
+    k = len(variant["units"])
+    if len(base["units"]) != k or k < 2:
+        return float("nan"), 0, float("nan")
+    if pair is not None:
+        n = int(pair["games"])
+        if n < 2:
+            return float("nan"), 0, float("nan")
+        contrast = np.hstack([np.eye(k), -np.eye(k)])[: k - 1]  # seat s of the variant minus of the base
+        mean = contrast @ pair["units"] / (n * SHARE_SCALE)
+        second = contrast @ (pair["cross"] / SHARE_SCALE ** 2) @ contrast.T
+        cov = (second - n * np.outer(mean, mean)) / (n - 1) / n
+        return _wald(mean, cov)
+    parts = []
+    for run in (variant, base):
+        n = int(run["games"])
+        if n < 2:
+            return float("nan"), 0, float("nan")
+        m = run["units"][: k - 1] / (n * SHARE_SCALE)
+        second = run["cross"][: k - 1, : k - 1] / SHARE_SCALE ** 2
+        parts.append((m, (second - n * np.outer(m, m)) / (n - 1) / n))
+    return _wald(parts[0][0] - parts[1][0], parts[0][1] + parts[1][1])
+
+
 def compare_sums(variant: dict[str, Any], base: dict[str, Any], pair: dict[str, Any] | None = None,
                  seed: int = 0) -> dict[str, Any]:
     """`analysis.sweep_report.compare_runs` from sums: each run's `run_sums` and, for two runs that
-    played the same games, their `pair_sums` (the comparison is then game by game)."""
+    played the same games, their `pair_sums` (the comparison is then game by game). Besides each figure's
+    difference: ``tie_is_decided`` (`every_tie_decided`: the tie and tie-break rows are one finding) and
+    the joint test of the seat changes (`seat_change_test`): ``seat_chi2, seat_dof, p_seats``."""
     kv, kb = len(variant["units"]), len(base["units"])
     k = min(kv, kb)
     fair_v, fair_b = 1.0 / kv, 1.0 / kb
@@ -189,7 +247,9 @@ def compare_sums(variant: dict[str, Any], base: dict[str, Any], pair: dict[str, 
         diffs["length"] = _welch(tuple(variant["length"]), tuple(base["length"]))
         changes = [_welch(moments(variant, s), moments(base, s), SHARE_SCALE) for s in range(k)]
     out["seat_changes"] = [(change, lo, hi, normal_p(change, (hi - lo) / (2 * Z95)))
-                           for change, lo, hi in changes]
+                           for change, lo, hi in changes]  # each seat described; tested jointly below
+    out["seat_chi2"], out["seat_dof"], out["p_seats"] = seat_change_test(variant, base, pair)
+    out["tie_is_decided"] = every_tie_decided(variant, base, pair)
     # the seat gap: max - min of the seat win rates, its difference by a parametric bootstrap
     rv = variant["units"] / (variant["games"] * SHARE_SCALE)
     rb = base["units"] / (base["games"] * SHARE_SCALE)

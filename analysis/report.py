@@ -19,8 +19,9 @@ from analysis.skill import is_profile, profile_report_parts
 from analysis.values import is_values_run, players_handicap, read_values_run
 from analysis.values_report import values_section
 from analysis.variants import variant_section
-from analysis.verdict_section import profile_block, run_block, verdict_section
+from analysis.verdict_section import profile_block, run_block, verdict_section, worth_block
 from analysis.verdicts import DEFAULT_MARGINS, Margins, run_verdicts
+from analysis.worth_verdicts import worth_verdicts
 from sim import games
 from sim.errors import ConfigError
 
@@ -86,12 +87,12 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
         summary.setdefault("profiles", []).append(record)
     if not runs and not values_runs and not ladders and not profiles:
         raise ConfigError("no run directory to report on")
-    sections[:0] = [*(lead or []), _verdicts(runs, labels, margins, summary, profiles)]
+    sections[:0] = [*(lead or []), _verdicts(runs, labels, margins, summary, profiles, values_runs)]
     return write_report(sections, runs, labels, summary, Path(out) if out else default_out(paths))
 
 
 def _verdicts(runs: list, labels: list[str], margins: Margins, summary: dict[str, Any],
-              profiles: list) -> Any:
+              profiles: list, values_runs: list) -> Any:
     """The verdicts section of every self-play run (profile levels included) and, per profile, whether
     its answers are stable at the top; summary.json's ``verdicts``: label -> the verdict records, and each
     profile record's ``stable_at_top``."""
@@ -104,6 +105,10 @@ def _verdicts(runs: list, labels: list[str], margins: Margins, summary: dict[str
         found = run_verdicts(run, margins)
         blocks.append(run_block(label, run.game, agents_text(run.manifest), found))
         summary["verdicts"][label] = [v.record() for v in found]
+    for values_run in values_runs:
+        found = worth_verdicts(values_run, margins)
+        blocks.append(worth_block(values_run.path.name, found))
+        summary["verdicts"][values_run.path.name] = [v.record() for v in found]
     for sec, level_runs, level_labels, record in profiles:
         if len(level_runs) < 2:
             continue

@@ -75,7 +75,7 @@ def curve_chart(frame: pd.DataFrame, checks: pd.DataFrame, n: str):
                         label=f"{study}: best so far on fresh games (95%)")
     ax.legend(fontsize=8)
     return charts._finish(fig, ax, f"Best objective found against games spent ({n})", "games spent",
-                          "largest seat deviation (points)")
+                          "largest seat deviation (percentage points)")
 
 
 def checks_note(checks: pd.DataFrame) -> str:
@@ -161,11 +161,12 @@ def build_search_report(folder: str | os.PathLike[str], out: str | os.PathLike[s
                      f"10^{space['log10_candidates']:.1f} combinations before the constraints"
                      + (": " + "; ".join(html.escape(c) for c in space["constraints"]) if space["constraints"]
                         else "") + ".")
-    tgt = f"every seat within {100 * target['tolerance']:g} points of 1/{state['players']}"
+    tgt = f"every seat within {100 * target['tolerance']:g} percentage points of 1/{state['players']}"
     if target.get("length"):
         tgt += f"; mean game length in {target['length'][0]:g}..{target['length'][1]:g} (a constraint)"
     if target.get("chit_cap") is not None:
-        tgt += (f"; no component kind adds more than {100 * target['chit_cap']:g} points to its holder's win "
+        tgt += (f"; no component kind adds more than {100 * target['chit_cap']:g} percentage points to its "
+                f"holder's win "
                 f"rate (a constraint: each candidate played to the end is priced by paired intervention on "
                 f"{search['values_games']:,} base games, the confirmation on "
                 f"{search['confirm_values_games']:,} fresh ones)")
@@ -187,7 +188,7 @@ def build_search_report(folder: str | os.PathLike[str], out: str | os.PathLike[s
     ends = []
     for kind, s in state["studies"].items():
         best = [b for _, b in s["curve"] if b is not None and math.isfinite(b)]
-        ends.append(f"{LABELS[kind]}: best {100 * best[-1]:.2f} points after {s['spent']:,} games "
+        ends.append(f"{LABELS[kind]}: best {100 * best[-1]:.2f} pp after {s['spent']:,} games "
                     f"({len(s['records'])} trials)" if best else
                     f"{LABELS[kind]}: no candidate played to the end in {s['spent']:,} games")
     sec.notes.append("Best objective found (search figures: each the least of many noisy estimates, which "
@@ -196,7 +197,7 @@ def build_search_report(folder: str | os.PathLike[str], out: str | os.PathLike[s
     if base and rec:
         ours, theirs = rec["confirm"][state["agents"]], base["confirm"][state["agents"]]
         sec.notes.append(f"On the same {ours['games']:,} fresh games: the model search's recommendation "
-                         f"deviates {100 * ours['value']:.2f} points [{100 * ours['low']:.2f}, "
+                         f"deviates {100 * ours['value']:.2f} pp [{100 * ours['low']:.2f}, "
                          f"{100 * ours['high']:.2f}], random search's best (trial {base['trial']}) "
                          f"{100 * theirs['value']:.2f} [{100 * theirs['low']:.2f}, "
                          f"{100 * theirs['high']:.2f}] (simultaneous 95% bounds over the seats).")
@@ -206,7 +207,7 @@ def build_search_report(folder: str | os.PathLike[str], out: str | os.PathLike[s
     if not curve.empty:
         sec.charts.append(("search_curve", "Best largest seat deviation among fully played candidates "
                            "against games spent: each search's own figures (lines) and its best so far on "
-                           "fresh games (points)",
+                           "fresh games (dots)",
                            curve_chart(curve, checks, f"budget {state['budget']:,} games")))
     if not checks.empty:
         sec.tables.append(("search_curve_checks", "The curve's checks: each search's best so far at each "
@@ -243,7 +244,7 @@ def build_search_report(folder: str | os.PathLike[str], out: str | os.PathLike[s
         ax.axhline(100 * target["tolerance"], linestyle="--", color="grey")
         part.charts.append(("search_pareto", "Pareto points on their confirmation games (95% simultaneous)",
                             charts._finish(fig, ax, "Pareto front, confirmed", search["objectives"][1],
-                                           "largest seat deviation (points)")))
+                                           "largest seat deviation (percentage points)")))
         sections.append(part)
     summary = {k: state.get(k) for k in ("tune_file", "recommended_config", "recommended_label", "changes")}
     summary["recommended"] = rec

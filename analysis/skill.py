@@ -641,7 +641,7 @@ def profile_report_parts(folder: str | os.PathLike[str],
                        "of 'all levels equal' (Holm over the section)", display_table(est, tests)))
     numbers = est.rename(columns={"value": "estimate (share)"}).drop(columns=["kind"])
     sec.tables.append((f"{name}_estimates", "The same figures as numbers, one row per figure and level "
-                       "(shares; differences in share points)", numbers))
+                       "(rates in percent, differences in percentage points)", numbers))
     shown = tests.rename(columns={"difference": "last_minus_first_share", "difference_ci_low": "ci_low",
                                   "difference_ci_high": "ci_high", "detectable": "detectable_share",
                                   "statistic": "hotelling_t2", "f": "f_statistic"}).drop(columns=["kind"])

@@ -15,8 +15,10 @@ import numpy as np
 import numpy.typing as npt
 
 Z95 = 1.959963984540054
+#: the z of 80% power: a test at two-sided z has 80% power against a true value of z + POWER_Z standard errors
+POWER_Z = 0.8416212335729143
 #: a 5% two-sided test has 80% power against a true value of DETECTABLE_Z standard errors
-DETECTABLE_Z = 1.959963984540054 + 0.8416212335729143
+DETECTABLE_Z = Z95 + POWER_Z
 
 
 def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
@@ -321,16 +323,25 @@ def mean_test_p(mean: npt.ArrayLike, sd: npt.ArrayLike, n: npt.ArrayLike, mu0: n
     return p.reshape(mean.shape)
 
 
+def detectable_z(family: int, alpha: float = 0.05) -> float:
+    """How many standard errors a true value needs to be detected with 80% power by a two-sided test at
+    the Bonferroni level of a family of `family` tests (alpha / family, the first and strictest step of
+    Holm): 'detectable' at the level the family's correction uses, not at an unadjusted alpha."""
+    return z_value(1 - alpha, max(int(family), 1)) + POWER_Z
+
+
 def interval_family(value: npt.ArrayLike, low: npt.ArrayLike, high: npt.ArrayLike,
                     alpha: float = 0.05) -> dict[str, np.ndarray]:
     """A table's rows of estimates with 95% intervals judged as one family: each row's two-sided p-value of
     "the true value is 0" (normal, the standard error read off the interval's width), Holm-adjusted over the
     rows with a finite interval, and ``significant`` (adjusted p <= alpha): the chance that any row whose
     true value is 0 is called significant stays <= alpha, however many rows the table has. ``detectable``:
-    the smallest true value a row's n detects (5% two-sided, 80% power: DETECTABLE_Z standard errors)."""
+    the smallest true value a row's n detects with 80% power at the family's Bonferroni level (alpha / m
+    two-sided, `detectable_z`), m = ``family``, the rows tested."""
     value, low, high = (np.asarray(x, dtype=float) for x in (value, low, high))
     se = (high - low) / (2 * Z95)
     p = np.array([normal_p(v, e) for v, e in zip(value, se, strict=True)])
     adjusted = holm(p)
+    family = int(np.isfinite(p).sum())
     return {"p_value": p, "p_holm": adjusted, "significant": np.nan_to_num(adjusted, nan=1.0) <= alpha,
-            "detectable": DETECTABLE_Z * se}
+            "detectable": detectable_z(family, alpha) * se, "family": np.full(len(p), family)}

@@ -62,6 +62,9 @@ METRICS: tuple[tuple[str, str, bool], ...] = (
 )
 #: Metrics compared with the base (value_spread has no interval: it is shown, not tested).
 TESTED = ("start_adv", "gap", "tie_rate", "tiebreak_rate", "length")
+#: The sweep's family: the tested metrics and the joint test of every seat's change (``p_seats``: the seat
+#: changes sum to 0, so they are one finding, tested once, not seat by seat).
+FAMILY = (*TESTED, "seats")
 
 
 def _spec(spec_or_game: GameSpec | str) -> GameSpec:
@@ -160,21 +163,24 @@ def compare_runs(variant: pd.DataFrame, base: pd.DataFrame, paired: bool | None 
 def sweep_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """Runs of a sweep (dicts of ``variant, players, agents`` plus `run_figures` and, for non-base
     variants, `compare_runs` keys) as one frame, with ``holm_<metric>`` (each difference's p-value
-    Holm-adjusted over the whole family: every non-base run and tested metric of the sweep), ``mark_<metric>``
-    (holm <= 5%) and ``differs_from_base``: the marked metrics ("" for none, "(base)" for the base itself).
-    The chance that a sweep marks any difference that is truly 0 stays <= 5%, however many variants."""
+    Holm-adjusted over the whole family: every non-base run and test of `FAMILY` of the sweep),
+    ``mark_<metric>`` (holm <= 5%) and ``differs_from_base``: the marked metrics ("" for none, "(base)"
+    for the base itself).
+    A variant whose ties and the base's were all decided by the tie-break (``tie_is_decided``) has its
+    tie-break difference tested once, as the tie difference (the same games). The chance that a sweep marks
+    any difference that is truly 0 stays <= 5%, however many variants."""
     frame = pd.DataFrame(rows)
-    cells = [(i, m) for i, row in enumerate(rows) if not row.get("is_base") for m in TESTED
-             if f"p_{m}" in row]
+    cells = [(i, m) for i, row in enumerate(rows) if not row.get("is_base") for m in FAMILY
+             if f"p_{m}" in row and not (m == "tiebreak_rate" and row.get("tie_is_decided"))]
     adjusted = holm([rows[i][f"p_{m}"] for i, m in cells]) if cells else np.array([])
-    for m in TESTED:
+    for m in FAMILY:
         frame[f"holm_{m}"] = np.nan
         frame[f"mark_{m}"] = False
     for (i, m), q in zip(cells, adjusted, strict=True):
         frame.loc[i, f"holm_{m}"] = q
         frame.loc[i, f"mark_{m}"] = bool(q <= 0.05)
     frame["differs_from_base"] = ["(base)" if row.get("is_base") else
-                                  ", ".join(m for m in TESTED if frame.loc[i, f"mark_{m}"])
+                                  ", ".join(m for m in FAMILY if frame.loc[i, f"mark_{m}"])
                                   for i, row in enumerate(rows)]
     return frame
 
@@ -186,7 +192,7 @@ def _figure_text(value: float, low: float, high: float, percent: bool, diff: flo
     else:
         text = f"{value:.2f} [{low:.2f}, {high:.2f}]"
     if diff is not None and np.isfinite(diff):
-        scale, unit = (100, " pts") if percent else (1, "")
+        scale, unit = (100, " pp") if percent else (1, "")
         text += (f"; vs base {scale * diff:+.1f}{unit} [{scale * d_low:+.1f}, {scale * d_high:+.1f}]"
                  + (" *" if sig else ""))
     return text
@@ -205,20 +211,34 @@ def display_table(frame: pd.DataFrame) -> pd.DataFrame:
                     f"min {r['value_min_item']} {pct(r['value_min_value'])})")
                 continue
             has = not r.get("is_base") and f"d_{key}" in r
-            row[label] = _figure_text(r[key], r[f"{key}_low"], r[f"{key}_high"], percent,
-                                      r.get(f"d_{key}") if has else None, r.get(f"d_{key}_low"),
-                                      r.get(f"d_{key}_high"), bool(r.get(f"mark_{key}")))
+            merged = has and key == "tiebreak_rate" and bool(r.get("tie_is_decided"))
+            diff = r.get(f"d_{key}") if has and not merged else None
+            row[label] = _figure_text(r[key], r[f"{key}_low"], r[f"{key}_high"], percent, diff,
+                                      r.get(f"d_{key}_low"), r.get(f"d_{key}_high"),
+                                      bool(r.get(f"mark_{key}")))
+            if merged:
+                row[label] += "; vs base: as top score tied (every tie decided by the tie-break)"
         row["seats equal? (chi-square p)"] = f"{r['chi2_p']:.3g}"
+        row["seats changed? (joint test)"] = _seats_text(r)
         row["differs from base (Holm, 5%)"] = r["differs_from_base"]
         rows.append(row)
     return pd.DataFrame(rows)
 
 
+def _seats_text(r: dict[str, Any]) -> str:
+    """A variant's joint test of its seat changes: "chi-square 12.3 on 2 dof, Holm p 0.004 *"."""
+    if r.get("is_base") or not np.isfinite(r.get("seat_chi2", np.nan)):
+        return ""
+    return (f"chi-square {r['seat_chi2']:.1f} on {int(r['seat_dof'])} dof, Holm p {r['holm_seats']:.2g}"
+            + (" *" if r.get("mark_seats") else ""))
+
+
 def seat_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Seat win rates of every run, long: ``variant, players, agents, seat, win_rate, ci_low, ci_high``,
     and for a variant its change from the base's seat (`compare_runs`: paired when both played the same
-    games) ``change, change_ci_low, change_ci_high, p_holm, significant``, Holm over every variant's
-    seat of the sweep (NaN for the base)."""
+    games) ``change, change_ci_low, change_ci_high`` (NaN for the base): a description. The seats'
+    changes sum to 0 (each game's shares sum to 1), so whether they changed is one joint test per variant
+    (``p_seats``, judged with the sweep's family by `sweep_table`), not one test per seat."""
     rows = []
     for r in frame.to_dict(orient="records"):
         changes = r.get("seat_changes")
@@ -227,18 +247,8 @@ def seat_table(frame: pd.DataFrame) -> pd.DataFrame:
             change = changes[seat] if seat < len(changes) else (np.nan,) * 4
             rows.append({"variant": r["variant"], "players": r["players"], "agents": r["agents"],
                          "seat": seat, "win_rate": rate, "ci_low": low, "ci_high": high,
-                         "change": change[0], "change_ci_low": change[1], "change_ci_high": change[2],
-                         "p_value": change[3]})
-    out = pd.DataFrame(rows)
-    if out.empty:
-        return out
-    tested = np.isfinite(out["p_value"].to_numpy(dtype=float))
-    out["p_holm"] = np.nan
-    if tested.any():
-        out.loc[tested, "p_holm"] = holm(out.loc[tested, "p_value"].to_numpy(dtype=float))
-    out["significant"] = np.where(tested, np.nan_to_num(out["p_holm"].to_numpy(dtype=float), nan=1.0) <= 0.05,
-                                  False)
-    return out.drop(columns=["p_value"])
+                         "change": change[0], "change_ci_low": change[1], "change_ci_high": change[2]})
+    return pd.DataFrame(rows)
 
 
 def _series(frame: pd.DataFrame, extra: list[str]) -> pd.Series:
@@ -350,6 +360,20 @@ def sweep_rows(folder: str | os.PathLike[str], manifest: dict[str, Any], jobs: i
     return rows, runs, read
 
 
+#: How the sweep's comparison table is judged (its page note).
+COMPARISON_NOTE = (
+    "Each figure has its 95% interval. A variant is compared with the base (no overrides) at the same player "
+    "count and agents: the difference and its 95% interval (game by game when both played the same games; "
+    "the seat gap by a paired parametric bootstrap); * marks a difference that stays significant at 5% after "
+    "Holm's adjustment over every variant and metric of the sweep, so the chance of marking any difference "
+    "that is truly 0 stays at most 5% however many variants there are (the family: every variant's metrics "
+    "and its joint test of the seat changes; where the tie-break decided every tie of the variant and of the "
+    "base, the tie-break row is the tie row, tested once). The seat gap (largest minus smallest seat win "
+    "rate) is 1 minus Ludii's Balance; its interval bounds it from simultaneous intervals of every pairwise "
+    "seat difference (it reaches 0 when no two seats can be told apart); ties count by the configured "
+    "tie-break (shared wins as 1/k).")
+
+
 def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[str] | None = None,
                        jobs: int = 1, backend: str = "loky") -> Path:
     """Read a sweep folder (sweep.json and its finished runs) and write ``report/index.html`` in it (or at
@@ -375,16 +399,7 @@ def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[st
         sec.notes.append(manifest["description"])
     if manifest["grid_keys"]:
         sec.notes.append("Swept (grid): " + ", ".join(f"<b>{k}</b>" for k in manifest["grid_keys"]) + ".")
-    sec.notes.append("Each figure has its 95% interval. A variant is compared with the base (no overrides)"
-                     " at the same player count and agents: the difference and its 95% interval (game by "
-                     "game when both played the same games; the seat gap by a paired parametric "
-                     "bootstrap); * marks a difference that stays significant at 5% after Holm's "
-                     "adjustment over every variant and metric of the sweep, so the chance of marking any "
-                     "difference that is truly 0 stays at most 5% however many variants there are. The "
-                     "seat gap (largest minus smallest seat win rate) is 1 minus Ludii's Balance; its "
-                     "interval bounds it from simultaneous intervals of every pairwise seat difference (it"
-                     " reaches 0 when no two seats can be told apart); ties count by the configured tie-"
-                     "break (shared wins as 1/k).")
+    sec.notes.append(COMPARISON_NOTE)
     flagged = frame[(frame["differs_from_base"] != "") & ~frame["is_base"]]
     for r in flagged.to_dict(orient="records"):
         sec.notes.append(f"<b>{r['variant']}</b> ({r['players']}p): differs from the base in "
@@ -408,8 +423,11 @@ def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[st
     sec = Section("Sweep: seat win rates of every run")
     seats = seat_table(frame)
     sec.notes.append("Each variant's seat win rate minus the base's at the same seat and player count "
-                     "(change), with its 95% interval, game by game when both played the same games; "
-                     "significant after Holm's adjustment over every variant's seats in the sweep.")
+                     "(change), with its 95% interval, game by game when both played the same games: a "
+                     "description. The changes sum to 0 (every game's win shares sum to 1), so whether the "
+                     "seats changed at all is one joint test per variant (a Wald chi-square on all seats' "
+                     "changes but one, their covariance from the games), in the comparison table's 'seats "
+                     "changed?' column, judged with the sweep's other differences (Holm).")
     sec.tables.append(("sweep_seat_win_rates", "Seat win rates (seat 0 = start player), Wilson 95%, and "
                        "the change from the base (paired)", seats))
     sections.append(sec)

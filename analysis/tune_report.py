@@ -70,8 +70,8 @@ def games_summary(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def _figure(d: dict[str, Any]) -> str:
-    """The objective of a standing: "1.31 points [0.00, 5.37] on 800 games"."""
-    return (f"largest seat deviation {100 * d['value']:.2f} points [{100 * d['low']:.2f}, "
+    """The objective of a standing: "1.31 pp [0.00, 5.37] on 800 games" (percentage points of win rate)."""
+    return (f"largest seat deviation {100 * d['value']:.2f} pp [{100 * d['low']:.2f}, "
             f"{100 * d['high']:.2f}] on {d['games']:,} games" if d else "n/a")
 
 
@@ -91,13 +91,14 @@ def build_tune_report(folder: str | os.PathLike[str], out: str | os.PathLike[str
                      + ", ".join(f"<b>{s['key']}</b> in {s['values']}" for s in state["space"])
                      + (f" ({len(state['invalid'])} combinations left out as invalid configs)"
                         if state["invalid"] else "") + ".")
-    tgt = [f"every seat's win rate within {100 * target['tolerance']:g} points of 1/{state['players']}"]
+    tgt = [f"every seat's win rate within {100 * target['tolerance']:g} percentage points of "
+           f"1/{state['players']}"]
     if target.get("length"):
         tgt.append(f"mean game length in {target['length'][0]:g}..{target['length'][1]:g}")
     if target.get("chit_cap") is not None:
-        tgt.append(f"no chit type adds more than {100 * target['chit_cap']:g} points to its holder's win "
-                   "rate (priced by paired intervention: each kind given to each seat and to nobody from the "
-                   "start, on the same seeds; bounds simultaneous over the kinds)")
+        tgt.append(f"no chit type adds more than {100 * target['chit_cap']:g} percentage points to its "
+                   "holder's win rate (priced by paired intervention: each kind given to each seat and to "
+                   "nobody from the start, on the same seeds; bounds simultaneous over the kinds)")
     sec.notes.append("Target: " + "; ".join(tgt) + f". Objective: the largest deviation of a seat's win rate "
                      f"from the fair share, with bounds simultaneous over the seats at "
                      f"{100 * state['racing']['confidence']:g}%.")
@@ -131,7 +132,7 @@ def build_tune_report(folder: str | os.PathLike[str], out: str | os.PathLike[str
         sec.notes.append(f"Seat win rates of {state['recommended']} on {run.n_games:,} confirmation games "
                          f"(seed {run.manifest['seed']}), Wilson 95% per seat; fair share "
                          f"{pct(1 / state['players'])}, tolerance band ±{100 * target['tolerance']:g} "
-                         "points.")
+                         "percentage points.")
         sec.charts.append(("tune_confirm_seats", f"Seat win rates of the recommended config (n = "
                            f"{run.n_games:,} games)",
                            charts.grouped_bars(seats, "seat", "win_rate", "ci_low", "ci_high", None,
@@ -154,7 +155,7 @@ def build_tune_report(folder: str | os.PathLike[str], out: str | os.PathLike[str
     if not shown.empty:
         fig = charts.grouped_bars(shown, "candidate", "max_rate_deviation", "ci_low", "ci_high", None,
                                   "Largest seat deviation from the fair share (best 40)",
-                                  "deviation (points)",
+                                  "deviation (percentage points)",
                                   "candidate", reference=target["tolerance"], reference_label="tolerance",
                                   horizontal=True)
         sec.charts.append(("tune_candidates", "Largest seat deviation per candidate with its simultaneous "

@@ -5,15 +5,22 @@ the component (treatment) and when nobody does (control), played on from the sam
 generator. The value of the component for seat j is the mean over games of the paired difference
 d[g, j] = treatment - control; for "all" seats, the mean over games of d[g, :] averaged over the seats.
 Base games are independent, so the normal interval of a mean of per-game differences is valid whatever
-the dependence between the arms and seats of one game (the per-game difference is the cluster).
+the dependence between the arms and seats of one game (the per-game difference is the cluster). A row of
+fewer than MIN_BASE_GAMES base games is not tested (no interval, no p-value: a normal interval of 4 games
+is no 95% interval), and an interval never leaves [-1, 1], where a difference of win shares lies. A
+position after the start holds only the games where the component is still in play then: its values are
+conditional on that, with their own n.
 
-**Point equivalents.** The control games are re-scored with a bonus b added to seat j's final score (the
-game's own tie-break, `ValuesStudy.shares`); g_j(b), the mean gain in j's win share, rises with b, and the
-point equivalent is the b with g_j(b) = value (linear between whole points). Its interval is a percentile
-bootstrap over base games (value and g resampled together, 400 draws, seeded): no new games.
+**Point equivalents.** Scores are whole numbers, so a seat's re-scored win share moves only at whole-point
+bonuses. The control games are re-scored with a whole bonus b added to seat j's final score (the game's
+own tie-break, `ValuesStudy.shares`); g_j(b), the mean gain in j's win share, rises with b, and the point
+equivalent is the smallest whole bonus with g_j(b) >= value (for a loss, the smallest whole penalty with
+g_j(-b) <= value), with the gain it gives. Its interval is a percentile bootstrap over base games (value
+and g resampled together, 400 draws, seeded; whole bounds): no new games.
 **Powers** are priced the same way: the arms that hold the chit with its power removed give the value of
 the same points without the power; the power is worth the difference, in win share and in points.
-**Seat handicaps** (any run's games): the bonus to seat j alone that brings its win share to 1/N.
+**Seat handicaps** (any run's games): the smallest whole bonus to seat j alone that brings its win share
+to 1/N (or penalty that brings it down to it), with the share it gives.
 """
 
 from __future__ import annotations
@@ -29,11 +36,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.stats import DETECTABLE_Z, holm, mean_interval, normal_p
+from analysis.stats import detectable_z, holm, mean_interval, normal_p
 from sim.errors import ConfigError
 
 BONUS_RANGE = 40          # bonuses -40..40 points are tried (a larger one decides any game we measured)
 BOOTSTRAP_DRAWS = 400
+#: A row of fewer base games is not tested: no interval, no p-value, never significant ("too few games").
+#: At 4 games a normal interval called +50 pp [+17.3, +82.7] from per-game differences [0, .667, .667,
+#: .667] significant (an exact sign-flip test cannot go below p = 0.125 there) and printed per-seat
+#: intervals outside [-1, 1].
+MIN_BASE_GAMES = 30
+ALPHA = 0.05  # the family-wise level of each table's significance (Holm)
 
 
 @dataclass
@@ -192,35 +205,33 @@ def bonus_gains(score: np.ndarray, columns: dict[str, np.ndarray], shares: Calla
     return gains
 
 
-def _first_reach(curve: np.ndarray, target: float, bonuses: np.ndarray) -> float:
-    """The bonus, walking `bonuses` in order, where the monotone `curve` first reaches `target` (linear
-    between whole points); inf when it never does. curve[0] is the value at bonuses[0]."""
-    reached = np.flatnonzero(curve >= target - 1e-12)
-    if not len(reached):
-        return np.inf
-    i = reached[0]
-    if i == 0:
-        return float(bonuses[0])
-    lo, hi = curve[i - 1], curve[i]
-    return float(bonuses[i - 1] + (target - lo) / (hi - lo) * (bonuses[i] - bonuses[i - 1]))
+def whole_bonus(curve: np.ndarray, target: float, bonuses: np.ndarray) -> float:
+    """The whole bonus at which the nondecreasing `curve` (a seat's share or gain at each of `bonuses`, whole
+    and ascending, holding 0) reaches `target`, searched outwards from 0: below the target at 0, the
+    smallest bonus where the curve is at or above it; above it, the smallest penalty where the curve is at or
+    below it; 0 when it is there at 0 (a plateau around 0 does not move it). Scores are whole, so the curve
+    jumps at whole bonuses and nothing between two can be given. +-inf when the target lies outside the
+    curve's range."""
+    zero = int(np.flatnonzero(bonuses == 0)[0])
+    at = curve[zero]
+    if not np.isfinite(at) or not np.isfinite(target):
+        return float("nan")
+    if abs(at - target) <= 1e-12:
+        return 0.0
+    if at < target:
+        up = np.flatnonzero(curve[zero:] >= target - 1e-12)
+        return float(bonuses[zero + up[0]]) if len(up) else np.inf
+    down = np.flatnonzero(curve[zero::-1] <= target + 1e-12)
+    return float(bonuses[zero - down[0]]) if len(down) else -np.inf
 
 
 def invert(curve: np.ndarray, target: np.ndarray, bonuses: np.ndarray) -> np.ndarray:
-    """For each row r, the bonus b where the nondecreasing curve[r] (over `bonuses`, symmetric about 0,
-    curve 0 at 0) reaches target[r], linear between whole points, searched outwards from 0: a gain is
-    met by the smallest bonus that brings it, a loss by the smallest penalty, and 0 by 0 (a plateau
-    around 0, where a few points change no result, does not move it). +-inf when the target lies
-    outside the curve's range."""
+    """For each row r, `whole_bonus` of curve[r] (gains over `bonuses`, symmetric about 0, curve 0 at 0) and
+    target[r]: a gain is met by the smallest whole bonus that brings it, a loss by the smallest whole
+    penalty, and 0 by 0. +-inf when the target lies outside the curve's range."""
     curve = np.atleast_2d(curve)
     target = np.broadcast_to(np.asarray(target, dtype=float), curve.shape[:1])
-    zero = int(np.flatnonzero(bonuses == 0)[0])
-    out = np.empty(len(target))
-    for r in range(len(target)):
-        if target[r] >= 0:
-            out[r] = _first_reach(curve[r, zero:], target[r], bonuses[zero:])
-        else:  # walk down from 0: the mirrored curve rises as the penalty grows
-            out[r] = -_first_reach(-curve[r, zero::-1], -target[r], -bonuses[zero::-1])
-    return out
+    return np.array([whole_bonus(curve[r], target[r], bonuses) for r in range(len(target))])
 
 
 def _bootstrap_weights(n: int, seed: int = 0) -> np.ndarray:
@@ -229,39 +240,66 @@ def _bootstrap_weights(n: int, seed: int = 0) -> np.ndarray:
 
 
 def _mean_row(diff: np.ndarray) -> dict:
-    """value, ci_low, ci_high, n, se, p_value and the smallest detectable value of per-game differences."""
+    """value, ci_low, ci_high, n, se, p_value and ``tested`` of per-game differences of win shares: the
+    normal interval (within [-1, 1], where such a difference lies) and p-value from MIN_BASE_GAMES games on,
+    NaN below (not tested). ``detectable`` is set by the table's family (`_judge`)."""
     n = int(np.sum(~np.isnan(diff)))
     mean = float(np.nanmean(diff)) if n else float("nan")
-    sd = float(np.nanstd(diff, ddof=1)) if n > 1 else float("nan")
+    if n < MIN_BASE_GAMES:
+        return {"value": mean, "ci_low": np.nan, "ci_high": np.nan, "n": n, "se": np.nan,
+                "p_value": np.nan, "tested": False}
+    sd = float(np.nanstd(diff, ddof=1))
     low, high = mean_interval(mean, sd, n)
-    se = sd / np.sqrt(n) if n > 1 else float("nan")
-    return {"value": mean, "ci_low": float(low), "ci_high": float(high), "n": n,
-            "p_value": normal_p(mean, se), "detectable": DETECTABLE_Z * se}
+    se = sd / np.sqrt(n)
+    low, high = np.clip([low, high], -1.0, 1.0)
+    return {"value": mean, "ci_low": float(low), "ci_high": float(high), "n": n, "se": se,
+            "p_value": normal_p(mean, se), "tested": True}
+
+
+def _judge(out: pd.DataFrame, mask: np.ndarray | None = None) -> None:
+    """Judge the rows of `out` (those of `mask`) as one family, in place: ``p_holm`` (Holm over its tested
+    rows), ``significant`` (p_holm <= ALPHA), ``family`` (m, the rows tested) and ``detectable``: the
+    smallest true value detected with 80% power at the family's Bonferroni level ALPHA / m two-sided
+    (Holm's first step), so 'detectable' is at the level significance is judged at."""
+    mask = np.ones(len(out), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    p = out.loc[mask, "p_value"].to_numpy(dtype=float)
+    family = int(np.isfinite(p).sum())
+    out.loc[mask, "p_holm"] = holm(p)
+    out.loc[mask, "family"] = family
+    out.loc[mask, "detectable"] = detectable_z(family, ALPHA) * out.loc[mask, "se"].to_numpy(dtype=float)
+    out["significant"] = np.nan_to_num(out["p_holm"].to_numpy(dtype=float), nan=1.0) <= ALPHA
 
 
 def _percentiles(drawn: np.ndarray) -> tuple[float, float]:
-    """The bootstrap's 2.5 and 97.5 percentiles; NaN when more than 5% of draws fell off the bonus range
-    (the figure is then not estimable from these games)."""
+    """The bootstrap's 2.5 and 97.5 percentiles of whole bonuses, as whole bonuses (the draws at or just
+    outside them); NaN when more than 5% of draws fell off the bonus range (the figure is then not
+    estimable from these games)."""
     finite = drawn[np.isfinite(drawn)]
-    if finite.size < 0.95 * drawn.size:
+    if finite.size < 0.95 * drawn.size or not finite.size:
         return float("nan"), float("nan")
-    low, high = np.percentile(finite, [2.5, 97.5])
-    return float(low), float(high)
+    return (float(np.percentile(finite, 2.5, method="lower")),
+            float(np.percentile(finite, 97.5, method="higher")))
 
 
 def _equivalent(diff: np.ndarray, gains: np.ndarray, weights: np.ndarray, bonuses: np.ndarray) -> dict:
-    """Point equivalent of mean(diff) on the curve mean(gains) (games x bonuses), with a bootstrap
-    percentile interval over the games (weights: draws x games)."""
-    value = invert(gains.mean(axis=0), np.array([diff.mean()]), bonuses)[0]
-    low, high = _percentiles(invert(weights @ gains, weights @ diff, bonuses))
-    return {"points_equivalent": float(value), "pe_ci_low": low, "pe_ci_high": high}
+    """Point equivalent of mean(diff) on the curve mean(gains) (games x bonuses): the smallest whole bonus
+    (or penalty) whose gain reaches it, the gain that bonus gives (``pe_gain``), and from MIN_BASE_GAMES
+    games on a bootstrap percentile interval over the games (weights: draws x games; whole bounds)."""
+    curve = gains.mean(axis=0)
+    value = invert(curve, np.array([diff.mean()]), bonuses)[0]
+    gain = float(curve[int(value) + BONUS_RANGE]) if np.isfinite(value) else float("nan")
+    low = high = float("nan")
+    if len(diff) >= MIN_BASE_GAMES:
+        low, high = _percentiles(invert(weights @ gains, weights @ diff, bonuses))
+    return {"points_equivalent": float(value), "pe_gain": gain, "pe_ci_low": low, "pe_ci_high": high}
 
 
 def component_values(run: ValuesRun) -> pd.DataFrame:
     """One row per (component, position, seat) with seat "all" first: ``component, position, seat, value,
-    ci_low, ci_high, n, p_value, detectable, points_equivalent, pe_ci_low, pe_ci_high, p_holm,
-    significant`` plus the component's attributes. Holm runs over the "all" rows of the run (one family)
-    and, separately, over the per-seat rows."""
+    ci_low, ci_high, n, se, p_value, tested, detectable, points_equivalent, pe_gain, pe_ci_low, pe_ci_high,
+    p_holm, family, significant`` plus the component's attributes. Holm runs over the tested "all" rows of
+    the run (one family) and, separately, over the tested per-seat rows (`_judge`). Rows after the start
+    hold the games where the component is still in play then (their n)."""
     bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
     rule = run.tie_break
     shares = run.shares
@@ -278,16 +316,15 @@ def component_values(run: ValuesRun) -> pd.DataFrame:
             row = {"component": label, "component_index": k, "position": position, "seat": seat,
                    **_mean_row(diff)}
             row.update(_equivalent(diff, g, weights, bonuses) if g is not None else
-                       {"points_equivalent": np.nan, "pe_ci_low": np.nan, "pe_ci_high": np.nan})
+                       {"points_equivalent": np.nan, "pe_gain": np.nan, "pe_ci_low": np.nan,
+                        "pe_ci_high": np.nan})
             rows.append(row)
     out = pd.DataFrame(rows)
     if out.empty:
         return out
-    is_all = out["seat"].astype(str) == "all"
-    out["p_holm"] = np.nan
+    is_all = (out["seat"].astype(str) == "all").to_numpy()
     for mask in (is_all, ~is_all):
-        out.loc[mask, "p_holm"] = holm(out.loc[mask, "p_value"].to_numpy(dtype=float))
-    out["significant"] = np.nan_to_num(out["p_holm"].to_numpy(dtype=float), nan=1.0) <= 0.05
+        _judge(out, mask)
     attrs = (run.components.drop(columns=["component"]).reset_index()
              .rename(columns={"index": "component_index"}))
     return out.merge(attrs, on="component_index", how="left")
@@ -295,11 +332,12 @@ def component_values(run: ValuesRun) -> pd.DataFrame:
 
 def power_values(run: ValuesRun) -> pd.DataFrame:
     """What each power is worth at the first position: the component's value minus that of the same chit
-    held without its power, for the seat drawn in each game to hold it powerless (paired: same games; the
-    draw makes the mean the seat average), in win share and in points (the difference of the two point
-    equivalents on that seat's re-scoring curve, bootstrap interval). One row per component with a power:
-    ``component, position, power_value, ci_low, ci_high, n, power_points, pp_ci_low, pp_ci_high,
-    p_holm, significant``."""
+    held without its power, for the seat that holds it powerless in each game (the values kernel rotates it,
+    base game id modulo the players, so over the games the mean is the seat average), in win share and in
+    points (the difference of the two whole point equivalents on that seat's re-scoring curve, bootstrap
+    interval from MIN_BASE_GAMES games on). One row per component with a power: ``component, position,
+    power_value, ci_low, ci_high, n, tested, power_points, pp_ci_low, pp_ci_high, p_holm, family,
+    detectable, significant``."""
     bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
     shares, rule = run.shares, run.tie_break
     rows = []
@@ -322,24 +360,25 @@ def power_values(run: ValuesRun) -> pd.DataFrame:
             curve = gains.mean(axis=0)
             weights = _bootstrap_weights(len(held), seed=7 + k)
             points = invert(np.stack([curve, curve]), np.array([held.mean(), bare.mean()]), bonuses)
-            drawn_curve = weights @ gains
-            drawn = (invert(drawn_curve, weights @ held, bonuses)
-                     - invert(drawn_curve, weights @ bare, bonuses))
-            low, high = _percentiles(np.where(np.isnan(drawn), np.inf, drawn))
+            low = high = float("nan")
+            if row["tested"]:
+                drawn_curve = weights @ gains
+                drawn = (invert(drawn_curve, weights @ held, bonuses)
+                         - invert(drawn_curve, weights @ bare, bonuses))
+                low, high = _percentiles(np.where(np.isnan(drawn), np.inf, drawn))
             row.update(power_points=float(points[0] - points[1]), pp_ci_low=low, pp_ci_high=high)
         rows.append(row)
     out = pd.DataFrame(rows)
     if not out.empty:
-        out["p_holm"] = holm(out["p_value"].to_numpy(dtype=float))
-        out["significant"] = np.nan_to_num(out["p_holm"].to_numpy(dtype=float), nan=1.0) <= 0.05
+        _judge(out)
     return out
 
 
 def group_values(run: ValuesRun, attribute: str) -> pd.DataFrame:
     """Values aggregated by a component attribute (e.g. a card's garden action), averaged over seats: per
     base game, the mean of the seat-averaged differences over the group's components, then the mean over
-    games with its normal interval. ``attribute (its value), position, value, ci_low, ci_high, n,
-    components, p_value, detectable, p_holm, significant``."""
+    games with its normal interval (from MIN_BASE_GAMES games on). ``attribute (its value), position,
+    value, ci_low, ci_high, n, tested, components, p_value, detectable, p_holm, family, significant``."""
     by_position: dict[int, dict[object, list[np.ndarray]]] = {}
     for (position, k), a in run.arms.items():
         d = (_own(a.treated) - a.control).mean(axis=1)
@@ -355,8 +394,7 @@ def group_values(run: ValuesRun, attribute: str) -> pd.DataFrame:
                          **_mean_row(per_game)})
     out = pd.DataFrame(rows)
     if not out.empty:
-        out["p_holm"] = holm(out["p_value"].to_numpy(dtype=float))
-        out["significant"] = np.nan_to_num(out["p_holm"].to_numpy(dtype=float), nan=1.0) <= 0.05
+        _judge(out)
     return out
 
 
@@ -464,44 +502,66 @@ def handicap_tally(score: np.ndarray, columns: dict[str, np.ndarray], shares: Ca
 
 
 def handicap_from(tally: dict[str, Any], z: float = 1.959963984540054) -> pd.DataFrame:
-    """The points each seat would need added to its final score (negative: taken away) for its win share
-    to be the fair share 1/N, from a (merged) `handicap_tally`: ``seat, handicap_points, ci_low, ci_high,
-    n``. The value is where the seat's mean share over the bonuses (linear between whole points) reaches
-    1/N, searched outwards from 0 (`invert`). The 95% interval inverts the test of "the share at bonus b
-    is 1/N": it holds the bonuses whose share's normal 95% interval (over games) covers 1/N, from where the
-    upper bound of the share first reaches 1/N to where its lower bound does. NaN where that leaves the
-    bonus range (not estimable from these games)."""
+    """The whole points each seat would need added to its final score (negative: taken away) for its win
+    share to reach the fair share 1/N, from a (merged) `handicap_tally`: ``seat, handicap_points,
+    share_at_handicap, ci_low, ci_high, n``. Scores are whole, so a seat's re-scored share jumps at whole
+    bonuses: the handicap is the smallest whole bonus at which the seat's mean share reaches 1/N (above
+    1/N at 0: the smallest whole penalty bringing it down to 1/N; `whole_bonus`), and share_at_handicap the
+    share it then has. The 95% interval inverts the test of "the share at bonus b is 1/N" over whole
+    bonuses: the same search on the upper and on the lower bound of the share's normal 95% interval (over
+    games) at every bonus, whole bounds. NaN where that leaves the bonus range (not estimable from these
+    games)."""
     from analysis.tally import SHARE_SCALE, mean_sd
 
     bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
     n = int(tally["games"])
     players = tally["units"].shape[0]
-    zero = BONUS_RANGE
+    fair = 1.0 / players
     rows = []
     for j in range(players):
-        fair = 1.0 / players
         moments = [mean_sd(n, int(u), int(q), SHARE_SCALE)
                    for u, q in zip(tally["units"][j], tally["squares"][j], strict=True)]
         mean = np.array([m for m, _ in moments])
         half = z * np.array([sd for _, sd in moments]) / np.sqrt(n) if n > 1 else np.full(len(mean), np.nan)
-        value = invert(mean - mean[zero], np.array([fair - mean[zero]]), bonuses)[0]
-        upper, lower = mean + half, mean - half
-        low, high = _first_reach(upper, fair, bonuses), _first_reach(lower, fair, bonuses)
-        # the interval leaves the bonus range: the upper bound is above 1/N already at the smallest
-        # bonus, or the lower bound never reaches it
-        if not np.all(np.isfinite(half)) or upper[0] >= fair or not np.isfinite(high):
+        value = whole_bonus(mean, fair, bonuses)
+        share = float(mean[int(value) + BONUS_RANGE]) if np.isfinite(value) else float("nan")
+        # the share rises with the bonus, the whole bonus needed falls: a higher bound needs less
+        low, high = whole_bonus(mean + half, fair, bonuses), whole_bonus(mean - half, fair, bonuses)
+        if not (np.all(np.isfinite(half)) and np.isfinite(low) and np.isfinite(high)):
             low, high = float("nan"), float("nan")
-        rows.append({"seat": j, "handicap_points": float(value), "ci_low": float(low),
-                     "ci_high": float(high), "n": n})
+        rows.append({"seat": j, "handicap_points": float(value), "share_at_handicap": share,
+                     "ci_low": float(low), "ci_high": float(high), "n": n})
     return pd.DataFrame(rows)
 
 
 def seat_handicap(score: np.ndarray, columns: dict[str, np.ndarray], shares: Callable,
                   rule: str) -> pd.DataFrame:
-    """The points each seat would need added to its final score (negative: taken away) for its win share
-    to be the fair share 1/N, re-scoring the games (score: (games, seats)), with the 95% interval of
-    `handicap_from`. ``seat, handicap_points, ci_low, ci_high, n``."""
+    """The whole points each seat would need added to its final score (negative: taken away) for its win
+    share to reach the fair share 1/N, re-scoring the games (score: (games, seats)), with the share it
+    gives and the 95% interval of `handicap_from`. ``seat, handicap_points, share_at_handicap, ci_low,
+    ci_high, n``."""
     return handicap_from(handicap_tally(score, columns, shares, rule))
+
+
+def where_measured(position: int, length: str) -> str:
+    """Where a row's values were measured, in words: at the start, or after t turns (rounds) among the
+    games where the component is still in play then (a conditional value, with its own n)."""
+    if position == 0:
+        return "at the start"
+    return f"after {position} {length}, among the games where the component is still in play"
+
+
+def _value_text(r: Any, score: str) -> str:
+    """One "all" row of `component_values` as `format_values` prints it."""
+    if not r.tested:
+        return f"{100 * r.value:+6.1f}  too few games (n = {r.n:,})"
+    pe = ""
+    if np.isfinite(r.points_equivalent):
+        bounds = (f" [{r.pe_ci_low:+.0f}, {r.pe_ci_high:+.0f}]"
+                  if np.isfinite(r.pe_ci_low) and np.isfinite(r.pe_ci_high) else "")
+        pe = f"  = {r.points_equivalent:+.0f} {score}{bounds} (gives {100 * r.pe_gain:+.1f})"
+    return (f"{100 * r.value:+6.1f} [{100 * r.ci_low:+6.1f}, {100 * r.ci_high:+6.1f}]"
+            f"{'*' if r.significant else ' '}  n = {r.n:,}{pe}")
 
 
 def format_values(run: ValuesRun) -> str:
@@ -511,18 +571,19 @@ def format_values(run: ValuesRun) -> str:
 
     score = run.study.score_unit
     length = games.spec(run.game).vocabulary.length
+    everyone = table[table["seat"].astype(str) == "all"]
+    family = int(everyone["tested"].sum())
     lines = [f"{run.game}, {run.players} players, agents {','.join(run.manifest['agents'])}: what holding "
              f"each component changes in a seat's win share (paired; percentage points, 95% interval), "
-             f"averaged over seats; * = significant after Holm over the table"]
-    for position, rows in table[table["seat"].astype(str) == "all"].groupby("position", sort=True):
-        where = "at the start" if position == 0 else f"after {position} {length}"
-        lines.append(f"\n{where} (n = {int(rows['n'].max()):,} base games a component at most)")
+             f"averaged over seats; * = significant after Holm over the table's {family} tested rows; "
+             f"fewer than {MIN_BASE_GAMES} base games: too few games, not tested; worth in {score}: the "
+             f"smallest whole bonus that does as much, and the change it gives"]
+    for position, rows in everyone.groupby("position", sort=True):
+        lines.append(f"\n{where_measured(int(position), length)} (n base games per row, at most "
+                     f"{int(rows['n'].max()):,})")
         width = max(len(c) for c in rows["component"])
         for r in rows.itertuples():
-            pe = (f"  = {r.points_equivalent:+.2f} {score} [{r.pe_ci_low:+.2f}, {r.pe_ci_high:+.2f}]"
-                  if np.isfinite(r.points_equivalent) else "")
-            lines.append(f"  {r.component:<{width}}  {100 * r.value:+6.1f} [{100 * r.ci_low:+6.1f}, "
-                         f"{100 * r.ci_high:+6.1f}]{'*' if r.significant else ' '}  n = {r.n:,}{pe}")
+            lines.append(f"  {r.component:<{width}}  {_value_text(r, score)}")
     return "\n".join(lines)
 
 
@@ -535,24 +596,28 @@ def seats_decide(rules) -> bool:
 
 def players_handicap(run) -> pd.DataFrame | None:
     """`seat_handicap` of a self-play run (analysis.runs.Run, or a report's RunTally) from its players
-    table (or its tally, `run_handicap_tally` of each chunk): each seat's points
-    handicap to the fair share under the run's tie-break (None for a game without a re-scoring rule, or
-    a run its seats' scores do not decide: `seats_decide`)."""
+    table (or its tally, `run_handicap_tally` of each chunk): each seat's whole-point handicap to the fair
+    share under the run's tie-break, in the game's score unit (``attrs["unit"]``: points, tokens); None
+    for a game without a re-scoring rule, or a run its seats' scores do not decide (`seats_decide`)."""
     from analysis._arrays import seat_matrix
     from sim import games
 
+    study = games.spec(run.game).values
     if hasattr(run, "tally"):  # a report's RunTally (analysis.run_tally): from its merged tally
         held = run.tally.get("handicap")
-        return handicap_from(held) if held else None
-    if "_handicap" in run.__dict__:
+        out = handicap_from(held) if held else None
+    elif "_handicap" in run.__dict__:
         return run.__dict__["_handicap"]
-    study = games.spec(run.game).values
-    out = None
-    if study is not None and study.shares is not None and len(run.players) and seats_decide(run.rules):
-        names = study.columns_in(run.players.columns)
-        _, m = seat_matrix(run.players, ["score", *names])
-        out = seat_handicap(m["score"], {names[k]: m[k] for k in names}, study.shares, run.rules.tie_break)
-    run.__dict__["_handicap"] = out
+    else:
+        out = None
+        if study is not None and study.shares is not None and len(run.players) and seats_decide(run.rules):
+            names = study.columns_in(run.players.columns)
+            _, m = seat_matrix(run.players, ["score", *names])
+            out = seat_handicap(m["score"], {names[k]: m[k] for k in names}, study.shares,
+                                run.rules.tie_break)
+        run.__dict__["_handicap"] = out
+    if out is not None and study is not None:
+        out.attrs["unit"] = study.score_unit  # the game's own score unit: points, tokens
     return out
 
 

@@ -14,6 +14,7 @@ BADGES = {
     "start": {WITHIN: "no advantage", SMALL: "small advantage", BEYOND: "start matters"},
     "tiebreak": {WITHIN: "neutral", SMALL: "small effect", BEYOND: "favours a seat"},
     "components": {WITHIN: "priced right", SMALL: "priced right", BEYOND: "mispriced"},
+    "worth": {WITHIN: "priced right", SMALL: "priced right", BEYOND: "mispriced"},
 }
 COMMON = {UNDECIDED: "undecided", TOO_FEW: "too few games"}
 #: the section (its anchor after the game's name) that holds each question's evidence
@@ -21,7 +22,7 @@ SECTIONS = {"seats": "seats", "start": "seats", "tiebreak": "ties", "ties": "tie
 
 
 def badge(verdict: Verdict) -> str:
-    words = {**BADGES.get(verdict.key, {}), **COMMON}.get(verdict.status)
+    words = {**BADGES.get(verdict.key.split(":")[0], {}), **COMMON}.get(verdict.status)
     return f"<span class='status status-{verdict.status}'>{words}</span> " if words else ""
 
 
@@ -90,3 +91,22 @@ def profile_block(section: Section, text: str, verdicts: list[Verdict]) -> str:
                     f"{html.escape(v.sentence)}</li>" for v in verdicts)
     return (f"<div class='run-verdicts'><h3><a href='#{section.id}'>{html.escape(section.title)}</a></h3>"
             f"<p>{html.escape(text)}</p><ul>{items}</ul></div>")
+
+
+#: a values run's card lists at most this many components by name (all are in the components section)
+NAMED_COMPONENTS = 5
+
+
+def worth_block(label: str, verdicts: list[Verdict]) -> str:
+    """A values run's card: the components' headline, then the mispriced ones (worth minus face beyond the
+    margin), farthest first."""
+    head, *rest = verdicts
+    wrong = sorted((v for v in rest if v.status == BEYOND), key=lambda v: -abs(v.value))
+    items = [f"<li>{badge(head)}<a href='#components'><b>Components</b></a>:"
+             f"{html.escape(head.sentence.partition(':')[2])}</li>"]
+    items += [f"<li>{badge(v)}{html.escape(v.sentence)}</li>" for v in wrong[:NAMED_COMPONENTS]]
+    if len(wrong) > NAMED_COMPONENTS:
+        items.append(f"<li>... and {len(wrong) - NAMED_COMPONENTS} more mispriced (see the components "
+                     "section)</li>")
+    return (f"<div class='run-verdicts'><h3>{html.escape(label)} <span class='meta'>(what each component is "
+            f"worth)</span></h3><ul>{''.join(items)}</ul></div>")

@@ -333,8 +333,8 @@ def test_run_labels():
 def real_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("sakura") / "r"
     done = subprocess.run([sys.executable, "-m", "sim", "simulate", str(BASE), "--players", "4", "--games",
-                           "300", "--out", str(out), "--quiet"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+                           "300", "--agents", "random", "--out", str(out), "--quiet"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     return read_run(out)
 

@@ -69,10 +69,15 @@ def test_the_page_leads_with_the_verdicts_in_question_order(report: Path) -> Non
     assert order == sorted(order)
     assert "<details>" in page  # long tables folded
     summary = json.loads((report / "summary.json").read_text())
-    for records in summary["verdicts"].values():
+    runs = [r["label"] for r in summary["runs"]]
+    for label in runs:
+        records = summary["verdicts"][label]
         assert [r["question"] for r in records] == ["seats", "start", "tiebreak", "length"]
         statuses = {r["status"] for r in records}
         assert statuses <= {"within", "small", "beyond", "undecided", "too_few", "info"}
+    values = [records for label, records in summary["verdicts"].items() if label not in runs]
+    assert values and all(records[0]["question"] == "components" for records in values)
+    assert all(r["question"].startswith("worth:") for records in values for r in records[1:])
 
 
 def test_no_chart_title_is_clipped() -> None:

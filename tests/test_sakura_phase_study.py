@@ -47,7 +47,7 @@ def test_an_arm_against_itself_differs_nowhere_and_jobs_do_not_matter() -> None:
     assert np.array_equal(one[:, 0], one[:, 2])
     assert set(np.unique(one)) <= {0.0, 1.0}
     lines = phase_study.report(one, arms)
-    assert lines[-1].startswith("greedy - greedy: +0.00 points [+0.00, +0.00]")
+    assert lines[-1].startswith("greedy - greedy: +0.00 pp [+0.00, +0.00]")
 
 
 def test_bad_input_is_refused_with_status_2(capsys) -> None:

@@ -52,9 +52,12 @@ def test_the_paired_rows_by_chunks_are_those_of_the_whole_runs(tmp_path: Path) -
     rows = variant_rows(runs, "turns").set_index("metric")
     whole = {label: read_run(tmp_path / label) for label in ("base", "first")}
     expected = compare_runs(*(per_game(whole[k].games, whole[k].players, "turns") for k in ("first", "base")))
-    for metric in TESTED:
+    assert expected["tie_is_decided"]  # last_in_order and first_in_order decide every tie: one row
+    assert set(rows.index) == {m for m in TESTED if m != "tiebreak_rate"} - {"tie_rate"} | {"tie_decided"}
+    for row in rows.index:
+        metric = "tie_rate" if row == "tie_decided" else row
         for suffix, column in (("", "difference"), ("_low", "ci_low"), ("_high", "ci_high")):
-            assert np.isclose(rows.loc[metric, column], expected[f"d_{metric}{suffix}"], rtol=1e-12,
+            assert np.isclose(rows.loc[row, column], expected[f"d_{metric}{suffix}"], rtol=1e-12,
                               atol=1e-15, equal_nan=True), (metric, column)
     from analysis.paired import paired_tally
 

@@ -133,3 +133,32 @@ def test_compare_refuses_two_games(tmp_path: Path) -> None:
                    "--out", str(tmp_path / "cmp"))
     assert done.returncode == 2 and "cannot be compared" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "cmp").exists()
+
+
+ZERO_BLUE = """extends = "{base}"
+
+[chits]
+blue = [
+    {{icons = 1, points = 0, power = 0}}, {{icons = 1, points = 0, power = 0}},
+    {{icons = 1, points = 0, power = 0}}, {{icons = 1, points = 0, power = 0}},
+    {{icons = 2, points = 4, power = 0}}, {{icons = 2, points = 4, power = 0}},
+    {{icons = 2, points = 4, power = 0}}, {{icons = 3, points = 6, power = 0}},
+    {{icons = 3, points = 6, power = 0}}, {{icons = 4, points = 8, power = 0}},
+]
+"""
+
+
+def test_a_chit_of_no_points_and_no_power_is_worth_nothing_and_priced_right(tmp_path: Path) -> None:
+    from analysis.values import read_values_run
+    from analysis.worth_verdicts import worth_verdicts
+    from sim.app.runner import simulate
+    from sim.app.values_run import plan_values
+
+    config = tmp_path / "zero-blue.toml"
+    config.write_text(ZERO_BLUE.format(base=(ROOT / BASE).as_posix()))
+    simulate(plan_values(config, 3, "greedy", 5, "0"), 36, tmp_path / "run", jobs=1, chunk_size=12)
+    verdicts = worth_verdicts(read_values_run(tmp_path / "run"))
+    zero = next(v for v in verdicts if v.key.startswith("worth:blue 1"))
+    assert zero.status == WITHIN and (zero.low, zero.value, zero.high) == (0, 0, 0)
+    assert "worth 0 score points [0, 0], face value 0; priced right" in zero.sentence
+    assert verdicts[0].key == "components" and "over-valued" in verdicts[0].sentence

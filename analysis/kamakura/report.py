@@ -17,7 +17,6 @@ from analysis.page import (
     TIE_KEYS,
     Section,
     fair_share,
-    interval,
     length_chart,
     p_value,
     pct,
@@ -84,7 +83,8 @@ def kamakura_sections(runs: dict[str, RunTally]) -> tuple[list[Section], list[di
         verdict = "significant" if eq["p_value"] < 0.05 else "not significant"
         notes.append(
             f"<b>{lab}</b>: start-player advantage (seat 0 minus the fair share {pct(a['fair_share'])}) "
-            f"<b>{100 * a['value']:+.1f} points</b> {interval(a['ci_low'], a['ci_high'])}; "
+            f"<b>{100 * a['value']:+.1f} percentage points</b> [{100 * a['ci_low']:+.1f}, "
+            f"{100 * a['ci_high']:+.1f}]; "
             f"all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, {p_value(eq['p_value'])} "
             f"({verdict} at 5%); {seat_flags_text(flags[lab])}; {_n(run)}.")
     notes.append("Seat 0 is the start player; ties count by the configured tie-break (shared wins as "
@@ -104,7 +104,8 @@ def kamakura_sections(runs: dict[str, RunTally]) -> tuple[list[Section], list[di
     sec.notes.append("Descriptive figures: how often each chit type is claimed, when, and how often its "
                      "power is activated. 'Holders minus others' compares the win rate of player-games "
                      "holding the type with those holding none (95% interval cluster-robust by game, Holm "
-                     "over the table): an association, not what the chit is worth, since a player who holds "
+                     "over the table; 'detectable' at the table's Bonferroni level, 5% divided by its rows, "
+                     "with 80% power): an association, not what the chit is worth, since a player who holds "
                      "more chits is winning anyway. What a chit or a power <i>causes</i> comes from `balance "
                      "values` (paired intervention; give its run directory to this report). The regression "
                      "of winning on the holdings is gone: the holdings add up to the score, so it measured "

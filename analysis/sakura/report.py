@@ -101,7 +101,9 @@ def sakura_sections(runs: dict[str, RunTally]) -> tuple[list[Section], list[dict
     sec = Section("Sakura: cards and actions in play (descriptive)")
     sec.notes.append("Descriptive: the win rate of the player-games in which the card (or action) was played "
                      "minus the overall rate, with a 95% interval; 'significant' is judged for the whole "
-                     "table at once (Holm, family-wise 5%). An association, not what a card is worth: a card "
+                     "table at once (Holm, family-wise 5%), and 'detectable' is the smallest true difference "
+                     "a two-sided test at the table's Bonferroni level (5% divided by its rows, Holm's first "
+                     "step) detects with 80% power. An association, not what a card is worth: a card "
                      "is played by whoever holds it, when it suits them. What having a card in the starting "
                      "hand <i>causes</i> comes from `balance values` (paired intervention; give its run "
                      "directory to this report).")

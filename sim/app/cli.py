@@ -113,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
                                             "(default: the game's own; 0 = the start)")
     _run_options(values, agents="expert", unit="base games",
                  out="runs/values-<game>-<config>-<N>p-<agents>-seed<S>")
+    _margin_option(values)
 
     report = sub.add_parser("report", help="balance report of run directories (HTML, JSON, CSV)")
     report.add_argument("runs", nargs="+", help="run directories written by simulate")
@@ -269,7 +270,8 @@ def _simulate(args: argparse.Namespace) -> int:
         seconds = time.perf_counter() - started
         rate = result.played / seconds if seconds > 0 else 0.0
         note = f" ({result.already} were already there)" if result.already else ""
-        print(f"{result.played} games played{note} in {seconds:.1f} s, {rate:,.0f} games/s; "
+        players = ",".join(plan.agents) if len(set(plan.agents)) > 1 else f"{plan.agents[0]} in every seat"
+        print(f"{result.played} games played{note} by {players} in {seconds:.1f} s, {rate:,.0f} games/s; "
               f"run directory: {result.run_dir}")
         return 0
     from analysis.summary import format_run
@@ -293,17 +295,22 @@ def _simulate(args: argparse.Namespace) -> int:
 
 def _values(args: argparse.Namespace) -> int:
     started = time.perf_counter()
+    from analysis.verdicts import parse_margins
     from sim.app.values_run import plan_values
 
     _check_backend(args)
+    margins = parse_margins(args.margin)
     plan = plan_values(args.config, args.players, args.agents, args.seed, args.positions)
     _start(args, plan.game)
     from analysis.values import format_values, read_values_run
+    from analysis.worth_verdicts import format_worth
 
     result = _play_run(plan, args.games or games.spec(plan.game).values.games, args, "base games")
     seconds = time.perf_counter() - started
     note = f" ({result.already} were already there)" if result.already else ""
-    print(format_values(read_values_run(result.run_dir)))
+    values_run = read_values_run(result.run_dir)
+    print(format_worth(values_run, margins))
+    print(format_values(values_run))
     print(f"{result.played} base games played{note} in {seconds:.1f} s; run directory: {result.run_dir} "
           f"(`balance report {result.run_dir}` for the tables and charts)")
     return 0
@@ -327,6 +334,7 @@ def _summary(args: argparse.Namespace) -> int:
     from analysis.summary import format_run
     from analysis.values import format_values, is_values_run, read_values_run
     from analysis.verdicts import parse_margins
+    from analysis.worth_verdicts import format_worth
 
     margins = parse_margins(args.margin)
     # refuse any bad directory before printing anything; a `balance values` run prints its values. A
@@ -336,7 +344,7 @@ def _summary(args: argparse.Namespace) -> int:
     texts = []
     for run in runs:
         if is_values_run(run.path):
-            texts.append(format_values(run))
+            texts.append(f"{run.path}:\n{format_worth(run, margins)}\n{format_values(run)}")
             continue
         tally = read_run_tally(run.path, args.allow_partial, args.jobs, args.backend)
         texts.append(format_run(tally, margins))

@@ -29,7 +29,7 @@ from sim.app.runner import RunPlan, plan_run, simulate
 from sim.errors import ConfigError
 
 DEFAULT_ITERS = (25, 50, 100, 200, 400)
-DEFAULT_GAMES = 600  # a multiple of every player count 2-6; a 95% interval of about +-3.8 points at 1/3
+DEFAULT_GAMES = 600  # a multiple of every player count 2-6; a 95% interval of about +-3.8 pp at 1/3
 
 
 @dataclass(frozen=True)

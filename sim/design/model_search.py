@@ -359,7 +359,7 @@ def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, schedu
                 say(f"{kind} trial {trial.number}: {r.games:,} games"
                     + (f", seats {100 * r.objectives[0]:.2f} [{100 * r.low:.2f}, {100 * r.high:.2f}]"
                        if r.valid else f", invalid: {r.why}")
-                    + (f", worth most: {r.chit['kind']} {100 * r.chit['value']:+.1f} points"
+                    + (f", worth most: {r.chit['kind']} {100 * r.chit['value']:+.1f} pp"
                        if r.chit else "")
                     + (" (stopped early)" if r.stopped_early else "")
                     + (f"; best {100 * best.objectives[0]:.2f} (trial {best.number})" if best else "")

@@ -86,7 +86,7 @@ def statement(judged, tune: Tune, agents: str, chit: dict[str, Any] | None = Non
     bounds simultaneous over the kinds)."""
     tol, cap = tune.target.tolerance, tune.target.chit_cap
     pct = f"{100 * tune.search.confidence:g}%"
-    figures_text = (f"largest seat deviation {100 * judged.value:.2f} points, {pct} upper bound "
+    figures_text = (f"largest seat deviation {100 * judged.value:.2f} percentage points, {pct} upper bound "
                     f"{100 * judged.high:.2f} (tolerance {100 * tol:g}) on {judged.games:,} fresh games "
                     f"with {agents}")
     if tune.target.length is not None:
@@ -98,7 +98,7 @@ def statement(judged, tune: Tune, agents: str, chit: dict[str, Any] | None = Non
             figures_text += "; no component kind could be priced"
             met = False
         else:
-            figures_text += (f"; the kind worth most, {chit['kind']}, adds {100 * chit['value']:.1f} points "
+            figures_text += (f"; the kind worth most, {chit['kind']}, adds {100 * chit['value']:.1f} pp "
                              f"to its holder's win rate, and no kind more than {100 * chit['high_any']:.1f} "
                              f"at {pct} over all {chit['kinds']} kinds (cap {100 * cap:g}; "
                              f"{chit['base_games_all']:,} fresh base games, {chit['played']:,} games)")

@@ -65,7 +65,7 @@ def standing(slug: str, wins, games: int, target: Target, confidence: float = 0.
             states.append("no")
             b = max(clearly, key=lambda b: b[2])
             s.why_infeasible = (s.why_infeasible + "; " if s.why_infeasible else "") + \
-                f"chit {b[0]} adds {100 * b[1]:.1f} points [{100 * b[2]:.1f}, {100 * b[3]:.1f}] > cap"
+                f"chit {b[0]} adds {100 * b[1]:.1f} pp [{100 * b[2]:.1f}, {100 * b[3]:.1f}] > cap"
         else:
             states.append("yes" if max(b[3] for b in bounds) <= target.chit_cap else "unsure")
     s.feasible = "no" if "no" in states else "unsure" if "unsure" in states else "yes"
@@ -116,7 +116,7 @@ def verdict(confirm: Standing, target: Target, race: list[Standing], confidence:
     tol = target.tolerance
     pct = f"{100 * confidence:g}%"
     met = confirm.high < tol and confirm.feasible == "yes"
-    figures = (f"largest seat deviation {100 * confirm.value:.2f} points, {pct} upper bound "
+    figures = (f"largest seat deviation {100 * confirm.value:.2f} percentage points, {pct} upper bound "
                f"{100 * confirm.high:.2f} (tolerance {100 * tol:g}) on {confirm.games:,} games")
     if met:
         return True, f"Target met with {pct} confidence: {figures}."
@@ -237,7 +237,7 @@ def race(slugs: list[str], play: PlayFn, racing: Racing, budget: int,
         budget_cut = f"{cut} cut for budget, " if note.startswith("budget") else ""
         say(f"round {r + 1}: {rounds[-1]['candidates']} candidates at {n:,} games ({budget_cut}"
             f"{len(drops)} dropped), {len(alive)} left; best {best.slug}: deviation {100 * best.value:.2f} "
-            f"[{100 * best.low:.2f}, {100 * best.high:.2f}] points")
+            f"[{100 * best.low:.2f}, {100 * best.high:.2f}] pp")
         answer = decided([final[s] for s in alive], tolerance) if racing.stop_when_decided and \
             tolerance is not None else ""
         if answer and n < racing.final_games:

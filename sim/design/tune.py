@@ -14,7 +14,7 @@ A tune file (TOML)::
     "rules.tie_break" = {choices = ["last_in_order", "shared"]}
 
     [target]
-    tolerance = 0.02                     # every seat's win rate within 2 points of 1/players
+    tolerance = 0.02                     # every seat's win rate within 2 percentage points of 1/players
     length = {min = 25, max = 40}        # optional: mean game length (turns or rounds)
     chit_cap = 0.15                      # optional: no chit or card kind adds more to its holder's win
                                          # rate, priced by paired intervention (the game's values study)
@@ -263,7 +263,7 @@ def run_tune(tune_file: str | os.PathLike[str], out: str | os.PathLike[str] | No
                               values_games=racing.confirm_values_games if capped else 0)
         played += p
         say(f"confirmation: {cand.slug} on {racing.confirm_games:,} fresh games (seed {cseed}): deviation "
-            f"{100 * confirm.value:.2f} [{100 * confirm.low:.2f}, {100 * confirm.high:.2f}] points")
+            f"{100 * confirm.value:.2f} [{100 * confirm.low:.2f}, {100 * confirm.high:.2f}] pp")
     judged = confirm or winner
     met, statement = verdict(judged, target, list(result.standings.values()), racing.confidence,
                              looks=len(racing.schedule()))

@@ -3,9 +3,11 @@ chit of a kind is taken off the board and either given to a seat (a treatment ar
 control), and the game is played on from the same state with the same agent generator in every arm.
 
 Arms of one (game, position, kind): the control (holder -1); each seat holding it (holder = seat); and, for a
-kind with a power, one seat (drawn per game and kind) holding it with its power removed (`with_power` false),
-which prices the power against the same points (at the first position only, where a power has the whole game
-to act; one seat rather than each keeps the cost at 2 games a kind, and the seat average unbiased). A chit
+kind with a power, one seat holding it with its power removed (`with_power` false), which prices the power
+against the same points (at the first position only, where a power has the whole game to act). One seat
+rather than each keeps the cost at 2 games a kind; the seat is the base game id modulo the players, so over
+a run every seat holds it equally often (a draw per game gave 569 / 575 / 656) and the mean is the seat
+average. A chit
 held by nobody has owner NO_ONE: off the board (kernels test `owner != -1`)
 and scoring for no seat (kernels score `owner >= 0`), so a 0-point chit with no power leaves every arm's game
 identical to the control's, and its value is exactly 0.
@@ -136,11 +138,11 @@ def _pick_chit(s, kind, pick):
 
 
 @njit(cache=True, nogil=True)
-def play_values(seeds, rules, kinds, positions, agent_kinds, agent_params, out, measure_later):
+def play_values(seeds, rules, kinds, positions, agent_kinds, agent_params, out, measure_later, power_seat):
     """The paired arms of every (game, position, kind), into `out` (a ValuesOut): scores[g, p, k, arm, seat]
     and shares (the seat's win share under the configured tie-break) for arm 0 (control), 1 + seat (that
     seat holds the chit) and 1 + players + seat (holds it without its power: kinds with a power, first
-    position, one seat drawn per game; arms not played stay NaN); available[g, p, k] = 1 where the arms
+    position, seat power_seat[g] only; arms not played stay NaN); available[g, p, k] = 1 where the arms
     were played; base_scores / base_shares[g, seat]: the seed's own game, played on to its end with no
     intervention. Positions after the start are measured only where measure_later[g] is 1."""
     players = rules.players
@@ -166,10 +168,10 @@ def play_values(seeds, rules, kinds, positions, agent_kinds, agent_params, out, 
                 if chit < 0:
                     continue
                 out.available[g, p, k] = 1
-                stripped = 1 + players + rng_below(pick, players)  # the one seat holding it powerless
+                stripped = 1 + players + power_seat[g]  # the one seat holding it powerless
                 for arm in range(n_arms):
                     if arm > players and (kinds[k, 3] == 0 or p > 0 or arm != stripped):
-                        continue  # powers: at the first position, one seat (drawn) a game
+                        continue  # powers: at the first position, one seat (rotated) a game
                     a = s.copy()
                     r = rng.copy()
                     a[OWNER + chit] = NO_ONE if arm == 0 else (arm - 1) % players
@@ -221,10 +223,12 @@ def run_values(rules: KamakuraRules, seeds: np.ndarray, seating: np.ndarray, par
     # The start is measured in every base game, later positions in every LATER_EVERY-th (by its index in
     # the run, so the same games whatever the chunking): the start is the headline, and the later
     # positions would otherwise cost a third of the run.
-    later = ((first_game + np.arange(len(seeds))) % LATER_EVERY == 0).astype(np.int8)
+    game_ids = first_game + np.arange(len(seeds))
+    later = (game_ids % LATER_EVERY == 0).astype(np.int8)
+    power_seat = (game_ids % players).astype(np.int64)  # rotated: every seat holds it equally often
     out = ValuesOut(out_scores, out_shares, last_turns, available, base_scores, base_shares,
                     np.full((len(seeds), players), -1, dtype=np.int64))
-    play_values(seeds, kernel_rules(rules), kinds, pos, seating, params, out, later)
+    play_values(seeds, kernel_rules(rules), kinds, pos, seating, params, out, later, power_seat)
     return {"kinds": kinds, "positions": pos, **out._asdict()}
 
 

@@ -142,7 +142,7 @@ def interval(values: np.ndarray) -> tuple[float, float, float]:
 
 
 def report(shares: np.ndarray, arms: Sequence[str]) -> list[str]:
-    """Lines: each arm's win share, then each arm's paired difference to the first, in points."""
+    """Lines: each arm's win share, then each arm's paired difference to the first, in percentage points."""
     lines = []
     for a, arm in enumerate(arms):
         mean, low, high = interval(shares[:, a])
@@ -150,7 +150,7 @@ def report(shares: np.ndarray, arms: Sequence[str]) -> list[str]:
     for a in range(1, len(arms)):
         diff = shares[:, a] - shares[:, 0]
         mean, low, high = interval(diff)
-        lines.append(f"{arms[a]} - {arms[0]}: {100 * mean:+.2f} points [{100 * low:+.2f}, "
+        lines.append(f"{arms[a]} - {arms[0]}: {100 * mean:+.2f} pp [{100 * low:+.2f}, "
                      f"{100 * high:+.2f}], the rest of the game differs at {100 * np.mean(diff != 0):.0f}% "
                      "of positions")
     return lines

@@ -1,0 +1,160 @@
+"""What is each component worth against what it says on it? Verdicts of a `balance values` run: each
+component's causal worth in whole score points (analysis.values) minus its face value (a component's
+``points``, when it has one), judged against the worth margin (`Margins.worth`, 1 score point by default).
+
+The components of a run are one family: each component's win-share value gets a normal interval at the
+Bonferroni level over the components, and that interval is carried through the re-scoring curve of the
+same control games (the smallest whole bonus that brings as much, analysis.values.whole_bonus), so the
+worth's bounds are whole points too. The curve is taken as known: it averages every control game of the
+component, which is far more precise than the difference of two arms.
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from analysis.values import BONUS_RANGE, MIN_BASE_GAMES, ValuesRun, bonus_gains, whole_bonus
+from analysis.verdicts import (
+    ALPHA,
+    BEYOND,
+    DEFAULT_MARGINS,
+    SMALL,
+    TOO_FEW,
+    UNDECIDED,
+    WITHIN,
+    Margins,
+    Verdict,
+)
+
+
+def _whole(x: float) -> str:
+    return f"{x:+.0f}" if math.isfinite(x) else ("beyond the range" if x > 0 else "below the range")
+
+
+def _units(x: float, unit: str) -> str:
+    """Whole score units: "1 point", "3 score points", "2 tokens" (points are "score points", never to be
+    read as percentage points)."""
+    word = unit[:-1] if abs(x) == 1 and unit.endswith("s") else unit
+    return f"{abs(x):.0f} {'score ' if unit == 'points' else ''}{word}"
+
+
+def worth_rows(run: ValuesRun) -> list[dict[str, Any]]:
+    """Each component at the run's first position, seats averaged: its win-share value, the Bonferroni
+    interval over the components, and its worth in whole score points with those bounds carried through the
+    re-scoring curve; the face value where the component has ``points``."""
+    bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
+    first = min(position for position, _ in run.arms)
+    chosen = sorted((k, a) for (position, k), a in run.arms.items() if position == first)
+    z = NormalDist().inv_cdf(1 - ALPHA / (2 * max(len(chosen), 1)))
+    shares = run.shares
+    rows = []
+    for k, a in chosen:
+        d = (a.treated[:, np.arange(run.players), np.arange(run.players)] - a.control).mean(axis=1)
+        n = int(np.sum(~np.isnan(d)))
+        value = float(np.nanmean(d)) if n else float("nan")
+        half = z * float(np.nanstd(d, ddof=1)) / math.sqrt(n) if n > 1 else float("nan")
+        row = {"component": str(run.components.loc[k, "component"]), "position": first, "n": n,
+               "value": value, "ci_low": max(-1.0, value - half), "ci_high": min(1.0, value + half),
+               "worth": float("nan"), "worth_low": float("nan"), "worth_high": float("nan"),
+               "face": float(run.components.loc[k, "points"]) if "points" in run.components else None}
+        if shares is not None and n >= MIN_BASE_GAMES:
+            curve = bonus_gains(a.control_score, a.control_columns, shares, run.tie_break,
+                                bonuses).mean(axis=1).mean(axis=0)
+            row.update(worth=whole_bonus(curve, value, bonuses),
+                       worth_low=whole_bonus(curve, row["ci_low"], bonuses),
+                       worth_high=whole_bonus(curve, row["ci_high"], bonuses))
+        rows.append(row)
+    return rows
+
+
+def _status(row: dict[str, Any], margin: float) -> str:
+    if row["n"] < MIN_BASE_GAMES or not math.isfinite(row["worth"]):
+        return TOO_FEW
+    face = row["face"] or 0.0
+    low, high = row["worth_low"] - face, row["worth_high"] - face
+    if low > margin or high < -margin:
+        return BEYOND
+    if low >= -margin and high <= margin:
+        return SMALL if (low > 0 or high < 0) else WITHIN
+    return UNDECIDED
+
+
+def worth_verdicts(run: ValuesRun, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:
+    """One verdict per component (key "worth:<component>"), worth minus face value in whole score points,
+    and a first one (key "components") that names the most over- and under-valued."""
+    unit = run.study.score_unit
+    rows = worth_rows(run)
+    out = []
+    for row in rows:
+        status = _status(row, margins.worth)
+        out.append(_one(row, status, unit, margins))
+    return [_headline(rows, out, unit, margins), *out]
+
+
+def _one(row: dict[str, Any], status: str, unit: str, margins: Margins) -> Verdict:
+    name, face = row["component"], row["face"]
+    n = row["n"]
+    if status == TOO_FEW:
+        text = (f"{name}: too few base games for a verdict (n = {n:,}; at least {MIN_BASE_GAMES})"
+                if n < MIN_BASE_GAMES else f"{name}: its worth lies beyond the {BONUS_RANGE}-{unit} range")
+        return Verdict(f"worth:{name}", "What is it worth?", status, text + ".", float("nan"), float("nan"),
+                       float("nan"), unit, margins.worth, n)
+    worth = (f"worth {_units(row['worth'], unit)} [{row['worth_low']:.0f}, {row['worth_high']:.0f}]"
+             if row["worth"] >= 0 else f"worth {_whole(row['worth'])} {unit} [{row['worth_low']:.0f}, "
+                                       f"{row['worth_high']:.0f}]")
+    if face is None:
+        text = f"{name}: {worth} (n = {n:,} base games)."
+        diff, low, high = row["worth"], row["worth_low"], row["worth_high"]
+    else:
+        diff, low, high = row["worth"] - face, row["worth_low"] - face, row["worth_high"] - face
+        words = {WITHIN: "priced right", SMALL: "priced right, within the margin",
+                 UNDECIDED: "undecided",
+                 BEYOND: (f"over-valued: it gives {_units(diff, unit)} more than its face"
+                          if diff > 0 else f"under-valued: it gives {_units(diff, unit)} less than its face")}
+        text = (f"{name}: {worth}, face value {face:.0f}; {words[status]} (worth minus face {diff:+.0f} "
+                f"[{low:+.0f}, {high:+.0f}], margin {_units(margins.worth, unit)}; n = {n:,} base games).")
+    return Verdict(f"worth:{name}", "What is it worth?", status, text, diff, low, high, unit, margins.worth,
+                   n, detail={"component": name, "worth": row["worth"], "worth_low": row["worth_low"],
+                              "worth_high": row["worth_high"], "face": face, "value": row["value"]})
+
+
+def _headline(rows: list[dict[str, Any]], verdicts: list[Verdict], unit: str, margins: Margins) -> Verdict:
+    """The components' verdict in one sentence: how many are priced right, and the most over- and
+    under-valued, by their worth minus face value."""
+    judged = [(r, v) for r, v in zip(rows, verdicts, strict=True)
+              if r["face"] is not None and v.status != TOO_FEW]
+    n = max((r["n"] for r in rows), default=0)
+    if not judged:
+        text = f"Components: no face values to judge against, or too few base games (n = {n:,})."
+        return Verdict("components", "Which components are mispriced?", TOO_FEW, text, float("nan"),
+                       float("nan"), float("nan"), unit, margins.worth, n)
+    counts = {s: sum(v.status == s for _, v in judged) for s in (WITHIN, SMALL, BEYOND, UNDECIDED)}
+    top = max(judged, key=lambda rv: rv[1].value)
+    bottom = min(judged, key=lambda rv: rv[1].value)
+    parts = [f"{counts[WITHIN] + counts[SMALL]} of {len(judged)} priced right within "
+             f"{_units(margins.worth, unit)}, {counts[BEYOND]} mispriced, {counts[UNDECIDED]} undecided"]
+    if top[1].value > 0:
+        parts.append(f"the most over-valued (worth most above its face) is {top[0]['component']}, "
+                     f"{top[1].value:+.0f} [{top[1].low:+.0f}, {top[1].high:+.0f}] {unit}")
+    if bottom[1].value < 0:
+        parts.append(f"the most under-valued is {bottom[0]['component']}, {bottom[1].value:+.0f} "
+                     f"[{bottom[1].low:+.0f}, {bottom[1].high:+.0f}] {unit}")
+    status = BEYOND if counts[BEYOND] else UNDECIDED if counts[UNDECIDED] else WITHIN
+    text = (f"Components: {'; '.join(parts)} (worth in whole {unit} minus face value, intervals "
+            f"simultaneous over the {len(rows)} components; n = {n:,} base games).")
+    return Verdict("components", "Which components are mispriced?", status, text, top[1].value, top[1].low,
+                   top[1].high, unit, margins.worth, n)
+
+
+def format_worth(run: ValuesRun, margins: Margins = DEFAULT_MARGINS) -> str:
+    """The component verdicts as `balance values` and `balance summary` print them: the headline, then
+    one line per component, the mispriced first."""
+    head, *rest = worth_verdicts(run, margins)
+    order = {BEYOND: 0, UNDECIDED: 1, SMALL: 2, WITHIN: 3, TOO_FEW: 4}
+    rest = sorted(rest, key=lambda v: (order.get(v.status, 5),
+                                       -abs(v.value) if math.isfinite(v.value) else 0.0))
+    return "\n".join([head.sentence, *(f"  {v.sentence}" for v in rest)])
