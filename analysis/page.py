@@ -151,7 +151,8 @@ def seat_flags_text(tests: pd.DataFrame) -> str:
     flagged = tests[tests["differs"]]
     which = ", ".join(f"{int(r.seat)} (Holm p = {r.p_holm:.2g})" for r in flagged.itertuples()) or "none"
     return (f"seats that differ from the fair share at 5% after Holm's adjustment over the {len(tests)} "
-            f"seats (family-wise): {which}")
+            f"seats (Holm's correction for testing several seats at once keeps the chance of any false flag "
+            f"at 5%): {which}")
 
 
 def length_chart(file: str, runs: dict[str, Any], unit: str, game_title: str, n_all: str) -> tuple:

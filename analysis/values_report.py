@@ -125,7 +125,8 @@ def _method_note(score: str) -> str:
         f" smallest whole bonus (scores are whole, so the share moves only at whole {score}) that, added to "
         "the seat's final score in the same control games (re-scored, no new games), raises its win share "
         "at least as much, beside the change that bonus gives (bootstrap interval over base games, whole "
-        "bounds). Significance is Holm-adjusted over each table (one family); 'detectable' is the smallest "
+        "bounds). Significance is Holm-adjusted over each table (Holm's correction for testing many rows at "
+        "once keeps the chance of any false 'significant' in the table at 5%); 'detectable' is the smallest "
         "true value a two-sided test at the family's Bonferroni level (5% divided by the m tested rows named "
         "in each table's title, Holm's first step) detects with 80% power at this n.")
 

@@ -394,8 +394,8 @@ def test_lead_changes_on_a_hand_built_game() -> None:
 @pytest.fixture(scope="module")
 def real_run(tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("kamakura") / "r"
-    args = ["simulate", "configs/kamakura/base.toml", "--players", "3", "--games", "300", "--out", str(out),
-            "--quiet"]
+    args = ["simulate", "configs/kamakura/base.toml", "--players", "3", "--games", "300", "--agents",
+            "random", "--out", str(out), "--quiet"]
     done = subprocess.run([sys.executable, "-m", "sim", *args], cwd=ROOT, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stderr
@@ -487,8 +487,8 @@ def test_a_last_to_play_run_rescores_to_its_logged_shares(tmp_path: Path) -> Non
                       '[rules]\ntie_break = "last_to_play"\n', encoding="utf-8")
     out = tmp_path / "r"
     done = subprocess.run([sys.executable, "-m", "sim", "simulate", str(config), "--players", "3", "--games",
-                           "300", "--out", str(out), "--quiet"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600)
+                           "300", "--agents", "random", "--out", str(out), "--quiet"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     run = read_run(out)
     assert run.manifest["config"]["rules"]["tie_break"] == "last_to_play"

@@ -554,7 +554,7 @@ def test_report_by_parts_equals_the_report_of_the_whole_run(tmp_path, players, r
     config = tmp_path / "config.toml"
     config.write_text(f'extends = "{BASE}"\n[rules]\n{rules}', encoding="utf-8")
     out = tmp_path / "run"
-    agents = ["--agents", "greedy,random"] if players == 2 else []
+    agents = ["--agents", "greedy,random" if players == 2 else "random"]
     done = subprocess.run([sys.executable, "-m", "sim", "simulate", str(config), "--players", str(players),
                            "--games", "1200", "--chunk-size", "300", *agents, "--seed", "3",
                            "--out", str(out), "--quiet"], cwd=ROOT, capture_output=True, text=True,

@@ -168,5 +168,6 @@ def test_sakura_players_out_of_range_refused() -> None:
 def test_sakura_study_prints_seat_win_rates() -> None:
     run = balance("study", str(SAKURA), "--players", "4", "--games", "500", "--agents", "greedy,random")
     assert run.returncode == 2  # two agents for four seats
-    run = balance("study", str(SAKURA), "--players", "4", "--games", "500", "--seed", "2")
+    run = balance("study", str(SAKURA), "--players", "4", "--games", "500", "--seed", "2", "--agents",
+                  "random")
     assert run.returncode == 0 and "n = 500 games" in run.stdout and "Sakura study" in run.stdout

@@ -70,7 +70,7 @@ def test_jobs_and_dask_give_the_same_report(tmp_path: Path) -> None:
     """The same report at --jobs 1 and through Dask (a LocalCluster of two workers), the caches cleared
     between them: every table and summary.json alike."""
     run = tmp_path / "run"
-    simulate(run, 1200, 300)
+    simulate(run, 1200, 300, "--agents", "random")
     first = report(tmp_path / "one", run)
     assert first.returncode == 0, first.stderr
     for cached in (run / "summaries").glob("*.json"):

@@ -23,7 +23,10 @@ TACTICAL = str(ROOT / "configs" / "sakura" / "two-player-tactical.toml")
 
 
 def simulate(*args: str, timeout: int = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "sim", "simulate", *args, "--quiet"], cwd=ROOT,
+    """`balance simulate` with random agents unless the arguments name others (the command's default is
+    expert, which these runner tests do not need)."""
+    agents = () if "--agents" in args else ("--agents", "random")
+    return subprocess.run([sys.executable, "-m", "sim", "simulate", *args, *agents, "--quiet"], cwd=ROOT,
                           capture_output=True, text=True, timeout=timeout)
 
 

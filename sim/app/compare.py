@@ -25,9 +25,10 @@ def add_parser(sub: argparse._SubParsersAction, positive_int: Any, seed: Any, ma
     """Register `balance compare`."""
     p = sub.add_parser("compare", help="play a variant config against its base on the same seeds and say, "
                                        "question by question, whether the change made the game fairer",
-                       epilog="examples:\n  balance compare configs/kamakura/base.toml "
-                              "configs/kamakura/tie-shared.toml --players 3\n  balance compare "
-                              "configs/kamakura/base.toml my-variant.toml --players 4 --until-decided",
+                       epilog="examples:\n  balance compare base.toml my-variant.toml --players 3\n"
+                              "  balance compare base.toml my-variant.toml --players 4 --until-decided\n"
+                              "  balance compare base.toml my-variant.toml --players 3 --margin 1 --agents "
+                              "greedy",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("base", help="the base TOML config")
     p.add_argument("variant", help="the variant TOML config (the same game)")
@@ -169,6 +170,16 @@ class _Pair:
                                margins, pace)
 
 
+def reading_changes(base: Any, variant: Any) -> str:
+    """The rules the originals leave open (RULES.md's readings) that the two runs read differently, as
+    "tie_break = shared (base: last_in_order)"; "" when they read them alike."""
+    from analysis.readings import rule_readings
+
+    b, v = rule_readings(base), rule_readings(variant)
+    return "; ".join(f"{k} = {v.get(k)} (base: {b.get(k)})" for k in sorted(set(b) | set(v))
+                     if b.get(k) != v.get(k))
+
+
 def _changes(base: Any, variant: Any) -> list[str]:
     return config_changes(base.config, variant.config)
 
@@ -183,6 +194,10 @@ def _text(args: argparse.Namespace, base: Any, variant: Any, pair: _Pair, verdic
     changes = _changes(base, variant)
     what = "; ".join(changes) if changes else "nothing (the same rules)"
     lines = [head, f"  what the variant changes: {what}"]
+    readings = reading_changes(b, v)
+    if readings:
+        lines.append(f"  the variant reads the original rules differently ({readings}): the changes below "
+                     "are that reading's, not a new rule's")
     lines += [f"  {verdict.sentence}" for verdict in verdicts]
     lines.append("  (intervals are 95% confidence sequences of the paired per-game changes, simultaneous "
                  "over the seats; margins: --margin)")
