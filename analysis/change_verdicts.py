@@ -56,7 +56,7 @@ def _judged(key: str, question: str, topic: str, fam: Any, margin: float, margin
     far = int(np.nanargmax(np.abs(fam.value)))
     sentence = f"{topic}: {CHANGE_WORDS[status]} ({margin_text}): {what}{more}."
     return Verdict(key, question, status, sentence, float(fam.value[far]), float(fam.low[far]),
-                   float(fam.high[far]), unit, margin, n, needed)
+                   float(fam.high[far]), unit, margin, n, needed, short=f"{what}{more}.")
 
 
 def seat_change(pair: dict[str, Any], k: int, gap: dict[str, Any], margins: Margins,
@@ -70,6 +70,7 @@ def seat_change(pair: dict[str, Any], k: int, gap: dict[str, Any], margins: Marg
     verdict = _judged("seats", "Did the seats get fairer?", "Seats", fam, margins.seats,
                       f"{margins.text('seats')} in any seat's win rate", n, seats, pace)
     verdict.sentence = verdict.sentence[:-1] + f". {gap_text(gap)}"
+    verdict.short = verdict.short[:-1] + f". {gap_text(gap)}"
     verdict.detail = {"seat_changes": [{"seat": s, "change": float(fam.value[s]), "ci_low": float(fam.low[s]),
                                         "ci_high": float(fam.high[s])} for s in range(k)],
                       "gap_base": gap["base"], "gap_variant": gap["variant"], "gap_change": gap["change"],

@@ -303,7 +303,7 @@ img { max-width: 100%; height: auto; }
 .wide { overflow-x: auto; max-width: 100%; }
 details { margin: .6em 0; } summary { cursor: pointer; color: #245; }
 .verdicts { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: .6em 1.2em; }
-.run-verdicts { border: 1px solid #ddd; border-radius: 6px; padding: .4em .8em; font-size: .9em; }
+.run-verdicts { border: 1px solid #ddd; border-radius: 6px; padding: .4em .8em; font-size: .85em; }
 .run-verdicts h3 { font-size: 1em; margin: .2em 0; } .run-verdicts ul { margin: .2em 0; padding-left: 1.1em; }
 .run-verdicts li { margin: .25em 0; }
 .status { font-weight: 600; padding: 0 .3em; border-radius: 3px; }

@@ -28,7 +28,7 @@ def badge(verdict: Verdict) -> str:
 
 def verdict_item(verdict: Verdict, link: str) -> str:
     """One verdict as a list item: its badge, then its sentence with the topic linking to the evidence."""
-    topic, _, rest = verdict.sentence.partition(":")
+    topic, _, rest = verdict.brief.partition(":")
     return (f"<li>{badge(verdict)}<a href='#{link}'><b>{html.escape(topic)}</b></a>:"
             f"{html.escape(rest)}</li>")
 
@@ -36,8 +36,9 @@ def verdict_item(verdict: Verdict, link: str) -> str:
 def run_block(label: str, game: str, agents: str, verdicts: list[Verdict]) -> str:
     """A run's card: its label and players, then its verdicts."""
     items = "".join(verdict_item(v, f"{game}-{SECTIONS.get(v.key, v.key)}") for v in verdicts)
-    return (f"<div class='run-verdicts'><h3>{html.escape(label)} <span class='meta'>({html.escape(agents)})"
-            f"</span></h3><ul>{items}</ul></div>")
+    n = max((v.n for v in verdicts), default=0)
+    return (f"<div class='run-verdicts'><h3>{html.escape(label)} <span class='meta'>({html.escape(agents)}; "
+            f"n = {n:,} games)</span></h3><ul>{items}</ul></div>")
 
 
 def verdict_section(blocks: list[str], margins: Margins) -> Section:
@@ -69,7 +70,7 @@ def comparison_section(verdicts: list[Verdict], changes: list[str], game: str) -
     items = []
     for v in verdicts:
         word = CHANGE_BADGES.get(v.status, "")
-        topic, _, rest = v.sentence.partition(":")
+        topic, _, rest = v.brief.partition(":")
         items.append(f"<li><span class='status status-{v.status}'>{word}</span> <a href='#{game}-"
                      f"{CHANGE_SECTIONS.get(v.key, v.key)}'><b>{html.escape(topic)}</b></a>:"
                      f"{html.escape(rest)}</li>")
@@ -88,13 +89,13 @@ def profile_block(section: Section, text: str, verdicts: list[Verdict]) -> str:
     """A profile's card: stable at the top or not, then each answer's change from the second strongest
     level to the strongest (paired)."""
     items = "".join(f"<li><span class='status status-{v.status}'>{CHANGE_BADGES.get(v.status, '')}</span> "
-                    f"{html.escape(v.sentence)}</li>" for v in verdicts)
+                    f"{html.escape(v.brief)}</li>" for v in verdicts)
     return (f"<div class='run-verdicts'><h3><a href='#{section.id}'>{html.escape(section.title)}</a></h3>"
             f"<p>{html.escape(text)}</p><ul>{items}</ul></div>")
 
 
 #: a values run's card lists at most this many components by name (all are in the components section)
-NAMED_COMPONENTS = 5
+NAMED_COMPONENTS = 3
 
 
 def worth_block(label: str, verdicts: list[Verdict]) -> str:
@@ -104,7 +105,7 @@ def worth_block(label: str, verdicts: list[Verdict]) -> str:
     wrong = sorted((v for v in rest if v.status == BEYOND), key=lambda v: -abs(v.value))
     items = [f"<li>{badge(head)}<a href='#components'><b>Components</b></a>:"
              f"{html.escape(head.sentence.partition(':')[2])}</li>"]
-    items += [f"<li>{badge(v)}{html.escape(v.sentence)}</li>" for v in wrong[:NAMED_COMPONENTS]]
+    items += [f"<li>{badge(v)}{html.escape(v.brief)}</li>" for v in wrong[:NAMED_COMPONENTS]]
     if len(wrong) > NAMED_COMPONENTS:
         items.append(f"<li>... and {len(wrong) - NAMED_COMPONENTS} more mispriced (see the components "
                      "section)</li>")

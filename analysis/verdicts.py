@@ -21,6 +21,7 @@ any chunking gives the same verdict; the seats are one family (Bonferroni over t
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from statistics import NormalDist
 from typing import Any
@@ -204,6 +205,14 @@ class Verdict:
     needed: int | None = None
     anchor: str = ""
     detail: dict[str, Any] = field(default_factory=dict)
+    short: str = ""  # the evidence in a few words, for a card beside the status badge (default: sentence)
+
+    @property
+    def brief(self) -> str:
+        """The card's text: the topic, then the short evidence (or the sentence without its n)."""
+        if self.short:
+            return f"{self.sentence.partition(':')[0]}: {self.short}"
+        return re.sub(r" n = [\d,]+ (base )?games\.$", "", self.sentence)
 
     @property
     def decided(self) -> bool:
@@ -308,12 +317,29 @@ def seat_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float
         sentence += f"; {more_games_text(needed, n, seconds_per_game)}."
     evens = handicap_text(handicap, fair) if status in (BEYOND, SMALL, UNDECIDED) else ""
     sentence += (f" {evens}" if evens else "") + f" n = {n:,} games."
+    shown = far if status != BEYOND else best
+    short = (f"seat {shown} wins {100 * rates[shown]:.1f}%, "
+             f"{against(fam.value[shown], fam.low[shown], fam.high[shown], f'{100 * fair:.1f}%')}"
+             + (f"; seat {worst} {100 * rates[worst]:.1f}%" if status == BEYOND else "")
+             + (f"; {more_games_text(needed, n, seconds_per_game)}" if needed is not None else "") + "."
+             + (f" {handicap_short(handicap)}" if evens else ""))
     detail = {"seats": [{"seat": s, "win_rate": float(rates[s]), "difference": float(fam.value[s]),
                          "ci_low": float(fam.low[s]), "ci_high": float(fam.high[s])}
                         for s in range(len(rates))], "fair_share": fair, "favoured_seat": best}
     return Verdict("seats", "Are the seats fair?", status, sentence, float(fam.value[far]),
                    float(fam.low[far]), float(fam.high[far]), "pp", margins.seats, n, needed,
-                   detail=detail)
+                   detail=detail, short=short if status != TOO_FEW else "")
+
+
+def handicap_short(handicap: Any) -> str:
+    """"Handicap: -2 points to seat 1 (then 20.4%)."."""
+    values = handicap["handicap_points"].to_numpy(dtype=float)
+    j = int(np.nanargmax(np.abs(values)))
+    unit = str(handicap.attrs.get("unit", "points"))
+    share = (f" (then {100 * handicap['share_at_handicap'].iloc[j]:.1f}%)" if "share_at_handicap" in handicap
+             else "")
+    word = unit[:-1] if abs(values[j]) == 1 and unit.endswith("s") else unit
+    return f"Handicap: {values[j]:+.0f} {word} to seat {j}{share}."
 
 
 def handicap_text(handicap: Any, fair: float) -> str:
@@ -389,8 +415,9 @@ def start_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: floa
     needed = games_to_decide(fam, margins.start) if status == UNDECIDED else None
     more = f"; {more_games_text(needed, n, seconds_per_game)}" if needed is not None else ""
     sentence = f"Start player (seat 0): {words[status]}{more}. n = {n:,} games."
+    short = f"wins {rate:.1f}%, {gap}{more}." if status != TOO_FEW else ""
     return Verdict("start", "Does the start player gain?", status, sentence, mean, float(fam.low[0]),
-                   float(fam.high[0]), "pp", margins.start, n, needed)
+                   float(fam.high[0]), "pp", margins.start, n, needed, short=short)
 
 
 def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, margins: Margins,
@@ -430,11 +457,14 @@ def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, m
     needed = games_to_decide(fam, margins.tiebreak) if status == UNDECIDED else None
     more = f"; {more_games_text(needed, n, seconds_per_game)}" if needed is not None else ""
     sentence = f"Ties: {often}; {words[status]}{more} ({rule_ref}). n = {n:,} games."
+    short = (f"tied in {100 * counts['tied_rate']:.1f}% of games; the tie-break ({configured}, {rule_ref}) "
+             f"moves seat {best} by {pp(fam.value[best])} {pp_interval(fam.low[best], fam.high[best])} "
+             f"against sharing tied wins{more}.")
     detail["tiebreak_effect"] = [{"seat": s, "difference": float(fam.value[s]), "ci_low": float(fam.low[s]),
                                   "ci_high": float(fam.high[s])} for s in range(k)]
     return Verdict("tiebreak", "How often do ties decide, and whom does the tie-break favour?", status,
                    sentence, float(fam.value[best]), float(fam.low[best]), float(fam.high[best]), "pp",
-                   margins.tiebreak, n, needed, detail=detail)
+                   margins.tiebreak, n, needed, detail=detail, short=short if status != TOO_FEW else "")
 
 
 def length_verdict(c: dict, unit: str) -> Verdict:

@@ -117,9 +117,12 @@ def _one(row: dict[str, Any], status: str, unit: str, margins: Margins) -> Verdi
                           if diff > 0 else f"under-valued: it gives {_units(diff, unit)} less than its face")}
         text = (f"{name}: {worth}, face value {face:.0f}; {words[status]} (worth minus face {diff:+.0f} "
                 f"[{low:+.0f}, {high:+.0f}], margin {_units(margins.worth, unit)}; n = {n:,} base games).")
-    return Verdict(f"worth:{name}", "What is it worth?", status, text, diff, low, high, unit, margins.worth,
-                   n, detail={"component": name, "worth": row["worth"], "worth_low": row["worth_low"],
-                              "worth_high": row["worth_high"], "face": face, "value": row["value"]})
+    short = (f"worth {row['worth']:.0f} [{row['worth_low']:.0f}, {row['worth_high']:.0f}] against a face of "
+             f"{face:.0f}: {diff:+.0f} [{low:+.0f}, {high:+.0f}] {unit}." if face is not None else "")
+    detail = {"component": name, "worth": row["worth"], "worth_low": row["worth_low"],
+              "worth_high": row["worth_high"], "face": face, "value": row["value"]}
+    return Verdict(f"worth:{name}", "What is it worth?", status, text, diff, low, high, unit,
+                   margins.worth, n, short=short, detail=detail)
 
 
 def _headline(rows: list[dict[str, Any]], verdicts: list[Verdict], unit: str, margins: Margins) -> Verdict:
