@@ -82,7 +82,7 @@ def gap_text(gap: dict[str, Any]) -> str:
     """"Seat gap 10.7 -> 6.2 pp: fairer (-4.5 pp [-6.1, -2.9])."."""
     words = {"fairer": "fairer", "less fair": "less fair", "same": "no change in fairness detected"}
     detect = (f"; a change of {100 * gap['detectable']:.1f} pp would have been detected"
-              if gap["fairer"] == "same" and np.isfinite(gap["detectable"]) else "")
+              if gap["fairer"] == "same" and np.isfinite(gap["detectable"]) and gap["detectable"] > 0 else "")
     return (f"Seat gap (largest minus smallest seat win rate) {100 * gap['base']:.1f} -> "
             f"{100 * gap['variant']:.1f} pp: {words[gap['fairer']]} ({pp(gap['change'])} "
             f"{pp_interval(gap['low'], gap['high'])}){detect}.")
