@@ -135,24 +135,12 @@ def test_compare_refuses_two_games(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr and not (tmp_path / "cmp").exists()
 
 
-ZERO_BLUE = """extends = "{base}"
-
-[chits]
-blue = [
-    {{icons = 1, points = 0, power = 0}}, {{icons = 1, points = 0, power = 0}},
-    {{icons = 1, points = 0, power = 0}}, {{icons = 1, points = 0, power = 0}},
-    {{icons = 2, points = 4, power = 0}}, {{icons = 2, points = 4, power = 0}},
-    {{icons = 2, points = 4, power = 0}}, {{icons = 3, points = 6, power = 0}},
-    {{icons = 3, points = 6, power = 0}}, {{icons = 4, points = 8, power = 0}},
-]
-"""
-
-
 def test_a_chit_of_no_points_and_no_power_is_worth_nothing_and_priced_right(tmp_path: Path) -> None:
     from analysis.values import read_values_run
     from analysis.worth_verdicts import worth_verdicts
     from sim.app.runner import simulate
     from sim.app.values_run import plan_values
+    from tests.test_component_values import ZERO_BLUE
 
     config = tmp_path / "zero-blue.toml"
     config.write_text(ZERO_BLUE.format(base=(ROOT / BASE).as_posix()))

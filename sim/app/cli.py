@@ -9,6 +9,7 @@ import sys
 import time
 
 from sim import games
+from sim.app.until_decided import add_margin_option, add_until_decided_options
 from sim.errors import ConfigError, RunFailed
 
 
@@ -65,14 +66,6 @@ def _run_options(parser: argparse.ArgumentParser, agents: str, unit: str, out: s
                              "(default: refuse at once, naming it)")
 
 
-def _margin_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--margin", metavar="M",
-                        help="the difference that matters, for the verdicts: percentage points of win rate "
-                             "(default 2, for seats, start player and tie-break), or per question, e.g. "
-                             "seats=2,start=1,length=1,worth=1 (length in the game's unit, worth in score "
-                             "points)")
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="balance",
                                      description="Monte Carlo balance toolkit for board games.")
@@ -93,14 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "extends a run); with --until-decided the cap (default 200,000)")
     sim_p.add_argument("--rotate-seats", action="store_true",
                        help="rotate the agents one seat per game: each agent sits in each seat equally")
-    sim_p.add_argument("--until-decided", action="store_true",
-                       help="play in rounds until every verdict (seats, start player, tie-break) is decided "
-                            "at its --margin, or --games or --minutes is reached; the verdicts' intervals "
-                            "are confidence sequences, so looking after every round is allowed")
-    sim_p.add_argument("--minutes", type=float, metavar="M",
-                       help="with --until-decided: stop after about this many minutes too (default: no "
-                            "time cap)")
-    _margin_option(sim_p)
+    add_until_decided_options(sim_p)
     _run_options(sim_p, agents="expert", unit="games",
                  out="runs/<game>-<config>-<N>p-<agents>-seed<S>")
 
@@ -113,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
                                             "(default: the game's own; 0 = the start)")
     _run_options(values, agents="expert", unit="base games",
                  out="runs/values-<game>-<config>-<N>p-<agents>-seed<S>")
-    _margin_option(values)
+    add_margin_option(values)
 
     report = sub.add_parser("report", help="balance report of run directories (HTML, JSON, CSV)")
     report.add_argument("runs", nargs="+", help="run directories written by simulate")
@@ -124,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="chunks tallied in parallel (default 1); memory holds one chunk a job")
     report.add_argument("--backend", choices=("loky", "dask"), default="loky",
                         help="loky (this machine, the default) or dask (a LocalCluster)")
-    _margin_option(report)
+    add_margin_option(report)
 
     summary = sub.add_parser("summary", help="seat win rates and ties of run directories, from their logs")
     summary.add_argument("runs", nargs="+", help="run directories written by simulate")
@@ -134,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="chunks summarised in parallel (default 1); memory holds one chunk a job")
     summary.add_argument("--backend", choices=("loky", "dask"), default="loky",
                          help="loky (this machine, the default) or dask (a LocalCluster)")
-    _margin_option(summary)
+    add_margin_option(summary)
 
     ladder = sub.add_parser("ladder", help="strength ladder: each level (random, greedy, MCTS at doubling "
                                            "iterations) against the level below; win share vs 1/N")
@@ -196,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     from sim.app import compare
     from sim.design.commands import add_design_commands
 
-    compare.add_parser(sub, _positive_int, _seed, _margin_option)
+    compare.add_parser(sub, _positive_int, _seed)
 
     add_design_commands(sub, _positive_int, _seed)  # sweep, tune, profile
     return parser

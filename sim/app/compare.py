@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sim.app.until_decided import add_until_decided_options
 from sim.errors import ConfigError
 
 DEFAULT_GAMES = 2000
 
 
-def add_parser(sub: argparse._SubParsersAction, positive_int: Any, seed: Any, margin_option: Any) -> None:
+def add_parser(sub: argparse._SubParsersAction, positive_int: Any, seed: Any) -> None:
     """Register `balance compare`."""
     p = sub.add_parser("compare", help="play a variant config against its base on the same seeds and say, "
                                        "question by question, whether the change made the game fairer",
@@ -38,16 +39,13 @@ def add_parser(sub: argparse._SubParsersAction, positive_int: Any, seed: Any, ma
     p.add_argument("--games", type=positive_int,
                    help=f"games of each config (default {DEFAULT_GAMES:,}; with --until-decided the cap, "
                         "default 200,000)")
-    p.add_argument("--until-decided", action="store_true",
-                   help="play on, both configs alike, until every change is decided or --games is reached")
-    p.add_argument("--minutes", type=float, help="with --until-decided: stop after this many minutes too")
+    add_until_decided_options(p, "both configs alike")
     p.add_argument("--jobs", type=positive_int, default=None, help="worker processes (default: the cores)")
     p.add_argument("--seed", type=seed, default=0, help="seed of both runs' games (default 0)")
     p.add_argument("--out", help="compare folder (default: runs/compare/<base>-vs-<variant>-<N>p-<agents>-"
                                  "seed<S>)")
     p.add_argument("--force", action="store_true", help="replace run directories made by a different run")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
-    margin_option(p)
 
 
 @dataclass

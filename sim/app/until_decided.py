@@ -306,3 +306,27 @@ class RunJudge:
         if self.run is None:
             return None
         return games_if_no_difference(self.run.common, self.margins, self.run.own.get("rescore"))
+
+
+# ---- the options, as every command that plays until decided takes them ---------------------------------
+MARGIN_HELP = ("the difference that matters, for the verdicts: percentage points of win rate (default 2, for "
+               "seats, start player and tie-break), or per question, e.g. seats=2,start=1,length=1,worth=1 "
+               "(length in the game's unit, worth in score points)")
+
+
+def add_margin_option(parser: Any) -> None:
+    """`--margin`, as every command that gives verdicts takes it (analysis.verdicts.parse_margins)."""
+    parser.add_argument("--margin", metavar="M", help=MARGIN_HELP)
+
+
+def add_until_decided_options(parser: Any, what: str = "the run") -> None:
+    """`--until-decided`, `--minutes` and `--margin` of a command that plays games; `what` names what is
+    played in rounds ("the run", "each level", "both configs alike")."""
+    parser.add_argument("--until-decided", action="store_true",
+                        help=f"play {what} in rounds until every verdict (seats, start player, tie-break) is "
+                             "decided at its --margin, or --games or --minutes is reached; the verdicts' "
+                             "intervals are confidence sequences, so looking after every round is allowed")
+    parser.add_argument("--minutes", type=float, metavar="M",
+                        help="with --until-decided: stop after about this many minutes too (default: no "
+                             "time cap)")
+    add_margin_option(parser)

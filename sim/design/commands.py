@@ -42,7 +42,7 @@ def add_design_commands(sub: argparse._SubParsersAction, _jobs: Callable[[str], 
     tune.add_argument("--scheduler", help="with --backend dask: the address of a running Dask scheduler "
                                           "(default: a LocalCluster of --jobs workers)")
 
-    from sim.app.until_decided import DEFAULT_CAP
+    from sim.app.until_decided import DEFAULT_CAP, add_until_decided_options
     from sim.design.profile import DEFAULT_GAMES, DEFAULT_LEVELS
 
     profile = sub.add_parser("profile", help="self-play at several skill levels on the same game seeds; the "
@@ -56,17 +56,7 @@ def add_design_commands(sub: argparse._SubParsersAction, _jobs: Callable[[str], 
     profile.add_argument("--games", type=_jobs,
                          help=f"games per level (default {DEFAULT_GAMES:,}); with --until-decided each "
                               f"level's cap (default {DEFAULT_CAP:,})")
-    profile.add_argument("--until-decided", action="store_true",
-                         help="play each level in rounds until every verdict of its run (seats, start "
-                              "player, tie-break) is decided at its --margin, or --games or --minutes is "
-                              "reached")
-    profile.add_argument("--minutes", type=float, metavar="M",
-                         help="with --until-decided: stop each level after about this many minutes too "
-                              "(default: no time cap)")
-    profile.add_argument("--margin", metavar="M",
-                         help="the difference that matters, for the verdicts (--until-decided and the "
-                              "report): percentage points of win rate (default 2), or per question, e.g. "
-                              "seats=2,start=1,length=1,worth=1")
+    add_until_decided_options(profile, "each level")
     profile.add_argument("--seed", type=_seed, default=0, help="the same at every level (default 0)")
     profile.add_argument("--values", action="store_true",
                          help="also a `balance values` run per level: component values per level")
