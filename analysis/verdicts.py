@@ -258,7 +258,7 @@ def more_games_text(needed: int | None, n: int, seconds_per_game: float | None) 
         return (f"more than {MOST_GAMES:,} games would be needed to decide it (the estimate sits on the "
                 "margin)")
     more = max(needed - n, 1)
-    more = int(float(f"{more:.2g}")) if more >= 100 else more  # two significant digits: an estimate
+    more = about(more)
     when = f" (about {duration(more * seconds_per_game)} on this machine)" if seconds_per_game else ""
     return f"about {more:,} more games{when} would decide it"
 
@@ -315,14 +315,14 @@ def seat_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float
     needed = games_to_decide(fam, margins.seats) if status == UNDECIDED else None
     if needed is not None:
         sentence += f"; {more_games_text(needed, n, seconds_per_game)}."
-    evens = handicap_text(handicap, fair) if status in (BEYOND, SMALL, UNDECIDED) else ""
+    evens, evens_short = handicap_texts(handicap) if status in (BEYOND, SMALL, UNDECIDED) else ("", "")
     sentence += (f" {evens}" if evens else "") + f" n = {n:,} games."
     shown = far if status != BEYOND else best
     short = (f"seat {shown} wins {100 * rates[shown]:.1f}%, "
              f"{against(fam.value[shown], fam.low[shown], fam.high[shown], f'{100 * fair:.1f}%')}"
              + (f"; seat {worst} {100 * rates[worst]:.1f}%" if status == BEYOND else "")
              + (f"; {more_games_text(needed, n, seconds_per_game)}" if needed is not None else "") + "."
-             + (f" {handicap_short(handicap)}" if evens else ""))
+             + (f" {evens_short}" if evens_short else ""))
     detail = {"seats": [{"seat": s, "win_rate": float(rates[s]), "difference": float(fam.value[s]),
                          "ci_low": float(fam.low[s]), "ci_high": float(fam.high[s])}
                         for s in range(len(rates))], "fair_share": fair, "favoured_seat": best}
@@ -331,38 +331,40 @@ def seat_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float
                    detail=detail, short=short if status != TOO_FEW else "")
 
 
-def handicap_short(handicap: Any) -> str:
-    """"Handicap: -2 points to seat 1 (then 20.4%)."."""
-    values = handicap["handicap_points"].to_numpy(dtype=float)
-    j = int(np.nanargmax(np.abs(values)))
-    unit = str(handicap.attrs.get("unit", "points"))
-    share = (f" (then {100 * handicap['share_at_handicap'].iloc[j]:.1f}%)" if "share_at_handicap" in handicap
-             else "")
-    word = unit[:-1] if abs(values[j]) == 1 and unit.endswith("s") else unit
-    return f"Handicap: {values[j]:+.0f} {word} to seat {j}{share}."
+def units(x: float, unit: str) -> str:
+    """A whole number of score units in words: "1 point", "3 points", "2 tokens"."""
+    return f"{abs(x):.0f} {unit[:-1] if abs(x) == 1 and unit.endswith('s') else unit}"
 
 
-def handicap_text(handicap: Any, fair: float) -> str:
-    """"A bonus of 2 points to seat 2 evens it (its win rate then 33.9%)." from a seat handicap table
-    (analysis.values.handicap_from), for the seat that needs the largest whole bonus."""
+def about(games: int) -> int:
+    """An estimate of games, to two significant digits from 100 on."""
+    return int(float(f"{games:.2g}")) if games >= 100 else games
+
+
+def handicap_texts(handicap: Any) -> tuple[str, str]:
+    """The handicap that evens the seats, for the seat that needs the largest whole bonus of a seat
+    handicap table (analysis.values.handicap_from), as a sentence ("Taking 2 points from seat 1's final
+    score is ...") and in a few words ("Handicap: -2 points to seat 1 (then 20.4%)."); ("", "") when no
+    seat needs one."""
     if handicap is None or len(handicap) == 0:
-        return ""
+        return "", ""
     values = handicap["handicap_points"].to_numpy(dtype=float)
     if not np.any(np.isfinite(values)):
-        return ""
+        return "", ""
     j = int(np.nanargmax(np.abs(values)))
     bonus = values[j]
     if bonus == 0:
-        return ""
-    unit = str(handicap.attrs.get("unit", "points"))
-    points = f"{abs(bonus):.0f} {unit[:-1] if abs(bonus) == 1 and unit.endswith('s') else unit}"
-    share = (f" (its win rate then {100 * handicap['share_at_handicap'].iloc[j]:.1f}%)"
-             if "share_at_handicap" in handicap else "")
+        return "", ""
+    points = units(bonus, str(handicap.attrs.get("unit", "points")))
+    then = f"{100 * handicap['share_at_handicap'].iloc[j]:.1f}%" if "share_at_handicap" in handicap else ""
+    share = f" (its win rate then {then})" if then else ""
+    sign = "+" if bonus > 0 else "-"
+    short = f"Handicap: {sign}{points} to seat {j}" + (f" (then {then})." if then else ".")
     if bonus > 0:
         return (f"A bonus of {points} to seat {j}'s final score is the smallest whole bonus that lifts it to "
-                f"the fair share{share}.")
+                f"the fair share{share}.", short)
     return (f"Taking {points} from seat {j}'s final score is the smallest whole handicap that brings it down "
-            f"to the fair share{share}.")
+            f"to the fair share{share}.", short)
 
 
 def start_family(c: dict, fair: float, margin: float) -> Family:

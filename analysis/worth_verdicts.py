@@ -28,6 +28,7 @@ from analysis.verdicts import (
     WITHIN,
     Margins,
     Verdict,
+    units,
 )
 
 
@@ -36,10 +37,10 @@ def _whole(x: float) -> str:
 
 
 def _units(x: float, unit: str) -> str:
-    """Whole score units: "1 point", "3 score points", "2 tokens" (points are "score points", never to be
-    read as percentage points)."""
-    word = unit[:-1] if abs(x) == 1 and unit.endswith("s") else unit
-    return f"{abs(x):.0f} {'score ' if unit == 'points' else ''}{word}"
+    """Whole score units: "1 score point", "3 score points", "2 tokens" (points are "score points", never to
+    be read as percentage points)."""
+    text = units(x, unit)
+    return text.replace(" ", " score ", 1) if unit == "points" else text
 
 
 def worth_rows(run: ValuesRun) -> list[dict[str, Any]]:

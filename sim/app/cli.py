@@ -256,7 +256,9 @@ def _simulate(args: argparse.Namespace) -> int:
         seconds = time.perf_counter() - started
         rate = result.played / seconds if seconds > 0 else 0.0
         note = f" ({result.already} were already there)" if result.already else ""
-        players = ",".join(plan.agents) if len(set(plan.agents)) > 1 else f"{plan.agents[0]} in every seat"
+        from analysis.summary import agents_text
+
+        players = agents_text({"agents": plan.agents, "rotate_seats": plan.rotate_seats})
         print(f"{result.played} games played{note} by {players} in {seconds:.1f} s, {rate:,.0f} games/s; "
               f"run directory: {result.run_dir}")
         return 0

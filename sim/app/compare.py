@@ -137,6 +137,7 @@ class _Pair:
         self.plans = {"base": base, "variant": variant}
         self.out, self.jobs, self.force = out, jobs, force
         self.played = 0
+        self.last: tuple[Any, Any, dict[str, Any]] | None = None  # the tallies of the last look
 
     def play_to(self, games: int) -> int:
         from sim.app.runner import simulate
@@ -161,7 +162,7 @@ class _Pair:
         from analysis.verdicts import seconds_per_game
         from sim import games
 
-        base, variant, pair = self.tallies()
+        base, variant, pair = self.last = self.tallies()
         pace = seconds_per_game(base.manifest)
         pace = 2 * pace if pace else None  # both configs are played
         return change_verdicts(base.common, variant.common, pair, games.spec(base.game).vocabulary.length,
@@ -185,7 +186,7 @@ def _changes(base: Any, variant: Any) -> list[str]:
 def _text(args: argparse.Namespace, base: Any, variant: Any, pair: _Pair, verdicts: list) -> str:
     from analysis.summary import agents_text
 
-    b, v, p = pair.tallies()
+    b, v, p = pair.last or pair.tallies()
     head = (f"compare: {args.base} (base) with {args.variant} (variant): {base.game}, {args.players} "
             f"players, {agents_text(b.manifest)}, seed {args.seed}, {int(p['games']):,} games each on the "
             "same seeds (paired game by game)")

@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from analysis.run_tally import fair_share
 from analysis.verdicts import (
     DECIDED,
     DEFAULT_MARGINS,
@@ -39,6 +40,7 @@ from analysis.verdicts import (
     Family,
     Margins,
     Verdict,
+    about,
     all_decided,
     classify,
     duration,
@@ -80,16 +82,8 @@ class UntilDecidedResult:
 
 
 # ---- the stopping rule, on a tally alone --------------------------------------------------------------
-def _fair_share(c: dict) -> float:
-    """A seat's fair share: the mean over games of 1 / players (analysis.run_tally.fair_share), 1 / seats
-    when the tally has no player counts."""
-    if "sizes" in c:
-        return sum(count / int(size) for size, count in c["sizes"].items()) / c["games"]
-    return 1 / len(c["seat_games"])
-
-
 def _families(common: dict, margins: Margins, rescore: dict | None) -> dict[str, tuple[Family, float]]:
-    return judged_families(common, _fair_share(common), margins, rescore)
+    return judged_families(common, fair_share(common), margins, rescore)
 
 
 def tally_statuses(common: dict, margins: Margins = DEFAULT_MARGINS,
@@ -170,11 +164,6 @@ def _interval(v: Verdict) -> str:
     return f"[{v.low:.1f}, {v.high:.1f}]"
 
 
-def _about(games: int) -> int:
-    """An estimate of games, to two significant digits from 100 on."""
-    return int(float(f"{games:.2g}")) if games >= 100 else games
-
-
 def progress_lines(verdicts: list[Verdict], words: Mapping[str, str] = WORDS) -> list[str]:
     """One line per verdict: its question's key, status in words, estimate and interval (and, undecided,
     the games in all its estimate says would decide it)."""
@@ -183,7 +172,7 @@ def progress_lines(verdicts: list[Verdict], words: Mapping[str, str] = WORDS) ->
     for v in verdicts:
         need = ""
         if not v.decided and v.needed is not None:
-            need = (f"  (about {_about(v.needed):,} games in all would decide it)" if v.needed <= MOST_GAMES
+            need = (f"  (about {about(v.needed):,} games in all would decide it)" if v.needed <= MOST_GAMES
                     else f"  (more than {MOST_GAMES:,} games: the estimate sits on the margin)")
         margin = f"  margin ±{_number(v.margin, v.unit).lstrip('+')}" if v.margin is not None else ""
         lines.append(f"  {v.key:<9} {words.get(v.status, v.status):<{width}}  {_number(v.value, v.unit)} "
@@ -264,7 +253,7 @@ def _plan_line(planned: int, pace: float | None, cap_games: int, cap_minutes: fl
     if planned > MOST_GAMES:
         games = f"more than {MOST_GAMES:,} games"
     else:
-        games = f"about {_about(planned):,} games"
+        games = f"about {about(planned):,} games"
     when = f" (about {duration(planned * pace)} at the pace so far, {1 / pace:,.0f} games/s)" \
         if pace and planned <= MOST_GAMES else ""
     cap = f"cap {cap_games:,} games" + (f" or {cap_minutes:g} min" if cap_minutes is not None else "")
