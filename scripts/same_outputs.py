@@ -1,0 +1,67 @@
+"""Behaviour unchanged (issue 35): play the demo's runs, build their report, and fingerprint every
+summary.json and CSV of it (and `balance summary`'s text). `--save FILE` writes the fingerprints; `--against
+FILE` compares and lists every file that differs (exit 1). Run from the repository root:
+
+    python scripts/same_outputs.py --save /tmp/before.json      # on the commit before
+    python scripts/same_outputs.py --against /tmp/before.json   # on the commit after
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+Q = "--seed 1 --quiet"
+DEMO = [
+    "profile configs/kamakura/base.toml --players 3 --levels greedy,expert --games 2000 --seed 1 "
+    "--out {d}/profile --quiet",
+    "simulate configs/kamakura/base.toml --players 4 --games 20000 --agents greedy --out {d}/k4 " + Q,
+    "simulate configs/sakura/base.toml --players 4 --games 20000 --agents greedy --out {d}/s4 " + Q,
+    "values configs/kamakura/base.toml --players 3 --agents greedy --games 150 --out {d}/values " + Q,
+    "report {d}/values {d}/profile {d}/k4 {d}/s4 --out {d}/report",
+]
+SUMMARY = "summary {d}/profile/greedy {d}/profile/expert {d}/k4 {d}/s4"
+
+
+def balance(command: str, folder: Path) -> str:
+    args = [sys.executable, "-m", "sim", *command.format(d=folder).split()]
+    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
+
+
+def fingerprints(folder: Path) -> dict[str, str]:
+    for command in DEMO:
+        balance(command, folder)
+    found = {"summary.txt": hashlib.sha256(balance(SUMMARY, folder).encode()).hexdigest()}
+    for path in sorted((folder / "report").rglob("*")):
+        if path.suffix in (".json", ".csv"):
+            found[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--save", type=Path)
+    which.add_argument("--against", type=Path)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        found = fingerprints(Path(folder))
+    if args.save:
+        args.save.write_text(json.dumps(found, indent=1) + "\n")
+        print(f"{len(found)} files fingerprinted into {args.save}")
+        return 0
+    before = json.loads(args.against.read_text())
+    differ = sorted(k for k in before.keys() | found.keys() if before.get(k) != found.get(k))
+    for name in differ:
+        print(f"differs: {name}")
+    print(f"{len(found)} files, {len(differ)} differ")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
