@@ -320,7 +320,7 @@ def pair_window(variant: str, base: str, a: int, b: int, length: str, cache: boo
     from analysis import tally
     from analysis.parts import cached_stats, store_stats
     from analysis.runs import read_table
-    from sim.app.run_dir import SUMMARIES
+    from storage.run_dir import SUMMARIES
 
     v, bs = Path(variant), Path(base)
     tag = hashlib.sha1(os.fspath(bs.resolve()).encode()).hexdigest()[:12]
@@ -352,7 +352,7 @@ def paired_tally(variant: Any, base: Any, length: str, jobs: int = 1, backend: s
     tasks = [delayed(pair_window)(os.fspath(variant.path), os.fspath(base.path), a, b, length, cache)
              for a, b in sorted(variant.ranges)]
     if jobs > 1 and len(tasks) > 1:
-        from analysis.parts import parallel_backend
+        from storage.backends import parallel_backend
 
         with parallel_backend(backend, jobs):
             results = list(Parallel(n_jobs=jobs)(tasks))

@@ -9,7 +9,7 @@ Two kinds (`run_stats`): ``summary`` (`balance summary`: `summary_of_part`) and 
 figure: `analysis.run_tally.report_tally`, merged by `analysis.tally.merge`). The cache:
 ``summaries/<kind>-<start>-<end>.json`` in the run directory, holding the statistics and the key of the
 parts they came from (each table's part size and modification time, and the chunk's integrity record,
-sim/app/run_parts.py). A part replaced (a damaged chunk quarantined and played again) or a run played on
+storage/run_parts.py). A part replaced (a damaged chunk quarantined and played again) or a run played on
 changes the key or adds parts, so a report reads only the chunks whose statistics it does not hold.
 """
 
@@ -18,15 +18,13 @@ from __future__ import annotations
 import importlib
 import json
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from sim.app.run_dir import SUMMARIES as CACHE
+from storage.run_dir import SUMMARIES as CACHE
 
 SHARE_SCALE = 420  # lcm(1..7): a 1/k share of a win, k <= 7 winners, is a whole number of 1/420ths
 SUMMARY_VERSION = 1
@@ -113,7 +111,7 @@ def part_key(run: Path, start: int, end: int, record: dict[str, int] | None,
              tables: tuple[str, ...] = _TABLES, version: int = SUMMARY_VERSION) -> dict[str, Any]:
     """What a chunk's cached statistics must match: each table's part (size, modification time) and the
     chunk's integrity record."""
-    from sim.app.run_parts import part_name
+    from storage.run_parts import part_name
 
     key: dict[str, Any] = {"version": version, "record": record}
     for table in tables:
@@ -174,7 +172,7 @@ def run_stats(run_dir: str | os.PathLike[str], ranges: list[tuple[int, int]], ki
     in game order, parts read). The statistics are whole numbers, so any grouping gives the same."""
     from joblib import Parallel, delayed
 
-    from sim.app.run_parts import read_records
+    from storage.run_parts import read_records
 
     how = _kinds()[kind]
     path = Path(run_dir)
@@ -182,29 +180,11 @@ def run_stats(run_dir: str | os.PathLike[str], ranges: list[tuple[int, int]], ki
     tasks = [delayed(chunk_stats)(os.fspath(path), a, b, kind, manifest, records.get((a, b)), cache)
              for a, b in sorted(ranges)]
     if jobs > 1 and len(tasks) > 1:
+        from storage.backends import parallel_backend
+
         with parallel_backend(backend, jobs):
             return _combine(Parallel(n_jobs=jobs, return_as="generator")(tasks), how)
     return _combine((task[0](*task[1], **task[2]) for task in tasks), how)
-
-
-@contextmanager
-def parallel_backend(backend: str, jobs: int) -> Iterator[None]:
-    """joblib's loky backend, or its dask backend on the runner's client (a LocalCluster of `jobs`
-    workers, closed on leaving): the one code path of every by-parts figure."""
-    from joblib import parallel_config
-
-    if backend != "dask":
-        with parallel_config(backend="loky"):
-            yield
-        return
-    from sim.app.runner import close_dask, connect_dask
-
-    client = connect_dask(None, jobs)  # the runner's LocalCluster
-    try:
-        with parallel_config(backend="dask"):
-            yield
-    finally:
-        close_dask(client)
 
 
 def _combine(results: Any, how: dict[str, Any]) -> tuple[Any, int]:

@@ -16,9 +16,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from sim.app.run_dir import RunDirectory
-from sim.app.run_parts import part_name
 from sim.errors import ConfigError
+from storage.run_dir import RunDirectory
+from storage.run_parts import part_name
 
 TABLES = ("games", "players", "events")
 # Integer columns may hold nulls (a chit id on an order-chit row, the winner of a shared win): read them
@@ -154,7 +154,7 @@ class Snapshot:
 
 def run_snapshot(run_dir: str | os.PathLike[str], allow_partial: bool = False) -> Snapshot:
     """The manifest and the chunks whose parts all three tables hold, listed once (a run being written
-    adds chunks, never half of one), checked against their records (sim/app/run_parts.py): a damaged run
+    adds chunks, never half of one), checked against their records (storage/run_parts.py): a damaged run
     is refused naming its parts, unless `allow_partial`. Nothing of the tables is read but footers."""
     path = Path(run_dir)
     manifest_path = path / "manifest.json"

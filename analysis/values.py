@@ -105,9 +105,9 @@ def is_values_run(path: str | os.PathLike[str]) -> bool:
 
 def read_values_run(path: str | os.PathLike[str], allow_partial: bool = False) -> ValuesRun:
     """A values run directory (ConfigError when it is none, holds no finished base game, or has damaged
-    parts and not `allow_partial`: sim/app/run_parts.py)."""
+    parts and not `allow_partial`: storage/run_parts.py)."""
     from analysis.runs import read_table
-    from sim.app.run_dir import RunDirectory
+    from storage.run_dir import RunDirectory
 
     path = Path(path)
     if not is_values_run(path):

@@ -1,23 +1,29 @@
 """What a game is, for the application: a `GameSpec` (its parameters, agents, vocabulary and the
 references to its forward model, state and reports), with the types it is made of. Each game declares one
-in its package (sim/<game>/spec.py); the registry (sim/games.py) lists them. References are
-"module:attribute" strings resolved on first use, so importing a spec loads no kernels.
+in its package (sim/<game>/spec.py); the registry (sim/games.py) lists them. References are functions
+of the spec's module that import the object they return on first use, so importing a spec loads no kernels
+and a reader (or a linter) follows each reference to its code.
 """
 
 from __future__ import annotations
 
-import importlib
+import ast
+import inspect
 import os
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+#: a reference to a game's code: a function that imports the object on first use and returns it
+Ref = Callable[[], Any]
 
-def resolve(ref: str) -> Any:
-    """The object a "package.module:attribute" reference names (imported on first use)."""
-    module, _, attribute = ref.partition(":")
-    return getattr(importlib.import_module(module), attribute)
+
+def imported_module(ref: Ref) -> str:
+    """The module a reference imports its object from, read from its source without importing it."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(ref)))
+    return next(node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module)
 
 
 @dataclass(frozen=True)
@@ -54,9 +60,9 @@ class Vocabulary:
 class ValuesStudy:
     """How `balance values` prices a game's components by paired intervention (sim/<game>/values.py)."""
 
-    run_ref: str                    # (rules, seeds, seating, params, positions, first_game=) -> arrays
-    table_ref: str                  # (first game, arrays) -> the values table of a chunk
-    components_ref: str             # rules -> one dict per component: `component` label and attributes
+    run_ref: Ref                    # (rules, seeds, seating, params, positions, first_game=) -> arrays
+    table_ref: Ref                  # (first game, arrays) -> the values table of a chunk
+    components_ref: Ref             # rules -> one dict per component: `component` label and attributes
     positions: tuple[int, ...]      # the positions measured by default (turns or rounds played; 0: start)
     games: int                      # base games by default (each plays components x arms games)
     groups: tuple[str, ...] = ()    # component attributes the report also aggregates by
@@ -65,7 +71,7 @@ class ValuesStudy:
     kinds: tuple[str, ...] = ()
     #: analysis: (scores (games, seats), game-specific columns, tie-break rule) -> win shares, to re-score
     #: games with a bonus (point equivalents, seat handicaps)
-    shares_ref: str | None = None
+    shares_ref: Ref | None = None
     #: players-table columns the re-scoring needs besides the score, by the name `shares` takes them
     player_columns: tuple[tuple[str, str], ...] = ()
     max_position: int = 0           # positions past this are refused
@@ -73,19 +79,19 @@ class ValuesStudy:
 
     @property
     def run(self) -> Callable[..., dict]:
-        return resolve(self.run_ref)
+        return self.run_ref()
 
     @property
     def table(self) -> Callable[..., Any]:
-        return resolve(self.table_ref)
+        return self.table_ref()
 
     @property
     def components(self) -> Callable[..., list[dict]]:
-        return resolve(self.components_ref)
+        return self.components_ref()
 
     @property
     def shares(self) -> Callable[..., Any] | None:
-        return resolve(self.shares_ref) if self.shares_ref else None
+        return self.shares_ref() if self.shares_ref else None
 
     def columns_in(self, available: Any) -> dict[str, str]:
         """`player_columns` (players-table column -> the name `shares` takes it by) that a table has: logs
@@ -96,11 +102,11 @@ class ValuesStudy:
 
 @dataclass(frozen=True)
 class GameSpec:
-    """A game: its parameters, forward model and state, as references resolved on first use.
+    """A game: its parameters, forward model and state, as references that import their code on first use.
 
-    The references name "module:attribute"; the `ref` properties below import them. Kernels are
-    loaded only by what plays games (run_batch, the readable API, policies), never by validation, so the
-    runner's parent process can start its workers before it loads any kernel.
+    The `ref` properties below call them. Kernels are loaded only by what plays games (run_batch, the
+    readable API, policies), never by validation, so the runner's parent process can start its workers
+    before it loads any kernel.
     """
 
     name: str
@@ -110,25 +116,25 @@ class GameSpec:
     vocabulary: Vocabulary
     tie_breaks: tuple[str, ...]                  # the tie-break rules, in the order reports show them
     agents: dict[str, AgentKind]
-    rules_ref: str                               # (merged config, players, source) -> validated rules
-    batch_ref: str                               # run_batch(rules, seeds, seating, params) -> arrays
-    tables_ref: str                              # (first game, seeds, seating, batch, rules) -> tables
-    game_ref: str                                # the readable API class (sim.game_face.KernelGame)
-    policies_ref: str                            # agent name -> readable-API policy class
-    terminal_ref: str                            # the `balance play` view of a position
-    report_ref: str                              # runs -> (report sections, per-run summaries)
-    bench_ref: str | None = None                 # .figures(scale, repeats, rate) and .lines(figures)
-    component_values_ref: str | None = None      # (events, players, config) -> each component's worth
+    rules_ref: Ref                               # (merged config, players, source) -> validated rules
+    batch_ref: Ref                               # run_batch(rules, seeds, seating, params) -> arrays
+    tables_ref: Ref                              # (first game, seeds, seating, batch, rules) -> tables
+    game_ref: Ref                                # the readable API class (sim.game_face.KernelGame)
+    policies_ref: Ref                            # agent name -> readable-API policy class
+    terminal_ref: Ref                            # the `balance play` view of a position
+    report_ref: Ref                              # runs -> (report sections, per-run summaries)
+    bench_ref: Ref | None = None                 # .figures(scale, repeats, rate) and .lines(figures)
+    component_values_ref: Ref | None = None      # (events, players, config) -> each component's worth
     #: (games, players, events, manifest) of one chunk -> the game's mergeable report tally (analysis.tally)
-    report_tally_ref: str | None = None
+    report_tally_ref: Ref | None = None
     #: (the game's half of a run's merged report tally, config) -> each component's worth, as
     #: component_values gives it from the tables
-    tally_values_ref: str | None = None
-    run_label_ref: str | None = None             # (config rules table, players) -> extra label words
+    tally_values_ref: Ref | None = None
+    run_label_words: Callable[[dict, int], str] | None = None  # (config rules table, players) -> label words
     values: ValuesStudy | None = None            # `balance values`: causal worth by paired intervention
     #: `balance train`: (rules, seeds, seating, params) -> the expert's training positions: `features`
     #: (rows, features), `gained` (what the seat went on to score from there), `seat`, `game`
-    training_ref: str | None = None
+    training_ref: Ref | None = None
     bench_players: int = 3
     #: the `[rules]` keys where RULES.md names another plausible reading of the originals (R-9/R-20,
     #: R-14, R-21..R-23), each with the player counts it applies to (None: all): a report's run list says
@@ -143,54 +149,54 @@ class GameSpec:
     # ---- references -----------------------------------------------------------------------------------
     @property
     def rules_from_mapping(self) -> Callable[..., Any]:
-        return resolve(self.rules_ref)
+        return self.rules_ref()
 
     @property
     def run_batch(self) -> Callable[..., dict]:
-        return resolve(self.batch_ref)
+        return self.batch_ref()
 
     @property
     def tables(self) -> Callable[..., dict]:
-        return resolve(self.tables_ref)
+        return self.tables_ref()
 
     @property
     def game_class(self) -> type:
-        return resolve(self.game_ref)
+        return self.game_ref()
 
     @property
     def policies(self) -> dict[str, type]:
-        return resolve(self.policies_ref)
+        return self.policies_ref()
 
     @property
     def terminal(self) -> Any:
-        return resolve(self.terminal_ref)
+        return self.terminal_ref()
 
     @property
     def report_sections(self) -> Callable[..., tuple[list, list]]:
-        return resolve(self.report_ref)
+        return self.report_ref()
 
     @property
     def report_tally(self) -> Callable[..., dict] | None:
-        return resolve(self.report_tally_ref) if self.report_tally_ref else None
+        return self.report_tally_ref() if self.report_tally_ref else None
 
     @property
     def tally_values(self) -> Callable[..., Any] | None:
-        return resolve(self.tally_values_ref) if self.tally_values_ref else None
+        return self.tally_values_ref() if self.tally_values_ref else None
 
     @property
     def component_values(self) -> Callable[..., Any] | None:
-        return resolve(self.component_values_ref) if self.component_values_ref else None
+        return self.component_values_ref() if self.component_values_ref else None
 
     @property
     def bench(self) -> Callable[..., dict] | None:
-        return resolve(self.bench_ref) if self.bench_ref else None
+        return self.bench_ref() if self.bench_ref else None
 
     @property
     def training_positions(self) -> Callable[..., dict] | None:
-        return resolve(self.training_ref) if self.training_ref else None
+        return self.training_ref() if self.training_ref else None
 
     def run_label(self, config: dict, players: int) -> str:
-        return resolve(self.run_label_ref)(config, players) if self.run_label_ref else ""
+        return self.run_label_words(config, players) if self.run_label_words else ""
 
     # ---- rules ----------------------------------------------------------------------------------------
     def rules(self, config: dict, players: int, source: str) -> Any:

@@ -10,19 +10,33 @@ Adding a game: its packages, and one line in `REGISTRY`.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
 from sim.errors import ConfigError
-from sim.game_spec import AgentKind, GameSpec, Vocabulary, resolve
+from sim.game_spec import AgentKind, GameSpec, Vocabulary
 
-__all__ = ["REGISTRY", "AgentKind", "GameSpec", "Vocabulary", "load", "load_config", "names", "resolve",
-           "spec", "spec_of_config", "specs"]
+__all__ = ["REGISTRY", "AgentKind", "GameSpec", "Vocabulary", "load", "load_config", "names", "spec",
+           "spec_of_config", "specs"]
 
-#: name -> "module:attribute" of its GameSpec. The one place that lists the games.
-REGISTRY: dict[str, str] = {
-    "kamakura": "sim.kamakura.spec:SPEC",
-    "sakura": "sim.sakura.spec:SPEC",
+
+def _kamakura() -> GameSpec:
+    from sim.kamakura.spec import SPEC
+
+    return SPEC
+
+
+def _sakura() -> GameSpec:
+    from sim.sakura.spec import SPEC
+
+    return SPEC
+
+
+#: name -> the function that imports its GameSpec. The one place that lists the games.
+REGISTRY: dict[str, Callable[[], GameSpec]] = {
+    "kamakura": _kamakura,
+    "sakura": _sakura,
 }
 
 
@@ -36,7 +50,7 @@ def spec(name: str) -> GameSpec:
     """The GameSpec of `name`; a ConfigError names the known games."""
     if name not in REGISTRY:
         raise ConfigError(f"unknown game {name!r}; known games: {', '.join(REGISTRY)}")
-    return resolve(REGISTRY[name])
+    return REGISTRY[name]()
 
 
 def specs() -> list[GameSpec]:

@@ -1,13 +1,12 @@
-"""The shape of the house (issue 12): no import circles in sim/ and analysis/, and no module outside a
-game's own packages names a game, except the registry.
+"""The shape of the house (issues 12 and 35): no import circles in sim/, storage/ and analysis/, layers
+that point one way, and no module outside a game's own packages names a game, except the registry.
 
 The import graph counts every import: module-level, inside functions and under TYPE_CHECKING, `import a.b`
-and `from a import b` (b a submodule or a name), and the registry's "module:attribute" entries (sim/games.py
-REGISTRY: the registry imports each game's spec, only later). A GameSpec's own references (`batch_ref`,
-`report_ref`, ...) are not edges: they are the hooks through which the application calls into a game, the
-inversion that lets the application import no game; counting them would make a circle of every game module
-that uses the application's kits. An edge from a module to its own parent package is left out: Python
-imports the parent first whatever the child does.
+and `from a import b` (b a submodule or a name), and any import by string (`importlib.import_module("m")`,
+a "module:attribute" reference). The registry (sim/games.py) and each game's spec (sim/<game>/spec.py)
+hand out code through functions that import it on first use, so their references are ordinary
+function-level imports and edges of the graph. An edge from a module to its own parent package is left
+out: Python imports the parent first whatever the child does.
 """
 
 from __future__ import annotations
@@ -17,9 +16,13 @@ import re
 from pathlib import Path
 
 from sim import games
+from sim.game_spec import imported_module
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("sim", "analysis")
+PACKAGES = ("sim", "analysis", "storage")
+#: an import by string: importlib.import_module("m"), or a "module:attribute" reference
+STRING_IMPORT = re.compile(r"import_module\(\s*[\"']([\w.]+)[\"']"
+                           r"|[\"']((?:sim|analysis|storage)(?:\.\w+)+):\w+[\"']")
 
 
 def _modules() -> dict[str, Path]:
@@ -59,13 +62,14 @@ def import_graph() -> dict[str, set[str]]:
                     anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
                     base = ".".join([*anchor, base] if base else anchor)
                 targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
-            elif name == "sim.games" and isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                    and re.fullmatch(r"(sim|analysis)(\.\w+)+:\w+", node.value):
-                targets = [node.value.partition(":")[0]]  # a REGISTRY entry
             for target in targets:
                 found = _target(target, modules)
                 if found and found != name and not name.startswith(found + "."):
                     graph[name].add(found)
+        for match in STRING_IMPORT.finditer(path.read_text()):  # imports by string
+            found = _target(match.group(1) or match.group(2), modules)
+            if found and found != name:
+                graph[name].add(found)
     return graph
 
 
@@ -106,16 +110,35 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_no_import_circles_in_sim_and_analysis():
+def test_no_import_circles_in_sim_storage_and_analysis():
     graph = import_graph()
     assert len(graph) > 60  # the walk found the packages
     assert cycles(graph) == []
 
 
-def test_the_graph_walk_sees_function_level_imports_and_registry_references():
+def test_the_graph_walk_sees_function_level_imports_registry_references_and_strings():
     graph = import_graph()
-    assert "analysis.report" in graph["sim.design.ladder"]  # imported inside run_ladder
-    assert "sim.kamakura.spec" in graph["sim.games"]         # a REGISTRY string
+    assert "sim.kamakura.spec" in graph["sim.games"]                 # a registry reference
+    assert "analysis.kamakura.report" in graph["sim.kamakura.spec"]  # a spec's reference
+    assert "sim.kamakura.batch" in graph["sim.kamakura.spec"]
+    assert STRING_IMPORT.search('import_module("analysis.runs")').group(1) == "analysis.runs"
+    assert STRING_IMPORT.search('ref = "sim.kamakura.batch:run_batch"').group(2) == "sim.kamakura.batch"
+
+
+def _imports_of(prefix: str, graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    return {(a, b) for a, targets in graph.items() if a == prefix or a.startswith(prefix + ".")
+            for b in targets}
+
+
+def test_layers_point_one_way():
+    """storage beneath analysis, analysis beneath the application (sim.app) and the design commands."""
+    graph = import_graph()
+    application = ("sim.app", "sim.design", "sim.commands")
+    assert {(a, b) for a, b in _imports_of("analysis", graph) if b.startswith(application)} == set()
+    assert {(a, b) for a, b in _imports_of("storage", graph)
+            if b.startswith(application) or b.startswith("analysis")} == set()
+    upward = ("sim.design", "sim.commands")
+    assert {(a, b) for a, b in _imports_of("sim.app", graph) if b.startswith(upward)} == set()
 
 
 def test_the_cycle_finder_finds_a_planted_circle():
@@ -148,8 +171,8 @@ def test_every_registered_game_has_its_packages():
         assert spec.name == name
         for ref in (spec.rules_ref, spec.batch_ref, spec.tables_ref, spec.game_ref, spec.policies_ref,
                     spec.terminal_ref, spec.report_ref):
-            assert ref.startswith((f"sim.{name}.", f"analysis.{name}.")), ref
-            assert games.resolve(ref) is not None
+            assert imported_module(ref).startswith((f"sim.{name}.", f"analysis.{name}.")), ref
+            assert ref() is not None
 
 
 def _njit(decorator: ast.expr) -> bool:

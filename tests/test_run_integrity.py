@@ -1,4 +1,4 @@
-"""Nothing silently wrong (issue 16, item 2; sim/app/run_parts.py): a truncated or deleted part is named by
+"""Nothing silently wrong (issue 16, item 2; storage/run_parts.py): a truncated or deleted part is named by
 `summary` and `report` (exit 2, no traceback) unless --allow-partial, moved to quarantine/ and replayed by
 the next `simulate`, after which the tables equal an uninterrupted run; a run being written reads as one
 consistent snapshot and says "partial: N of M"; the manifest counts every game on disk."""
@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from analysis.runs import read_run
-from sim.app.run_parts import RECORDS
+from storage.run_parts import RECORDS
 from tests.test_runner import KAMAKURA, ROOT, assert_same_tables, simulate
 
 ARGS = [KAMAKURA, "--players", "3", "--agents", "random", "--seed", "3", "--jobs", "1", "--chunk-size", "200"]

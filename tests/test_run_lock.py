@@ -1,4 +1,4 @@
-"""One writer per run directory (issue 16, item 1; sim/app/run_lock.py), with real concurrent processes:
+"""One writer per run directory (issue 16, item 1; storage/run_lock.py), with real concurrent processes:
 a second `simulate` on a directory another one is writing is refused at once (exit 2, naming the holder),
 or with --wait runs after it; either way no game is lost or duplicated and the tables equal an
 uninterrupted `--jobs 1` run of the same seed. A killed holder leaves no lock behind."""
@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from sim.app.run_lock import LOCK_NAME
+from storage.run_lock import LOCK_NAME
 from tests.test_runner import KAMAKURA, ROOT, assert_same_tables, simulate
 
 ARGS = [KAMAKURA, "--players", "3", "--agents", "greedy", "--seed", "5", "--jobs", "1", "--chunk-size", "300"]
@@ -86,8 +86,8 @@ def test_a_killed_holder_leaves_no_lock(tmp_path: Path) -> None:
 
 
 def test_a_sweep_folder_has_one_writer(tmp_path: Path) -> None:
-    from sim.app.run_lock import RunLock
     from sim.errors import ConfigError
+    from storage.run_lock import RunLock
 
     with RunLock(tmp_path / "sweep"):
         sweep_file = str(ROOT / "configs/sweeps/kamakura-tie-break.toml")

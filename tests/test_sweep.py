@@ -137,7 +137,7 @@ def test_bad_sweep_refused_with_file_and_key_exit_2_nothing_written(case: str, t
 
 # ---- running ------------------------------------------------------------------------------------------
 def _mtimes(folder: Path) -> dict[str, int]:
-    # the lock file records each writer in turn (sim/app/run_lock.py): it is not a run's content
+    # the lock file records each writer in turn (storage/run_lock.py): it is not a run's content
     return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*")
             if p.is_file() and "report" not in p.parts and p.name != ".lock"}
 

@@ -12,6 +12,7 @@ import importlib.util
 from pathlib import Path
 
 from sim import games, numba_cache
+from sim.game_spec import imported_module
 
 NOTICE = ("compiling the {game} kernels into numba's cache, once (about a minute on 2 cores); later runs "
           "start at once")
@@ -19,7 +20,7 @@ NOTICE = ("compiling the {game} kernels into numba's cache, once (about a minute
 
 def cache_is_warm(game: str) -> bool:
     """True when the game's batch module has compiled code in the current sources' numba cache."""
-    module = games.spec(game).batch_ref.split(":")[0]
+    module = imported_module(games.spec(game).batch_ref)
     found = importlib.util.find_spec(module)
     if found is None or not found.origin:
         return True

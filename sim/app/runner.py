@@ -2,7 +2,7 @@
 
 Game i always plays with the seed derived from (seed, i), so the tables do not depend on --jobs, chunking
 or backend. Workers return each chunk's parts as Parquet bytes; the parent writes them into the run
-directory (sim/app/run_dir.py), so a killed run loses no finished chunk and running the same command again
+directory (storage/run_dir.py), so a killed run loses no finished chunk and running the same command again
 plays only the missing games. The game is whatever the config's `game` key names in the registry
 (sim/games.py); nothing here knows one game from another.
 """
@@ -13,19 +13,20 @@ import os
 import re
 import shutil
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 
 from sim import games
 from sim.agent_spec import agent_arrays, check_models, parse_agents, parse_spec, resolved
-from sim.app.run_dir import TABLES, RunDirectory, check_directory, refuse_foreign
-from sim.app.run_lock import RunLock
-from sim.app.run_parts import part_name
 from sim.errors import ConfigError, RunFailed
+from storage.backends import close_dask, connect_dask, loky_executor, run_chunks, watch_runner
+from storage.run_dir import TABLES, RunDirectory, check_directory, refuse_foreign
+from storage.run_lock import RunLock
+from storage.run_parts import part_name
 
 # numpy, numba and pyarrow load lazily, in play_chunk: the parent only validates and plans until its
 # first chunk, so its workers (prestart_workers) start as early as possible.
@@ -160,36 +161,6 @@ def _versions() -> dict[str, str]:
 
 
 # ---- execution -----------------------------------------------------------------------------------------
-_RUNNER_PID = "BALANCE_RUNNER_PID"  # the runner's pid, in its loky workers' environment (_worker_env)
-_watching = False
-
-
-def watch_runner() -> None:
-    """In a loky worker (its environment names the runner, _worker_env): exit within half a second once
-    the runner that started it is gone (a kill -9 of `balance simulate` would otherwise leave loky workers
-    and their resource tracker alive for 40 s or more). Does nothing in the runner itself."""
-    global _watching
-    runner = int(os.environ.get(_RUNNER_PID, "0") or 0)
-    if _watching or runner in (0, os.getpid()):
-        return
-    _watching = True
-
-    def watch() -> None:
-        while True:
-            try:
-                os.kill(runner, 0)
-            except ProcessLookupError:
-                os._exit(1)
-            time.sleep(0.5)
-
-    threading.Thread(target=watch, name="watch-runner", daemon=True).start()
-
-
-def _worker_env() -> dict[str, str]:
-    """The environment the loky workers get: the pid they watch (watch_runner)."""
-    return {_RUNNER_PID: str(os.getpid())}
-
-
 def _warm_worker(game: str) -> None:
     """Import a game's kernels and load them from numba's cache (or compile them) in a worker."""
     watch_runner()
@@ -205,112 +176,9 @@ def prestart_workers(jobs: int, game: str | None) -> None:
     Starts nothing when the run will not use loky workers."""
     if jobs < 2 or game not in games.names():
         return
-    from joblib.externals.loky import get_reusable_executor
-
-    executor = get_reusable_executor(max_workers=jobs - 1, env=_worker_env())
+    executor = loky_executor(jobs)
     for _ in range(jobs - 1):
         executor.submit(_warm_worker, game)
-
-
-def close_dask(client) -> None:
-    """Close a `connect_dask` client, and the LocalCluster it started (a --scheduler's cluster stays)."""
-    cluster = getattr(client, "cluster", None)
-    client.close()
-    if cluster is not None:
-        cluster.close()
-
-
-def connect_dask(scheduler: str | None, jobs: int):
-    """A dask client: the cluster at `scheduler`, or a LocalCluster of `jobs` single-threaded workers."""
-    try:
-        from dask.distributed import Client, LocalCluster
-    except ImportError:
-        raise ConfigError("--backend dask: dask.distributed is not installed") from None
-    if scheduler:
-        try:
-            return Client(scheduler, timeout="5s")
-        except (OSError, TimeoutError, ValueError) as err:
-            raise ConfigError(f"--scheduler: cannot reach the dask scheduler at {scheduler}: {err}") from None
-    cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
-    return Client(cluster)
-
-
-def run_chunks(plan: RunPlan, chunks: list[tuple[int, int]], jobs: int,
-               backend: str) -> Iterator[tuple[int, int, dict[str, bytes]]]:
-    """Chunk results as they finish, in any order.
-
-    loky: jobs - 1 worker processes (joblib's reusable loky executor) plus this process, which plays
-    chunks too, so the workers' start-up overlaps useful work. A feeder thread per worker hands it the
-    next chunk the moment it is free; all take chunks from one list.
-    Workers are reused from chunk to chunk and load the compiled kernels from numba's cache once; on a
-    fresh checkout every process compiles them at the same time, which costs no more wall time than
-    compiling first and loading after. dask: the same chunks through joblib's dask backend on the
-    cluster the caller connected to.
-    """
-    if backend == "dask":
-        from joblib import Parallel, delayed, parallel_config
-
-        with parallel_config(backend="dask"):
-            yield from Parallel(return_as="generator_unordered")(
-                delayed(play_chunk)(plan, a, b) for a, b in chunks)
-        return
-    waiting = list(reversed(chunks))
-    if jobs == 1:
-        while waiting:
-            yield play_chunk(plan, *waiting.pop())
-        return
-    import queue
-    import threading
-
-    from joblib.externals.loky import get_reusable_executor
-
-    executor = get_reusable_executor(max_workers=jobs - 1, env=_worker_env())
-    lock = threading.Lock()
-    results: queue.Queue = queue.Queue()
-    stop = threading.Event()
-
-    def take() -> tuple[int, int] | None:
-        with lock:
-            return waiting.pop() if waiting and not stop.is_set() else None
-
-    def feed() -> None:
-        """Keep one worker busy: each chunk is taken only when the worker is free, so the tail of the
-        run never waits on a chunk queued behind a busy worker while this process idles."""
-        try:
-            while (chunk := take()) is not None:
-                results.put(executor.submit(play_chunk, plan, *chunk).result())
-        except BaseException as err:  # handed to the main thread, which re-raises it
-            results.put(err)
-        finally:
-            results.put(None)
-
-    feeders = [threading.Thread(target=feed, daemon=True) for _ in range(jobs - 1)]
-    for thread in feeders:
-        thread.start()
-    running = len(feeders)
-    try:
-        while running:
-            chunk = take()
-            if chunk is not None:
-                yield play_chunk(plan, *chunk)
-            block = chunk is None  # wait for the workers only when nothing is left to play here
-            while running:
-                try:
-                    item = results.get(block=block)
-                except queue.Empty:
-                    break
-                block = False
-                if item is None:
-                    running -= 1
-                elif isinstance(item, BaseException):
-                    raise item
-                else:
-                    yield item
-    finally:
-        stop.set()
-        for thread in feeders:
-            thread.join()
-        executor.shutdown(wait=True)  # idle workers exit now rather than in the interpreter's exit
 
 
 @dataclass
@@ -327,7 +195,7 @@ def simulate(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int =
              scheduler: str | None = None, force: bool = False, chunk_size: int | None = None,
              progress: Callable[[int], None] | None = None, wait: bool = False) -> SimulateResult:
     """Play the games of `plan` missing from run directory `out` (up to `games`), holding the directory's
-    lock throughout (sim/app/run_lock.py: a second writer is refused, or with `wait` waits its turn)."""
+    lock throughout (storage/run_lock.py: a second writer is refused, or with `wait` waits its turn)."""
     refuse_foreign(RunDirectory(out, plan.tables))
     check_budget(plan, games, Path(out))
     with RunLock(out, wait=wait):
@@ -359,7 +227,7 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
         if todo:
             failure: OSError | None = None
             try:
-                for a, b, parts in run_chunks(plan, todo, jobs, backend):
+                for a, b, parts in run_chunks(partial(play_chunk, plan), todo, jobs, backend):
                     run_dir.write_chunk(a, b, parts)
                     played += b - a
                     if progress:

@@ -9,9 +9,9 @@ from typing import Any
 
 from sim import games
 from sim.agent_spec import parse_agents
-from sim.app.run_dir import RunDirectory
 from sim.config import expect_int, expect_str, fail, load_toml
 from sim.errors import ConfigError
+from storage.run_dir import RunDirectory
 
 
 def base_path(file: str, value: object, key: str = "base") -> str:

@@ -24,9 +24,9 @@ from pathlib import Path
 
 from analysis.ladder import LADDER_MANIFEST
 from sim import games
-from sim.app.run_dir import RunDirectory, check_directory
 from sim.app.runner import RunPlan, plan_run, simulate
 from sim.errors import ConfigError
+from storage.run_dir import RunDirectory, check_directory
 
 DEFAULT_ITERS = (25, 50, 100, 200, 400)
 DEFAULT_GAMES = 600  # a multiple of every player count 2-6; a 95% interval of about +-3.8 pp at 1/3

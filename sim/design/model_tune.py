@@ -21,7 +21,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from sim.app.run_lock import RunLock
 from sim.design.component_balance import kind_values, largest
 from sim.design.curve_checks import check_curves
 from sim.design.model_search import (
@@ -40,6 +39,7 @@ from sim.design.overrides import path_text
 from sim.design.trial_games import figures
 from sim.design.tune_file import Candidate, Tune
 from sim.errors import ConfigError
+from storage.run_lock import RunLock
 
 #: search keys that measure the finished search and never change its games (the curve's checks)
 MEASURE_ONLY = ("curve_checks", "curve_games")

@@ -35,9 +35,9 @@ from typing import Any
 from analysis.skill import PROFILE_MANIFEST
 from sim import games
 from sim.agent_spec import agent_arrays, parse_spec
-from sim.app.run_dir import RunDirectory, check_directory
 from sim.app.runner import RunPlan, plan_run, simulate
 from sim.errors import ConfigError
+from storage.run_dir import RunDirectory, check_directory
 
 DEFAULT_LEVELS = "greedy,mcts:iters=250,expert"
 DEFAULT_GAMES = 2000  # a 95% interval of about +-2 points on a seat's win rate near 1/3

@@ -47,8 +47,6 @@ from pathlib import Path
 from typing import Any
 
 from sim.agent_spec import check_models, parse_agents
-from sim.app.run_dir import RunDirectory, check_directory
-from sim.app.run_lock import LOCK_NAME, RunLock
 from sim.app.runner import RunPlan, simulate
 from sim.config import (
     check_unknown_keys,
@@ -79,6 +77,8 @@ from sim.design.overrides import (
     path_text,
 )
 from sim.errors import ConfigError
+from storage.run_dir import RunDirectory, check_directory
+from storage.run_lock import LOCK_NAME, RunLock
 
 _SWEEP_KEYS = {"base", "description", "players", "agents", "games", "seed", "rotate_seats", "grid",
                "variants"}
@@ -387,7 +387,7 @@ def run_sweep(sweep_file: str | os.PathLike[str], out: str | os.PathLike[str] | 
     sweep = load_sweep(sweep_file)
     out = Path(out) if out else default_out(sweep_file)
     runs = plan_sweep(sweep, out, force)
-    with RunLock(out, wait=wait):  # one sweep writes a sweep folder at a time (sim/app/run_lock.py)
+    with RunLock(out, wait=wait):  # one sweep writes a sweep folder at a time (storage/run_lock.py)
         return _run_locked(sweep, out, runs, jobs, report, say, started)
 
 

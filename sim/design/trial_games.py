@@ -65,7 +65,7 @@ class GamePool:
         self._parallel = None
         self._client = None
         if backend == "dask":
-            from sim.app.runner import connect_dask
+            from storage.backends import connect_dask
 
             self._client = connect_dask(scheduler, jobs)  # the runner's: a LocalCluster, or --scheduler
         elif jobs > 1:
@@ -101,6 +101,6 @@ class GamePool:
         if self._parallel is not None:
             self._parallel.__exit__(None, None, None)
         if self._client is not None:
-            from sim.app.runner import close_dask
+            from storage.backends import close_dask
 
             close_dask(self._client)  # and the LocalCluster it started

@@ -74,7 +74,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.app.run_dir import RunDirectory, check_directory
 from sim.app.runner import RunPlan, simulate
 from sim.design.component_balance import games_bound, kind_estimates, price
 from sim.design.files import finished_games, validate, write_if_changed
@@ -83,6 +82,7 @@ from sim.design.racing import Standing, race, standing, verdict
 from sim.design.tune_file import Candidate, Target, Tune, load_tune
 from sim.errors import ConfigError
 from sim.games import spec as game_spec
+from storage.run_dir import RunDirectory, check_directory
 
 TUNE_MANIFEST = "tune.json"
 

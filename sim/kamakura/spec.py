@@ -15,6 +15,104 @@ EXPERT_FEATURES = ("bias", "points_left", "points_left_per_player", "chits_left"
                    "red_power", "yellow_power", "green_power", "order_moves") + tuple(
     f"{name}_{rank}" for rank in range(4) for name in EXPERT_RANKED)
 
+
+# ---- the game's code, imported on first use: importing the spec loads no kernels --------------------
+def _rules():
+    from sim.kamakura.params import rules_from_mapping
+
+    return rules_from_mapping
+
+
+def _batch():
+    from sim.kamakura.batch import run_batch
+
+    return run_batch
+
+
+def _tables():
+    from sim.kamakura.tables import run_tables
+
+    return run_tables
+
+
+def _game():
+    from sim.kamakura.game import KamakuraGame
+
+    return KamakuraGame
+
+
+def _policies():
+    from sim.kamakura.policies import POLICIES
+
+    return POLICIES
+
+
+def _terminal():
+    from sim.kamakura.terminal import VIEW
+
+    return VIEW
+
+
+def _report():
+    from analysis.kamakura.report import kamakura_sections
+
+    return kamakura_sections
+
+
+def _report_tally():
+    from analysis.kamakura.report import kamakura_tally
+
+    return kamakura_tally
+
+
+def _tally_values():
+    from analysis.kamakura.chit_values import component_values_from
+
+    return component_values_from
+
+
+def _bench():
+    from sim.kamakura.bench import BENCH
+
+    return BENCH
+
+
+def _component_values():
+    from analysis.kamakura.chit_values import component_values
+
+    return component_values
+
+
+def _training():
+    from sim.kamakura.training import positions
+
+    return positions
+
+
+def _values_run():
+    from sim.kamakura.values import run_values
+
+    return run_values
+
+
+def _values_table():
+    from sim.kamakura.values import values_table
+
+    return values_table
+
+
+def _values_components():
+    from sim.kamakura.values import components
+
+    return components
+
+
+def _values_shares():
+    from analysis.kamakura.ties import win_shares
+
+    return win_shares
+
+
 AGENTS = {
     "random": AgentKind(0),
     "greedy": AgentKind(1),
@@ -39,22 +137,22 @@ SPEC = GameSpec(
                           components="chits", tie_rule="R-9, R-20"),
     tie_breaks=TIE_BREAKS,
     agents=AGENTS,
-    rules_ref="sim.kamakura.params:rules_from_mapping",
-    batch_ref="sim.kamakura.batch:run_batch",
-    tables_ref="sim.kamakura.tables:run_tables",
-    game_ref="sim.kamakura.game:KamakuraGame",
-    policies_ref="sim.kamakura.policies:POLICIES",
-    terminal_ref="sim.kamakura.terminal:VIEW",
-    report_ref="analysis.kamakura.report:kamakura_sections",
-    report_tally_ref="analysis.kamakura.report:kamakura_tally",
-    tally_values_ref="analysis.kamakura.chit_values:component_values_from",
-    bench_ref="sim.kamakura.bench:BENCH",
-    component_values_ref="analysis.kamakura.chit_values:component_values",
+    rules_ref=_rules,
+    batch_ref=_batch,
+    tables_ref=_tables,
+    game_ref=_game,
+    policies_ref=_policies,
+    terminal_ref=_terminal,
+    report_ref=_report,
+    report_tally_ref=_report_tally,
+    tally_values_ref=_tally_values,
+    bench_ref=_bench,
+    component_values_ref=_component_values,
     bench_players=3,
-    training_ref="sim.kamakura.training:positions",
-    values=ValuesStudy(run_ref="sim.kamakura.values:run_values", table_ref="sim.kamakura.values:values_table",
-                       components_ref="sim.kamakura.values:components", positions=(0, 9, 18), games=900,
-                       groups=("colour", "points", "power"), shares_ref="analysis.kamakura.ties:win_shares",
+    training_ref=_training,
+    values=ValuesStudy(run_ref=_values_run, table_ref=_values_table,
+                       components_ref=_values_components, positions=(0, 9, 18), games=900,
+                       groups=("colour", "points", "power"), shares_ref=_values_shares,
                        player_columns=(("last_turn", "last_turn"),), max_position=200),
     readings=(("tie_break", None),),  # R-9's sentence read two ways: last_in_order and R-20's last_to_play
     reconstructed=(("rules.layout", "layout (R-1)"), ("chits", "chit set (R-3)"),

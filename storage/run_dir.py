@@ -13,8 +13,9 @@ import re
 import shutil
 from pathlib import Path
 
-from sim.app.run_lock import LOCK_NAME
-from sim.app.run_parts import (
+from sim.errors import ConfigError
+from storage.run_lock import LOCK_NAME
+from storage.run_parts import (
     RECORDS,
     Damage,
     adopt_unrecorded,
@@ -24,7 +25,6 @@ from sim.app.run_parts import (
     record_chunk,
     rows_of,
 )
-from sim.errors import ConfigError
 
 TABLES = ("events", "players", "games")  # write order: games last marks a chunk finished
 SUMMARIES = "summaries"  # each chunk's cached statistics (analysis/parts.py), keyed by its parts
@@ -118,7 +118,7 @@ class RunDirectory:
         record_chunk(self.path, start, end, {name: rows_of(parts[name]) for name in self.tables})
 
     def repair(self) -> tuple[list[Damage], Path | None]:
-        """The writer's check before it plans (sim/app/run_parts.py): damaged chunks' parts are moved to
+        """The writer's check before it plans (storage/run_parts.py): damaged chunks' parts are moved to
         quarantine/ (their games are then missing and get played again) and finished chunks without a
         record are recorded. Returns the damage found and the quarantine folder (None: nothing moved)."""
         finished = self.finished()

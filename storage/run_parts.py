@@ -1,7 +1,7 @@
 """What a run directory's parts should hold, and whether they do (issue 16, item 2).
 
 Every chunk, once its parts are renamed into place, is recorded in `chunks.jsonl`: its game range and each
-table's row count, one JSON line appended by the run's one writer (sim/app/run_lock.py). A reader checks
+table's row count, one JSON line appended by the run's one writer (storage/run_lock.py). A reader checks
 the recorded chunks against the parts (present, readable, the recorded rows), so a truncated or deleted
 part is reported by name instead of a traceback or a silently smaller sample; the writer moves a damaged
 chunk's parts aside to `quarantine/` and plays its games again. A chunk finished but not recorded (a run
