@@ -58,7 +58,8 @@ class Vocabulary:
 
 @dataclass(frozen=True)
 class ValuesStudy:
-    """How `balance values` prices a game's components by paired intervention (sim/<game>/values.py)."""
+    """How `balance values` prices a game's components by paired intervention games
+    (sim/<game>/interventions.py)."""
 
     run_ref: Ref                    # (rules, seeds, seating, params, positions, first_game=) -> arrays
     table_ref: Ref                  # (first game, arrays) -> the values table of a chunk

@@ -25,7 +25,7 @@ from analysis.values import bonus_gains, component_values, invert, read_values_r
 from sim import games
 from sim.app.runner import simulate
 from sim.app.values_run import plan_values
-from sim.kamakura.values import chit_kinds, run_values
+from sim.kamakura.interventions import chit_kinds, run_values
 from sim.rng import game_seeds
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -183,8 +183,8 @@ def test_sakura_arms_differ_by_one_swap(seed: int, card: int, holder: int, slot:
     two deals differ in exactly two places."""
     from sim.rng import rng_seeded
     from sim.sakura.game import kernel_rules
+    from sim.sakura.interventions import control_deal, treated_deal
     from sim.sakura.kernels import DECK, DECK_N, HAND, HAND_N, HAND_SIZE, new_game
-    from sim.sakura.values import control_deal, treated_deal
 
     args = kernel_rules(games.spec("sakura").default_rules(4))
     base = new_game(args, np.uint64(seed))
@@ -258,7 +258,7 @@ def test_sakura_values_play_the_expert_as_the_batch_loop_does() -> None:
     seed's own deal, played with no intervention, ends with the tokens `balance simulate` gets."""
     from sim.agent_spec import AgentSpec, agent_row
     from sim.sakura.agents import AGENT_EXPERT, AGENT_GREEDY
-    from sim.sakura.values import run_values as sakura_values
+    from sim.sakura.interventions import run_values as sakura_values
 
     spec = games.spec("sakura")
     rules = spec.default_rules(4)

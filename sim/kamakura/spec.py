@@ -90,19 +90,19 @@ def _training():
 
 
 def _values_run():
-    from sim.kamakura.values import run_values
+    from sim.kamakura.interventions import run_values
 
     return run_values
 
 
 def _values_table():
-    from sim.kamakura.values import values_table
+    from sim.kamakura.interventions import values_table
 
     return values_table
 
 
 def _values_components():
-    from sim.kamakura.values import components
+    from sim.kamakura.interventions import components
 
     return components
 

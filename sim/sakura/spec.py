@@ -89,19 +89,19 @@ def _training():
 
 
 def _values_run():
-    from sim.sakura.values import run_values
+    from sim.sakura.interventions import run_values
 
     return run_values
 
 
 def _values_table():
-    from sim.sakura.values import values_table
+    from sim.sakura.interventions import values_table
 
     return values_table
 
 
 def _values_components():
-    from sim.sakura.values import components
+    from sim.sakura.interventions import components
 
     return components
 
