@@ -10,7 +10,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
-	$(BIN)/python -m sim.app.compile_kernels  # numba's cache, once: the first run does not compile
+	$(BIN)/python -m sim.commands.compile_kernels  # numba's cache, once: the first run does not compile
 	touch $(STAMP)
 
 # Both games at their default configs. Kamakura with 3 players as a skill profile: greedy and the strong

@@ -1,3 +1,3 @@
-from sim.app.cli import entry
+from sim.commands import entry
 
 entry()

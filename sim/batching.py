@@ -20,7 +20,7 @@ def batch_inputs(seeds, seating, players: int, params, n_params: int) -> tuple[n
     # Writable as well as contiguous: numba compiles (and caches) a kernel once per array type, and an
     # array a worker process received (joblib's memmapped or unpickled inputs) can be read-only, which is
     # another type; copying the small tables keeps one compiled kernel for every run
-    # (sim/app/compile_kernels.py).
+    # (sim/commands/compile_kernels.py).
     def owned(values: np.ndarray) -> np.ndarray:
         return np.require(values, requirements=("C_CONTIGUOUS", "WRITEABLE"))
     return owned(seeds), owned(seating), owned(params)

@@ -141,6 +141,19 @@ def test_layers_point_one_way():
     assert {(a, b) for a, b in _imports_of("sim.app", graph) if b.startswith(upward)} == set()
 
 
+def test_layers_point_one_way():
+    """sim.commands (the command line) sits above sim.design and sim.app, sim.design above sim.app: no
+    module of sim.app imports sim.design or sim.commands, none of sim.design imports sim.commands."""
+    graph = import_graph()
+    above = {"sim.app": ("sim.design", "sim.commands"), "sim.design": ("sim.commands",)}
+    upward = []
+    for name, targets in graph.items():
+        layer = name if name in above else name.rpartition(".")[0]
+        upward += [f"{name} -> {t}" for t in sorted(targets) if layer in above and t.startswith(above[layer])]
+    assert any(name.startswith("sim.commands.") for name in graph)  # the walk found the command modules
+    assert upward == []
+
+
 def test_the_cycle_finder_finds_a_planted_circle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [["a", "b", "c"]]

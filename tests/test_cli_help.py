@@ -8,7 +8,7 @@ import subprocess
 import sys
 from importlib import metadata
 
-from sim.app.cli import build_parser
+from sim.commands import COMMANDS, build_parser
 
 
 def _subparsers() -> dict[str, argparse.ArgumentParser]:
@@ -31,6 +31,13 @@ def test_every_option_of_every_subcommand_has_help_and_names_its_default() -> No
                 silent.append(label)
     assert not missing, f"options without help: {missing}"
     assert not silent, f"options whose help does not name the default: {silent}"
+
+
+def test_the_parser_is_built_from_the_commands_table() -> None:
+    subparsers = _subparsers()
+    assert list(subparsers) == list(COMMANDS)
+    for name, command in COMMANDS.items():
+        assert command.NAME == name and command.HELP and callable(command.run)
 
 
 def test_version() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from sim import games
 from sim.agent_spec import agent_arrays, parse_spec, resolved
-from sim.app.cli import main
+from sim.commands import main
 from sim.errors import ConfigError
 from sim.expert_model import ExpertModel, default_model_path, load_model, read_model, save_model
 from sim.rng import game_seeds, new_rng

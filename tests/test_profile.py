@@ -26,7 +26,7 @@ from analysis.skill import (
 from analysis.stats import holm
 from analysis.ties import tie_stats
 from analysis.values import component_values, read_values_run
-from sim.app.cli import main
+from sim.commands import main
 from sim.design.profile import level_slug, run_profile, split_levels
 
 ROOT = Path(__file__).resolve().parents[1]

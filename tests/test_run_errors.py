@@ -70,7 +70,7 @@ def test_a_read_only_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     """`--out` and `report --out` on a read-only filesystem: one line naming the path and the cause, exit 2,
     nothing written. The suite runs as root, which writes through permission bits, so the filesystem's
     refusal (EROFS, what `mount -o ro` gives) is raised where the commands create their folders."""
-    from sim.app.cli import main
+    from sim.commands import main
 
     read_only = tmp_path / "ro"
     read_only.mkdir()

@@ -11,41 +11,13 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.app.until_decided import add_until_decided_options
 from sim.errors import ConfigError
 
 DEFAULT_GAMES = 2000
-
-
-def add_parser(sub: argparse._SubParsersAction, positive_int: Any, seed: Any) -> None:
-    """Register `balance compare`."""
-    p = sub.add_parser("compare", help="play a variant config against its base on the same seeds and say, "
-                                       "question by question, whether the change made the game fairer",
-                       epilog="examples:\n  balance compare base.toml my-variant.toml --players 3\n"
-                              "  balance compare base.toml my-variant.toml --players 4 --until-decided\n"
-                              "  balance compare base.toml my-variant.toml --players 3 --margin 1 --agents "
-                              "greedy",
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("base", help="the base TOML config")
-    p.add_argument("variant", help="the variant TOML config (the same game)")
-    p.add_argument("--players", type=int, required=True, help="number of players (required)")
-    p.add_argument("--agents", default="expert",
-                   help="the players, one for all seats or a,b,c (default expert)")
-    p.add_argument("--games", type=positive_int,
-                   help=f"games of each config (default {DEFAULT_GAMES:,}; with --until-decided the cap, "
-                        "default 200,000)")
-    add_until_decided_options(p, "both configs alike")
-    p.add_argument("--jobs", type=positive_int, default=None, help="worker processes (default: the cores)")
-    p.add_argument("--seed", type=seed, default=0, help="seed of both runs' games (default 0)")
-    p.add_argument("--out", help="compare folder (default: runs/compare/<base>-vs-<variant>-<N>p-<agents>-"
-                                 "seed<S>)")
-    p.add_argument("--force", action="store_true", help="replace run directories made by a different run")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
 @dataclass
@@ -166,7 +138,7 @@ class _Pair:
         pace = seconds_per_game(base.manifest)
         pace = 2 * pace if pace else None  # both configs are played
         return change_verdicts(base.common, variant.common, pair, games.spec(base.game).vocabulary.length,
-                               margins, pace)
+                               margins=margins, pace=pace)
 
 
 def reading_changes(base: Any, variant: Any) -> str:
@@ -209,11 +181,3 @@ def _report(pair: _Pair, verdicts: list, margins: Any, out: Path, changes: list[
 
     lead = comparison_section(verdicts, changes, pair.plans["base"].game)
     return build_report([out / "base", out / "variant"], out / "report", margins=margins, lead=[lead])
-
-
-def main(args: argparse.Namespace) -> int:
-    """The command: the comparison's text on stdout, progress on stderr."""
-    say = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
-    result = run_compare(args, say)
-    print(f"{result.text}\nreport: {result.report}")
-    return 0

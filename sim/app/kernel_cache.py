@@ -2,7 +2,7 @@
 
 numba compiles each kernel on its first call and keeps the result in the current sources' cache folder
 (sim/numba_cache.py; `*.nbi` index files); a first run without it spends about a minute compiling before
-the first game, at 0% on the progress bar. `make` set-up fills the cache (sim/app/compile_kernels.py); when
+the first game, at 0% on the progress bar. `make` set-up fills the cache (its compile_kernels step); when
 it is cold anyway (a source edited, a cache deleted) the commands say so instead of sitting silent.
 """
 

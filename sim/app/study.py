@@ -56,7 +56,8 @@ def run_study(config: str | os.PathLike[str], players: int, agents: str, n_games
     seating, params = agent_arrays([[str(a) for a in agent_specs]], spec.name)
     start = time.perf_counter()
     batch = spec.run_batch(rules, game_seeds(seed, 0, n_games), seating[0], params[0])
-    return StudyResult(spec, rules, agent_specs, seed, time.perf_counter() - start, batch)
+    return StudyResult(spec=spec, rules=rules, agents=agent_specs, seed=seed,
+                       seconds=time.perf_counter() - start, batch=batch)
 
 
 def format_study(result: StudyResult) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -70,7 +70,8 @@ def _play_positions(game: str, config: dict, config_path: str, players: int, age
     seeds = game_seeds(seed, 0, n_games)
     chunks = [seeds[i:i + CHUNK] for i in range(0, n_games, CHUNK)]
     parts = Parallel(n_jobs=min(jobs, len(chunks)))(
-        delayed(_positions_chunk)(game, config, config_path, players, agent, chunk) for chunk in chunks)
+        delayed(_positions_chunk)(game, config, config_path, players, agent=agent, seeds=chunk)
+        for chunk in chunks)
     return {key: np.concatenate([part[key] for part in parts]) for key in ("features", "gained")}
 
 
@@ -98,7 +99,8 @@ def measure_strength(game: str, config: dict, config_path: str, players: int, ex
     seeds = game_seeds(seed, 0, n_games)
     step = max(1, min(CHUNK, -(-n_games // max(jobs, 1))))
     parts = Parallel(n_jobs=min(jobs, -(-n_games // step)))(
-        delayed(_shares_chunk)(game, config, config_path, players, seating[i:i + step], seeds[i:i + step])
+        delayed(_shares_chunk)(game, config, config_path, players, seating=seating[i:i + step],
+                               seeds=seeds[i:i + step])
         for i in range(0, n_games, step))
     shares = np.concatenate(parts)
     share = float(shares[np.arange(n_games), np.arange(n_games) % players].sum())
@@ -132,14 +134,15 @@ def train(game: str, players: int, config: str | os.PathLike[str] | None = None,
     with tempfile.TemporaryDirectory() as scratch:
         agent = data_agent
         for round_index in range(rounds):
-            data = _play_positions(game, merged, config_path, players, agent, seed + round_index,
-                                   games_per_round, jobs)
+            data = _play_positions(game, merged, config_path, players, agent=agent, seed=seed + round_index,
+                                   n_games=games_per_round, jobs=jobs)
             feature_parts.append(data["features"])
             target_parts.append(data["gained"])
             weights, r2 = fit_ridge(np.concatenate(feature_parts), np.concatenate(target_parts))
             positions = int(sum(len(part) for part in target_parts))
-            model = ExpertModel(game, players, features, tuple(float(w) for w in weights), config_path,
-                                rules.config_hash,
+            model = ExpertModel(game=game, players=players, features=features,
+                                weights=tuple(float(w) for w in weights), config=config_path,
+                                config_hash=rules.config_hash,
                                 training={"agents": data_agent, "rounds": rounds, "games_per_round":
                                           games_per_round, "positions": positions, "seed": seed,
                                           "ridge": RIDGE, "r2": round(r2, 4)})
@@ -149,11 +152,10 @@ def train(game: str, players: int, config: str | os.PathLike[str] | None = None,
             agent = f"expert:model={interim}"
         strength = {}
         if strength_games > 0:
-            strength = measure_strength(game, merged, config_path, players, agent, data_agent, strength_games,
-                                        seed + rounds, jobs)
+            strength = measure_strength(game, merged, config_path, players, expert=agent, against=data_agent,
+                                        n_games=strength_games, seed=seed + rounds, jobs=jobs)
             say(f"strength: {strength['win_share']:.1%} [{strength['interval'][0]:.1%}, "
                 f"{strength['interval'][1]:.1%}] against {data_agent} (n = {strength_games}, fair share "
                 f"{strength['fair_share']:.1%})")
-    model = ExpertModel(model.game, model.players, model.features, model.weights, model.config,
-                        model.config_hash, model.training, strength)
+    model = replace(model, strength=strength)
     return TrainResult(model, save_model(model, out_path), model.training["positions"])

@@ -244,8 +244,9 @@ def play_until_decided(play_to: Callable[[int], Any], judge: Callable[[], list[V
                     reason = "time cap"
         if reason is not None:
             seconds = clock() - started
-            say(_stop_line(reason, have, rounds, seconds, cap_games, cap_minutes))
-            return UntilDecidedResult(have, verdicts, reason, played, rounds, seconds, looks, planned)
+            say(_stop_line(reason, have, rounds, seconds, cap_games=cap_games, cap_minutes=cap_minutes))
+            return UntilDecidedResult(games=have, verdicts=verdicts, reason=reason, played=played,
+                                      rounds=rounds, seconds=seconds, looks=looks, planned=planned)
         say(f"  -> on to {target:,} games")
 
 

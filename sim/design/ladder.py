@@ -161,7 +161,7 @@ def run_ladder(game: str, players: int, config: str | os.PathLike[str] | None = 
                seed: int = 0, out: str | os.PathLike[str] | None = None,
                say: Callable[[str], None] = print, expert: bool = True) -> LadderResult:
     """Plan (refusing bad input before any game), play every unfinished step, write the report."""
-    out, steps = plan_ladder(game, players, config, iters, seed, out, expert)
+    out, steps = plan_ladder(game, players, config=config, iters=iters, seed=seed, out=out, expert=expert)
     out.mkdir(parents=True, exist_ok=True)
     text = json.dumps(ladder_manifest(out, steps, games, iters), indent=2)
     path = out / LADDER_MANIFEST

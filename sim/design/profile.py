@@ -176,7 +176,8 @@ def plan_profile(config: str | os.PathLike[str], players: int, levels: str | Non
             from sim.app.values_run import plan_values
 
             values_plan, values_out = plan_values(config, players, name, seed, None), out / f"{slug}-values"
-        planned.append(Level(name, slug, plan, out / slug, values_plan, values_out))
+        planned.append(Level(name=name, slug=slug, plan=plan, out=out / slug, values_plan=values_plan,
+                             values_out=values_out))
     if out.exists() and not out.is_dir():
         raise ConfigError(f"{out}: --out is a file, not a profile folder")
     old = read_profile_manifest(out)
@@ -232,7 +233,8 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
         check_caps(games, minutes)
     elif minutes is not None:
         raise ConfigError("--minutes: only used with --until-decided")
-    out, planned = plan_profile(config, players, levels, seed, out, force, values, values_games)
+    out, planned = plan_profile(config, players, levels=levels, seed=seed, out=out, force=force,
+                                values=values, values_games=values_games)
     game = planned[0].plan.game
     base_games = None
     if values:
@@ -253,7 +255,8 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
     for i, level in enumerate(planned, 1):
         label = f"[{i}/{len(planned)}] {level.name}"
         if until_decided:
-            done = _until_decided(level, games, minutes, margins, jobs, force, say, label)
+            done = _until_decided(level, games, minutes, margins=margins, jobs=jobs, force=force, say=say,
+                                  label=label)
             result.until[level.name] = done
             result.played += done.played
             result.skipped += done.played == 0

@@ -8,7 +8,7 @@ so the kernels are compiled for exactly the array layouts real runs pass. The ca
 source file of `sim` (sim/numba_cache.py), so after an edit or a pull the first run compiles afresh
 rather than run a stale kernel.
 
-    python -m sim.app.compile_kernels
+    python -m sim.commands.compile_kernels
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from sim import games
-from sim.app.cli import main
+from sim.commands import main
 
 
 def _agent_text(game: str, name: str) -> str:

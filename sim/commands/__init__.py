@@ -1,0 +1,100 @@
+"""The `balance` command line (API.md): one module per command, each with its one-line `HELP`, its
+`add_arguments(parser)` and its `run(args) -> int` (and, if it needs them, `PARSER`: more arguments of its
+parser), listed once in `COMMANDS`, from which `build_parser` builds the parser and `main` dispatches. Bad
+input is refused with one line and exit status 2.
+
+The layers: this package sits above `sim.app` (the runner and the application's studies) and `sim.design`
+(the design studies, which use `sim.app`); neither imports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from types import ModuleType
+
+from sim.commands import (
+    bench,
+    compare,
+    ladder,
+    play,
+    profile,
+    report,
+    simulate,
+    study,
+    summary,
+    sweep,
+    train,
+    tune,
+    values,
+)
+from sim.errors import ConfigError, RunFailed
+
+#: every `balance` subcommand by name, in the order `balance --help` lists them
+COMMANDS: dict[str, ModuleType] = {command.NAME: command for command in (
+    study, simulate, values, report, summary, ladder, play, train, bench, compare, sweep, tune, profile)}
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("balance-toolkit")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "(not installed)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="balance",
+                                     description="Monte Carlo balance toolkit for board games.")
+    parser.add_argument("--version", action="version", version=f"balance {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, command in COMMANDS.items():
+        command.add_arguments(sub.add_parser(name, help=command.HELP, **getattr(command, "PARSER", {})))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command].run(args)
+    except ConfigError as err:
+        print(f"balance: {err}", file=sys.stderr)
+        return 2
+    except RunFailed as err:
+        print(f"balance: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:  # a read-only place, a file where a folder should be, a full disk: one line
+        print(f"balance: {err.filename or ''}{': ' if err.filename else ''}{err.strerror or err}",
+              file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("balance: interrupted", file=sys.stderr)
+        return 130
+
+
+def entry() -> None:
+    """The `balance` command: main(), then the interpreter's exit handlers (loky's and Dask's shutdown,
+    logging's flush) and an immediate exit. Why not a plain return: Arrow's C++ thread pools can abort the
+    interpreter's own teardown after the work is done ("terminate called without an active exception",
+    status -6; apache/arrow#34314), which turned a refusal's status 2 into a crash, intermittently."""
+    import atexit
+
+    try:
+        code = main()
+    except SystemExit as stop:  # argparse's --help, --version and usage errors
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
+        if not isinstance(stop.code, int) and stop.code is not None:
+            print(stop.code, file=sys.stderr)
+    # loky's own exit handler sits in threading's shutdown, which os._exit skips: stop its workers here
+    executors = sys.modules.get("joblib.externals.loky.reusable_executor")
+    if executors is not None and getattr(executors, "_executor", None) is not None:
+        executors._executor.shutdown(wait=True)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`balance ... | head`): nothing more to say
+            pass
+    os._exit(code)

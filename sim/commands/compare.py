@@ -1,0 +1,45 @@
+"""`balance compare BASE VARIANT --players N`: both configs played on the same seeds, and each headline
+question's change judged in words (sim/app/compare.py)."""
+
+from __future__ import annotations
+
+import argparse
+
+from sim.app.until_decided import add_until_decided_options
+from sim.commands.options import RunOptions, add_run_options, positive_int
+
+NAME = "compare"
+HELP = ("play a variant config against its base on the same seeds and say, question by question, whether the "
+        "change made the game fairer")
+PARSER = {"epilog": "examples:\n  balance compare base.toml my-variant.toml --players 3\n"
+                    "  balance compare base.toml my-variant.toml --players 4 --until-decided\n"
+                    "  balance compare base.toml my-variant.toml --players 3 --margin 1 --agents greedy",
+          "formatter_class": argparse.RawDescriptionHelpFormatter}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sim.app.compare import DEFAULT_GAMES
+
+    parser.add_argument("base", help="the base TOML config")
+    parser.add_argument("variant", help="the variant TOML config (the same game)")
+    parser.add_argument("--players", type=int, required=True, help="number of players (required)")
+    parser.add_argument("--agents", default="expert",
+                        help="the players, one for all seats or a,b,c (default expert)")
+    parser.add_argument("--games", type=positive_int,
+                        help=f"games of each config (default {DEFAULT_GAMES:,}; with --until-decided the "
+                             "cap, default 200,000)")
+    add_until_decided_options(parser, "both configs alike")
+    add_run_options(parser,
+                    jobs={"default": None, "help": "worker processes (default: the cores)"},
+                    seed="seed of both runs' games (default 0)",
+                    out="compare folder (default: runs/compare/<base>-vs-<variant>-<N>p-<agents>-seed<S>)",
+                    force="replace run directories made by a different run", quiet="no progress lines")
+
+
+def run(args: argparse.Namespace) -> int:
+    """The comparison's text on stdout, progress on stderr."""
+    from sim.app.compare import run_compare
+
+    result = run_compare(args, RunOptions.from_args(args).say())
+    print(f"{result.text}\nreport: {result.report}")
+    return 0

@@ -1,0 +1,43 @@
+"""`balance ladder GAME --players N`: a strength ladder, each level against the level below
+(sim/design/ladder.py)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from sim import games
+from sim.commands.options import RunOptions, add_run_options, positive_int
+
+NAME = "ladder"
+HELP = ("strength ladder: each level (random, greedy, MCTS at doubling iterations) against the level below; "
+        "win share vs 1/N")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", help=f"the game: {' or '.join(games.names())}")
+    parser.add_argument("--players", type=int, required=True, help="number of players (required)")
+    parser.add_argument("--config", help="TOML config of the game (default: configs/<game>/base.toml)")
+    parser.add_argument("--games", type=positive_int, default=600, help="games per step (default 600)")
+    parser.add_argument("--iters", help="MCTS iterations per level, increasing (default 25,50,100,200,400; "
+                                        "none: random and greedy only)")
+    add_run_options(parser, jobs=True, seed=True,
+                    out="ladder folder (default: runs/ladder-<game>-<N>p-seed<S>)")
+    parser.add_argument("--no-expert", action="store_true",
+                        help="leave out the last level, the expert agent (its shipped model) against the "
+                             "strongest MCTS level")
+    add_run_options(parser, quiet="no line per step")
+
+
+def run(args: argparse.Namespace) -> int:
+    from sim.design.ladder import parse_iters, run_ladder
+
+    started = time.perf_counter()
+    options = RunOptions.from_args(args)
+    result = run_ladder(args.game, args.players, config=args.config, games=args.games,
+                        iters=parse_iters(args.iters), jobs=options.jobs, seed=options.seed, out=options.out,
+                        say=options.say(), expert=not args.no_expert)
+    print(f"{result.text}\n{result.played:,} games played ({result.skipped} of {len(result.steps)} steps "
+          f"finished already) in {time.perf_counter() - started:.1f} s; ladder folder: {result.out}; "
+          f"report: {result.report}")
+    return 0

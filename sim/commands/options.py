@@ -1,0 +1,101 @@
+"""The options several `balance` commands share, defined once: the argparse types of whole numbers
+(`positive_int`, `seed_int`), `add_run_options` (--jobs, --backend, --scheduler, --seed, --out, --force,
+--quiet, and --chunk-size and --wait, in the order and with the help each command gives them) and
+`RunOptions`, the one object that carries their values from the parsed arguments to a run function."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any
+
+from sim.errors import ConfigError
+
+
+def _whole_number(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def positive_int(text: str) -> int:
+    """The argparse type of a count (--jobs, --games, --rounds, ...): a whole number, at least 1."""
+    value = _whole_number(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def seed_int(text: str) -> int:
+    """The argparse type of --seed: a whole number in [0, 2**63)."""
+    value = _whole_number(text)
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 2**63 - 1, got {value}")
+    return value
+
+
+def _standard() -> dict[str, tuple[str, dict[str, Any]]]:
+    """Each shared option's flag and its usual definition (a command may give its own help or default).
+    Built at each call: --jobs's default is the machine's cores when the parser is built."""
+    return {
+        "jobs": ("--jobs", {"type": positive_int, "default": os.cpu_count() or 1,
+                            "help": "worker processes (default: the machine's cores, %(default)s here)"}),
+        "seed": ("--seed", {"type": seed_int, "default": 0, "help": "seed of every game (default 0)"}),
+        "out": ("--out", {}),
+        "backend": ("--backend", {"choices": ("loky", "dask"), "default": "loky",
+                                  "help": "loky (this machine, the default) or dask (a LocalCluster)"}),
+        "scheduler": ("--scheduler", {"help": "dask scheduler address (default: a local cluster)"}),
+        "chunk_size": ("--chunk-size", {"type": positive_int}),
+        "force": ("--force", {"action": "store_true",
+                              "help": "replace a run directory made by a different run"}),
+        "quiet": ("--quiet", {"action": "store_true"}),
+        "wait": ("--wait", {"action": "store_true"}),
+    }
+
+
+def add_run_options(parser: argparse.ArgumentParser, **options: bool | str | dict[str, Any]) -> None:
+    """Add the shared options a command takes, in the order given (the order of its usage line and help),
+    each as `name=True` (its usual definition), `name="help"` (the command's own help text) or
+    `name={...}` (what the command changes in its definition: help, default), e.g.
+    ``add_run_options(parser, jobs=True, out="ladder folder (default: ...)")``."""
+    standard = _standard()
+    for name, own in options.items():
+        flag, definition = standard[name]
+        change = own if isinstance(own, dict) else {"help": own} if isinstance(own, str) else {}
+        parser.add_argument(flag, **{**definition, **change})
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a command runs, as its shared options say; an option the command does not take keeps the
+    default here."""
+
+    jobs: int | None = None
+    backend: str = "loky"
+    scheduler: str | None = None
+    seed: int | None = 0
+    out: str | None = None
+    force: bool = False
+    quiet: bool = False
+    chunk_size: int | None = None
+    wait: bool = False
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> RunOptions:
+        return cls(**{f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)})
+
+    def check_backend(self) -> None:
+        """Refuse --scheduler without --backend dask."""
+        if self.scheduler and self.backend != "dask":
+            raise ConfigError("--scheduler: only used with --backend dask")
+
+    def say(self) -> Callable[[str], None]:
+        """The progress lines' printer: to stderr, at once; nothing with --quiet."""
+        def say(line: str) -> None:
+            if not self.quiet:
+                print(line, file=sys.stderr, flush=True)
+        return say

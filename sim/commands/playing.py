@@ -1,0 +1,59 @@
+"""What `balance simulate` and `balance values` share: their options (what to play, where, and how it
+runs) and playing a plan into its run directory with a progress bar."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from sim.commands.options import RunOptions, add_run_options
+
+
+def add_play_options(parser: argparse.ArgumentParser, agents: str, unit: str, out: str) -> None:
+    """The options `simulate` and `values` share: what to play, where, and how it runs."""
+    parser.add_argument("config", help="TOML config of any game (its `game` key says which)")
+    parser.add_argument("--players", type=int, required=True, help="number of players (required)")
+    parser.add_argument("--agents", default=agents,
+                        help=f"one agent for all seats, or one per seat: a,b,c (default {agents})")
+    add_run_options(
+        parser, jobs=True,
+        seed="seed of every game's deal and agents: game i plays from (seed, i) (default 0)",
+        out=f"run directory (default: {out})",
+        backend="how chunks run in parallel: loky processes or a dask cluster (default loky)",
+        scheduler=True,
+        chunk_size=f"{unit} per chunk (default: from --games and --jobs)",
+        force=True,
+        quiet="no progress bar",
+        wait="if another balance process is writing the run directory, wait for it to finish (default: "
+             "refuse at once, naming it)")
+
+
+def start_workers(options: RunOptions, game: str) -> None:
+    """Start the loky workers of a command that plays a plan, before anything else it does."""
+    from sim.app.runner import prestart_workers
+
+    if options.backend == "loky":
+        prestart_workers(options.jobs, game)  # first, so their start-up overlaps everything below
+
+
+def play_run(plan: Any, games_asked: int, options: RunOptions, unit: str) -> Any:
+    """Play a plan into its run directory with the shared run options, a progress bar on a terminal."""
+    from tqdm import tqdm
+
+    from sim.app.runner import default_out, simulate
+
+    out = options.out or default_out(plan)
+    show = not options.quiet and sys.stderr.isatty()
+    if not options.quiet:
+        from sim.app.kernel_cache import announce_compiling
+
+        announce_compiling(plan.game, lambda line: print(f"balance: {line}", file=sys.stderr, flush=True))
+    with tqdm(total=games_asked, unit=unit, disable=not show, smoothing=0.1, desc=plan.game) as bar:
+        result = simulate(plan, games_asked, out, jobs=options.jobs, backend=options.backend,
+                          scheduler=options.scheduler, force=options.force, chunk_size=options.chunk_size,
+                          progress=bar.update, wait=options.wait)
+    if result.damaged:
+        print(f"balance: {len(result.damaged)} damaged part(s) moved to {result.quarantined} and their games "
+              f"played again: {'; '.join(result.damaged)}", file=sys.stderr)
+    return result

@@ -1,0 +1,62 @@
+"""`balance profile CONFIG --players N`: self-play at several skill levels on the same game seeds, the
+report showing every headline figure per level (sim/design/profile.py)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from sim.commands.options import RunOptions, add_run_options, positive_int
+
+NAME = "profile"
+HELP = ("self-play at several skill levels on the same game seeds; the report shows every headline figure "
+        "per level and flags what depends on how well people play")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sim.app.until_decided import DEFAULT_CAP, add_until_decided_options
+    from sim.design.profile import DEFAULT_GAMES, DEFAULT_LEVELS
+
+    parser.add_argument("config", help="TOML config of any game (its `game` key says which)")
+    parser.add_argument("--players", type=int, required=True, help="number of players (required)")
+    parser.add_argument("--levels", default=DEFAULT_LEVELS,
+                        help=f"--agents strings for one seat, weakest first (default {DEFAULT_LEVELS}); "
+                             "every seat plays the level")
+    parser.add_argument("--games", type=positive_int,
+                        help=f"games per level (default {DEFAULT_GAMES:,}); with --until-decided each "
+                             f"level's cap (default {DEFAULT_CAP:,})")
+    add_until_decided_options(parser, "each level")
+    add_run_options(parser, seed="the same at every level (default 0)")
+    parser.add_argument("--values", action="store_true",
+                        help="also a `balance values` run per level: component values per level")
+    parser.add_argument("--values-games", type=positive_int,
+                        help="base games of each values run (default: the game's own)")
+    add_run_options(parser, jobs=True,
+                    out="profile folder (default: runs/profiles/<game>-<config>-<N>p)",
+                    force="write into a non-empty folder that is not a profile, and replace level runs made "
+                          "by a different config or seed",
+                    quiet="no line per level")
+
+
+def run(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    from analysis.verdicts import parse_margins
+    from sim.app.until_decided import DEFAULT_CAP
+    from sim.design.profile import DEFAULT_GAMES, run_profile
+
+    options = RunOptions.from_args(args)
+    games = args.games or (DEFAULT_CAP if args.until_decided else DEFAULT_GAMES)
+    result = run_profile(args.config, args.players, levels=args.levels, games=games, jobs=options.jobs,
+                         seed=options.seed, out=options.out, force=options.force, say=options.say(),
+                         values=args.values, values_games=args.values_games, until_decided=args.until_decided,
+                         minutes=args.minutes, margins=parse_margins(args.margin))
+    if result.until:
+        print("until decided: " + "; ".join(
+            f"{name} {'decided' if done.decided else 'undecided at the ' + done.reason} at "
+            f"{done.games:,} games" for name, done in result.until.items()))
+    print(f"{result.text}\n{len(result.levels)} levels ({result.skipped} finished already), "
+          f"{result.played:,} games played"
+          + (f" and {result.values_played:,} values base games" if args.values else "")
+          + f" in {time.perf_counter() - started:.1f} s; profile folder: {result.out}; "
+          f"report: {result.report}")
+    return 0

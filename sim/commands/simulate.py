@@ -1,0 +1,88 @@
+"""`balance simulate`: self-play games in parallel into a resumable run directory, a fixed number of them
+or (--until-decided) in rounds until every headline verdict is decided."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from sim.app.until_decided import add_until_decided_options
+from sim.commands.options import RunOptions, positive_int
+from sim.commands.playing import add_play_options, play_run, start_workers
+from sim.errors import ConfigError
+
+NAME = "simulate"
+HELP = "self-play games in parallel into a resumable run directory"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--games", type=positive_int,
+                        help="games the run directory should hold (required, unless --until-decided; more "
+                             "extends a run); with --until-decided the cap (default 200,000)")
+    parser.add_argument("--rotate-seats", action="store_true",
+                        help="rotate the agents one seat per game: each agent sits in each seat equally")
+    add_until_decided_options(parser)
+    add_play_options(parser, agents="expert", unit="games", out="runs/<game>-<config>-<N>p-<agents>-seed<S>")
+
+
+def run(args: argparse.Namespace) -> int:
+    started = time.perf_counter()  # the reported time covers validation and worker start-up too
+    from sim.app.runner import plan_run
+
+    options = RunOptions.from_args(args)
+    options.check_backend()
+    if args.until_decided:  # the caps and margins are refused, if bad, before anything is planned
+        from analysis.verdicts import parse_margins
+        from sim.app.until_decided import DEFAULT_CAP, check_caps
+
+        cap = args.games if args.games is not None else DEFAULT_CAP
+        check_caps(cap, args.minutes)
+        margins = parse_margins(args.margin)
+    else:
+        for option, value in (("--minutes", args.minutes), ("--margin", args.margin)):
+            if value is not None:
+                raise ConfigError(f"{option}: only used with --until-decided")
+        if args.games is None:
+            raise ConfigError("--games: required, the games the run directory should hold (or "
+                              "--until-decided: play until the verdicts are decided)")
+    plan = plan_run(args.config, args.players, args.agents, args.seed, args.rotate_seats)
+    start_workers(options, plan.game)
+    if not args.until_decided:
+        return _play_games(plan, args.games, options, started)
+    return _play_until_decided(plan, options, started, cap=cap, margins=margins, minutes=args.minutes)
+
+
+def _play_games(plan, games: int, options: RunOptions, started: float) -> int:
+    """Play the run directory to `games` games and say how it went."""
+    result = play_run(plan, games, options, "games")
+    seconds = time.perf_counter() - started
+    rate = result.played / seconds if seconds > 0 else 0.0
+    note = f" ({result.already} were already there)" if result.already else ""
+    from analysis.summary import agents_text
+
+    players = agents_text({"agents": plan.agents, "rotate_seats": plan.rotate_seats})
+    print(f"{result.played} games played{note} by {players} in {seconds:.1f} s, {rate:,.0f} games/s; "
+          f"run directory: {result.run_dir}")
+    return 0
+
+
+def _play_until_decided(plan, options: RunOptions, started: float, *, cap: int, margins,
+                        minutes: float | None) -> int:
+    """Play the run directory in rounds until its verdicts are decided (or a cap), then summarise it."""
+    from analysis.summary import format_run
+    from sim.app.runner import default_out
+    from sim.app.until_decided import RunJudge, first_round, play_until_decided
+
+    out = options.out or default_out(plan)
+    judge = RunJudge(out, margins)
+    done = play_until_decided(lambda games: play_run(plan, games, options, "games").played, judge, cap,
+                              minutes, options.say(), first=first_round(plan.smallest_chunk()),
+                              plan=judge.plan)
+    seconds = time.perf_counter() - started
+    rate = done.played / seconds if seconds > 0 else 0.0
+    stopped = ("every verdict decided" if done.decided else f"stopped undecided at the games cap ({cap:,})"
+               if done.reason == "games cap" else f"stopped undecided at the time cap ({minutes} min)")
+    print(format_run(judge.run, margins))
+    print(f"until decided: {stopped} at {done.games:,} games, {done.rounds} round(s); {done.played:,} games "
+          f"played in {seconds:.1f} s, {rate:,.0f} games/s; run directory: {out}")
+    return 0

@@ -1,0 +1,26 @@
+"""`balance study`: a batch of games played in memory, its seat win rates printed (sim/app/study.py)."""
+
+from __future__ import annotations
+
+import argparse
+
+from sim.commands.options import add_run_options, positive_int
+
+NAME = "study"
+HELP = "play a batch of games in memory and print seat win rates"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", help="TOML config of any game (its `game` key says which)")
+    parser.add_argument("--players", type=int, required=True, help="number of players (required)")
+    parser.add_argument("--games", type=positive_int, default=10000, help="games to play (default 10000)")
+    parser.add_argument("--agents", default="expert",
+                        help="one agent for all seats, or one per seat: a,b,c (default expert)")
+    add_run_options(parser, seed="seed of the games (default 0)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from sim.app.study import format_study, run_study
+
+    print(format_study(run_study(args.config, args.players, args.agents, args.games, args.seed)))
+    return 0

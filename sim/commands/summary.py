@@ -1,0 +1,46 @@
+"""`balance summary`: seat win rates and ties of run directories, read from their logs (a `balance values`
+run prints its values)."""
+
+from __future__ import annotations
+
+import argparse
+
+from sim.app.until_decided import add_margin_option
+from sim.commands.options import RunOptions, add_run_options
+
+NAME = "summary"
+HELP = "seat win rates and ties of run directories, from their logs"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("runs", nargs="+", help="run directories written by simulate")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="summarise the intact games of a run with damaged parts (default: refuse it)")
+    add_run_options(parser, jobs={"default": 1, "help": "chunks summarised in parallel (default 1); memory "
+                                                       "holds one chunk a job"}, backend=True)
+    add_margin_option(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from analysis.run_tally import read_run_tally
+    from analysis.runs import run_snapshot
+    from analysis.summary import format_run
+    from analysis.values import format_values, is_values_run, read_values_run
+    from analysis.verdicts import parse_margins
+    from analysis.worth_verdicts import format_worth
+
+    options = RunOptions.from_args(args)
+    margins = parse_margins(args.margin)
+    # refuse any bad directory before printing anything; a `balance values` run prints its values. A
+    # simulate run is summarised from its report tally, chunk by chunk: memory holds a chunk, not the run.
+    runs = [read_values_run(path, args.allow_partial) if is_values_run(path) else
+            run_snapshot(path, args.allow_partial) for path in args.runs]
+    texts = []
+    for one in runs:
+        if is_values_run(one.path):
+            texts.append(f"{one.path}:\n{format_worth(one, margins)}\n{format_values(one)}")
+            continue
+        tally = read_run_tally(one.path, args.allow_partial, options.jobs, options.backend)
+        texts.append(format_run(tally, margins))
+    print("\n\n".join(texts))
+    return 0

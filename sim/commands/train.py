@@ -1,0 +1,48 @@
+"""`balance train GAME --players N`: fit the expert agent's evaluation by self-play and write its model file
+(sim/app/train.py)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from sim import games
+from sim.commands.options import RunOptions, add_run_options, positive_int
+
+NAME = "train"
+HELP = "fit the expert agent's evaluation by self-play (expert iteration) and write its model file"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", help=f"the game: {' or '.join(games.names())}")
+    parser.add_argument("--players", type=int, required=True, help="number of players (required)")
+    parser.add_argument("--config", help="TOML config of the game (default: configs/<game>/base.toml)")
+    parser.add_argument("--games", type=positive_int, default=3000,
+                        help="self-play games per round (default 3000)")
+    parser.add_argument("--agents", default="greedy", help="the data agent of round 0, and what the strength "
+                                                           "is measured against (default greedy)")
+    parser.add_argument("--rounds", type=positive_int, default=2,
+                        help="rounds; each after the first plays the expert of the round before (default 2)")
+    parser.add_argument("--strength-games", type=int, default=600,
+                        help="games of one expert against the data agent, seats rotated (default 600; 0: "
+                             "none)")
+    add_run_options(parser, jobs=True, seed=True,
+                    out="model file (default: runs/models/<game>-<config>-<N>p.json)",
+                    quiet="no line per round")
+
+
+def run(args: argparse.Namespace) -> int:
+    from sim.app.train import train
+
+    started = time.perf_counter()
+    options = RunOptions.from_args(args)
+    result = train(args.game, args.players, config=args.config, games_per_round=args.games,
+                   agents=args.agents, rounds=args.rounds, jobs=options.jobs, seed=options.seed,
+                   out=options.out, strength_games=args.strength_games, say=options.say())
+    strength = result.model.strength
+    low, high = strength.get("interval", (0.0, 0.0))
+    measured = (f"; {strength['win_share']:.1%} [{low:.1%}, {high:.1%}] of wins against "
+                f"{strength['against']} (n = {strength['games']})" if strength else "")
+    print(f"model written: {result.path} ({result.positions:,} positions{measured}) in "
+          f"{time.perf_counter() - started:.1f} s")
+    return 0
