@@ -1,23 +1,41 @@
 """Agent names on the command line (`random`, `greedy`, `mcts:iters=400`): one per seat or one for all.
 
 Which agents a game has, their kernel codes and parameter schemas come from its registry entry
-(sim/games.py, `GameSpec.agents`); this module only parses and checks names against them."""
+(`GameSpec.agents`), which the caller hands in; this module only parses and checks names against them."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
-from sim import games
 from sim.errors import ConfigError
+from sim.game_spec import AgentKind
 
 
-def _kinds(game: str) -> dict[str, games.AgentKind]:
-    """The agents a game offers (its registry entry), name -> AgentKind."""
-    return games.spec(game).agents
+class Roster(Protocol):
+    """What agent names are checked against: a game's name and the agents it offers. A GameSpec is one;
+    a game's own policies, which its spec refers to, use an AgentRoster of its agent table."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def agents(self) -> dict[str, AgentKind]: ...
+
+
+@dataclass(frozen=True)
+class AgentRoster:
+    name: str
+    agents: dict[str, AgentKind]
+
+
+def _kinds(game: Roster) -> dict[str, AgentKind]:
+    """The agents a game offers, name -> AgentKind."""
+    return game.agents
 
 
 @dataclass(frozen=True)
@@ -31,7 +49,7 @@ class AgentSpec:
         return self.name + ":" + ",".join(f"{k}={v}" for k, v in self.params.items())
 
 
-def parse_agents(text: str, players: int, game: str, extra_names: tuple[str, ...] = ()) -> list[AgentSpec]:
+def parse_agents(text: str, players: int, game: Roster, extra_names: tuple[str, ...] = ()) -> list[AgentSpec]:
     """One AgentSpec per seat; refuse unknown agents and parameters with a ConfigError naming them.
     extra_names: more agents without parameters that this command accepts (`human` for `balance play`)."""
     names = [part.strip() for part in text.split(",")] if text else []
@@ -50,13 +68,14 @@ def parse_agents(text: str, players: int, game: str, extra_names: tuple[str, ...
     return [parse_spec(spec, game, extra_names) for spec in specs]
 
 
-def parse_spec(spec: str, game: str, extra_names: tuple[str, ...] = ()) -> AgentSpec:
+def parse_spec(spec: str, game: Roster, extra_names: tuple[str, ...] = ()) -> AgentSpec:
     """One agent, e.g. `mcts:iters=400,c=1.2`; a ConfigError says what is wrong."""
     name, _, param_text = spec.strip().partition(":")
     kinds = _kinds(game)
     known_names = (*kinds, *extra_names)
     if name not in known_names:
-        raise ConfigError(f"--agents: unknown agent {name!r} for {game}; known: {', '.join(known_names)}")
+        raise ConfigError(f"--agents: unknown agent {name!r} for {game.name}; "
+                          f"known: {', '.join(known_names)}")
     kind_of = kinds.get(name)
     known = kind_of.params if kind_of else {}
     params: dict[str, float | int | str] = {}
@@ -86,14 +105,14 @@ def parse_spec(spec: str, game: str, extra_names: tuple[str, ...] = ()) -> Agent
     return AgentSpec(name, params)
 
 
-def _model_file(spec: AgentSpec, game: str, players: int):
+def _model_file(spec: AgentSpec, game: Roster, players: int):
     """The model file an agent with a learned evaluation plays (its `model=`, or the shipped default)."""
     from sim.expert_model import model_path
 
-    return model_path(str(spec.params.get("model", "")), game, players)
+    return model_path(str(spec.params.get("model", "")), game.name, players)
 
 
-def load_agent_model(spec: AgentSpec, game: str, players: int):
+def load_agent_model(spec: AgentSpec, game: Roster, players: int):
     """The checked model of an agent that plays one (ConfigError: missing, malformed, another game, player
     count or feature list; sim/expert_model.py), or None for the other agents."""
     from sim.expert_model import load_model
@@ -101,10 +120,10 @@ def load_agent_model(spec: AgentSpec, game: str, players: int):
     kind = _kinds(game)[spec.name]
     if not kind.features:
         return None
-    return load_model(_model_file(spec, game, players), game, players, kind.features)
+    return load_model(_model_file(spec, game, players), game.name, players, kind.features)
 
 
-def check_models(specs: list[AgentSpec], game: str, players: int, config_hash: str) -> None:
+def check_models(specs: list[AgentSpec], game: Roster, players: int, config_hash: str) -> None:
     """Refuse an unusable model before any game is played, and warn (one line) when one was trained on
     another config."""
     from sim.expert_model import warn_config
@@ -115,7 +134,7 @@ def check_models(specs: list[AgentSpec], game: str, players: int, config_hash: s
             warn_config(model, _model_file(spec, game, players), config_hash)
 
 
-def resolved(spec: AgentSpec, game: str, players: int | None = None) -> str:
+def resolved(spec: AgentSpec, game: Roster, players: int | None = None) -> str:
     """The agent with every parameter written out, defaults included (`mcts:iters=1000,c=0.1,...`): what
     the agent string meant when a run was made, so a later change of defaults cannot pass for the same
     agent. A model file is written with a hash of its bytes (`model=PATH@digest`): retraining the model
@@ -137,7 +156,7 @@ def resolved(spec: AgentSpec, game: str, players: int | None = None) -> str:
     return spec.name + ":" + ",".join(f"{key}={value}" for key, value in values.items())
 
 
-def agent_row(spec: AgentSpec, game: str, players: int | None = None) -> list[float]:
+def agent_row(spec: AgentSpec, game: Roster, players: int | None = None) -> list[float]:
     """The kernel parameter row of an agent: its numeric parameters in its schema's order (defaults filled
     in, choices by index), then, for an agent that plays a model, the model's weights; empty for an agent
     without parameters."""
@@ -158,7 +177,7 @@ def agent_row(spec: AgentSpec, game: str, players: int | None = None) -> list[fl
     return row
 
 
-def policy_params(spec: AgentSpec, game: str) -> dict[str, float | int | str]:
+def policy_params(spec: AgentSpec, game: Roster) -> dict[str, float | int | str]:
     """The keyword parameters of a readable-API policy: every parameter of the agent's schema, defaults
     filled in (a choice by index, a model file by name)."""
     out: dict[str, float | int | str] = {}
@@ -173,10 +192,10 @@ def policy_params(spec: AgentSpec, game: str) -> dict[str, float | int | str]:
     return out
 
 
-def agent_arrays(seating: list[list[str]], game: str) -> tuple[np.ndarray, np.ndarray]:
+def agent_arrays(seating: list[list[str]], game: Roster) -> tuple[np.ndarray, np.ndarray]:
     """Agent codes (games, players) and parameter rows (games, players, n) for a list of seatings; rows
     are zero-padded to the longest of them (agents without parameters: all zeros)."""
-    codes = games.spec(game).agent_codes()
+    codes = {name: kind.code for name, kind in game.agents.items()}
     players = len(seating[0]) if seating else 0
     cache: dict[str, tuple[int, list[float]]] = {}
     for row in seating:

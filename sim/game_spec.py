@@ -124,7 +124,7 @@ class GameSpec:
     policies_ref: Ref                            # agent name -> readable-API policy class
     terminal_ref: Ref                            # the `balance play` view of a position
     report_ref: Ref                              # runs -> (report sections, per-run summaries)
-    bench_ref: Ref | None = None                 # .figures(scale, repeats, rate) and .lines(figures)
+    bench_ref: Ref | None = None                 # .figures(rules, scale, repeats, rate), .lines(figures)
     component_values_ref: Ref | None = None      # (events, players, config) -> each component's worth
     #: (games, players, events, manifest) of one chunk -> the game's mergeable report tally (analysis.tally)
     report_tally_ref: Ref | None = None

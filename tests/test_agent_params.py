@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from sim import games
 from sim.agent_spec import parse_spec
 from sim.errors import ConfigError
 
@@ -18,14 +19,14 @@ from sim.errors import ConfigError
 ])
 def test_non_finite_and_duplicate_parameters_refused(game: str, text: str, words: str) -> None:
     with pytest.raises(ConfigError, match="^--agents: ") as err:
-        parse_spec(text, game)
+        parse_spec(text, games.spec(game))
     assert words in str(err.value) and "\n" not in str(err.value)
 
 
 def test_kamakura_prior_nan_refused_and_finite_values_kept() -> None:
     with pytest.raises(ConfigError, match="finite"):
-        parse_spec("mcts:prior=nan", "kamakura")
+        parse_spec("mcts:prior=nan", games.spec("kamakura"))
     with pytest.raises(ConfigError, match="expert:temp must be a finite number"):
-        parse_spec("expert:temp=nan", "sakura")
-    spec = parse_spec("mcts:iters=40,c=0.5", "kamakura")
+        parse_spec("expert:temp=nan", games.spec("sakura"))
+    spec = parse_spec("mcts:iters=40,c=0.5", games.spec("kamakura"))
     assert spec.params == {"iters": 40, "c": 0.5}

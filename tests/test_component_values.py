@@ -263,7 +263,7 @@ def test_sakura_values_play_the_expert_as_the_batch_loop_does() -> None:
     spec = games.spec("sakura")
     rules = spec.default_rules(4)
     seeds = game_seeds(8, 0, 3)
-    row = agent_row(AgentSpec("expert", {"samples": 8}), "sakura", 4)
+    row = agent_row(AgentSpec("expert", {"samples": 8}), games.spec("sakura"), 4)
     params = np.zeros((4, len(row)))
     params[0] = params[2] = row
     seating = np.array([AGENT_EXPERT, AGENT_GREEDY, AGENT_EXPERT, AGENT_GREEDY])

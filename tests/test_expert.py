@@ -104,16 +104,16 @@ def test_a_model_of_another_config_plays_with_a_one_line_warning(tmp_path: Path,
 
 def test_the_run_identity_names_the_model_bytes(tmp_path: Path) -> None:
     path = save_model(_model("kamakura", 3), tmp_path / "m.json")
-    spec = parse_spec(f"expert:model={path}", "kamakura")
-    before = resolved(spec, "kamakura", 3)
+    spec = parse_spec(f"expert:model={path}", games.spec("kamakura"))
+    before = resolved(spec, games.spec("kamakura"), 3)
     save_model(_model("kamakura", 3, weights=(0.0,) * len(_model("kamakura", 3).weights)), path)
-    assert resolved(spec, "kamakura", 3) != before and str(path) in before
+    assert resolved(spec, games.spec("kamakura"), 3) != before and str(path) in before
 
 
 @pytest.mark.parametrize(("name", "players"), CASES, ids=IDS)
 def test_the_shipped_model_is_named_by_its_place_in_the_repository(name: str, players: int) -> None:
     """Not by an absolute path: the same run made in another clone or a moved checkout is the same run."""
-    agent = resolved(parse_spec("expert", name), name, players)
+    agent = resolved(parse_spec("expert", games.spec(name)), games.spec(name), players)
     assert f",model=sim/{name}/models/expert-{players}p.json@" in agent
 
 
@@ -123,7 +123,7 @@ def test_expert_games_are_the_same_per_seed_and_split(name: str, players: int) -
     spec = games.spec(name)
     rules = spec.default_rules(players)
     seating = [["expert"] + ["greedy"] * (players - 1)] * 12
-    kinds, params = agent_arrays(seating, name)
+    kinds, params = agent_arrays(seating, games.spec(name))
     seeds = game_seeds(8, 0, 12)
     scores = spec.vocabulary.batch_scores
     whole = spec.run_batch(rules, seeds, kinds, params)
@@ -144,7 +144,7 @@ def test_expert_games_replay_through_the_readable_api(name: str, players: int) -
     game = spec.game_class(rules)
     agents = ["expert"] + ["greedy"] * (players - 1)
     seeds = game_seeds(21, 0, 4)
-    kinds, params = agent_arrays([agents], name)
+    kinds, params = agent_arrays([agents], games.spec(name))
     batch = spec.run_batch(rules, seeds, kinds[0], params[0])
     for g, seed in enumerate(seeds):
         state = game.new_state(int(seed))

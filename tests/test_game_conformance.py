@@ -148,7 +148,7 @@ def compare(name: str, players: int, agents: list[str], n: int, seed: int, confi
     rules = spec.load_rules(config, players)
     game = spec.game_class(rules)
     seeds = game_seeds(seed, 0, n)
-    kinds, params = agent_arrays([agents], name)
+    kinds, params = agent_arrays([agents], games.spec(name))
     batch = spec.run_batch(rules, seeds, kinds[0], params[0])
     length, scores = spec.vocabulary.length, spec.vocabulary.batch_scores
     for g, s in enumerate(seeds):
@@ -214,7 +214,7 @@ def test_tables_do_not_depend_on_the_split(name: str, players: int) -> None:
     spec = games.spec(name)
     rules = spec.default_rules(players)
     seating = [["greedy"] + ["random"] * (players - 1)] * 200
-    kinds, params = agent_arrays(seating, name)
+    kinds, params = agent_arrays(seating, games.spec(name))
     seeds = game_seeds(3, 0, 200)
     whole = spec.tables(0, seeds, seating, spec.run_batch(rules, seeds, kinds, params), rules)
     parts = [spec.tables(a, seeds[a:a + 50], seating[a:a + 50],

@@ -18,13 +18,13 @@ import pytest
 from sim import ConfigError, games
 from sim.agent_spec import AgentSpec, agent_arrays, agent_row, parse_agents
 from sim.kamakura import kernels as K
+from sim.kamakura.agent_kinds import AGENTS, REWARDS, ROLLOUTS
 from sim.kamakura.agents import AGENT_CODES, AGENT_MCTS, MAX_PLAN, agent_plan
 from sim.kamakura.batch import EVENT_GAIN, EVENT_USE_CHIT, EVENT_USE_ORDER, run_batch
 from sim.kamakura.game import action_to_string, kernel_rules
 from sim.kamakura.mcts import mcts_action, tree_capacity
 from sim.kamakura.policies import POLICIES
 from sim.kamakura.search import search
-from sim.kamakura.spec import AGENTS, REWARDS, ROLLOUTS
 from sim.kamakura.turn_mcts import PLAN_WIDTH, turn_mcts_plan, turn_tree_capacity
 from sim.kamakura.uct import (
     M_NODES,
@@ -228,7 +228,7 @@ SEATINGS = {players: [[actions_tree(spec) for spec in row] for row in rows] for 
 def batch(players: int, seeds, seating_rows):
     rules = games.load("kamakura", config=str(CONFIG), players=players).rules
     rows = [seating_rows[i % len(seating_rows)] for i in range(len(seeds))]
-    kinds, params = agent_arrays(rows, "kamakura")
+    kinds, params = agent_arrays(rows, games.spec("kamakura"))
     return rules, kinds, params, run_batch(rules, seeds, kinds, params)
 
 
@@ -335,9 +335,10 @@ def test_a_game_does_not_depend_on_the_budgets_of_other_games_in_its_batch():
     rules = games.load("kamakura", config=str(CONFIG), players=2).rules
     spec = ["mcts:iters=100,c=0,prior=3,horizon=6,rollout=random,reward=score,tree=actions", "random"]
     seeds = [1, 5, 6]
-    kinds, params = agent_arrays([spec] * 3, "kamakura")
+    kinds, params = agent_arrays([spec] * 3, games.spec("kamakura"))
     alone = run_batch(rules, seeds, kinds, params)
-    kinds, params = agent_arrays([spec] * 3 + [[actions_tree("mcts:iters=400"), "random"]], "kamakura")
+    rows = [spec] * 3 + [[actions_tree("mcts:iters=400"), "random"]]
+    kinds, params = agent_arrays(rows, games.spec("kamakura"))
     together = run_batch(rules, seeds + [8], kinds, params)
     same_records(alone, together, slice(0, 3), slice(0, 3))
 
@@ -484,19 +485,20 @@ def test_a_position_outside_the_tree_starts_a_fresh_one():
 
 
 def test_mcts_agent_string_parses():
-    specs = parse_agents("mcts:iters=50,c=0.5,rollout=greedy", 3, "kamakura")
+    specs = parse_agents("mcts:iters=50,c=0.5,rollout=greedy", 3, games.spec("kamakura"))
     assert specs == [AgentSpec("mcts", {"iters": 50, "c": 0.5, "rollout": "greedy"})] * 3
     defaults = {key: default for key, (_, default) in AGENTS["mcts"].params.items()}
-    row = agent_row(specs[0], "kamakura")
+    row = agent_row(specs[0], games.spec("kamakura"))
     assert row == [50.0, 0.5, float(ROLLOUTS.index("greedy")), float(defaults["reward"]),
                    float(defaults["horizon"]), float(defaults["prior"]), float(defaults["tree"]),
                    float(defaults["width"])]
     assert row[P_TREE] == TREE_TURNS and row[P_WIDTH] == 8
-    assert agent_row(parse_agents("mcts:tree=actions", 3, "kamakura")[0], "kamakura")[P_TREE] == TREE_ACTIONS
-    mixed = parse_agents("mcts:iters=20,reward=win,greedy,random", 3, "kamakura")
+    kamakura = games.spec("kamakura")
+    assert agent_row(parse_agents("mcts:tree=actions", 3, kamakura)[0], kamakura)[P_TREE] == TREE_ACTIONS
+    mixed = parse_agents("mcts:iters=20,reward=win,greedy,random", 3, games.spec("kamakura"))
     assert [str(s) for s in mixed] == ["mcts:iters=20,reward=win", "greedy", "random"]
-    assert agent_row(mixed[0], "kamakura")[P_REWARD] == REWARDS.index("win")
-    kinds, params = agent_arrays([[str(s) for s in mixed]], "kamakura")
+    assert agent_row(mixed[0], games.spec("kamakura"))[P_REWARD] == REWARDS.index("win")
+    kinds, params = agent_arrays([[str(s) for s in mixed]], games.spec("kamakura"))
     assert kinds.tolist() == [[AGENT_MCTS, AGENT_CODES["greedy"], AGENT_CODES["random"]]]
     assert params[0, 0, P_ITERS] == 20 and not params[0, 1:].any()
 
@@ -508,13 +510,13 @@ def test_mcts_agent_string_parses():
                                        ("mcts:width=0", "width")])
 def test_bad_mcts_agent_strings_are_refused_naming_the_key(text, key):
     with pytest.raises(ConfigError, match=key):
-        parse_agents(text, 3, "kamakura")
+        parse_agents(text, 3, games.spec("kamakura"))
 
 
 def test_sakura_mcts_has_no_kamakura_only_parameters():
-    parse_agents("mcts:iters=10,c=0.3,reward=score", 4, "sakura")
+    parse_agents("mcts:iters=10,c=0.3,reward=score", 4, games.spec("sakura"))
     with pytest.raises(ConfigError, match="rollout"):
-        parse_agents("mcts:rollout=greedy", 4, "sakura")
+        parse_agents("mcts:rollout=greedy", 4, games.spec("sakura"))
 
 
 def test_simulate_refuses_a_bad_mcts_parameter_in_one_line(tmp_path: Path):

@@ -210,7 +210,7 @@ SEATINGS = {
 def batch(players: int, seeds, rows):
     rules = games.load("kamakura", config=str(CONFIG), players=players).rules
     rows = [rows[i % len(rows)] for i in range(len(seeds))]
-    kinds, params = agent_arrays(rows, "kamakura")
+    kinds, params = agent_arrays(rows, games.spec("kamakura"))
     return rules, kinds, params, run_batch(rules, seeds, kinds, params)
 
 

@@ -104,7 +104,8 @@ def test_agents_without_a_person_play_on_their_own():
 
 
 def test_mcts_parameters_reach_the_policy():
-    params = policy_params(parse_spec("mcts:iters=7,rollout=random,tree=actions", "kamakura"), "kamakura")
+    kamakura = games.spec("kamakura")
+    params = policy_params(parse_spec("mcts:iters=7,rollout=random,tree=actions", kamakura), kamakura)
     assert params["iters"] == 7 and params["rollout"] == 0 and params["tree"] == 1
     assert set(params) == set(games.spec("kamakura").agents["mcts"].params)
     seats = make_seats("sakura", 2, "human,mcts:c=0.3", 0)

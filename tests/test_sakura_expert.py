@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sim import games
 from sim.agent_spec import AgentSpec, agent_row
 from sim.rng import game_seeds, new_rng
 from sim.sakura import kernels as K
@@ -30,7 +31,7 @@ from tests.test_sakura_mcts import forward_reaches_the_sakura, hidden_cards
 
 def expert_row(players: int, **params) -> np.ndarray:
     """The parameter row of an expert seat with the shipped model (as the batch loop gets it)."""
-    return np.array(agent_row(AgentSpec("expert", params), "sakura", players), dtype=np.float64)
+    return np.array(agent_row(AgentSpec("expert", params), games.spec("sakura"), players), dtype=np.float64)
 
 
 def named_features(state, mixes) -> list[dict[str, float]]:

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from sim import games
 from sim.agent_spec import agent_arrays
 from sim.rng import game_seeds, new_rng, rng_below
 from sim.sakura import kernels as K
@@ -221,7 +222,7 @@ SEATINGS = {
 def batch(players: int, config, seeds, rows):
     rules = game(players, str(config)).rules
     seating = [rows[i % len(rows)] for i in range(len(seeds))]
-    kinds, params = agent_arrays(seating, "sakura")
+    kinds, params = agent_arrays(seating, games.spec("sakura"))
     assert (kinds == AGENT_MCTS).any()
     return rules, kinds, params, run_batch(rules, seeds, kinds, params)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sim import games
 from sim.agent_spec import agent_arrays
 from sim.sakura import kernels as K
 from sim.sakura import phase_study
@@ -29,7 +30,7 @@ def test_the_whole_game_from_its_start_is_the_batch_loops_game() -> None:
     """finish() plays the same game as the runner from the same state and generator stream."""
     rules = SakuraGame(SPEC.default_rules(4)).rules
     seeds = np.array([11, 12, 13], dtype=np.uint64)
-    kinds, params = agent_arrays([["greedy", "random", "greedy", "random"]], "sakura")
+    kinds, params = agent_arrays([["greedy", "random", "greedy", "random"]], games.spec("sakura"))
     batch = run_batch(rules, seeds, kinds[0], params[0])
     for g, seed in enumerate(seeds):
         start = K.new_game(kernel_rules(rules), seed)

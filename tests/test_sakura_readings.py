@@ -369,7 +369,7 @@ def test_r23_batch_and_values_win_shares_count_the_court_painter(tmp_path):
     spec = games.spec("sakura")
     rules = spec.load_rules(path, 2)
     seeds = game_seeds(4, 0, 60)
-    kinds, params = agent_arrays([["random", "random"]], "sakura")
+    kinds, params = agent_arrays([["random", "random"]], games.spec("sakura"))
     batch = spec.run_batch(rules, seeds, kinds[0], params[0])
     tables = spec.tables(0, seeds, [["random", "random"]] * 60, batch, rules)
     share = np.array(tables["players"]["win_share"].to_pylist()).reshape(60, 2)

@@ -14,7 +14,7 @@ import pandas as pd
 from analysis._arrays import floats, player_games
 from analysis.stats import mean_interval, wilson_intervals
 from analysis.tally import SHARE_SCALE, mean_sd, share_units
-from sim.kamakura.spec import TIE_BREAKS
+from sim.kamakura.params import TIE_BREAKS
 
 #: Tie-break rules of R-9, in the order reports show them.
 TIE_RULES: tuple[str, ...] = TIE_BREAKS

@@ -22,7 +22,7 @@ from analysis.sakura._columns import _rate_row
 from analysis.stats import mean_interval
 from analysis.tally import SHARE_SCALE, mean_sd, share_units
 from analysis.ties import count_rates
-from sim.sakura.spec import TIE_BREAKS
+from sim.sakura.params import TIE_BREAKS
 
 #: Sakura tie-break rules (R-14), in the order reports show them.
 TIE_RULES: tuple[str, ...] = TIE_BREAKS

@@ -85,7 +85,7 @@ def _strong_selfplay(spec: games.GameSpec, rules, scale: float, repeats: int) ->
     name, players = spec.name, spec.bench_players
     iters = int(spec.agents["mcts"].params["iters"][1])
     sizes = {"expert": max(4, int(60 * scale)), "mcts": max(1, int(3 * scale))}
-    arrays = {agent: agent_arrays([[agent] * players] * sizes[agent], name) for agent in sizes}
+    arrays = {agent: agent_arrays([[agent] * players] * sizes[agent], games.spec(name)) for agent in sizes}
     rates: dict[str, list[float]] = {agent: [] for agent in sizes}
     for kinds, params in arrays.values():  # compile, or load the cache
         spec.run_batch(rules, game_seeds(0, 0, 1), kinds[:1], params[:1])
@@ -119,7 +119,8 @@ def run_bench(scale: float = 1.0, repeats: int = 5) -> dict:
         figures.update(_measure(spec, scale, repeats))
     for spec in games.specs():
         if spec.bench is not None:
-            figures.update(spec.bench.figures(scale, repeats, search_rate))
+            rules = spec.default_rules(spec.bench_players)
+            figures.update(spec.bench.figures(rules, scale, repeats, search_rate))
     figures["machine"] = (f"{platform.machine()}, {os.cpu_count()} cpus, python {platform.python_version()}, "
                           f"numba {numba.__version__}, numpy {np.__version__}")
     return figures

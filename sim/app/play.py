@@ -44,15 +44,16 @@ def default_agents(players: int) -> str:
 def make_seats(game: str, players: int, agents: str | None, seed: int) -> list[Seat]:
     """One Seat per player; refuses unknown agents (ConfigError) before the game starts. ``agents`` None:
     `default_agents`."""
-    policies = games.spec(game).policies
+    game_spec = games.spec(game)
+    policies = game_spec.policies
     seats = []
-    for seat, spec in enumerate(parse_agents(agents or default_agents(players), players, game,
+    for seat, spec in enumerate(parse_agents(agents or default_agents(players), players, game_spec,
                                              extra_names=(HUMAN,))):
         if spec.name == HUMAN:
             seats.append(Seat(HUMAN, None))
             continue
-        load_agent_model(spec, game, players)  # a bad model file is refused before the game starts
-        params = policy_params(spec, game) if games.spec(game).agents[spec.name].params else {}
+        load_agent_model(spec, game_spec, players)  # a bad model file is refused before the game starts
+        params = policy_params(spec, game_spec) if game_spec.agents[spec.name].params else {}
         seats.append(Seat(str(spec), policies[spec.name](new_rng(seed, 100 + seat), **params)))
     return seats
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from sim import games
 from sim.agent_spec import agent_arrays, check_models, parse_agents, parse_spec, resolved
 from sim.errors import ConfigError, RunFailed
+from sim.game_spec import GameSpec
 from storage.backends import close_dask, connect_dask, loky_executor, run_chunks, watch_runner
 from storage.run_dir import TABLES, RunDirectory, check_directory, refuse_foreign
 from storage.run_lock import RunLock
@@ -46,9 +47,14 @@ class RunPlan:
     seed: int
 
     @property
+    def spec(self) -> GameSpec:
+        """The game's registry entry (the plan keeps the name: it is part of the run's identity)."""
+        return games.spec(self.game)
+
+    @property
     def resolved_agents(self) -> list[str]:
         """The agents with their defaults written out (agent_spec.resolved): part of a run's identity."""
-        return [resolved(parse_spec(agent, self.game), self.game, self.players) for agent in self.agents]
+        return [resolved(parse_spec(agent, self.spec), self.spec, self.players) for agent in self.agents]
 
     #: what the run's chunks hold: self-play games (the three log tables)
     study = "simulate"
@@ -68,10 +74,10 @@ class RunPlan:
         from sim.log_tables import to_parquet_bytes
         from sim.rng import game_seeds
 
-        spec = games.spec(self.game)
+        spec = self.spec
         rules = plan_rules(self)
         seating = self.seating(start, end)
-        kinds, params = agent_arrays(seating, self.game)
+        kinds, params = agent_arrays(seating, self.spec)
         seeds = game_seeds(self.seed, start, end - start)
         out = spec.run_batch(rules, seeds, kinds, params)
         tables = spec.tables(start, seeds, seating, out, rules)
@@ -80,8 +86,8 @@ class RunPlan:
     def smallest_chunk(self) -> int:
         """The smallest chunk any seat's agent asks for (registry AgentKind.smallest_chunk): 1,000 games
         for the fast agents, 10 when a seat searches (mcts: seconds a game)."""
-        kinds = games.spec(self.game).agents
-        return min(kinds[parse_spec(agent, self.game).name].smallest_chunk for agent in self.agents)
+        kinds = self.spec.agents
+        return min(kinds[parse_spec(agent, self.spec).name].smallest_chunk for agent in self.agents)
 
     def seating(self, start: int, end: int) -> list[list[str]]:
         """Agent names per seat for games start..end-1 (rotated one seat per game with rotate_seats)."""
@@ -95,8 +101,8 @@ def plan_run(config: str | os.PathLike[str], players: int, agents: str, seed: in
              rotate_seats: bool) -> RunPlan:
     """Validate the inputs of a run (ConfigError on anything wrong) and fix its identity."""
     spec, merged, rules = games.load_config(config, players)
-    agent_specs = parse_agents(agents, players, spec.name)
-    check_models(agent_specs, spec.name, players, rules.config_hash)
+    agent_specs = parse_agents(agents, players, spec)
+    check_models(agent_specs, spec, players, rules.config_hash)
     return RunPlan(spec.name, os.fspath(config), merged, rules.config_hash, players,
                    tuple(str(a) for a in agent_specs), rotate_seats, seed)
 

@@ -51,9 +51,9 @@ class StudyResult:
 def run_study(config: str | os.PathLike[str], players: int, agents: str, n_games: int,
               seed: int) -> StudyResult:
     spec, _, rules = games.load_config(config, players)
-    agent_specs = parse_agents(agents, rules.players, spec.name)
-    check_models(agent_specs, spec.name, rules.players, rules.config_hash)
-    seating, params = agent_arrays([[str(a) for a in agent_specs]], spec.name)
+    agent_specs = parse_agents(agents, rules.players, spec)
+    check_models(agent_specs, spec, rules.players, rules.config_hash)
+    seating, params = agent_arrays([[str(a) for a in agent_specs]], spec)
     start = time.perf_counter()
     batch = spec.run_batch(rules, game_seeds(seed, 0, n_games), seating[0], params[0])
     return StudyResult(spec=spec, rules=rules, agents=agent_specs, seed=seed,

@@ -59,7 +59,7 @@ def _positions_chunk(game: str, config: dict, config_path: str, players: int, ag
     """Training positions of one chunk of games (runs in a worker)."""
     spec = games.spec(game)
     rules = spec.rules(config, players, config_path)
-    kinds, params = agent_arrays([[agent] * players] * len(seeds), game)
+    kinds, params = agent_arrays([[agent] * players] * len(seeds), games.spec(game))
     return spec.training_positions(rules, seeds, kinds, params)
 
 
@@ -81,7 +81,7 @@ def _shares_chunk(game: str, config: dict, config_path: str, players: int, seati
     from analysis.seats import win_shares
 
     spec = games.spec(game)
-    kinds, params = agent_arrays(seating, game)
+    kinds, params = agent_arrays(seating, games.spec(game))
     batch = spec.run_batch(spec.rules(config, players, config_path), seeds, kinds, params)
     return win_shares(batch["winners"], batch.get("other_winners"))  # a winner that is no seat counts too
 
@@ -121,7 +121,7 @@ def train(game: str, players: int, config: str | os.PathLike[str] | None = None,
     found, merged, rules = games.load_config(config_path, players)
     if found.name != game:
         raise ConfigError(f"{config_path}: game: the config is for {found.name}, not {game}")
-    named = {str(a) for a in parse_agents(agents, players, game)}
+    named = {str(a) for a in parse_agents(agents, players, games.spec(game))}
     if len(named) != 1:
         raise ConfigError(f"--agents: training plays self-play; give one agent, got {agents!r}")
     (data_agent,) = named

@@ -35,7 +35,7 @@ class ValuesPlan(RunPlan):
 
     def manifest_extra(self) -> dict:
         """The components priced, in the table's `component` index order (labels and attributes)."""
-        values = games.spec(self.game).values
+        values = self.spec.values
         return {"components": values.components(plan_rules(self))}
 
     def play(self, start: int, end: int) -> dict[str, bytes]:
@@ -43,9 +43,9 @@ class ValuesPlan(RunPlan):
         from sim.log_tables import to_parquet_bytes
         from sim.rng import game_seeds
 
-        values = games.spec(self.game).values
+        values = self.spec.values
         rules = plan_rules(self)
-        kinds, params = agent_arrays(self.seating(start, end), self.game)
+        kinds, params = agent_arrays(self.seating(start, end), self.spec)
         out = values.run(rules, game_seeds(self.seed, start, end - start), kinds, params, self.positions,
                          first_game=start)
         return {"values": to_parquet_bytes(values.table(start, out))}

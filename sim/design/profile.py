@@ -99,10 +99,10 @@ def parse_levels(text: str | None, game: str) -> list[tuple[str, str]]:
         if not part:
             raise ConfigError(f"--levels: an empty level in {text!r}")
         try:
-            spec = parse_spec(part, game)
+            spec = parse_spec(part, games.spec(game))
         except ConfigError as err:
             raise ConfigError(f"--levels: {str(err).removeprefix('--agents: ')}") from None
-        name, full = str(spec), resolved(spec, game)
+        name, full = str(spec), resolved(spec, games.spec(game))
         if full in seen:
             raise ConfigError(f"--levels: {name!r} is the same level as {seen[full]!r}")
         slug = level_slug(name)
@@ -168,7 +168,7 @@ def plan_profile(config: str | os.PathLike[str], players: int, levels: str | Non
     for name, slug in parsed:
         plan = plan_run(config, players, name, seed, rotate_seats=False)  # every seat plays the level
         try:  # the agents as the kernels get them: what only a worker would find (a missing model file)
-            agent_arrays(plan.seating(0, 1), game)  # is refused now, not after the earlier levels played
+            agent_arrays(plan.seating(0, 1), plan.spec)  # is refused now, not after the earlier levels played
         except ConfigError as err:
             raise ConfigError(f"--levels: {name}: {err}") from None
         values_plan = values_out = None

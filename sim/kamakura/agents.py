@@ -10,6 +10,7 @@ greedy: at the start of each turn plans the swaps, activations and claims that g
 
 from numba import njit
 
+from sim.kamakura.agent_kinds import AGENTS
 from sim.kamakura.board import SWAPS
 from sim.kamakura.kernels import (
     A_PASS,
@@ -20,7 +21,6 @@ from sim.kamakura.kernels import (
     swap_tiles,
 )
 from sim.kamakura.planner import greedy_plan
-from sim.kamakura.spec import AGENTS
 from sim.rng import rng_below
 
 # The codes are declared once, in the game's registry entry (spec.py); plain ints here for numba.

@@ -7,16 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import SimpleNamespace
+from typing import Any
 
 from sim.kamakura import search, uct
 from sim.kamakura.game import KamakuraGame
-from sim.kamakura.spec import SPEC
 
 
-def figures(scale: float, repeats: int, rate: Callable[..., float]) -> dict:
-    """The figures; `rate(search, vector, iters, repeats)` times a search (sim/app/bench.py)."""
+def figures(rules: Any, scale: float, repeats: int, rate: Callable[..., float]) -> dict:
+    """The figures at the start of a game of `rules` (the spec's `bench_players`, base config); `rate(search,
+    vector, iters, repeats)` times a search (sim/app/bench.py)."""
     iters = max(50, int(1000 * scale))
-    game = KamakuraGame(SPEC.default_rules(3))
+    game = KamakuraGame(rules)
     start = game.new_state(0)
     full = rate(lambda v, rng, n: search.search(
         v, rng, iters=n, c=1.4, rollout=uct.ROLLOUT_UNIFORM, reward=uct.REWARD_WIN,

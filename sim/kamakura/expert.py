@@ -29,6 +29,7 @@ add little for their cost.
 import numpy as np
 from numba import njit
 
+from sim.kamakura.agent_kinds import AGENTS, EXPERT_FEATURES, EXPERT_RANKED
 from sim.kamakura.agents import MAX_PLAN
 from sim.kamakura.board import MASK_TO_INDEX, SWAP_DISTANCE
 from sim.kamakura.kernels import (
@@ -56,7 +57,6 @@ from sim.kamakura.kernels import (
     scores,
 )
 from sim.kamakura.planner import greedy_plan, turn_candidates
-from sim.kamakura.spec import AGENTS, EXPERT_FEATURES, EXPERT_RANKED
 
 # The parameter row of an expert seat: its numeric parameters in the registry's order (spec.py), then the
 # model's weights (sim/agent_spec.py agent_row appends them).

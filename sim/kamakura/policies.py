@@ -12,6 +12,7 @@ import numpy as np
 
 from sim.agent_spec import AgentSpec, agent_row
 from sim.kamakura import agents, search
+from sim.kamakura.agent_kinds import ROSTER
 from sim.kamakura.expert import expert_plan
 from sim.kamakura.game import KamakuraGame, KamakuraState, action_to_string
 from sim.rng import rng_below
@@ -83,7 +84,7 @@ class ExpertPolicy:
     def choose(self, game: KamakuraGame, state: KamakuraState) -> str:
         if self._row is None:  # the model is read once, for the game's player count
             spec = AgentSpec("expert", dict(self.params))
-            self._row = np.array(agent_row(spec, "kamakura", game.players), dtype=np.float64)
+            self._row = np.array(agent_row(spec, ROSTER, game.players), dtype=np.float64)
         if not self._queue:
             n = expert_plan(state.vector.copy(), self.rng, self._row, self._plan)
             self._queue = [action_to_string(int(code)) for code in self._plan[:n]]

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim.kamakura.agent_kinds import AGENTS
 from sim.kamakura.agents import MAX_PLAN
 from sim.kamakura.mcts import mcts_action, tree_capacity
-from sim.kamakura.spec import AGENTS
 from sim.kamakura.turn_mcts import PLAN_WIDTH, at_turn_start, turn_mcts_plan, turn_tree_capacity
 from sim.kamakura.uct import P_ITERS, P_TREE, P_WIDTH, TREE_TURNS, new_tree
 

@@ -23,6 +23,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from sim.kamakura.agent_kinds import AGENTS, REWARDS, ROLLOUTS, TREES
 from sim.kamakura.agents import AGENT_GREEDY, AGENT_RANDOM, agent_plan
 from sim.kamakura.board import CELL_LINE_MASK, LINE_MASK, SWAPS, popcount
 from sim.kamakura.kernels import (
@@ -48,7 +49,6 @@ from sim.kamakura.kernels import (
     scores,
     winners,
 )
-from sim.kamakura.spec import AGENTS, REWARDS, ROLLOUTS, TREES
 from sim.mcts_rewards import lead_rewards, win_rewards
 from sim.rng import rng_below
 

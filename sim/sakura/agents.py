@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from sim.rng import rng_below
+from sim.sakura.agent_kinds import AGENTS
 from sim.sakura.kernels import (
     A_COURT,
     A_FORWARD,
@@ -54,7 +55,6 @@ from sim.sakura.kernels import (
     score_sakura,
     unscored_sakura_here,
 )
-from sim.sakura.spec import AGENTS
 
 # The codes are declared once, in the game's registry entry (spec.py); plain ints here for numba.
 AGENT_CODES = {name: kind.code for name, kind in AGENTS.items()}

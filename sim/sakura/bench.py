@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import SimpleNamespace
+from typing import Any
 
 from sim.sakura import mcts
 from sim.sakura.game import SakuraGame
-from sim.sakura.spec import SPEC
 
 
-def figures(scale: float, repeats: int, rate: Callable[..., float]) -> dict:
-    """The figures; `rate(search, vector, iters, repeats)` times a search (sim/app/bench.py)."""
+def figures(rules: Any, scale: float, repeats: int, rate: Callable[..., float]) -> dict:
+    """The figures at the start of a game of `rules` (the spec's `bench_players`, base config); `rate(search,
+    vector, iters, repeats)` times a search (sim/app/bench.py)."""
     iters = max(50, int(1000 * scale))
-    start = SakuraGame(SPEC.default_rules(4)).new_state(0)
+    start = SakuraGame(rules).new_state(0)
     agent = rate(lambda v, rng, n: mcts.search(v, rng, iters=n), start.vector, iters, repeats)
     return {"sakura_mcts_iters_per_s": round(agent, 1), "sakura_mcts_iters_per_search": iters,
             "sakura_mcts_position": "start of a 4-player game, base config, seed 0"}

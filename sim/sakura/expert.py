@@ -127,6 +127,7 @@ import numpy as np
 from numba import njit
 
 from sim.rng import rng_below
+from sim.sakura.agent_kinds import AGENTS, EXPERT_FEATURES
 from sim.sakura.agents import simulate_round
 from sim.sakura.kernels import (
     A_COURT,
@@ -176,7 +177,6 @@ from sim.sakura.kernels import (
     winners,
 )
 from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS
-from sim.sakura.spec import AGENTS, EXPERT_FEATURES
 
 # The parameter row of an expert seat: its numeric parameters in the registry's order (spec.py), then the
 # model's weights (sim/agent_spec.py agent_row appends them).

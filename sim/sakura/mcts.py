@@ -21,6 +21,7 @@ from numba import njit
 
 from sim.mcts_rewards import lead_rewards, win_rewards
 from sim.rng import rng_below, rng_next
+from sim.sakura.agent_kinds import AGENTS, REWARDS
 from sim.sakura.kernels import (
     DECK,
     DECK_N,
@@ -43,7 +44,6 @@ from sim.sakura.kernels import (
     rivals,
     winners,
 )
-from sim.sakura.spec import AGENTS, REWARDS
 
 REWARD_WIN, REWARD_SCORE = REWARDS.index("win"), REWARDS.index("score")  # the registry entry's codes
 # A seat's parameter row: the mcts agent's parameters in their declared order (sim/agent_spec.py agent_row).

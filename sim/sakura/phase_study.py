@@ -95,7 +95,7 @@ def positions(players: int, source: str, count: int, seed: int, trees_left: int,
     game = games.load("sakura", config=config, players=players)
     args = kernel_rules(game.rules)
     seeds = game_seeds(seed, 0, count)
-    kinds, params = agent_arrays([[source] * players], "sakura")
+    kinds, params = agent_arrays([[source] * players], games.spec("sakura"))
     out = np.zeros((count, game.new_state(0).vector.shape[0]), dtype=np.int64)
     n = collect(args, seeds, kinds[0], params[0], trees_left, out)
     return out[:n]
@@ -107,7 +107,7 @@ def _arm_tables(arm: str, opponent: str, players: int) -> list[tuple[np.ndarray,
     for seat in range(players):
         row = [opponent] * players
         row[seat] = arm
-        kinds, params = agent_arrays([row], "sakura")
+        kinds, params = agent_arrays([row], games.spec("sakura"))
         tables.append((kinds[0], params[0]))
     return tables
 
@@ -184,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         games.load("sakura", config=ns.config, players=ns.players)  # the config and player count first
         for agent in (ns.source, ns.opponent, *arms):  # every agent refused before any game is played
-            agent_arrays([[agent] * ns.players], "sakura")
+            agent_arrays([[agent] * ns.players], games.spec("sakura"))
         states = positions(ns.players, ns.source, ns.positions, ns.seed, ns.trees_left, ns.config)
     except ValueError as error:  # ConfigError: a bad agent, config or player count
         print(f"phase_study: {error}", file=sys.stderr)

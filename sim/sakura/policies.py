@@ -13,6 +13,7 @@ import numpy as np
 from sim.agent_spec import AgentSpec, agent_row
 from sim.rng import rng_below
 from sim.sakura import agents, mcts
+from sim.sakura.agent_kinds import ROSTER
 from sim.sakura.expert import expert_action
 from sim.sakura.game import SakuraGame, SakuraState, action_to_string
 from sim.sakura.kernels import N_ACTIONS_MAX
@@ -60,7 +61,7 @@ class ExpertPolicy:
     def choose(self, game: SakuraGame, state: SakuraState) -> str:
         if self._row is None:  # the model is read once, for the game's player count
             spec = AgentSpec("expert", dict(self.params))
-            self._row = np.array(agent_row(spec, "sakura", game.players), dtype=np.float64)
+            self._row = np.array(agent_row(spec, ROSTER, game.players), dtype=np.float64)
         return action_to_string(int(expert_action(state.vector.copy(), self.rng, self._row)))
 
 

@@ -1,0 +1,35 @@
+"""The agents Kamakura offers (its registry entry's `agents`, sim/kamakura/spec.py): kernel codes,
+parameter schemas and the option tuples whose index is the kernels' code. Kernels and policies import
+these from here, beneath the spec, which refers to them."""
+
+from sim.agent_spec import AgentRoster
+from sim.game_spec import AgentKind
+
+#: MCTS rollout policies, rewards and trees; the index is the kernels' code (uct.ROLLOUT_*, REWARD_*,
+#: TREE_* are derived from these).
+ROLLOUTS = ("random", "greedy", "uniform", "quick")
+REWARDS = ("win", "score")
+TREES = ("turns", "actions")
+#: the `expert` agent's evaluation features, in its weights' order (sim/kamakura/expert.py computes them)
+EXPERT_RANKED = ("next", "reach_points", "claim_points", "near_points", "mid_points")
+EXPERT_FEATURES = ("bias", "points_left", "points_left_per_player", "chits_left", "chits_left_per_player",
+                   "red_power", "yellow_power", "green_power", "order_moves") + tuple(
+    f"{name}_{rank}" for rank in range(4) for name in EXPERT_RANKED)
+
+AGENTS = {
+    "random": AgentKind(0),
+    "greedy": AgentKind(1),
+    "mcts": AgentKind(2, {"iters": (int, 1000), "c": (float, 0.1), "rollout": (ROLLOUTS, 1),
+                          "reward": (REWARDS, 1), "horizon": (int, 1), "prior": (float, 2.0),
+                          "tree": (TREES, 0), "width": (int, 8)},
+                      lowest={"iters": 1, "c": 0.0, "horizon": 0, "prior": 0.0, "width": 1},
+                      smallest_chunk=10),
+    # the planner's `width` best turns, the `deep` best by a learned evaluation played on with greedy turns
+    # for `horizon` rounds and scored again (sim/kamakura/expert.py); model: a file of `balance train`
+    "expert": AgentKind(3, {"width": (int, 16), "deep": (int, 3), "horizon": (int, 1), "model": (str, "")},
+                        lowest={"width": 1, "deep": 1, "horizon": 0}, smallest_chunk=100,
+                        features=EXPERT_FEATURES),
+}
+
+#: the agents by the game's name, for the agent parser (sim/agent_spec.py) where the spec is not at hand
+ROSTER = AgentRoster("kamakura", AGENTS)

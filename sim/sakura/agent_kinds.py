@@ -1,0 +1,35 @@
+"""The agents Sakura offers (its registry entry's `agents`, sim/sakura/spec.py): kernel codes, parameter
+schemas and the option tuples whose index is the kernels' code. Kernels and policies import these from
+here, beneath the spec, which refers to them."""
+
+from sim.agent_spec import AgentRoster
+from sim.game_spec import AgentKind
+
+#: MCTS rewards; the index is the kernels' code (mcts.REWARD_* are derived from it).
+REWARDS = ("win", "score")
+#: the `expert` agent's evaluation features, in its weights' order (sim/sakura/expert.py computes them from
+#: one seat's observation: positions, tokens, the trees, and its own hand by action, never card ids)
+EXPERT_FEATURES = ("bias", "trees_left", "last_tree", "emperor_to_tree",
+                   "award", "award_near", "award_mid", "award_last", "first", "first_near", "first_last",
+                   "painters_ahead", "gap", "gap_near", "gap_last", "adjacent", "on_gate",
+                   "hand_advance", "hand_lead", "hand_lead_near", "hand_lead_last", "hand_bump",
+                   "hand_emperor", "hand_emperor_first", "hand_order")
+
+AGENTS = {
+    "random": AgentKind(0),
+    "greedy": AgentKind(1),
+    "mcts": AgentKind(2, {"iters": (int, 2000), "c": (float, 0.7), "reward": (REWARDS, 0)},
+                      lowest={"iters": 1, "c": 0.0}, smallest_chunk=10),
+    # each card in hand played against `samples` guesses of the hidden cards (the greedy's look-ahead of
+    # the round), the position reached scored by a learned evaluation of every player's tokens to come
+    # (sim/sakura/expert.py) as a chance of winning, a spread of `temp` tokens times the root of the
+    # trees left (0: the plain lead); up to `most` guesses where the choice is close (a race: 16 more
+    # for each card not yet `z` standard errors behind the best); model: a file of `balance train`
+    "expert": AgentKind(3, {"samples": (int, 48), "temp": (float, 2.0), "most": (int, 192),
+                            "z": (float, 2.5), "model": (str, "")},
+                        lowest={"samples": 1, "temp": 0.0, "most": 0, "z": 0.0}, smallest_chunk=100,
+                        features=EXPERT_FEATURES),
+}
+
+#: the agents by the game's name, for the agent parser (sim/agent_spec.py) where the spec is not at hand
+ROSTER = AgentRoster("sakura", AGENTS)
