@@ -146,7 +146,7 @@ def price(game: str, rules: Any, agents: tuple[str, ...], seed: int, base_games:
     have = kept["base_games"] if kept else 0
     if have >= base_games:
         return kept, 0
-    part = play_values_chunk(game, rules, agents, seed, have, base_games - have)
+    part = play_values_chunk(game, rules, agents, seed, start=have, count=base_games - have)
     stats = merge_values(kept, part)
     tmp = path.with_name(f".tmp-{path.name}")
     tmp.write_text(json.dumps({"identity": identity, "stats": stats}))
