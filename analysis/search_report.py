@@ -141,66 +141,37 @@ def kinds_frame(state: dict[str, Any]) -> pd.DataFrame:
 def build_search_report(folder: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
     folder = Path(folder)
     state = read_search(folder)
-    space, search, target = state["space"], state["search"], state["target"]
+    sec, ends = _search_section(state)
+    sections = [sec, *(_trials_section(state, kind) for kind in state["studies"])]
+    if len(state["search"]["objectives"]) > 1 and state["confirmed"]:
+        sections.append(_pareto_section(state))
+    summary = {k: state.get(k) for k in ("tune_file", "recommended_config", "recommended_label", "changes")}
+    summary["recommended"] = state.get("recommended")
+    summary["curves_end"] = ends
+    summary["curve_checks"] = state.get("curve_checks") or []
+    return write_report(sections, [], [], summary, Path(out) if out else folder / "report",
+                        title="Tune report (model-based search)")
+
+
+def _search_section(state: dict[str, Any]) -> tuple[Section, list[str]]:
+    """The page's head: the statement and what backs it, the curve, the confirmations; and each study's
+    best found (the curves' ends)."""
     sec = Section(f"Tune (model-based search): {state['tune_file']}")
     rec = state.get("recommended")
-    if rec:
-        main = rec["confirm"][state["agents"]]
-        sec.notes.append(f"<b>{html.escape(main['statement'])}</b>")
-        sec.notes.append(f"Recommended config: <b>{html.escape(state['recommended_config'])}</b> = "
-                         f"{html.escape(state['base'])} with {state['changes']} value(s) changed: "
-                         f"{html.escape(state['recommended_label'])}.")
-        for agents, c in rec["confirm"].items():
-            if agents != state["agents"]:
-                sec.notes.append(f"Under <b>{html.escape(agents)}</b> (confirm_agents): "
-                                 f"{html.escape(c['statement'])}")
-    else:
-        sec.notes.append("<b>Nothing is recommended: no candidate was played to the end within the budget "
-                         "and met the constraints (see the trials' violation column).</b>")
-    sec.notes.append(f"Space: {space['dimensions']} searched values ({', '.join(space['keys'])}), "
-                     f"10^{space['log10_candidates']:.1f} combinations before the constraints"
-                     + (": " + "; ".join(html.escape(c) for c in space["constraints"]) if space["constraints"]
-                        else "") + ".")
-    tgt = f"every seat within {100 * target['tolerance']:g} percentage points of 1/{state['players']}"
-    if target.get("length"):
-        tgt += f"; mean game length in {target['length'][0]:g}..{target['length'][1]:g} (a constraint)"
-    if target.get("chit_cap") is not None:
-        tgt += (f"; no component kind adds more than {100 * target['chit_cap']:g} percentage points to its "
-                f"holder's win "
-                f"rate (a constraint: each candidate played to the end is priced by paired intervention on "
-                f"{search['values_games']:,} base games, the confirmation on "
-                f"{search['confirm_values_games']:,} fresh ones)")
-    first = state["studies"].get("model") or next(iter(state["studies"].values()))
-    stages = ", ".join(f"{n:,}" for n in first["schedule"])
-    verify = first.get("verify_games") or first["schedule"][-1]
-    sec.notes.append(f"Target: {tgt}. Objectives: {', '.join(search['objectives'])}; sampler "
-                     f"{search['sampler']}; stages of {stages} "
-                     f"games on common seeds (game i of every candidate has the same seed), a candidate "
-                     f"stopping early once its objective's lower bound exceeds the best one's upper bound. "
-                     f"A candidate that ends the stages better than every verified one plays on to "
-                     f"{verify:,} games before it counts (the incumbent's check): the best, the curve and "
-                     f"the Pareto front are made of verified candidates only.")
+    sec.notes += _recommendation_notes(state)
+    sec.notes.append(_space_note(state["space"]))
+    sec.notes.append(_method_note(state))
     sec.notes.append("Only the confirmation games (fresh seed "
                      f"{state['confirm_seed']}) back the statement: the search's own figures favour the "
                      "candidates it chose on them. The search tried a tiny share of the space, so it says "
                      "nothing of the candidates it did not try.")
     curve = curve_frame(state)
-    ends = []
-    for kind, s in state["studies"].items():
-        best = [b for _, b in s["curve"] if b is not None and math.isfinite(b)]
-        ends.append(f"{LABELS[kind]}: best {100 * best[-1]:.2f} pp after {s['spent']:,} games "
-                    f"({len(s['records'])} trials)" if best else
-                    f"{LABELS[kind]}: no candidate played to the end in {s['spent']:,} games")
+    ends = curve_ends(state)
     sec.notes.append("Best objective found (search figures: each the least of many noisy estimates, which "
                      "flatters the search that tried more candidates): " + "; ".join(ends) + ".")
     base = state.get("baseline_confirmed")
     if base and rec:
-        ours, theirs = rec["confirm"][state["agents"]], base["confirm"][state["agents"]]
-        sec.notes.append(f"On the same {ours['games']:,} fresh games: the model search's recommendation "
-                         f"deviates {100 * ours['value']:.2f} pp [{100 * ours['low']:.2f}, "
-                         f"{100 * ours['high']:.2f}], random search's best (trial {base['trial']}) "
-                         f"{100 * theirs['value']:.2f} [{100 * theirs['low']:.2f}, "
-                         f"{100 * theirs['high']:.2f}] (simultaneous 95% bounds over the seats).")
+        sec.notes.append(_baseline_note(state, rec, base))
     checks = checks_frame(state)
     if not checks.empty and checks["fresh_deviation"].notna().any():
         sec.notes.append(checks_note(checks))
@@ -220,35 +191,104 @@ def build_search_report(folder: str | os.PathLike[str], out: str | os.PathLike[s
     if not kinds.empty:
         sec.tables.append(("search_component_kinds", "What each component kind adds to its holder's win "
                            "rate on the confirmation's fresh base games (simultaneous 95% bounds)", kinds))
-    sections = [sec]
-    for kind in state["studies"]:
-        table = trials_frame(state, kind)
-        part = Section(f"Trials: {LABELS[kind]}")
-        part.notes.append("Each trial's figures come from its own games (the games column; played: games it "
-                          "played itself, 0 when an equal candidate's games were reused).")
-        part.tables.append((f"search_trials_{kind}", f"Trials of the {LABELS[kind]}", table))
-        sections.append(part)
-    if len(search["objectives"]) > 1 and state["confirmed"]:
-        front = pd.DataFrame([{"trial": e["trial"],
-                               **dict(zip(search["objectives"], e["objectives"], strict=True)),
-                               "confirmed_deviation": e["confirm"][state["agents"]]["value"],
-                               "confirmed_ci_low": e["confirm"][state["agents"]]["low"],
-                               "confirmed_ci_high": e["confirm"][state["agents"]]["high"]}
-                              for e in state["confirmed"]])
-        part = Section("Pareto front: fairness against closeness to the base")
-        part.tables.append(("search_pareto", "Confirmed Pareto points", front))
-        fig, ax = plt.subplots(figsize=charts.WIDE)
-        ax.errorbar(front[search["objectives"][1]], 100 * front["confirmed_deviation"],
-                    yerr=[100 * (front["confirmed_deviation"] - front["confirmed_ci_low"]),
-                          100 * (front["confirmed_ci_high"] - front["confirmed_deviation"])], fmt="o")
-        ax.axhline(100 * target["tolerance"], linestyle="--", color="grey")
-        part.charts.append(("search_pareto", "Pareto points on their confirmation games (95% simultaneous)",
-                            charts._finish(fig, ax, "Pareto front, confirmed", search["objectives"][1],
-                                           "largest seat deviation (percentage points)")))
-        sections.append(part)
-    summary = {k: state.get(k) for k in ("tune_file", "recommended_config", "recommended_label", "changes")}
-    summary["recommended"] = rec
-    summary["curves_end"] = ends
-    summary["curve_checks"] = state.get("curve_checks") or []
-    return write_report(sections, [], [], summary, Path(out) if out else folder / "report",
-                        title="Tune report (model-based search)")
+    return sec, ends
+
+
+def _recommendation_notes(state: dict[str, Any]) -> list[str]:
+    """The statement, the recommended config and its verdict under confirm_agents; or that nothing is
+    recommended."""
+    rec = state.get("recommended")
+    if not rec:
+        return ["<b>Nothing is recommended: no candidate was played to the end within the budget "
+                "and met the constraints (see the trials' violation column).</b>"]
+    main = rec["confirm"][state["agents"]]
+    notes = [f"<b>{html.escape(main['statement'])}</b>",
+             f"Recommended config: <b>{html.escape(state['recommended_config'])}</b> = "
+             f"{html.escape(state['base'])} with {state['changes']} value(s) changed: "
+             f"{html.escape(state['recommended_label'])}."]
+    for agents, c in rec["confirm"].items():
+        if agents != state["agents"]:
+            notes.append(f"Under <b>{html.escape(agents)}</b> (confirm_agents): "
+                         f"{html.escape(c['statement'])}")
+    return notes
+
+
+def _space_note(space: dict[str, Any]) -> str:
+    return (f"Space: {space['dimensions']} searched values ({', '.join(space['keys'])}), "
+            f"10^{space['log10_candidates']:.1f} combinations before the constraints"
+            + (": " + "; ".join(html.escape(c) for c in space["constraints"]) if space["constraints"]
+               else "") + ".")
+
+
+def _method_note(state: dict[str, Any]) -> str:
+    """The target, the objectives and sampler, the stages, racing on top and the incumbent's check."""
+    search, target = state["search"], state["target"]
+    tgt = f"every seat within {100 * target['tolerance']:g} percentage points of 1/{state['players']}"
+    if target.get("length"):
+        tgt += f"; mean game length in {target['length'][0]:g}..{target['length'][1]:g} (a constraint)"
+    if target.get("chit_cap") is not None:
+        tgt += (f"; no component kind adds more than {100 * target['chit_cap']:g} percentage points to its "
+                f"holder's win "
+                f"rate (a constraint: each candidate played to the end is priced by paired intervention on "
+                f"{search['values_games']:,} base games, the confirmation on "
+                f"{search['confirm_values_games']:,} fresh ones)")
+    first = state["studies"].get("model") or next(iter(state["studies"].values()))
+    stages = ", ".join(f"{n:,}" for n in first["schedule"])
+    verify = first.get("verify_games") or first["schedule"][-1]
+    return (f"Target: {tgt}. Objectives: {', '.join(search['objectives'])}; sampler "
+            f"{search['sampler']}; stages of {stages} "
+            f"games on common seeds (game i of every candidate has the same seed), a candidate "
+            f"stopping early once its objective's lower bound exceeds the best one's upper bound. "
+            f"A candidate that ends the stages better than every verified one plays on to "
+            f"{verify:,} games before it counts (the incumbent's check): the best, the curve and "
+            f"the Pareto front are made of verified candidates only.")
+
+
+def curve_ends(state: dict[str, Any]) -> list[str]:
+    """Each study's best objective found by its own figures, and the games it spent."""
+    ends = []
+    for kind, s in state["studies"].items():
+        best = [b for _, b in s["curve"] if b is not None and math.isfinite(b)]
+        ends.append(f"{LABELS[kind]}: best {100 * best[-1]:.2f} pp after {s['spent']:,} games "
+                    f"({len(s['records'])} trials)" if best else
+                    f"{LABELS[kind]}: no candidate played to the end in {s['spent']:,} games")
+    return ends
+
+
+def _baseline_note(state: dict[str, Any], rec: dict[str, Any], base: dict[str, Any]) -> str:
+    """The recommendation beside random search's best, on the same fresh games."""
+    ours, theirs = rec["confirm"][state["agents"]], base["confirm"][state["agents"]]
+    return (f"On the same {ours['games']:,} fresh games: the model search's recommendation "
+            f"deviates {100 * ours['value']:.2f} pp [{100 * ours['low']:.2f}, "
+            f"{100 * ours['high']:.2f}], random search's best (trial {base['trial']}) "
+            f"{100 * theirs['value']:.2f} [{100 * theirs['low']:.2f}, "
+            f"{100 * theirs['high']:.2f}] (simultaneous 95% bounds over the seats).")
+
+
+def _trials_section(state: dict[str, Any], kind: str) -> Section:
+    part = Section(f"Trials: {LABELS[kind]}")
+    part.notes.append("Each trial's figures come from its own games (the games column; played: games it "
+                      "played itself, 0 when an equal candidate's games were reused).")
+    part.tables.append((f"search_trials_{kind}", f"Trials of the {LABELS[kind]}", trials_frame(state, kind)))
+    return part
+
+
+def _pareto_section(state: dict[str, Any]) -> Section:
+    """The confirmed Pareto points: fairness on their confirmation games against closeness to the base."""
+    objectives, agents = state["search"]["objectives"], state["agents"]
+    front = pd.DataFrame([{"trial": e["trial"], **dict(zip(objectives, e["objectives"], strict=True)),
+                           "confirmed_deviation": e["confirm"][agents]["value"],
+                           "confirmed_ci_low": e["confirm"][agents]["low"],
+                           "confirmed_ci_high": e["confirm"][agents]["high"]}
+                          for e in state["confirmed"]])
+    part = Section("Pareto front: fairness against closeness to the base")
+    part.tables.append(("search_pareto", "Confirmed Pareto points", front))
+    fig, ax = plt.subplots(figsize=charts.WIDE)
+    ax.errorbar(front[objectives[1]], 100 * front["confirmed_deviation"],
+                yerr=[100 * (front["confirmed_deviation"] - front["confirmed_ci_low"]),
+                      100 * (front["confirmed_ci_high"] - front["confirmed_deviation"])], fmt="o")
+    ax.axhline(100 * state["target"]["tolerance"], linestyle="--", color="grey")
+    part.charts.append(("search_pareto", "Pareto points on their confirmation games (95% simultaneous)",
+                        charts._finish(fig, ax, "Pareto front, confirmed", objectives[1],
+                                       "largest seat deviation (percentage points)")))
+    return part

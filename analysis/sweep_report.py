@@ -213,9 +213,9 @@ def display_table(frame: pd.DataFrame) -> pd.DataFrame:
             has = not r.get("is_base") and f"d_{key}" in r
             merged = has and key == "tiebreak_rate" and bool(r.get("tie_is_decided"))
             diff = r.get(f"d_{key}") if has and not merged else None
-            row[label] = _figure_text(r[key], r[f"{key}_low"], r[f"{key}_high"], percent, diff,
-                                      r.get(f"d_{key}_low"), r.get(f"d_{key}_high"),
-                                      bool(r.get(f"mark_{key}")))
+            row[label] = _figure_text(r[key], r[f"{key}_low"], r[f"{key}_high"], percent, diff=diff,
+                                      d_low=r.get(f"d_{key}_low"), d_high=r.get(f"d_{key}_high"),
+                                      sig=bool(r.get(f"mark_{key}")))
             if merged:
                 row[label] += "; vs base: as top score tied (every tie decided by the tie-break)"
         row["seats equal? (chi-square p)"] = f"{r['chi2_p']:.3g}"
@@ -288,9 +288,10 @@ def metric_charts(frame: pd.DataFrame, grid: dict[str, list[Any]], n_text: str,
                 continue
             ylabel = f"{label} ({'%' if percent else unit})"
             name = f"sweep_{metric}_vs_{_file_part(key)}"
-            fig = charts.grouped_bars(part, "x", metric, f"{metric}_low", f"{metric}_high", "series",
-                                      f"{label} vs {key} ({n_short})", key, ylabel, percent=percent,
-                                      reference=0.0 if metric == "start_adv" else None)
+            fig = charts.grouped_bars(part, category="x", value=metric, low=f"{metric}_low",
+                                      high=f"{metric}_high", series="series",
+                                      title=f"{label} vs {key} ({n_short})", xlabel=key, ylabel=ylabel,
+                                      percent=percent, reference=0.0 if metric == "start_adv" else None)
             out.append((name, f"{label} against {key}, 95% intervals ({n_text})", fig))
     named = frame[frame["named"] | frame["is_base"]]
     if frame["named"].any():
@@ -300,8 +301,10 @@ def metric_charts(frame: pd.DataFrame, grid: dict[str, list[Any]], n_text: str,
             if part[metric].isna().all():
                 continue
             ylabel = f"{label} ({'%' if percent else unit})"
-            fig = charts.grouped_bars(part, "variant", metric, f"{metric}_low", f"{metric}_high", "series",
-                                      f"{label} by variant ({n_short})", "variant", ylabel, percent=percent,
+            fig = charts.grouped_bars(part, category="variant", value=metric, low=f"{metric}_low",
+                                      high=f"{metric}_high", series="series",
+                                      title=f"{label} by variant ({n_short})", xlabel="variant",
+                                      ylabel=ylabel, percent=percent,
                                       reference=0.0 if metric == "start_adv" else None)
             out.append((f"sweep_{metric}_by_variant", f"{label} by named variant, 95% intervals ({n_text})",
                         fig))
@@ -383,18 +386,41 @@ def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[st
     rows, runs, _ = sweep_rows(folder, manifest, jobs, backend)
     frame = sweep_table(rows)
     game = manifest["game"]
-    unit = registry.spec(game).vocabulary.length
-    total = int(frame["n"].sum())
     n_text = f"n = {int(frame['n'].min()):,} to {int(frame['n'].max()):,} games per run" \
         if frame["n"].nunique() > 1 else f"n = {int(frame['n'].iloc[0]):,} games per run"
     labels = [f"{r['variant']} {r['players']}p" + (f" {r['agents']}" if frame["agents"].nunique() > 1 else "")
               for r in rows]
+    head = _comparison_section(manifest, frame, len(rows))
+    sec = Section("Sweep: metrics against the swept parameters")
+    sec.notes.append("Bars: the metric per variant, whiskers its 95% interval. The spread of chit or card "
+                     "values (largest minus smallest win added) is a point estimate, without whiskers.")
+    grid = manifest.get("grid") or {k: [] for k in manifest["grid_keys"]}
+    sec.charts += metric_charts(frame, grid, n_text, game)
+    seats = _seats_section(frame)
+    raw_cols = [c for c in frame.columns if c not in ("seat_rates", "seat_changes")]
+    seats.tables.append(("sweep_figures", "Every figure as numbers (also in summary.json)", frame[raw_cols]))
+    sections = [head, sec, seats]
+    summary = {"sweep": {k: manifest[k] for k in ("sweep_file", "base", "game", "players", "agents", "games",
+                                                  "seed", "grid_keys")},
+               "runs": frame.drop(columns=["seat_rates"], errors="ignore").assign(
+                   seat_rates=[[list(x) for x in s] for s in frame["seat_rates"]],
+                   seat_changes=[[list(x) for x in s] if isinstance(s, list) else None
+                                 for s in frame.get("seat_changes", [None] * len(frame))]
+               ).to_dict(orient="records")}
+    target = Path(out) if out else folder / "report"
+    return write_report(sections, runs, labels, summary, target, title="Sweep report")
 
+
+def _comparison_section(manifest: dict[str, Any], frame: pd.DataFrame, runs: int) -> Section:
+    """The sweep, the variants that differ from the base, the variants and the comparison table."""
+    game = manifest["game"]
+    unit = registry.spec(game).vocabulary.length
+    total = int(frame["n"].sum())
     sec = Section(f"Sweep: {manifest['sweep_file']}")
     sec.notes.append(f"Base config <b>{manifest['base']}</b> ({game}); players {manifest['players']}; "
                      f"agents {', '.join(manifest['agents'])}; {manifest['games']:,} games per run, seed "
                      f"{manifest['seed']} (every variant plays the same game seeds); "
-                     f"{len(manifest['variants'])} variants, {len(rows)} runs, {total:,} games in all.")
+                     f"{len(manifest['variants'])} variants, {runs} runs, {total:,} games in all.")
     if manifest.get("description"):
         sec.notes.append(manifest["description"])
     if manifest["grid_keys"]:
@@ -411,15 +437,11 @@ def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[st
                        "accepts it)", variants_table))
     sec.tables.append(("sweep_comparison", f"Every run: figures with 95% intervals, and the difference from "
                        f"the base (* significant); game length in {unit}", display_table(frame)))
-    sections = [sec]
+    return sec
 
-    sec = Section("Sweep: metrics against the swept parameters")
-    sec.notes.append("Bars: the metric per variant, whiskers its 95% interval. The spread of chit or card "
-                     "values (largest minus smallest win added) is a point estimate, without whiskers.")
-    grid = manifest.get("grid") or {k: [] for k in manifest["grid_keys"]}
-    sec.charts += metric_charts(frame, grid, n_text, game)
-    sections.append(sec)
 
+def _seats_section(frame: pd.DataFrame) -> Section:
+    """Every run's seat win rates, and each variant's change from the base's."""
     sec = Section("Sweep: seat win rates of every run")
     seats = seat_table(frame)
     sec.notes.append("Each variant's seat win rate minus the base's at the same seat and player count "
@@ -430,17 +452,4 @@ def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[st
                      "changed?' column, judged with the sweep's other differences (Holm).")
     sec.tables.append(("sweep_seat_win_rates", "Seat win rates (seat 0 = start player), Wilson 95%, and "
                        "the change from the base (paired)", seats))
-    sections.append(sec)
-
-    raw_cols = [c for c in frame.columns if c not in ("seat_rates", "seat_changes")]
-    sec.tables.append(("sweep_figures", "Every figure as numbers (also in summary.json)",
-                       frame[raw_cols]))
-    summary = {"sweep": {k: manifest[k] for k in ("sweep_file", "base", "game", "players", "agents", "games",
-                                                  "seed", "grid_keys")},
-               "runs": frame.drop(columns=["seat_rates"], errors="ignore").assign(
-                   seat_rates=[[list(x) for x in s] for s in frame["seat_rates"]],
-                   seat_changes=[[list(x) for x in s] if isinstance(s, list) else None
-                                 for s in frame.get("seat_changes", [None] * len(frame))]
-               ).to_dict(orient="records")}
-    target = Path(out) if out else folder / "report"
-    return write_report(sections, runs, labels, summary, target, title="Sweep report")
+    return sec

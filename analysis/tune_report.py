@@ -79,7 +79,25 @@ def build_tune_report(folder: str | os.PathLike[str], out: str | os.PathLike[str
     folder = Path(folder)
     state = read_tune_manifest(folder)
     g = games_summary(state)
-    target = state["target"]
+    sections = [_tune_section(state, g)]
+    runs: list[RunTally] = []
+    labels: list[str] = []
+    confirm_dir = folder / "confirm"
+    if (confirm_dir / "manifest.json").is_file():
+        run = read_run_tally(confirm_dir)  # chunk by chunk (analysis.run_tally)
+        sections.append(_confirm_section(state, run))
+        runs.append(run)
+        labels.append(f"confirmation: {state['recommended']}")
+    sections.append(_candidates_section(state))
+    summary = {k: state[k] for k in ("tune_file", "recommended", "recommended_label", "recommended_config",
+                                     "met", "statement", "race_final", "confirm", "rounds")}
+    summary["games"] = g
+    return write_report(sections, runs, labels, summary, Path(out) if out else folder / "report",
+                        title="Tune report")
+
+
+def _tune_section(state: dict[str, Any], g: dict[str, Any]) -> Section:
+    """The statement, the recommended config, the search, target and games, and the rounds of the race."""
     sec = Section(f"Tune: {state['tune_file']}")
     verdict_class = "met" if state["met"] else "not met"
     sec.notes.append(f"<b>{html.escape(state['statement'])}</b> ({verdict_class})")
@@ -91,16 +109,8 @@ def build_tune_report(folder: str | os.PathLike[str], out: str | os.PathLike[str
                      + ", ".join(f"<b>{s['key']}</b> in {s['values']}" for s in state["space"])
                      + (f" ({len(state['invalid'])} combinations left out as invalid configs)"
                         if state["invalid"] else "") + ".")
-    tgt = [f"every seat's win rate within {100 * target['tolerance']:g} percentage points of "
-           f"1/{state['players']}"]
-    if target.get("length"):
-        tgt.append(f"mean game length in {target['length'][0]:g}..{target['length'][1]:g}")
-    if target.get("chit_cap") is not None:
-        tgt.append(f"no chit type adds more than {100 * target['chit_cap']:g} percentage points to its "
-                   "holder's win rate (priced by paired intervention: each kind given to each seat and to "
-                   "nobody from the start, on the same seeds; bounds simultaneous over the kinds)")
-    sec.notes.append("Target: " + "; ".join(tgt) + f". Objective: the largest deviation of a seat's win rate "
-                     f"from the fair share, with bounds simultaneous over the seats at "
+    sec.notes.append("Target: " + "; ".join(_target_parts(state)) + ". Objective: the largest deviation "
+                     f"of a seat's win rate from the fair share, with bounds simultaneous over the seats at "
                      f"{100 * state['racing']['confidence']:g}%.")
     sec.notes.append(f"Games: {g['race_games']:,} in the race + {g['confirm_games']:,} confirming = "
                      f"<b>{g['total_games']:,}</b>, against <b>{g['exhaustive_games']:,}</b> for an "
@@ -120,32 +130,45 @@ def build_tune_report(folder: str | os.PathLike[str], out: str | os.PathLike[str
     if not rounds.empty:
         sec.tables.append(("tune_rounds", "Rounds of the race (deviation of the best, in win-rate share)",
                            rounds))
-    sections = [sec]
+    return sec
 
-    runs: list[RunTally] = []
-    labels: list[str] = []
-    confirm_dir = folder / "confirm"
-    if (confirm_dir / "manifest.json").is_file():
-        run = read_run_tally(confirm_dir)  # chunk by chunk (analysis.run_tally)
-        seats = seat_win_rates(run.common)
-        sec = Section("Tune: the recommended config on fresh games")
-        sec.notes.append(f"Seat win rates of {state['recommended']} on {run.n_games:,} confirmation games "
-                         f"(seed {run.manifest['seed']}), Wilson 95% per seat; fair share "
-                         f"{pct(1 / state['players'])}, tolerance band ±{100 * target['tolerance']:g} "
-                         "percentage points.")
-        sec.charts.append(("tune_confirm_seats", f"Seat win rates of the recommended config (n = "
-                           f"{run.n_games:,} games)",
-                           charts.grouped_bars(seats, "seat", "win_rate", "ci_low", "ci_high", None,
-                                               f"Recommended config: win rate by seat "
-                                               f"(n = {run.n_games:,})",
-                                               "seat (0 = start player)", "win rate (%)",
-                                               reference=1 / state["players"], reference_label="fair share")))
-        sec.tables.append(("tune_confirm_seats", "Seat win rates on the confirmation games",
-                           seats.drop(columns=["wins"])))
-        sections.append(sec)
-        runs.append(run)
-        labels.append(f"confirmation: {state['recommended']}")
 
+def _target_parts(state: dict[str, Any]) -> list[str]:
+    """The target's parts as the page states them: the seats, and the length and chit cap when set."""
+    target = state["target"]
+    tgt = [f"every seat's win rate within {100 * target['tolerance']:g} percentage points of "
+           f"1/{state['players']}"]
+    if target.get("length"):
+        tgt.append(f"mean game length in {target['length'][0]:g}..{target['length'][1]:g}")
+    if target.get("chit_cap") is not None:
+        tgt.append(f"no chit type adds more than {100 * target['chit_cap']:g} percentage points to its "
+                   "holder's win rate (priced by paired intervention: each kind given to each seat and to "
+                   "nobody from the start, on the same seeds; bounds simultaneous over the kinds)")
+    return tgt
+
+
+def _confirm_section(state: dict[str, Any], run: RunTally) -> Section:
+    """The recommended config's seat win rates on its fresh confirmation games."""
+    seats = seat_win_rates(run.common)
+    sec = Section("Tune: the recommended config on fresh games")
+    sec.notes.append(f"Seat win rates of {state['recommended']} on {run.n_games:,} confirmation games "
+                     f"(seed {run.manifest['seed']}), Wilson 95% per seat; fair share "
+                     f"{pct(1 / state['players'])}, tolerance band ±{100 * state['target']['tolerance']:g} "
+                     "percentage points.")
+    fig = charts.grouped_bars(seats, category="seat", value="win_rate", low="ci_low", high="ci_high",
+                              series=None,
+                              title=f"Recommended config: win rate by seat (n = {run.n_games:,})",
+                              xlabel="seat (0 = start player)", ylabel="win rate (%)",
+                              reference=1 / state["players"], reference_label="fair share")
+    sec.charts.append(("tune_confirm_seats", f"Seat win rates of the recommended config (n = "
+                       f"{run.n_games:,} games)", fig))
+    sec.tables.append(("tune_confirm_seats", "Seat win rates on the confirmation games",
+                       seats.drop(columns=["wins"])))
+    return sec
+
+
+def _candidates_section(state: dict[str, Any]) -> Section:
+    """Every candidate: the chart of the best 40 by deviation, and the table."""
     table = candidates_table(state)
     sec = Section("Tune: every candidate")
     sec.notes.append("max_rate_deviation: the largest |seat win rate - fair share| with its simultaneous "
@@ -153,17 +176,13 @@ def build_tune_report(folder: str | os.PathLike[str], out: str | os.PathLike[str
                      "different sample sizes, so their intervals differ in width.")
     shown = table.dropna(subset=["max_rate_deviation"]).head(40)
     if not shown.empty:
-        fig = charts.grouped_bars(shown, "candidate", "max_rate_deviation", "ci_low", "ci_high", None,
-                                  "Largest seat deviation from the fair share (best 40)",
-                                  "deviation (percentage points)",
-                                  "candidate", reference=target["tolerance"], reference_label="tolerance",
+        fig = charts.grouped_bars(shown, category="candidate", value="max_rate_deviation", low="ci_low",
+                                  high="ci_high", series=None,
+                                  title="Largest seat deviation from the fair share (best 40)",
+                                  xlabel="deviation (percentage points)", ylabel="candidate",
+                                  reference=state["target"]["tolerance"], reference_label="tolerance",
                                   horizontal=True)
         sec.charts.append(("tune_candidates", "Largest seat deviation per candidate with its simultaneous "
                            "95% interval; dashed: the tolerance", fig))
     sec.tables.append(("tune_candidates", "Candidates", table))
-    sections.append(sec)
-    summary = {k: state[k] for k in ("tune_file", "recommended", "recommended_label", "recommended_config",
-                                     "met", "statement", "race_final", "confirm", "rounds")}
-    summary["games"] = g
-    return write_report(sections, runs, labels, summary, Path(out) if out else folder / "report",
-                        title="Tune report")
+    return sec

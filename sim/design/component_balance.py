@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from analysis.parts import SHARE_SCALE  # win shares as whole numbers, as a run's chunk statistics count them
+from sim import games
 
 _SUMS = ("games", "m", "s", "ss", "sm", "mm")
 
@@ -48,7 +49,7 @@ def play_values_chunk(game: str, rules: Any, agents: tuple[str, ...], seed: int,
     from sim.rng import game_seeds
 
     study = game_spec(game).values
-    seating, params = agent_arrays([list(agents)], game)
+    seating, params = agent_arrays([list(agents)], games.spec(game))
     out = study.run(rules, game_seeds(seed, start, count), seating[0], params[0], (0,), first_game=start)
     table = study.table(start, out)
     return statistics(table.to_pandas(), kind_labels(study.components(rules), study.kinds), rules.players)
@@ -146,7 +147,7 @@ def price(game: str, rules: Any, agents: tuple[str, ...], seed: int, base_games:
     have = kept["base_games"] if kept else 0
     if have >= base_games:
         return kept, 0
-    part = play_values_chunk(game, rules, agents, seed, have, base_games - have)
+    part = play_values_chunk(game, rules, agents, seed, start=have, count=base_games - have)
     stats = merge_values(kept, part)
     tmp = path.with_name(f".tmp-{path.name}")
     tmp.write_text(json.dumps({"identity": identity, "stats": stats}))

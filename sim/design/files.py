@@ -61,7 +61,7 @@ def validate(game: str, config: dict[str, Any], players: int, source: str) -> An
 
 def check_agents(file: str, key: str, lineup: str, players: int, game: str) -> tuple[str, ...]:
     try:
-        return tuple(str(a) for a in parse_agents(lineup, players, game))
+        return tuple(str(a) for a in parse_agents(lineup, players, games.spec(game)))
     except ConfigError as err:
         raise ConfigError(f"{file}: {key}: {str(err).removeprefix('--agents: ')} "
                           f"({players} players)") from None

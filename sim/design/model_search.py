@@ -60,8 +60,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sim import games
 from sim.design.component_balance import games_bound, largest, merge_values, play_values_chunk
-from sim.design.overrides import path_text
+from sim.design.files import validate
+from sim.design.overrides import apply_overrides, path_text
 from sim.design.search_space import SearchSpace
 from sim.design.trial_games import GamePool, figures, merge
 from sim.design.tune_file import Search, Target, Tune
@@ -151,223 +153,328 @@ class TrialRecord:
     #: with target.chit_cap: the component kind worth most (component_balance.largest), once priced
     chit: dict[str, Any] | None = None
 
+    @classmethod
+    def invalid(cls, number: int, values: list[Any], objectives: int, why: str) -> TrialRecord:
+        """A candidate that broke a constraint or that the game refused: no game, infinite objectives."""
+        return cls(number=number, values=values, games=0, played=0, objectives=[math.inf] * objectives,
+                   low=math.inf, high=math.inf, length=math.nan, violation=math.inf, stopped_early=False,
+                   valid=False, why=why)
+
+
+@dataclass
+class Playing:
+    """A trial's candidate while the search plays it: what it is, and its games so far."""
+
+    trial: Any                           # the Optuna trial
+    values: list[Any]                    # one per dimension, repaired
+    key: str                             # equal candidates share their games (and their values study's)
+    rules: Any
+    stats: dict[str, Any] | None = None  # sufficient statistics (trial_games), None before any game
+    st: Any = None                       # their figures (a racing.Standing)
+    own: int = 0                         # games this trial played itself
+    stopped: bool = False                # racing or the budget stopped it before its last stage
+
+    @property
+    def games(self) -> int:
+        return self.stats["games"] if self.stats else 0
+
+
+class ModelSearch:
+    """One session of a study (see the module docstring): restore what earlier sessions stored, finish a
+    trial a kill interrupted, then propose and evaluate trials while the budget pays a first stage. A trial
+    is evaluated in named steps: `candidate` (repair and validate the proposal), `play_stages` (racing on
+    top), `check_incumbent`, `price` (the component cap) and `tell` (its objectives and constraints to
+    Optuna, its record to `records`)."""
+
+    def __init__(self, tune: Tune, out: Path, kind: str, say: Callable[[str], None],
+                 budget: int | None = None) -> None:
+        import optuna
+
+        from sim.agent_spec import parse_agents
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        self.tune, self.kind, self.say = tune, kind, say
+        self.space, self.search, self.target = tune.search_space, tune.search, tune.target
+        assert self.space is not None and self.search is not None
+        self.budget = budget if budget is not None else tune.budget
+        search = self.search
+        self.points = 1 if len(search.objectives) == 1 else search.confirm_points
+        self.reserve = search.confirm_games * self.points  # the confirmation's games
+        storage = optuna.storages.RDBStorage(f"sqlite:///{out / STUDY_FILE}")
+        self.directions = ["minimize"] * len(search.objectives)
+        self.study = optuna.create_study(study_name=STUDY_NAMES[kind], storage=storage,
+                                         directions=self.directions, load_if_exists=True)
+        self.sampler_name = "random" if kind == "random" else search.sampler
+        self.schedule = search.schedule()
+        self.full = full_games(search)  # the games a candidate's figures count at
+        self.look = 1 - (1 - search.confidence) / len(self.schedule)
+        self.dists = distributions(self.space)
+        self.agents = tuple(str(a) for a in parse_agents(tune.agents, tune.players, games.spec(tune.game)))
+        self.capped = self.target.chit_cap is not None
+        self.values_study = None
+        if self.capped:
+            from sim.games import spec as game_spec
+
+            self.values_study = game_spec(tune.game).values
+        self.per_base_game = 0.0  # the most games one priced base game cost so far: the values confirmation's
+        self.pool: GamePool | None = None
+        self.records: dict[int, TrialRecord] = {}
+        self.by_candidate: dict[str, dict[str, Any]] = {}  # equal candidates share their games
+        self.by_values: dict[str, dict[str, Any]] = {}     # and their values study's
+        self.spent = 0
+        self.started = time.perf_counter()
+
+    # ---- the session -------------------------------------------------------------------------------------
+    def run(self, jobs: int, backend: str, scheduler: str | None) -> dict[str, Any]:
+        """Play the session's trials; the study's summary, with the games this session played."""
+        self.pool = GamePool(jobs, backend, scheduler)
+        try:
+            self.restore()
+            before = self.spent
+            self.resume_running()
+            while self.spent + self.schedule[0] + self.reserve_now() <= self.budget:
+                trial = self.propose()
+                self.evaluate(trial, None)
+                self.report(trial.number)
+        finally:
+            self.pool.close()
+        summary = _summary(kind=self.kind, sampler=self.sampler_name, spent=self.spent, budget=self.budget,
+                           records=self.records, schedule=self.schedule, full=self.full)
+        return summary | {"played_now": self.spent - before}
+
+    def restore(self) -> None:
+        """What earlier sessions finished: their records, games spent, and statistics to share."""
+        self.records.update(_stored_records(self.study, self.target, self.look))
+        for frozen in self.study.get_trials(deepcopy=False):
+            self.spent += played_of(frozen.user_attrs)
+            if frozen.number in self.records and self.records[frozen.number].valid:
+                key = json.dumps(self.records[frozen.number].values, default=str)
+                self.by_candidate[key] = stats_of(frozen.user_attrs)
+                kept = (frozen.user_attrs.get("progress") or {}).get("values")
+                if kept:
+                    self.by_values[key] = kept
+                    self.per_base_game = max(self.per_base_game, kept["played"] / kept["base_games"])
+
+    def resume_running(self) -> None:
+        """A trial a kill interrupted, finished from its stored stages under its own number."""
+        import optuna
+
+        for frozen in self.study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
+            self.say(f"resuming trial {frozen.number} from its stored stages")
+            # a Trial handle on the stored running trial (Optuna has no public way to reopen one)
+            self.evaluate(optuna.trial.Trial(self.study, frozen._trial_id), stats_of(frozen.user_attrs))
+
+    def propose(self):
+        """The next trial, from a sampler seeded by (tune seed, kind, trials so far)."""
+        k = len(self.study.get_trials(deepcopy=False))
+        self.study.sampler = make_sampler(self.sampler_name,
+                                          _derived_seed("tune-sampler", self.tune.seed, self.kind, k),
+                                          self.search.startup_trials, len(self.directions))
+        return self.study.ask(self.dists)
+
+    def report(self, number: int) -> None:
+        """A progress line, every tenth trial and after each fully played one."""
+        r = self.records[number]
+        if not (number % 10 == 0 or r.games >= self.schedule[-1]):
+            return
+        best = best_record(self.records, self.full)
+        self.say(f"{self.kind} trial {number}: {r.games:,} games"
+                 + (f", seats {100 * r.objectives[0]:.2f} [{100 * r.low:.2f}, {100 * r.high:.2f}]"
+                    if r.valid else f", invalid: {r.why}")
+                 + (f", worth most: {r.chit['kind']} {100 * r.chit['value']:+.1f} pp" if r.chit else "")
+                 + (" (stopped early)" if r.stopped_early else "")
+                 + (f"; best {100 * best.objectives[0]:.2f} (trial {best.number})" if best else "")
+                 + f"; {self.spent:,} of {self.budget:,} games, {time.perf_counter() - self.started:.0f} s")
+
+    # ---- a trial -----------------------------------------------------------------------------------------
+    def evaluate(self, trial, stats: dict[str, Any] | None) -> None:
+        """Play a proposed trial (from `stats`, its stored stages, when resumed) and tell Optuna."""
+        c = self.candidate(trial, stats)
+        if c is None:
+            return
+        self.play_stages(c)
+        self.check_incumbent(c)
+        self.by_candidate[c.key] = c.stats
+        self.tell(c)
+
+    def candidate(self, trial, stats: dict[str, Any] | None) -> Playing | None:
+        """The trial's repaired candidate with the games it already has (its own stored stages, or an equal
+        candidate's); None when the candidate breaks a constraint or the game refuses it (recorded)."""
+        values = self.space.repair(point_values(self.space, trial.params))
+        key = json.dumps(values, default=str)
+        trial.set_user_attr("values", values)
+        rules, why = self.rules_of(values, trial.number)
+        if why:
+            self.refuse(trial, values, why)
+            return None
+        if stats is None and key in self.by_candidate:
+            stats = dict(self.by_candidate[key])
+        c = Playing(trial, values, key, rules, stats, own=played_of(trial.user_attrs))
+        c.st = figures(stats, self.target, self.look) if stats else None
+        return c
+
+    def rules_of(self, values: list[Any], number: int) -> tuple[Any, str]:
+        """(the game's rules of a candidate, "") or (None, why it is no candidate)."""
+        broken = self.space.violations(values)
+        if broken:
+            return None, "breaks " + broken[0]
+        overrides = {d.path: v for d, v in zip(self.space.dimensions, values, strict=True)}
+        source = f"{self.tune.file} (trial {number})"
+        try:
+            config = apply_overrides(self.space.base, overrides, source)
+            return validate(self.tune.game, config, self.tune.players, source), ""
+        except ConfigError as err:  # a candidate the game refuses: recorded, no game played
+            return None, str(err)
+
+    def refuse(self, trial, values: list[Any], why: str) -> None:
+        """An invalid candidate: recorded with why, failed in the study, no game played."""
+        import optuna
+
+        trial.set_user_attr("invalid", why)
+        self.records[trial.number] = TrialRecord.invalid(trial.number, values, len(self.directions), why)
+        self.study.tell(trial.number, state=optuna.trial.TrialState.FAIL)
+
+    def play_stages(self, c: Playing) -> None:
+        """The stages the candidate lacks, until racing or the budget stops it."""
+        for n in self.schedule:
+            if c.stats and c.stats["games"] >= n:
+                continue
+            if (c.stats and c.st is not None and c.st.low > self.best_high(c.values)) \
+                    or not self.affords_stage(c, n):
+                c.stopped = True
+                break
+            self.play_to(c, n)
+
+    def affords_stage(self, c: Playing, n: int) -> bool:
+        """Whether the budget pays the stage to `n` games (always the first trial's), and, for a stage that
+        ends the candidate's games, its pricing, leaving the confirmation's games."""
+        pricing = self.pricing_bound(c.rules) if n == self.full else 0
+        return not (self.spent + (n - c.games) + pricing + self.reserve_now() > self.budget and self.records)
+
+    def play_to(self, c: Playing, n: int) -> None:
+        """Bring the candidate to `n` games, and store its statistics and own games (one attribute, one
+        write: never out of step)."""
+        have = c.games
+        c.stats = merge(c.stats, self.pool.play(self.tune.game, c.rules, self.agents, self.tune.seed,
+                                                start=have, count=n - have))
+        self.spent += n - have
+        c.own += n - have
+        c.trial.set_user_attr("progress", {"stats": c.stats, "played": c.own})
+        c.st = figures(c.stats, self.target, self.look)
+
+    def check_incumbent(self, c: Playing) -> None:
+        """The incumbent's check: a candidate that ends the stages better than every verified one plays on
+        to `full` games before it counts, so the best is not a lucky draw of final_games."""
+        if c.stopped or not self.schedule[-1] <= c.stats["games"] < self.full or self.violation(c.st) != 0 \
+                or not c.st.value < min((r.objectives[0] for r in self.rivals(c.values)), default=math.inf):
+            return
+        pricing = self.pricing_bound(c.rules)
+        if self.spent + (self.full - c.games) + pricing + self.reserve_now() > self.budget:
+            c.stopped = True
+        else:
+            self.play_to(c, self.full)
+
+    def tell(self, c: Playing) -> None:
+        """The candidate's objectives and constraints (length, and the component cap once priced) to Optuna
+        and to its record."""
+        objs = self.objectives_of(c.values, c.st)
+        v = self.violation(c.st)
+        chit, v_chit = None, 0.0
+        if self.capped and not c.stopped and c.stats["games"] >= self.full and v == 0:
+            # racing on top: only a verified candidate that keeps the length is priced
+            chit, v_chit = self.price(c)
+        if self.sampler_name == "cmaes" and v + v_chit > 0:
+            objs[0] += 1.0 + v + v_chit  # CMA-ES has no constraints: a violation costs more than any seat
+        trial = c.trial
+        trial.set_user_attr("violation", [v, v_chit] if self.capped else [v])
+        trial.set_user_attr("chit", chit)
+        trial.set_constraint("length", v)  # feasible at <= 0; TPE and NSGA-II sample with it
+        if self.capped:
+            trial.set_constraint("chits", v_chit)
+        trial.set_user_attr("stopped_early", c.stopped)
+        self.records[trial.number] = TrialRecord(
+            number=trial.number, values=c.values, games=c.stats["games"], played=c.own, objectives=objs,
+            low=c.st.low, high=c.st.high, length=c.st.length, violation=v + v_chit, stopped_early=c.stopped,
+            chit=chit)
+        self.study.tell(trial.number, objs if len(objs) > 1 else objs[0])
+
+    # ---- the component cap -------------------------------------------------------------------------------
+    def price(self, c: Playing) -> tuple[dict[str, Any] | None, float]:
+        """A fully played candidate's component kinds by the values study (target.chit_cap): (the kind worth
+        most, its worth over the cap; UNPRICED when the budget stopped the pricing first)."""
+        kept = (c.trial.user_attrs.get("progress") or {}).get("values") or self.by_values.get(c.key)
+        values_stats, played, c.stopped = self.price_kinds(c, kept)
+        c.own += played
+        if values_stats:
+            self.by_values[c.key] = values_stats
+        chit = largest(values_stats, self.tune.players, self.look) if not c.stopped else None
+        return chit, max(chit["value"] - self.target.chit_cap, 0.0) if chit else UNPRICED
+
+    def price_kinds(self, c: Playing, values_stats: dict[str, Any] | None) -> tuple[dict[str, Any] | None,
+                                                                                   int, bool]:
+        """The values study's base games the candidate lacks: (the statistics, games played now, whether the
+        budget stopped it first). Stored with the trial."""
+        have = values_stats["base_games"] if values_stats else 0
+        need = self.search.values_games - have
+        played = 0
+        if need > 0:
+            bound = games_bound(len(self.values_study.components(c.rules)), self.tune.players, need)
+            if self.spent + bound + self.reserve_now() > self.budget:
+                return values_stats, 0, True
+            part = self.pool.play(self.tune.game, c.rules, self.agents, self.tune.seed, start=have,
+                                  count=need, worker=play_values_chunk, combine=merge_values, smallest=5)
+            values_stats = merge_values(values_stats, part)
+            played = part["played"]
+            self.spent += played
+            c.trial.set_user_attr("progress", {"stats": c.stats, "played": c.own + played,
+                                               "values": values_stats})
+        self.per_base_game = max(self.per_base_game, values_stats["played"] / values_stats["base_games"])
+        return values_stats, played, False
+
+    def pricing_bound(self, rules) -> int:
+        """At most the games pricing a candidate costs (0 without a cap)."""
+        if not self.capped:
+            return 0
+        return games_bound(len(self.values_study.components(rules)), self.tune.players,
+                           self.search.values_games)
+
+    # ---- figures -----------------------------------------------------------------------------------------
+    def reserve_now(self) -> int:
+        """The confirmation's games: the seats', and the values study's at the dearest priced candidate."""
+        return self.reserve + math.ceil(self.per_base_game * self.search.confirm_values_games * self.points)
+
+    def closeness(self, values: list[Any]) -> list[float]:
+        """The objectives after `seats`: how far a candidate is from the base."""
+        return [float(self.space.changes(values)) if name == "changes" else self.space.l1(values)
+                for name in self.search.objectives[1:]]
+
+    def objectives_of(self, values: list[Any], st) -> list[float]:
+        return [st.value, *self.closeness(values)]
+
+    def violation(self, st) -> float:
+        """How far the mean length lies outside target.length (0 inside it, or with no range)."""
+        if self.target.length is None or not math.isfinite(st.length):
+            return 0.0
+        lo, hi = self.target.length
+        return max(lo - st.length, st.length - hi, 0.0)
+
+    def rivals(self, values: list[Any]) -> list[TrialRecord]:
+        """The verified feasible candidates no further from the base than `values` (all, with one
+        objective): the ones a candidate must beat."""
+        extra = self.closeness(values)
+        return [r for r in self.records.values() if r.valid and r.games >= self.full and r.violation == 0
+                and all(a <= b for a, b in zip(r.objectives[1:], extra, strict=True))]
+
+    def best_high(self, values: list[Any]) -> float:
+        """The upper bound of the best verified candidate that is no further from the base."""
+        return min((r.high for r in self.rivals(values)), default=math.inf)
+
 
 def run_search(tune: Tune, out: Path, kind: str, jobs: int, backend: str, scheduler: str | None,
                say: Callable[[str], None], budget: int | None = None) -> dict[str, Any]:
     """Run (or resume) the model-based search (kind "model") or the random baseline (kind "random") into
     ``out/study.db``; returns the study's summary (trials, curve, recommended points)."""
-    import optuna
-
-    from sim.agent_spec import parse_agents
-    from sim.design.files import validate
-    from sim.design.overrides import apply_overrides
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    space, search, target = tune.search_space, tune.search, tune.target
-    assert space is not None and search is not None
-    budget = budget if budget is not None else tune.budget
-    reserve = search.confirm_games * (1 if len(search.objectives) == 1 else search.confirm_points)
-    storage = optuna.storages.RDBStorage(f"sqlite:///{out / STUDY_FILE}")
-    directions = ["minimize"] * len(search.objectives)
-    study = optuna.create_study(study_name=STUDY_NAMES[kind], storage=storage, directions=directions,
-                                load_if_exists=True)
-    sampler_name = "random" if kind == "random" else search.sampler
-    schedule = search.schedule()
-    full = max(search.verify_games, schedule[-1])  # the games a candidate's figures count at
-    look = 1 - (1 - search.confidence) / len(schedule)
-    dists = distributions(space)
-    agents = tuple(str(a) for a in parse_agents(tune.agents, tune.players, tune.game))
-    capped = target.chit_cap is not None
-    values_study = None
-    if capped:
-        from sim.games import spec as game_spec
-
-        values_study = game_spec(tune.game).values
-    per_base_game = 0.0  # the most games one priced base game cost so far: the values confirmation's share
-    pool = GamePool(jobs, backend, scheduler)
-    records: dict[int, TrialRecord] = {}
-    by_candidate: dict[str, dict[str, Any]] = {}  # equal candidates share their games
-    by_values: dict[str, dict[str, Any]] = {}     # and their values study's
-    spent = 0
-    started = time.perf_counter()
-
-    def closeness(values: list[Any]) -> list[float]:
-        """The objectives after `seats`: how far a candidate is from the base."""
-        return [float(space.changes(values)) if name == "changes" else space.l1(values)
-                for name in search.objectives[1:]]
-
-    def objectives_of(values: list[Any], st) -> list[float]:
-        return [st.value, *closeness(values)]
-
-    def violation(st) -> float:
-        if target.length is None or not math.isfinite(st.length):
-            return 0.0
-        lo, hi = target.length
-        return max(lo - st.length, st.length - hi, 0.0)
-
-    def reserve_now() -> int:
-        """The confirmation's games: the seats', and the values study's at the dearest priced candidate."""
-        points = 1 if len(search.objectives) == 1 else search.confirm_points
-        return reserve + math.ceil(per_base_game * search.confirm_values_games * points)
-
-    def price(trial, rules, stats, values_stats, own: int) -> tuple[dict[str, Any] | None, int, bool]:
-        """A fully played candidate's component kinds by the values study (target.chit_cap): (the
-        statistics, games played now, whether the budget stopped it first). Stored with the trial."""
-        nonlocal spent, per_base_game
-        have = values_stats["base_games"] if values_stats else 0
-        need = search.values_games - have
-        played = 0
-        if need > 0:
-            bound = games_bound(len(values_study.components(rules)), tune.players, need)
-            if spent + bound + reserve_now() > budget:
-                return values_stats, 0, True
-            part = pool.play(tune.game, rules, agents, tune.seed, have, need, worker=play_values_chunk,
-                             combine=merge_values, smallest=5)
-            values_stats = merge_values(values_stats, part)
-            played = part["played"]
-            spent += played
-            trial.set_user_attr("progress", {"stats": stats, "played": own + played, "values": values_stats})
-        per_base_game = max(per_base_game, values_stats["played"] / values_stats["base_games"])
-        return values_stats, played, False
-
-    def rivals(values: list[Any]) -> list[TrialRecord]:
-        """The verified feasible candidates no further from the base than `values` (all, with one
-        objective): the ones a candidate must beat."""
-        extra = closeness(values)
-        return [r for r in records.values() if r.valid and r.games >= full and r.violation == 0
-                and all(a <= b for a, b in zip(r.objectives[1:], extra, strict=True))]
-
-    def best_high(values: list[Any]) -> float:
-        """The upper bound of the best verified candidate that is no further from the base."""
-        return min((r.high for r in rivals(values)), default=math.inf)
-
-    def pricing_bound(rules) -> int:
-        return games_bound(len(values_study.components(rules)), tune.players, search.values_games) \
-            if capped else 0
-
-    def evaluate(trial, stats: dict[str, Any] | None) -> None:
-        nonlocal spent
-        trial_number = trial.number
-        values = space.repair(point_values(space, trial.params))
-        key = json.dumps(values, default=str)
-        trial.set_user_attr("values", values)
-        broken = space.violations(values)
-        overrides = {d.path: v for d, v in zip(space.dimensions, values, strict=True)}
-        source = f"{tune.file} (trial {trial_number})"
-        why = "breaks " + broken[0] if broken else ""
-        rules = None
-        if not why:
-            try:
-                config = apply_overrides(space.base, overrides, source)
-                rules = validate(tune.game, config, tune.players, source)
-            except ConfigError as err:  # a candidate the game refuses: recorded, no game played
-                why = str(err)
-        if why:
-            trial.set_user_attr("invalid", why)
-            records[trial_number] = TrialRecord(trial_number, values, 0, 0, [math.inf] * len(directions),
-                                                math.inf, math.inf, math.nan, math.inf, False, False, why)
-            study.tell(trial_number, state=optuna.trial.TrialState.FAIL)
-            return
-        if stats is None and key in by_candidate:
-            stats = dict(by_candidate[key])
-        own = played_of(trial.user_attrs)
-        stopped = False
-        st = figures(stats, target, look) if stats else None
-        for n in schedule:
-            if stats and stats["games"] >= n:
-                continue
-            if stats and st is not None and st.low > best_high(values):
-                stopped = True
-                break
-            have = stats["games"] if stats else 0
-            # a stage that ends a candidate's games, which the budget could not price, is not played
-            pricing = pricing_bound(rules) if n == full else 0
-            if spent + (n - have) + pricing + reserve_now() > budget and records:
-                stopped = True
-                break
-            part = pool.play(tune.game, rules, agents, tune.seed, have, n - have)
-            stats = merge(stats, part)
-            spent += n - have
-            own += n - have
-            # one attribute, one write: the statistics and the games this trial played, never out of step
-            trial.set_user_attr("progress", {"stats": stats, "played": own})
-            st = figures(stats, target, look)
-        if not stopped and schedule[-1] <= stats["games"] < full and violation(st) == 0 and \
-                st.value < min((r.objectives[0] for r in rivals(values)), default=math.inf):
-            # the incumbent's check: a candidate that ends the stages better than every verified one
-            # plays on to `full` games before it counts, so the best is not a lucky draw of final_games
-            have = stats["games"]
-            if spent + (full - have) + pricing_bound(rules) + reserve_now() > budget:
-                stopped = True
-            else:
-                stats = merge(stats, pool.play(tune.game, rules, agents, tune.seed, have, full - have))
-                spent += full - have
-                own += full - have
-                trial.set_user_attr("progress", {"stats": stats, "played": own})
-                st = figures(stats, target, look)
-        by_candidate[key] = stats
-        objs = objectives_of(values, st)
-        v = violation(st)
-        chit, v_chit = None, 0.0
-        if capped and not stopped and stats["games"] >= full and v == 0:
-            # racing on top: only a verified candidate that keeps the length is priced
-            values_stats = (trial.user_attrs.get("progress") or {}).get("values") or by_values.get(key)
-            values_stats, now, stopped = price(trial, rules, stats, values_stats, own)
-            own += now
-            if values_stats:
-                by_values[key] = values_stats
-            chit = largest(values_stats, tune.players, look) if not stopped else None
-            v_chit = max(chit["value"] - target.chit_cap, 0.0) if chit else UNPRICED
-        if sampler_name == "cmaes" and v + v_chit > 0:
-            objs[0] += 1.0 + v + v_chit  # CMA-ES has no constraints: a violation costs more than any seat
-        trial.set_user_attr("violation", [v, v_chit] if capped else [v])
-        trial.set_user_attr("chit", chit)
-        trial.set_constraint("length", v)  # feasible at <= 0; TPE and NSGA-II sample with it
-        if capped:
-            trial.set_constraint("chits", v_chit)
-        trial.set_user_attr("stopped_early", stopped)
-        records[trial_number] = TrialRecord(trial_number, values, stats["games"], own, objs, st.low, st.high,
-                                            st.length, v + v_chit, stopped, chit=chit)
-        study.tell(trial_number, objs if len(objs) > 1 else objs[0])
-
-    try:
-        # what earlier sessions finished, and a trial a kill interrupted (finished from its stored stages)
-        records.update(_stored_records(study, target, look))
-        for frozen in study.get_trials(deepcopy=False):
-            spent += played_of(frozen.user_attrs)
-            if frozen.number in records and records[frozen.number].valid:
-                key = json.dumps(records[frozen.number].values, default=str)
-                by_candidate[key] = stats_of(frozen.user_attrs)
-                kept = (frozen.user_attrs.get("progress") or {}).get("values")
-                if kept:
-                    by_values[key] = kept
-                    per_base_game = max(per_base_game, kept["played"] / kept["base_games"])
-        before = spent
-        for frozen in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
-            say(f"resuming trial {frozen.number} from its stored stages")
-            # a Trial handle on the stored running trial (Optuna has no public way to reopen one)
-            evaluate(optuna.trial.Trial(study, frozen._trial_id), stats_of(frozen.user_attrs))
-        while spent + schedule[0] + reserve_now() <= budget:
-            k = len(study.get_trials(deepcopy=False))
-            study.sampler = make_sampler(sampler_name, _derived_seed("tune-sampler", tune.seed, kind, k),
-                                         search.startup_trials, len(directions))
-            trial = study.ask(dists)
-            evaluate(trial, None)
-            r = records[trial.number]
-            if trial.number % 10 == 0 or r.games >= schedule[-1]:
-                best = best_record(records, full)
-                say(f"{kind} trial {trial.number}: {r.games:,} games"
-                    + (f", seats {100 * r.objectives[0]:.2f} [{100 * r.low:.2f}, {100 * r.high:.2f}]"
-                       if r.valid else f", invalid: {r.why}")
-                    + (f", worth most: {r.chit['kind']} {100 * r.chit['value']:+.1f} pp"
-                       if r.chit else "")
-                    + (" (stopped early)" if r.stopped_early else "")
-                    + (f"; best {100 * best.objectives[0]:.2f} (trial {best.number})" if best else "")
-                    + f"; {spent:,} of {budget:,} games, {time.perf_counter() - started:.0f} s")
-    finally:
-        pool.close()
-    summary = _summary(kind, sampler_name, spent, budget, records, schedule, full)
-    return summary | {"played_now": spent - before}
+    return ModelSearch(tune, out, kind, say, budget).run(jobs, backend, scheduler)
 
 
 def _summary(kind: str, sampler: str, spent: int, budget: int, records: dict[int, TrialRecord],
@@ -389,13 +496,13 @@ def _stored_records(study, target: Target, look: float) -> dict[int, TrialRecord
         if frozen.state == optuna.trial.TrialState.COMPLETE:
             st = figures(stats_of(attrs), target, look)
             out[frozen.number] = TrialRecord(
-                frozen.number, attrs["values"], stats_of(attrs)["games"], played_of(attrs),
-                list(frozen.values), st.low, st.high, st.length, _violation(attrs),
-                bool(attrs.get("stopped_early")), chit=attrs.get("chit"))
+                number=frozen.number, values=attrs["values"], games=stats_of(attrs)["games"],
+                played=played_of(attrs), objectives=list(frozen.values), low=st.low, high=st.high,
+                length=st.length, violation=_violation(attrs), stopped_early=bool(attrs.get("stopped_early")),
+                chit=attrs.get("chit"))
         elif frozen.state == optuna.trial.TrialState.FAIL and "values" in attrs:
-            out[frozen.number] = TrialRecord(frozen.number, attrs["values"], 0, 0, [math.inf] * len(
-                frozen.values or [0]), math.inf, math.inf, math.nan, math.inf, False, False,
-                attrs.get("invalid", ""))
+            out[frozen.number] = TrialRecord.invalid(frozen.number, attrs["values"],
+                                                     len(frozen.values or [0]), attrs.get("invalid", ""))
     return out
 
 
@@ -415,8 +522,8 @@ def read_records(tune: Tune, out: Path, kind: str) -> dict[str, Any]:
     schedule = tune.search.schedule()
     records = _stored_records(study, tune.target, 1 - (1 - tune.search.confidence) / len(schedule))
     spent = sum(played_of(t.user_attrs) for t in study.get_trials(deepcopy=False))
-    return _summary(kind, "random" if kind == "random" else tune.search.sampler, spent, tune.budget, records,
-                    schedule, full_games(tune.search))
+    return _summary(kind=kind, sampler="random" if kind == "random" else tune.search.sampler, spent=spent,
+                    budget=tune.budget, records=records, schedule=schedule, full=full_games(tune.search))
 
 
 def full_games(search: Search) -> int:
@@ -462,8 +569,6 @@ def confirm_stats(tune: Tune, out: Path, values: list[Any], agents: str, games: 
     import optuna
 
     from sim.agent_spec import check_models, parse_agents
-    from sim.design.files import validate
-    from sim.design.overrides import apply_overrides
 
     space = tune.search_space
     storage = optuna.storages.RDBStorage(f"sqlite:///{out / STUDY_FILE}")
@@ -476,16 +581,16 @@ def confirm_stats(tune: Tune, out: Path, values: list[Any], agents: str, games: 
     overrides = {d.path: v for d, v in zip(space.dimensions, values, strict=True)}
     source = f"{tune.file} (confirmation)"
     rules = validate(tune.game, apply_overrides(space.base, overrides, source), tune.players, source)
-    specs = parse_agents(agents, tune.players, tune.game)
-    check_models(specs, tune.game, tune.players, rules.config_hash)
+    specs = parse_agents(agents, tune.players, games.spec(tune.game))
+    check_models(specs, games.spec(tune.game), tune.players, rules.config_hash)
     pool = GamePool(jobs, backend, scheduler)
     try:
         seating = tuple(str(a) for a in specs)
         if priced:
-            stats = pool.play(tune.game, rules, seating, seed, 0, games, worker=play_values_chunk,
+            stats = pool.play(tune.game, rules, seating, seed, start=0, count=games, worker=play_values_chunk,
                               combine=merge_values, smallest=5)
         else:
-            stats = pool.play(tune.game, rules, seating, seed, 0, games)
+            stats = pool.play(tune.game, rules, seating, seed, start=0, count=games)
     finally:
         pool.close()
     study.set_user_attr(key, stats)

@@ -128,105 +128,139 @@ def why_nothing(summary: dict[str, Any], tune: Tune) -> str:
 def run_model_tune(tune: Tune, out: Path, jobs: int, backend: str, scheduler: str | None, baseline: str,
                    force: bool, report: bool, say: Callable[[str], None]) -> dict[str, Any]:
     """Search (or, with ``baseline = "random"``, the random baseline), confirm, write the results."""
-    from sim.design.tune import candidate_config_text, confirm_seed
-
     started = time.perf_counter()
     kind = "random" if baseline == "random" else "model"
     with RunLock(out):
         ident = identity(tune)
-        known = out / SEARCH_JSON
-        if (out / STUDY_FILE).exists():
-            old = json.loads(known.read_text()).get("identity") if known.is_file() else None
-            if old != ident:
-                if not force:
-                    raise ConfigError(f"{out}: holds a study of another tune file, space, seed or agents "
-                                      "(search.json's identity differs); choose another --out or pass "
-                                      "--force")
-                (out / STUDY_FILE).unlink()
-                shutil.rmtree(out / "report", ignore_errors=True)
-        if not known.is_file() or not (out / STUDY_FILE).exists():
-            # a marker until the first search ends (a finished summary stays readable meanwhile)
-            write_summary(out, {"identity": ident, "tune_file": tune.file, "state": "searching"})
-        result = run_search(tune, out, kind, jobs, backend, scheduler, say)
+        _claim(tune, out, ident, force)
+        result = run_search(tune, out, kind, jobs, backend, scheduler=scheduler, say=say)
         studies = {k: (result if k == kind else read_records(tune, out, k)) for k in STUDY_NAMES}
         main = studies["model"] if studies["model"]["records"] else studies["random"]
-        records = main["record_objects"]
-        points = _points(records, tune)
-        cseed = confirm_seed(tune.seed)
-        played = result["played_now"]
+        fresh = Confirmations(tune, out, jobs, backend, scheduler, say=say, played=result["played_now"])
         agent_sets = [tune.agents] + ([tune.search.confirm_agents] if tune.search.confirm_agents else [])
-
-        def confirm(r, study: str, agent_list: list[str]) -> dict[str, Any]:
-            nonlocal played
-            entry = {"trial": r.number, "study": study, "values": r.values, "objectives": r.objectives,
-                     "search_games": r.games, "confirm": {}}
-            for agents in agent_list:
-                stats, now = confirm_stats(tune, out, r.values, agents, tune.search.confirm_games, cseed,
-                                           jobs, backend, scheduler)
-                played += now
-                st = figures(stats, tune.target, tune.search.confidence)
-                chit, kinds = None, []
-                if tune.target.chit_cap is not None:
-                    priced, now = confirm_stats(tune, out, r.values, agents, tune.search.confirm_values_games,
-                                                cseed, jobs, backend, scheduler, priced=True)
-                    played += now
-                    chit = largest(priced, tune.players, tune.search.confidence)
-                    kinds = kind_values(priced, tune.players, tune.search.confidence)
-                met, text = statement(st, tune, agents, chit)
-                entry["confirm"][agents] = {"games": st.games, "value": st.value, "low": st.low,
-                                            "high": st.high, "wins": st.wins, "length": st.length,
-                                            "length_low": st.length_low, "length_high": st.length_high,
-                                            "chit": chit, "kinds": kinds, "met": met, "statement": text}
-                say(f"confirmation of {study} trial {r.number} with {agents}: {text}")
-            return entry
-
-        confirmed = [confirm(r, main["kind"], agent_sets) for r in points]
+        confirmed = [fresh.point(r, main["kind"], agent_sets) for r in _points(main["record_objects"], tune)]
         # the baseline's best on the same fresh games, so the two searches compare on confirmed figures
-        baseline = None
-        if main["kind"] == "model" and studies["random"]["records"]:
-            best = best_record({r.number: r for r in studies["random"]["record_objects"]},
-                               full_games(tune.search))
-            if best is not None:
-                baseline = confirm(best, "random", [tune.agents])
-
-        def measure(values: list[Any], games: int):
-            nonlocal played
-            stats, now = confirm_stats(tune, out, values, tune.agents, games, cseed, jobs, backend, scheduler)
-            played += now
-            return figures(stats, tune.target, tune.search.confidence)
-
+        baseline_best = _baseline_best(studies, tune) if main["kind"] == "model" else None
+        baseline_confirmed = fresh.point(baseline_best, "random", [tune.agents]) \
+            if baseline_best is not None else None
         checks = check_curves(tune, {k: v["record_objects"] for k, v in studies.items() if v["records"]},
-                              full_games(tune.search), measure)
+                              full_games(tune.search), fresh.measure)
         rec = None
         if confirmed:
             rec = min(confirmed, key=lambda e: (not e["confirm"][tune.agents]["met"],
                                                 e["confirm"][tune.agents]["value"]))
-        summary = {
-            "identity": ident, "state": "done", "tune_file": tune.file, "base": tune.base, "game": tune.game,
-            "players": tune.players, "agents": tune.agents, "seed": tune.seed, "confirm_seed": cseed,
-            "budget": tune.budget, "description": tune.description, "search": asdict(tune.search),
-            "target": asdict(tune.target),
-            "space": {"dimensions": len(tune.search_space.dimensions),
-                      "log10_candidates": tune.search_space.log10_size(),
-                      "keys": sorted({d.pattern for d in tune.search_space.dimensions}),
-                      "constraints": [c.describe() for c in tune.search_space.constraints]},
-            "studies": {k: {key: v[key] for key in ("kind", "sampler", "spent", "budget", "records", "curve",
-                                                    "schedule")} for k, v in studies.items() if v["records"]},
-            "confirmed": confirmed, "recommended": rec, "baseline_confirmed": baseline,
-            "curve_checks": checks,
-            "seconds": time.perf_counter() - started,
-            "played_now": played,
-        }
+        summary = {**_tune_fields(tune, ident, fresh.cseed),
+                   "studies": {k: {key: v[key] for key in ("kind", "sampler", "spent", "budget", "records",
+                                                           "curve", "schedule")}
+                               for k, v in studies.items() if v["records"]},
+                   "confirmed": confirmed, "recommended": rec, "baseline_confirmed": baseline_confirmed,
+                   "curve_checks": checks, "seconds": time.perf_counter() - started,
+                   "played_now": fresh.played}
         if rec is not None:
-            cand = _candidate(tune, rec["values"], f"trial-{rec['trial']}")
-            summary["recommended_label"] = cand.label() or "the base config unchanged"
-            summary["changes"] = len(cand.overrides)
-            text, _ = candidate_config_text(tune, cand, rec["confirm"][tune.agents]["statement"])
-            (out / "recommended.toml").write_text(text)
-            summary["recommended_config"] = os.fspath(out / "recommended.toml")
+            summary.update(_write_recommended(tune, out, rec))
         write_summary(out, summary)
         if report:
             from analysis.search_report import build_search_report
 
             summary["report"] = os.fspath(build_search_report(out))
     return summary
+
+
+def _claim(tune: Tune, out: Path, ident: str, force: bool) -> None:
+    """The tune folder for this study: a study of another identity is refused (or with force removed,
+    with its report); until the first search ends, search.json marks the folder as searching (a finished
+    summary stays readable meanwhile)."""
+    known = out / SEARCH_JSON
+    if (out / STUDY_FILE).exists():
+        old = json.loads(known.read_text()).get("identity") if known.is_file() else None
+        if old != ident:
+            if not force:
+                raise ConfigError(f"{out}: holds a study of another tune file, space, seed or agents "
+                                  "(search.json's identity differs); choose another --out or pass "
+                                  "--force")
+            (out / STUDY_FILE).unlink()
+            shutil.rmtree(out / "report", ignore_errors=True)
+    if not known.is_file() or not (out / STUDY_FILE).exists():
+        write_summary(out, {"identity": ident, "tune_file": tune.file, "state": "searching"})
+
+
+def _baseline_best(studies: dict[str, dict[str, Any]], tune: Tune):
+    """The random baseline's best verified candidate (None when it has none, or did not run)."""
+    if not studies["random"]["records"]:
+        return None
+    return best_record({r.number: r for r in studies["random"]["record_objects"]}, full_games(tune.search))
+
+
+class Confirmations:
+    """Fresh games on the confirmation's seed (model_search.confirm_stats: kept in the study file, so a
+    resumed tune replays none): the recommended points' and the curve's checks, counting the games played
+    now in `played`."""
+
+    def __init__(self, tune: Tune, out: Path, jobs: int, backend: str, scheduler: str | None,
+                 say: Callable[[str], None], played: int) -> None:
+        from sim.design.tune import confirm_seed
+
+        self.tune, self.out, self.say, self.played = tune, out, say, played
+        self.pool = {"jobs": jobs, "backend": backend, "scheduler": scheduler}
+        self.cseed = confirm_seed(tune.seed)
+
+    def stats(self, values: list[Any], agents: str, games: int, priced: bool = False) -> dict[str, Any]:
+        stats, now = confirm_stats(self.tune, self.out, values, agents, games=games, seed=self.cseed,
+                                   priced=priced, **self.pool)
+        self.played += now
+        return stats
+
+    def measure(self, values: list[Any], games: int):
+        """A candidate's Standing on `games` fresh games with the search's agents (a curve check)."""
+        stats = self.stats(values, self.tune.agents, games)
+        return figures(stats, self.tune.target, self.tune.search.confidence)
+
+    def point(self, r, study: str, agent_sets: list[str]) -> dict[str, Any]:
+        """A recommended point (a TrialRecord of `study`) confirmed with each agent set."""
+        entry = {"trial": r.number, "study": study, "values": r.values, "objectives": r.objectives,
+                 "search_games": r.games, "confirm": {}}
+        for agents in agent_sets:
+            entry["confirm"][agents] = self.with_agents(r.values, agents)
+            self.say(f"confirmation of {study} trial {r.number} with {agents}: "
+                     f"{entry['confirm'][agents]['statement']}")
+        return entry
+
+    def with_agents(self, values: list[Any], agents: str) -> dict[str, Any]:
+        """A point's confirmation figures and verdict with one agent set (with a cap, its component kinds
+        priced on fresh base games)."""
+        tune, confidence = self.tune, self.tune.search.confidence
+        st = figures(self.stats(values, agents, tune.search.confirm_games), tune.target, confidence)
+        chit, kinds = None, []
+        if tune.target.chit_cap is not None:
+            priced = self.stats(values, agents, tune.search.confirm_values_games, priced=True)
+            chit = largest(priced, tune.players, confidence)
+            kinds = kind_values(priced, tune.players, confidence)
+        met, text = statement(st, tune, agents, chit)
+        return {"games": st.games, "value": st.value, "low": st.low, "high": st.high, "wins": st.wins,
+                "length": st.length, "length_low": st.length_low, "length_high": st.length_high,
+                "chit": chit, "kinds": kinds, "met": met, "statement": text}
+
+
+def _tune_fields(tune: Tune, ident: str, cseed: int) -> dict[str, Any]:
+    """search.json's description of the tune: identity, file, game, seeds, budget, search, target, space."""
+    space = tune.search_space
+    return {
+        "identity": ident, "state": "done", "tune_file": tune.file, "base": tune.base, "game": tune.game,
+        "players": tune.players, "agents": tune.agents, "seed": tune.seed, "confirm_seed": cseed,
+        "budget": tune.budget, "description": tune.description, "search": asdict(tune.search),
+        "target": asdict(tune.target),
+        "space": {"dimensions": len(space.dimensions), "log10_candidates": space.log10_size(),
+                  "keys": sorted({d.pattern for d in space.dimensions}),
+                  "constraints": [c.describe() for c in space.constraints]},
+    }
+
+
+def _write_recommended(tune: Tune, out: Path, rec: dict[str, Any]) -> dict[str, Any]:
+    """recommended.toml, a standalone config with the statement; the summary's fields that name it."""
+    from sim.design.tune import candidate_config_text
+
+    cand = _candidate(tune, rec["values"], f"trial-{rec['trial']}")
+    text, _ = candidate_config_text(tune, cand, rec["confirm"][tune.agents]["statement"])
+    (out / "recommended.toml").write_text(text)
+    return {"recommended_label": cand.label() or "the base config unchanged", "changes": len(cand.overrides),
+            "recommended_config": os.fspath(out / "recommended.toml")}

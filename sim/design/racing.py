@@ -42,7 +42,8 @@ def standing(slug: str, wins, games: int, target: Target, confidence: float = 0.
     """A candidate's standing from win counts, and (when the target constrains them) its mean game
     length and sd (``length``) and each chit type's win added with its standard error (``chits``)."""
     dev = seat_deviation(wins, games, confidence)
-    s = Standing(slug, games, [float(w) for w in wins], dev["value"], dev["low"], dev["high"])
+    s = Standing(slug=slug, games=games, wins=[float(w) for w in wins], value=dev["value"], low=dev["low"],
+                 high=dev["high"])
     states = []
     if target.length is not None and length is not None:
         mean, sd = length
@@ -186,65 +187,101 @@ def race(slugs: list[str], play: PlayFn, racing: Racing, budget: int,
     race stops as soon as the survivors' answer is `decided`. The winner is `best_of` the last survivors.
     `extra(slug, have, n)`: games a candidate costs beyond its own in going from `have` to `n` (the
     pricing of a component cap), charged to the budget too."""
-    alive = list(slugs)
-    games_of = {slug: 0 for slug in alive}
-    final: dict[str, Standing] = {}
-    dropped: dict[str, tuple[int, str]] = {}
-    rounds: list[dict[str, Any]] = []
-    played = 0
-    extra_spent = 0
-    for r, n in enumerate(racing.schedule()):
-        if len(alive) == 1 and n < racing.final_games:
-            continue
-        spent = sum(games_of.values()) + extra_spent
+    return Race(slugs, play, racing, budget=budget, say=say, tolerance=tolerance, extra=extra).run()
 
-        def cost(group: list[str], n: int = n) -> int:
-            return sum(n - games_of[s] + (extra(s, games_of[s], n) if extra else 0) for s in group)
 
-        note = ""
-        if spent + cost(alive) > budget:
-            ranked = sorted(alive, key=lambda s: (final[s].value, final[s].high)) if final else alive
-            keep: list[str] = []
-            for slug in ranked:
-                if spent + cost([*keep, slug]) <= budget:
-                    keep.append(slug)
-            if not keep:
-                say(f"round {r + 1}: the budget allows no more games; the race stops")
+class Race:
+    """The race's state (survivors, games, standings, drops, rounds) and its steps, for `race`."""
+
+    def __init__(self, slugs: list[str], play: PlayFn, racing: Racing, budget: int,
+                 say: Callable[[str], None], tolerance: float | None,
+                 extra: Callable[[str, int, int], int] | None) -> None:
+        self.play, self.racing, self.budget, self.say = play, racing, budget, say
+        self.tolerance, self.extra = tolerance, extra
+        self.alive = list(slugs)
+        self.games_of = {slug: 0 for slug in self.alive}
+        self.final: dict[str, Standing] = {}
+        self.dropped: dict[str, tuple[int, str]] = {}
+        self.rounds: list[dict[str, Any]] = []
+        self.played = 0
+        self.extra_spent = 0
+
+    def run(self) -> RaceResult:
+        for r, n in enumerate(self.racing.schedule()):
+            if len(self.alive) == 1 and n < self.racing.final_games:
+                continue
+            cut = self.fit_budget(r, n)
+            if cut is None:
                 break
-            for slug in alive:
-                if slug not in keep:
-                    dropped[slug] = (r + 1, "budget: not among the best the remaining budget can play")
-            cut = len(alive) - len(keep)
-            note = f"budget: {cut} candidates left out"
-            alive = keep
-        need = cost(alive)
-        extra_spent += need - sum(n - games_of[s] for s in alive)
-        for slug, p, st in play([(s, n) for s in alive]):
-            played += p
-            games_of[slug] = n
-            final[slug] = st
-        drops = race_round({s: final[s] for s in alive}, racing.method, racing.eta)
+            self.play_round(r, n, cut)
+            if self.stop_if_decided(n):
+                break
+        survivors = [self.final[s] for s in self.alive if s in self.final] or list(self.final.values())
+        return RaceResult(standings=self.final, games=self.games_of, dropped=self.dropped, rounds=self.rounds,
+                          winner=best_of(survivors).slug, played=self.played)
+
+    def cost(self, group: list[str], n: int) -> int:
+        """The games that bringing `group` to `n` games costs, their pricing included."""
+        extra = self.extra
+        return sum(n - self.games_of[s] + (extra(s, self.games_of[s], n) if extra else 0) for s in group)
+
+    def fit_budget(self, r: int, n: int) -> int | None:
+        """When the budget cannot pay round r + 1 (to `n` games) for every survivor, keep the best by
+        objective that it can pay: how many were cut (0 when all fit), None when it pays none."""
+        spent = sum(self.games_of.values()) + self.extra_spent
+        if spent + self.cost(self.alive, n) <= self.budget:
+            return 0
+        final = self.final
+        ranked = sorted(self.alive, key=lambda s: (final[s].value, final[s].high)) if final else self.alive
+        keep: list[str] = []
+        for slug in ranked:
+            if spent + self.cost([*keep, slug], n) <= self.budget:
+                keep.append(slug)
+        if not keep:
+            self.say(f"round {r + 1}: the budget allows no more games; the race stops")
+            return None
+        for slug in self.alive:
+            if slug not in keep:
+                self.dropped[slug] = (r + 1, "budget: not among the best the remaining budget can play")
+        cut = len(self.alive) - len(keep)
+        self.alive = keep
+        return cut
+
+    def play_round(self, r: int, n: int, cut: int) -> None:
+        """Round r + 1: the survivors to `n` games, then the drops `race_round` rules, the round recorded
+        and said (the candidates the budget cut before it named too)."""
+        need = self.cost(self.alive, n)
+        self.extra_spent += need - sum(n - self.games_of[s] for s in self.alive)
+        for slug, p, st in self.play([(s, n) for s in self.alive]):
+            self.played += p
+            self.games_of[slug] = n
+            self.final[slug] = st
+        drops = race_round({s: self.final[s] for s in self.alive}, self.racing.method, self.racing.eta)
         for slug, why in drops.items():
-            dropped[slug] = (r + 1, why)
-        best = best_of([final[s] for s in alive])
-        rounds.append({"round": r + 1, "games_per_candidate": n, "candidates": len(alive),
-                       "dropped": len(drops), "left": len(alive) - len(drops), "best": best.slug,
-                       "best_value": best.value, "best_low": best.low, "best_high": best.high,
-                       "games_in_round": need, "note": note})
-        alive = [s for s in alive if s not in drops]
+            self.dropped[slug] = (r + 1, why)
+        best = best_of([self.final[s] for s in self.alive])
+        note = f"budget: {cut} candidates left out" if cut else ""
+        self.rounds.append({"round": r + 1, "games_per_candidate": n, "candidates": len(self.alive),
+                            "dropped": len(drops), "left": len(self.alive) - len(drops), "best": best.slug,
+                            "best_value": best.value, "best_low": best.low, "best_high": best.high,
+                            "games_in_round": need, "note": note})
+        self.alive = [s for s in self.alive if s not in drops]
         # the candidates the budget cut before the round are named too: "18 left" must not become
         # "0 dropped, 8 left" with no word of the other ten
-        budget_cut = f"{cut} cut for budget, " if note.startswith("budget") else ""
-        say(f"round {r + 1}: {rounds[-1]['candidates']} candidates at {n:,} games ({budget_cut}"
-            f"{len(drops)} dropped), {len(alive)} left; best {best.slug}: deviation {100 * best.value:.2f} "
-            f"[{100 * best.low:.2f}, {100 * best.high:.2f}] pp")
-        answer = decided([final[s] for s in alive], tolerance) if racing.stop_when_decided and \
-            tolerance is not None else ""
-        if answer and n < racing.final_games:
-            rounds[-1]["note"] = (rounds[-1]["note"] + "; " if rounds[-1]["note"] else "") + \
+        budget_cut = f"{cut} cut for budget, " if cut else ""
+        self.say(f"round {r + 1}: {self.rounds[-1]['candidates']} candidates at {n:,} games ({budget_cut}"
+                 f"{len(drops)} dropped), {len(self.alive)} left; best {best.slug}: deviation "
+                 f"{100 * best.value:.2f} [{100 * best.low:.2f}, {100 * best.high:.2f}] pp")
+
+    def stop_if_decided(self, n: int) -> bool:
+        """With ``racing.stop_when_decided`` and a tolerance: whether the survivors' answer is decided
+        before ``final_games`` (the round's note says so)."""
+        answer = decided([self.final[s] for s in self.alive], self.tolerance) \
+            if self.racing.stop_when_decided and self.tolerance is not None else ""
+        if answer and n < self.racing.final_games:
+            self.rounds[-1]["note"] = (self.rounds[-1]["note"] + "; " if self.rounds[-1]["note"] else "") + \
                 f"decided ({answer}): the race stops"
-            say(f"the target is {answer} for every survivor: the race stops at {n:,} games per candidate")
-            break
-    survivors = [final[s] for s in alive if s in final] or list(final.values())
-    winner = best_of(survivors).slug
-    return RaceResult(final, games_of, dropped, rounds, winner, played)
+            self.say(f"the target is {answer} for every survivor: the race stops at {n:,} games per "
+                     "candidate")
+            return True
+        return False

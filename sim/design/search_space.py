@@ -395,19 +395,30 @@ def read_constraints(items: Any, dims: Sequence[Dimension], base: Mapping[str, A
     bounds; feasibility is `SearchSpace.check_feasible`'s."""
     if not isinstance(items, list):
         fail(file, "constraints", "must be an array of tables ([[constraints]])")
-    searched = {d.path: d for d in dims}
-    out = []
-    for i, item in enumerate(items):
-        where = f"constraints[{i}]"
+    reader = _ConstraintReader(file, base, {d.path: d for d in dims})
+    return tuple(reader.read(item, f"constraints[{i}]") for i, item in enumerate(items))
+
+
+_CONSTRAINT_KEYS = {"sum": {"sum", "min", "max", "equals"},
+                    "count": {"count", "value", "min", "max", "equals"},
+                    "nondecreasing": {"nondecreasing", "by"}}
+
+
+class _ConstraintReader:
+    """Reads one ``[[constraints]]`` table at a time against the base config and the searched values."""
+
+    def __init__(self, file: str, base: Mapping[str, Any], searched: dict[KeyPath, Dimension]) -> None:
+        self.file, self.base, self.searched = file, base, searched
+
+    def read(self, item: Any, where: str) -> Constraint:
+        file = self.file
         if not isinstance(item, dict):
             fail(file, where, "must be a table")
         kinds = [k for k in ("sum", "count", "nondecreasing") if k in item]
         if len(kinds) != 1:
             fail(file, where, 'needs exactly one of sum = "keys", count = "keys" or nondecreasing = "keys"')
         kind = kinds[0]
-        allowed = {"sum": {"sum", "min", "max", "equals"},
-                   "count": {"count", "value", "min", "max", "equals"},
-                   "nondecreasing": {"nondecreasing", "by"}}[kind]
+        allowed = _CONSTRAINT_KEYS[kind]
         for k in item:
             if k not in allowed:
                 fail(file, f"{where}.{k}", f"unknown key for a {kind} constraint (allowed: "
@@ -415,21 +426,37 @@ def read_constraints(items: Any, dims: Sequence[Dimension], base: Mapping[str, A
         pattern = item[kind]
         if not isinstance(pattern, str):
             fail(file, f"{where}.{kind}", "must be a dotted key (wildcards allowed)")
-        paths = tuple(expand(pattern, base, file, f"{where}.{kind}"))
+        paths = tuple(expand(pattern, self.base, file, f"{where}.{kind}"))
         if kind == "nondecreasing":
-            ranks: tuple[float, ...] = tuple(float(r) for r in range(len(paths)))
-            if "by" in item:
-                if not isinstance(item["by"], str):
-                    fail(file, f"{where}.by", "must be a dotted key (wildcards allowed)")
-                by = expand(item["by"], base, file, f"{where}.by")
-                if len(by) != len(paths):
-                    fail(file, f"{where}.by", f"names {len(by)} values for the {len(paths)} of "
-                                              f"{pattern!r}")
-                if any(p in searched for p in by):
-                    fail(file, f"{where}.by", "ranks by a searched value; rank by values the space keeps")
-                ranks = tuple(float(get_path(base, p)) for p in by)
-            out.append(Constraint(kind, paths, where, ranks=ranks))
-            continue
+            return Constraint(kind, paths, where, ranks=self.ranks(item, where, paths, pattern))
+        low, high = self.bounds(item, where)
+        if kind == "sum":
+            self.check_summable(paths, where)
+            return Constraint(kind, paths, where, low, high)
+        if "value" not in item:
+            fail(file, f"{where}.value", "missing: the value to count")
+        value = item["value"]
+        return Constraint(kind, paths, where, low, high,
+                          value=tuple(value) if isinstance(value, list) else value)
+
+    def ranks(self, item: dict[str, Any], where: str, paths: tuple[KeyPath, ...],
+              pattern: str) -> tuple[float, ...]:
+        """An order constraint's rank of each path: its ``by`` value (one the space keeps), or its
+        position."""
+        if "by" not in item:
+            return tuple(float(r) for r in range(len(paths)))
+        if not isinstance(item["by"], str):
+            fail(self.file, f"{where}.by", "must be a dotted key (wildcards allowed)")
+        by = expand(item["by"], self.base, self.file, f"{where}.by")
+        if len(by) != len(paths):
+            fail(self.file, f"{where}.by", f"names {len(by)} values for the {len(paths)} of {pattern!r}")
+        if any(p in self.searched for p in by):
+            fail(self.file, f"{where}.by", "ranks by a searched value; rank by values the space keeps")
+        return tuple(float(get_path(self.base, p)) for p in by)
+
+    def bounds(self, item: dict[str, Any], where: str) -> tuple[float, float]:
+        """A sum's or count's (low, high): ``equals``, or ``min`` and/or ``max``."""
+        file = self.file
         if "equals" in item and ("min" in item or "max" in item):
             fail(file, where, "give equals, or min and/or max, not both")
         for k in ("min", "max", "equals"):
@@ -437,22 +464,16 @@ def read_constraints(items: Any, dims: Sequence[Dimension], base: Mapping[str, A
                 fail(file, f"{where}.{k}", f"must be a number, got {item[k]!r}")
         low = float(item.get("equals", item.get("min", -math.inf)))
         high = float(item.get("equals", item.get("max", math.inf)))
-        bounds = (low, high)
         if not any(k in item for k in ("min", "max", "equals")):
             fail(file, where, "needs min, max or equals")
         if low > high:
             fail(file, where, f"min {_num(low)} is above max {_num(high)}: no candidate can meet it")
-        if kind == "sum":
-            for p in paths:
-                d = searched.get(p)
-                v = d.values if d else (get_path(base, p),)
-                if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in v):
-                    fail(file, f"{where}.sum", f"{path_text(p)} is not a number, so it cannot be summed")
-            out.append(Constraint(kind, paths, where, *bounds))
-        else:
-            if "value" not in item:
-                fail(file, f"{where}.value", "missing: the value to count")
-            value = item["value"]
-            out.append(Constraint(kind, paths, where, *bounds,
-                                  value=tuple(value) if isinstance(value, list) else value))
-    return tuple(out)
+        return low, high
+
+    def check_summable(self, paths: tuple[KeyPath, ...], where: str) -> None:
+        """Every value a sum runs over is a number (searched: each of its values; kept: the base's)."""
+        for p in paths:
+            d = self.searched.get(p)
+            v = d.values if d else (get_path(self.base, p),)
+            if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in v):
+                fail(self.file, f"{where}.sum", f"{path_text(p)} is not a number, so it cannot be summed")

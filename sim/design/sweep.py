@@ -42,10 +42,11 @@ import re
 import time
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from sim import games
 from sim.agent_spec import check_models, parse_agents
 from sim.app.runner import RunPlan, simulate
 from sim.config import (
@@ -204,11 +205,37 @@ def _canonical(config: dict[str, Any]) -> str:
     return json.dumps(without, sort_keys=True, separators=(",", ":"))
 
 
+class Listed(NamedTuple):
+    """A grid point or named variant as the sweep file lists it, before it is validated and merged."""
+
+    name: str
+    overrides: dict[KeyPath, Any]
+    named: bool
+    where: str                        # for messages
+    players: tuple[int, ...] | None   # a named variant's own player counts (None: the sweep's)
+
+
 def load_sweep(path: str | os.PathLike[str]) -> Sweep:
     """Read and validate a sweep file: every variant is checked for every player count and agent lineup
     (ConfigError naming the sweep file and the key) before anything runs."""
     file = os.fspath(path)
     data, _ = load_toml(file)
+    fields = _read_head(data, file)
+    grid_keys: list[KeyPath] = []
+    choices: list[list[Any]] = []
+    listed: list[Listed] = []
+    if "grid" in data:
+        grid_keys, choices, listed = _read_grid(data["grid"], file)
+    if "variants" in data:
+        listed += _read_variants(data["variants"], file, fields["players"])
+    variants = _variants(listed, file, fields["game"], fields["base_config"], fields["players"])
+    return Sweep(file=file, **fields, grid_keys=tuple(grid_keys), variants=tuple(variants),
+                 grid_values=tuple(tuple(c) for c in choices))
+
+
+def _read_head(data: dict[str, Any], file: str) -> dict[str, Any]:
+    """The sweep's base config, player counts, agent lineups (each checked against the base), games, seed,
+    seat rotation and description, as Sweep fields; refused without a grid or variants."""
     check_unknown_keys(data, _SWEEP_KEYS, file, "")
     for key in ("base", "players", "agents", "games"):
         if key not in data:
@@ -227,49 +254,63 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
             check_agents(file, key, lineup, n, game)
     if "grid" not in data and "variants" not in data:
         fail(file, "grid", "missing: a sweep needs a [grid] table or [[variants]] (or both)")
+    return {"base": base, "game": game, "base_config": base_config, "players": players, "agents": agents,
+            "games": games, "seed": seed, "rotate_seats": rotate, "description": description}
 
-    # (name, overrides, named, where, player counts or None)
-    candidates: list[tuple[str, dict[KeyPath, Any], bool, str, tuple[int, ...] | None]] = []
+
+def _read_grid(table: Any, file: str) -> tuple[list[KeyPath], list[list[Any]], list[Listed]]:
+    """The ``[grid]``: its keys, each key's choices, and every combination of them."""
+    grid = _flatten_grid(expect_table(table, file, "grid"), file)
+    if not grid:
+        fail(file, "grid", "is empty")
     grid_keys: list[KeyPath] = []
     choices: list[list[Any]] = []
-    if "grid" in data:
-        grid = _flatten_grid(expect_table(data["grid"], file, "grid"), file)
-        if not grid:
-            fail(file, "grid", "is empty")
-        for key, values in grid.items():
-            where = f"grid.{json.dumps(key)}"
-            grid_keys.append(parse_key(key, file, where))
-            values = expect_list(values, file, where)
-            if not values:
-                fail(file, where, "must list at least one value")
-            if len({format_value(v) for v in values}) < len(values):
-                fail(file, where, "repeats a value")
-            choices.append(values)
-        for combo in itertools.product(*choices):
-            overrides = dict(zip(grid_keys, combo, strict=True))
-            where = "grid: " + overrides_text(overrides)
-            candidates.append((overrides_text(overrides), overrides, False, where, None))
-    if "variants" in data:
-        items = expect_list(data["variants"], file, "variants")
-        names: set[str] = set()
-        for i, item in enumerate(items):
-            key = f"variants[{i}]"
-            table = dict(expect_table(item, file, key))
-            name = expect_str(table.pop("name", ""), file, f"{key}.name") or f"variant {i + 1}"
-            if name in names:
-                fail(file, f"{key}.name", f"repeats the name {name!r}")
-            names.add(name)
-            only = _variant_players(file, f"{key}.players", table.pop("players"), players) \
-                if "players" in table else None
-            overrides = _flatten_overrides(table, file, f"{key}.")
-            if name == "base" and overrides:
-                fail(file, f"{key}.name", '"base" is the variant without overrides; choose another name')
-            candidates.append((name, overrides, True, f"variant {name!r}", only))
+    for key, values in grid.items():
+        where = f"grid.{json.dumps(key)}"
+        grid_keys.append(parse_key(key, file, where))
+        values = expect_list(values, file, where)
+        if not values:
+            fail(file, where, "must list at least one value")
+        if len({format_value(v) for v in values}) < len(values):
+            fail(file, where, "repeats a value")
+        choices.append(values)
+    listed = []
+    for combo in itertools.product(*choices):
+        overrides = dict(zip(grid_keys, combo, strict=True))
+        text = overrides_text(overrides)
+        listed.append(Listed(text, overrides, False, "grid: " + text, None))
+    return grid_keys, choices, listed
 
+
+def _read_variants(items: Any, file: str, players: tuple[int, ...]) -> list[Listed]:
+    """The ``[[variants]]``: each named once, with its overrides and its own player counts."""
+    items = expect_list(items, file, "variants")
+    names: set[str] = set()
+    listed = []
+    for i, item in enumerate(items):
+        key = f"variants[{i}]"
+        table = dict(expect_table(item, file, key))
+        name = expect_str(table.pop("name", ""), file, f"{key}.name") or f"variant {i + 1}"
+        if name in names:
+            fail(file, f"{key}.name", f"repeats the name {name!r}")
+        names.add(name)
+        only = _variant_players(file, f"{key}.players", table.pop("players"), players) \
+            if "players" in table else None
+        overrides = _flatten_overrides(table, file, f"{key}.")
+        if name == "base" and overrides:
+            fail(file, f"{key}.name", '"base" is the variant without overrides; choose another name')
+        listed.append(Listed(name, overrides, True, f"variant {name!r}", only))
+    return listed
+
+
+def _variants(listed: list[Listed], file: str, game: str, base_config: dict[str, Any],
+              players: tuple[int, ...]) -> list[Variant]:
+    """The base, then each listed config validated at its player counts; one equal to an earlier
+    variant's config (or the base's) is run once, as that variant, under both names."""
     variants: list[Variant] = [Variant("base", "base", {}, base_config)]
     seen = {_canonical(base_config): 0}
     slugs = {"base"}
-    for name, overrides, named, where, only in candidates:
+    for name, overrides, named, where, only in listed:
         source = f"{file} ({where})"
         config = apply_overrides(base_config, overrides, source) if overrides else base_config
         for n in only or players:
@@ -277,11 +318,7 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
         canon = _canonical(config)
         if canon in seen:  # the same config as an earlier variant (or the base): run once, where either runs
             i = seen[canon]
-            kept = variants[i]
-            counts = None if kept.players is None or only is None else tuple(
-                n for n in players if n in kept.players or n in only)
-            variants[i] = Variant(kept.name, kept.slug, kept.overrides, kept.config, kept.named,
-                                  (*kept.aliases, name) if name != kept.name else kept.aliases, counts)
+            variants[i] = _also(variants[i], name, only, players)
             continue
         slug = slugify(name) if named else slugify("+".join(f"{_key_slug(k)}={_value_slug(v)}"
                                                              for k, v in overrides.items()))
@@ -289,9 +326,17 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
             slug = f"{slug}-{hashlib.sha256(canon.encode()).hexdigest()[:6]}"
         slugs.add(slug)
         seen[canon] = len(variants)
-        variants.append(Variant(name, slug, overrides, config, named, players=only))
-    return Sweep(file, base, game, base_config, players, agents, games, seed, rotate, tuple(grid_keys),
-                 tuple(variants), description, tuple(tuple(c) for c in choices))
+        variants.append(Variant(name=name, slug=slug, overrides=overrides, config=config, named=named,
+                                players=only))
+    return variants
+
+
+def _also(kept: Variant, name: str, only: tuple[int, ...] | None, players: tuple[int, ...]) -> Variant:
+    """A variant that is also listed as `name` (at `only`, or every player count): the name an alias,
+    the player counts both's."""
+    counts = None if kept.players is None or only is None else tuple(
+        n for n in players if n in kept.players or n in only)
+    return replace(kept, aliases=(*kept.aliases, name) if name != kept.name else kept.aliases, players=counts)
 
 
 def _variant_players(file: str, key: str, value: object, sweep_players: tuple[int, ...]) -> tuple[int, ...]:
@@ -343,13 +388,15 @@ def plan_sweep(sweep: Sweep, out: str | os.PathLike[str], force: bool = False) -
         for n in variant.player_counts(sweep.players):
             rules = validate(sweep.game, config, n, os.fspath(config_file))
             for lineup in sweep.agents:
-                specs = parse_agents(lineup, n, sweep.game)
-                check_models(specs, sweep.game, n, rules.config_hash)
+                specs = parse_agents(lineup, n, games.spec(sweep.game))
+                check_models(specs, games.spec(sweep.game), n, rules.config_hash)
                 agents = tuple(str(a) for a in specs)
-                plan = RunPlan(sweep.game, os.fspath(config_file), config, rules.config_hash, n,
-                               agents, sweep.rotate_seats, sweep.seed)
+                plan = RunPlan(game=sweep.game, config_path=os.fspath(config_file), config=config,
+                               config_hash=rules.config_hash, players=n, agents=agents,
+                               rotate_seats=sweep.rotate_seats, seed=sweep.seed)
                 name = f"{variant.slug}-{n}p" + (f"-{_agents_slug(lineup)}" if len(sweep.agents) > 1 else "")
-                runs.append(SweepRun(variant, n, lineup, plan, out / name, text))
+                runs.append(SweepRun(variant=variant, players=n, agents=lineup, plan=plan, out=out / name,
+                                     config_text=text))
     for run in runs:
         check_directory(RunDirectory(run.out), run.plan.identity(), force=force)
     return runs
@@ -388,7 +435,7 @@ def run_sweep(sweep_file: str | os.PathLike[str], out: str | os.PathLike[str] | 
     out = Path(out) if out else default_out(sweep_file)
     runs = plan_sweep(sweep, out, force)
     with RunLock(out, wait=wait):  # one sweep writes a sweep folder at a time (storage/run_lock.py)
-        return _run_locked(sweep, out, runs, jobs, report, say, started)
+        return _run_locked(sweep, out, runs, jobs=jobs, report=report, say=say, started=started)
 
 
 def _run_locked(sweep: Sweep, out: Path, runs: list, jobs: int, report: bool, say: Callable[[str], None],

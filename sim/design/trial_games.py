@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from sim import games
 from sim.design.component_balance import SHARE_SCALE
 from sim.design.tune_file import Target
 
@@ -25,7 +26,7 @@ def play_chunk(game: str, rules: Any, agents: tuple[str, ...], seed: int, start:
     from sim.rng import game_seeds
 
     spec = game_spec(game)
-    seating, params = agent_arrays([list(agents)], game)
+    seating, params = agent_arrays([list(agents)], games.spec(game))
     batch = spec.run_batch(rules, game_seeds(seed, start, count), seating[0], params[0])
     shares = win_shares(batch["winners"], batch.get("other_winners"))[:, :len(agents)]
     lengths = np.asarray(batch[spec.vocabulary.length], dtype=np.int64)
@@ -50,7 +51,7 @@ def figures(stats: dict[str, Any], target: Target, confidence: float):
     mean = stats["length_sum"] / n
     var = (stats["length_sq"] - n * mean * mean) / (n - 1) if n > 1 else math.inf
     wins = [w / SHARE_SCALE for w in stats["wins"]]
-    return standing("", wins, n, target, confidence, (mean, math.sqrt(max(var, 0.0))))
+    return standing("", wins, n, target, confidence, length=(mean, math.sqrt(max(var, 0.0))))
 
 
 class GamePool:
@@ -82,10 +83,10 @@ class GamePool:
 
         worker, combine = worker or play_chunk, combine or merge
         if (self._parallel is None and self._client is None) or count < 2 * smallest:
-            return worker(game, rules, agents, seed, start, count)
+            return worker(game, rules, agents, seed, start=start, count=count)
         pieces = min(self.jobs, count // smallest)
         bounds = [start + count * k // pieces for k in range(pieces + 1)]
-        tasks = (delayed(worker)(game, rules, agents, seed, a, b - a)
+        tasks = (delayed(worker)(game, rules, agents, seed, start=a, count=b - a)
                  for a, b in zip(bounds, bounds[1:], strict=False))
         if self._client is not None:
             with parallel_config(backend="dask"):

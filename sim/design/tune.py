@@ -74,11 +74,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sim import games
 from sim.app.runner import RunPlan, simulate
 from sim.design.component_balance import games_bound, kind_estimates, price
 from sim.design.files import finished_games, validate, write_if_changed
 from sim.design.overrides import dump_toml, path_text
-from sim.design.racing import Standing, race, standing, verdict
+from sim.design.racing import RaceResult, Standing, race, standing, verdict
 from sim.design.tune_file import Candidate, Target, Tune, load_tune
 from sim.errors import ConfigError
 from sim.games import spec as game_spec
@@ -110,7 +111,7 @@ def run_standing(slug: str, run_dir: str | os.PathLike[str], games: int, target:
     if target.chit_cap is not None and priced is not None:
         estimates = kind_estimates(priced, int(manifest["players"]))
         chits = [(label, value, se) for label, value, se, _ in estimates]
-    return standing(slug, seats["wins"].to_numpy(), n, target, confidence, length, chits)
+    return standing(slug, seats["wins"].to_numpy(), n, target, confidence, length=length, chits=chits)
 
 
 PRICED = "component_values.json"  # a candidate's priced kinds, beside its run's parts
@@ -128,10 +129,15 @@ def _play(plan: RunPlan, games: int, out: str, slug: str, target: Target, confid
         played = simulate(plan, games, out, jobs=jobs, force=force).played
     priced = None
     if values_games:
-        priced, now = price(plan.game, plan_rules(plan), plan.agents, plan.seed, values_games,
-                            Path(out) / PRICED)
+        priced, now = price(plan.game, plan_rules(plan), plan.agents, plan.seed, base_games=values_games,
+                            path=Path(out) / PRICED)
         played += now
-    return slug, played, run_standing(slug, out, games, target, confidence, priced)
+    return slug, played, run_standing(slug, out, games, target, confidence, priced=priced)
+
+
+def _play_task(task: dict[str, Any]) -> tuple[str, int, Standing]:
+    """`_play` of one task's keyword arguments (a loky worker's call)."""
+    return _play(**task)
 
 
 # ---- the tune --------------------------------------------------------------------------------------------
@@ -173,10 +179,11 @@ def _plan(tune: Tune, config: dict[str, Any], path: Path, seed: int) -> RunPlan:
     from sim.agent_spec import check_models, parse_agents
 
     rules = validate(tune.game, config, tune.players, os.fspath(path))
-    specs = parse_agents(tune.agents, tune.players, tune.game)
-    check_models(specs, tune.game, tune.players, rules.config_hash)
+    specs = parse_agents(tune.agents, tune.players, games.spec(tune.game))
+    check_models(specs, games.spec(tune.game), tune.players, rules.config_hash)
     agents = tuple(str(a) for a in specs)
-    return RunPlan(tune.game, os.fspath(path), config, rules.config_hash, tune.players, agents, False, seed)
+    return RunPlan(game=tune.game, config_path=os.fspath(path), config=config, config_hash=rules.config_hash,
+                   players=tune.players, agents=agents, rotate_seats=False, seed=seed)
 
 
 def default_out(tune_file: str | os.PathLike[str]) -> Path:
@@ -190,11 +197,46 @@ def run_tune(tune_file: str | os.PathLike[str], out: str | os.PathLike[str] | No
     started = time.perf_counter()
     tune = load_tune(tune_file)
     out = Path(out) if out else default_out(tune_file)
+    _check_out(out)
+    _check_budget(tune)
+    plans = _write_candidates(tune, out, force)
+    result = _race(tune, out, plans, jobs, say)
+    cand = {c.slug: c for c in tune.candidates}[result.winner]
+    confirm, confirm_played = _confirm(tune, out, cand, jobs, say)
+    met, statement = _verdict(tune, result, confirm)
+    counts = _game_counts(tune, out, result, confirm)
+    rec_path = out / "recommended.toml"
+    text, _ = candidate_config_text(tune, cand, f"{statement}")
+    rec_path.write_text(text)
+    state = {**_tune_header(tune), "candidates": _candidate_rows(tune, result),
+             "rounds": result.rounds, "recommended": cand.slug, "recommended_label": cand.label(),
+             "race_final": _standing_dict(result.standings[result.winner]),
+             "confirm": _standing_dict(confirm), "met": met, "statement": statement, **counts,
+             "recommended_config": os.fspath(rec_path)}
+    (out / TUNE_MANIFEST).write_text(json.dumps(state, indent=2, default=_json))
+    page = None
+    if report:
+        from analysis.tune_report import build_tune_report
+
+        page = build_tune_report(out)
+    return TuneResult(out=out, recommended=cand, config_file=rec_path, report=page, met=met,
+                      statement=statement, race_games=counts["race_games"],
+                      confirm_games=counts["confirm_games"], exhaustive_games=counts["exhaustive_games"],
+                      played=result.played + confirm_played, seconds=time.perf_counter() - started,
+                      rounds=result.rounds)
+
+
+def _check_out(out: Path) -> None:
+    """Refuse an --out that is a file, or a non-empty folder that is not a tune folder."""
     if out.exists() and not out.is_dir():
         raise ConfigError(f"{out}: --out is a file, not a tune folder")
     if out.is_dir() and any(out.iterdir()) and not (out / TUNE_MANIFEST).is_file():
         raise ConfigError(f"{out}: --out is a non-empty folder that is not a tune folder "
                           f"(no {TUNE_MANIFEST}); choose another --out")
+
+
+def _check_budget(tune: Tune) -> None:
+    """Refuse a budget that cannot pay round 1 and the confirmation (with a cap, and their pricing)."""
     racing, target = tune.racing, tune.target
     first_round = len(tune.candidates) * racing.first_games + racing.confirm_games
     if target.chit_cap is not None:  # a bound on the pricing of round 1 and of the confirmation
@@ -207,6 +249,11 @@ def run_tune(tune_file: str | os.PathLike[str], out: str | os.PathLike[str] | No
         raise ConfigError(f"{tune.file}: budget: {tune.budget:,} games cannot pay round 1 "
                           f"({len(tune.candidates)} candidates x {racing.first_games:,}) and the "
                           f"confirmation ({racing.confirm_games:,}): {first_round:,} games")
+
+
+def _write_candidates(tune: Tune, out: Path, force: bool) -> dict[str, RunPlan]:
+    """Every candidate's run plan; once all are made, their run directories checked (refused, or with
+    force replaced) and their standalone configs written."""
     plans: dict[str, RunPlan] = {}
     texts: dict[str, str] = {}
     for cand in tune.candidates:
@@ -219,112 +266,137 @@ def run_tune(tune_file: str | os.PathLike[str], out: str | os.PathLike[str] | No
     (out / "candidates").mkdir(exist_ok=True)
     for slug, text in texts.items():
         write_if_changed(out / "configs" / f"{slug}.toml", text)
+    return plans
 
-    executor = None
-    if jobs > 1:
-        from joblib.externals.loky import get_reusable_executor
 
-        executor = get_reusable_executor(max_workers=jobs)
+class CandidatePlays:
+    """The race's play function (racing.PlayFn): brings candidates to their games in their run
+    directories, and with a cap prices them, on a pool of `jobs` loky workers when jobs > 1."""
 
-    capped = target.chit_cap is not None
+    def __init__(self, tune: Tune, out: Path, plans: dict[str, RunPlan], jobs: int) -> None:
+        self.tune, self.out, self.plans = tune, out, plans
+        self.executor = None
+        if jobs > 1:
+            from joblib.externals.loky import get_reusable_executor
 
-    def play(tasks: list[tuple[str, int]]) -> list[tuple[str, int, Standing]]:
-        args = [(plans[s], n, os.fspath(out / "candidates" / s), s, target, racing.look_confidence(), 1,
-                 False, racing.values_at(n) if capped else 0) for s, n in tasks]
-        if executor is None or len(args) == 1:
-            return [_play(*a) for a in args]
-        return list(executor.map(_play, *zip(*args, strict=True)))
+            self.executor = get_reusable_executor(max_workers=jobs)
 
-    pricing = _pricing_cost(tune, plans) if capped else None
+    def task(self, slug: str, games: int) -> dict[str, Any]:
+        racing = self.tune.racing
+        return {"plan": self.plans[slug], "games": games, "out": os.fspath(self.out / "candidates" / slug),
+                "slug": slug, "target": self.tune.target, "confidence": racing.look_confidence(), "jobs": 1,
+                "force": False,
+                "values_games": racing.values_at(games) if self.tune.target.chit_cap is not None else 0}
+
+    def __call__(self, tasks: list[tuple[str, int]]) -> list[tuple[str, int, Standing]]:
+        calls = [self.task(s, n) for s, n in tasks]
+        if self.executor is None or len(calls) == 1:
+            return [_play_task(c) for c in calls]
+        return list(self.executor.map(_play_task, calls))
+
+    def close(self) -> None:
+        if self.executor is not None:
+            self.executor.shutdown(wait=True)
+
+
+def _race(tune: Tune, out: Path, plans: dict[str, RunPlan], jobs: int, say: Callable[[str], None]):
+    """Race the candidates within the budget the confirmation (and its pricing) leaves."""
+    racing = tune.racing
+    plays = CandidatePlays(tune, out, plans, jobs)
+    pricing = PricingCost(tune, plans) if tune.target.chit_cap is not None else None
     try:
-        result = race([c.slug for c in tune.candidates], play, racing,
-                      tune.budget - racing.confirm_games - (pricing("", 0, 0) if pricing else 0), say,
-                      target.tolerance, pricing)
+        return race([c.slug for c in tune.candidates], plays, racing,
+                    tune.budget - racing.confirm_games - (pricing.confirmation() if pricing else 0),
+                    say=say, tolerance=tune.target.tolerance, extra=pricing)
     finally:
-        if executor is not None:
-            executor.shutdown(wait=True)
-    by_slug = {c.slug: c for c in tune.candidates}
-    cand = by_slug[result.winner]
-    winner = result.standings[result.winner]
-    played = result.played
+        plays.close()
 
-    # confirmation: fresh games of the recommended config (forced: replaces an earlier recommendation's)
-    confirm = None
+
+def _confirm(tune: Tune, out: Path, cand: Candidate, jobs: int,
+             say: Callable[[str], None]) -> tuple[Standing | None, int]:
+    """Fresh games of the recommended config (forced: they replace an earlier recommendation's): its
+    standing (None with no confirmation) and the games played now."""
+    racing = tune.racing
+    if not racing.confirm_games:
+        return None, 0
     cseed = confirm_seed(tune.seed)
-    if racing.confirm_games:
-        _, config = candidate_config_text(tune, cand)
-        plan = _plan(tune, config, out / "configs" / f"{cand.slug}.toml", cseed)
-        confirm_dir = os.fspath(out / "confirm")
-        manifest = RunDirectory(confirm_dir).read_manifest()
-        force = manifest is not None and (manifest.get("config_hash"), manifest.get("seed")) != \
-            (plan.config_hash, plan.seed)
-        _, p, confirm = _play(plan, racing.confirm_games, confirm_dir, cand.slug, target, racing.confidence,
-                              jobs=jobs, force=force,
-                              values_games=racing.confirm_values_games if capped else 0)
-        played += p
-        say(f"confirmation: {cand.slug} on {racing.confirm_games:,} fresh games (seed {cseed}): deviation "
-            f"{100 * confirm.value:.2f} [{100 * confirm.low:.2f}, {100 * confirm.high:.2f}] pp")
-    judged = confirm or winner
-    met, statement = verdict(judged, target, list(result.standings.values()), racing.confidence,
-                             looks=len(racing.schedule()))
+    _, config = candidate_config_text(tune, cand)
+    plan = _plan(tune, config, out / "configs" / f"{cand.slug}.toml", cseed)
+    confirm_dir = os.fspath(out / "confirm")
+    manifest = RunDirectory(confirm_dir).read_manifest()
+    force = manifest is not None and (manifest.get("config_hash"), manifest.get("seed")) != \
+        (plan.config_hash, plan.seed)
+    _, played, confirm = _play(plan, racing.confirm_games, confirm_dir, cand.slug, tune.target,
+                               confidence=racing.confidence, jobs=jobs, force=force,
+                               values_games=racing.confirm_values_games if tune.target.chit_cap is not None
+                               else 0)
+    say(f"confirmation: {cand.slug} on {racing.confirm_games:,} fresh games (seed {cseed}): deviation "
+        f"{100 * confirm.value:.2f} [{100 * confirm.low:.2f}, {100 * confirm.high:.2f}] pp")
+    return confirm, played
+
+
+def _verdict(tune: Tune, result: RaceResult, confirm: Standing | None) -> tuple[bool, str]:
+    """Whether the target is met, and the statement: on the confirmation's games, else the race's."""
+    judged = confirm or result.standings[result.winner]
+    met, statement = verdict(judged, tune.target, list(result.standings.values()), tune.racing.confidence,
+                             looks=len(tune.racing.schedule()))
     if confirm is None:
         statement += " (judged on the race's own games, with no confirmation run: they favour the winner)"
-    race_games = result.total + (_priced_games(out, tune.candidates) if capped else 0)
-    confirm_games = racing.confirm_games if confirm else 0
-    # an exhaustive grid at the same per-candidate sample size: every candidate as many games as the
-    # recommended one's figures rest on (its race games, or its confirmation games when more)
+    return met, statement
+
+
+def _game_counts(tune: Tune, out: Path, result: RaceResult, confirm: Standing | None) -> dict[str, int]:
+    """The games spent (race, with its pricing, and confirmation) against an exhaustive grid at the same
+    per-candidate sample size: every candidate as many games as the recommended one's figures rest on
+    (its race games, or its confirmation games when more)."""
+    race_games = result.total + (_priced_games(out, tune.candidates) if tune.target.chit_cap is not None
+                                 else 0)
+    confirm_games = tune.racing.confirm_games if confirm else 0
     per_candidate = max(result.games[result.winner], confirm_games)
-    exhaustive = len(tune.candidates) * per_candidate
-    rec_path = out / "recommended.toml"
-    text, _ = candidate_config_text(tune, cand, f"{statement}")
-    rec_path.write_text(text)
-    state = {
+    return {"race_games": race_games, "confirm_games": confirm_games,
+            "total_games": race_games + confirm_games,
+            "exhaustive_games": len(tune.candidates) * per_candidate,
+            "games_per_candidate_exhaustive": per_candidate}
+
+
+def _tune_header(tune: Tune) -> dict[str, Any]:
+    """tune.json's description of the tune: its file, game, seeds, space, target and racing."""
+    return {
         "tune_file": tune.file, "base": tune.base, "game": tune.game, "players": tune.players,
-        "agents": tune.agents, "seed": tune.seed, "confirm_seed": cseed, "budget": tune.budget,
-        "description": tune.description,
+        "agents": tune.agents, "seed": tune.seed, "confirm_seed": confirm_seed(tune.seed),
+        "budget": tune.budget, "description": tune.description,
         "space": [{"key": path_text(p), "values": list(v)} for p, v in tune.space],
-        "target": asdict(target), "racing": asdict(racing), "schedule": racing.schedule(),
+        "target": asdict(tune.target), "racing": asdict(tune.racing), "schedule": tune.racing.schedule(),
         "invalid": [list(x) for x in tune.invalid],
-        "candidates": [{"slug": c.slug, "label": c.label(), "values": list(c.values),
-                        "games": result.games[c.slug],
-                        "dropped_round": result.dropped.get(c.slug, (None, ""))[0],
-                        "dropped_why": result.dropped.get(c.slug, (None, ""))[1],
-                        **_standing_dict(result.standings.get(c.slug))} for c in tune.candidates],
-        "rounds": result.rounds, "recommended": cand.slug, "recommended_label": cand.label(),
-        "race_final": _standing_dict(winner), "confirm": _standing_dict(confirm),
-        "met": met, "statement": statement, "race_games": race_games, "confirm_games": confirm_games,
-        "total_games": race_games + confirm_games, "exhaustive_games": exhaustive,
-        "games_per_candidate_exhaustive": per_candidate,
-        "recommended_config": os.fspath(rec_path),
     }
-    (out / TUNE_MANIFEST).write_text(json.dumps(state, indent=2, default=_json))
-    page = None
-    if report:
-        from analysis.tune_report import build_tune_report
-
-        page = build_tune_report(out)
-    return TuneResult(out, cand, rec_path, page, met, statement, race_games, confirm_games, exhaustive,
-                      played, time.perf_counter() - started, result.rounds)
 
 
-def _pricing_cost(tune: Tune, plans: dict[str, RunPlan]) -> Callable[[str, int, int], int]:
-    """The race's charge for pricing (target.chit_cap): cost(slug, have, n) bounds the games that bringing
-    its values study from `have` to `n` games' worth adds (component_balance.games_bound); with no slug,
-    the bound for the confirmation's base games at the dearest candidate."""
-    from sim.app.runner import plan_rules
-    from sim.games import spec as game_spec
+def _candidate_rows(tune: Tune, result: RaceResult) -> list[dict[str, Any]]:
+    """tune.json's candidates: games raced, the round and reason each was dropped, its last standing."""
+    return [{"slug": c.slug, "label": c.label(), "values": list(c.values), "games": result.games[c.slug],
+             "dropped_round": result.dropped.get(c.slug, (None, ""))[0],
+             "dropped_why": result.dropped.get(c.slug, (None, ""))[1],
+             **_standing_dict(result.standings.get(c.slug))} for c in tune.candidates]
 
-    study = game_spec(tune.game).values
-    kinds = {slug: len(study.components(plan_rules(plan))) for slug, plan in plans.items()}
-    racing = tune.racing
 
-    def cost(slug: str, have: int, n: int) -> int:
-        if not slug:
-            return games_bound(max(kinds.values()), tune.players, racing.confirm_values_games)
-        before = games_bound(kinds[slug], tune.players, racing.values_at(have)) if have else 0
-        return games_bound(kinds[slug], tune.players, racing.values_at(n)) - before
+class PricingCost:
+    """The race's charge for pricing (target.chit_cap): ``cost(slug, have, n)`` bounds the games that
+    bringing a candidate's values study from `have` to `n` games' worth adds (component_balance.games_bound);
+    `confirmation` the bound for the confirmation's base games at the dearest candidate."""
 
-    return cost
+    def __init__(self, tune: Tune, plans: dict[str, RunPlan]) -> None:
+        from sim.app.runner import plan_rules
+
+        study = game_spec(tune.game).values
+        self.kinds = {slug: len(study.components(plan_rules(plan))) for slug, plan in plans.items()}
+        self.players, self.racing = tune.players, tune.racing
+
+    def __call__(self, slug: str, have: int, n: int) -> int:
+        before = games_bound(self.kinds[slug], self.players, self.racing.values_at(have)) if have else 0
+        return games_bound(self.kinds[slug], self.players, self.racing.values_at(n)) - before
+
+    def confirmation(self) -> int:
+        return games_bound(max(self.kinds.values()), self.players, self.racing.confirm_values_games)
 
 
 def _priced_games(out: Path, candidates) -> int:

@@ -207,19 +207,23 @@ def _search(table: Any, file: str, game: str, players: int, capped: bool) -> Sea
                                         "set")
     values_games = expect_int(t.get("values_games", d.values_games), file, "search.values_games", 2)
     verify_games = expect_int(t.get("verify_games", final), file, "search.verify_games", final)
-    return Search(sampler, objectives,
-                  expect_int(t.get("first_games", min(d.first_games, final)), file, "search.first_games", 1,
-                             final),
-                  _number(t.get("growth", d.growth), file, "search.growth", 1.01), final,
-                  expect_int(t.get("confirm_games", d.confirm_games), file, "search.confirm_games", 0),
-                  confirm_agents,
-                  expect_int(t.get("confirm_points", d.confirm_points), file, "search.confirm_points", 1, 20),
-                  _number(t.get("confidence", d.confidence), file, "search.confidence", 0.5, 0.9999),
-                  expect_int(t.get("startup_trials", d.startup_trials), file, "search.startup_trials", 1),
-                  values_games,
-                  expect_int(t.get("confirm_values_games", d.confirm_values_games), file,
-                             "search.confirm_values_games", 2),
-                  verify_games,
+    return Search(sampler=sampler, objectives=objectives,
+                  first_games=expect_int(t.get("first_games", min(d.first_games, final)), file,
+                                         "search.first_games", 1, final),
+                  growth=_number(t.get("growth", d.growth), file, "search.growth", 1.01), final_games=final,
+                  confirm_games=expect_int(t.get("confirm_games", d.confirm_games), file,
+                                           "search.confirm_games", 0),
+                  confirm_agents=confirm_agents,
+                  confirm_points=expect_int(t.get("confirm_points", d.confirm_points), file,
+                                            "search.confirm_points", 1, 20),
+                  confidence=_number(t.get("confidence", d.confidence), file, "search.confidence", 0.5,
+                                     0.9999),
+                  startup_trials=expect_int(t.get("startup_trials", d.startup_trials), file,
+                                            "search.startup_trials", 1),
+                  values_games=values_games,
+                  confirm_values_games=expect_int(t.get("confirm_values_games", d.confirm_values_games), file,
+                                                  "search.confirm_values_games", 2),
+                  verify_games=verify_games,
                   curve_checks=expect_int(t.get("curve_checks", d.curve_checks), file, "search.curve_checks",
                                           1, 20),
                   curve_games=expect_int(t.get("curve_games", d.curve_games), file, "search.curve_games",
@@ -245,6 +249,25 @@ def load_tune(path: str | os.PathLike[str]) -> Tune:
     the key and what is wrong) before anything runs."""
     file = os.fspath(path)
     data, _ = load_toml(file)
+    fields, skip_invalid = _read_head(data, file)
+    game, players = fields["game"], fields["players"]
+    target = _read_target(data.get("target", {}), file, game)
+    racing = _read_racing(data.get("racing", {}), file, target.chit_cap)
+    search_space = _read_space(data, file, fields["base_config"])
+    method = _read_method(data, file, search_space)
+    common = {"file": file, **fields, "space": tuple((d.path, d.values) for d in search_space.dimensions),
+              "target": target, "racing": racing, "search_space": search_space}
+    if method == "model":
+        search = _search(data.get("search", {}), file, game, players, target.chit_cap is not None)
+        _check_corners(search_space, game, players, file, skip_invalid)
+        return Tune(**common, candidates=(), method="model", search=search)
+    candidates, invalid = _candidates(search_space, file, game, players, skip_invalid)
+    return Tune(**common, candidates=candidates, invalid=invalid, method="racing")
+
+
+def _read_head(data: dict[str, Any], file: str) -> tuple[dict[str, Any], bool]:
+    """The tune's base config, player count, agents (checked against the base), seed, budget and
+    description, as Tune fields; and skip_invalid."""
     check_unknown_keys(data, _TUNE_KEYS, file, "")
     for key in ("base", "players", "agents", "space", "budget"):
         if key not in data:
@@ -266,8 +289,13 @@ def load_tune(path: str | os.PathLike[str]) -> Tune:
     skip_invalid = data.get("skip_invalid", False)
     if not isinstance(skip_invalid, bool):
         fail(file, "skip_invalid", f"must be a boolean (true or false), got {skip_invalid!r}")
+    return {"base": base, "game": game, "base_config": base_config, "players": players, "agents": agents,
+            "seed": seed, "budget": budget, "description": description}, skip_invalid
 
-    t = expect_table(data.get("target", {}), file, "target")
+
+def _read_target(table: Any, file: str, game: str) -> Target:
+    """The ``[target]`` table: the tolerance, and optionally a length range and a component cap."""
+    t = expect_table(table, file, "target")
     check_unknown_keys(t, _TARGET_KEYS, file, "target")
     expect_str_choice(t.get("objective", "seat_balance"), file, "target.objective", ("seat_balance",))
     length = None
@@ -282,9 +310,13 @@ def load_tune(path: str | os.PathLike[str]) -> Tune:
         if games.spec(game).values is None:
             fail(file, "target.chit_cap", f"{game} has no values study to price its components by")
         chit_cap = _number(t["chit_cap"], file, "target.chit_cap", 0, 1)
-    target = Target(_number(t.get("tolerance", 0.02), file, "target.tolerance", 0, 1), length, chit_cap)
+    return Target(tolerance=_number(t.get("tolerance", 0.02), file, "target.tolerance", 0, 1), length=length,
+                  chit_cap=chit_cap)
 
-    r = expect_table(data.get("racing", {}), file, "racing")
+
+def _read_racing(table: Any, file: str, chit_cap: float | None) -> Racing:
+    """The ``[racing]`` table (its pricing keys only with a component cap)."""
+    r = expect_table(table, file, "racing")
     check_unknown_keys(r, _RACING_KEYS, file, "racing")
     defaults = Racing()
     final = expect_int(r.get("final_games", defaults.final_games), file, "racing.final_games", 1)
@@ -306,12 +338,21 @@ def load_tune(path: str | os.PathLike[str]) -> Tune:
         if key in r and chit_cap is None:
             fail(file, f"racing.{key}", "prices component kinds for target.chit_cap, which the file does not "
                                         "set")
+    return racing
 
+
+def _read_space(data: dict[str, Any], file: str, base_config: dict[str, Any]) -> SearchSpace:
+    """The ``[space]`` and ``[[constraints]]``, refused when no candidate can meet the constraints."""
     dims = read_dimensions(expect_table(data["space"], file, "space"), base_config, file,
                            lambda spec, where: _values(spec, file, where))
     constraints = read_constraints(data.get("constraints", []), dims, base_config, file)
     search_space = SearchSpace(dims, constraints, base_config)
     search_space.check_feasible(file)
+    return search_space
+
+
+def _read_method(data: dict[str, Any], file: str, search_space: SearchSpace) -> str:
+    """``search.method``: "racing" races every candidate, "model" searches; "auto" races up to MAX_RACED."""
     method = expect_str_choice(expect_table(data.get("search", {}), file, "search").get("method", "auto"),
                                file, "search.method", METHODS)
     if method == "auto":
@@ -320,13 +361,14 @@ def load_tune(path: str | os.PathLike[str]) -> Tune:
         fail(file, "search.method", f"racing plays every candidate, and the space has "
                                     f"{search_space.size():.3g}; use method = \"model\" (or \"auto\") beyond "
                                     f"{MAX_RACED:,}")
-    if method == "model":
-        search = _search(data.get("search", {}), file, game, players, chit_cap is not None)
-        _check_corners(search_space, game, players, file, skip_invalid)
-        return Tune(file, base, game, base_config, players, agents, seed, budget,
-                    tuple((d.path, d.values) for d in dims), target, racing, (), (), description,
-                    "model", search_space, search)
-    space = tuple((d.path, d.values) for d in dims)
+    return method
+
+
+def _candidates(search_space: SearchSpace, file: str, game: str, players: int,
+                skip_invalid: bool) -> tuple[tuple[Candidate, ...], tuple[tuple[str, str], ...]]:
+    """Every candidate of a space to race, each validated by the game (one it refuses is refused by file,
+    or with skip_invalid left out, as is one that breaks a constraint), and the ones left out with why."""
+    space = tuple((d.path, d.values) for d in search_space.dimensions)
     candidates: list[Candidate] = []
     invalid: list[tuple[str, str]] = []
     seen: dict[str, str] = {}
@@ -334,7 +376,7 @@ def load_tune(path: str | os.PathLike[str]) -> Tune:
         overrides = {p: v for (p, _), v in zip(space, values, strict=True)}
         label = ", ".join(f"{path_text(k)} = {format_value(v)}" for k, v in overrides.items())
         source = f"{file} (candidate {label})"
-        config = apply_overrides(base_config, overrides, source)
+        config = apply_overrides(search_space.base, overrides, source)
         try:
             validate(game, config, players, source)
         except ConfigError as err:
@@ -356,8 +398,7 @@ def load_tune(path: str | os.PathLike[str]) -> Tune:
     if len(set(slugs)) < len(slugs):
         candidates = [Candidate(f"c-{i:04d}", c.values, c.overrides, c.config)
                       for i, c in enumerate(candidates)]
-    return Tune(file, base, game, base_config, players, agents, seed, budget, space, target, racing,
-                tuple(candidates), tuple(invalid), description, "racing", search_space, None)
+    return tuple(candidates), tuple(invalid)
 
 
 def _check_corners(space: SearchSpace, game: str, players: int, file: str, skip_invalid: bool) -> None:

@@ -229,7 +229,33 @@ def state_from_dict(d: dict[str, Any], rules: KamakuraRules) -> np.ndarray:
     v = np.zeros(K.STATE_SIZE, dtype=np.int64)
     FIELDS.set(v, "players", players)
     FIELDS.view(v, "board")[:] = _board(r.get("board", str), "board")
-    chits = r.get("chits", list)
+    _read_chits(v, r.get("chits", list), players)
+    passed = _read_order(v, r, players)
+    _read_turns(v, r, players)
+    _read_knobs(v, r.get("rules", dict, {}), rules)
+    FIELDS.set(v, "chits_left", int((FIELDS.view(v, "owner") < 0).sum()))
+    to_move = r.get("to_move", int)
+    if not 0 <= to_move < players:
+        raise ValueError(f"state dict: to_move must be a seat 0..{players - 1}, got {to_move}")
+    FIELDS.set(v, "to_move", to_move)
+    K.refresh_masks(v)
+    K.begin_turn(v)
+    if passed[to_move] and not passed[:players].all():
+        raise ValueError(f"state dict: to_move {to_move} has passed and takes no more turns (R-8)")
+    if "turn_state" in d:
+        # A turn in progress: the game ends only with its `end` (even if its gains emptied the board).
+        _read_turn_state(v, _Reader(r.get("turn_state", dict)), to_move)
+    elif FIELDS.get(v, "chits_left") == 0:
+        FIELDS.set(v, "over", 1)
+        FIELDS.set(v, "end_reason", K.END_ALL_GAINED)
+    elif passed[:players].all():
+        FIELDS.set(v, "over", 1)
+        FIELDS.set(v, "end_reason", K.END_ALL_PASSED)
+    return v
+
+
+def _read_chits(v: np.ndarray, chits: list, players: int) -> None:
+    """The 40 chits in id order: icons, points, power, owner (a seat, or null on the board) and spent."""
     if len(chits) != K.N_CHITS:
         raise ValueError(f"state dict: chits must list 40 chits in id order, got {len(chits)}")
     icons_v, points_v, power_v, owner_v, spent_v = _chit_views(v)
@@ -249,6 +275,11 @@ def state_from_dict(d: dict[str, Any], rules: KamakuraRules) -> np.ndarray:
         icons_v[i], points_v[i], power_v[i] = icons, points, power
         owner_v[i] = -1 if owner is None else owner
         spent_v[i] = spent
+
+
+def _read_order(v: np.ndarray, r: _Reader, players: int) -> np.ndarray:
+    """Each seat's order-chit moves, whether its order chit is spent and whether it passed; the passed
+    flags (seats beyond the players count as passed)."""
     order_moves = FIELDS.view(v, "order_moves")
     order_moves[:players] = _per_seat(r, "order_moves", players, int)
     if min(order_moves[:players]) < 0:
@@ -257,13 +288,18 @@ def state_from_dict(d: dict[str, Any], rules: KamakuraRules) -> np.ndarray:
     passed = FIELDS.view(v, "passed")
     passed[:] = 1
     passed[:players] = _per_seat(r, "passed", players, bool)
+    return passed
+
+
+def _read_turns(v: np.ndarray, r: _Reader, players: int) -> None:
+    """The turn, and each seat's out_turn (when it passed) and last_turn (R-20: its latest finished turn;
+    left out, a seat that passed last played when it passed)."""
     out_turn = _per_seat(r, "out_turn", players, int, None)
     out_turn_v = FIELDS.view(v, "out_turn")
     out_turn_v[:] = -1
     out_turn_v[:players] = [-1 if x is None else x for x in out_turn]
     turn = r.get("turn", int, 0)
     FIELDS.set(v, "turn", turn)
-    # R-20: each seat's latest finished turn; left out, a seat that passed last played when it passed
     last_turn = _per_seat(r, "last_turn", players, int, None)
     for seat, (last, out) in enumerate(zip(last_turn, out_turn, strict=True)):
         if last is None:
@@ -278,7 +314,11 @@ def state_from_dict(d: dict[str, Any], rules: KamakuraRules) -> np.ndarray:
     last_turn_v = FIELDS.view(v, "last_turn")
     last_turn_v[:] = -1
     last_turn_v[:players] = [-1 if x is None else x for x in last_turn]
-    knobs = r.get("rules", dict, {})
+
+
+def _read_knobs(v: np.ndarray, knobs: dict, rules: KamakuraRules) -> None:
+    """The rule knobs a state dict may set (green_min_requirement, tie_break, voluntary_pass), each
+    defaulting to the game's config."""
     unknown = set(knobs) - {"green_min_requirement", "tie_break", "voluntary_pass"}
     if unknown:
         raise ValueError(f"state dict: unknown rules keys {sorted(unknown)}")
@@ -294,25 +334,6 @@ def state_from_dict(d: dict[str, Any], rules: KamakuraRules) -> np.ndarray:
     FIELDS.set(v, "green_min", gmin)
     FIELDS.set(v, "tie_break", TIE_BREAKS.index(tie_break))
     FIELDS.set(v, "voluntary", voluntary)
-    FIELDS.set(v, "chits_left", int((owner_v < 0).sum()))
-    to_move = r.get("to_move", int)
-    if not 0 <= to_move < players:
-        raise ValueError(f"state dict: to_move must be a seat 0..{players - 1}, got {to_move}")
-    FIELDS.set(v, "to_move", to_move)
-    K.refresh_masks(v)
-    K.begin_turn(v)
-    if passed[to_move] and not passed[:players].all():
-        raise ValueError(f"state dict: to_move {to_move} has passed and takes no more turns (R-8)")
-    if "turn_state" in d:
-        # A turn in progress: the game ends only with its `end` (even if its gains emptied the board).
-        _read_turn_state(v, _Reader(r.get("turn_state", dict)), to_move)
-    elif FIELDS.get(v, "chits_left") == 0:
-        FIELDS.set(v, "over", 1)
-        FIELDS.set(v, "end_reason", K.END_ALL_GAINED)
-    elif passed[:players].all():
-        FIELDS.set(v, "over", 1)
-        FIELDS.set(v, "end_reason", K.END_ALL_PASSED)
-    return v
 
 
 def _read_turn_state(v: np.ndarray, t: _Reader, seat: int) -> None:

@@ -225,6 +225,21 @@ def state_from_dict(d: dict[str, Any], rules: SakuraRules) -> np.ndarray:
     _read_knobs(v, d.get("rules", {}), rules)
     path_length = _int(d.get("path_length"), "path_length", 2)
     _set(v, "path_len", path_length)
+    emperor = _read_path(v, d, rules, path_length)
+    court_card = _read_painters(v, d, players, has_court, path_length=path_length, emperor=emperor)
+    _read_cards(v, _list(d, "cards", K.DECK_SIZE))
+    _read_card_places(v, d, players, court_card)
+    _read_phase(v, d, players, has_court)
+    rng = d.get("rng", _DEFAULT_RNG)
+    F.view(v, "rng").view(np.uint64)[0] = np.uint64(_int(rng, "rng", 0, 2**64 - 1))
+    _set(v, "round", _int(d.get("round"), "round", 1))
+    _set(v, "bumps", _int(d.get("bumps", 0), "bumps", 0))
+    return v
+
+
+def _read_path(v: np.ndarray, d: dict[str, Any], rules: SakuraRules, path_length: int) -> int:
+    """The sakura spaces (and which are scored), the torii and the Emperor, who is past no unscored
+    sakura; his space."""
     sakura = _list(d, "sakura")
     scored = _list(d, "scored", len(sakura))
     if not 1 <= len(sakura) <= K.MAX_SAKURA:
@@ -241,6 +256,13 @@ def state_from_dict(d: dict[str, Any], rules: SakuraRules) -> np.ndarray:
         if not scored[k] and emperor > sakura_at[k]:
             raise ValueError(f"state dict: the Emperor ({emperor}) cannot be past the unscored "
                              f"sakura at {sakura_at[k]}: he stops on a sakura entered for the first time")
+    return emperor
+
+
+def _read_painters(v: np.ndarray, d: dict[str, Any], players: int, has_court: bool, *, path_length: int,
+                   emperor: int) -> int:
+    """Each seat's painter and tokens, and with two players the court painter's (painter index
+    `players`), each painter on a space of its own behind the Emperor; the court's card (-1: none)."""
     painters = _list(d, "painters", players)
     tokens = _list(d, "tokens", players)
     painter_at, tokens_of = F.view(v, "painter"), F.view(v, "tokens")
@@ -263,7 +285,11 @@ def state_from_dict(d: dict[str, Any], rules: SakuraRules) -> np.ndarray:
         raise ValueError(f"state dict: painters share a path space: {occupied}")
     if any(index >= emperor for index in occupied):
         raise ValueError("state dict: every painter must be behind the Emperor (R-16)")
-    cards = _list(d, "cards", K.DECK_SIZE)
+    return court_card
+
+
+def _read_cards(v: np.ndarray, cards: list) -> None:
+    """The deck's cards in id order, each [id, garden action, painter action]."""
     garden, pact = F.view(v, "garden"), F.view(v, "pact")
     for i, card in enumerate(cards):
         if (not isinstance(card, list | tuple) or len(card) != 3 or card[0] != i + 1
@@ -271,28 +297,38 @@ def state_from_dict(d: dict[str, Any], rules: SakuraRules) -> np.ndarray:
             raise ValueError(f"state dict: cards[{i}] must be [{i + 1}, garden id, painter id], got {card!r}")
         garden[i + 1] = GARDEN_ACTIONS.index(card[1])
         pact[i + 1] = PAINTER_ACTIONS.index(card[2])
-    seen: dict[int, str] = {}
 
-    def place(card: Any, where: str) -> int:
+
+class _CardPlaces:
+    """Where the cards of a state dict lie: each card in one place only."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, str] = {}
+
+    def place(self, card: Any, where: str) -> int:
         card = _int(card, where, 1, K.DECK_SIZE)
-        if card in seen:
-            raise ValueError(f"state dict: card {card} is both in {seen[card]} and in {where}")
-        seen[card] = where
+        if card in self.seen:
+            raise ValueError(f"state dict: card {card} is both in {self.seen[card]} and in {where}")
+        self.seen[card] = where
         return card
 
+
+def _read_card_places(v: np.ndarray, d: dict[str, Any], players: int, court_card: int) -> None:
+    """The hands, deck, discard and the cards selected (and the court's), every card in exactly one."""
+    places = _CardPlaces()
     hands = _list(d, "hands", players)
     hand_rows, hand_n = _hands(v), F.view(v, "hand_n")
     hand_rows[:] = -1
     for seat, hand in enumerate(hands):
         if not isinstance(hand, list) or len(hand) > K.HAND_SIZE:
             raise ValueError(f"state dict: hands[{seat}] must list at most {K.HAND_SIZE} cards")
-        for i, card in enumerate(sorted(place(c, f"hands[{seat}]") for c in hand)):
+        for i, card in enumerate(sorted(places.place(c, f"hands[{seat}]") for c in hand)):
             hand_rows[seat, i] = card
         hand_n[seat] = len(hand)
-    deck = [place(c, "deck") for c in _list(d, "deck")]
+    deck = [places.place(c, "deck") for c in _list(d, "deck")]
     F.view(v, "deck")[:len(deck)] = deck[::-1]
     _set(v, "deck_n", len(deck))
-    discard = [place(c, "discard") for c in _list(d, "discard")]
+    discard = [places.place(c, "discard") for c in _list(d, "discard")]
     F.view(v, "discard")[:len(discard)] = discard
     _set(v, "discard_n", len(discard))
     selected = _list(d, "selected", players)
@@ -300,18 +336,12 @@ def state_from_dict(d: dict[str, Any], rules: SakuraRules) -> np.ndarray:
     chosen[:] = -1
     for seat, card in enumerate(selected):
         if card is not None:
-            chosen[seat] = place(card, f"selected[{seat}]")
+            chosen[seat] = places.place(card, f"selected[{seat}]")
     if court_card >= 0:
-        chosen[players] = place(court_card, "court.card")
-    if len(seen) != K.DECK_SIZE:
-        missing = sorted(set(range(1, K.DECK_SIZE + 1)) - set(seen))
+        chosen[players] = places.place(court_card, "court.card")
+    if len(places.seen) != K.DECK_SIZE:
+        missing = sorted(set(range(1, K.DECK_SIZE + 1)) - set(places.seen))
         raise ValueError(f"state dict: cards missing from hands, deck, discard and table: {missing}")
-    _read_phase(v, d, players, has_court)
-    rng = d.get("rng", _DEFAULT_RNG)
-    F.view(v, "rng").view(np.uint64)[0] = np.uint64(_int(rng, "rng", 0, 2**64 - 1))
-    _set(v, "round", _int(d.get("round"), "round", 1))
-    _set(v, "bumps", _int(d.get("bumps", 0), "bumps", 0))
-    return v
 
 
 #: The rule knobs a state dict's "rules" may set (API.md: under their config keys), each with its
