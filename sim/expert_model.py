@@ -100,10 +100,10 @@ def read_model(path: str | os.PathLike[str]) -> ExpertModel:
     if (not isinstance(weights, list) or not isinstance(names, list) or len(weights) != len(names)
             or not all(isinstance(w, int | float) and np.isfinite(w) for w in weights)):
         raise ConfigError(f"{path}: weights: expected one finite number per feature")
-    model = ExpertModel(str(data["game"]), int(data["players"]), tuple(map(str, names)),
-                        tuple(float(w) for w in weights), str(data.get("config", "")),
-                        str(data["config_hash"]), dict(data.get("training", {})),
-                        dict(data.get("strength", {})))
+    model = ExpertModel(game=str(data["game"]), players=int(data["players"]), features=tuple(map(str, names)),
+                        weights=tuple(float(w) for w in weights), config=str(data.get("config", "")),
+                        config_hash=str(data["config_hash"]), training=dict(data.get("training", {})),
+                        strength=dict(data.get("strength", {})))
     _CACHE[key] = model
     return model
 

@@ -103,8 +103,9 @@ def plan_run(config: str | os.PathLike[str], players: int, agents: str, seed: in
     spec, merged, rules = games.load_config(config, players)
     agent_specs = parse_agents(agents, players, spec)
     check_models(agent_specs, spec, players, rules.config_hash)
-    return RunPlan(spec.name, os.fspath(config), merged, rules.config_hash, players,
-                   tuple(str(a) for a in agent_specs), rotate_seats, seed)
+    return RunPlan(game=spec.name, config_path=os.fspath(config), config=merged,
+                   config_hash=rules.config_hash, players=players,
+                   agents=tuple(str(a) for a in agent_specs), rotate_seats=rotate_seats, seed=seed)
 
 
 _RULES_CACHE: dict[tuple[str, str, int], object] = {}
@@ -205,7 +206,8 @@ def simulate(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int =
     refuse_foreign(RunDirectory(out, plan.tables))
     check_budget(plan, games, Path(out))
     with RunLock(out, wait=wait):
-        return _simulate_locked(plan, games, out, jobs, backend, scheduler, force, chunk_size, progress)
+        return _simulate_locked(plan=plan, games=games, out=out, jobs=jobs, backend=backend,
+                                scheduler=scheduler, force=force, chunk_size=chunk_size, progress=progress)
 
 
 def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int, backend: str,
@@ -254,8 +256,9 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
                 raise RunFailed(f"{failure.filename or run_dir.path}: {failure.strerror or failure}; the run "
                                 f"stopped after {manifest['games_finished']:,} finished games, which are "
                                 "safe: run the same command again to play the rest") from None
-        return SimulateResult(run_dir.path, played, already, time.perf_counter() - start,
-                              [d.text() for d in damage], quarantined)
+        return SimulateResult(run_dir=run_dir.path, played=played, already=already,
+                              seconds=time.perf_counter() - start,
+                              damaged=[d.text() for d in damage], quarantined=quarantined)
     finally:
         if client is not None:
             close_dask(client)

@@ -226,8 +226,9 @@ def run_values(rules: KamakuraRules, seeds: np.ndarray, seating: np.ndarray, par
     game_ids = first_game + np.arange(len(seeds))
     later = (game_ids % LATER_EVERY == 0).astype(np.int8)
     power_seat = (game_ids % players).astype(np.int64)  # rotated: every seat holds it equally often
-    out = ValuesOut(out_scores, out_shares, last_turns, available, base_scores, base_shares,
-                    np.full((len(seeds), players), -1, dtype=np.int64))
+    out = ValuesOut(scores=out_scores, shares=out_shares, last_turns=last_turns, available=available,
+                    base_scores=base_scores, base_shares=base_shares,
+                    base_last=np.full((len(seeds), players), -1, dtype=np.int64))
     play_values(seeds, kernel_rules(rules), kinds, pos, seating, params, out, later, power_seat)
     return {"kinds": kinds, "positions": pos, **out._asdict()}
 

@@ -87,7 +87,8 @@ class KamakuraRules:
 def rules_from_mapping(cfg: dict[str, Any], players: int, source: str) -> KamakuraRules:
     """Validate an already-merged config table; ``source`` names the file in every message."""
     file = source
-    check_header(cfg, file, "kamakura", players, (MIN_PLAYERS, MAX_PLAYERS), _TOP_KEYS)
+    check_header(cfg=cfg, file=file, game="kamakura", players=players,
+                 player_range=(MIN_PLAYERS, MAX_PLAYERS), top_keys=_TOP_KEYS)
 
     rules_in = expect_table(cfg.get("rules", {}), file, "rules")
     check_unknown_keys(rules_in, RULE_DEFAULTS.keys(), file, "rules")

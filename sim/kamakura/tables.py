@@ -22,7 +22,8 @@ def run_tables(first_game: int, seeds: np.ndarray, seating: list[list[str]], out
     """The games, players and events tables of games first_game.. from a batch's arrays (batch.run_batch)."""
     games = out["scores"].shape[0]
     game_ids = np.arange(first_game, first_game + games)
-    g, p = common_columns(game_ids, seeds, seating, out, out["scores"], END_REASONS, rules.config_hash)
+    g, p = common_columns(game_ids=game_ids, seeds=seeds, seating=seating, out=out, scores=out["scores"],
+                          end_labels=END_REASONS, config_hash=rules.config_hash)
     g["turns"] = ints(out["turns"], np.int16)
     out_turn = out["out_turn"].reshape(-1)
     p["out_turn"] = ints(out_turn, np.int16, out_turn < 0)

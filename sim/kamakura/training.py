@@ -84,5 +84,6 @@ def positions(rules: KamakuraRules, seeds, seating, params) -> dict[str, np.ndar
     from sim.kamakura.game import kernel_rules
 
     seeds, seating, params = batch_inputs(seeds, seating, rules.players, params, N_PARAMS)
-    return training_positions(play_positions, kernel_rules(rules), seeds, seating, params,
-                              ROWS_PER_GAME * len(seeds), N_FEATURES)
+    return training_positions(play_positions=play_positions, args=kernel_rules(rules), seeds=seeds,
+                              seating=seating, params=params,
+                              rows=ROWS_PER_GAME * len(seeds), n_features=N_FEATURES)

@@ -129,8 +129,8 @@ def play_arms(states: np.ndarray, arms: Sequence[str], opponent: str, players: i
               jobs: int = 1) -> np.ndarray:
     """Each arm's win share at each position, (positions, arms); the same for any `jobs`."""
     parts = [part for part in np.array_split(np.arange(len(states)), max(1, 8 * jobs)) if len(part)]
-    results = Parallel(n_jobs=jobs)(delayed(_play)(states, part, seed, arms, opponent, players)
-                                    for part in parts)
+    results = Parallel(n_jobs=jobs)(delayed(_play)(states, index=part, seed=seed, arms=arms,
+                                                   opponent=opponent, players=players) for part in parts)
     return np.concatenate(results) if results else np.zeros((0, len(arms)))
 
 
@@ -185,7 +185,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         games.load("sakura", config=ns.config, players=ns.players)  # the config and player count first
         for agent in (ns.source, ns.opponent, *arms):  # every agent refused before any game is played
             agent_arrays([[agent] * ns.players], games.spec("sakura"))
-        states = positions(ns.players, ns.source, ns.positions, ns.seed, ns.trees_left, ns.config)
+        states = positions(players=ns.players, source=ns.source, count=ns.positions, seed=ns.seed,
+                           trees_left=ns.trees_left, config=ns.config)
     except ValueError as error:  # ConfigError: a bad agent, config or player count
         print(f"phase_study: {error}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -193,7 +194,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"phase_study: fewer than 2 of {ns.positions} games reached {ns.trees_left} tree(s) left",
               file=sys.stderr)
         raise SystemExit(2)
-    shares = play_arms(states, arms, ns.opponent, ns.players, ns.seed, ns.jobs)
+    shares = play_arms(states=states, arms=arms, opponent=ns.opponent, players=ns.players, seed=ns.seed,
+                       jobs=ns.jobs)
     print(f"{len(states)} positions of {ns.source} self-play with {ns.trees_left} tree(s) left; "
           f"the others: {ns.opponent}")
     print("\n".join(report(shares, arms)))

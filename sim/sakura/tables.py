@@ -24,7 +24,8 @@ def run_tables(first_game: int, seeds: np.ndarray, seating: list[list[str]], out
     games, players = out["winners"].shape
     game_ids = np.arange(first_game, first_game + games)
     tokens = out["tokens"][:, :players]
-    g, p = common_columns(game_ids, seeds, seating, out, tokens, END_REASONS, rules.config_hash)
+    g, p = common_columns(game_ids=game_ids, seeds=seeds, seating=seating, out=out, scores=tokens,
+                          end_labels=END_REASONS, config_hash=rules.config_hash)
     g["rounds"] = ints(out["rounds"], np.int16)
     g["bumps"] = ints(out["bumps"], np.int16)
     has_court = out["tokens"].shape[1] > players

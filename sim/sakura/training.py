@@ -87,5 +87,6 @@ def positions(rules: SakuraRules, seeds, seating, params) -> dict[str, np.ndarra
     from sim.sakura.game import kernel_rules
 
     seeds, seating, params = batch_inputs(seeds, seating, rules.players, params, N_PARAMS)
-    return training_positions(play_positions, kernel_rules(rules), seeds, seating, params,
-                              ROUNDS_PER_GAME * rules.players * len(seeds), N_FEATURES)
+    return training_positions(play_positions=play_positions, args=kernel_rules(rules), seeds=seeds,
+                              seating=seating, params=params,
+                              rows=ROUNDS_PER_GAME * rules.players * len(seeds), n_features=N_FEATURES)
