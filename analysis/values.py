@@ -47,6 +47,7 @@ BOOTSTRAP_DRAWS = 400
 #: intervals outside [-1, 1].
 MIN_BASE_GAMES = 30
 ALPHA = 0.05  # the family-wise level of each table's significance (Holm)
+BONUSES = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)  # the whole bonuses a seat is re-scored at
 
 
 @dataclass
@@ -76,6 +77,18 @@ class ValuesRun:
     def arms(self) -> dict:
         """Every (position, component)'s arms (module function `arms`), computed once."""
         return arms(self)
+
+    @cached_property
+    def gains(self) -> dict[tuple[int, int], np.ndarray] | None:
+        """Every (position, component)'s re-scoring curves, computed once for every figure that reads them
+        (`component_values`, `power_values`, `analysis.worth_verdicts`): gain[g, j, b], seat j's win share
+        in control game g with bonus b (-BONUS_RANGE..BONUS_RANGE) added to its score, minus its share
+        with none (`bonus_gains`, the run's tie-break); None when the run has no re-scoring (`shares`)."""
+        shares = self.shares
+        if shares is None:
+            return None
+        return {key: bonus_gains(a.control_score, a.control_columns, shares, self.tie_break, BONUSES)
+                for key, a in self.arms.items()}
 
     @property
     def rules(self):
@@ -300,14 +313,11 @@ def component_values(run: ValuesRun) -> pd.DataFrame:
     p_holm, family, significant`` plus the component's attributes. Holm runs over the tested "all" rows of
     the run (one family) and, separately, over the tested per-seat rows (`_judge`). Rows after the start
     hold the games where the component is still in play then (their n)."""
-    bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
-    rule = run.tie_break
-    shares = run.shares
+    curves = run.gains
     rows = []
     for (position, k), a in sorted(run.arms.items()):
         d = _own(a.treated) - a.control  # (g, j)
-        gains = (bonus_gains(a.control_score, a.control_columns, shares, rule, bonuses)
-                 if shares else None)
+        gains = curves[(position, k)] if curves is not None else None
         weights = _bootstrap_weights(len(d), seed=1000 * position + k)
         label = run.components.loc[k, "component"]
         per_seat = [("all", d.mean(axis=1), None if gains is None else gains.mean(axis=1))]
@@ -315,7 +325,7 @@ def component_values(run: ValuesRun) -> pd.DataFrame:
         for seat, diff, g in per_seat:
             row = {"component": label, "component_index": k, "position": position, "seat": seat,
                    **_mean_row(diff)}
-            row.update(_equivalent(diff, g, weights, bonuses) if g is not None else
+            row.update(_equivalent(diff, g, weights, BONUSES) if g is not None else
                        {"points_equivalent": np.nan, "pe_gain": np.nan, "pe_ci_low": np.nan,
                         "pe_ci_high": np.nan})
             rows.append(row)
@@ -338,8 +348,7 @@ def power_values(run: ValuesRun) -> pd.DataFrame:
     interval from MIN_BASE_GAMES games on). One row per component with a power: ``component, position,
     power_value, ci_low, ci_high, n, tested, power_points, pp_ci_low, pp_ci_high, p_holm, family,
     detectable, significant``."""
-    bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
-    shares, rule = run.shares, run.tie_break
+    curves = run.gains
     rows = []
     for (position, k), a in sorted(run.arms.items()):
         stripped = _own(a.stripped)  # (g, j): played for one seat a game (the game's values kernel)
@@ -354,17 +363,16 @@ def power_values(run: ValuesRun) -> pd.DataFrame:
         row = {"component": run.components.loc[k, "component"], "component_index": k, "position": position,
                **_mean_row(held - bare)}
         row["power_value"] = row.pop("value")
-        if shares:
-            gains = bonus_gains(a.control_score[keep], {n: m[keep] for n, m in a.control_columns.items()},
-                                shares, rule, bonuses)[np.arange(len(seat)), seat]
+        if curves is not None:
+            gains = curves[(position, k)][keep][np.arange(len(seat)), seat]  # the holder's own curve
             curve = gains.mean(axis=0)
             weights = _bootstrap_weights(len(held), seed=7 + k)
-            points = invert(np.stack([curve, curve]), np.array([held.mean(), bare.mean()]), bonuses)
+            points = invert(np.stack([curve, curve]), np.array([held.mean(), bare.mean()]), BONUSES)
             low = high = float("nan")
             if row["tested"]:
                 drawn_curve = weights @ gains
-                drawn = (invert(drawn_curve, weights @ held, bonuses)
-                         - invert(drawn_curve, weights @ bare, bonuses))
+                drawn = (invert(drawn_curve, weights @ held, BONUSES)
+                         - invert(drawn_curve, weights @ bare, BONUSES))
                 low, high = _percentiles(np.where(np.isnan(drawn), np.inf, drawn))
             row.update(power_points=float(points[0] - points[1]), pp_ci_low=low, pp_ci_high=high)
         rows.append(row)
@@ -481,10 +489,9 @@ def handicap_tally(score: np.ndarray, columns: dict[str, np.ndarray], shares: Ca
     over the games of the seat's re-scored win share (`seat_shares_by_bonus`), in 1/SHARE_SCALE."""
     from analysis.tally import share_units
 
-    bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
     games, players = score.shape
-    units = np.zeros((players, len(bonuses)), dtype=np.int64)
-    squares = np.zeros((players, len(bonuses)), dtype=np.int64)
+    units = np.zeros((players, len(BONUSES)), dtype=np.int64)
+    squares = np.zeros((players, len(BONUSES)), dtype=np.int64)
     whole = _scores_compare(score) and bool(np.all(score == np.round(score)))
     for lo in range(0, games, HANDICAP_SLICE):
         part = score[lo:lo + HANDICAP_SLICE]
@@ -494,7 +501,7 @@ def handicap_tally(score: np.ndarray, columns: dict[str, np.ndarray], shares: Ca
                 cuts, at = _breakpoints(part, cols_part, shares, rule, j)
                 total, square = _bonus_sums(cuts, share_units(at), BONUS_RANGE)
             else:
-                won = share_units(seat_shares_by_bonus(part, cols_part, shares, rule, j, bonuses))
+                won = share_units(seat_shares_by_bonus(part, cols_part, shares, rule, j, BONUSES))
                 total, square = won.sum(axis=1), (won * won).sum(axis=1)
             units[j] += total
             squares[j] += square
@@ -513,7 +520,6 @@ def handicap_from(tally: dict[str, Any], z: float = 1.959963984540054) -> pd.Dat
     games)."""
     from analysis.tally import SHARE_SCALE, mean_sd
 
-    bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
     n = int(tally["games"])
     players = tally["units"].shape[0]
     fair = 1.0 / players
@@ -523,24 +529,15 @@ def handicap_from(tally: dict[str, Any], z: float = 1.959963984540054) -> pd.Dat
                    for u, q in zip(tally["units"][j], tally["squares"][j], strict=True)]
         mean = np.array([m for m, _ in moments])
         half = z * np.array([sd for _, sd in moments]) / np.sqrt(n) if n > 1 else np.full(len(mean), np.nan)
-        value = whole_bonus(mean, fair, bonuses)
+        value = whole_bonus(mean, fair, BONUSES)
         share = float(mean[int(value) + BONUS_RANGE]) if np.isfinite(value) else float("nan")
         # the share rises with the bonus, the whole bonus needed falls: a higher bound needs less
-        low, high = whole_bonus(mean + half, fair, bonuses), whole_bonus(mean - half, fair, bonuses)
+        low, high = whole_bonus(mean + half, fair, BONUSES), whole_bonus(mean - half, fair, BONUSES)
         if not (np.all(np.isfinite(half)) and np.isfinite(low) and np.isfinite(high)):
             low, high = float("nan"), float("nan")
         rows.append({"seat": j, "handicap_points": float(value), "share_at_handicap": share,
                      "ci_low": float(low), "ci_high": float(high), "n": n})
     return pd.DataFrame(rows)
-
-
-def seat_handicap(score: np.ndarray, columns: dict[str, np.ndarray], shares: Callable,
-                  rule: str) -> pd.DataFrame:
-    """The whole points each seat would need added to its final score (negative: taken away) for its win
-    share to reach the fair share 1/N, re-scoring the games (score: (games, seats)), with the share it
-    gives and the 95% interval of `handicap_from`. ``seat, handicap_points, share_at_handicap, ci_low,
-    ci_high, n``."""
-    return handicap_from(handicap_tally(score, columns, shares, rule))
 
 
 def where_measured(position: int, length: str) -> str:
@@ -594,29 +591,18 @@ def seats_decide(rules) -> bool:
     return bool(getattr(rules, "seats_decide", True))
 
 
-def players_handicap(run) -> pd.DataFrame | None:
-    """`seat_handicap` of a self-play run (analysis.runs.Run, or a report's RunTally) from its players
-    table (or its tally, `run_handicap_tally` of each chunk): each seat's whole-point handicap to the fair
-    share under the run's tie-break, in the game's score unit (``attrs["unit"]``: points, tokens); None
-    for a game without a re-scoring rule, or a run its seats' scores do not decide (`seats_decide`)."""
-    from analysis._arrays import seat_matrix
+def handicap_table(held: dict[str, Any] | None, game: str) -> pd.DataFrame | None:
+    """`handicap_from` of a run's merged handicap sums (`run_handicap_tally` of each chunk; the report's
+    tally holds them, `analysis.run_tally.RunTally.handicap`), in the game's score unit (``attrs["unit"]``:
+    points, tokens); None without sums (a game without a re-scoring rule, or a run its seats' scores do
+    not decide, `seats_decide`)."""
     from sim import games
 
-    study = games.spec(run.game).values
-    if hasattr(run, "tally"):  # a report's RunTally (analysis.run_tally): from its merged tally
-        held = run.tally.get("handicap")
-        out = handicap_from(held) if held else None
-    elif "_handicap" in run.__dict__:
-        return run.__dict__["_handicap"]
-    else:
-        out = None
-        if study is not None and study.shares is not None and len(run.players) and seats_decide(run.rules):
-            names = study.columns_in(run.players.columns)
-            _, m = seat_matrix(run.players, ["score", *names])
-            out = seat_handicap(m["score"], {names[k]: m[k] for k in names}, study.shares,
-                                run.rules.tie_break)
-        run.__dict__["_handicap"] = out
-    if out is not None and study is not None:
+    if not held:
+        return None
+    out = handicap_from(held)
+    study = games.spec(game).values
+    if study is not None:
         out.attrs["unit"] = study.score_unit  # the game's own score unit: points, tokens
     return out
 

@@ -494,17 +494,14 @@ def seconds_per_game(manifest: dict) -> float | None:
 def run_verdicts(run: Any, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:
     """Every headline verdict of a self-play run (a report's RunTally): seats, start player, ties and the
     tie-break, length, in that order."""
-    from analysis.run_tally import fair_share
-    from analysis.values import players_handicap
+    from analysis.seats import fair_share
     from sim import games
 
     spec = games.spec(run.game)
     c = run.common
     fair = fair_share(c)
     pace = seconds_per_game(run.manifest)
-    handicap = players_handicap(run)
-    if handicap is not None and spec.values is not None:
-        handicap.attrs["unit"] = spec.values.score_unit
+    handicap = run.handicap  # in the game's score unit (analysis.values.handicap_table)
     rescore = run.own.get("rescore")
     configured = next(iter(rescore["reference"])) if rescore else ""
     return [seat_verdict(c, fair, margins, pace, handicap), start_verdict(c, fair, margins, pace),

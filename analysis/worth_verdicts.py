@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis.values import BONUS_RANGE, MIN_BASE_GAMES, ValuesRun, bonus_gains, whole_bonus
+from analysis.values import BONUS_RANGE, BONUSES, MIN_BASE_GAMES, ValuesRun, whole_bonus
 from analysis.verdicts import (
     ALPHA,
     BEYOND,
@@ -47,11 +47,10 @@ def worth_rows(run: ValuesRun) -> list[dict[str, Any]]:
     """Each component at the run's first position, seats averaged: its win-share value, the Bonferroni
     interval over the components, and its worth in whole score points with those bounds carried through the
     re-scoring curve; the face value where the component has ``points``."""
-    bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
     first = min(position for position, _ in run.arms)
     chosen = sorted((k, a) for (position, k), a in run.arms.items() if position == first)
     z = NormalDist().inv_cdf(1 - ALPHA / (2 * max(len(chosen), 1)))
-    shares = run.shares
+    curves = run.gains  # the re-scoring curves the values table reads too, computed once per run
     rows = []
     for k, a in chosen:
         d = (a.treated[:, np.arange(run.players), np.arange(run.players)] - a.control).mean(axis=1)
@@ -62,12 +61,11 @@ def worth_rows(run: ValuesRun) -> list[dict[str, Any]]:
                "value": value, "ci_low": max(-1.0, value - half), "ci_high": min(1.0, value + half),
                "worth": float("nan"), "worth_low": float("nan"), "worth_high": float("nan"),
                "face": float(run.components.loc[k, "points"]) if "points" in run.components else None}
-        if shares is not None and n >= MIN_BASE_GAMES:
-            curve = bonus_gains(a.control_score, a.control_columns, shares, run.tie_break,
-                                bonuses).mean(axis=1).mean(axis=0)
-            row.update(worth=whole_bonus(curve, value, bonuses),
-                       worth_low=whole_bonus(curve, row["ci_low"], bonuses),
-                       worth_high=whole_bonus(curve, row["ci_high"], bonuses))
+        if curves is not None and n >= MIN_BASE_GAMES:
+            curve = curves[(first, k)].mean(axis=1).mean(axis=0)
+            row.update(worth=whole_bonus(curve, value, BONUSES),
+                       worth_low=whole_bonus(curve, row["ci_low"], BONUSES),
+                       worth_high=whole_bonus(curve, row["ci_high"], BONUSES))
         rows.append(row)
     return rows
 

@@ -49,7 +49,6 @@ SPEC = GameSpec(
     report_tally_ref="analysis.kamakura.report:kamakura_tally",
     tally_values_ref="analysis.kamakura.chit_values:component_values_from",
     bench_ref="sim.kamakura.bench:BENCH",
-    component_values_ref="analysis.kamakura.chit_values:component_values",
     bench_players=3,
     training_ref="sim.kamakura.training:positions",
     values=ValuesStudy(run_ref="sim.kamakura.values:run_values", table_ref="sim.kamakura.values:values_table",

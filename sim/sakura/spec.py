@@ -49,7 +49,6 @@ SPEC = GameSpec(
     report_tally_ref="analysis.sakura.report:sakura_tally",
     tally_values_ref="analysis.sakura.card_values:component_values_from",
     bench_ref="sim.sakura.bench:BENCH",
-    component_values_ref="analysis.sakura.card_values:component_values",
     run_label_ref="sim.sakura.spec:run_label",
     bench_players=4,
     training_ref="sim.sakura.training:positions",
