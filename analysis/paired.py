@@ -359,7 +359,8 @@ def paired_tally(variant: Any, base: Any, length: str, jobs: int = 1, backend: s
 
     from analysis import tally
 
-    tasks = [delayed(pair_window)(os.fspath(variant.path), os.fspath(base.path), a, b, length, cache)
+    tasks = [delayed(pair_window)(os.fspath(variant.path), os.fspath(base.path), a, b, length=length,
+                                  cache=cache)
              for a, b in sorted(variant.ranges)]
     if jobs > 1 and len(tasks) > 1:
         from analysis.parts import parallel_backend

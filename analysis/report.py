@@ -87,11 +87,12 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
         summary.setdefault("profiles", []).append(record)
     if not runs and not values_runs and not ladders and not profiles:
         raise ConfigError("no run directory to report on")
-    sections[:0] = [*(lead or []), _verdicts(runs, labels, margins, summary, profiles, values_runs)]
+    sections[:0] = [*(lead or []), _verdicts(runs, labels, margins, summary, profiles=profiles,
+                                             values_runs=values_runs)]
     return write_report(sections, runs, labels, summary, Path(out) if out else default_out(paths))
 
 
-def _verdicts(runs: list, labels: list[str], margins: Margins, summary: dict[str, Any],
+def _verdicts(runs: list, labels: list[str], margins: Margins, summary: dict[str, Any], *,
               profiles: list, values_runs: list) -> Any:
     """The verdicts section of every self-play run (profile levels included) and, per profile, whether
     its answers are stable at the top; summary.json's ``verdicts``: label -> the verdict records, and each

@@ -430,9 +430,9 @@ def skill_chart(estimates: pd.DataFrame, title: str, players: int) -> Figure:
     """Win rate of each seat at each level with its 95% interval, and the fair share 1/N."""
     from analysis import charts
 
-    return charts.grouped_bars(seat_frame(estimates), "seat", "win_rate", "ci_low", "ci_high", "level",
-                               title, "seat (0 = first to play)", "win rate (%)", reference=1 / players,
-                               reference_label="fair share")
+    return charts.grouped_bars(seat_frame(estimates), "seat", "win_rate", "ci_low", "ci_high", series="level",
+                               title=title, xlabel="seat (0 = first to play)", ylabel="win rate (%)",
+                               reference=1 / players, reference_label="fair share")
 
 
 def format_profile(profile: Profile) -> str:
@@ -571,7 +571,7 @@ def read_profile(folder: str | os.PathLike[str]) -> Profile:
     components.sort(key=lambda c: c[0])  # by position (stable: the run's component order within one)
     catalogue = figure_catalogue(players, rule, components, length)
     estimates, tests = skill_table_from(sums, catalogue, compared)
-    return Profile(folder, manifest, runs, values, estimates, tests)
+    return Profile(folder, manifest, runs=runs, values=values, estimates=estimates, tests=tests)
 
 
 def profile_report_parts(folder: str | os.PathLike[str],

@@ -435,7 +435,7 @@ def _scores_compare(score: np.ndarray) -> bool:
     return score.shape[1] >= 2 and not np.isnan(score).any()
 
 
-def seat_shares_by_bonus(score: np.ndarray, columns: dict[str, np.ndarray], shares: Callable, rule: str,
+def seat_shares_by_bonus(score: np.ndarray, columns: dict[str, np.ndarray], shares: Callable, rule: str, *,
                          seat: int, bonuses: np.ndarray) -> np.ndarray:
     """(bonuses, games): `seat`'s win share with each bonus added to its score alone, the games re-scored.
 
@@ -501,7 +501,8 @@ def handicap_tally(score: np.ndarray, columns: dict[str, np.ndarray], shares: Ca
                 cuts, at = _breakpoints(part, cols_part, shares, rule, j)
                 total, square = _bonus_sums(cuts, share_units(at), BONUS_RANGE)
             else:
-                won = share_units(seat_shares_by_bonus(part, cols_part, shares, rule, j, BONUSES))
+                won = share_units(seat_shares_by_bonus(part, cols_part, shares, rule, seat=j,
+                                                       bonuses=BONUSES))
                 total, square = won.sum(axis=1), (won * won).sum(axis=1)
             units[j] += total
             squares[j] += square

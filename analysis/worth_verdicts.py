@@ -31,6 +31,9 @@ from analysis.verdicts import (
     units,
 )
 
+#: a verdict without an estimate
+_NONE = {"value": float("nan"), "low": float("nan"), "high": float("nan")}
+
 
 def _whole(x: float) -> str:
     return f"{x:+.0f}" if math.isfinite(x) else ("beyond the range" if x > 0 else "below the range")
@@ -100,8 +103,8 @@ def _one(row: dict[str, Any], status: str, unit: str, margins: Margins) -> Verdi
     if status == TOO_FEW:
         text = (f"{name}: too few base games for a verdict (n = {n:,}; at least {MIN_BASE_GAMES})"
                 if n < MIN_BASE_GAMES else f"{name}: its worth lies beyond the {BONUS_RANGE}-{unit} range")
-        return Verdict(f"worth:{name}", "What is it worth?", status, text + ".", float("nan"), float("nan"),
-                       float("nan"), unit, margins.worth, n)
+        return Verdict(f"worth:{name}", "What is it worth?", status, text + ".", **_NONE, unit=unit,
+                       margin=margins.worth, n=n)
     worth = (f"worth {_units(row['worth'], unit)} [{row['worth_low']:.0f}, {row['worth_high']:.0f}]"
              if row["worth"] >= 0 else f"worth {_whole(row['worth'])} {unit} [{row['worth_low']:.0f}, "
                                        f"{row['worth_high']:.0f}]")
@@ -120,8 +123,8 @@ def _one(row: dict[str, Any], status: str, unit: str, margins: Margins) -> Verdi
              f"{face:.0f}: {diff:+.0f} [{low:+.0f}, {high:+.0f}] {unit}." if face is not None else "")
     detail = {"component": name, "worth": row["worth"], "worth_low": row["worth_low"],
               "worth_high": row["worth_high"], "face": face, "value": row["value"]}
-    return Verdict(f"worth:{name}", "What is it worth?", status, text, diff, low, high, unit,
-                   margins.worth, n, short=short, detail=detail)
+    return Verdict(f"worth:{name}", "What is it worth?", status, text, value=diff, low=low, high=high,
+                   unit=unit, margin=margins.worth, n=n, short=short, detail=detail)
 
 
 def _headline(rows: list[dict[str, Any]], verdicts: list[Verdict], unit: str, margins: Margins) -> Verdict:
@@ -132,8 +135,8 @@ def _headline(rows: list[dict[str, Any]], verdicts: list[Verdict], unit: str, ma
     n = max((r["n"] for r in rows), default=0)
     if not judged:
         text = f"Components: no face values to judge against, or too few base games (n = {n:,})."
-        return Verdict("components", "Which components are mispriced?", TOO_FEW, text, float("nan"),
-                       float("nan"), float("nan"), unit, margins.worth, n)
+        return Verdict("components", "Which components are mispriced?", TOO_FEW, text, **_NONE, unit=unit,
+                       margin=margins.worth, n=n)
     counts = {s: sum(v.status == s for _, v in judged) for s in (WITHIN, SMALL, BEYOND, UNDECIDED)}
     top = max(judged, key=lambda rv: rv[1].value)
     bottom = min(judged, key=lambda rv: rv[1].value)
@@ -148,8 +151,8 @@ def _headline(rows: list[dict[str, Any]], verdicts: list[Verdict], unit: str, ma
     status = BEYOND if counts[BEYOND] else UNDECIDED if counts[UNDECIDED] else WITHIN
     text = (f"Components: {'; '.join(parts)} (worth in whole {unit} minus face value, intervals "
             f"simultaneous over the {len(rows)} components; n = {n:,} base games).")
-    return Verdict("components", "Which components are mispriced?", status, text, top[1].value, top[1].low,
-                   top[1].high, unit, margins.worth, n)
+    return Verdict("components", "Which components are mispriced?", status, text, value=top[1].value,
+                   low=top[1].low, high=top[1].high, unit=unit, margin=margins.worth, n=n)
 
 
 def format_worth(run: ValuesRun, margins: Margins = DEFAULT_MARGINS) -> str:

@@ -147,11 +147,12 @@ def test_chi2_sf_closed_forms() -> None:
 
 
 def test_difference_of_means_interval() -> None:
-    diff, low, high = diff_of_means_interval(0.6, 0.24, 100, 0.4, 0.24, 100)
+    diff, low, high = diff_of_means_interval(mean1=0.6, var1=0.24, n1=100, mean0=0.4, var0=0.24, n0=100)
     se = math.sqrt(0.24 / 100 * 2)
     assert diff == pytest.approx(0.2)
     assert (low, high) == pytest.approx((0.2 - 1.959964 * se, 0.2 + 1.959964 * se), abs=1e-6)
-    assert np.isnan(diff_of_means_interval(1.0, 0.0, 1, 0.0, 0.0, 50)[1])  # one observation: no interval
+    one = diff_of_means_interval(mean1=1.0, var1=0.0, n1=1, mean0=0.0, var0=0.0, n0=50)
+    assert np.isnan(one[1])  # one observation: no interval
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ _VALUE_COLUMNS = ["played", "player_games", "win_rate", "ci_low", "ci_high", "wi
                   "added_ci_high"]
 
 
-def _value_rows(times, games, wins, overall, se, naive_var):
+def _value_rows(times, games, wins, *, overall, se, naive_var):
     """Rows of the value tables: the mean win share of the player-games with the key and its Wilson 95%
     interval at the effective sample size n / deff, where the design effect deff is the clustered
     variance of the mean over the naive one (Wilson keeps a sensible interval at small n and rates near
@@ -144,7 +144,8 @@ def _value_table(played: np.ndarray, sums: dict[str, np.ndarray], overall: float
     """The value table's rows (`_VALUE_COLUMNS`) of keys played `played` times with the sums `sums`."""
     se, naive = _se_from_sums(sums)
     wins = sums["wins"] / SHARE_SCALE
-    return pd.DataFrame(_value_rows(played, sums["n"], wins, overall, se, naive), columns=_VALUE_COLUMNS)
+    return pd.DataFrame(_value_rows(played, sums["n"], wins, overall=overall, se=se, naive_var=naive),
+                        columns=_VALUE_COLUMNS)
 
 
 def _overall(tally: Mapping[str, Any]) -> float:
