@@ -11,7 +11,7 @@ start-player advantage (seat 0 minus the fair share 1/N, Wilson shifted, as
 `analysis.seats.start_player_advantage`); how often the top is tied and how often the tie-break decided
 (Wilson, as `analysis.ties.tie_stats`); the tie-break effect on each seat: its win share under the
 configured rule minus its share with ties shared, the same games re-scored from the logged results (mean of
-per-game differences, normal interval, as `analysis.ties.rule_changes`); and, with values runs, each
+per-game differences, normal interval, as the games' `rescore_ties_from`); and, with values runs, each
 component's value at each position averaged over seats (as `analysis.values.component_values`' "all" rows).
 
 **Test.** For one figure each game g gives a value x[g, l] at each level l (a seat's win share, a tie mark,
@@ -115,8 +115,8 @@ def tiebreak_effect(players: pd.DataFrame, shares: Callable[..., np.ndarray], co
                     rule: str, neutral: str = NEUTRAL_RULE) -> pd.DataFrame:
     """What the configured tie-break rule does to each seat, game by game: its win share under ``rule``
     minus under ``neutral`` (ties shared), both re-scored from the logged final scores (and the game's
-    other re-scoring columns, ``columns``: players-table column -> the name ``shares`` takes it by), as
-    `analysis.ties.rule_changes` pairs the rules. ``game_id, seat, effect``."""
+    other re-scoring columns, ``columns``: players-table column -> the name ``shares`` takes it by), as the
+    games' re-scoring (`rescore_tally`) pairs the rules. ``game_id, seat, effect``."""
     seats, m = seat_matrix(players, ["score", *columns])
     extra = {columns[c]: m[c] for c in columns}
     d = shares(m["score"], extra, rule) - shares(m["score"], extra, neutral)

@@ -79,16 +79,12 @@ class ValuesRun:
         return arms(self)
 
     @cached_property
-    def gains(self) -> dict[tuple[int, int], np.ndarray] | None:
-        """Every (position, component)'s re-scoring curves, computed once for every figure that reads them
-        (`component_values`, `power_values`, `analysis.worth_verdicts`): gain[g, j, b], seat j's win share
-        in control game g with bonus b (-BONUS_RANGE..BONUS_RANGE) added to its score, minus its share
-        with none (`bonus_gains`, the run's tie-break); None when the run has no re-scoring (`shares`)."""
-        shares = self.shares
-        if shares is None:
-            return None
-        return {key: bonus_gains(a.control_score, a.control_columns, shares, self.tie_break, BONUSES)
-                for key, a in self.arms.items()}
+    def priced(self) -> dict[tuple[int, int], Priced]:
+        """Every figure that reads a (position, component)'s re-scoring curves (`_price`): its rows of
+        `component_values`, its row of `power_values` and the curve `analysis.worth_verdicts` prices it
+        on. The curves are computed once per (position, component), for all three, and not kept: a run of
+        many base games and components would hold them all."""
+        return {key: _price(self, key, a) for key, a in sorted(self.arms.items())}
 
     @property
     def rules(self):
@@ -133,6 +129,18 @@ def read_values_run(path: str | os.PathLike[str], allow_partial: bool = False) -
         raise ConfigError(f"{path}: the values run holds no finished base game yet")
     components = pd.DataFrame(manifest["components"])
     return ValuesRun(path, manifest, table, components)
+
+
+@dataclass
+class Priced:
+    """What one (position, component)'s re-scoring curves give (`ValuesRun.priced`): its rows of
+    `component_values` (seat "all" first) and its row of `power_values` (None when no arm held it without
+    its power), both before their table is judged as a family; and ``curve``, the seat-averaged mean gain
+    in win share at each whole bonus over the control games (None for a run without re-scoring)."""
+
+    values: list[dict[str, Any]]
+    power: dict[str, Any] | None
+    curve: np.ndarray | None
 
 
 # ---- the arms as arrays --------------------------------------------------------------------------------
@@ -307,29 +315,42 @@ def _equivalent(diff: np.ndarray, gains: np.ndarray, weights: np.ndarray, bonuse
     return {"points_equivalent": float(value), "pe_gain": gain, "pe_ci_low": low, "pe_ci_high": high}
 
 
+def _price(run: ValuesRun, key: tuple[int, int], a: Arms) -> Priced:
+    """One (position, component)'s figures that read its re-scoring curves, from one `bonus_gains` of its
+    control games (under the run's tie-break; none when the run has no re-scoring, `ValuesRun.shares`)."""
+    shares = run.shares
+    gains = None if shares is None else bonus_gains(a.control_score, a.control_columns, shares, run.tie_break,
+                                                    BONUSES)
+    return Priced(values=_value_rows(run, key, a, gains), power=_power_row(run, key, a, gains),
+                  curve=None if gains is None else gains.mean(axis=1).mean(axis=0))
+
+
+def _value_rows(run: ValuesRun, key: tuple[int, int], a: Arms, gains: np.ndarray | None) -> list[dict]:
+    """`component_values`' rows of one (position, component), seat "all" first, before judging."""
+    position, k = key
+    d = _own(a.treated) - a.control  # (g, j)
+    weights = _bootstrap_weights(len(d), seed=1000 * position + k)
+    label = run.components.loc[k, "component"]
+    per_seat = [("all", d.mean(axis=1), None if gains is None else gains.mean(axis=1))]
+    per_seat += [(j, d[:, j], None if gains is None else gains[:, j]) for j in range(run.players)]
+    rows = []
+    for seat, diff, g in per_seat:
+        row = {"component": label, "component_index": k, "position": position, "seat": seat,
+               **_mean_row(diff)}
+        row.update(_equivalent(diff, g, weights, BONUSES) if g is not None else
+                   {"points_equivalent": np.nan, "pe_gain": np.nan, "pe_ci_low": np.nan,
+                    "pe_ci_high": np.nan})
+        rows.append(row)
+    return rows
+
+
 def component_values(run: ValuesRun) -> pd.DataFrame:
     """One row per (component, position, seat) with seat "all" first: ``component, position, seat, value,
     ci_low, ci_high, n, se, p_value, tested, detectable, points_equivalent, pe_gain, pe_ci_low, pe_ci_high,
     p_holm, family, significant`` plus the component's attributes. Holm runs over the tested "all" rows of
     the run (one family) and, separately, over the tested per-seat rows (`_judge`). Rows after the start
     hold the games where the component is still in play then (their n)."""
-    curves = run.gains
-    rows = []
-    for (position, k), a in sorted(run.arms.items()):
-        d = _own(a.treated) - a.control  # (g, j)
-        gains = curves[(position, k)] if curves is not None else None
-        weights = _bootstrap_weights(len(d), seed=1000 * position + k)
-        label = run.components.loc[k, "component"]
-        per_seat = [("all", d.mean(axis=1), None if gains is None else gains.mean(axis=1))]
-        per_seat += [(j, d[:, j], None if gains is None else gains[:, j]) for j in range(run.players)]
-        for seat, diff, g in per_seat:
-            row = {"component": label, "component_index": k, "position": position, "seat": seat,
-                   **_mean_row(diff)}
-            row.update(_equivalent(diff, g, weights, BONUSES) if g is not None else
-                       {"points_equivalent": np.nan, "pe_gain": np.nan, "pe_ci_low": np.nan,
-                        "pe_ci_high": np.nan})
-            rows.append(row)
-    out = pd.DataFrame(rows)
+    out = pd.DataFrame([row for priced in run.priced.values() for row in priced.values])
     if out.empty:
         return out
     is_all = (out["seat"].astype(str) == "all").to_numpy()
@@ -340,6 +361,37 @@ def component_values(run: ValuesRun) -> pd.DataFrame:
     return out.merge(attrs, on="component_index", how="left")
 
 
+def _power_row(run: ValuesRun, key: tuple[int, int], a: Arms, gains: np.ndarray | None) -> dict | None:
+    """`power_values`' row of one (position, component), before judging; None when no arm held it without
+    its power."""
+    position, k = key
+    stripped = _own(a.stripped)  # (g, j): played for one seat a game (the game's values kernel)
+    played = ~np.isnan(stripped)
+    keep = played.any(axis=1)
+    if not keep.any():
+        return None
+    seat = played[keep].argmax(axis=1)
+    rows_k = np.flatnonzero(keep)
+    held = (_own(a.treated) - a.control)[rows_k, seat]
+    bare = (stripped - a.control)[rows_k, seat]
+    row = {"component": run.components.loc[k, "component"], "component_index": k, "position": position,
+           **_mean_row(held - bare)}
+    row["power_value"] = row.pop("value")
+    if gains is not None:
+        mine = gains[keep][np.arange(len(seat)), seat]  # the holder's own curve in each game
+        curve = mine.mean(axis=0)
+        weights = _bootstrap_weights(len(held), seed=7 + k)
+        points = invert(np.stack([curve, curve]), np.array([held.mean(), bare.mean()]), BONUSES)
+        low = high = float("nan")
+        if row["tested"]:
+            drawn_curve = weights @ mine
+            drawn = (invert(drawn_curve, weights @ held, BONUSES)
+                     - invert(drawn_curve, weights @ bare, BONUSES))
+            low, high = _percentiles(np.where(np.isnan(drawn), np.inf, drawn))
+        row.update(power_points=float(points[0] - points[1]), pp_ci_low=low, pp_ci_high=high)
+    return row
+
+
 def power_values(run: ValuesRun) -> pd.DataFrame:
     """What each power is worth at the first position: the component's value minus that of the same chit
     held without its power, for the seat that holds it powerless in each game (the values kernel rotates it,
@@ -348,35 +400,7 @@ def power_values(run: ValuesRun) -> pd.DataFrame:
     interval from MIN_BASE_GAMES games on). One row per component with a power: ``component, position,
     power_value, ci_low, ci_high, n, tested, power_points, pp_ci_low, pp_ci_high, p_holm, family,
     detectable, significant``."""
-    curves = run.gains
-    rows = []
-    for (position, k), a in sorted(run.arms.items()):
-        stripped = _own(a.stripped)  # (g, j): played for one seat a game (the game's values kernel)
-        played = ~np.isnan(stripped)
-        keep = played.any(axis=1)
-        if not keep.any():
-            continue
-        seat = played[keep].argmax(axis=1)
-        rows_k = np.flatnonzero(keep)
-        held = (_own(a.treated) - a.control)[rows_k, seat]
-        bare = (stripped - a.control)[rows_k, seat]
-        row = {"component": run.components.loc[k, "component"], "component_index": k, "position": position,
-               **_mean_row(held - bare)}
-        row["power_value"] = row.pop("value")
-        if curves is not None:
-            gains = curves[(position, k)][keep][np.arange(len(seat)), seat]  # the holder's own curve
-            curve = gains.mean(axis=0)
-            weights = _bootstrap_weights(len(held), seed=7 + k)
-            points = invert(np.stack([curve, curve]), np.array([held.mean(), bare.mean()]), BONUSES)
-            low = high = float("nan")
-            if row["tested"]:
-                drawn_curve = weights @ gains
-                drawn = (invert(drawn_curve, weights @ held, BONUSES)
-                         - invert(drawn_curve, weights @ bare, BONUSES))
-                low, high = _percentiles(np.where(np.isnan(drawn), np.inf, drawn))
-            row.update(power_points=float(points[0] - points[1]), pp_ci_low=low, pp_ci_high=high)
-        rows.append(row)
-    out = pd.DataFrame(rows)
+    out = pd.DataFrame([priced.power for priced in run.priced.values() if priced.power is not None])
     if not out.empty:
         _judge(out)
     return out

@@ -53,7 +53,6 @@ def worth_rows(run: ValuesRun) -> list[dict[str, Any]]:
     first = min(position for position, _ in run.arms)
     chosen = sorted((k, a) for (position, k), a in run.arms.items() if position == first)
     z = NormalDist().inv_cdf(1 - ALPHA / (2 * max(len(chosen), 1)))
-    curves = run.gains  # the re-scoring curves the values table reads too, computed once per run
     rows = []
     for k, a in chosen:
         d = (a.treated[:, np.arange(run.players), np.arange(run.players)] - a.control).mean(axis=1)
@@ -64,8 +63,8 @@ def worth_rows(run: ValuesRun) -> list[dict[str, Any]]:
                "value": value, "ci_low": max(-1.0, value - half), "ci_high": min(1.0, value + half),
                "worth": float("nan"), "worth_low": float("nan"), "worth_high": float("nan"),
                "face": float(run.components.loc[k, "points"]) if "points" in run.components else None}
-        if curves is not None and n >= MIN_BASE_GAMES:
-            curve = curves[(first, k)].mean(axis=1).mean(axis=0)
+        curve = run.priced[(first, k)].curve  # the values table's curve, computed once (analysis.values)
+        if curve is not None and n >= MIN_BASE_GAMES:
             row.update(worth=whole_bonus(curve, value, BONUSES),
                        worth_low=whole_bonus(curve, row["ci_low"], BONUSES),
                        worth_high=whole_bonus(curve, row["ci_high"], BONUSES))
