@@ -30,6 +30,7 @@ from analysis.verdicts import (
     Verdict,
     classify,
     family,
+    family_estimate,
     games_to_decide,
     more_games_text,
     pp,
@@ -48,15 +49,15 @@ def _seat_changes(pair: dict[str, Any], k: int) -> tuple[np.ndarray, np.ndarray]
     return np.array([m for m, _ in moments]), np.array([s for _, s in moments])
 
 
-def _judged(key: str, question: str, topic: str, fam: Any, margin: float, margin_text: str, n: int,
+def _judged(key: str, question: str, topic: str, fam: Any, *, margin: float, margin_text: str, n: int,
             what: str, pace: float | None, unit: str = "pp") -> Verdict:
     status = classify(fam, margin)
     needed = games_to_decide(fam, margin) if status == UNDECIDED else None
     more = f"; {more_games_text(needed, n, pace)}" if needed is not None else ""
     far = int(np.nanargmax(np.abs(fam.value)))
     sentence = f"{topic}: {CHANGE_WORDS[status]} ({margin_text}): {what}{more}."
-    return Verdict(key, question, status, sentence, float(fam.value[far]), float(fam.low[far]),
-                   float(fam.high[far]), unit, margin, n, needed, short=f"{what}{more}.")
+    return Verdict(key, question, status, sentence, **family_estimate(fam, far), unit=unit, margin=margin,
+                   n=n, needed=needed, short=f"{what}{more}.")
 
 
 def seat_change(pair: dict[str, Any], k: int, gap: dict[str, Any], margins: Margins,
@@ -67,8 +68,9 @@ def seat_change(pair: dict[str, Any], k: int, gap: dict[str, Any], margins: Marg
     fair = 1 / k
     fam = family(mean, sd, np.full(k, float(n)), margins.seats, sd_design=math.sqrt(2 * fair * (1 - fair)))
     seats = "; ".join(f"seat {s} {pp(fam.value[s])} {pp_interval(fam.low[s], fam.high[s])}" for s in range(k))
-    verdict = _judged("seats", "Did the seats get fairer?", "Seats", fam, margins.seats,
-                      f"{margins.text('seats')} in any seat's win rate", n, seats, pace)
+    verdict = _judged("seats", "Did the seats get fairer?", "Seats", fam, margin=margins.seats,
+                      margin_text=f"{margins.text('seats')} in any seat's win rate", n=n, what=seats,
+                      pace=pace)
     verdict.sentence = verdict.sentence[:-1] + f". {gap_text(gap)}"
     verdict.short = verdict.short[:-1] + f". {gap_text(gap)}"
     verdict.detail = {"seat_changes": [{"seat": s, "change": float(fam.value[s]), "ci_low": float(fam.low[s]),
@@ -108,8 +110,8 @@ def start_change(pair: dict[str, Any], k: int, margins: Margins, pace: float | N
     fam = family(mean[:1], sd[:1], np.array([float(n)]), margins.start,
                  sd_design=math.sqrt(2 / k * (1 - 1 / k)))
     return _judged("start", "Did the start player's advantage change?", "Start player (seat 0)", fam,
-                   margins.start, margins.text("start"), n,
-                   f"{pp(fam.value[0])} {pp_interval(fam.low[0], fam.high[0])}", pace)
+                   margin=margins.start, margin_text=margins.text("start"), n=n,
+                   what=f"{pp(fam.value[0])} {pp_interval(fam.low[0], fam.high[0])}", pace=pace)
 
 
 def _difference_family(sums: Any, margin: float, design: float) -> Any:
@@ -130,11 +132,11 @@ def tie_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str, An
             f"{pp(fam.value[0])} {pp_interval(fam.low[0], fam.high[0])}")
     if not all(int(c["ties"][0]) == int(c["ties"][1]) for c in (base, variant)):
         what += f"; decided by the tie-break {100 * rate(base, 1):.1f}% -> {100 * rate(variant, 1):.1f}%"
-    return _judged("ties", "Did ties change?", "Ties", fam, margins.ties, margins.text("ties"),
-                   int(pair["games"]), what, pace)
+    return _judged("ties", "Did ties change?", "Ties", fam, margin=margins.ties,
+                   margin_text=margins.text("ties"), n=int(pair["games"]), what=what, pace=pace)
 
 
-def length_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str, Any], unit: str,
+def length_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str, Any], unit: str, *,
                   margins: Margins, pace: float | None) -> Verdict:
     """The change of the mean game length, in the game's own unit."""
     from analysis.tally import hist_moments
@@ -147,9 +149,9 @@ def length_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str,
 
     what = (f"{mean(base):.1f} -> {mean(variant):.1f} {unit}, {fam.value[0]:+.2f} "
             f"[{fam.low[0]:+.2f}, {fam.high[0]:+.2f}]")
-    return _judged("length", "Did game length change?", "Length", fam, margins.length,
-                   f"{margins.length:g} {unit[:-1] if margins.length == 1 else unit}", int(pair["games"]),
-                   what, pace, unit)
+    return _judged("length", "Did game length change?", "Length", fam, margin=margins.length,
+                   margin_text=f"{margins.length:g} {unit[:-1] if margins.length == 1 else unit}",
+                   n=int(pair["games"]), what=what, pace=pace, unit=unit)
 
 
 def change_verdicts(base: dict[str, Any], variant: dict[str, Any], pair: dict[str, Any], unit: str,
@@ -161,13 +163,13 @@ def change_verdicts(base: dict[str, Any], variant: dict[str, Any], pair: dict[st
     if int(pair["games"]) < MIN_GAMES:
         return [Verdict("seats", "Did the seats get fairer?", TOO_FEW,
                         f"Seats: too few games for a verdict ({int(pair['games']):,} paired; at least "
-                        f"{MIN_GAMES} are needed).", float("nan"), float("nan"), float("nan"), "pp", None,
-                        int(pair["games"]))]
+                        f"{MIN_GAMES} are needed).", value=float("nan"), low=float("nan"), high=float("nan"),
+                        unit="pp", margin=None, n=int(pair["games"]))]
     compared = compare_sums(common_sums(variant), common_sums(base), pair)
     gap = gap_change(base, variant, compared)
     return [seat_change(pair, k, gap, margins, pace), start_change(pair, k, margins, pace),
             tie_change(pair, base, variant, margins, pace),
-            length_change(pair, base, variant, unit, margins, pace)]
+            length_change(pair, base, variant, unit, margins=margins, pace=pace)]
 
 
 def stable_at_top(strongest: Any, second: Any, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:

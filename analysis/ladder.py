@@ -7,7 +7,7 @@ steps (random -> greedy -> MCTS at doubling iteration counts) is the skill-versu
 SkillTrace: where a doubled budget still wins significantly more than 1/N, skill pays; where the share
 falls back to 1/N, luck (or the game's depth for these agents) has taken over.
 
-Pure functions: ``ladder_table`` (the players tables of the steps -> one row per step), ``skill_trace``
+Pure functions: ``ladder_table_from`` (the players tables of the steps -> one row per step), ``skill_trace``
 (that table -> the SkillTrace-style summary), ``ladder_chart`` (table -> figure), ``format_ladder`` (text);
 ``ladder_report_parts`` reads a ladder folder (analysis.runs.read_run) for `balance report`.
 """
@@ -60,27 +60,22 @@ def steps_frame(manifest: dict[str, Any]) -> pd.DataFrame:
                           "players": s["players"]} for s in manifest["steps"]], columns=list(STEP_COLUMNS))
 
 
-def ladder_table(players: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
-    """One row per step (in the order of ``steps``) with the higher level's win share.
+def agents_held(c: dict[str, Any]) -> dict[str, tuple[int, float]]:
+    """Each agent's (player-games, summed win share) in a step's run, from its (merged) common tally
+    (`analysis.seats.seat_tally`'s ``agents``), so a step's run is read a chunk at a time."""
+    from analysis.tally import SHARE_SCALE
 
-    ``players``: the players tables of the steps' runs stacked, with a ``step`` column naming the step.
-    ``steps``: ``steps_frame``. The higher level's wins are the summed ``win_share`` of its rows (a win
-    shared by k players counts 1/k, as in analysis.seats); n is the number of its player-games (one per
-    game). Returns ``step, higher, lower, players, n, wins, win_share, ci_low, ci_high`` (Wilson 95%),
-    ``fair_share`` (1/players), ``edge`` (share minus fair), ``significant`` (the interval lies above the
-    fair share), ``verdict`` (``above fair``, ``not significant`` or ``below fair``) and ``log2_iters`` of
-    the higher level (NaN for random and greedy)."""
-    held: dict[str, dict[str, tuple[int, float]]] = {}
-    for step in steps.itertuples(index=False):
-        mine = players[(players["step"] == step.step) & (players["agent"].astype(str) == step.higher_agent)]
-        wins = float(mine["win_share"].to_numpy(dtype=float, na_value=0.0).sum())
-        held.setdefault(step.step, {})[step.higher_agent] = (len(mine), wins)
-    return ladder_table_from(held, steps)
+    return {agent: (int(a[0]), int(a[1]) / SHARE_SCALE) for agent, a in c["agents"].items()}
 
 
 def ladder_table_from(held: dict[str, dict[str, tuple[int, float]]], steps: pd.DataFrame) -> pd.DataFrame:
-    """`ladder_table` from each step's agents' (player-games, summed win share): what a run's report
-    tally holds (analysis.run_tally, ``agents``), so a step's run is read a chunk at a time."""
+    """One row per step (in the order of ``steps``, `steps_frame`) with the higher level's win share, from
+    each step's agents' (player-games, summed win share), `agents_held`. The higher level's wins are its
+    summed win share (a win shared by k players counts 1/k, as in analysis.seats); n is the number of its
+    player-games (one per game). Returns ``step, higher, lower, players, n, wins, win_share, ci_low,
+    ci_high`` (Wilson 95%), ``fair_share`` (1/players), ``edge`` (share minus fair), ``significant`` (the
+    interval lies above the fair share), ``verdict`` (``above fair``, ``not significant`` or ``below
+    fair``) and ``log2_iters`` of the higher level (NaN for random and greedy)."""
     rows = []
     for step in steps.itertuples(index=False):
         n, wins = held.get(step.step, {}).get(step.higher_agent, (0, 0.0))
@@ -103,7 +98,7 @@ def ladder_table_from(held: dict[str, dict[str, tuple[int, float]]], steps: pd.D
 
 
 def skill_trace(table: pd.DataFrame) -> dict[str, Any]:
-    """The SkillTrace-style summary of a ``ladder_table``.
+    """The SkillTrace-style summary of a ``ladder_table_from``.
 
     ``last``: the last step's share with its interval and n; ``flattens_at``: the first step whose
     interval includes the fair share, i.e. where the stronger level no longer wins significantly more
@@ -218,12 +213,11 @@ def read_ladder_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
 
 def read_ladder(folder: str | os.PathLike[str]) -> tuple[dict[str, Any], pd.DataFrame, dict[str, Any],
                                                          dict[str, RunTally]]:
-    """A ladder folder, from its run directories' logs: (manifest, ``ladder_table``, ``skill_trace``
+    """A ladder folder, from its run directories' logs: (manifest, ``ladder_table_from``, ``skill_trace``
     summary, {step name: RunTally} of the steps with finished games). A ladder with no finished game is
     refused (ConfigError)."""
     from analysis.run_tally import read_run_tally
     from analysis.runs import run_snapshot
-    from analysis.tally import SHARE_SCALE
 
     folder = Path(folder)
     manifest = read_ladder_manifest(folder)
@@ -234,8 +228,7 @@ def read_ladder(folder: str | os.PathLike[str]) -> tuple[dict[str, Any], pd.Data
             continue
         run = read_run_tally(run_dir)  # chunk by chunk (analysis.run_tally)
         runs[step["name"]] = run
-        held[step["name"]] = {agent: (int(a[0]), int(a[1]) / SHARE_SCALE)
-                              for agent, a in run.common["agents"].items()}
+        held[step["name"]] = agents_held(run.common)
     if not runs:
         raise ConfigError(f"{folder}: the ladder has no finished games yet")
     table = ladder_table_from(held, steps_frame(manifest))

@@ -26,7 +26,6 @@ from analysis import charts
 from analysis.compare import run_label, side_by_side
 from analysis.readings import readings_text, reconstruction_notes
 from analysis.runs import Run
-from analysis.values import players_handicap
 
 #: Float columns whose name holds one of these words are shares: the page shows them as percentages.
 PERCENT_WORDS = ("rate", "ci_low", "ci_high", "added", "share", "advantage")
@@ -115,7 +114,7 @@ def wide(frames: dict[str, pd.DataFrame], key: str | list[str]) -> pd.DataFrame:
     return side_by_side(frames, key, values)
 
 
-def seat_section(title: str, name: str, runs: dict[str, Run], seats: dict[str, pd.DataFrame],
+def seat_section(title: str, name: str, runs: dict[str, Any], *, seats: dict[str, pd.DataFrame],
                  notes: list[str], caption: str, chart_title: str, xlabel: str) -> Section:
     """The seat win-rate section every game's report opens with: its notes (each run's headline figures),
     a chart of win rate by seat with 95% intervals and the fair-share line (when the runs share a player
@@ -123,11 +122,12 @@ def seat_section(title: str, name: str, runs: dict[str, Run], seats: dict[str, p
     series, _ = scope(runs)
     sec = Section(title, list(notes), question="seats", anchor=f"{name}-seats")
     sec.charts.append((f"{name}_seat_win_rates", caption,
-                       charts.grouped_bars(stack(seats), "seat", "win_rate", "ci_low", "ci_high", series,
-                                           chart_title, xlabel, "win rate (%)", reference=fair_share(runs),
+                       charts.grouped_bars(stack(seats), "seat", "win_rate", "ci_low", "ci_high",
+                                           series=series, title=chart_title, xlabel=xlabel,
+                                           ylabel="win rate (%)", reference=fair_share(runs),
                                            reference_label="fair share")))
     sec.tables.append((f"{name}_seats", "Seat win rates", wide(seats, "seat")))
-    handicaps = {label: h for label, run in runs.items() if (h := players_handicap(run)) is not None}
+    handicaps = {label: h for label, run in runs.items() if (h := run.handicap) is not None}
     if handicaps:
         unit = next(iter(handicaps.values())).attrs.get("unit", "points")  # the game's score unit
         frames = {label: pd.DataFrame({"seat": h["seat"], f"handicap ({unit})": h["handicap_points"],
@@ -167,7 +167,7 @@ TIE_KEYS = ("top_tied_rate", "top_tied_ci_low", "top_tied_ci_high", "decided_by_
             "decided_by_tiebreak_ci_low", "decided_by_tiebreak_ci_high", "n")
 
 
-def tie_section(title: str, name: str, runs: dict[str, Run], ties: dict[str, dict],
+def tie_section(title: str, name: str, runs: dict[str, Any], *, ties: dict[str, dict],
                 rescored: dict[str, pd.DataFrame], tied_what: str, rule: str, n_all: str) -> Section:
     """How often the top is tied, how often the tie-break decided, and seat win rates re-scored from the
     logged scores under every tie-break rule: every game's report has this section.
@@ -193,9 +193,9 @@ def tie_section(title: str, name: str, runs: dict[str, Run], ties: dict[str, dic
     long["series"] = (long["run"] + ": " if len(runs) > 1 else "") + long["rule"]
     game = title.split(":")[0]
     sec.charts.append((f"{name}_tiebreak_rescoring", f"Seat win rates under each tie-break rule ({n_all})",
-                       charts.grouped_bars(long, "seat", "win_rate", "ci_low", "ci_high", "series",
-                                           f"{game} win rate by seat and tie-break rule ({n_all})", "seat",
-                                           "win rate (%)")))
+                       charts.grouped_bars(long, "seat", "win_rate", "ci_low", "ci_high", series="series",
+                                           title=f"{game} win rate by seat and tie-break rule ({n_all})",
+                                           xlabel="seat", ylabel="win rate (%)")))
     sec.tables.append((f"{name}_tiebreak_rescoring", "Seat win rates re-scored under each tie-break rule",
                        wide({k: v.drop(columns=["wins"], errors="ignore") for k, v in rescored.items()},
                             ["rule", "seat"])))

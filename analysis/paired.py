@@ -100,8 +100,18 @@ def pair_sums(variant: pd.DataFrame, base: pd.DataFrame) -> dict[str, Any]:
 
 def seat_gap_from_sums(n: int, units: np.ndarray, cross: np.ndarray,
                        confidence: float = 0.95) -> dict[str, Any]:
-    """`analysis.stats.seat_gap` from a run's sums (its games, seat share sums and cross-products in
-    1/SHARE_SCALE): each pairwise seat difference's mean and sd come from the sums exactly."""
+    """The largest gap between seat win rates, ``max - min`` of the seat means, from a run's sums (its
+    games, seat share sums and cross-products in 1/SHARE_SCALE): ``value, ci_low, ci_high, n, max_seat,
+    min_seat``. Ludii's Balance metric is 1 minus this gap.
+
+    The interval comes from simultaneous intervals of every pairwise difference of seat rates: each
+    difference p_i - p_j is a mean of per-game differences (paired: the seats share the games), whose mean
+    and sd come from the sums exactly, with a normal interval at ``1 - (1 - confidence) / pairs``
+    (Bonferroni over the k(k-1)/2 pairs). When all of them hold, which happens with probability at least
+    `confidence`, the gap ``max_ij (p_i - p_j)`` lies between the largest lower bound (at least 0) and the
+    largest upper bound. A percentile bootstrap never covered a true gap of 0: the sample max - min is
+    biased upward, worst when seats are equal; this interval reaches 0 whenever no pair can be told
+    apart."""
     import math
 
     from analysis.stats import z_value
@@ -140,7 +150,7 @@ def _welch(a: tuple, b: tuple, scale: int = 1) -> tuple:
         return np.nan, np.nan, np.nan
     ma, sda = mean_sd(int(na), int(sa), int(qa), scale)
     mb, sdb = mean_sd(int(nb), int(sb), int(qb), scale)
-    diff, low, high = diff_of_means_interval(ma, sda ** 2, na, mb, sdb ** 2, nb)
+    diff, low, high = diff_of_means_interval(mean1=ma, var1=sda ** 2, n1=na, mean0=mb, var0=sdb ** 2, n0=nb)
     return float(diff), float(low), float(high)
 
 
@@ -349,7 +359,8 @@ def paired_tally(variant: Any, base: Any, length: str, jobs: int = 1, backend: s
 
     from analysis import tally
 
-    tasks = [delayed(pair_window)(os.fspath(variant.path), os.fspath(base.path), a, b, length, cache)
+    tasks = [delayed(pair_window)(os.fspath(variant.path), os.fspath(base.path), a, b, length=length,
+                                  cache=cache)
              for a, b in sorted(variant.ranges)]
     if jobs > 1 and len(tasks) > 1:
         from storage.backends import parallel_backend

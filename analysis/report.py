@@ -16,7 +16,7 @@ from analysis.ladder import is_ladder, ladder_report_parts
 from analysis.page import Section, label_runs, write_report
 from analysis.run_tally import read_run_tally
 from analysis.skill import is_profile, profile_report_parts
-from analysis.values import is_values_run, players_handicap, read_values_run
+from analysis.values import is_values_run, read_values_run
 from analysis.values_report import values_section
 from analysis.variants import variant_section
 from analysis.verdict_section import profile_block, run_block, verdict_section, worth_block
@@ -64,7 +64,7 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
             sections.append(variants)
         summary["runs"] += run_summaries
     for label, run in zip(labels, runs, strict=True):
-        handicap = players_handicap(run)
+        handicap = run.handicap
         if handicap is not None:
             for record in summary["runs"]:
                 if record.get("label") == label:
@@ -87,11 +87,12 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
         summary.setdefault("profiles", []).append(record)
     if not runs and not values_runs and not ladders and not profiles:
         raise ConfigError("no run directory to report on")
-    sections[:0] = [*(lead or []), _verdicts(runs, labels, margins, summary, profiles, values_runs)]
+    sections[:0] = [*(lead or []), _verdicts(runs, labels, margins, summary, profiles=profiles,
+                                             values_runs=values_runs)]
     return write_report(sections, runs, labels, summary, Path(out) if out else default_out(paths))
 
 
-def _verdicts(runs: list, labels: list[str], margins: Margins, summary: dict[str, Any],
+def _verdicts(runs: list, labels: list[str], margins: Margins, summary: dict[str, Any], *,
               profiles: list, values_runs: list) -> Any:
     """The verdicts section of every self-play run (profile levels included) and, per profile, whether
     its answers are stable at the top; summary.json's ``verdicts``: label -> the verdict records, and each

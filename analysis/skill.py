@@ -11,7 +11,7 @@ start-player advantage (seat 0 minus the fair share 1/N, Wilson shifted, as
 `analysis.seats.start_player_advantage`); how often the top is tied and how often the tie-break decided
 (Wilson, as `analysis.ties.tie_stats`); the tie-break effect on each seat: its win share under the
 configured rule minus its share with ties shared, the same games re-scored from the logged results (mean of
-per-game differences, normal interval, as `analysis.ties.rule_changes`); and, with values runs, each
+per-game differences, normal interval, as the games' `rescore_ties_from`); and, with values runs, each
 component's value at each position averaged over seats (as `analysis.values.component_values`' "all" rows).
 
 **Test.** For one figure each game g gives a value x[g, l] at each level l (a seat's win share, a tie mark,
@@ -35,8 +35,9 @@ would have detected: 80% power at the family's Bonferroni level (5% / m two-side
 Holm), from the largest standard error of a paired difference between two levels.
 
 Pure functions: `per_game_figures`, `tiebreak_effect`, `component_per_game` (tables -> per-game values),
-`figure_catalogue`, `estimate`, `paired_test`, `skill_table`, `display_table`, `skill_chart`,
-`format_profile`; `read_profile` and `profile_report_parts` read a profile folder for `balance report`.
+`figure_catalogue`, `skill_sums` and `skill_table_from` (`estimate_from`, `paired_test_from`),
+`display_table`, `skill_chart`, `format_profile`; `read_profile` and `profile_report_parts` read a profile
+folder for `balance report`.
 """
 
 from __future__ import annotations
@@ -80,9 +81,9 @@ NOT_DIFFERENT = "not significantly different"
 #: the tie-break rule whose re-scoring is the reference of the tie-break effect (every game has it)
 NEUTRAL_RULE = "shared"
 LONG_COLUMNS = ["game_id", "figure", "value"]
-#: fewer paired games than this are not tested. In seeded null samples (2-4 levels) `paired_test` rejected
-#: 2.7-6.4% at 5% for a rate of 1/3 from here on, a rare event (8%) up to 9.6% at 30-50 games and 5% at
-#: 400; at 10 games up to 22% with the chi-square and 6% with F
+#: fewer paired games than this are not tested. In seeded null samples (2-4 levels) `paired_test_from`
+#: rejected 2.7-6.4% at 5% for a rate of 1/3 from here on, a rare event (8%) up to 9.6% at 30-50 games and
+#: 5% at 400; at 10 games up to 22% with the chi-square and 6% with F
 MIN_PAIRED = 20
 
 
@@ -114,8 +115,8 @@ def tiebreak_effect(players: pd.DataFrame, shares: Callable[..., np.ndarray], co
                     rule: str, neutral: str = NEUTRAL_RULE) -> pd.DataFrame:
     """What the configured tie-break rule does to each seat, game by game: its win share under ``rule``
     minus under ``neutral`` (ties shared), both re-scored from the logged final scores (and the game's
-    other re-scoring columns, ``columns``: players-table column -> the name ``shares`` takes it by), as
-    `analysis.ties.rule_changes` pairs the rules. ``game_id, seat, effect``."""
+    other re-scoring columns, ``columns``: players-table column -> the name ``shares`` takes it by), as the
+    games' re-scoring (`rescore_tally`) pairs the rules. ``game_id, seat, effect``."""
     seats, m = seat_matrix(players, ["score", *columns])
     extra = {columns[c]: m[c] for c in columns}
     d = shares(m["score"], extra, rule) - shares(m["score"], extra, neutral)
@@ -185,17 +186,10 @@ def figure_catalogue(players: int, tiebreak_rule: str | None, components: list[t
     return pd.DataFrame(rows, columns=["figure", "data", "test", "kind", "interval", "offset", "group"])
 
 
-def estimate(values: np.ndarray, interval: str, offset: float = 0.0) -> dict[str, float]:
-    """One level's estimate of a figure from its per-game values: ``value, ci_low, ci_high, n``. ``wilson``:
-    the Wilson 95% interval of the summed values over n games (a rate; shares summed as in
-    analysis.seats), shifted by ``offset``; ``mean``: the normal 95% interval of the mean."""
-    values = np.asarray(values, dtype=float)
-    values = values[np.isfinite(values)]
-    return estimate_from((len(values), float(values.sum()), float(values @ values)), interval, offset)
-
-
 def estimate_from(sums: Any, interval: str, offset: float = 0.0) -> dict[str, float]:
-    """`estimate` from the values' (n, sum, square sum)."""
+    """One level's estimate of a figure from its per-game values' (n, sum, square sum): ``value, ci_low,
+    ci_high, n``. ``wilson``: the Wilson 95% interval of the summed values over n games (a rate; shares
+    summed as in analysis.seats), shifted by ``offset``; ``mean``: the normal 95% interval of the mean."""
     n, total, squares = int(sums[0]), float(sums[1]), float(sums[2])
     if n == 0:
         return {"value": math.nan, "ci_low": math.nan, "ci_high": math.nan, "n": 0}
@@ -228,8 +222,9 @@ def _difference_moments(n: int, total: np.ndarray, cross: np.ndarray) -> tuple[n
     return mean, np.atleast_2d(cov)
 
 
-def paired_test(matrix: np.ndarray) -> dict[str, float]:
-    """Do K levels have the same mean? ``matrix``: (games, K), one row per game played at every level.
+def paired_test_from(n: int, total: np.ndarray, cross: np.ndarray) -> dict[str, float]:
+    """Do K levels have the same mean? From the levels' sums and cross-products over the n games played at
+    every level (a (games, K) matrix's, one row per game).
 
     Hotelling's paired T² (module docstring): T² = n d' S^+ d on the per-game differences to the first
     level (d their mean, S their covariance, q = rank(S)), referred to F = T² (n - q) / (q (n - 1)) on q
@@ -238,14 +233,6 @@ def paired_test(matrix: np.ndarray) -> dict[str, float]:
     mean difference (every game moved by the same amount) is a certain difference (p = 0), as
     `analysis.stats.normal_p` treats a zero standard error. ``statistic`` (T²), ``f``, ``dof`` (q),
     ``dof2`` (n - q), ``p_value``, ``n``; NaN with fewer than two levels or `MIN_PAIRED` games."""
-    matrix = np.asarray(matrix, dtype=float)
-    n, k = matrix.shape if matrix.ndim == 2 else (0, 0)
-    return paired_test_from(n, matrix.sum(axis=0) if n else np.zeros(k), matrix.T @ matrix if n else
-                            np.zeros((k, k)))
-
-
-def paired_test_from(n: int, total: np.ndarray, cross: np.ndarray) -> dict[str, float]:
-    """`paired_test` from the levels' sums and cross-products over the n games played at every level."""
     k = len(total)
     out = {"statistic": math.nan, "f": math.nan, "dof": max(k - 1, 0), "dof2": math.nan,
            "p_value": math.nan, "n": n}
@@ -327,13 +314,6 @@ def skill_sums(per_game: dict[str, pd.DataFrame],
     return out
 
 
-def skill_table(per_game: dict[str, pd.DataFrame],
-                catalogue: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The section's figures and tests from each level's per-game values (level -> long ``game_id,
-    figure, value``, levels in the order to show them): `skill_table_from` of their `skill_sums`."""
-    return skill_table_from(skill_sums(per_game), catalogue, list(per_game))
-
-
 def skill_table_from(sums: dict[str, dict[str, Any]], catalogue: pd.DataFrame,
                      levels: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The section's figures and tests from the levels' merged `skill_sums` (levels in the order to show
@@ -342,7 +322,7 @@ def skill_table_from(sums: dict[str, dict[str, Any]], catalogue: pd.DataFrame,
     Returns (estimates, tests). ``estimates``: one row per catalogue figure and level, ``figure, group,
     kind, level, value, ci_low, ci_high, n`` (NaN and n = 0 where the level has no such data, e.g. no
     values run). ``tests``: one row per figure, ``figure, group, kind, levels`` (the levels compared: those
-    with data), ``n_paired`` (games played at all of them), ``statistic, dof, p_value`` (`paired_test`),
+    with data), ``n_paired`` (games played at all of them), ``statistic, dof, p_value`` (`paired_test_from`),
     ``p_holm`` (Holm over the section's distinct hypotheses), ``depends_on_skill`` (p_holm <= 5%),
     ``difference, difference_ci_low, difference_ci_high`` (last compared level minus first, paired),
     ``detectable`` (the smallest difference between two levels n detects: 80% power at the family's
@@ -438,7 +418,8 @@ def display_table(estimates: pd.DataFrame, tests: pd.DataFrame) -> pd.DataFrame:
 
 
 def seat_frame(estimates: pd.DataFrame) -> pd.DataFrame:
-    """The seat win-rate rows of `skill_table`'s estimates as ``seat, level, win_rate, ci_low, ci_high``."""
+    """The seat win-rate rows of `skill_table_from`'s estimates as ``seat, level, win_rate, ci_low,
+    ci_high``."""
     seats = estimates[estimates["figure"].str.fullmatch(r"seat \d+ win rate") & (estimates["n"] > 0)]
     return pd.DataFrame({"seat": seats["figure"].str.extract(r"seat (\d+)")[0].astype(int).to_numpy(),
                          "level": seats["level"].to_numpy(), "win_rate": seats["value"].to_numpy(),
@@ -449,9 +430,9 @@ def skill_chart(estimates: pd.DataFrame, title: str, players: int) -> Figure:
     """Win rate of each seat at each level with its 95% interval, and the fair share 1/N."""
     from analysis import charts
 
-    return charts.grouped_bars(seat_frame(estimates), "seat", "win_rate", "ci_low", "ci_high", "level",
-                               title, "seat (0 = first to play)", "win rate (%)", reference=1 / players,
-                               reference_label="fair share")
+    return charts.grouped_bars(seat_frame(estimates), "seat", "win_rate", "ci_low", "ci_high", series="level",
+                               title=title, xlabel="seat (0 = first to play)", ylabel="win rate (%)",
+                               reference=1 / players, reference_label="fair share")
 
 
 def format_profile(profile: Profile) -> str:
@@ -490,7 +471,7 @@ def read_profile_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
 @dataclass
 class Profile:
     """A profile folder read: its manifest, the levels' runs (with finished games), their values runs,
-    and the section's figures (`skill_table`)."""
+    and the section's figures (`skill_table_from`)."""
 
     folder: Path
     manifest: dict[str, Any]
@@ -590,7 +571,7 @@ def read_profile(folder: str | os.PathLike[str]) -> Profile:
     components.sort(key=lambda c: c[0])  # by position (stable: the run's component order within one)
     catalogue = figure_catalogue(players, rule, components, length)
     estimates, tests = skill_table_from(sums, catalogue, compared)
-    return Profile(folder, manifest, runs, values, estimates, tests)
+    return Profile(folder, manifest, runs=runs, values=values, estimates=estimates, tests=tests)
 
 
 def profile_report_parts(folder: str | os.PathLike[str],

@@ -1,15 +1,15 @@
 """The game-independent statistics every report and design command shares (numpy only; scipy is not a
 dependency): proportions with honest intervals (Wilson, one or element-wise), normal intervals and tests of
-a mean and of a difference of means, the chi-square distribution, logistic regression, the bootstrap of seat
-win rates (the seat gap, paired or not), the tuner's simultaneous seat deviation (`z_value`,
-`seat_deviation`) and Holm's adjustment for families of flags (`holm`).
+a mean and of a difference of means, the chi-square distribution, the tuner's simultaneous seat deviation
+(`z_value`, `seat_deviation`) and Holm's adjustment for families of flags (`holm`). The figures computed
+from whole-number sums (a clustered difference of means, the seat gap) are `analysis.tally`'s and
+`analysis.paired`'s.
 """
 
 from __future__ import annotations
 
 import math
 from statistics import NormalDist
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -75,50 +75,6 @@ def diff_of_means_interval(mean1: npt.ArrayLike, var1: npt.ArrayLike, n1: npt.Ar
     return diff, diff - z * se, diff + z * se
 
 
-def clustered_comparison(flags: np.ndarray, y: np.ndarray, cluster: np.ndarray,
-                         z: float = Z95) -> dict[str, np.ndarray]:
-    """For each row of ``flags`` (k, N) bool: ``n1, m1`` and ``n0, m0`` (count and mean of ``y`` over the
-    flagged and the unflagged observations) and their difference ``diff`` with a normal interval ``low,
-    high`` whose standard error is cluster-robust by ``cluster`` (N,) (the players of one game are not
-    independent: when one holds a chit and wins, the others lose).
-
-    The difference is the slope of the least-squares fit y = a + b flag; its variance is the sandwich
-    estimator with the small-sample factor G/(G-1) (N-1)/(N-2) of statsmodels' ``cov_type="cluster"``
-    (CR1), G clusters. NaN where a group is empty (its mean, the difference) or G < 2 (the interval)."""
-    flags = np.asarray(flags, dtype=bool)
-    y = np.asarray(y, dtype=float)
-    _, codes = np.unique(np.asarray(cluster), return_inverse=True)
-    g = int(codes.max()) + 1 if len(codes) else 0
-    n = len(y)
-    k = flags.shape[0]
-    out = {name: np.full(k, np.nan) for name in ("n1", "m1", "n0", "m0", "diff", "low", "high")}
-    for row, x in enumerate(flags):
-        n1 = int(x.sum())
-        out["n1"][row], out["n0"][row] = n1, n - n1
-        m1 = y[x].mean() if n1 else np.nan
-        m0 = y[~x].mean() if n1 < n else np.nan
-        out["m1"][row], out["m0"][row] = m1, m0
-        if n1 == 0 or n1 == n:
-            continue
-        out["diff"][row] = m1 - m0
-        if g < 2:
-            continue
-        resid = y - np.where(x, m1, m0)
-        centred = x - n1 / n
-        score = np.bincount(codes, weights=centred * resid, minlength=g)
-        factor = g / (g - 1) * (n - 1) / (n - 2)
-        se = math.sqrt(factor * float(score @ score)) / float(centred @ centred)
-        out["low"][row], out["high"][row] = m1 - m0 - z * se, m1 - m0 + z * se
-    return out
-
-
-def clustered_difference(flags: np.ndarray, y: np.ndarray, cluster: np.ndarray,
-                         z: float = Z95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`clustered_comparison`'s difference and its cluster-robust interval: (diff, low, high)."""
-    out = clustered_comparison(flags, y, cluster, z)
-    return out["diff"], out["low"], out["high"]
-
-
 def _gamma_series(a: float, x: float) -> float:
     """Regularized lower incomplete gamma P(a, x) by its series (converges fast for x < a + 1)."""
     term = total = 1.0 / a
@@ -172,87 +128,9 @@ def chi2_sf(x: float, dof: float) -> float:
     return gammaincc(dof / 2.0, x / 2.0)
 
 
-def mean_difference(a: np.ndarray, b: np.ndarray, paired: bool) -> tuple[float, float, float]:
-    """mean(a) - mean(b) with its normal 95% interval: paired (a and b hold the same games, in the same
-    order: the interval of the mean of the differences) or Welch (`diff_of_means_interval`). NaNs are
-    dropped; (nan, nan, nan) with fewer than 2 values (pairs) in a group."""
-    if paired:
-        d = a - b
-        d = d[~np.isnan(d)]
-        if len(d) < 2:
-            return np.nan, np.nan, np.nan
-        mean = float(d.mean())
-        low, high = mean_interval(mean, d.std(ddof=1), len(d))
-        return mean, float(low), float(high)
-    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
-    if len(a) < 2 or len(b) < 2:
-        return np.nan, np.nan, np.nan
-    diff, low, high = diff_of_means_interval(a.mean(), a.var(ddof=1), len(a), b.mean(), b.var(ddof=1), len(b))
-    return float(diff), float(low), float(high)
-
-
-# ---------------------------------------------------------------------------------------------------------
-# The bootstrap of seat win rates: the largest gap between seats (1 minus Ludii's "Balance").
-
-#: Bootstrap draws of the seat gap.
+#: Draws of a bootstrap of the seat gap (the largest gap between seat win rates: 1 minus Ludii's "Balance";
+#: analysis.paired draws it from the seat sums).
 BOOTSTRAP = 2000
-
-
-def _bootstrap_rates(rows: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
-    """Nonparametric bootstrap of the column means of ``rows`` (games x m): resampling games is a
-    multinomial draw over the distinct rows (a handful: who won, which ties), so it costs O(draws x
-    distinct). Returns (draws, m)."""
-    n = len(rows)
-    if n == 0:
-        return np.full((draws, rows.shape[1]), np.nan)
-    distinct, counts = np.unique(rows, axis=0, return_counts=True)
-    weights = rng.multinomial(n, counts / n, size=draws)
-    return weights @ distinct / n
-
-
-def gap_samples(shares: np.ndarray, draws: int = BOOTSTRAP, seed: int = 0,
-                paired_with: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-    """Bootstrap samples of the largest gap between seat win rates (max minus min over seats) of a (games,
-    seats) win-share matrix. With ``paired_with`` (the other run's share matrix, same games in the same
-    order) the games are resampled jointly and the other run's samples come back too."""
-    rng = np.random.default_rng(seed)
-    if paired_with is None:
-        rates = _bootstrap_rates(shares, draws, rng)
-        return rates.max(axis=1) - rates.min(axis=1), None
-    k = shares.shape[1]
-    rates = _bootstrap_rates(np.hstack([shares, paired_with]), draws, rng)
-    mine, other = rates[:, :k], rates[:, k:]
-    return mine.max(axis=1) - mine.min(axis=1), other.max(axis=1) - other.min(axis=1)
-
-
-def seat_gap(shares: np.ndarray, confidence: float = 0.95) -> dict[str, Any]:
-    """The largest gap between seat win rates of a (games, seats) win-share matrix, ``max - min`` of the
-    seat means: ``value, ci_low, ci_high, n, max_seat, min_seat``. Ludii's Balance metric is 1 minus this
-    gap.
-
-    The interval comes from simultaneous intervals of every pairwise difference of seat rates: each
-    difference p_i - p_j is a mean of per-game differences (paired: the seats share the games), with a
-    normal interval at ``1 - (1 - confidence) / pairs`` (Bonferroni over the k(k-1)/2 pairs). When all of
-    them hold, which happens with probability at least `confidence`, the gap ``max_ij (p_i - p_j)`` lies
-    between the largest lower bound (at least 0) and the largest upper bound. The percentile bootstrap it
-    replaces never covered a true gap of 0: the sample max - min is biased upward, worst when seats are
-    equal; this interval reaches 0 whenever no pair can be told apart."""
-    shares = np.asarray(shares, dtype=float)
-    n, k = shares.shape
-    rates = shares.mean(axis=0) if n else np.full(k, np.nan)
-    value = float(rates.max() - rates.min()) if n else float("nan")
-    low = high = float("nan")
-    if n > 1 and k > 1:
-        i, j = np.triu_indices(k, 1)
-        d = shares[:, i] - shares[:, j]
-        half = z_value(confidence, len(i)) * d.std(axis=0, ddof=1) / math.sqrt(n)
-        mean = d.mean(axis=0)
-        # the gap is the largest |p_i - p_j|: bound each |difference| from its interval
-        abs_low = np.where((mean - half > 0) | (mean + half < 0), np.abs(mean) - half, 0.0)
-        abs_high = np.abs(mean) + half
-        low, high = float(max(0.0, abs_low.max())), float(abs_high.max())
-    return {"value": value, "ci_low": low, "ci_high": high, "n": n,
-            "max_seat": int(np.argmax(rates)) if n else -1, "min_seat": int(np.argmin(rates)) if n else -1}
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -4,13 +4,8 @@ seat win rates, agent win rates, ties and game length, all from the run's merged
 
 from __future__ import annotations
 
-import numpy as np
-
-from analysis.run_tally import RunTally, fair_share, seat_tests, seat_win_rates, tally_of_run
-from analysis.runs import Run
-from analysis.seats import chi_square_equal, share_tests_from_sums
-from analysis.stats import wilson_intervals
-from analysis.tally import SHARE_SCALE
+from analysis.run_tally import RunTally
+from analysis.seats import agent_win_rates, fair_share, seat_equality_test, seat_tests, seat_win_rates
 from analysis.verdicts import DEFAULT_MARGINS, Margins, run_verdicts
 
 
@@ -43,35 +38,23 @@ def format_run(run: RunTally, margins: Margins = DEFAULT_MARGINS) -> str:
         mark = "  *differs from fair" if differs else ""
         lines.append(f"  {row.seat:>4}  {agents:<16} {100 * row.win_rate:8.1f}%   "
                      f"[{100 * row.ci_low:4.1f}%, {100 * row.ci_high:4.1f}%]   {row.mean_score:10.1f}{mark}")
-    eq = chi_square_equal(c["seat_units"] / SHARE_SCALE, c["seat_games"].astype(float))
+    eq = seat_equality_test(c)
     lines.append(f"  all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, "
                  f"p = {eq['p_value']:.3g}; * = differs from the fair share at 5%,")
     lines.append(f"  Holm-adjusted over the {m['players']} seats (the chance of any false flag stays <= 5%)")
-    lines += _agent_lines(c, n)
+    lines += _agent_lines(c)
     return "\n".join(lines)
 
 
-def _agent_lines(c: dict, n: int) -> list[str]:
-    """With mixed agents: how each one fares against the others (its seats' summed win share per game)."""
-    agents = c["agents"]
-    if len(agents) < 2:
+def _agent_lines(c: dict) -> list[str]:
+    """With mixed agents: how each one fares against the others (`analysis.seats.agent_win_rates`: its
+    seats' summed win share per game)."""
+    if len(c["agents"]) < 2:
         return []
-    most = max(int(size) for size in c["sizes"])
-    names = sorted(agents)
-    held = np.array([agents[a][0] for a in names]) / n
-    sums, squares = np.array([agents[a][1] for a in names]), np.array([agents[a][2] for a in names])
-    wins = sums / SHARE_SCALE
-    fair = held / most
-    tests = share_tests_from_sums(n, sums, squares, fair, SHARE_SCALE)
-    low, high = wilson_intervals(wins, np.full(len(names), n))
+    n = int(c["games"])
     lines = ["  agent                      seats  win rate   95% CI            fair share"]
-    for i, agent in enumerate(names):
-        mark = "  *differs from fair" if tests["differs"][i] else ""
-        lines.append(f"  {agent:<26} {held[i]:5.2f} {100 * wins[i] / n:8.1f}%   "
-                     f"[{100 * low[i]:4.1f}%, {100 * high[i]:4.1f}%]   {100 * fair[i]:8.1f}%{mark}")
+    for row in agent_win_rates(c).itertuples():
+        mark = "  *differs from fair" if row.differs else ""
+        lines.append(f"  {row.agent:<26} {row.seats:5.2f} {100 * row.wins / n:8.1f}%   "
+                     f"[{100 * row.ci_low:4.1f}%, {100 * row.ci_high:4.1f}%]   {100 * row.fair:8.1f}%{mark}")
     return lines
-
-
-def format_summary(run: Run, margins: Margins = DEFAULT_MARGINS) -> str:
-    """`format_run` of a run whose tables are held in memory (the same computation, on one part)."""
-    return format_run(tally_of_run(run), margins)

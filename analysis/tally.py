@@ -13,8 +13,8 @@ What the figures need beyond counts and sums:
   `hist_distribution` gives the same numbers as numpy on the samples;
 - a difference of means with a cluster-robust interval (holders of a chit against the others, players of
   one game being one cluster) comes from per-cluster cross-products (`comparison_sums`), which make the
-  sandwich estimator's meat a quadratic form (`comparison_from_sums` equals
-  `analysis.stats.clustered_comparison`).
+  sandwich estimator's meat a quadratic form (`comparison_from_sums`: statsmodels' cluster-robust
+  OLS slope, as the tests check).
 """
 
 from __future__ import annotations
@@ -253,7 +253,11 @@ def comparison_sums(flags: np.ndarray, y: np.ndarray, game: np.ndarray, n_games:
 
 def comparison_from_sums(s: dict[str, np.ndarray], scale: int = SHARE_SCALE,
                          z: float = Z95) -> dict[str, np.ndarray]:
-    """`analysis.stats.clustered_comparison` from `comparison_sums`: ``n1, m1, n0, m0, diff, low, high``.
+    """For each row of `comparison_sums`' flags: ``n1, m1`` and ``n0, m0`` (count and mean of y over the
+    flagged and the unflagged observations) and their difference ``diff`` with a normal interval ``low,
+    high`` whose standard error is cluster-robust (the players of one game are not independent: when one
+    holds a chit and wins, the others lose). NaN where a group is empty (its mean, the difference) or
+    fewer than two clusters hold an observation (the interval).
 
     The cluster score of the fit y = a + b x is sum (x - p)(y - m(x)) over the cluster = A + B (p (m1 - m0)
     - m1) - p C + p m0 D, with p = n1 / n, so its sum of squares over clusters is a quadratic form in the

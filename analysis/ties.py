@@ -1,10 +1,11 @@
 """How often do ties decide the game? Tie counts of a run's games table (top score shared, decided by the
-tie-break, shared wins) with Wilson 95% intervals, for every game (the games tables share these columns).
+tie-break, shared wins) with Wilson 95% intervals, for every game (the games tables share these columns),
+read off a mergeable tally (`tie_tally`, held in the report's common tally).
 
 Re-scoring the seats under every tie-break rule depends on each game's rules, so it lives in the game
-packages (`analysis/<game>/ties.py`, their `rescore_ties`); the rules are the registry's
-(`GameSpec.tie_breaks`). What a rule changes against the configured one is paired, since the rules re-score
-the same games (`rule_changes`, shared by both).
+packages (`analysis/<game>/ties.py`, their `rescore_tally` and `rescore_ties_from`); the rules are the
+registry's (`GameSpec.tie_breaks`). What a rule changes against the configured one is paired, since the
+rules re-score the same games: the mean of the per-game changes, from their sums.
 """
 
 from __future__ import annotations
@@ -15,18 +16,26 @@ import numpy as np
 import pandas as pd
 
 from analysis._arrays import bools
-from analysis.stats import mean_interval, wilson_intervals
+from analysis.stats import wilson_intervals
 
 
-def tie_stats(games: pd.DataFrame) -> dict[str, Any]:
-    """How often the top score is shared and how often the tie-break decided the winner.
+def tie_tally(games: pd.DataFrame) -> np.ndarray:
+    """What `tie_stats` needs of some games besides their number, as whole numbers: the games whose top
+    score is shared, that the tie-break decided, and with no single winner (the report's common tally
+    holds it as ``ties``, `analysis.run_tally.common_tally`)."""
+    return np.array([int(bools(games["tie"]).sum()), int(bools(games["decided_by_tiebreak"]).sum()),
+                     int(games["winner"].isna().to_numpy(dtype=bool).sum())])
+
+
+def tie_stats(c: dict) -> dict[str, Any]:
+    """How often the top score is shared and how often the tie-break decided the winner, from a (merged)
+    common tally (its ``games`` and its ``ties``, `tie_tally`).
 
     Keys: ``n``, ``top_tied`` (count), ``top_tied_rate``, ``top_tied_ci_low``, ``top_tied_ci_high``,
     ``decided_by_tiebreak`` (count), ``decided_by_tiebreak_rate``, ``decided_by_tiebreak_ci_low``,
     ``decided_by_tiebreak_ci_high``, ``shared_win`` (games with no single winner) and its ``_rate``."""
-    return count_rates(len(games), {"top_tied": int(bools(games["tie"]).sum()),
-                                    "decided_by_tiebreak": int(bools(games["decided_by_tiebreak"]).sum()),
-                                    "shared_win": int(games["winner"].isna().to_numpy(dtype=bool).sum())})
+    return count_rates(int(c["games"]), dict(zip(("top_tied", "decided_by_tiebreak", "shared_win"),
+                                                 c["ties"], strict=True)))
 
 
 def count_rates(n: int, counts: dict[str, int]) -> dict[str, Any]:
@@ -41,25 +50,3 @@ def count_rates(n: int, counts: dict[str, int]) -> dict[str, Any]:
         out[f"{name}_ci_low"] = float(low)
         out[f"{name}_ci_high"] = float(high)
     return out
-
-
-def rule_changes(shares: dict[str, np.ndarray], reference: str) -> pd.DataFrame:
-    """What each tie-break rule changes for each seat against `reference` (the run's configured rule),
-    paired: the same games re-scored, so the change is the mean of the per-game differences of the seat's
-    win share, with its normal 95% interval (games independent; the within-game dependence between seats
-    does not enter a single seat's difference). ``shares``: rule -> (games, seats) re-scored win shares
-    (NaN where a seat is missing). One row per (rule, seat): ``rule, seat, win_rate_change,
-    change_ci_low, change_ci_high`` (0 with a zero-width interval for the reference itself)."""
-    if reference not in shares:
-        raise ValueError(f"reference rule {reference!r} is not among the re-scored rules {list(shares)}")
-    base = shares[reference]
-    rows = []
-    for rule, matrix in shares.items():
-        d = matrix - base
-        n = np.sum(~np.isnan(d), axis=0)
-        mean = np.nanmean(d, axis=0) if d.size else np.zeros(d.shape[1])
-        sd = np.nanstd(d, axis=0, ddof=1) if d.shape[0] > 1 else np.full(d.shape[1], np.nan)
-        low, high = mean_interval(mean, sd, n)
-        rows.append(pd.DataFrame({"rule": rule, "seat": np.arange(d.shape[1]), "win_rate_change": mean,
-                                  "change_ci_low": low, "change_ci_high": high}))
-    return pd.concat(rows, ignore_index=True)

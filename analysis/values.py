@@ -47,6 +47,7 @@ BOOTSTRAP_DRAWS = 400
 #: intervals outside [-1, 1].
 MIN_BASE_GAMES = 30
 ALPHA = 0.05  # the family-wise level of each table's significance (Holm)
+BONUSES = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)  # the whole bonuses a seat is re-scored at
 
 
 @dataclass
@@ -76,6 +77,14 @@ class ValuesRun:
     def arms(self) -> dict:
         """Every (position, component)'s arms (module function `arms`), computed once."""
         return arms(self)
+
+    @cached_property
+    def priced(self) -> dict[tuple[int, int], Priced]:
+        """Every figure that reads a (position, component)'s re-scoring curves (`_price`): its rows of
+        `component_values`, its row of `power_values` and the curve `analysis.worth_verdicts` prices it
+        on. The curves are computed once per (position, component), for all three, and not kept: a run of
+        many base games and components would hold them all."""
+        return {key: _price(self, key, a) for key, a in sorted(self.arms.items())}
 
     @property
     def rules(self):
@@ -120,6 +129,18 @@ def read_values_run(path: str | os.PathLike[str], allow_partial: bool = False) -
         raise ConfigError(f"{path}: the values run holds no finished base game yet")
     components = pd.DataFrame(manifest["components"])
     return ValuesRun(path, manifest, table, components)
+
+
+@dataclass
+class Priced:
+    """What one (position, component)'s re-scoring curves give (`ValuesRun.priced`): its rows of
+    `component_values` (seat "all" first) and its row of `power_values` (None when no arm held it without
+    its power), both before their table is judged as a family; and ``curve``, the seat-averaged mean gain
+    in win share at each whole bonus over the control games (None for a run without re-scoring)."""
+
+    values: list[dict[str, Any]]
+    power: dict[str, Any] | None
+    curve: np.ndarray | None
 
 
 # ---- the arms as arrays --------------------------------------------------------------------------------
@@ -294,32 +315,42 @@ def _equivalent(diff: np.ndarray, gains: np.ndarray, weights: np.ndarray, bonuse
     return {"points_equivalent": float(value), "pe_gain": gain, "pe_ci_low": low, "pe_ci_high": high}
 
 
+def _price(run: ValuesRun, key: tuple[int, int], a: Arms) -> Priced:
+    """One (position, component)'s figures that read its re-scoring curves, from one `bonus_gains` of its
+    control games (under the run's tie-break; none when the run has no re-scoring, `ValuesRun.shares`)."""
+    shares = run.shares
+    gains = None if shares is None else bonus_gains(a.control_score, a.control_columns, shares, run.tie_break,
+                                                    BONUSES)
+    return Priced(values=_value_rows(run, key, a, gains), power=_power_row(run, key, a, gains),
+                  curve=None if gains is None else gains.mean(axis=1).mean(axis=0))
+
+
+def _value_rows(run: ValuesRun, key: tuple[int, int], a: Arms, gains: np.ndarray | None) -> list[dict]:
+    """`component_values`' rows of one (position, component), seat "all" first, before judging."""
+    position, k = key
+    d = _own(a.treated) - a.control  # (g, j)
+    weights = _bootstrap_weights(len(d), seed=1000 * position + k)
+    label = run.components.loc[k, "component"]
+    per_seat = [("all", d.mean(axis=1), None if gains is None else gains.mean(axis=1))]
+    per_seat += [(j, d[:, j], None if gains is None else gains[:, j]) for j in range(run.players)]
+    rows = []
+    for seat, diff, g in per_seat:
+        row = {"component": label, "component_index": k, "position": position, "seat": seat,
+               **_mean_row(diff)}
+        row.update(_equivalent(diff, g, weights, BONUSES) if g is not None else
+                   {"points_equivalent": np.nan, "pe_gain": np.nan, "pe_ci_low": np.nan,
+                    "pe_ci_high": np.nan})
+        rows.append(row)
+    return rows
+
+
 def component_values(run: ValuesRun) -> pd.DataFrame:
     """One row per (component, position, seat) with seat "all" first: ``component, position, seat, value,
     ci_low, ci_high, n, se, p_value, tested, detectable, points_equivalent, pe_gain, pe_ci_low, pe_ci_high,
     p_holm, family, significant`` plus the component's attributes. Holm runs over the tested "all" rows of
     the run (one family) and, separately, over the tested per-seat rows (`_judge`). Rows after the start
     hold the games where the component is still in play then (their n)."""
-    bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
-    rule = run.tie_break
-    shares = run.shares
-    rows = []
-    for (position, k), a in sorted(run.arms.items()):
-        d = _own(a.treated) - a.control  # (g, j)
-        gains = (bonus_gains(a.control_score, a.control_columns, shares, rule, bonuses)
-                 if shares else None)
-        weights = _bootstrap_weights(len(d), seed=1000 * position + k)
-        label = run.components.loc[k, "component"]
-        per_seat = [("all", d.mean(axis=1), None if gains is None else gains.mean(axis=1))]
-        per_seat += [(j, d[:, j], None if gains is None else gains[:, j]) for j in range(run.players)]
-        for seat, diff, g in per_seat:
-            row = {"component": label, "component_index": k, "position": position, "seat": seat,
-                   **_mean_row(diff)}
-            row.update(_equivalent(diff, g, weights, bonuses) if g is not None else
-                       {"points_equivalent": np.nan, "pe_gain": np.nan, "pe_ci_low": np.nan,
-                        "pe_ci_high": np.nan})
-            rows.append(row)
-    out = pd.DataFrame(rows)
+    out = pd.DataFrame([row for priced in run.priced.values() for row in priced.values])
     if out.empty:
         return out
     is_all = (out["seat"].astype(str) == "all").to_numpy()
@@ -330,6 +361,37 @@ def component_values(run: ValuesRun) -> pd.DataFrame:
     return out.merge(attrs, on="component_index", how="left")
 
 
+def _power_row(run: ValuesRun, key: tuple[int, int], a: Arms, gains: np.ndarray | None) -> dict | None:
+    """`power_values`' row of one (position, component), before judging; None when no arm held it without
+    its power."""
+    position, k = key
+    stripped = _own(a.stripped)  # (g, j): played for one seat a game (the game's values kernel)
+    played = ~np.isnan(stripped)
+    keep = played.any(axis=1)
+    if not keep.any():
+        return None
+    seat = played[keep].argmax(axis=1)
+    rows_k = np.flatnonzero(keep)
+    held = (_own(a.treated) - a.control)[rows_k, seat]
+    bare = (stripped - a.control)[rows_k, seat]
+    row = {"component": run.components.loc[k, "component"], "component_index": k, "position": position,
+           **_mean_row(held - bare)}
+    row["power_value"] = row.pop("value")
+    if gains is not None:
+        mine = gains[keep][np.arange(len(seat)), seat]  # the holder's own curve in each game
+        curve = mine.mean(axis=0)
+        weights = _bootstrap_weights(len(held), seed=7 + k)
+        points = invert(np.stack([curve, curve]), np.array([held.mean(), bare.mean()]), BONUSES)
+        low = high = float("nan")
+        if row["tested"]:
+            drawn_curve = weights @ mine
+            drawn = (invert(drawn_curve, weights @ held, BONUSES)
+                     - invert(drawn_curve, weights @ bare, BONUSES))
+            low, high = _percentiles(np.where(np.isnan(drawn), np.inf, drawn))
+        row.update(power_points=float(points[0] - points[1]), pp_ci_low=low, pp_ci_high=high)
+    return row
+
+
 def power_values(run: ValuesRun) -> pd.DataFrame:
     """What each power is worth at the first position: the component's value minus that of the same chit
     held without its power, for the seat that holds it powerless in each game (the values kernel rotates it,
@@ -338,37 +400,7 @@ def power_values(run: ValuesRun) -> pd.DataFrame:
     interval from MIN_BASE_GAMES games on). One row per component with a power: ``component, position,
     power_value, ci_low, ci_high, n, tested, power_points, pp_ci_low, pp_ci_high, p_holm, family,
     detectable, significant``."""
-    bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
-    shares, rule = run.shares, run.tie_break
-    rows = []
-    for (position, k), a in sorted(run.arms.items()):
-        stripped = _own(a.stripped)  # (g, j): played for one seat a game (the game's values kernel)
-        played = ~np.isnan(stripped)
-        keep = played.any(axis=1)
-        if not keep.any():
-            continue
-        seat = played[keep].argmax(axis=1)
-        rows_k = np.flatnonzero(keep)
-        held = (_own(a.treated) - a.control)[rows_k, seat]
-        bare = (stripped - a.control)[rows_k, seat]
-        row = {"component": run.components.loc[k, "component"], "component_index": k, "position": position,
-               **_mean_row(held - bare)}
-        row["power_value"] = row.pop("value")
-        if shares:
-            gains = bonus_gains(a.control_score[keep], {n: m[keep] for n, m in a.control_columns.items()},
-                                shares, rule, bonuses)[np.arange(len(seat)), seat]
-            curve = gains.mean(axis=0)
-            weights = _bootstrap_weights(len(held), seed=7 + k)
-            points = invert(np.stack([curve, curve]), np.array([held.mean(), bare.mean()]), bonuses)
-            low = high = float("nan")
-            if row["tested"]:
-                drawn_curve = weights @ gains
-                drawn = (invert(drawn_curve, weights @ held, bonuses)
-                         - invert(drawn_curve, weights @ bare, bonuses))
-                low, high = _percentiles(np.where(np.isnan(drawn), np.inf, drawn))
-            row.update(power_points=float(points[0] - points[1]), pp_ci_low=low, pp_ci_high=high)
-        rows.append(row)
-    out = pd.DataFrame(rows)
+    out = pd.DataFrame([priced.power for priced in run.priced.values() if priced.power is not None])
     if not out.empty:
         _judge(out)
     return out
@@ -427,7 +459,7 @@ def _scores_compare(score: np.ndarray) -> bool:
     return score.shape[1] >= 2 and not np.isnan(score).any()
 
 
-def seat_shares_by_bonus(score: np.ndarray, columns: dict[str, np.ndarray], shares: Callable, rule: str,
+def seat_shares_by_bonus(score: np.ndarray, columns: dict[str, np.ndarray], shares: Callable, rule: str, *,
                          seat: int, bonuses: np.ndarray) -> np.ndarray:
     """(bonuses, games): `seat`'s win share with each bonus added to its score alone, the games re-scored.
 
@@ -481,10 +513,9 @@ def handicap_tally(score: np.ndarray, columns: dict[str, np.ndarray], shares: Ca
     over the games of the seat's re-scored win share (`seat_shares_by_bonus`), in 1/SHARE_SCALE."""
     from analysis.tally import share_units
 
-    bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
     games, players = score.shape
-    units = np.zeros((players, len(bonuses)), dtype=np.int64)
-    squares = np.zeros((players, len(bonuses)), dtype=np.int64)
+    units = np.zeros((players, len(BONUSES)), dtype=np.int64)
+    squares = np.zeros((players, len(BONUSES)), dtype=np.int64)
     whole = _scores_compare(score) and bool(np.all(score == np.round(score)))
     for lo in range(0, games, HANDICAP_SLICE):
         part = score[lo:lo + HANDICAP_SLICE]
@@ -494,7 +525,8 @@ def handicap_tally(score: np.ndarray, columns: dict[str, np.ndarray], shares: Ca
                 cuts, at = _breakpoints(part, cols_part, shares, rule, j)
                 total, square = _bonus_sums(cuts, share_units(at), BONUS_RANGE)
             else:
-                won = share_units(seat_shares_by_bonus(part, cols_part, shares, rule, j, bonuses))
+                won = share_units(seat_shares_by_bonus(part, cols_part, shares, rule, seat=j,
+                                                       bonuses=BONUSES))
                 total, square = won.sum(axis=1), (won * won).sum(axis=1)
             units[j] += total
             squares[j] += square
@@ -513,7 +545,6 @@ def handicap_from(tally: dict[str, Any], z: float = 1.959963984540054) -> pd.Dat
     games)."""
     from analysis.tally import SHARE_SCALE, mean_sd
 
-    bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
     n = int(tally["games"])
     players = tally["units"].shape[0]
     fair = 1.0 / players
@@ -523,24 +554,15 @@ def handicap_from(tally: dict[str, Any], z: float = 1.959963984540054) -> pd.Dat
                    for u, q in zip(tally["units"][j], tally["squares"][j], strict=True)]
         mean = np.array([m for m, _ in moments])
         half = z * np.array([sd for _, sd in moments]) / np.sqrt(n) if n > 1 else np.full(len(mean), np.nan)
-        value = whole_bonus(mean, fair, bonuses)
+        value = whole_bonus(mean, fair, BONUSES)
         share = float(mean[int(value) + BONUS_RANGE]) if np.isfinite(value) else float("nan")
         # the share rises with the bonus, the whole bonus needed falls: a higher bound needs less
-        low, high = whole_bonus(mean + half, fair, bonuses), whole_bonus(mean - half, fair, bonuses)
+        low, high = whole_bonus(mean + half, fair, BONUSES), whole_bonus(mean - half, fair, BONUSES)
         if not (np.all(np.isfinite(half)) and np.isfinite(low) and np.isfinite(high)):
             low, high = float("nan"), float("nan")
         rows.append({"seat": j, "handicap_points": float(value), "share_at_handicap": share,
                      "ci_low": float(low), "ci_high": float(high), "n": n})
     return pd.DataFrame(rows)
-
-
-def seat_handicap(score: np.ndarray, columns: dict[str, np.ndarray], shares: Callable,
-                  rule: str) -> pd.DataFrame:
-    """The whole points each seat would need added to its final score (negative: taken away) for its win
-    share to reach the fair share 1/N, re-scoring the games (score: (games, seats)), with the share it
-    gives and the 95% interval of `handicap_from`. ``seat, handicap_points, share_at_handicap, ci_low,
-    ci_high, n``."""
-    return handicap_from(handicap_tally(score, columns, shares, rule))
 
 
 def where_measured(position: int, length: str) -> str:
@@ -594,29 +616,18 @@ def seats_decide(rules) -> bool:
     return bool(getattr(rules, "seats_decide", True))
 
 
-def players_handicap(run) -> pd.DataFrame | None:
-    """`seat_handicap` of a self-play run (analysis.runs.Run, or a report's RunTally) from its players
-    table (or its tally, `run_handicap_tally` of each chunk): each seat's whole-point handicap to the fair
-    share under the run's tie-break, in the game's score unit (``attrs["unit"]``: points, tokens); None
-    for a game without a re-scoring rule, or a run its seats' scores do not decide (`seats_decide`)."""
-    from analysis._arrays import seat_matrix
+def handicap_table(held: dict[str, Any] | None, game: str) -> pd.DataFrame | None:
+    """`handicap_from` of a run's merged handicap sums (`run_handicap_tally` of each chunk; the report's
+    tally holds them, `analysis.run_tally.RunTally.handicap`), in the game's score unit (``attrs["unit"]``:
+    points, tokens); None without sums (a game without a re-scoring rule, or a run its seats' scores do
+    not decide, `seats_decide`)."""
     from sim import games
 
-    study = games.spec(run.game).values
-    if hasattr(run, "tally"):  # a report's RunTally (analysis.run_tally): from its merged tally
-        held = run.tally.get("handicap")
-        out = handicap_from(held) if held else None
-    elif "_handicap" in run.__dict__:
-        return run.__dict__["_handicap"]
-    else:
-        out = None
-        if study is not None and study.shares is not None and len(run.players) and seats_decide(run.rules):
-            names = study.columns_in(run.players.columns)
-            _, m = seat_matrix(run.players, ["score", *names])
-            out = seat_handicap(m["score"], {names[k]: m[k] for k in names}, study.shares,
-                                run.rules.tie_break)
-        run.__dict__["_handicap"] = out
-    if out is not None and study is not None:
+    if not held:
+        return None
+    out = handicap_from(held)
+    study = games.spec(game).values
+    if study is not None:
         out.attrs["unit"] = study.score_unit  # the game's own score unit: points, tokens
     return out
 

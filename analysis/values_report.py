@@ -141,10 +141,10 @@ def _chart(key: str, label: str, everyone: pd.DataFrame, unit: str) -> tuple:
              f"position after {position} {unit}, among the games where each is still in play")
     return (f"{key}_chart", f"{label}: value of each component at the {where}, averaged over seats "
             f"(n = {n_max:,} base games{' at most' if position else ''})",
-            charts.grouped_bars(first, "component", "value", "ci_low", "ci_high", None,
-                                f"What holding each component causes ({label}, "
+            charts.grouped_bars(first, "component", "value", "ci_low", "ci_high", series=None,
+                                title=f"What holding each component causes ({label}, "
                                 f"n = {n_max:,} base games)",
-                                "win share change (percentage points)", "", horizontal=True,
+                                xlabel="win share change (percentage points)", ylabel="", horizontal=True,
                                 reference=0.0, reference_label="no effect"))
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from statistics import NormalDist
 from typing import Any
 
@@ -160,7 +160,7 @@ def family(mean: np.ndarray, sd: np.ndarray, n: np.ndarray, margin: float, alpha
     design = sd_design if sd_design is not None else float(np.nanmax(sd)) if len(sd) else 0.5
     planned = planned_games(max(design, 1e-9), margin, each)
     half = half_width(sd, n, each, planned)
-    return Family(mean, sd, n, mean - half, mean + half, each, planned)
+    return Family(value=mean, sd=sd, n=n, low=mean - half, high=mean + half, alpha_each=each, planned=planned)
 
 
 def classify(fam: Family, margin: float) -> str:
@@ -196,6 +196,7 @@ class Verdict:
     question: str
     status: str
     sentence: str
+    _: KW_ONLY
     value: float
     low: float
     high: float
@@ -223,6 +224,11 @@ class Verdict:
         return {"question": self.key, "status": self.status, "sentence": self.sentence, "value": self.value,
                 "ci_low": self.low, "ci_high": self.high, "unit": self.unit, "margin": self.margin,
                 "n": self.n, "games_to_decide": self.needed, **self.detail}
+
+
+def family_estimate(fam: Family, i: int) -> dict[str, float]:
+    """A verdict's estimate and interval: the family's `i`-th value and its bounds."""
+    return {"value": float(fam.value[i]), "low": float(fam.low[i]), "high": float(fam.high[i])}
 
 
 STATUS_WORDS = {WITHIN: "fair within the margin", SMALL: "a small difference, within the margin",
@@ -326,9 +332,9 @@ def seat_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float
     detail = {"seats": [{"seat": s, "win_rate": float(rates[s]), "difference": float(fam.value[s]),
                          "ci_low": float(fam.low[s]), "ci_high": float(fam.high[s])}
                         for s in range(len(rates))], "fair_share": fair, "favoured_seat": best}
-    return Verdict("seats", "Are the seats fair?", status, sentence, float(fam.value[far]),
-                   float(fam.low[far]), float(fam.high[far]), "pp", margins.seats, n, needed,
-                   detail=detail, short=short if status != TOO_FEW else "")
+    return Verdict("seats", "Are the seats fair?", status, sentence, **family_estimate(fam, far), unit="pp",
+                   margin=margins.seats, n=n, needed=needed, detail=detail,
+                   short=short if status != TOO_FEW else "")
 
 
 def units(x: float, unit: str) -> str:
@@ -418,11 +424,11 @@ def start_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: floa
     more = f"; {more_games_text(needed, n, seconds_per_game)}" if needed is not None else ""
     sentence = f"Start player (seat 0): {words[status]}{more}. n = {n:,} games."
     short = f"wins {rate:.1f}%, {gap}{more}." if status != TOO_FEW else ""
-    return Verdict("start", "Does the start player gain?", status, sentence, mean, float(fam.low[0]),
-                   float(fam.high[0]), "pp", margins.start, n, needed, short=short)
+    return Verdict("start", "Does the start player gain?", status, sentence, **family_estimate(fam, 0),
+                   unit="pp", margin=margins.start, n=n, needed=needed, short=short)
 
 
-def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, margins: Margins,
+def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, *, margins: Margins,
                 seconds_per_game: float | None = None) -> Verdict:
     """How often ties decide, and whom the configured tie-break favours: each seat's win rate under the
     run's rule minus under shared wins (the same games re-scored, paired), one family over the seats."""
@@ -441,8 +447,9 @@ def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, m
     if fam is None:
         why = "tied wins are shared (no tie-break)" if configured == "shared" else "no re-scoring"
         return Verdict("ties", "How often do ties decide, and whom does the tie-break favour?", "info",
-                       f"Ties: {often}; {why} ({rule_ref}). n = {n:,} games.", counts["tied_rate"],
-                       counts["tied_ci_low"], counts["tied_ci_high"], "share", None, n, detail=detail)
+                       f"Ties: {often}; {why} ({rule_ref}). n = {n:,} games.", value=counts["tied_rate"],
+                       low=counts["tied_ci_low"], high=counts["tied_ci_high"], unit="share", margin=None, n=n,
+                       detail=detail)
     k = len(fam.value)
     status = classify(fam, margins.tiebreak)
     best = int(np.nanargmax(fam.value))
@@ -465,8 +472,8 @@ def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, m
     detail["tiebreak_effect"] = [{"seat": s, "difference": float(fam.value[s]), "ci_low": float(fam.low[s]),
                                   "ci_high": float(fam.high[s])} for s in range(k)]
     return Verdict("tiebreak", "How often do ties decide, and whom does the tie-break favour?", status,
-                   sentence, float(fam.value[best]), float(fam.low[best]), float(fam.high[best]), "pp",
-                   margins.tiebreak, n, needed, detail=detail, short=short if status != TOO_FEW else "")
+                   sentence, **family_estimate(fam, best), unit="pp", margin=margins.tiebreak, n=n,
+                   needed=needed, detail=detail, short=short if status != TOO_FEW else "")
 
 
 def length_verdict(c: dict, unit: str) -> Verdict:
@@ -479,8 +486,8 @@ def length_verdict(c: dict, unit: str) -> Verdict:
     sentence = (f"Length: games last {d['mean']:.1f} {unit} on average [{d['ci_low']:.1f}, "
                 f"{d['ci_high']:.1f}], median {d['median']:.0f}, from {d['min']:.0f} to {d['max']:.0f}. "
                 f"n = {n:,} games.")
-    return Verdict("length", "How long do games run?", "info", sentence, d["mean"], d["ci_low"],
-                   d["ci_high"], unit, None, n, detail={"median": d["median"]})
+    return Verdict("length", "How long do games run?", "info", sentence, value=d["mean"], low=d["ci_low"],
+                   high=d["ci_high"], unit=unit, margin=None, n=n, detail={"median": d["median"]})
 
 
 def seconds_per_game(manifest: dict) -> float | None:
@@ -494,21 +501,19 @@ def seconds_per_game(manifest: dict) -> float | None:
 def run_verdicts(run: Any, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:
     """Every headline verdict of a self-play run (a report's RunTally): seats, start player, ties and the
     tie-break, length, in that order."""
-    from analysis.run_tally import fair_share
-    from analysis.values import players_handicap
+    from analysis.seats import fair_share
     from sim import games
 
     spec = games.spec(run.game)
     c = run.common
     fair = fair_share(c)
     pace = seconds_per_game(run.manifest)
-    handicap = players_handicap(run)
-    if handicap is not None and spec.values is not None:
-        handicap.attrs["unit"] = spec.values.score_unit
+    handicap = run.handicap  # in the game's score unit (analysis.values.handicap_table)
     rescore = run.own.get("rescore")
     configured = next(iter(rescore["reference"])) if rescore else ""
     return [seat_verdict(c, fair, margins, pace, handicap), start_verdict(c, fair, margins, pace),
-            tie_verdict(c, rescore, configured, spec.vocabulary.tie_rule, margins, pace),
+            tie_verdict(c, rescore, configured, spec.vocabulary.tie_rule, margins=margins,
+                        seconds_per_game=pace),
             length_verdict(c, spec.vocabulary.length)]
 
 

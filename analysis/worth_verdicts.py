@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis.values import BONUS_RANGE, MIN_BASE_GAMES, ValuesRun, bonus_gains, whole_bonus
+from analysis.values import BONUS_RANGE, BONUSES, MIN_BASE_GAMES, ValuesRun, whole_bonus
 from analysis.verdicts import (
     ALPHA,
     BEYOND,
@@ -30,6 +30,9 @@ from analysis.verdicts import (
     Verdict,
     units,
 )
+
+#: a verdict without an estimate
+_NONE = {"value": float("nan"), "low": float("nan"), "high": float("nan")}
 
 
 def _whole(x: float) -> str:
@@ -47,11 +50,9 @@ def worth_rows(run: ValuesRun) -> list[dict[str, Any]]:
     """Each component at the run's first position, seats averaged: its win-share value, the Bonferroni
     interval over the components, and its worth in whole score points with those bounds carried through the
     re-scoring curve; the face value where the component has ``points``."""
-    bonuses = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)
     first = min(position for position, _ in run.arms)
     chosen = sorted((k, a) for (position, k), a in run.arms.items() if position == first)
     z = NormalDist().inv_cdf(1 - ALPHA / (2 * max(len(chosen), 1)))
-    shares = run.shares
     rows = []
     for k, a in chosen:
         d = (a.treated[:, np.arange(run.players), np.arange(run.players)] - a.control).mean(axis=1)
@@ -62,12 +63,11 @@ def worth_rows(run: ValuesRun) -> list[dict[str, Any]]:
                "value": value, "ci_low": max(-1.0, value - half), "ci_high": min(1.0, value + half),
                "worth": float("nan"), "worth_low": float("nan"), "worth_high": float("nan"),
                "face": float(run.components.loc[k, "points"]) if "points" in run.components else None}
-        if shares is not None and n >= MIN_BASE_GAMES:
-            curve = bonus_gains(a.control_score, a.control_columns, shares, run.tie_break,
-                                bonuses).mean(axis=1).mean(axis=0)
-            row.update(worth=whole_bonus(curve, value, bonuses),
-                       worth_low=whole_bonus(curve, row["ci_low"], bonuses),
-                       worth_high=whole_bonus(curve, row["ci_high"], bonuses))
+        curve = run.priced[(first, k)].curve  # the values table's curve, computed once (analysis.values)
+        if curve is not None and n >= MIN_BASE_GAMES:
+            row.update(worth=whole_bonus(curve, value, BONUSES),
+                       worth_low=whole_bonus(curve, row["ci_low"], BONUSES),
+                       worth_high=whole_bonus(curve, row["ci_high"], BONUSES))
         rows.append(row)
     return rows
 
@@ -102,8 +102,8 @@ def _one(row: dict[str, Any], status: str, unit: str, margins: Margins) -> Verdi
     if status == TOO_FEW:
         text = (f"{name}: too few base games for a verdict (n = {n:,}; at least {MIN_BASE_GAMES})"
                 if n < MIN_BASE_GAMES else f"{name}: its worth lies beyond the {BONUS_RANGE}-{unit} range")
-        return Verdict(f"worth:{name}", "What is it worth?", status, text + ".", float("nan"), float("nan"),
-                       float("nan"), unit, margins.worth, n)
+        return Verdict(f"worth:{name}", "What is it worth?", status, text + ".", **_NONE, unit=unit,
+                       margin=margins.worth, n=n)
     worth = (f"worth {_units(row['worth'], unit)} [{row['worth_low']:.0f}, {row['worth_high']:.0f}]"
              if row["worth"] >= 0 else f"worth {_whole(row['worth'])} {unit} [{row['worth_low']:.0f}, "
                                        f"{row['worth_high']:.0f}]")
@@ -122,8 +122,8 @@ def _one(row: dict[str, Any], status: str, unit: str, margins: Margins) -> Verdi
              f"{face:.0f}: {diff:+.0f} [{low:+.0f}, {high:+.0f}] {unit}." if face is not None else "")
     detail = {"component": name, "worth": row["worth"], "worth_low": row["worth_low"],
               "worth_high": row["worth_high"], "face": face, "value": row["value"]}
-    return Verdict(f"worth:{name}", "What is it worth?", status, text, diff, low, high, unit,
-                   margins.worth, n, short=short, detail=detail)
+    return Verdict(f"worth:{name}", "What is it worth?", status, text, value=diff, low=low, high=high,
+                   unit=unit, margin=margins.worth, n=n, short=short, detail=detail)
 
 
 def _headline(rows: list[dict[str, Any]], verdicts: list[Verdict], unit: str, margins: Margins) -> Verdict:
@@ -134,8 +134,8 @@ def _headline(rows: list[dict[str, Any]], verdicts: list[Verdict], unit: str, ma
     n = max((r["n"] for r in rows), default=0)
     if not judged:
         text = f"Components: no face values to judge against, or too few base games (n = {n:,})."
-        return Verdict("components", "Which components are mispriced?", TOO_FEW, text, float("nan"),
-                       float("nan"), float("nan"), unit, margins.worth, n)
+        return Verdict("components", "Which components are mispriced?", TOO_FEW, text, **_NONE, unit=unit,
+                       margin=margins.worth, n=n)
     counts = {s: sum(v.status == s for _, v in judged) for s in (WITHIN, SMALL, BEYOND, UNDECIDED)}
     top = max(judged, key=lambda rv: rv[1].value)
     bottom = min(judged, key=lambda rv: rv[1].value)
@@ -150,8 +150,8 @@ def _headline(rows: list[dict[str, Any]], verdicts: list[Verdict], unit: str, ma
     status = BEYOND if counts[BEYOND] else UNDECIDED if counts[UNDECIDED] else WITHIN
     text = (f"Components: {'; '.join(parts)} (worth in whole {unit} minus face value, intervals "
             f"simultaneous over the {len(rows)} components; n = {n:,} base games).")
-    return Verdict("components", "Which components are mispriced?", status, text, top[1].value, top[1].low,
-                   top[1].high, unit, margins.worth, n)
+    return Verdict("components", "Which components are mispriced?", status, text, value=top[1].value,
+                   low=top[1].low, high=top[1].high, unit=unit, margin=margins.worth, n=n)
 
 
 def format_worth(run: ValuesRun, margins: Margins = DEFAULT_MARGINS) -> str:

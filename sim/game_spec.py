@@ -125,11 +125,9 @@ class GameSpec:
     terminal_ref: Ref                            # the `balance play` view of a position
     report_ref: Ref                              # runs -> (report sections, per-run summaries)
     bench_ref: Ref | None = None                 # .figures(rules, scale, repeats, rate), .lines(figures)
-    component_values_ref: Ref | None = None      # (events, players, config) -> each component's worth
     #: (games, players, events, manifest) of one chunk -> the game's mergeable report tally (analysis.tally)
     report_tally_ref: Ref | None = None
-    #: (the game's half of a run's merged report tally, config) -> each component's worth, as
-    #: component_values gives it from the tables
+    #: (the game's half of a run's merged report tally, config) -> each component's worth
     tally_values_ref: Ref | None = None
     run_label_words: Callable[[dict, int], str] | None = None  # (config rules table, players) -> label words
     values: ValuesStudy | None = None            # `balance values`: causal worth by paired intervention
@@ -183,10 +181,6 @@ class GameSpec:
     @property
     def tally_values(self) -> Callable[..., Any] | None:
         return self.tally_values_ref() if self.tally_values_ref else None
-
-    @property
-    def component_values(self) -> Callable[..., Any] | None:
-        return self.component_values_ref() if self.component_values_ref else None
 
     @property
     def bench(self) -> Callable[..., dict] | None:

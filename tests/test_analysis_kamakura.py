@@ -17,6 +17,7 @@ from analysis import kamakura as km
 from analysis.kamakura import _frames
 from analysis.kamakura.ties import win_shares as kamakura_win_shares
 from analysis.runs import read_run
+from analysis.seats import seat_equality_test, seat_tally, seat_win_rates, start_player_advantage
 from analysis.stats import (
     chi2_sf,
     diff_of_means_interval,
@@ -24,6 +25,8 @@ from analysis.stats import (
     wilson_interval,
     wilson_intervals,
 )
+from analysis.ties import tie_stats, tie_tally
+from tests import oracles
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = ROOT / "configs" / "kamakura" / "base.toml"
@@ -94,6 +97,25 @@ def events_table(rows: list[tuple]) -> pd.DataFrame:
     return frame.sort_values(["game_id", "seat", "turn"], kind="stable", ignore_index=True)
 
 
+# the report's figures of tables held whole: each figure's tally of them, one chunk
+
+
+def rescore_ties(players: pd.DataFrame, rules=km.TIE_RULES, reference: str | None = None) -> pd.DataFrame:
+    return km.rescore_ties_from(km.rescore_tally(players, rules, reference), rules)
+
+
+def ties_of(games: pd.DataFrame) -> dict:
+    return tie_stats({"games": len(games), "ties": tie_tally(games)})
+
+
+def chit_values(events: pd.DataFrame, players: pd.DataFrame, config) -> pd.DataFrame:
+    return km.chit_values_from(km.chit_tally(events, players, config), config)
+
+
+def power_values(events: pd.DataFrame, players: pd.DataFrame, config=None) -> pd.DataFrame:
+    return km.power_values_from(km.power_tally(events, players, config))
+
+
 # ---------------------------------------------------------------------------------------------------------
 # analysis/stats.py
 
@@ -125,11 +147,12 @@ def test_chi2_sf_closed_forms() -> None:
 
 
 def test_difference_of_means_interval() -> None:
-    diff, low, high = diff_of_means_interval(0.6, 0.24, 100, 0.4, 0.24, 100)
+    diff, low, high = diff_of_means_interval(mean1=0.6, var1=0.24, n1=100, mean0=0.4, var0=0.24, n0=100)
     se = math.sqrt(0.24 / 100 * 2)
     assert diff == pytest.approx(0.2)
     assert (low, high) == pytest.approx((0.2 - 1.959964 * se, 0.2 + 1.959964 * se), abs=1e-6)
-    assert np.isnan(diff_of_means_interval(1.0, 0.0, 1, 0.0, 0.0, 50)[1])  # one observation: no interval
+    one = diff_of_means_interval(mean1=1.0, var1=0.0, n1=1, mean0=0.0, var0=0.0, n0=50)
+    assert np.isnan(one[1])  # one observation: no interval
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -139,27 +162,27 @@ def test_difference_of_means_interval() -> None:
 def test_a_seat_that_always_wins() -> None:
     scores = [[5, 8, 20]] * 200
     players = players_table(scores)
-    table = km.seat_win_rates(players)
+    table = seat_win_rates(players)
     assert list(table["seat"]) == [0, 1, 2]
     assert list(table["games"]) == [200, 200, 200]
     assert list(table["win_rate"]) == [0.0, 0.0, 1.0]
     assert table.loc[2, "ci_high"] == 1.0 and table.loc[2, "ci_low"] > 0.98
     assert table.loc[0, "ci_low"] == 0.0 and table.loc[0, "ci_high"] < 0.02
     assert list(table["mean_score"]) == [5.0, 8.0, 20.0]
-    test = km.seat_equality_test(players)
+    test = seat_equality_test(seat_tally(players))
     assert test["dof"] == 2 and test["n"] == 200
     assert test["statistic"] == pytest.approx(400.0)  # (0-66.7)^2/66.7 * 2 + (200-66.7)^2/66.7
     assert test["p_value"] < 1e-50
-    adv = km.start_player_advantage(players)
+    adv = start_player_advantage(seat_tally(players))
     assert adv["n"] == 200 and adv["value"] == pytest.approx(-1 / 3)
     assert adv["ci_low"] == pytest.approx(-1 / 3) and adv["ci_high"] < -0.3
 
 
 def test_equal_seats_pass_the_chi_square_test() -> None:
     scores = [[9, 1, 1], [1, 9, 1], [1, 1, 9]] * 10
-    test = km.seat_equality_test(players_table(scores, nullable=False))
+    test = seat_equality_test(seat_tally(players_table(scores, nullable=False)))
     assert test["statistic"] == pytest.approx(0.0) and test["p_value"] == pytest.approx(1.0)
-    adv = km.start_player_advantage(players_table(scores))
+    adv = start_player_advantage(seat_tally(players_table(scores)))
     assert adv["value"] == pytest.approx(0.0) and adv["ci_low"] < 0 < adv["ci_high"]
 
 
@@ -167,8 +190,8 @@ def test_players_table_row_order_does_not_matter() -> None:
     scores = [[5, 8, 20], [9, 1, 1], [3, 3, 2], [0, 4, 1]]
     players = players_table(scores)
     shuffled = players.sample(frac=1.0, random_state=3)
-    pd.testing.assert_frame_equal(km.seat_win_rates(players), km.seat_win_rates(shuffled))
-    pd.testing.assert_frame_equal(km.rescore_ties(players), km.rescore_ties(shuffled))
+    pd.testing.assert_frame_equal(seat_win_rates(players), seat_win_rates(shuffled))
+    pd.testing.assert_frame_equal(rescore_ties(players), rescore_ties(shuffled))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -183,7 +206,7 @@ LAST = [[29, 27, 28], [20, 22, 21], [30, 31, 32], [31, 33, 32]]
 def test_tie_rescored_under_each_rule() -> None:
     # the logged win shares are deliberately wrong: re-scoring must use the scores alone
     players = players_table(TIED, shares=[[0.0, 0.0, 0.0]] * 4, last_turns=LAST)
-    table = km.rescore_ties(players).set_index(["rule", "seat"])
+    table = rescore_ties(players).set_index(["rule", "seat"])
     wins = {rule: [table.loc[(rule, s), "wins"] for s in range(3)] for rule in km.TIE_RULES}
     assert wins["last_in_order"] == [0, 1, 3]
     assert wins["first_in_order"] == [2, 1, 1]
@@ -195,22 +218,22 @@ def test_tie_rescored_under_each_rule() -> None:
         pytest.approx((low, high))
     assert set(table["games"]) == {4}
     with pytest.raises(ValueError, match="unknown tie-break"):
-        km.rescore_ties(players, rules=["coin_flip"])
+        rescore_ties(players, rules=["coin_flip"])
 
 
 def test_rescoring_under_the_configured_rule_matches_the_logged_shares() -> None:
     for rule in km.TIE_RULES:
         shares = [winners_share(s, rule, t) for s, t in zip(TIED, LAST, strict=True)]
         players = players_table(TIED, shares=shares, last_turns=LAST)
-        logged = km.seat_win_rates(players)["wins"].to_numpy()
-        rescored = km.rescore_ties(players, rules=[rule])["wins"].to_numpy()
+        logged = seat_win_rates(players)["wins"].to_numpy()
+        rescored = rescore_ties(players, rules=[rule])["wins"].to_numpy()
         assert rescored == pytest.approx(logged)
 
 
 def test_logs_without_last_turn_rescore_the_other_rules() -> None:
     """Logs written before R-20's column re-score under the three R-9 rules and leave `last_to_play` out;
     asking win_shares for it without the column is refused with the reason."""
-    table = km.rescore_ties(players_table(TIED))
+    table = rescore_ties(players_table(TIED))
     assert set(table["rule"]) == {"last_in_order", "first_in_order", "shared"}
     with pytest.raises(ValueError, match="no last_turn column"):
         kamakura_win_shares(np.array(TIED, dtype=float), None, "last_to_play")
@@ -218,7 +241,7 @@ def test_logs_without_last_turn_rescore_the_other_rules() -> None:
 
 def test_tie_stats() -> None:
     games = games_table(TIED, turns=[30, 31, 32, 33])
-    stats = km.tie_stats(games)
+    stats = ties_of(games)
     assert stats["n"] == 4 and stats["top_tied"] == 3 and stats["top_tied_rate"] == 0.75
     assert (stats["top_tied_ci_low"], stats["top_tied_ci_high"]) == pytest.approx(wilson_interval(3, 4))
     assert stats["decided_by_tiebreak_rate"] == 0.75 and stats["shared_win"] == 0
@@ -265,7 +288,7 @@ def chit_game_players(games: int) -> pd.DataFrame:
 def test_a_chit_held_only_by_winners() -> None:
     games = 60
     events, players = events_table(chit_game_events(games)), chit_game_players(games)
-    table = km.chit_values(events, players, CONFIG).set_index(["colour", "icons"])
+    table = chit_values(events, players, CONFIG).set_index(["colour", "icons"])
     blue4 = table.loc[("blue", 4)]
     assert blue4["games"] == games and blue4["copies"] == 1
     assert blue4["gained"] == 30 and blue4["claim_rate"] == 0.5
@@ -289,7 +312,7 @@ def test_power_values() -> None:
     games = 60
     events, players = events_table(chit_game_events(games)), chit_game_players(games)
     for config in (CONFIG, None):
-        table = km.power_values(events, players, config).set_index("power")
+        table = power_values(events, players, config).set_index("power")
         assert list(table.index) == ["red", "yellow", "green", "order"]
         red = table.loc["red"]
         assert red["n"] == 180 and red["n_activating"] == 60
@@ -310,7 +333,8 @@ def test_power_values() -> None:
 
 def test_score_stats() -> None:
     players = players_table(TIED)
-    stats = km.score_stats(players, games_table(TIED, turns=[30, 31, 31, 40]))
+    games = games_table(TIED, turns=[30, 31, 31, 40])
+    stats = km.score_stats_from(km.flow_tally(players, games))
     by_seat = stats["by_seat"].set_index("seat")
     assert by_seat.loc[2, "mean"] == pytest.approx((5 + 7 + 9 + 4) / 4)
     assert by_seat.loc[0, "max"] == 10 and by_seat.loc[0, "n"] == 4
@@ -324,18 +348,33 @@ def test_score_stats() -> None:
     assert list(stats["length_counts"]["games"]) == [1, 2, 1]
     reasons = stats["end_reasons"]
     assert list(reasons["end_reason"]) == ["all_passed"] and reasons["rate"].iloc[0] == 1.0
+    assert_same_score_stats(stats, oracles.score_stats(players, games))
+
+
+def assert_same_score_stats(got: dict, expect: dict) -> None:
+    """The score figures from the tally (exact histograms) are numpy's on the scores held whole."""
+    for key in ("margin", "length"):
+        assert got[key] == pytest.approx(expect[key], nan_ok=True), key
+    for key in ("by_seat", "margin_counts", "length_counts", "end_reasons"):
+        pd.testing.assert_frame_equal(got[key], expect[key], check_dtype=False, check_exact=False,
+                                      rtol=1e-12, atol=1e-12)
 
 
 def test_pass_timing() -> None:
     out = [[20, 21, None], [24, None, None], [18, 25, 30], [30, 31, 32]]
     players = players_table(TIED, out_turns=out)
-    table = km.pass_timing(players).set_index("seat")
+    tally = km.flow_tally(players, games_table(TIED, turns=[30, 31, 31, 40]))
+    pd.testing.assert_frame_equal(km.pass_timing_from(tally), oracles.pass_timing(players), check_dtype=False)
+    table = km.pass_timing_from(tally).set_index("seat")
     assert table.loc[0, "passed"] == 4 and table.loc[0, "never_passed_rate"] == 0.0
     assert table.loc[2, "never_passed_rate"] == 0.5
     assert (table.loc[2, "ci_low"], table.loc[2, "ci_high"]) == pytest.approx(wilson_interval(2, 4))
     assert table.loc[0, "mean_out_turn"] == pytest.approx(23.0)
     assert table.loc[1, "median_out_turn"] == 25.0
-    counts = km.pass_timing_counts(players)
+    counts = oracles.pass_timing_counts(players)
+    hist = tally["out_turn"]  # what the report's passing chart shows
+    assert [int(hist.counts[2, t - hist.offset]) for t in (30, 32)] == [1, 1]
+    assert int(hist.counts.sum()) == counts["players"].sum() == 9
     seat2 = counts[counts["seat"] == 2]
     assert list(seat2["out_turn"]) == [30, 32] and list(seat2["players"]) == [1, 1]
     assert list(seat2["share"]) == [0.25, 0.25]
@@ -375,7 +414,12 @@ def test_lead_changes_on_a_hand_built_game() -> None:
     per_game = km.lead_changes_per_game(events, players)
     assert per_game.index.name == "game_id"
     assert per_game.to_dict() == {0: 3, 1: 0, 2: 0, 3: 2}
-    summary = km.lead_changes(events, players)
+    games = games_table([[11, 11, 9], [0, 3, 0], [0, 0, 0], [2, 3, 5]], turns=[9, 5, 1, 6])
+    summary = km.lead_changes_from(km.flow_tally(players, games, events))
+    expect = oracles.lead_changes(per_game)
+    assert {k: v for k, v in summary.items() if k != "counts"} == \
+        pytest.approx({k: v for k, v in expect.items() if k != "counts"}, nan_ok=True)
+    pd.testing.assert_frame_equal(summary["counts"], expect["counts"], check_dtype=False)
     assert summary["n"] == 4 and summary["mean"] == pytest.approx(5 / 4) and summary["zero_rate"] == 0.5
     assert dict(zip(summary["counts"]["lead_changes"], summary["counts"]["games"], strict=True)) == \
         {0: 2, 2: 1, 3: 1}
@@ -408,25 +452,33 @@ def test_smoke_on_a_real_run(real_run) -> None:
     n = len(games)
     assert n == 300
 
-    seats = km.seat_win_rates(players)
+    seats = seat_win_rates(players)
     assert len(seats) == 3 and (seats["games"] == n).all()
     assert seats["win_rate"].sum() == pytest.approx(1.0)
     assert ((seats["ci_low"] <= seats["win_rate"]) & (seats["win_rate"] <= seats["ci_high"])).all()
-    test = km.seat_equality_test(players)
+    test = seat_equality_test(seat_tally(players))
     assert test["dof"] == 2 and 0.0 <= test["p_value"] <= 1.0
-    adv = km.start_player_advantage(players)
+    adv = start_player_advantage(seat_tally(players))
     assert adv["n"] == n and adv["ci_low"] <= adv["value"] <= adv["ci_high"]
+    # the tally's whole-number sums give the figures of the floats summed over the rows
+    pd.testing.assert_frame_equal(seats, oracles.seat_win_rates(players), check_dtype=False,
+                                  check_exact=False, rtol=1e-12)
+    expect = oracles.seat_equality_test(players)
+    assert [test[k] for k in ("statistic", "dof", "p_value", "n")] == \
+        pytest.approx([expect[k] for k in ("statistic", "dof", "p_value", "n")], rel=1e-9)
+    assert adv == pytest.approx(oracles.start_player_advantage(players), rel=1e-12)
 
-    ties = km.tie_stats(games)
+    ties = ties_of(games)
     assert ties["n"] == n and 0 <= ties["top_tied_rate"] <= 1
-    rescored = km.rescore_ties(players)
+    assert ties == pytest.approx(oracles.tie_stats(games))
+    rescored = rescore_ties(players)
     assert len(rescored) == 3 * len(km.TIE_RULES) and set(rescored["rule"]) == set(km.TIE_RULES)
     configured = rescored[rescored["rule"] == config["rules"]["tie_break"]]
     assert configured["wins"].to_numpy() == pytest.approx(seats["wins"].to_numpy())
     for _rule, table in rescored.groupby("rule"):
         assert table["win_rate"].sum() == pytest.approx(1.0)
 
-    chits = km.chit_values(events, players, config)
+    chits = chit_values(events, players, config)
     assert len(chits) == 16
     assert chits["claim_rate"].between(0, 1).all() and chits["n_holders"].between(0, 3 * n).all()
     assert (chits["gained"] * chits["points"]).sum() == players["score"].astype(int).sum()
@@ -434,18 +486,22 @@ def test_smoke_on_a_real_run(real_run) -> None:
     assert chits["gained"].sum() == len(gains)
     assert chits.loc[chits["colour"] != "blue", "activation_rate"].between(0, 1).all()
     assert chits.loc[chits["colour"] == "blue", "activation_rate"].isna().all()
-    powers = km.power_values(events, players, config)
+    powers = power_values(events, players, config)
     assert list(powers["power"]) == list(km.POWERS) and powers["activation_rate"].between(0, 1).all()
     assert powers["activations"].sum() == (events["kind"] == "activate").sum()
 
-    scores = km.score_stats(players, games)
+    tally = km.flow_tally(players, games, events)
+    scores = km.score_stats_from(tally)
+    assert_same_score_stats(scores, oracles.score_stats(players, games))
     assert len(scores["by_seat"]) == 3 and scores["margin"]["n"] == n and scores["margin"]["min"] >= 0
     assert scores["length"]["mean"] == pytest.approx(games["turns"].astype(float).mean())
     assert scores["length_counts"]["games"].sum() == n and scores["end_reasons"]["games"].sum() == n
-    passing = km.pass_timing(players)
+    passing = km.pass_timing_from(tally)
     assert passing["never_passed_rate"].between(0, 1).all()
-    assert km.pass_timing_counts(players)["players"].sum() == players["out_turn"].notna().sum()
-    leads = km.lead_changes(events, players)
+    pd.testing.assert_frame_equal(passing, oracles.pass_timing(players), check_dtype=False, check_exact=False,
+                                  rtol=1e-12)
+    assert int(tally["out_turn"].counts.sum()) == players["out_turn"].notna().sum()
+    leads = km.lead_changes_from(tally)
     assert leads["n"] == n and leads["min"] >= 0 and leads["counts"]["games"].sum() == n
 
 
@@ -454,8 +510,8 @@ def test_block_processing_gives_the_same_answers(real_run, monkeypatch: pytest.M
     config = run.manifest["config"]
 
     def everything():
-        return (km.chit_values(run.events, run.players, config),
-                km.power_values(run.events, run.players, config),
+        return (chit_values(run.events, run.players, config),
+                power_values(run.events, run.players, config),
                 km.lead_changes_per_game(run.events, run.players))
 
     whole = everything()
@@ -492,8 +548,8 @@ def test_a_last_to_play_run_rescores_to_its_logged_shares(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     run = read_run(out)
     assert run.manifest["config"]["rules"]["tie_break"] == "last_to_play"
-    rescored = km.rescore_ties(run.players, reference="last_to_play").set_index(["rule", "seat"])
-    logged = km.seat_win_rates(run.players)["wins"].to_numpy()
+    rescored = rescore_ties(run.players, reference="last_to_play").set_index(["rule", "seat"])
+    logged = seat_win_rates(run.players)["wins"].to_numpy()
     assert rescored.loc["last_to_play", "wins"].to_numpy() == pytest.approx(logged)
     assert (rescored.loc["last_to_play", "win_rate_change"] == 0).all()
     tied = run.games["tie"].astype(bool)

@@ -12,9 +12,11 @@ import pandas as pd
 import pytest
 
 from analysis import sakura as sk
+from analysis import seats as common_seats
 from analysis.compare import run_label, run_labels, side_by_side
 from analysis.runs import read_run
 from analysis.stats import wilson_interval
+from tests import oracles
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = ROOT / "configs" / "sakura" / "base.toml"
@@ -62,11 +64,50 @@ def games_frame(rows: list[dict]) -> pd.DataFrame:
                          "bumps": "Int16", "court_tokens": "Int16"})
 
 
+# ---- the report's figures of tables held whole: each figure's tally of them, one chunk -------------------
+def seat_win_rates(players: pd.DataFrame) -> pd.DataFrame:
+    return common_seats.seat_win_rates(players).rename(columns={"mean_score": "mean_tokens"})
+
+
+def rescore_ties(players: pd.DataFrame, rules: tuple[str, ...] | None = None, reference: str | None = None,
+                 games: pd.DataFrame | None = None) -> pd.DataFrame:
+    tally = sk.rescore_tally(players, rules, reference, games)
+    return sk.rescore_ties_from(tally, tuple(tally["rules"]))
+
+
+def tie_stats(games: pd.DataFrame) -> dict:
+    return sk.tie_stats_from(sk.tie_tally(games))
+
+
+def card_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
+    return sk.card_values_from(sk.card_tally(events, players))
+
+
+def action_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
+    return sk.action_values_from(sk.action_tally(events, players))
+
+
+def bump_stats(games: pd.DataFrame, events: pd.DataFrame, players: pd.DataFrame | None = None) -> dict:
+    return sk.bump_stats_from(sk.bump_tally(games, events, players))
+
+
+def sakura_tokens(events: pd.DataFrame, players: int) -> pd.DataFrame:
+    return sk.sakura_tokens_from(sk.sakura_tokens_tally(events, players))
+
+
+def round_stats(games: pd.DataFrame) -> dict:
+    return sk.round_stats_from(sk.round_tally(games))
+
+
+def court_win_rate(players: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
+    return sk.court_win_rate_from(sk.court_tally(players, games))
+
+
 # ---- seats ---------------------------------------------------------------------------------------------
 def test_a_seat_that_always_wins():
     players = players_frame([(g, s, 10 if s == 0 else 4, s, 1.0 if s == 0 else 0.0)
                              for g in range(5) for s in range(3)])
-    table = sk.seat_win_rates(players)
+    table = seat_win_rates(players)
     assert list(table["seat"]) == [0, 1, 2]
     assert list(table["games"]) == [5, 5, 5]
     assert list(table["win_rate"]) == [1.0, 0.0, 0.0]
@@ -88,7 +129,7 @@ def tied_players() -> pd.DataFrame:
 
 
 def test_rescore_ties_closest_to_emperor_and_shared():
-    table = sk.rescore_ties(tied_players()).set_index(["rule", "seat"])
+    table = rescore_ties(tied_players()).set_index(["rule", "seat"])
     third = 1 / 3
     closest = [(third + 1) / 5, (1 + third) / 5, (third + 1 + 1) / 5]
     shared = [(0.5 + third + third + 1) / 5, (0.5 + third + 0.5 + third) / 5, (third + 0.5 + third) / 5]
@@ -106,15 +147,15 @@ def test_rescore_ties_closest_to_emperor_and_shared():
 def test_rescore_ties_row_order_does_not_matter_and_unknown_rule_is_refused():
     players = tied_players()
     shuffled = players.sample(frac=1, random_state=3).reset_index(drop=True)
-    pd.testing.assert_frame_equal(sk.rescore_ties(players), sk.rescore_ties(shuffled))
+    pd.testing.assert_frame_equal(rescore_ties(players), rescore_ties(shuffled))
     with pytest.raises(ValueError, match="last_in_order"):
-        sk.rescore_ties(players, rules=("last_in_order",))
+        rescore_ties(players, rules=("last_in_order",))
 
 
 def test_tie_stats_counts_and_intervals():
     games = games_frame([{"game_id": g, "players": 3, "tie": g < 2, "decided_by_tiebreak": g < 1,
                           "winner": None if g == 1 else 0} for g in range(4)])
-    ties = sk.tie_stats(games)
+    ties = tie_stats(games)
     assert ties["n"] == 4
     assert ties["top_tied"] == 2 and ties["top_tied_rate"] == 0.5
     assert ties["decided_by_tiebreak"] == 1 and ties["decided_by_tiebreak_rate"] == 0.25
@@ -145,7 +186,7 @@ def card_game() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def test_card_played_only_by_winners_has_rate_one():
     events, players = card_game()
-    table = sk.card_values(events, players).set_index("card")
+    table = card_values(events, players).set_index("card")
     assert sorted(table.index) == [3, 7, 9, 12]  # card 4 went to the court painter only
     overall = players["win_share"].mean()
     assert overall == pytest.approx(0.5)
@@ -163,7 +204,7 @@ def test_card_played_only_by_winners_has_rate_one():
 
 def test_action_values_group_by_garden_and_painter_action():
     events, players = card_game()
-    table = sk.action_values(events, players)
+    table = action_values(events, players)
     assert list(table["half"]) == ["garden"] * 3 + ["painter"] * 2
     assert list(table["action"]) == ["E+1", "E-1", "closest-2", "P+1", "P+2"]  # API.md order, unused out
     rows = table.set_index(["half", "action"])
@@ -199,8 +240,8 @@ def bump_game() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
 
 def test_bump_stats_tokens_lost_from_card_rows_and_from_final_scores():
     games, events, players = bump_game()
-    from_cards = sk.bump_stats(games, events)
-    exact = sk.bump_stats(games, events, players)
+    from_cards = bump_stats(games, events)
+    exact = bump_stats(games, events, players)
     assert from_cards["tokens_lost_method"] == "card rows" and exact["tokens_lost_method"] == "final scores"
     for stats in (from_cards, exact):
         assert stats["n"] == 1 and stats["bumps_mean"] == 2.0
@@ -226,7 +267,7 @@ def test_bump_stats_distribution_over_games():
                       ignore_index=True)
     players = pd.concat([players, players_frame([(1, 0, 7, 9, 0.0), (1, 1, 8, 12, 1.0), (1, 2, 6, 3, 0.0)])],
                         ignore_index=True)
-    for stats in (sk.bump_stats(games, events), sk.bump_stats(games, events, players)):
+    for stats in (bump_stats(games, events), bump_stats(games, events, players)):
         assert stats["distribution"].to_dict("list") == {"bumps": [0, 2], "games": [1, 1],
                                                          "share": [0.5, 0.5]}
         assert stats["games_with_bump_rate"] == 0.5 and stats["bumps_median"] == 1.0
@@ -240,8 +281,8 @@ def test_bump_stats_card_rows_miss_a_bump_after_the_painters_own_last_card():
     events.loc[4, "bumped"] = 1
     games.loc[0, "bumps"] = 3
     players.loc[1, "score"] = 7
-    assert sk.bump_stats(games, events, players)["tokens_lost_total"] == 3
-    assert sk.bump_stats(games, events)["tokens_lost_total"] == 2  # a lower bound, as documented
+    assert bump_stats(games, events, players)["tokens_lost_total"] == 3
+    assert bump_stats(games, events)["tokens_lost_total"] == 2  # a lower bound, as documented
 
 
 # ---- sakura scoring ------------------------------------------------------------------------------------
@@ -250,7 +291,7 @@ def test_sakura_tokens_by_rank():
             sakura(1, 5, 0, 0, 3), sakura(1, 5, 1, 0, 0), sakura(1, 5, 2, 0, 2), sakura(1, 5, 3, 0, 0),
             sakura(0, 9, 0, 2, 4), sakura(0, 9, 1, 2, 1), sakura(0, 9, 2, 2, 2), sakura(0, 9, 3, 2, 0)]
     events = events_frame([card(0, 1, 0, 5, "E+1", "P+1", 5), *rows])
-    table = sk.sakura_tokens(events, 4)
+    table = sakura_tokens(events, 4)
     assert list(zip(table["sakura"], table["rank"], strict=True)) == [(0, r) for r in range(1, 5)] + [
         (2, r) for r in range(1, 5)]
     first = table[table["sakura"] == 0].set_index("rank")
@@ -262,19 +303,19 @@ def test_sakura_tokens_by_rank():
     assert list(last["mean_tokens"]) == [4.0, 2.0, 1.0, 0.0]
     # rows in any order give the same table
     shuffled = events_frame([card(0, 1, 0, 5, "E+1", "P+1", 5), *rows[::-1]])
-    pd.testing.assert_frame_equal(sk.sakura_tokens(shuffled, 4), table)
+    pd.testing.assert_frame_equal(sakura_tokens(shuffled, 4), table)
 
 
 def test_sakura_tokens_two_players_rank_the_court_painter():
     events = events_frame([sakura(0, 3, 0, 0, 1), sakura(0, 3, 1, 0, 3), sakura(0, 3, 2, 0, 2)])
-    table = sk.sakura_tokens(events, 2)
+    table = sakura_tokens(events, 2)
     assert list(table["rank"]) == [1, 2, 3] and list(table["mean_tokens"]) == [3.0, 2.0, 1.0]
 
 
 # ---- game length ---------------------------------------------------------------------------------------
 def test_round_stats():
     games = games_frame([{"game_id": g, "players": 4, "rounds": r} for g, r in enumerate([10, 12, 12, 14])])
-    stats = sk.round_stats(games)
+    stats = round_stats(games)
     assert (stats["n"], stats["mean"], stats["median"], stats["min"], stats["max"]) == (4, 12.0, 12.0, 10, 14)
     assert (stats["q1"], stats["q3"]) == (11.5, 12.5)
     assert stats["histogram"].to_dict("list") == {"rounds": [10, 12, 14], "games": [1, 2, 1],
@@ -341,40 +382,47 @@ def real_run(tmp_path_factory):
 
 def test_smoke_on_a_real_run(real_run):
     games, players, events = real_run.games, real_run.players, real_run.events
-    seats = sk.seat_win_rates(players)
+    seats = seat_win_rates(players)
     assert list(seats["seat"]) == [0, 1, 2, 3] and (seats["games"] == 300).all()
     assert seats["win_rate"].sum() == pytest.approx(1.0)
     assert ((seats["ci_low"] <= seats["win_rate"]) & (seats["win_rate"] <= seats["ci_high"])).all()
 
-    cards = sk.card_values(events, players)
+    cards = card_values(events, players)
     assert set(cards["card"]) <= set(range(1, 61)) and len(cards) > 50
     assert cards["played"].sum() == (events["kind"] == "card").sum()
     assert cards["win_rate"].between(0, 1).all() and cards["resolved_share"].between(0, 1).all()
     assert (cards["player_games"] <= cards["played"]).all()
-    actions = sk.action_values(events, players)
+    actions = action_values(events, players)
     assert set(actions["half"]) == {"garden", "painter"} and len(actions) == 14
     for half in ("garden", "painter"):
         assert actions.loc[actions["half"] == half, "played"].sum() == cards["played"].sum()
 
-    estimate, exact = sk.bump_stats(games, events), sk.bump_stats(games, events, players)
+    estimate, exact = bump_stats(games, events), bump_stats(games, events, players)
     assert 0 <= estimate["tokens_lost_total"] <= exact["tokens_lost_total"] <= games["bumps"].sum()
     assert estimate["tokens_lost_total"] >= 0.98 * exact["tokens_lost_total"]
     assert exact["distribution"]["games"].sum() == 300
     by_half = exact["by_action"].groupby("half")["bumps"].sum()  # every bump happens as some card resolves
     assert list(by_half) == [games["bumps"].sum()] * 2
 
-    tokens = sk.sakura_tokens(events, 4)
+    tokens = sakura_tokens(events, 4)
     assert list(tokens["sakura"].unique()) == [0, 1, 2] and (tokens["scorings"] == 300).all()
     top = tokens[tokens["rank"] == 1].set_index("sakura")["mean_tokens"]
     assert top[2] == pytest.approx(4.0, abs=0.05) and top[0] == pytest.approx(3.0, abs=0.05)
 
-    rescored = sk.rescore_ties(players).set_index(["rule", "seat"])
+    rescored = rescore_ties(players).set_index(["rule", "seat"])
     configured = players.groupby("seat")["win_share"].mean().to_numpy()
     assert np.allclose(rescored.loc["closest_to_emperor", "win_rate"].to_numpy(), configured)
-    ties = sk.tie_stats(games)
+    ties = tie_stats(games)
     assert ties["n"] == 300 and 0 <= ties["top_tied_rate"] <= 1
-    rounds = sk.round_stats(games)
+    rounds = round_stats(games)
     assert rounds["histogram"]["games"].sum() == 300 and rounds["q1"] <= rounds["median"] <= rounds["q3"]
+    expect = oracles.round_stats(games)  # numpy's figures of the rounds held whole
+    plain = [k for k in expect if k not in ("histogram", "end_reasons")]
+    assert [rounds[k] for k in plain] == pytest.approx([expect[k] for k in plain])
+    assert rounds["end_reasons"] == expect["end_reasons"]
+    pd.testing.assert_frame_equal(rounds["histogram"], expect["histogram"], check_dtype=False)
+    pd.testing.assert_frame_equal(common_seats.seat_win_rates(players), oracles.seat_win_rates(players),
+                                  check_dtype=False, check_exact=False, rtol=1e-12)
 
     label = run_label(real_run.manifest, real_run.path)
     assert label == "sakura 4p random"
@@ -406,7 +454,7 @@ def test_rescore_r23_both_readings_and_both_tie_breaks():
     painter competes (R-14 among all three, or shared), its own win rate is the row of seat 2, and each
     game hands out exactly one win; without it the court never wins and has no row."""
     players, games = court_games(COURT_ROWS)
-    table = sk.rescore_ties(players, games=games).set_index(["rule", "seat"])
+    table = rescore_ties(players, games=games).set_index(["rule", "seat"])
     assert list(dict.fromkeys(table.index.get_level_values("rule"))) == list(sk.COURT_RULES)
     expect = {  # per game (seat 0, seat 1, court)
         "closest_to_emperor": [(1, 0, 0), (0, 1, 0), (0, 1, 0), (1, 0, 0), (1, 0, 0)],
@@ -444,9 +492,9 @@ def test_rescore_r23_win_shares_of_a_bonus_and_old_logs():
     with pytest.raises(ValueError, match="court_tokens"):
         sk.ties.win_shares(score, {"painter_at": at}, "shared+court_can_win")
     old = games.drop(columns=["court_position"])
-    table = sk.rescore_ties(players, games=old)
+    table = rescore_ties(players, games=old)
     assert list(dict.fromkeys(table["rule"])) == list(sk.TIE_RULES) and set(table["seat"]) == {0, 1}
-    pd.testing.assert_frame_equal(table, sk.rescore_ties(players))
+    pd.testing.assert_frame_equal(table, rescore_ties(players))
 
 
 @pytest.fixture(scope="module")
@@ -482,13 +530,13 @@ def test_rescoring_a_logged_run_under_its_own_rule_reproduces_its_win_shares(cou
     shares, court = sk.ties.shares_with_court(m["score"], columns, own)
     assert np.allclose(shares, m["win_share"], atol=1e-6)
     assert np.allclose(court, 1 - m["win_share"].sum(axis=1), atol=1e-6)
-    table = sk.rescore_ties(run.players, reference=own, games=run.games).set_index(["rule", "seat"])
+    table = rescore_ties(run.players, reference=own, games=run.games).set_index(["rule", "seat"])
     logged = run.players.groupby("seat")["win_share"].mean().to_numpy()
     assert np.allclose(table.loc[own, "win_rate"].to_numpy()[:2], logged, atol=1e-6)
     assert (table.loc[own, "win_rate_change"] == 0).all()
     other = "shared" if name == "court" else "shared+court_can_win"
     assert not np.allclose(table.loc[other, "win_rate"].to_numpy()[:2], logged)
-    court_row = sk.court_win_rate(run.players, run.games).iloc[0]
+    court_row = court_win_rate(run.players, run.games).iloc[0]
     if name == "court":
         assert court_row["win_rate"] == pytest.approx(table.loc[(own, 2), "win_rate"])
         assert 0.2 < court_row["win_rate"] < 0.6  # RULES.md: roughly four games in ten under random play
@@ -534,7 +582,7 @@ def test_a_game_the_court_painter_won_alone_is_not_a_shared_win():
                           "winner": None},  # the court won the tie-break
                          {"game_id": 2, "players": 2, "tie": True, "winner": None},  # shared (with it)
                          {"game_id": 3, "players": 2, "tie": False, "winner": 1}])
-    ties = sk.tie_stats(games)
+    ties = tie_stats(games)
     assert ties["shared_win"] == 1 and ties["shared_win_rate"] == 0.25
     assert (ties["shared_win_ci_low"], ties["shared_win_ci_high"]) == pytest.approx(wilson_interval(1, 4))
 
@@ -548,8 +596,9 @@ def test_report_by_parts_equals_the_report_of_the_whole_run(tmp_path, players, r
     the court painter's row, the R-23 re-scoring and shared wins."""
     import matplotlib.pyplot as plt
 
-    from analysis.run_tally import read_run_tally, tally_of_run
+    from analysis.run_tally import read_run_tally
     from analysis.sakura.report import sakura_sections
+    from tests.oracles import tally_of_run
 
     config = tmp_path / "config.toml"
     config.write_text(f'extends = "{BASE}"\n[rules]\n{rules}', encoding="utf-8")

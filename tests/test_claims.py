@@ -22,8 +22,9 @@ from analysis.values import (
     ValuesRun,
     component_values,
     format_values,
+    handicap_from,
+    handicap_tally,
     read_values_run,
-    seat_handicap,
 )
 from analysis.values_report import values_section
 from sim.app.runner import plan_run, simulate
@@ -122,7 +123,7 @@ def test_the_seat_handicap_is_the_smallest_whole_bonus_reaching_the_fair_share()
     rng = np.random.default_rng(3)
     score = np.column_stack([rng.integers(0, 10, 4000), rng.integers(2, 12, 4000),
                              rng.integers(1, 11, 4000)]).astype(float)
-    table = seat_handicap(score, {}, win_shares, "first_in_order")
+    table = handicap_from(handicap_tally(score, {}, win_shares, "first_in_order"))
 
     def share(seat: int, bonus: float) -> float:
         return float(win_shares(score + np.eye(3)[seat] * bonus, None, "first_in_order")[:, seat].mean())

@@ -1,12 +1,24 @@
 """Player-game differences with game-clustered intervals (issue 13, item 4): the holders-minus-others
-difference of Kamakura's chit and power tables has statsmodels' cluster-robust (CR1) standard error."""
+difference of Kamakura's chit and power tables, computed from whole-number sums (analysis.tally), has
+statsmodels' cluster-robust (CR1) standard error; so has the standard error of Sakura's card and action
+tables (analysis.sakura.card_values)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from analysis.stats import Z95, clustered_difference
+from analysis.stats import Z95
+from analysis.tally import SHARE_SCALE, comparison_from_sums, comparison_sums
+
+
+def clustered_difference(flags: np.ndarray, share: np.ndarray, game: np.ndarray):
+    """The chit tables' difference and interval: `comparison_from_sums` of the observations' sums, win
+    shares in 1/SHARE_SCALE (the shares here are whole wins), clusters numbered 0.. in order."""
+    _, cluster = np.unique(game, return_inverse=True)
+    units = np.rint(share * SHARE_SCALE).astype(np.int64)
+    out = comparison_from_sums(comparison_sums(flags, units, cluster, int(cluster.max()) + 1))
+    return out["diff"], out["low"], out["high"]
 
 
 def _players(rng: np.random.Generator, games: int, seats: int = 3):
@@ -47,21 +59,21 @@ def test_empty_groups_give_nan():
 
 def test_sakura_card_se_is_statsmodels_cluster_robust() -> None:
     """Sakura's card and action tables (issue 13, item 4): the standard error of a key's mean win share
-    over the player-games holding it is statsmodels' cluster-robust (CR1, by game) one of a regression of
-    the share on a constant over those player-games."""
+    over the player-games holding it, from the whole-number sums of a chunk (`_key_sums`, `_se_from_sums`),
+    is statsmodels' cluster-robust (CR1, by game) one of a regression of the share on a constant over those
+    player-games."""
     import statsmodels.api as sm
 
-    from analysis.sakura.card_values import _BIT, _clustered_se
+    from analysis.sakura.card_values import _BIT, _key_sums, _se_from_sums
 
     rng = np.random.default_rng(5)
     games, seats = 300, 4
     game = np.repeat(np.arange(games), seats)
-    share = rng.dirichlet(np.ones(seats), size=games).reshape(-1)
+    units = np.rint(rng.dirichlet(np.ones(seats), size=games).reshape(-1) * SHARE_SCALE).astype(np.int64)
+    share = units / SHARE_SCALE
     flags = rng.random((games * seats, 2)) < [0.5, 0.2]
     bits = (flags[:, 0] * _BIT[0] | flags[:, 1] * _BIT[1]).astype(np.uint64)
-    counts = flags.sum(axis=0)
-    means = np.array([share[flags[:, k]].mean() for k in range(2)])
-    se, _ = _clustered_se(bits, share, game, [0, 1], means, counts)
+    se, _ = _se_from_sums(_key_sums(bits, units, game, [0, 1]))
     for k in range(2):
         rows = flags[:, k]
         fit = sm.OLS(share[rows], np.ones(rows.sum())).fit(cov_type="cluster",

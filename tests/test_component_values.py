@@ -18,10 +18,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.kamakura.chit_values import chit_values
+from analysis.kamakura.chit_values import chit_tally, chit_values_from
 from analysis.kamakura.ties import win_shares
 from analysis.runs import read_table
-from analysis.values import bonus_gains, component_values, invert, read_values_run, seat_handicap
+from analysis.values import (
+    bonus_gains,
+    component_values,
+    handicap_from,
+    handicap_tally,
+    invert,
+    read_values_run,
+)
 from sim import games
 from sim.app.runner import simulate
 from sim.app.values_run import plan_values
@@ -95,8 +102,9 @@ def test_zero_point_chit_is_worth_exactly_zero(zero_run: Path, zero_config: Path
     seeds = game_seeds(5, 0, 3000)
     out = spec.run_batch(rules, seeds, [GREEDY] * 3)
     tables = spec.tables(0, seeds, [["greedy"] * 3] * len(seeds), out, rules)
-    old = chit_values(tables["events"].to_pandas(), tables["players"].to_pandas(),
-                      games.load_config(zero_config, 3)[1])
+    config = games.load_config(zero_config, 3)[1]
+    old = chit_values_from(chit_tally(tables["events"].to_pandas(), tables["players"].to_pandas(), config),
+                           config)
     blue_1 = old[(old["colour"] == "blue") & (old["icons"] == 1)].iloc[0]
     assert blue_1["ci_low"] > 0.02 or blue_1["ci_high"] < -0.02, blue_1
 
@@ -164,7 +172,7 @@ def test_seat_handicap_brings_the_seat_to_the_fair_share() -> None:
     wins, one point less not (two players)."""
     rng = np.random.default_rng(3)
     score = np.column_stack([rng.integers(0, 10, 4000), rng.integers(2, 12, 4000)]).astype(float)
-    table = seat_handicap(score, {}, win_shares, "first_in_order")
+    table = handicap_from(handicap_tally(score, {}, win_shares, "first_in_order"))
     h0, h1 = table["handicap_points"]
     assert h0 > 0 > h1
     for seat, h, sign in ((0, h0, 1), (1, h1, -1)):
@@ -279,7 +287,7 @@ def test_the_handicap_sums_by_breakpoints_are_those_of_every_bonus(game: str, pl
     """Issue 18: the handicap's sums, re-scoring each game at its breakpoints only, equal the sums of
     re-scoring it at every bonus, under every tie-break rule of the game (ties made common on purpose)."""
     from analysis.tally import share_units
-    from analysis.values import BONUS_RANGE, handicap_tally
+    from analysis.values import BONUS_RANGE
     from sim import games
 
     spec = games.spec(game)

@@ -13,7 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.ladder import ladder_table, skill_trace, steps_frame
+from analysis.ladder import agents_held, ladder_table_from, skill_trace, steps_frame
+from analysis.seats import seat_tally
 from analysis.stats import wilson_interval
 from sim.design.ladder import DEFAULT_ITERS, levels, parse_iters
 from sim.errors import ConfigError
@@ -96,6 +97,14 @@ def _players(step: str, higher: str, lower: str, shares: list[list[float]]) -> p
             rows.append({"step": step, "game_id": g, "seat": seat, "win_share": share,
                          "agent": higher if seat == g % len(game) else lower})
     return pd.DataFrame(rows)
+
+
+def ladder_table(players: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
+    """The ladder table as `read_ladder` reads it: each step's agents from its run's tally (here each
+    step's players table, one chunk)."""
+    held = {step: agents_held(seat_tally(frame.assign(score=0)))
+            for step, frame in players.groupby("step", sort=False)}
+    return ladder_table_from(held, steps)
 
 
 def test_ladder_table_shares_intervals_and_verdicts() -> None:

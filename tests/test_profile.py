@@ -12,16 +12,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.kamakura.ties import rescore_ties
+from analysis.kamakura.ties import rescore_ties_from
+from analysis.run_tally import read_run_tally
 from analysis.runs import read_run
 from analysis.seats import seat_win_rates, start_player_advantage
 from analysis.skill import (
     DEPENDS,
     NOT_DIFFERENT,
     figure_catalogue,
-    paired_test,
+    paired_test_from,
     read_profile,
-    skill_table,
+    skill_sums,
+    skill_table_from,
 )
 from analysis.stats import holm
 from analysis.ties import tie_stats
@@ -112,20 +114,20 @@ def test_section_figures_agree_with_the_report_analysis(profile: Path) -> None:
     """Every cell is the figure the rest of the report computes for that run (same definition, interval)."""
     est = read_profile(profile).estimates.set_index(["figure", "level"])
     for name, slug in zip(NAMES, SLUGS, strict=True):
-        run = read_run(profile / slug)
-        for row in seat_win_rates(run.players).itertuples():
+        run = read_run_tally(profile / slug)
+        for row in seat_win_rates(run.common).itertuples():
             got = est.loc[(f"seat {row.seat} win rate", name)]
             assert (got.value, got.ci_low, got.ci_high, got.n) == pytest.approx(
                 (row.win_rate, row.ci_low, row.ci_high, row.games))
-        adv = start_player_advantage(run.players)
+        adv = start_player_advantage(run.common)
         got = est.loc[("start-player advantage (seat 0 minus 1/3)", name)]
         assert (got.value, got.ci_low, got.ci_high) == pytest.approx((adv["value"], adv["ci_low"],
                                                                        adv["ci_high"]))
-        ties = tie_stats(run.games)
+        ties = tie_stats(run.common)
         got = est.loc[("top score tied", name)]
         assert (got.value, got.ci_low, got.ci_high) == pytest.approx(
             (ties["top_tied_rate"], ties["top_tied_ci_low"], ties["top_tied_ci_high"]))
-        shared = rescore_ties(run.players, reference="last_in_order").query("rule == 'shared'")
+        shared = rescore_ties_from(run.own["rescore"]).query("rule == 'shared'")
         for r in shared.itertuples():  # the effect of the rule is minus the change to sharing ties
             got = est.loc[(f"tie-break effect on seat {r.seat} (last_in_order minus shared ties)", name)]
             assert (got.value, got.ci_low, got.ci_high) == pytest.approx(
@@ -157,6 +159,16 @@ def test_a_profile_with_values_compares_component_values(tmp_path: Path) -> None
 
 
 # ---- the test on synthetic per-game values ------------------------------------------------------------
+def skill_table(per_game: dict[str, pd.DataFrame], catalogue: pd.DataFrame) -> tuple[pd.DataFrame, ...]:
+    """The section's figures and tests of per-game values held whole: their `skill_sums`, one window."""
+    return skill_table_from(skill_sums(per_game), catalogue, list(per_game))
+
+
+def paired_test(matrix: np.ndarray) -> dict[str, float]:
+    """`paired_test_from` of a (games, levels) matrix's sums and cross-products."""
+    return paired_test_from(len(matrix), matrix.sum(axis=0), matrix.T @ matrix)
+
+
 def _synthetic(rng: np.random.Generator, n: int, seat0: dict[str, float], tie: float = 0.1) -> dict:
     """Per-game values of 3 seats, ties and tie-break decisions at each level: seat 0 wins with the level's
     probability, seats 1 and 2 split the rest; game ids 0..n-1 at every level."""

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from analysis import tally as T
 from analysis.kamakura.report import kamakura_sections
-from analysis.run_tally import read_run_tally, tally_of_run
+from analysis.run_tally import read_run_tally
 from analysis.runs import read_run
-from analysis.stats import clustered_comparison, seat_gap
+from tests.oracles import clustered_comparison, seat_gap, tally_of_run
 
 ROOT = Path(__file__).resolve().parents[1]
 KAMAKURA = str(ROOT / "configs" / "kamakura" / "base.toml")

@@ -18,8 +18,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.seats import agent_win_rates, chi_square_equal, seat_equality_test, seat_tests, share_tests
+from analysis.seats import (
+    agent_win_rates,
+    chi_square_equal,
+    seat_equality_test,
+    seat_tally,
+    seat_tests,
+    share_tests_from_sums,
+)
 from analysis.stats import holm, mean_test_p, wilson_intervals
+from analysis.tally import SHARE_SCALE, share_units
+from tests import oracles
 
 
 def closed_testing_rejections(p: list[float], alpha: float) -> set[int]:
@@ -47,6 +56,13 @@ def test_holm_by_hand_and_with_missing_values():
     assert holm([0.01, 0.04, 0.03]).tolist() == pytest.approx([0.03, 0.06, 0.06])
     out = holm([0.02, np.nan, 0.5])
     assert np.isnan(out[1]) and out[[0, 2]].tolist() == pytest.approx([0.04, 0.5])
+
+
+def share_tests(shares: np.ndarray, fair: float) -> pd.DataFrame:
+    """`share_tests_from_sums` of a (games, k) win-share matrix: what the seat flags of a run's tally do."""
+    units = share_units(shares)
+    squares = (units * units).sum(axis=0)
+    return share_tests_from_sums(len(units), units.sum(axis=0), squares, fair, SHARE_SCALE)
 
 
 def test_mean_test_matches_the_normal_formula():
@@ -101,13 +117,15 @@ def _players_table(shares: np.ndarray) -> pd.DataFrame:
                          "win_share": shares.reshape(-1)})
 
 
-def test_seat_tests_on_a_players_table_match_the_matrix_form():
+def test_seat_tests_from_the_tally_match_the_matrix_form():
     rng = np.random.default_rng(3)
     shares = null_shares(rng, 3000, 4)
-    from_table = seat_tests(_players_table(shares))
-    from_matrix = share_tests(shares, 0.25)
+    from_table = seat_tests(seat_tally(_players_table(shares)))
+    from_matrix = oracles.share_tests(shares, 0.25)  # float shares and numpy's sd, held whole
     assert from_table["seat"].tolist() == [0, 1, 2, 3]
     assert np.allclose(from_table["p_holm"], from_matrix["p_holm"])
+    pd.testing.assert_frame_equal(from_table, oracles.seat_tests(_players_table(shares)), check_exact=False,
+                                  rtol=1e-9)
 
 
 def test_agent_flags_are_holm_adjusted_over_the_agents():
@@ -115,8 +133,11 @@ def test_agent_flags_are_holm_adjusted_over_the_agents():
     shares = null_shares(rng, 3000, 3)
     table = _players_table(shares)
     table["agent"] = np.where(table["seat"] == 0, "mcts", "greedy")
-    agents = agent_win_rates(table)
+    agents = agent_win_rates(seat_tally(table))
     assert set(agents["agent"]) == {"greedy", "mcts"} and {"p_holm", "differs"} <= set(agents.columns)
+    expect = oracles.agent_win_rates(table)  # by pandas on the table held whole
+    pd.testing.assert_frame_equal(agents, expect[agents.columns], check_dtype=False, check_exact=False,
+                                  rtol=1e-9)
     greedy_games = shares[:, 1:].sum(axis=1)
     p = float(mean_test_p(greedy_games.mean(), greedy_games.std(ddof=1), 3000, 2 / 3))
     # two agents whose shares sum to 1 in every game: the same test twice, so Holm doubles it
@@ -133,7 +154,9 @@ def test_the_omnibus_chi_square_matches_scipy():
     assert ours["p_value"] == pytest.approx(theirs.pvalue)
     rng = np.random.default_rng(5)
     table = _players_table(null_shares(rng, 2000, 4))
-    assert seat_equality_test(table)["n"] == 2000
+    ours = seat_equality_test(seat_tally(table))
+    assert ours["n"] == 2000
+    assert ours["statistic"] == pytest.approx(oracles.seat_equality_test(table)["statistic"], rel=1e-12)
 
 
 def test_a_table_of_intervals_is_judged_as_one_family():

@@ -6,7 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analysis.stats import gap_samples, seat_gap
+from analysis.paired import seat_gap_from_sums
+from analysis.tally import share_units
+from tests.oracles import gap_samples
+
+
+def seat_gap(shares: np.ndarray) -> dict:
+    """The seat gap of a (games, seats) win-share matrix from its sums, as the sweep report computes it."""
+    units = share_units(shares)
+    return seat_gap_from_sums(len(units), units.sum(axis=0), units.T @ units)
 
 
 def shares_with_rates(rng: np.random.Generator, games: int, rates: list[float]) -> np.ndarray:

@@ -16,13 +16,13 @@ import pandas as pd
 import pytest
 
 from analysis.paired import per_game
-from analysis.stats import seat_gap
 from analysis.sweep_report import compare_runs
 from sim.app.runner import plan_run
 from sim.config import load_toml
 from sim.design.overrides import apply_overrides, dump_toml, parse_key, path_text
 from sim.design.sweep import load_sweep
 from sim.errors import ConfigError
+from tests.oracles import seat_gap
 
 ROOT = Path(__file__).resolve().parents[1]
 KAMAKURA = (ROOT / "configs" / "kamakura" / "base.toml").as_posix()

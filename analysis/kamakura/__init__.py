@@ -1,17 +1,17 @@
 """Kamakura balance statistics (issue 5, item 2), computed from a run's tables alone (API.md "Run directory"):
-the Kamakura functions of the question modules under their historical names, for
-`analysis.kamakura.report` and callers that ask for "everything about Kamakura"
-(``from analysis import kamakura; kamakura.chit_values(...)``).
+the Kamakura functions of the question modules, for `analysis.kamakura.report` and callers that ask for
+"everything about Kamakura" (``from analysis import kamakura; kamakura.chit_values_from(...)``).
 
 Each question lives in its own module: seats in the game-independent `analysis.seats`, how often ties
 decide in `analysis.ties`, the tie re-scoring under every R-9 rule in `analysis.kamakura.ties`, chits and
 powers in `analysis.kamakura.chit_values`, scores, passing and lead changes in
 `analysis.kamakura.game_flow`; the report sections in `analysis.kamakura.report` (the registry's
 `report_sections`). Each figure the report shows has a ``*_tally`` (what some games add, whole numbers that
-merge exactly: analysis.tally) and a ``*_from`` (the figure from a merged tally); the plain function is the
-two in turn on the tables given. All are pure functions: DataFrames in, DataFrames or dicts out; nothing is
-printed or written. Every rate comes with its n and a Wilson 95% interval, every difference with a normal 95%
-interval. Seats are 0-based as in the tables (seat 0 is the start player, "seat 1" in RULES.md prose).
+merge exactly: analysis.tally) and a ``*_from`` (the figure from a merged tally): a figure of some tables
+held whole is the ``*_from`` of their ``*_tally``, one chunk. All are pure functions: DataFrames in,
+DataFrames or dicts out; nothing is printed or written. Every rate comes with its n and a Wilson 95%
+interval, every difference with a normal 95% interval. Seats are 0-based as in the tables (seat 0 is the
+start player, "seat 1" in RULES.md prose).
 """
 
 from __future__ import annotations
@@ -21,27 +21,19 @@ from analysis.kamakura.chit_values import (
     POWERS,
     chit_tally,
     chit_types,
-    chit_values,
     chit_values_from,
-    component_values,
+    component_values_from,
     power_tally,
-    power_values,
     power_values_from,
 )
 from analysis.kamakura.game_flow import (
     flow_tally,
-    lead_changes,
     lead_changes_from,
     lead_changes_per_game,
-    pass_timing,
-    pass_timing_counts,
     pass_timing_from,
-    score_stats,
     score_stats_from,
 )
-from analysis.kamakura.ties import TIE_RULES, rescore_tally, rescore_ties, rescore_ties_from
-from analysis.seats import seat_equality_test, seat_win_rates, start_player_advantage
-from analysis.ties import tie_stats
+from analysis.kamakura.ties import TIE_RULES, rescore_tally, rescore_ties_from
 
 __all__ = [
     "COLOURS",
@@ -49,26 +41,15 @@ __all__ = [
     "TIE_RULES",
     "chit_tally",
     "chit_types",
-    "chit_values",
     "chit_values_from",
-    "component_values",
+    "component_values_from",
     "flow_tally",
-    "lead_changes",
     "lead_changes_from",
     "lead_changes_per_game",
-    "pass_timing",
-    "pass_timing_counts",
     "pass_timing_from",
     "power_tally",
-    "power_values",
     "power_values_from",
     "rescore_tally",
-    "rescore_ties",
     "rescore_ties_from",
-    "score_stats",
     "score_stats_from",
-    "seat_equality_test",
-    "seat_win_rates",
-    "start_player_advantage",
-    "tie_stats",
 ]

@@ -3,8 +3,8 @@ and the win share of holders against the others; per power: activation rate and 
 activating player-games against the others (normal 95% intervals of the differences). All associations,
 not causal effects (those come from `balance values`, analysis/values.py). The logistic regression of
 winning on the chits held was removed: the holdings sum to the score, so it measured points, not chits.
-`component_values` is the registry's uniform view of these associations (`GameSpec.component_values`,
-used by the sweep and tune commands).
+`component_values_from` is the registry's uniform view of these associations (`GameSpec.tally_values`,
+used by the sweep report).
 
 The chit colours are the engine's (`sim.kamakura.params.COLOURS`); the events table logs an order chit's
 activation with the pseudo-colour `sim.kamakura.tables.ORDER_COLOUR`.
@@ -116,7 +116,18 @@ def chit_tally(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str,
 
 
 def chit_values_from(tally: Mapping[str, Any], config: Mapping[str, Any]) -> pd.DataFrame:
-    """`chit_values` from a (merged) `chit_tally`."""
+    """What each chit type (colour x icons) is worth, from a (merged) `chit_tally`. One row per type of the
+    config's chit set:
+
+    ``colour, icons, copies`` (per game), ``points, power`` (config), ``games``, ``gained`` (count),
+    ``claim_rate`` (gained / (games x copies)), ``mean_turn_claimed`` (game-wide turn index, 0-based),
+    ``activations``, ``activation_rate`` (activations / gains; NaN for a type without power),
+    ``n_holders`` (player-games holding at least one), ``holders_win_rate``, ``others_win_rate``,
+    ``win_added`` (holders minus others, mean win share) with ``ci_low, ci_high`` (normal 95% interval of
+    the difference, its standard error cluster-robust by game), ``n_player_games``, and ``p_holm``,
+    ``significant`` (`analysis.stats.interval_family`: Holm over the table's rows).
+
+    ``win_added`` is an association, not a causal effect: holders also tend to be players who gained more."""
     types = chit_types(config)
     cmp = comparison_from_sums(tally["holders"])
     games = int(tally["games"])
@@ -134,22 +145,6 @@ def chit_values_from(tally: Mapping[str, Any], config: Mapping[str, Any]) -> pd.
     family = interval_family(out["win_added"], out["ci_low"], out["ci_high"])
     return out.assign(p_holm=family["p_holm"], significant=family["significant"],
                       detectable=family["detectable"])
-
-
-def chit_values(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
-    """What each chit type (colour x icons) is worth. One row per type of the config's chit set:
-
-    ``colour, icons, copies`` (per game), ``points, power`` (config), ``games``, ``gained`` (count),
-    ``claim_rate`` (gained / (games x copies)), ``mean_turn_claimed`` (game-wide turn index, 0-based),
-    ``activations``, ``activation_rate`` (activations / gains; NaN for a type without power),
-    ``n_holders`` (player-games holding at least one), ``holders_win_rate``, ``others_win_rate``,
-    ``win_added`` (holders minus others, mean win share) with ``ci_low, ci_high`` (normal 95% interval of
-    the difference, its standard error cluster-robust by game), ``n_player_games``, and ``p_holm``,
-    ``significant`` (`analysis.stats.interval_family`: Holm over the table's rows).
-
-    ``win_added`` is an association, not a causal effect: holders also tend to be players who gained more.
-    The report computes it chunk by chunk: `chit_tally` of each chunk, merged, then `chit_values_from`."""
-    return chit_values_from(chit_tally(events, players, config), config)
 
 
 def _order_seats(config: Mapping[str, Any] | None, seats: int, activated: np.ndarray,
@@ -197,7 +192,19 @@ def power_tally(events: pd.DataFrame, players: pd.DataFrame,
 
 
 def power_values_from(tally: Mapping[str, Any]) -> pd.DataFrame:
-    """`power_values` from a (merged) `power_tally`."""
+    """What activating each power is worth, from a (merged) `power_tally`. One row per power (red, yellow,
+    green, order chit):
+
+    ``power, n`` (eligible player-games), ``n_activating`` (player-games that activated it at least once),
+    ``activation_rate`` with ``activation_ci_low, activation_ci_high`` (Wilson), ``activations`` (count),
+    ``mean_activations`` (per eligible player-game), ``activating_win_rate``, ``others_win_rate``,
+    ``win_added`` with ``ci_low, ci_high`` (normal 95% interval of the difference of means, cluster-robust
+    by game), ``p_holm``, ``significant`` (Holm over the four powers).
+
+    Every player-game is eligible for the chit powers; for the order chit only seats whose order chit grants
+    moves (``config["rules"]["order_chit_moves"]`` when `power_tally` had a config, else the seats that
+    activated an order chit at least once in these games): the start player's order chit never acts (R-4).
+    Like ``win_added`` of chits, an association: activating needs holding, and holding needs gaining."""
     sums = tally["activating"]
     cmp = comparison_from_sums(sums)
     rows = []
@@ -217,32 +224,11 @@ def power_values_from(tally: Mapping[str, Any]) -> pd.DataFrame:
                       detectable=family["detectable"])
 
 
-def power_values(events: pd.DataFrame, players: pd.DataFrame,
-                 config: Mapping[str, Any] | None = None) -> pd.DataFrame:
-    """What activating each power is worth. One row per power (red, yellow, green, order chit):
-
-    ``power, n`` (eligible player-games), ``n_activating`` (player-games that activated it at least once),
-    ``activation_rate`` with ``activation_ci_low, activation_ci_high`` (Wilson), ``activations`` (count),
-    ``mean_activations`` (per eligible player-game), ``activating_win_rate``, ``others_win_rate``,
-    ``win_added`` with ``ci_low, ci_high`` (normal 95% interval of the difference of means, cluster-robust
-    by game), ``p_holm``, ``significant`` (Holm over the four powers).
-
-    Every player-game is eligible for the chit powers; for the order chit only seats whose order chit grants
-    moves (``config["rules"]["order_chit_moves"]`` when a config is given, else the seats that activated an
-    order chit at least once in these games): the start player's order chit never acts (R-4).
-    Like ``win_added`` of chits, an association: activating needs holding, and holding needs gaining."""
-    return power_values_from(power_tally(events, players, config))
-
-
-def component_values(events: pd.DataFrame, players: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
-    """The win added by each chit type, in the registry's uniform shape (`GameSpec.component_values`):
-    ``item`` ("<colour> <icons>", e.g. "red 3"), ``win_added``, ``ci_low``, ``ci_high`` (`chit_values`),
-    one row per chit type of the config's chit set. ``config``: the run manifest's config snapshot."""
-    return _items(chit_values(events, players, config))
-
-
 def component_values_from(own: Mapping[str, Any], config: Mapping[str, Any]) -> pd.DataFrame:
-    """`component_values` from the Kamakura half of a run's merged report tally (`GameSpec.tally_values`)."""
+    """The win added by each chit type, in the registry's uniform shape (`GameSpec.tally_values`): ``item``
+    ("<colour> <icons>", e.g. "red 3"), ``win_added``, ``ci_low``, ``ci_high`` (`chit_values_from`), one
+    row per chit type of the config's chit set, from the Kamakura half of a run's merged report tally.
+    ``config``: the run manifest's config snapshot."""
     return _items(chit_values_from(own["chits"], config))
 
 

@@ -50,7 +50,16 @@ def flow_tally(players: pd.DataFrame, games: pd.DataFrame,
 
 
 def score_stats_from(tally: dict[str, Any]) -> dict[str, Any]:
-    """`score_stats` from a (merged) `flow_tally`."""
+    """Scores and decisiveness, from a (merged) `flow_tally`. Keys:
+
+    - ``by_seat``: DataFrame ``seat, n, mean, sd, ci_low, ci_high`` (95% interval of the mean), ``min, q25,
+      median, q75, max`` of final scores;
+    - ``margin``: dict of the first-minus-second score per game (0 when the top is tied): ``n, mean, sd,
+      ci_low, ci_high, min, q25, median, q75, max, zero_rate``; ``margin_counts``: DataFrame
+      ``margin, games, share`` (histogram-ready);
+    - ``length``: dict of game length in turns (same keys as margin, without zero_rate);
+      ``length_counts``: DataFrame ``turns, games, share``;
+    - ``end_reasons``: DataFrame ``end_reason, games, rate, ci_low, ci_high``."""
     score: Hist = tally["score"]
     by_seat = [{"seat": seat, **hist_distribution(score.group(seat))}
                for seat in range(score.counts.shape[0])]
@@ -68,24 +77,11 @@ def score_stats_from(tally: dict[str, Any]) -> dict[str, Any]:
             "length_counts": hist_table(tally["turns"], "turns"), "end_reasons": end_reasons}
 
 
-def score_stats(players: pd.DataFrame, games: pd.DataFrame) -> dict[str, Any]:
-    """Scores and decisiveness. Keys:
-
-    - ``by_seat``: DataFrame ``seat, n, mean, sd, ci_low, ci_high`` (95% interval of the mean), ``min, q25,
-      median, q75, max`` of final scores;
-    - ``margin``: dict of the first-minus-second score per game (0 when the top is tied): ``n, mean, sd,
-      ci_low, ci_high, min, q25, median, q75, max, zero_rate``; ``margin_counts``: DataFrame
-      ``margin, games, share`` (histogram-ready);
-    - ``length``: dict of game length in turns (same keys as margin, without zero_rate);
-      ``length_counts``: DataFrame ``turns, games, share``;
-    - ``end_reasons``: DataFrame ``end_reason, games, rate, ci_low, ci_high``.
-
-    The report computes it chunk by chunk: `flow_tally` of each chunk, merged, then `score_stats_from`."""
-    return score_stats_from(flow_tally(players, games))
-
-
 def pass_timing_from(tally: dict[str, Any]) -> pd.DataFrame:
-    """`pass_timing` from a (merged) `flow_tally`."""
+    """When players pass out of the game (R-8), per seat, from a (merged) `flow_tally`: ``seat, n``
+    (player-games), ``passed``, ``never_passed_rate`` with ``ci_low, ci_high`` (Wilson; the game ended with
+    every chit gained first), and the turn of passing among those who passed (game-wide turn index):
+    ``mean_out_turn, sd_out_turn, q25_out_turn, median_out_turn, q75_out_turn``."""
     out_turn: Hist = tally["out_turn"]
     rows = []
     for seat, n in enumerate(tally["seat_games"]):
@@ -99,37 +95,6 @@ def pass_timing_from(tally: dict[str, Any]) -> pd.DataFrame:
                      "sd_out_turn": d["sd"], "q25_out_turn": d["q25"], "median_out_turn": d["median"],
                      "q75_out_turn": d["q75"]})
     return pd.DataFrame(rows)
-
-
-def pass_timing(players: pd.DataFrame) -> pd.DataFrame:
-    """When players pass out of the game (R-8), per seat: ``seat, n`` (player-games), ``passed``,
-    ``never_passed_rate`` with ``ci_low, ci_high`` (Wilson; the game ended with every chit gained first),
-    and the turn of passing among those who passed (game-wide turn index): ``mean_out_turn, sd_out_turn,
-    q25_out_turn, median_out_turn, q75_out_turn``."""
-    pg = player_games(players)
-    out_turn = floats(pg.frame["out_turn"])
-    return pass_timing_from({"seat_games": np.bincount(pg.seat, minlength=pg.seats),
-                             "never_passed": np.bincount(pg.seat[np.isnan(out_turn)], minlength=pg.seats),
-                             "out_turn": hist(out_turn, pg.seat, pg.seats)})
-
-
-def pass_timing_counts(players: pd.DataFrame) -> pd.DataFrame:
-    """Histogram-ready distribution of the passing turn per seat: ``seat, out_turn, players, share`` (share
-    of that seat's player-games; players who never passed are not listed)."""
-    pg = player_games(players)
-    out = floats(pg.frame["out_turn"])
-    passed = ~np.isnan(out)
-    seats = pg.seats
-    turn = out[passed].astype(np.int64)
-    if len(turn) == 0:
-        return pd.DataFrame({"seat": [], "out_turn": [], "players": [], "share": []})
-    span = int(turn.max()) + 1
-    counts = np.bincount(pg.seat[passed] * span + turn, minlength=seats * span).reshape(seats, span)
-    seat_idx, turn_idx = np.nonzero(counts)
-    per_seat = np.bincount(pg.seat, minlength=seats)
-    c = counts[seat_idx, turn_idx]
-    return pd.DataFrame({"seat": seat_idx, "out_turn": turn_idx, "players": c,
-                         "share": c / per_seat[seat_idx]})
 
 
 def _lead_changes_block(game: np.ndarray, seat: np.ndarray, turn: np.ndarray, points: np.ndarray,
@@ -213,15 +178,11 @@ def lead_changes_per_game(events: pd.DataFrame, players: pd.DataFrame) -> pd.Ser
 
 
 def lead_changes_from(tally: dict[str, Any]) -> dict[str, Any]:
-    """`lead_changes` from a (merged) `flow_tally` (made with the events)."""
+    """Summary of lead changes per game (``lead_changes_per_game``), from a (merged) `flow_tally` made with
+    the events: ``n, mean, sd, ci_low, ci_high, min, q25, median, q75, max, zero_rate`` and ``counts``
+    (DataFrame ``lead_changes, games, share``)."""
     h: Hist = tally["lead_changes"]
     summary = hist_distribution(h)
     summary["zero_rate"] = hist_count(h, 0) / summary["n"] if summary["n"] else float("nan")
     summary["counts"] = hist_table(h, "lead_changes")
     return summary
-
-
-def lead_changes(events: pd.DataFrame, players: pd.DataFrame) -> dict[str, Any]:
-    """Summary of lead changes per game (see ``lead_changes_per_game``): ``n, mean, sd, ci_low, ci_high,
-    min, q25, median, q75, max, zero_rate`` and ``counts`` (DataFrame ``lead_changes, games, share``)."""
-    return lead_changes_from({"lead_changes": hist(lead_changes_per_game(events, players).to_numpy(float))})

@@ -27,15 +27,10 @@ from analysis.page import (
     tie_section,
     wide,
 )
-from analysis.run_tally import (
-    RunTally,
-    seat_equality_test,
-    seat_tests,
-    seat_win_rates,
-    start_player_advantage,
-)
-from analysis.run_tally import tie_stats as common_tie_stats
+from analysis.run_tally import RunTally
+from analysis.seats import seat_equality_test, seat_tests, seat_win_rates, start_player_advantage
 from analysis.tally import Hist
+from analysis.ties import tie_stats
 from sim.kamakura.params import rules_from_mapping
 
 
@@ -60,46 +55,56 @@ _ASSOCIATION = {"win_added": "win_rate_difference", "detectable": "detectable_ra
 
 
 def kamakura_sections(runs: dict[str, RunTally]) -> tuple[list[Section], list[dict[str, Any]]]:
-    """The report sections of Kamakura runs (label -> RunTally) and one summary.json record per run."""
-    labels = list(runs)
-    series, n_all = scope(runs)
+    """The report sections of Kamakura runs (label -> RunTally) and one summary.json record per run: each
+    figure read once off each run's merged tally (`_figures`), then laid out section by section."""
+    figures = {lab: _figures(run) for lab, run in runs.items()}
+    _, n_all = scope(runs)
+    sections = [_seat_section(runs, figures, n_all),
+                tie_section("Kamakura: ties and what the tie-break rule is worth", "kamakura", runs,
+                            ties={lab: f["ties"] for lab, f in figures.items()},
+                            rescored={lab: f["rescored"] for lab, f in figures.items()},
+                            tied_what="top score", rule="R-9, R-20", n_all=n_all),
+                _components_section(figures),
+                _length_section(runs, figures, n_all)]
+    return sections, [_summary(lab, run, figures[lab]) for lab, run in runs.items()]
 
-    seats = {lab: seat_win_rates(r.common) for lab, r in runs.items()}
-    equality = {lab: seat_equality_test(r.common) for lab, r in runs.items()}
-    flags = {lab: seat_tests(r.common) for lab, r in runs.items()}
-    advantage = {lab: start_player_advantage(r.common) for lab, r in runs.items()}
-    ties = {lab: common_tie_stats(r.common) for lab, r in runs.items()}
-    rescored = {lab: K.rescore_ties_from(r.own["rescore"]) for lab, r in runs.items()}
-    chits = {lab: K.chit_values_from(r.own["chits"], r.manifest["config"]) for lab, r in runs.items()}
-    powers = {lab: K.power_values_from(r.own["powers"]) for lab, r in runs.items()}
-    scores = {lab: K.score_stats_from(r.own["flow"]) for lab, r in runs.items()}
-    passing = {lab: K.pass_timing_from(r.own["flow"]) for lab, r in runs.items()}
-    leads = {lab: K.lead_changes_from(r.own["flow"]) for lab, r in runs.items()}
 
-    # ---- seats ----
+def _figures(run: RunTally) -> dict[str, Any]:
+    """Every figure of one run's report, from its merged tally (each computed once)."""
+    c, own = run.common, run.own
+    return {"seats": seat_win_rates(c), "equality": seat_equality_test(c), "flags": seat_tests(c),
+            "advantage": start_player_advantage(c), "ties": tie_stats(c),
+            "rescored": K.rescore_ties_from(own["rescore"]),
+            "chits": K.chit_values_from(own["chits"], run.manifest["config"]),
+            "powers": K.power_values_from(own["powers"]), "scores": K.score_stats_from(own["flow"]),
+            "passing": K.pass_timing_from(own["flow"]), "leads": K.lead_changes_from(own["flow"])}
+
+
+def _seat_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]], n_all: str) -> Section:
+    """Seat win rates and the start-player advantage."""
     notes = []
     for lab, run in runs.items():
-        a, eq = advantage[lab], equality[lab]
+        f = figures[lab]
+        a, eq = f["advantage"], f["equality"]
         verdict = "significant" if eq["p_value"] < 0.05 else "not significant"
         notes.append(
             f"<b>{lab}</b>: start-player advantage (seat 0 minus the fair share {pct(a['fair_share'])}) "
             f"<b>{100 * a['value']:+.1f} percentage points</b> [{100 * a['ci_low']:+.1f}, "
             f"{100 * a['ci_high']:+.1f}]; "
             f"all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, {p_value(eq['p_value'])} "
-            f"({verdict} at 5%); {seat_flags_text(flags[lab])}; {_n(run)}.")
+            f"({verdict} at 5%); {seat_flags_text(f['flags'])}; {_n(run)}.")
     notes.append("Seat 0 is the start player; ties count by the configured tie-break (shared wins as "
                  "1/k).")
     fair = fair_share(runs)
-    sec = seat_section("Kamakura: seat win rates and the start-player advantage", "kamakura", runs, seats,
-                       notes, f"Win rate by seat with 95% intervals ({n_all})"
-                       + ("; dashed: fair share" if fair else "; fair share 1/players differs between runs"),
-                       f"Kamakura win rate by seat ({n_all})", "seat (0 = start player)")
-    sections = [sec]
+    return seat_section("Kamakura: seat win rates and the start-player advantage", "kamakura", runs,
+                        seats={lab: f["seats"] for lab, f in figures.items()}, notes=notes,
+                        caption=f"Win rate by seat with 95% intervals ({n_all})"
+                        + ("; dashed: fair share" if fair else "; fair share 1/players differs between runs"),
+                        chart_title=f"Kamakura win rate by seat ({n_all})", xlabel="seat (0 = start player)")
 
-    sections.append(tie_section("Kamakura: ties and what the tie-break rule is worth", "kamakura", runs, ties,
-                                rescored, "top score", "R-9, R-20", n_all))
 
-    # ---- chits and powers in play (descriptive) ----
+def _components_section(figures: dict[str, dict[str, Any]]) -> Section:
+    """Chits and powers in play (descriptive)."""
     sec = Section("Kamakura: chits and powers in play (descriptive)")
     sec.notes.append("Descriptive figures: how often each chit type is claimed, when, and how often its "
                      "power is activated. 'Holders minus others' compares the win rate of player-games "
@@ -115,19 +120,21 @@ def kamakura_sections(runs: dict[str, RunTally]) -> tuple[list[Section], list[di
             "ci_high", "significant", "detectable"]
     sec.tables.append(("kamakura_chit_values", "Chit types: claim rate, timing, activation, and holders' win "
                        "rate minus the others' (an association)",
-                       wide({k: v[[c for c in cols if c in v]].rename(columns=_ASSOCIATION)
-                             for k, v in chits.items()}, ["colour", "icons"])))
+                       wide({k: f["chits"][[c for c in cols if c in f["chits"]]].rename(columns=_ASSOCIATION)
+                             for k, f in figures.items()}, ["colour", "icons"])))
     sec.tables.append(("kamakura_power_values", "Powers: activation, and activating player-games' win rate "
                        "minus the others' (an association)",
-                       wide({k: v.rename(columns=_ASSOCIATION)
-                             for k, v in powers.items()}, "power")))
-    sections.append(sec)
+                       wide({k: f["powers"].rename(columns=_ASSOCIATION)
+                             for k, f in figures.items()}, "power")))
+    return sec
 
-    # ---- scores, decisiveness, length ----
+
+def _length_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]], n_all: str) -> Section:
+    """Scores, decisiveness, game length, passing and lead changes."""
     sec = Section("Kamakura: scores, decisiveness, game length, passing and lead changes", question="length",
                   anchor="kamakura-length")
     for lab, run in runs.items():
-        s, lc = scores[lab], leads[lab]
+        s, lc = figures[lab]["scores"], figures[lab]["leads"]
         m, length = s["margin"], s["length"]
         sec.notes.append(
             f"<b>{lab}</b>: winning margin (first minus second) mean {m['mean']:.2f} points "
@@ -137,12 +144,12 @@ def kamakura_sections(runs: dict[str, RunTally]) -> tuple[list[Section], list[di
             f"{length['median']:.0f}; lead changes per game mean {lc['mean']:.2f} "
             f"[{lc['ci_low']:.2f}, {lc['ci_high']:.2f}], none in {pct(lc['zero_rate'])}; {_n(run)}.")
     sec.charts.append(length_chart("kamakura_length", runs, "turns", "Kamakura", n_all))
-    margins = {lab: runs[lab].own["flow"]["margin"] for lab in labels}
+    margins = {lab: run.own["flow"]["margin"] for lab, run in runs.items()}
     sec.charts.append(("kamakura_margin", f"Winning margin in points ({n_all})",
                        charts.histograms(margins, f"Kamakura winning margin ({n_all})",
                                          "first minus second score (points)")))
     sec.charts.append(("kamakura_lead_changes", f"Lead changes per game ({n_all})",
-                       charts.histograms({lab: runs[lab].own["flow"]["lead_changes"] for lab in labels},
+                       charts.histograms({lab: run.own["flow"]["lead_changes"] for lab, run in runs.items()},
                                          f"Kamakura lead changes per game ({n_all})", "lead changes")))
     out_turns = {lab: Hist(r.own["flow"]["out_turn"].offset, r.own["flow"]["out_turn"].counts.sum(axis=0))
                  for lab, r in runs.items()}  # every seat's passing turns together
@@ -150,25 +157,25 @@ def kamakura_sections(runs: dict[str, RunTally]) -> tuple[list[Section], list[di
                        charts.histograms(out_turns, f"Kamakura: turn of passing (R-8) ({n_all})",
                                          "game-wide turn index", "share of passes (%)")))
     sec.tables.append(("kamakura_scores_by_seat", "Final scores by seat",
-                       wide({k: v["by_seat"] for k, v in scores.items()}, "seat")))
-    sec.tables.append(("kamakura_pass_timing", "Passing by seat", wide(passing, "seat")))
-    sections.append(sec)
+                       wide({k: f["scores"]["by_seat"] for k, f in figures.items()}, "seat")))
+    sec.tables.append(("kamakura_pass_timing", "Passing by seat",
+                       wide({k: f["passing"] for k, f in figures.items()}, "seat")))
+    return sec
 
-    summaries = []
-    for lab, run in runs.items():
-        m = run.manifest
-        summaries.append({
-            "label": lab, "game": "kamakura", "run": str(run.path), "games": run.n_games,
-            "players": m["players"],
-            "seats": seats[lab][["seat", "win_rate", "ci_low", "ci_high"]].to_dict(orient="records"),
-            "seat_equality_test": {k: equality[lab][k] for k in ("statistic", "dof", "p_value")},
-            "seat_tests": flags[lab].to_dict(orient="records"),
-            "start_player_advantage": {k: advantage[lab][k] for k in ("value", "ci_low", "ci_high", "n")},
-            "ties": {k: ties[lab][k] for k in TIE_KEYS},
-            "tiebreak_rescoring": rescoring_summary(rescored[lab]),
-            "chit_values": chits[lab][["colour", "icons", "claim_rate", "win_added", "ci_low",
-                                       "ci_high"]].to_dict(orient="records"),
-            "game_length_turns": {k: scores[lab]["length"][k]
-                                  for k in ("mean", "ci_low", "ci_high", "median")},
-        })
-    return sections, summaries
+
+def _summary(lab: str, run: RunTally, f: dict[str, Any]) -> dict[str, Any]:
+    """One run's summary.json record."""
+    m = run.manifest
+    return {
+        "label": lab, "game": "kamakura", "run": str(run.path), "games": run.n_games,
+        "players": m["players"],
+        "seats": f["seats"][["seat", "win_rate", "ci_low", "ci_high"]].to_dict(orient="records"),
+        "seat_equality_test": {k: f["equality"][k] for k in ("statistic", "dof", "p_value")},
+        "seat_tests": f["flags"].to_dict(orient="records"),
+        "start_player_advantage": {k: f["advantage"][k] for k in ("value", "ci_low", "ci_high", "n")},
+        "ties": {k: f["ties"][k] for k in TIE_KEYS},
+        "tiebreak_rescoring": rescoring_summary(f["rescored"]),
+        "chit_values": f["chits"][["colour", "icons", "claim_rate", "win_added", "ci_low",
+                                   "ci_high"]].to_dict(orient="records"),
+        "game_length_turns": {k: f["scores"]["length"][k] for k in ("mean", "ci_low", "ci_high", "median")},
+    }

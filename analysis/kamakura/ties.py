@@ -79,7 +79,16 @@ def rescore_tally(players: pd.DataFrame, rules: Iterable[str] = TIE_RULES,
 
 
 def rescore_ties_from(tally: dict[str, Any], order: Iterable[str] = TIE_RULES) -> pd.DataFrame:
-    """`rescore_ties` from a (merged) `rescore_tally`, the rules in `order`."""
+    """Seat win rates re-scored from the logged final scores under each tie-break rule (R-9), ignoring the
+    logged ``win_share``, from a (merged) `rescore_tally`, the rules in `order`: ``last_in_order`` (the
+    highest seat among those with the top score wins), ``first_in_order`` (the lowest), ``shared`` (each of
+    k tied players gets 1/k), ``last_to_play`` (R-20: the one whose logged ``last_turn`` is latest; left out
+    for logs without that column).
+
+    Long format, one row per (rule, seat): ``rule, seat, games, wins, win_rate, ci_low, ci_high``, and the
+    change against the tally's reference rule (a report's: the run's configured rule): ``win_rate_change,
+    change_ci_low, change_ci_high``, paired over the games: the mean of the per-game changes with its
+    normal 95% interval, from their sum and square sum."""
     games = tally["seat_games"]
     k = len(games)
     rows = []
@@ -97,18 +106,3 @@ def rescore_ties_from(tally: dict[str, Any], order: Iterable[str] = TIE_RULES) -
                                       "win_rate_change": mean, "change_ci_low": c_low,
                                       "change_ci_high": c_high}))
     return pd.concat(rows, ignore_index=True)
-
-
-def rescore_ties(players: pd.DataFrame, rules: Iterable[str] = TIE_RULES,
-                 reference: str | None = None) -> pd.DataFrame:
-    """Seat win rates re-scored from the logged final scores under each tie-break rule (R-9), ignoring the
-    logged ``win_share``: ``last_in_order`` (the highest seat among those with the top score wins),
-    ``first_in_order`` (the lowest), ``shared`` (each of k tied players gets 1/k), ``last_to_play`` (R-20:
-    the one whose logged ``last_turn`` is latest; left out for logs without that column).
-
-    Long format, one row per (rule, seat): ``rule, seat, games, wins, win_rate, ci_low, ci_high``, and the
-    change against `reference` (default: the first rule; a report passes the run's configured rule):
-    ``win_rate_change, change_ci_low, change_ci_high``, paired over the games (`analysis.ties.rule_changes`
-    on the same games held whole). The report computes it chunk by chunk (`rescore_tally`, merged)."""
-    rules = list(rules)
-    return rescore_ties_from(rescore_tally(players, rules, reference), rules)

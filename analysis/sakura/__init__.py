@@ -1,48 +1,38 @@
 """Sakura balance statistics, computed from a run's logged tables alone (API.md, "Run directory"): the
-Sakura functions of the question modules under their historical names, for `analysis.sakura.report` and
-callers that ask for "everything about Sakura" (``from analysis import sakura; sakura.card_values(...)``).
+Sakura functions of the question modules, for `analysis.sakura.report` and callers that ask for "everything
+about Sakura" (``from analysis import sakura; sakura.card_values_from(...)``).
 
-Each question lives in its own module: seats in the game-independent `analysis.seats` (``seat_win_rates``
-below renames its mean score to Sakura's tokens), ties in `analysis.sakura.ties` (``tie_stats`` adds the
-decided share of ties to `analysis.ties.tie_stats`; ``rescore_ties`` re-scores under every R-14 rule and,
-with two players, both readings of R-23),
-card and action values in `analysis.sakura.card_values`, bumps, sakura scoring and game length in
-`analysis.sakura.play`; the report sections in `analysis.sakura.report` (the registry's
-`report_sections`). The report reads a run by parts (issue 18): each figure X of the tables is
+Each question lives in its own module: seats in the game-independent `analysis.seats` (the report names
+their mean score Sakura's tokens), ties in `analysis.sakura.ties` (``tie_stats_from`` adds the decided share
+of ties to `analysis.ties.tie_stats`; ``rescore_ties_from`` re-scores under every R-14 rule and, with two
+players, both readings of R-23), card and action values in `analysis.sakura.card_values`, bumps, sakura
+scoring and game length in `analysis.sakura.play`; the report sections in `analysis.sakura.report` (the
+registry's `report_sections`). The report reads a run by parts (issue 18): each figure X is
 ``X_from(X_tally(tables...))``, where ``X_tally`` is what one chunk of games adds (whole numbers, merged
-exactly by `analysis.tally.merge`) and ``X_from`` reads the figure off a merged tally; `seat_win_rates_from`
-reads the seats off the run's common tally (`analysis.run_tally`). Seats are 0-based as in the tables (seat 0
-is the start player, "seat 1" in RULES.md prose). In two-player games the neutral court painter is logged with
-`seat = players`; it never wins (unless court_can_win, R-23) and is left out of every per-player figure (card
-values, win rates) but counted where painters are (bumps, sakura scoring) and, under R-23, shown beside the
-seats with its own win rate. The action ids and the starting tokens are the engine's (`sim.sakura.params`,
-`sim.sakura.kernels`).
+exactly by `analysis.tally.merge`) and ``X_from`` reads the figure off a merged tally; the figure of some
+tables held whole is the ``X_from`` of their ``X_tally``, one chunk. Seats are 0-based as in the tables
+(seat 0 is the start player, "seat 1" in RULES.md prose). In two-player games the neutral court painter is
+logged with `seat = players`; it never wins (unless court_can_win, R-23) and is left out of every
+per-player figure (card values, win rates) but counted where painters are (bumps, sakura scoring) and,
+under R-23, shown beside the seats with its own win rate. The action ids and the starting tokens are the
+engine's (`sim.sakura.params`, `sim.sakura.kernels`).
 """
 
 from __future__ import annotations
 
-import pandas as pd
-
-from analysis import run_tally as _run_tally
-from analysis import seats as _seats
 from analysis.sakura._columns import CHUNK
 from analysis.sakura.card_values import (
     action_tally,
-    action_values,
     action_values_from,
     card_tally,
-    card_values,
     card_values_from,
-    component_values,
+    component_values_from,
 )
 from analysis.sakura.play import (
-    bump_stats,
     bump_stats_from,
     bump_tally,
-    round_stats,
     round_stats_from,
     round_tally,
-    sakura_tokens,
     sakura_tokens_from,
     sakura_tokens_tally,
 )
@@ -50,13 +40,10 @@ from analysis.sakura.ties import (
     COURT_RULES,
     TIE_RULES,
     court_tally,
-    court_win_rate,
     court_win_rate_from,
     rescore_tally,
-    rescore_ties,
     rescore_ties_from,
     run_rule,
-    tie_stats,
     tie_stats_from,
     tie_tally,
 )
@@ -71,44 +58,21 @@ __all__ = [
     "START_TOKENS",
     "TIE_RULES",
     "action_tally",
-    "action_values",
     "action_values_from",
-    "bump_stats",
     "bump_stats_from",
     "bump_tally",
     "card_tally",
-    "card_values",
     "card_values_from",
-    "component_values",
+    "component_values_from",
     "court_tally",
-    "court_win_rate",
     "court_win_rate_from",
     "rescore_tally",
-    "rescore_ties",
     "rescore_ties_from",
-    "round_stats",
     "round_stats_from",
     "round_tally",
     "run_rule",
-    "sakura_tokens",
     "sakura_tokens_from",
     "sakura_tokens_tally",
-    "seat_win_rates",
-    "seat_win_rates_from",
-    "tie_stats",
     "tie_stats_from",
     "tie_tally",
 ]
-
-
-def seat_win_rates(players: pd.DataFrame) -> pd.DataFrame:
-    """One row per seat (0-based): seat, games, wins (summed win share under the run's configured tie-break),
-    win_rate, Wilson 95% ci_low/ci_high, mean_tokens (mean final tokens). The game-independent
-    `analysis.seats.seat_win_rates`, with its mean_score named for Sakura's tokens."""
-    return _seats.seat_win_rates(players).rename(columns={"mean_score": "mean_tokens"})
-
-
-def seat_win_rates_from(common: dict) -> pd.DataFrame:
-    """`seat_win_rates` from a run's (merged) common tally (`analysis.run_tally.common_tally`): the
-    game-independent `analysis.run_tally.seat_win_rates`, its mean_score named mean_tokens."""
-    return _run_tally.seat_win_rates(common).rename(columns={"mean_score": "mean_tokens"})

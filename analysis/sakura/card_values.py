@@ -4,8 +4,8 @@ intervals cluster-robust by game (the player-games of one game are dependent), a
 win share. The court painter's cards are not counted. Each table is computed from whole-number sums
 (`card_tally`, `action_tally`, mergeable across chunks of games) by `card_values_from`,
 `action_values_from`: the cluster-robust variance is a quadratic form in per-game sums (`_se_from_sums`).
-`component_values` is the registry's uniform view of the card values (`GameSpec.component_values`, used by
-the sweep and tune commands). The action ids and their order are the engine's (`sim.sakura.params`).
+`component_values_from` is the registry's uniform view of the card values (`GameSpec.tally_values`, used
+by the sweep report). The action ids and their order are the engine's (`sim.sakura.params`).
 """
 
 from __future__ import annotations
@@ -55,34 +55,7 @@ _VALUE_COLUMNS = ["played", "player_games", "win_rate", "ci_low", "ci_high", "wi
                   "added_ci_high"]
 
 
-def _clustered_se(bits: np.ndarray, share: np.ndarray, game: np.ndarray, keys: list[int],
-                  means: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Cluster-robust (by game, CR1) standard error of each key's mean win share over the player-games
-    with the key (the player-games of one game are dependent: their shares sum to 1, and one game can
-    hold several with the same action), and the naive variance of that mean (as if independent): the
-    estimator on shares held in memory, which `_se_from_sums` computes from whole-number sums."""
-    n_games = int(game.max()) + 1 if len(game) else 0
-    sums = np.zeros((len(keys), n_games))
-    hits = np.zeros((len(keys), n_games))
-    squares = np.zeros(len(keys))
-    step = 1 << 18
-    for start in range(0, len(bits), step):
-        flags = _unpack(bits[start: start + step])[:, keys].astype(float)  # (rows, keys)
-        resid = flags * (share[start: start + step, None] - means[None, :])
-        g = game[start: start + step]
-        for i in range(len(keys)):
-            sums[i] += np.bincount(g, weights=resid[:, i], minlength=n_games)
-            hits[i] += np.bincount(g, weights=flags[:, i], minlength=n_games)
-        squares += (resid ** 2).sum(axis=0)
-    clusters = (hits > 0).sum(axis=1)  # games holding the key: statsmodels' CR1 factor G / (G - 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scale = np.where(clusters > 1, clusters / (clusters - 1), np.nan)
-        se = np.sqrt(scale * (sums ** 2).sum(axis=1)) / counts
-        naive = squares / np.maximum(counts - 1, 1) / counts  # sample variance / n, as if independent
-    return se, naive
-
-
-def _value_rows(times, games, wins, overall, se, naive_var):
+def _value_rows(times, games, wins, *, overall, se, naive_var):
     """Rows of the value tables: the mean win share of the player-games with the key and its Wilson 95%
     interval at the effective sample size n / deff, where the design effect deff is the clustered
     variance of the mean over the naive one (Wilson keeps a sensible interval at small n and rates near
@@ -146,7 +119,10 @@ def _key_sums(bits: np.ndarray, units: np.ndarray, game: np.ndarray,
 
 
 def _se_from_sums(sums: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """`_clustered_se` from `_key_sums`: with m = wins / n, the clusters' squared residual sums are
+    """Cluster-robust (by game, CR1) standard error of each key's mean win share over the player-games with
+    the key (the player-games of one game are dependent: their shares sum to 1, and one game can hold
+    several with the same action), and the naive variance of that mean (as if independent), from
+    `_key_sums`: with m = wins / n, the clusters' squared residual sums are
     sum_g (S_g - m H_g)^2 = SS - 2 m SH + m^2 HH and the naive sum of squares is squares - m wins, both
     computed exactly in integers (times n^2, resp. n) before the one division."""
     k = len(sums["n"])
@@ -168,7 +144,8 @@ def _value_table(played: np.ndarray, sums: dict[str, np.ndarray], overall: float
     """The value table's rows (`_VALUE_COLUMNS`) of keys played `played` times with the sums `sums`."""
     se, naive = _se_from_sums(sums)
     wins = sums["wins"] / SHARE_SCALE
-    return pd.DataFrame(_value_rows(played, sums["n"], wins, overall, se, naive), columns=_VALUE_COLUMNS)
+    return pd.DataFrame(_value_rows(played, sums["n"], wins, overall=overall, se=se, naive_var=naive),
+                        columns=_VALUE_COLUMNS)
 
 
 def _overall(tally: Mapping[str, Any]) -> float:
@@ -216,7 +193,14 @@ def card_tally(events: pd.DataFrame, players: pd.DataFrame) -> dict[str, Any]:
 
 
 def card_values_from(tally: Mapping[str, Any]) -> pd.DataFrame:
-    """`card_values` from a (merged) `card_tally`."""
+    """Per order number, from a (merged) `card_tally`: card, garden, painter (its two halves), played
+    (times players played it; cards played for the court painter are not counted; cards discarded
+    unresolved at a sakura stop are), resolved_share (of those plays), player_games (player-games in which
+    it was played at least once), win_rate (mean win share of those player-games) with its 95%
+    ci_low/ci_high (clustered by game: a quadratic form in per-game sums, `_se_from_sums`), win_added
+    (win_rate minus the overall mean win share of all player-games, 1/players when nothing is shared) and
+    added_ci_low/added_ci_high (the interval shifted the same way), p_holm and significant (Holm over the
+    table's rows: `analysis.stats.interval_family`). Cards never played are left out."""
     times = np.asarray(tally["played"])
     present = np.flatnonzero(times)
     sums = {name: np.asarray(tally["sums"][name])[present] for name in SUM_KEYS}
@@ -228,20 +212,6 @@ def card_values_from(tally: Mapping[str, Any]) -> pd.DataFrame:
     frame.insert(4, "resolved_share",
                  1 - np.asarray(tally["unresolved"])[present] / np.maximum(times[present], 1))
     return _with_family(frame)
-
-
-def card_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
-    """Per order number: card, garden, painter (its two halves), played (times players played it; cards
-    played for the court painter are not counted; cards discarded unresolved at a sakura stop are),
-    resolved_share (of those plays), player_games (player-games in which it was played at least once),
-    win_rate (mean win share of those player-games) with its 95% ci_low/ci_high (clustered by game),
-    win_added (win_rate minus the overall mean win share of all player-games, 1/players when nothing is
-    shared) and
-    added_ci_low/added_ci_high (the interval shifted the same way), p_holm and significant (Holm over the
-    table's rows: `analysis.stats.interval_family`). Cards never played are left out. The report computes
-    it chunk by chunk (`card_tally`, merged, `card_values_from`): the clustered variance is a quadratic
-    form in per-game sums (`_se_from_sums`)."""
-    return card_values_from(card_tally(events, players))
 
 
 def _with_family(frame: pd.DataFrame) -> pd.DataFrame:
@@ -284,7 +254,10 @@ def action_tally(events: pd.DataFrame, players: pd.DataFrame) -> dict[str, Any]:
 
 
 def action_values_from(tally: Mapping[str, Any]) -> pd.DataFrame:
-    """`action_values` from a (merged) `action_tally`."""
+    """As `card_values_from`, by action type, from a (merged) `action_tally`: one row per garden action
+    (half = "garden") and per painter action (half = "painter"), in the order of API.md's id lists.
+    Columns: half, action, played, player_games, win_rate, ci_low, ci_high, win_added, added_ci_low,
+    added_ci_high, p_holm, significant (Holm over the table's rows)."""
     keys = []
     for half, order in (("garden", GARDEN_ACTIONS), ("painter", PAINTER_ACTIONS)):
         labels = list(tally[half])
@@ -299,25 +272,12 @@ def action_values_from(tally: Mapping[str, Any]) -> pd.DataFrame:
     return _with_family(frame[frame["played"] > 0].reset_index(drop=True))
 
 
-def action_values(events: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
-    """As card_values, by action type: one row per garden action (half = "garden") and per painter action
-    (half = "painter"), in the order of API.md's id lists. Columns: half, action, played, player_games,
-    win_rate, ci_low, ci_high, win_added, added_ci_low, added_ci_high, p_holm, significant (Holm over the
-    table's rows). The report computes it chunk by chunk (`action_tally`, merged, `action_values_from`)."""
-    return action_values_from(action_tally(events, players))
-
-
-def component_values(events: pd.DataFrame, players: pd.DataFrame,
-                     config: Mapping[str, Any] | None = None) -> pd.DataFrame:
-    """The win added by each card played, in the registry's uniform shape (`GameSpec.component_values`):
-    ``item`` ("card <order number>"), ``win_added``, ``ci_low``, ``ci_high`` (`card_values`' win_added and
-    added_ci_low/added_ci_high), one row per card played. ``config`` (the run manifest's config snapshot)
-    is not needed: the cards' halves are logged with them."""
-    return _items(card_values(events, players))
-
-
 def component_values_from(own: Mapping[str, Any], config: Mapping[str, Any] | None = None) -> pd.DataFrame:
-    """`component_values` from the Sakura half of a run's merged report tally (`GameSpec.tally_values`)."""
+    """The win added by each card played, in the registry's uniform shape (`GameSpec.tally_values`): ``item``
+    ("card <order number>"), ``win_added``, ``ci_low``, ``ci_high`` (`card_values_from`'s win_added and
+    added_ci_low/added_ci_high), one row per card played, from the Sakura half of a run's merged report
+    tally. ``config`` (the run manifest's config snapshot) is not needed: the cards' halves are logged with
+    them."""
     return _items(card_values_from(own["cards"]))
 
 

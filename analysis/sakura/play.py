@@ -32,8 +32,8 @@ def bump_tally(games: pd.DataFrame, events: pd.DataFrame, players: pd.DataFrame 
                ) -> dict[str, Any]:
     """What `bump_stats_from` needs of some games, as whole numbers (analysis.tally): the histogram of
     bumps per game, the tokens lost to bumps per painter slot (seat 0.., then the court painter; how:
-    `bump_stats`), the player counts and the method, and per half and action id the resolved cards and
-    the bumps during their resolution."""
+    `bump_stats_from`), the player counts and the method, and per half and action id the resolved cards
+    and the bumps during their resolution."""
     bumps = ints(games["bumps"], fill=0)
     lost = _tokens_lost(games, events, players)
     return {"bumps": hist(bumps), "lost": np.rint(lost).astype(np.int64),
@@ -43,7 +43,34 @@ def bump_tally(games: pd.DataFrame, events: pd.DataFrame, players: pd.DataFrame 
 
 
 def bump_stats_from(tally: dict[str, Any]) -> dict:
-    """`bump_stats` from a (merged) `bump_tally`."""
+    """Bumps (a painter stopped by the Emperor and sent back, R-15) and the tokens they cost, from a
+    (merged) `bump_tally`.
+
+    Returns a dict: n (games); bumps_mean, bumps_sd, bumps_median, bumps_max (bumps per game, from
+    games.bumps); games_with_bump, games_with_bump_rate and its Wilson 95% games_with_bump_ci_low/_high;
+    distribution (DataFrame bumps, games, share); tokens_lost_total, tokens_lost_mean (per game),
+    tokens_lost_per_bump (the share of bumps that cost a token: a bump costs one only if the painter has
+    one); tokens_lost_method; by_painter (DataFrame seat (0-based; the court painter has seat = players, as
+    in the log), court (bool), tokens_lost_mean per game); by_action (DataFrame half, action, cards, bumps,
+    bumps_per_card: bumps during the resolution of resolved cards with that garden or painter action; a
+    garden action can bump another painter).
+
+    How tokens lost are computed. Tokens change only by bumps (-1 each, if the painter has a token) and
+    sakura scoring (the `tokens_gained` of the sakura rows), from START_TOKENS (5). So for each painter
+      lost = START_TOKENS + tokens gained at sakuras - final tokens.
+    With `players` given to `bump_tally`, final tokens are players.score (and games.court_tokens for the
+    court painter): exact (tokens_lost_method "final scores"). Without it they are read from the card
+    rows: the painter's `tokens_after` on its card of the game's last round (games.rounds), plus what it
+    gained at a sakura scored in that round when its card resolved before the card that stopped the Emperor
+    there (a card's tokens_after includes a sakura scored during its own resolution or before it; cards
+    after the stop are discarded, resolved = False, and show the tokens after scoring). This misses only
+    bumps that hit a painter after its own last card resolved and before the game ended (a later card of
+    the last round), so it is a lower bound (tokens_lost_method "card rows"); on real runs it is within
+    0.1% of exact.
+
+    Chunk by chunk, the bumps per game are an exact histogram (the median too), the tokens lost are summed
+    per painter slot.
+    """
     h: Hist = tally["bumps"]
     n, bump_sum, _ = hist_moments(h)
     spread = hist_distribution(h)
@@ -72,36 +99,6 @@ def bump_stats_from(tally: dict[str, Any]) -> dict:
                                     "tokens_lost_mean": lost / n if n else np.nan}),
         "by_action": _bumps_by_action_from(tally["by_action"]),
     }
-
-
-def bump_stats(games: pd.DataFrame, events: pd.DataFrame, players: pd.DataFrame | None = None) -> dict:
-    """Bumps (a painter stopped by the Emperor and sent back, R-15) and the tokens they cost.
-
-    Returns a dict: n (games); bumps_mean, bumps_sd, bumps_median, bumps_max (bumps per game, from
-    games.bumps); games_with_bump, games_with_bump_rate and its Wilson 95% games_with_bump_ci_low/_high;
-    distribution (DataFrame bumps, games, share); tokens_lost_total, tokens_lost_mean (per game),
-    tokens_lost_per_bump (the share of bumps that cost a token: a bump costs one only if the painter has
-    one); tokens_lost_method; by_painter (DataFrame seat (0-based; the court painter has seat = players, as
-    in the log), court (bool), tokens_lost_mean per game); by_action (DataFrame half, action, cards, bumps,
-    bumps_per_card: bumps during the resolution of resolved cards with that garden or painter action; a
-    garden action can bump another painter).
-
-    How tokens lost are computed. Tokens change only by bumps (-1 each, if the painter has a token) and
-    sakura scoring (the `tokens_gained` of the sakura rows), from START_TOKENS (5). So for each painter
-      lost = START_TOKENS + tokens gained at sakuras - final tokens.
-    With `players` given, final tokens are players.score (and games.court_tokens for the court painter):
-    exact (tokens_lost_method "final scores"). Without it they are read from the card rows: the painter's
-    `tokens_after` on its card of the game's last round (games.rounds), plus what it gained at a sakura
-    scored in that round when its card resolved before the card that stopped the Emperor there (a card's
-    tokens_after includes a sakura scored during its own resolution or before it; cards after the stop
-    are discarded, resolved = False, and show the tokens after scoring). This misses only bumps that hit a
-    painter after its own last card resolved and before the game ended (a later card of the last round),
-    so it is a lower bound (tokens_lost_method "card rows"); on real runs it is within 0.1% of exact.
-
-    The report computes it chunk by chunk (`bump_tally`, merged, `bump_stats_from`): the bumps per game
-    are an exact histogram (the median too), the tokens lost are summed per painter slot.
-    """
-    return bump_stats_from(bump_tally(games, events, players))
 
 
 def _tokens_lost(games: pd.DataFrame, events: pd.DataFrame, players: pd.DataFrame | None) -> np.ndarray:
@@ -222,7 +219,13 @@ def sakura_tokens_tally(events: pd.DataFrame, players_count: int) -> dict[str, A
 
 
 def sakura_tokens_from(tally: dict[str, Any]) -> pd.DataFrame:
-    """`sakura_tokens` from a (merged) `sakura_tokens_tally`."""
+    """Tokens won at each sakura by finishing rank there, from a (merged) `sakura_tokens_tally`. At every
+    scoring the painters (the players, plus the court painter with two players) are ranked by
+    tokens_gained, highest first (equal gains: either order, the values are the same). One row per sakura
+    (index 0..2) and rank (1..painters): sakura, rank, scorings (n), mean_tokens, zero_share (share of
+    painters at that rank who got nothing), and sakura_zero_share (share of all painters at that sakura who
+    got nothing). In a log whose sakura rows do not come in blocks of one row per painter, a scoring is as
+    wide as the widest of its chunk."""
     columns = ["sakura", "rank", "scorings", "mean_tokens", "zero_share", "sakura_zero_share"]
     gains: Hist = tally["gains"]
     cells = tally["cells"]
@@ -238,17 +241,6 @@ def sakura_tokens_from(tally: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def sakura_tokens(events: pd.DataFrame, players_count: int) -> pd.DataFrame:
-    """Tokens won at each sakura by finishing rank there. At every scoring the painters (the players, plus
-    the court painter with two players) are ranked by tokens_gained, highest first (equal gains: either
-    order, the values are the same). One row per sakura (index 0..2) and rank (1..painters): sakura, rank,
-    scorings (n), mean_tokens, zero_share (share of painters at that rank who got nothing), and
-    sakura_zero_share (share of all painters at that sakura who got nothing). The report computes it chunk
-    by chunk (`sakura_tokens_tally`, merged, `sakura_tokens_from`). In a log whose sakura rows do not come
-    in blocks of one row per painter, a scoring is as wide as the widest of its chunk."""
-    return sakura_tokens_from(sakura_tokens_tally(events, players_count))
-
-
 def round_tally(games: pd.DataFrame) -> dict[str, Any]:
     """What `round_stats_from` needs of some games, as whole numbers: the histogram of their rounds and
     the games per end reason."""
@@ -258,7 +250,9 @@ def round_tally(games: pd.DataFrame) -> dict[str, Any]:
 
 
 def round_stats_from(tally: dict[str, Any]) -> dict:
-    """`round_stats` from a (merged) `round_tally`: the quartiles from the exact histogram."""
+    """Game length in rounds, from a (merged) `round_tally` (the quartiles from its exact histogram): n
+    (games), mean, sd, median, q1, q3, min, max, end_reasons ({reason: games}, reasons that occurred) and
+    histogram (DataFrame rounds, games, share)."""
     h: Hist = tally["rounds"]
     d = hist_distribution(h)
     n = int(d["n"])
@@ -270,10 +264,3 @@ def round_stats_from(tally: dict[str, Any]) -> dict:
             "median": d["median"], "q1": d["q25"], "q3": d["q75"], "min": int(d["min"]), "max": int(d["max"]),
             "end_reasons": {k: int(v) for k, v in tally["end_reasons"].items() if v > 0},
             "histogram": hist_table(h, "rounds")}
-
-
-def round_stats(games: pd.DataFrame) -> dict:
-    """Game length in rounds: n (games), mean, sd, median, q1, q3, min, max, end_reasons ({reason: games},
-    reasons that occurred) and histogram (DataFrame rounds, games, share). The report computes it chunk by
-    chunk (`round_tally`, merged, `round_stats_from`)."""
-    return round_stats_from(round_tally(games))

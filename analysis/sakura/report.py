@@ -30,8 +30,9 @@ from analysis.page import (
     tie_section,
     wide,
 )
-from analysis.run_tally import RunTally, seat_equality_test, seat_tests
+from analysis.run_tally import RunTally
 from analysis.sakura.ties import COURT_CAN_WIN
+from analysis.seats import seat_equality_test, seat_tests, seat_win_rates
 from analysis.stats import mean_interval
 from sim.sakura.params import rules_from_mapping
 
@@ -51,53 +52,67 @@ def sakura_tally(games: pd.DataFrame, players: pd.DataFrame, events: pd.DataFram
 
 def sakura_sections(runs: dict[str, RunTally]) -> tuple[list[Section], list[dict[str, Any]]]:
     """The report sections of Sakura runs (label -> RunTally, each run's merged tally) and one
-    summary.json record per run."""
+    summary.json record per run: each figure read once off each run's merged tally (`_figures`), then laid
+    out section by section."""
+    figures = {lab: _figures(run) for lab, run in runs.items()}
     series, n_all = scope(runs)
+    sections = [_seat_section(runs, figures, n_all)]
+    rescored = {lab: f["rescored"] for lab, f in figures.items()}
+    ties = tie_section("Sakura: ties and the tie-break", "sakura", runs,
+                       ties={lab: f["ties"] for lab, f in figures.items()}, rescored=rescored,
+                       tied_what="most tokens", rule="R-14", n_all=n_all)
+    ties.notes.extend(_r23_notes(runs, rescored))
+    sections += [ties, _components_section(figures, series, n_all),
+                 _length_section(runs, figures, series, n_all)]
+    return sections, [_summary(lab, run, figures[lab]) for lab, run in runs.items()]
 
-    seats = {lab: S.seat_win_rates_from(r.common) for lab, r in runs.items()}
-    # R-23: a run in which the court painter can win shows its own win rate beside the seats'
-    court = {lab: S.court_win_rate_from(r.own["court"]) for lab, r in runs.items() if _court_competes(r)}
-    for lab, row in court.items():
-        seats[lab] = pd.concat([seats[lab], row], ignore_index=True)
-    equality = {lab: seat_equality_test(r.common) for lab, r in runs.items()}
-    flags = {lab: seat_tests(r.common) for lab, r in runs.items()}
-    ties = {lab: S.tie_stats_from(r.own["ties"]) for lab, r in runs.items()}
-    rescored = {lab: S.rescore_ties_from(r.own["rescore"]) for lab, r in runs.items()}
-    cards = {lab: S.card_values_from(r.own["cards"]) for lab, r in runs.items()}
-    actions = {lab: S.action_values_from(r.own["actions"]) for lab, r in runs.items()}
-    bumps = {lab: S.bump_stats_from(r.own["bumps"]) for lab, r in runs.items()}
-    trees = {lab: S.sakura_tokens_from(r.own["trees"]) for lab, r in runs.items()}
-    rounds = {lab: S.round_stats_from(r.own["rounds"]) for lab, r in runs.items()}
 
+def _figures(run: RunTally) -> dict[str, Any]:
+    """Every figure of one run's report, from its merged tally (each computed once). The seats' mean
+    score is Sakura's tokens; under R-23 (`_court_competes`) the court painter's own row follows the
+    seats'."""
+    c, own = run.common, run.own
+    seats = seat_win_rates(c).rename(columns={"mean_score": "mean_tokens"})
+    court = S.court_win_rate_from(own["court"]) if _court_competes(run) else None
+    if court is not None:
+        seats = pd.concat([seats, court], ignore_index=True)
+    return {"seats": seats, "court": court, "equality": seat_equality_test(c), "flags": seat_tests(c),
+            "ties": S.tie_stats_from(own["ties"]), "rescored": S.rescore_ties_from(own["rescore"]),
+            "cards": S.card_values_from(own["cards"]), "actions": S.action_values_from(own["actions"]),
+            "bumps": S.bump_stats_from(own["bumps"]), "trees": S.sakura_tokens_from(own["trees"]),
+            "rounds": S.round_stats_from(own["rounds"])}
+
+
+def _seat_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]], n_all: str) -> Section:
+    """Seat win rates (and, under R-23, the court painter's)."""
     notes = []
     for lab, run in runs.items():
+        f = figures[lab]
         fair = 1 / run.manifest["players"]
-        first = seats[lab].iloc[0]
-        eq = equality[lab]
+        first = f["seats"].iloc[0]
+        eq = f["equality"]
         notes.append(
             f"<b>{lab}</b>: seat 0 (first to choose) wins {pct(first['win_rate'])} "
             f"{interval(first['ci_low'], first['ci_high'])} against a fair share of {pct(fair)}; "
             f"all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, {p_value(eq['p_value'])} "
             f"({'significant' if eq['p_value'] < 0.05 else 'not significant'} at 5%); "
-            f"{seat_flags_text(flags[lab])}; n = {run.n_games:,} games.")
-        if lab in court:
-            c = court[lab].iloc[0]
+            f"{seat_flags_text(f['flags'])}; n = {run.n_games:,} games.")
+        if f["court"] is not None:
+            c = f["court"].iloc[0]
             notes.append(
                 f"<b>{lab}</b>: played under court_can_win (R-23): the court painter (seat "
                 f"{int(c['seat'])} in the chart and table) won {pct(c['win_rate'])} "
                 f"{interval(c['ci_low'], c['ci_high'])} of the games, which no player won. The seats share "
                 f"the rest, so the fair-share line and the seat tests (against 1/2) overstate what a seat "
                 f"should win: compare the seats with each other.")
-    sec = seat_section("Sakura: seat win rates", "sakura", runs, seats, notes,
-                       f"Win rate by seat with 95% intervals ({n_all})", f"Sakura win rate by seat ({n_all})",
-                       "seat")
-    sections = [sec]
+    return seat_section("Sakura: seat win rates", "sakura", runs,
+                        seats={lab: f["seats"] for lab, f in figures.items()}, notes=notes,
+                        caption=f"Win rate by seat with 95% intervals ({n_all})",
+                        chart_title=f"Sakura win rate by seat ({n_all})", xlabel="seat")
 
-    sec = tie_section("Sakura: ties and the tie-break", "sakura", runs, ties, rescored, "most tokens", "R-14",
-                      n_all)
-    sec.notes.extend(_r23_notes(runs, rescored))
-    sections.append(sec)
 
+def _components_section(figures: dict[str, dict[str, Any]], series: str | None, n_all: str) -> Section:
+    """Cards and actions in play (descriptive)."""
     sec = Section("Sakura: cards and actions in play (descriptive)")
     sec.notes.append("Descriptive: the win rate of the player-games in which the card (or action) was played "
                      "minus the overall rate, with a 95% interval; 'significant' is judged for the whole "
@@ -107,28 +122,34 @@ def sakura_sections(runs: dict[str, RunTally]) -> tuple[list[Section], list[dict
                      "is played by whoever holds it, when it suits them. What having a card in the starting "
                      "hand <i>causes</i> comes from `balance values` (paired intervention; give its run "
                      "directory to this report).")
-    long = stack(cards)
+    cards = {lab: f["cards"] for lab, f in figures.items()}
+    actions = {lab: f["actions"] for lab, f in figures.items()}
     sec.charts.append(("sakura_card_values", "Played-card win rate minus the overall rate (an association), "
                        f"by order number ({n_all})",
-                       _card_chart(long, series, n_all)))
+                       _card_chart(stack(cards), series, n_all)))
     long = stack(actions)
     long["label"] = long["half"].astype(str) + ": " + long["action"].astype(str)
     sec.charts.append(("sakura_action_values",
                        f"Played-action win rate minus the overall rate (an association) ({n_all})",
                        charts.grouped_bars(long, "label", "win_added", "added_ci_low", "added_ci_high",
-                                           series, f"Sakura: win rate added by action type ({n_all})",
-                                           "win rate added (percentage points)", "action", reference=0.0,
-                                           horizontal=True)))
+                                           series=series,
+                                           title=f"Sakura: win rate added by action type ({n_all})",
+                                           xlabel="win rate added (percentage points)", ylabel="action",
+                                           reference=0.0, horizontal=True)))
     sec.tables.append(("sakura_action_values", "Actions: win rate when played",
                        wide(actions, ["half", "action"])))
     sec.tables.append(("sakura_card_values", "Cards: win rate when played, by order number",
                        wide(cards, "card")))
-    sections.append(sec)
+    return sec
 
+
+def _length_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]], series: str | None,
+                    n_all: str) -> Section:
+    """Bumps, tokens at each tree, game length."""
     sec = Section("Sakura: bumps, tokens at each tree, game length", question="length",
                   anchor="sakura-length")
     for lab, run in runs.items():
-        b, r = bumps[lab], rounds[lab]
+        b, r = figures[lab]["bumps"], figures[lab]["rounds"]
         n = run.n_games
         sec.notes.append(
             f"<b>{lab}</b>: {b['bumps_mean']:.2f} bumps per game "
@@ -141,36 +162,38 @@ def sakura_sections(runs: dict[str, RunTally]) -> tuple[list[Section], list[dict
                        charts.histograms({lab: r.own["bumps"]["bumps"] for lab, r in runs.items()},
                                          f"Sakura bumps per game ({n_all})", "bumps")))
     sec.charts.append(length_chart("sakura_rounds", runs, "rounds", "Sakura", n_all))
+    trees = {lab: f["trees"] for lab, f in figures.items()}
     long = stack(trees)
     long["where"] = "tree " + (long["sakura"].astype(int) + 1).astype(str) + ", rank " + \
         long["rank"].astype(int).astype(str)
     long["low"] = long["high"] = long["mean_tokens"]
     sec.charts.append(("sakura_tree_tokens", f"Mean tokens won at each sakura by rank there ({n_all})",
-                       charts.grouped_bars(long, "where", "mean_tokens", "low", "high", series,
-                                           f"Sakura: tokens won at each tree by rank ({n_all})",
-                                           "tree and rank", "mean tokens", percent=False)))
+                       charts.grouped_bars(long, "where", "mean_tokens", "low", "high", series=series,
+                                           title=f"Sakura: tokens won at each tree by rank ({n_all})",
+                                           xlabel="tree and rank", ylabel="mean tokens", percent=False)))
     sec.tables.append(("sakura_tree_tokens", "Tokens won at each sakura by rank",
                        wide(trees, ["sakura", "rank"])))
-    sections.append(sec)
+    return sec
 
-    summaries = []
-    for lab, run in runs.items():
-        summaries.append({
-            "label": lab, "game": "sakura", "run": str(run.path), "games": run.n_games,
-            "players": run.manifest["players"],
-            "seats": seats[lab][["seat", "win_rate", "ci_low", "ci_high"]].to_dict(orient="records"),
-            "seat_equality_test": {k: equality[lab][k] for k in ("statistic", "dof", "p_value")},
-            "seat_tests": flags[lab].to_dict(orient="records"),
-            "start_player_advantage": _advantage(seats[lab], run.manifest["players"]),
-            "ties": {k: ties[lab][k] for k in TIE_KEYS},
-            "tiebreak_rescoring": rescoring_summary(rescored[lab]),
-            **({"court_win_rate": {k: float(court[lab].iloc[0][k])
-                                   for k in ("win_rate", "ci_low", "ci_high", "games")}}
-               if lab in court else {}),
-            "bumps_per_game": bumps[lab]["bumps_mean"],
-            "game_length_rounds": {k: rounds[lab][k] for k in ("mean", "median")},
-        })
-    return sections, summaries
+
+def _summary(lab: str, run: RunTally, f: dict[str, Any]) -> dict[str, Any]:
+    """One run's summary.json record."""
+    court = f["court"]
+    return {
+        "label": lab, "game": "sakura", "run": str(run.path), "games": run.n_games,
+        "players": run.manifest["players"],
+        "seats": f["seats"][["seat", "win_rate", "ci_low", "ci_high"]].to_dict(orient="records"),
+        "seat_equality_test": {k: f["equality"][k] for k in ("statistic", "dof", "p_value")},
+        "seat_tests": f["flags"].to_dict(orient="records"),
+        "start_player_advantage": _advantage(f["seats"], run.manifest["players"]),
+        "ties": {k: f["ties"][k] for k in TIE_KEYS},
+        "tiebreak_rescoring": rescoring_summary(f["rescored"]),
+        **({"court_win_rate": {k: float(court.iloc[0][k])
+                                for k in ("win_rate", "ci_low", "ci_high", "games")}}
+           if court is not None else {}),
+        "bumps_per_game": f["bumps"]["bumps_mean"],
+        "game_length_rounds": {k: f["rounds"][k] for k in ("mean", "median")},
+    }
 
 
 def _court_competes(run: RunTally) -> bool:

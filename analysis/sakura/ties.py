@@ -41,23 +41,18 @@ def tie_tally(games: pd.DataFrame) -> dict[str, Any]:
 
 
 def tie_stats_from(tally: dict[str, Any]) -> dict[str, Any]:
-    """`tie_stats` from a (merged) `tie_tally`."""
+    """How often the top score is tied and how often the tie-break decided the winner, from a (merged)
+    `tie_tally`: the keys of the game-independent `analysis.ties.tie_stats` (n, top_tied, top_tied_rate,
+    top_tied_ci_low, top_tied_ci_high, decided_by_tiebreak, decided_by_tiebreak_rate,
+    decided_by_tiebreak_ci_low, decided_by_tiebreak_ci_high, shared_win, shared_win_rate,
+    shared_win_ci_low, shared_win_ci_high; Wilson 95%) plus decided_share_of_ties (decided / tied; NaN
+    without ties). A shared win is a tie the tie-break did not decide: under R-23 a game the court painter
+    won alone also has no `winner`, but it was not shared."""
     out = count_rates(int(tally["games"]), dict(zip(("top_tied", "decided_by_tiebreak", "shared_win"),
                                                     tally["counts"], strict=True)))
     out["decided_share_of_ties"] = (out["decided_by_tiebreak"] / out["top_tied"] if out["top_tied"]
                                     else float("nan"))
     return out
-
-
-def tie_stats(games: pd.DataFrame) -> dict[str, Any]:
-    """How often the top score is tied and how often the tie-break decided the winner. The
-    game-independent `analysis.ties.tie_stats` (keys n, top_tied, top_tied_rate, top_tied_ci_low,
-    top_tied_ci_high, decided_by_tiebreak, decided_by_tiebreak_rate, decided_by_tiebreak_ci_low,
-    decided_by_tiebreak_ci_high, shared_win, shared_win_rate, shared_win_ci_low, shared_win_ci_high; Wilson
-    95%) plus decided_share_of_ties (decided / tied; NaN without ties). A shared win is a tie the
-    tie-break did not decide: under R-23 a game the court painter won alone also has no `winner`, but it
-    was not shared. The report computes it chunk by chunk (`tie_tally`, merged, `tie_stats_from`)."""
-    return tie_stats_from(tie_tally(games))
 
 
 def run_rule(rules: Any) -> str:
@@ -149,7 +144,8 @@ def rescore_tally(players: pd.DataFrame, rules: tuple[str, ...] | None = None,
     (seats 0..P-1, then the court painter's column when `games` logs it) its games; the court painter's
     games (those logging its tokens); and per rule the games re-scored, each column's re-scored win-share
     sum, and the sum and square sum of its per-game change against `reference` (default: the first
-    rule), in 1/SHARE_SCALE. `rules`, `reference` and `games` as `rescore_ties`."""
+    rule), in 1/SHARE_SCALE. `rules` default to every rule the tables can be re-scored under (R-23's too
+    when `games` logs the court painter)."""
     seats, m = seat_matrix(players, ["score", "position"])
     score = m["score"]
     court = court_columns(players, games)
@@ -178,10 +174,19 @@ def rescore_tally(players: pd.DataFrame, rules: tuple[str, ...] | None = None,
 
 
 def rescore_ties_from(tally: dict[str, Any], order: tuple[str, ...] = COURT_RULES) -> pd.DataFrame:
-    """`rescore_ties` from a (merged) `rescore_tally`, the rules in `order` (a rule some of the games were
-    not re-scored under is left out). The change against the reference is the mean of the per-game
-    changes with its normal 95% interval, from their sum and square sum (`analysis.tally.mean_sd`), as
-    `analysis.ties.rule_changes` computes it on the games held whole."""
+    """Seat win rates re-scored from the logged final scores and painter positions, not from win_share,
+    from a (merged) `rescore_tally`, the rules in `order` (a rule some of the games were not re-scored
+    under is left out). `closest_to_emperor` (R-14): among the players tied on the top score the one whose
+    painter stands highest on the path wins; if they all stand on the gate (position 0) they share.
+    `shared`: every player tied on top gets 1/k. A tally of a two-player run's games whose `games` table
+    holds the court painter's final tokens and position also has each rule under R-23 (``+court_can_win``:
+    the court painter competes like a third player), and those rules have a row for the court painter
+    itself, seat = players as in the logs; otherwise the court painter never wins and has no row.
+    One row per rule and seat, as every game's re-scoring: rule, seat (0-based), games, wins (summed
+    re-scored win share), win_rate, ci_low, ci_high (Wilson 95%), and the change against the tally's
+    reference rule (a report's: the run's own, `run_rule`): win_rate_change, change_ci_low, change_ci_high
+    (paired: the same games; the mean of the per-game changes with its normal 95% interval, from their sum
+    and square sum, `analysis.tally.mean_sd`)."""
     if len(tally["reference"]) != 1:
         raise ValueError(f"the games were re-scored against different rules: {sorted(tally['reference'])}")
     n = int(tally["games"])
@@ -205,24 +210,6 @@ def rescore_ties_from(tally: dict[str, Any], order: tuple[str, ...] = COURT_RULE
                                        "win_rate_change", "change_ci_low", "change_ci_high"])
 
 
-def rescore_ties(players: pd.DataFrame, rules: tuple[str, ...] | None = None,
-                 reference: str | None = None, games: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Seat win rates re-scored from the logged final scores and painter positions, not from win_share.
-    `closest_to_emperor` (R-14): among the players tied on the top score the one whose painter stands
-    highest on the path wins; if they all stand on the gate (position 0) they share. `shared`: every
-    player tied on top gets 1/k. With a two-player run's `games` table holding the court painter's final
-    tokens and position, the rules (default) also include each under R-23 (``+court_can_win``: the court
-    painter competes like a third player), and those rules have a row for the court painter itself, seat
-    = players as in the logs; otherwise the court painter never wins and has no row.
-    One row per rule and seat, as every game's re-scoring: rule, seat (0-based), games, wins
-    (summed re-scored win share), win_rate, ci_low, ci_high (Wilson 95%), and the change against
-    `reference` (default: the first rule; a run's own: `run_rule`): win_rate_change, change_ci_low,
-    change_ci_high (paired: the same games; `analysis.ties.rule_changes` on the games held whole). The
-    report computes it chunk by chunk (`rescore_tally`, merged, `rescore_ties_from`)."""
-    tally = rescore_tally(players, rules, reference, games)
-    return rescore_ties_from(tally, tuple(tally["rules"]))
-
-
 def court_tally(players: pd.DataFrame, games: pd.DataFrame) -> dict[str, Any]:
     """What `court_win_rate_from` needs of some games, as whole numbers: games, the seats, the court
     painter's win share (what the seats' logged shares leave of each game's one win, in 1/SHARE_SCALE),
@@ -236,18 +223,13 @@ def court_tally(players: pd.DataFrame, games: pd.DataFrame) -> dict[str, Any]:
 
 
 def court_win_rate_from(tally: dict[str, Any]) -> pd.DataFrame:
-    """`court_win_rate` from a (merged) `court_tally`."""
+    """The court painter's own win rate as logged in a run under R-23 (court_can_win), in the form of the
+    seats' (`analysis.seats.seat_win_rates`; seat = players, as in the logs), from a (merged)
+    `court_tally`: per game it holds what the seats' logged win shares leave of the game's one win.
+    ``seat, games, wins, win_rate, ci_low, ci_high, mean_tokens`` (Wilson 95%; mean final tokens from
+    games.court_tokens)."""
     n = int(tally["games"])
     wins = int(tally["units"]) / SHARE_SCALE
     logged = int(tally["tokens_n"])
     return pd.DataFrame([{"seat": max(tally["seats"]), "games": n, "wins": wins, **_rate_row(wins, n),
                           "mean_tokens": int(tally["tokens"]) / logged if logged else float("nan")}])
-
-
-def court_win_rate(players: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
-    """The court painter's own win rate as logged in a run under R-23 (court_can_win), in the form of
-    `analysis.sakura.seat_win_rates` (seat = players, as in the logs): per game it holds what the seats'
-    logged win shares leave of the game's one win. ``seat, games, wins, win_rate, ci_low, ci_high,
-    mean_tokens`` (Wilson 95%; mean final tokens from games.court_tokens). The report computes it chunk by
-    chunk (`court_tally`, merged, `court_win_rate_from`)."""
-    return court_win_rate_from(court_tally(players, games))

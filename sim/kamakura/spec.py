@@ -67,12 +67,6 @@ def _bench():
     return BENCH
 
 
-def _component_values():
-    from analysis.kamakura.chit_values import component_values
-
-    return component_values
-
-
 def _training():
     from sim.kamakura.training import positions
 
@@ -122,7 +116,6 @@ SPEC = GameSpec(
     report_tally_ref=_report_tally,
     tally_values_ref=_tally_values,
     bench_ref=_bench,
-    component_values_ref=_component_values,
     bench_players=3,
     training_ref=_training,
     values=ValuesStudy(run_ref=_values_run, table_ref=_values_table,

@@ -67,12 +67,6 @@ def _bench():
     return BENCH
 
 
-def _component_values():
-    from analysis.sakura.card_values import component_values
-
-    return component_values
-
-
 def _training():
     from sim.sakura.training import positions
 
@@ -127,7 +121,6 @@ SPEC = GameSpec(
     report_tally_ref=_report_tally,
     tally_values_ref=_tally_values,
     bench_ref=_bench,
-    component_values_ref=_component_values,
     run_label_words=run_label,
     bench_players=4,
     training_ref=_training,
