@@ -8,59 +8,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-import pandas as pd
-
 from sim import games
-
-
-def side_by_side(tables: dict[str, pd.DataFrame], key: str | list[str], value_cols: list[str],
-                 flat: bool = True, by: str = "run") -> pd.DataFrame:
-    """Join one table per run (label -> DataFrame with the same columns) on `key`.
-
-    One row per key value found in any run (an outer join: a seat or card one run lacks gets nulls there),
-    sorted by key when the key values sort, else in order of first appearance. Columns: the key column(s),
-    then for each run a block of `value_cols` (`by="value"` puts each value's runs next to each other
-    instead). `flat=True` names them "<value> [<run>]"; `flat=False` gives MultiIndex columns (run, value),
-    with the key columns as (key, ""). A value column a run lacks is null in its block. A key that occurs
-    twice in one run's table is refused (ValueError), since the rows could not be matched."""
-    if not tables:
-        raise ValueError("side_by_side needs at least one table")
-    if by not in ("run", "value"):
-        raise ValueError(f"by must be 'run' or 'value', not {by!r}")
-    keys = [key] if isinstance(key, str) else list(key)
-    values = list(value_cols)
-    labels = [str(label) for label in tables]
-    if len(set(labels)) < len(labels):
-        raise ValueError("run labels must be unique")
-    parts = []
-    for label, frame in zip(labels, tables.values(), strict=True):
-        missing = [k for k in keys if k not in frame.columns]
-        if missing:
-            raise ValueError(f"run {label!r}: no key column {', '.join(missing)}")
-        if frame.duplicated(keys).any():
-            raise ValueError(f"run {label!r}: key {keys} is not unique")
-        part = frame.reindex(columns=keys + values).set_index(keys)
-        part.columns = pd.MultiIndex.from_product([[label], values], names=["run", "value"])
-        parts.append(part)
-    index = parts[0].index
-    for part in parts[1:]:
-        index = index.append(part.index[~part.index.isin(index)])
-    try:
-        index = index.sort_values()
-    except TypeError:
-        pass
-    wide = pd.concat([part.reindex(index) for part in parts], axis=1)
-    if by == "value":
-        wide = wide[[(label, value) for value in values for label in labels]]
-    wide = wide.reset_index()
-    if flat:
-        wide.columns = [run if not value and run in keys else f"{value} [{run}]"
-                        for run, value in wide.columns]
-    else:
-        wide.columns = pd.MultiIndex.from_tuples(
-            [(run, value) if run not in keys or value else (run, "") for run, value in wide.columns],
-            names=["run", "value"])
-    return wide
 
 
 def _agents(agents: Iterable[str]) -> str:

@@ -1,31 +1,23 @@
 """The page kit of every report (`balance report`, the sweep, tune and ladder reports): a `Section` of
 notes, tables and charts, the number formats (`pct`, `interval`, `p_value`), the helpers that lay several
-runs side by side (`scope`, `fair_share`, `label_runs`, `stack`, `wide`), the tie-break section every game
-shares (`tie_section`, `rescoring_summary`), and `write_report`, which writes index.html, summary.json and
-the tables as CSV.
+runs side by side (`scope`, `fair_share`, `side_by_side`, `stack`, `wide`), the tie-break section every
+game shares (`tie_section`, `rescoring_summary`) and the tables' formats (`format_table`, `per_run`).
+analysis/report_page.py writes the page.
 
-It imports no report module: `analysis.report`, the game packages' report sections, `analysis.ladder`,
-`analysis.sweep_report` and `analysis.tune_report` import it.
+It imports no report module and nothing that reads the registry: the game packages' report sections,
+which the registry refers to, import it.
 """
 
 from __future__ import annotations
 
-import html
-import json
 import math
 import re
-import shutil
-import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from analysis import charts
-from analysis.compare import run_label, side_by_side
-from analysis.readings import readings_text, reconstruction_notes
-from analysis.runs import Run
 
 #: Float columns whose name holds one of these words are shares: the page shows them as percentages.
 PERCENT_WORDS = ("rate", "ci_low", "ci_high", "added", "share", "advantage")
@@ -62,7 +54,7 @@ def question_order(section: Section) -> int:
     return QUESTIONS.index(section.question) if section.question in QUESTIONS else len(QUESTIONS)
 
 
-def scope(runs: dict[str, Run]) -> tuple[str | None, str]:
+def scope(runs: dict[str, Any]) -> tuple[str | None, str]:
     """The chart series column (None for one run) and the "n = ... games" text for a game's runs."""
     total = sum(r.n_games for r in runs.values())
     many = len(runs) > 1
@@ -84,18 +76,60 @@ def p_value(p: float) -> str:
     return "p < 1e-300" if p < 1e-300 else f"p = {p:.3g}"
 
 
-def fair_share(runs: dict[str, Run]) -> float | None:
+def fair_share(runs: dict[str, Any]) -> float | None:
     """1/players when every run has the same player count (else no single reference line is right)."""
     counts = {run.manifest["players"] for run in runs.values()}
     return 1 / counts.pop() if len(counts) == 1 else None
 
 
-def label_runs(runs: list[Run]) -> list[str]:
-    """Short labels of runs (`analysis.compare.run_label`), with the folder name added where two collide."""
-    labels = [run_label(run.manifest, run.path) for run in runs]
+def side_by_side(tables: dict[str, pd.DataFrame], key: str | list[str], value_cols: list[str],
+                 flat: bool = True, by: str = "run") -> pd.DataFrame:
+    """Join one table per run (label -> DataFrame with the same columns) on `key`.
+
+    One row per key value found in any run (an outer join: a seat or card one run lacks gets nulls there),
+    sorted by key when the key values sort, else in order of first appearance. Columns: the key column(s),
+    then for each run a block of `value_cols` (`by="value"` puts each value's runs next to each other
+    instead). `flat=True` names them "<value> [<run>]"; `flat=False` gives MultiIndex columns (run, value),
+    with the key columns as (key, ""). A value column a run lacks is null in its block. A key that occurs
+    twice in one run's table is refused (ValueError), since the rows could not be matched."""
+    if not tables:
+        raise ValueError("side_by_side needs at least one table")
+    if by not in ("run", "value"):
+        raise ValueError(f"by must be 'run' or 'value', not {by!r}")
+    keys = [key] if isinstance(key, str) else list(key)
+    values = list(value_cols)
+    labels = [str(label) for label in tables]
     if len(set(labels)) < len(labels):
-        labels = [f"{label} ({run.path.name})" for label, run in zip(labels, runs, strict=True)]
-    return labels
+        raise ValueError("run labels must be unique")
+    parts = []
+    for label, frame in zip(labels, tables.values(), strict=True):
+        missing = [k for k in keys if k not in frame.columns]
+        if missing:
+            raise ValueError(f"run {label!r}: no key column {', '.join(missing)}")
+        if frame.duplicated(keys).any():
+            raise ValueError(f"run {label!r}: key {keys} is not unique")
+        part = frame.reindex(columns=keys + values).set_index(keys)
+        part.columns = pd.MultiIndex.from_product([[label], values], names=["run", "value"])
+        parts.append(part)
+    index = parts[0].index
+    for part in parts[1:]:
+        index = index.append(part.index[~part.index.isin(index)])
+    try:
+        index = index.sort_values()
+    except TypeError:
+        pass
+    wide = pd.concat([part.reindex(index) for part in parts], axis=1)
+    if by == "value":
+        wide = wide[[(label, value) for value in values for label in labels]]
+    wide = wide.reset_index()
+    if flat:
+        wide.columns = [run if not value and run in keys else f"{value} [{run}]"
+                        for run, value in wide.columns]
+    else:
+        wide.columns = pd.MultiIndex.from_tuples(
+            [(run, value) if run not in keys or value else (run, "") for run, value in wide.columns],
+            names=["run", "value"])
+    return wide
 
 
 def stack(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
@@ -239,7 +273,7 @@ def _number(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
 
 
-def _format(frame: pd.DataFrame) -> pd.DataFrame:
+def format_table(frame: pd.DataFrame) -> pd.DataFrame:
     """A table as the page shows it: flat column names, rates as percentages (their intervals too), other
     floats to 3 digits, counts with thousands separators."""
     out = frame.copy()
@@ -288,101 +322,3 @@ def human_header(name: object) -> str:
         return text
     text = re.sub(r"(^|[_ ])ci_(low|high)", lambda m: f"{m.group(1)}95% {m.group(2)}", text)
     return text.replace("_", " ")
-
-
-CSS = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1340px; color: #222; }
-h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
-table { border-collapse: collapse; margin: .8em 0; font-size: .85em; }
-th, td { border: 1px solid #ddd; padding: .25em .6em; text-align: right; }
-th { background: #f3f3f3; max-width: 9em; white-space: normal; } \
-td:first-child, th:first-child { text-align: left; }
-figure { margin: 1em 0; } figcaption { font-size: .85em; color: #555; }
-img { max-width: 100%; height: auto; }
-.note { margin: .3em 0; } .meta { color: #555; font-size: .9em; }
-.wide { overflow-x: auto; max-width: 100%; }
-details { margin: .6em 0; } summary { cursor: pointer; color: #245; }
-.verdicts { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: .6em 1.2em; }
-.run-verdicts { border: 1px solid #ddd; border-radius: 6px; padding: .4em .8em; font-size: .85em; }
-.run-verdicts h3 { font-size: 1em; margin: .2em 0; } .run-verdicts ul { margin: .2em 0; padding-left: 1.1em; }
-.run-verdicts li { margin: .25em 0; }
-.status { font-weight: 600; padding: 0 .3em; border-radius: 3px; }
-.status-within, .status-small { background: #dff0d8; } .status-beyond { background: #f8d7da; }
-.status-undecided { background: #fff3cd; } .status-too_few, .status-info { background: #eee; }
-"""
-
-
-def write_report(sections: list[Section], runs: list[Run], labels: list[str], summary: dict,
-                 out: Path, title: str = "Balance report") -> Path:
-    """Write the page: ``out``/index.html (a "verdicts" section first, then the runs, then each section's
-    notes, charts and tables), charts/<name>.png, tables/<name>.csv (both folders replaced) and
-    summary.json. Returns index.html."""
-    out.mkdir(parents=True, exist_ok=True)
-    for sub in ("charts", "tables"):
-        shutil.rmtree(out / sub, ignore_errors=True)
-        (out / sub).mkdir()
-    lead = [s for s in sections if s.question == "verdicts"]
-    sections = [s for s in sections if s.question != "verdicts"]
-    body = [f"<h1>{html.escape(title)}</h1>"]
-    for section in lead:
-        body += _section_html(section, out)
-    plural = "y" if len(runs) == 1 else "ies"
-    body += [f"<h2 id='runs'>The runs</h2><p class='meta'>Generated {time.strftime('%Y-%m-%d %H:%M')} from "
-             f"{len(runs)} run director{plural}; every figure is computed from the logged tables. "
-             "Intervals are 95%.</p><ul>"]
-    for label, run in zip(labels, runs, strict=True):
-        m = run.manifest
-        readings = readings_text(run)
-        body.append(f"<li><b>{html.escape(label)}</b>: {html.escape(str(run.path))} — {m['game']}, "
-                    f"{m['players']} players, agents {html.escape(','.join(m['agents']))}"
-                    f"{' (seats rotated)' if m.get('rotate_seats') else ''}, seed {m['seed']}, "
-                    f"n = {run.n_games:,} games"
-                    + (f" (<b>{run.partial_note}</b>)" if run.partial_note else "")
-                    + f", config {m['config_hash']}"
-                    + (f"; rules read as {html.escape(readings)}" if readings else "")
-                    + "</li>")
-    body.append("</ul>")
-    body += [f"<p class='note'><b>Reconstructed.</b> {html.escape(note)}</p>"
-             for note in reconstruction_notes(runs, labels)]
-    for section in sorted(sections, key=question_order):
-        body += _section_html(section, out)
-    page = (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{CSS}</style></head><body>{''.join(body)}</body></html>")
-    (out / "index.html").write_text(page)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default))
-    return out / "index.html"
-
-
-def _section_html(section: Section, out: Path) -> list[str]:
-    """A section as HTML, its charts and CSVs written into `out`: long tables folded (FOLD_ROWS)."""
-    body = [f"<h2 id='{section.id}'>{html.escape(section.title)}</h2>"]
-    body += [f"<p class='note'>{note}</p>" for note in section.notes]
-    body += section.html
-    for name, caption, figure in section.charts:
-        charts.save(figure, out / "charts" / f"{name}.png")
-        body.append(f"<figure><img src='charts/{name}.png' alt='{html.escape(caption)}'>"
-                    f"<figcaption>{html.escape(caption)}</figcaption></figure>")
-    for name, caption, frame in section.tables:
-        frame.to_csv(out / "tables" / f"{name}.csv", index=False)
-        head = f"<b>{html.escape(caption)}</b> (<a href='tables/{name}.csv'>CSV</a>)"
-        tables = []
-        for part_label, part in per_run(_format(frame)):
-            if part_label:
-                tables.append(f"<p class='meta'>{html.escape(part_label)}</p>")
-            tables.append("<div class='wide'>"
-                          + part.rename(columns=human_header).to_html(index=False, border=0, na_rep="")
-                          + "</div>")
-        if len(frame) > FOLD_ROWS:
-            body.append(f"<details><summary>{head}, {len(frame):,} rows</summary>{''.join(tables)}</details>")
-        else:
-            body += [f"<p class='note'>{head}</p>", *tables]
-    return body
-
-
-def _json_default(value: Any) -> Any:
-    """numpy scalars and DataFrames (as records) in summary.json."""
-    if hasattr(value, "item"):
-        return value.item()
-    if isinstance(value, pd.DataFrame):
-        return value.to_dict(orient="records")
-    raise TypeError(f"not JSON: {type(value)}")

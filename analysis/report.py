@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from analysis.ladder import is_ladder, ladder_report_parts
-from analysis.page import Section, label_runs, write_report
+from analysis.page import Section
+from analysis.report_page import label_runs, write_report
 from analysis.run_tally import read_run_tally
 from analysis.skill import is_profile, profile_report_parts
 from analysis.values import is_values_run, read_values_run

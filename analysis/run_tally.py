@@ -8,7 +8,7 @@ A run's tally has two halves, and a third when the game can re-score a seat's bo
   length;
 - ``game``: the game's own figures, from its registry entry (`GameSpec.report_tally`: chits, cards,
   powers, the tie-break re-scoring, lead changes ...);
-- ``handicap``: each seat's re-scored share at every whole bonus (`analysis.values.run_handicap_tally`).
+- ``handicap``: each seat's re-scored share at every whole bonus (`analysis.handicaps.run_handicap_tally`).
 
 `RunTally` stands where a `Run` stood in the report sections: it has the run's path, manifest and rules, its
 number of games, and the tally instead of the tables. The common figures read off ``common`` are
@@ -18,14 +18,12 @@ number of games, and the tally instead of the tables. The common figures read of
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
-from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from analysis.handicaps import run_handicap_tally
 from analysis.parts import Kind, run_stats
 from analysis.seats import (
     fair_share,
@@ -35,59 +33,13 @@ from analysis.seats import (
     seat_win_rates,
     start_player_advantage,
 )
+from analysis.tallied_run import RunTally
 from analysis.tally import REPORT_VERSION, hist
 from analysis.ties import tie_stats, tie_tally
-from analysis.values import handicap_table, run_handicap_tally
 from sim import games as registry
 
 __all__ = ["REPORT", "RunTally", "common_tally", "fair_share", "read_run_tally", "report_tally",
            "seat_equality_test", "seat_tests", "seat_win_rates", "start_player_advantage", "tie_stats"]
-
-
-@dataclass
-class RunTally:
-    """A run for the report: its manifest and its merged tally (`read_run_tally`), no table."""
-
-    path: Path
-    manifest: dict
-    tally: dict
-    parts_read: int = 0
-    ranges: list[tuple[int, int]] = field(default_factory=list)  # the chunks tallied
-
-    @property
-    def common(self) -> dict:
-        return self.tally["common"]
-
-    @property
-    def own(self) -> dict:
-        """The game's own tally (`GameSpec.report_tally`)."""
-        return self.tally.get("game") or {}
-
-    @property
-    def n_games(self) -> int:
-        return int(self.common["games"])
-
-    @property
-    def game(self) -> str:
-        return self.manifest["game"]
-
-    @property
-    def partial_note(self) -> str:
-        """"partial: N of M games asked" for a run with fewer games than asked ('' when complete)."""
-        asked = int(self.manifest.get("games_asked", 0) or 0)
-        n = self.n_games
-        return f"partial: {n:,} of {asked:,} games asked" if n < asked else ""
-
-    @property
-    def rules(self) -> Any:
-        return registry.spec(self.game).rules(self.manifest["config"], self.manifest["players"],
-                                              str(self.path / "manifest.json"))
-
-    @cached_property
-    def handicap(self) -> pd.DataFrame | None:
-        """Each seat's whole-point handicap to the fair share (`analysis.values.handicap_table` of the
-        tally's ``handicap``), computed once; None for a game or run without one."""
-        return handicap_table(self.tally.get("handicap"), self.game)
 
 
 # ---- one chunk ------------------------------------------------------------------------------------------
@@ -110,7 +62,7 @@ def report_tally(frames: dict[str, pd.DataFrame], manifest: dict) -> dict[str, A
                                                   spec.vocabulary.length)}
     if spec.report_tally is not None:
         out["game"] = spec.report_tally(frames["games"], frames["players"], frames["events"], manifest)
-    handicap = run_handicap_tally(frames["players"], manifest)
+    handicap = run_handicap_tally(frames["players"], manifest, spec)
     if handicap is not None:
         out["handicap"] = handicap
     return out
@@ -133,4 +85,5 @@ def read_run_tally(run_dir: str | os.PathLike[str], allow_partial: bool = False,
         from sim.errors import ConfigError
 
         raise ConfigError(f"{run_dir}: the run has no finished games yet")
-    return RunTally(snap.path, snap.manifest, tally, read, list(snap.ranges))
+    return RunTally(path=snap.path, manifest=snap.manifest, spec=registry.spec(snap.manifest["game"]),
+                    tally=tally, parts_read=read, ranges=list(snap.ranges))

@@ -18,7 +18,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from analysis import charts
-from analysis.page import Section, write_report
+from analysis.page import Section
+from analysis.report_page import write_report
 from analysis.stats import wilson_interval
 from sim.errors import ConfigError
 

@@ -488,7 +488,7 @@ class Profile:
 def run_per_game(run: Run) -> tuple[pd.DataFrame, str | None]:
     """One level's per-game figures (`per_game_figures`, with the tie-break effect when the game can
     re-score and its configured rule is not the neutral one) and that rule (None without the effect)."""
-    from analysis.values import seats_decide
+    from analysis.handicaps import seats_decide
     from sim import games
 
     spec = games.spec(run.game)

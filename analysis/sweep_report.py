@@ -7,7 +7,7 @@ against the swept parameters; variants whose difference from the base is signifi
 The figures come from the runs' merged tallies (`run_figures`, analysis.run_tally) and from sums
 (`compare_runs` of two `per_game` frames, analysis.paired), `sweep_table` judges them; `build_sweep_report`
 reads the sweep folder (sweep.json and its run directories) chunk by chunk and writes the page with
-`analysis.page.write_report`.
+`analysis.report_page.write_report`.
 
 Variants of a sweep play the same game seeds (game i of every variant starts from the seed of (seed, i)),
 so a variant and the base are compared game by game when both runs have the same seed and games (paired
@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import charts
-from analysis.page import Section, interval, pct, write_report
+from analysis.page import Section, interval, pct
 from analysis.paired import (
     common_sums,
     compare_sums,
@@ -34,6 +34,7 @@ from analysis.paired import (
     same_games,
     seat_gap_from_sums,
 )
+from analysis.report_page import write_report
 from analysis.run_tally import (
     RunTally,
     read_run_tally,

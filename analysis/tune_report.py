@@ -2,7 +2,7 @@
 the recommended config, the games spent against an exhaustive grid at the same per-candidate sample size,
 each round of the race, every candidate (games played, objective with its interval, why it stopped) and the
 confirmation run's seat win rates. Written from the tune folder's ``tune.json`` and run directories with
-`analysis.page.write_report`.
+`analysis.report_page.write_report`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from typing import Any
 import pandas as pd
 
 from analysis import charts
-from analysis.page import Section, pct, write_report
+from analysis.page import Section, pct
+from analysis.report_page import write_report
 from analysis.run_tally import RunTally, read_run_tally, seat_win_rates
 from sim.errors import ConfigError
 

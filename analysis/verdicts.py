@@ -349,7 +349,7 @@ def about(games: int) -> int:
 
 def handicap_texts(handicap: Any) -> tuple[str, str]:
     """The handicap that evens the seats, for the seat that needs the largest whole bonus of a seat
-    handicap table (analysis.values.handicap_from), as a sentence ("Taking 2 points from seat 1's final
+    handicap table (analysis.handicaps.handicap_from), as a sentence ("Taking 2 points from seat 1's final
     score is ...") and in a few words ("Handicap: -2 points to seat 1 (then 20.4%)."); ("", "") when no
     seat needs one."""
     if handicap is None or len(handicap) == 0:
@@ -508,7 +508,7 @@ def run_verdicts(run: Any, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:
     c = run.common
     fair = fair_share(c)
     pace = seconds_per_game(run.manifest)
-    handicap = run.handicap  # in the game's score unit (analysis.values.handicap_table)
+    handicap = run.handicap  # in the game's score unit (analysis.handicaps.handicap_table)
     rescore = run.own.get("rescore")
     configured = next(iter(rescore["reference"])) if rescore else ""
     return [seat_verdict(c, fair, margins, pace, handicap), start_verdict(c, fair, margins, pace),

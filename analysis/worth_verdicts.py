@@ -4,7 +4,7 @@ component's causal worth in whole score points (analysis.values) minus its face 
 
 The components of a run are one family: each component's win-share value gets a normal interval at the
 Bonferroni level over the components, and that interval is carried through the re-scoring curve of the
-same control games (the smallest whole bonus that brings as much, analysis.values.whole_bonus), so the
+same control games (the smallest whole bonus that brings as much, analysis.handicaps.whole_bonus), so the
 worth's bounds are whole points too. The curve is taken as known: it averages every control game of the
 component, which is far more precise than the difference of two arms.
 """
@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from analysis.values import BONUS_RANGE, BONUSES, MIN_BASE_GAMES, ValuesRun, whole_bonus
+from analysis.handicaps import BONUS_RANGE, BONUSES, whole_bonus
+from analysis.values import MIN_BASE_GAMES, ValuesRun
 from analysis.verdicts import (
     ALPHA,
     BEYOND,

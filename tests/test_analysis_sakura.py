@@ -13,7 +13,8 @@ import pytest
 
 from analysis import sakura as sk
 from analysis import seats as common_seats
-from analysis.compare import run_label, run_labels, side_by_side
+from analysis.compare import run_label, run_labels
+from analysis.page import side_by_side
 from analysis.runs import read_run
 from analysis.stats import wilson_interval
 from tests import oracles

@@ -16,14 +16,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.handicaps import handicap_from, handicap_tally
 from analysis.kamakura.ties import win_shares
 from analysis.values import (
     MIN_BASE_GAMES,
     ValuesRun,
     component_values,
     format_values,
-    handicap_from,
-    handicap_tally,
     read_values_run,
 )
 from analysis.values_report import values_section

@@ -18,14 +18,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from analysis.handicaps import handicap_from, handicap_tally
 from analysis.kamakura.chit_values import chit_tally, chit_values_from
 from analysis.kamakura.ties import win_shares
 from analysis.runs import read_table
 from analysis.values import (
     bonus_gains,
     component_values,
-    handicap_from,
-    handicap_tally,
     invert,
     read_values_run,
 )
@@ -286,8 +285,8 @@ def test_sakura_values_play_the_expert_as_the_batch_loop_does() -> None:
 def test_the_handicap_sums_by_breakpoints_are_those_of_every_bonus(game: str, players: int) -> None:
     """Issue 18: the handicap's sums, re-scoring each game at its breakpoints only, equal the sums of
     re-scoring it at every bonus, under every tie-break rule of the game (ties made common on purpose)."""
+    from analysis.handicaps import BONUS_RANGE
     from analysis.tally import share_units
-    from analysis.values import BONUS_RANGE
     from sim import games
 
     spec = games.spec(game)

@@ -27,8 +27,8 @@ from analysis.page import (
     tie_section,
     wide,
 )
-from analysis.run_tally import RunTally
 from analysis.seats import seat_equality_test, seat_tests, seat_win_rates, start_player_advantage
+from analysis.tallied_run import RunTally
 from analysis.tally import Hist
 from analysis.ties import tie_stats
 from sim.kamakura.params import rules_from_mapping

@@ -30,10 +30,10 @@ from analysis.page import (
     tie_section,
     wide,
 )
-from analysis.run_tally import RunTally
 from analysis.sakura.ties import COURT_CAN_WIN
 from analysis.seats import seat_equality_test, seat_tests, seat_win_rates
 from analysis.stats import mean_interval
+from analysis.tallied_run import RunTally
 from sim.sakura.params import rules_from_mapping
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis.parts import SHARE_SCALE  # win shares as whole numbers, as a run's chunk statistics count them
+from analysis.tally import SHARE_SCALE  # win shares as whole numbers, as a run's chunk statistics count them
 from sim import games
 
 _SUMS = ("games", "m", "s", "ss", "sm", "mm")

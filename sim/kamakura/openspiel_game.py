@@ -44,10 +44,10 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from sim.config import load_toml
 from sim.kamakura import kernels as K
 from sim.kamakura.game import KamakuraGame, KamakuraState
-from sim.kamakura.params import MAX_PLAYERS, MIN_PLAYERS
-from sim.kamakura.spec import SPEC
+from sim.kamakura.params import DEFAULT_CONFIG, MAX_PLAYERS, MIN_PLAYERS, rules_from_mapping
 
 __all__ = [
     "GAME_TYPE",
@@ -116,7 +116,8 @@ class KamakuraSpielGame(pyspiel.Game):
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = {**_DEFAULT_PARAMS, **(params or {})}
         players, config, seed = int(params["players"]), str(params["config"]), int(params["seed"])
-        rules = SPEC.load_rules(Path(config) if config else None, players)
+        path = Path(config) if config else DEFAULT_CONFIG
+        rules = rules_from_mapping(load_toml(path)[0], players, str(path))  # as GameSpec.load_rules
         self.api = KamakuraGame(rules)
         self._shared = _Shared(self.api)
         self._start = self.api.new_state(seed)

@@ -1,0 +1,209 @@
+"""Seat handicaps from any run's games: each seat's win share re-scored with a whole bonus added to its
+final score alone (the game's own tie-break, `ValuesStudy.shares`), summed chunk by chunk as whole numbers
+(`handicap_tally`, merged exactly), and the smallest whole bonus that brings a seat to the fair share 1/N
+(or the penalty that brings it down to it), with the share it gives (`handicap_from`). The game comes in
+as its spec: this module looks nothing up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from sim.game_spec import GameSpec
+
+BONUS_RANGE = 40          # bonuses -40..40 points are tried (a larger one decides any game we measured)
+BONUSES = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)  # the whole bonuses a seat is re-scored at
+
+
+def whole_bonus(curve: np.ndarray, target: float, bonuses: np.ndarray) -> float:
+    """The whole bonus at which the nondecreasing `curve` (a seat's share or gain at each of `bonuses`, whole
+    and ascending, holding 0) reaches `target`, searched outwards from 0: below the target at 0, the
+    smallest bonus where the curve is at or above it; above it, the smallest penalty where the curve is at or
+    below it; 0 when it is there at 0 (a plateau around 0 does not move it). Scores are whole, so the curve
+    jumps at whole bonuses and nothing between two can be given. +-inf when the target lies outside the
+    curve's range."""
+    zero = int(np.flatnonzero(bonuses == 0)[0])
+    at = curve[zero]
+    if not np.isfinite(at) or not np.isfinite(target):
+        return float("nan")
+    if abs(at - target) <= 1e-12:
+        return 0.0
+    if at < target:
+        up = np.flatnonzero(curve[zero:] >= target - 1e-12)
+        return float(bonuses[zero + up[0]]) if len(up) else np.inf
+    down = np.flatnonzero(curve[zero::-1] <= target + 1e-12)
+    return float(bonuses[zero - down[0]]) if len(down) else -np.inf
+
+
+#: games re-scored at once by `handicap_tally` (its temporaries grow with games x seats)
+HANDICAP_SLICE = 8192
+
+
+def _breakpoints(score: np.ndarray, columns: dict[str, np.ndarray], shares: Callable, rule: str,
+                 seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """A seat's breakpoints (the other seats' scores minus its own, sorted: (games, P - 1)) and its
+    re-scored win share below them all, at each, between each two and above them all ((games, 2P - 1), in
+    that order)."""
+    games, players = score.shape
+    cuts = np.sort(np.delete(score, seat, axis=1) - score[:, [seat]], axis=1)
+    points = np.empty((games, 2 * players - 1))
+    points[:, 0] = cuts[:, 0] - 0.5
+    points[:, 1::2] = cuts
+    points[:, 2:-1:2] = (cuts[:, :-1] + cuts[:, 1:]) / 2
+    points[:, -1] = cuts[:, -1] + 0.5
+    width = points.shape[1]
+    stacked = np.repeat(score[None], width, axis=0)  # (point, game, seat)
+    stacked[:, :, seat] += points.T
+    cols = {n: np.broadcast_to(m, (width, *m.shape)).reshape(-1, players) for n, m in columns.items()}
+    at = shares(stacked.reshape(-1, players), cols, rule).reshape(width, games, players)[:, :, seat].T
+    return cuts, at
+
+
+def _scores_compare(score: np.ndarray) -> bool:
+    """Whether `_breakpoints` applies: every seat present and at least two."""
+    return score.shape[1] >= 2 and not np.isnan(score).any()
+
+
+def seat_shares_by_bonus(score: np.ndarray, columns: dict[str, np.ndarray], shares: Callable, rule: str, *,
+                         seat: int, bonuses: np.ndarray) -> np.ndarray:
+    """(bonuses, games): `seat`'s win share with each bonus added to its score alone, the games re-scored.
+
+    A re-scoring compares scores: a seat's share depends on its bonus only through which of the other
+    scores its own lies above, on or below. So each game is re-scored at its breakpoints (the other
+    seats' scores minus the seat's) and once inside each interval between them, 2P - 1 re-scorings
+    instead of one per bonus, and every bonus takes the share of its breakpoint or interval. Games with a
+    missing seat (NaN) are re-scored at every bonus."""
+    if not _scores_compare(score):
+        out = np.empty((len(bonuses), len(score)))
+        for b, bonus in enumerate(bonuses):
+            moved = score.copy()
+            moved[:, seat] += bonus
+            out[b] = shares(moved, columns, rule)[:, seat]
+        return out
+    cuts, at = _breakpoints(score, columns, shares, rule, seat)
+    below = (cuts[None, :, :] < bonuses[:, None, None]).sum(axis=2)  # (bonus, game)
+    on = (cuts[None, :, :] == bonuses[:, None, None]).any(axis=2)
+    return np.take_along_axis(at.T, 2 * below + on, axis=0)
+
+
+def _bonus_sums(cuts: np.ndarray, units: np.ndarray, reach: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sum and square sum over the games of a seat's share (units: (games, 2P - 1) at `_breakpoints`) at
+    each whole bonus -reach..reach, whole-number breakpoints given: each breakpoint and interval covers a
+    range of bonuses, added over it by a difference array, so the cost grows with the seats, not with the
+    bonuses."""
+    games, width = units.shape
+    low = np.empty((games, width), dtype=np.int64)
+    high = np.empty((games, width), dtype=np.int64)
+    c = cuts.astype(np.int64)
+    low[:, 0], high[:, 0] = -reach, c[:, 0] - 1  # below every breakpoint
+    low[:, 1::2], high[:, 1::2] = c, c  # on a breakpoint (the first of equal ones)
+    low[:, 3::2][c[:, 1:] == c[:, :-1]] = reach + 1
+    low[:, 2:-1:2], high[:, 2:-1:2] = c[:, :-1] + 1, c[:, 1:] - 1  # between two
+    low[:, -1], high[:, -1] = c[:, -1] + 1, reach  # above them all
+    low, high = np.maximum(low, -reach), np.minimum(high, reach)
+    keep = low <= high
+    start, stop = (low[keep] + reach), (high[keep] + reach + 1)
+    size = 2 * reach + 2
+    out = []
+    for weights in (units[keep].astype(float), units[keep].astype(float) ** 2):
+        diff = np.bincount(start, weights, minlength=size) - np.bincount(stop, weights, minlength=size)
+        out.append(np.rint(np.cumsum(diff)[:-1]).astype(np.int64))
+    return out[0], out[1]
+
+
+def handicap_tally(score: np.ndarray, columns: dict[str, np.ndarray], shares: Callable,
+                   rule: str) -> dict[str, Any]:
+    """What `handicap_from` needs of some games (score: (games, seats)), as whole numbers: per seat and
+    bonus (-BONUS_RANGE..BONUS_RANGE points added to that seat's score alone) the sum and square sum
+    over the games of the seat's re-scored win share (`seat_shares_by_bonus`), in 1/SHARE_SCALE."""
+    from analysis.tally import share_units
+
+    games, players = score.shape
+    units = np.zeros((players, len(BONUSES)), dtype=np.int64)
+    squares = np.zeros((players, len(BONUSES)), dtype=np.int64)
+    whole = _scores_compare(score) and bool(np.all(score == np.round(score)))
+    for lo in range(0, games, HANDICAP_SLICE):
+        part = score[lo:lo + HANDICAP_SLICE]
+        cols_part = {n: m[lo:lo + HANDICAP_SLICE] for n, m in columns.items()}
+        for j in range(players):
+            if whole:  # whole-number scores: each breakpoint's and interval's bonuses at once
+                cuts, at = _breakpoints(part, cols_part, shares, rule, j)
+                total, square = _bonus_sums(cuts, share_units(at), BONUS_RANGE)
+            else:
+                won = share_units(seat_shares_by_bonus(part, cols_part, shares, rule, seat=j,
+                                                       bonuses=BONUSES))
+                total, square = won.sum(axis=1), (won * won).sum(axis=1)
+            units[j] += total
+            squares[j] += square
+    return {"games": games, "units": units, "squares": squares}
+
+
+def handicap_from(tally: dict[str, Any], z: float = 1.959963984540054) -> pd.DataFrame:
+    """The whole points each seat would need added to its final score (negative: taken away) for its win
+    share to reach the fair share 1/N, from a (merged) `handicap_tally`: ``seat, handicap_points,
+    share_at_handicap, ci_low, ci_high, n``. Scores are whole, so a seat's re-scored share jumps at whole
+    bonuses: the handicap is the smallest whole bonus at which the seat's mean share reaches 1/N (above
+    1/N at 0: the smallest whole penalty bringing it down to 1/N; `whole_bonus`), and share_at_handicap the
+    share it then has. The 95% interval inverts the test of "the share at bonus b is 1/N" over whole
+    bonuses: the same search on the upper and on the lower bound of the share's normal 95% interval (over
+    games) at every bonus, whole bounds. NaN where that leaves the bonus range (not estimable from these
+    games)."""
+    from analysis.tally import SHARE_SCALE, mean_sd
+
+    n = int(tally["games"])
+    players = tally["units"].shape[0]
+    fair = 1.0 / players
+    rows = []
+    for j in range(players):
+        moments = [mean_sd(n, int(u), int(q), SHARE_SCALE)
+                   for u, q in zip(tally["units"][j], tally["squares"][j], strict=True)]
+        mean = np.array([m for m, _ in moments])
+        half = z * np.array([sd for _, sd in moments]) / np.sqrt(n) if n > 1 else np.full(len(mean), np.nan)
+        value = whole_bonus(mean, fair, BONUSES)
+        share = float(mean[int(value) + BONUS_RANGE]) if np.isfinite(value) else float("nan")
+        # the share rises with the bonus, the whole bonus needed falls: a higher bound needs less
+        low, high = whole_bonus(mean + half, fair, BONUSES), whole_bonus(mean - half, fair, BONUSES)
+        if not (np.all(np.isfinite(half)) and np.isfinite(low) and np.isfinite(high)):
+            low, high = float("nan"), float("nan")
+        rows.append({"seat": j, "handicap_points": float(value), "share_at_handicap": share,
+                     "ci_low": float(low), "ci_high": float(high), "n": n})
+    return pd.DataFrame(rows)
+
+
+def seats_decide(rules) -> bool:
+    """Whether a run's seats' scores alone decide its winners, so that re-scoring them with a bonus is
+    the run's rule: a game's rules may say not (`seats_decide` false: a neutral painter competes for the
+    win, so the fair share is no longer 1/N); then no points figure is given."""
+    return bool(getattr(rules, "seats_decide", True))
+
+
+def handicap_table(held: dict[str, Any] | None, spec: GameSpec) -> pd.DataFrame | None:
+    """`handicap_from` of a run's merged handicap sums (`run_handicap_tally` of each chunk; the report's
+    tally holds them, `analysis.run_tally.RunTally.handicap`), in the game's score unit (``attrs["unit"]``:
+    points, tokens); None without sums (a game without a re-scoring rule, or a run its seats' scores do
+    not decide, `seats_decide`)."""
+    if not held:
+        return None
+    out = handicap_from(held)
+    study = spec.values
+    if study is not None:
+        out.attrs["unit"] = study.score_unit  # the game's own score unit: points, tokens
+    return out
+
+
+def run_handicap_tally(players: pd.DataFrame, manifest: dict, spec: GameSpec) -> dict[str, Any] | None:
+    """`handicap_tally` of some games of a self-play run (its players table and manifest); None for a game
+    without a re-scoring rule, or a run its seats' scores do not decide (`seats_decide`)."""
+    from analysis._arrays import seat_matrix
+
+    study = spec.values
+    rules = spec.rules(manifest["config"], manifest["players"], "manifest.json")
+    if study is None or study.shares is None or not len(players) or not seats_decide(rules):
+        return None
+    names = study.columns_in(players.columns)
+    _, m = seat_matrix(players, ["score", *names])
+    return handicap_tally(m["score"], {names[k]: m[k] for k in names}, study.shares, rules.tie_break)
