@@ -15,13 +15,13 @@ from typing import Any
 import pandas as pd
 
 from analysis import charts
-from analysis.compare import run_label
 from analysis.page import FOLD_ROWS, Section, format_table, human_header, per_run, question_order
 from analysis.readings import readings_text, reconstruction_notes
+from analysis.run_labels import run_label
 
 
 def label_runs(runs: list[Any]) -> list[str]:
-    """Short labels of runs (`analysis.compare.run_label`), with the folder name added where two collide."""
+    """Short labels of runs (`analysis.run_labels.run_label`), with the folder name where two collide."""
     labels = [run_label(run.manifest, run.path) for run in runs]
     if len(set(labels)) < len(labels):
         labels = [f"{label} ({run.path.name})" for label, run in zip(labels, runs, strict=True)]

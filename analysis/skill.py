@@ -12,7 +12,8 @@ start-player advantage (seat 0 minus the fair share 1/N, Wilson shifted, as
 (Wilson, as `analysis.ties.tie_stats`); the tie-break effect on each seat: its win share under the
 configured rule minus its share with ties shared, the same games re-scored from the logged results (mean of
 per-game differences, normal interval, as the games' `rescore_ties_from`); and, with values runs, each
-component's value at each position averaged over seats (as `analysis.values.component_values`' "all" rows).
+component's value at each position averaged over seats (as the "all" rows of
+`analysis.causal_values.component_values`).
 
 **Test.** For one figure each game g gives a value x[g, l] at each level l (a seat's win share, a tie mark,
 a per-game value difference). The differences to the first level, D[g] = x[g, 2:] - x[g, 1], are
@@ -68,9 +69,9 @@ from sim.errors import ConfigError
 if TYPE_CHECKING:  # the page kit and matplotlib load only when a section or chart is made
     from matplotlib.figure import Figure
 
+    from analysis.causal_values import ValuesRun
     from analysis.page import Section
     from analysis.runs import Run
-    from analysis.values import ValuesRun
 
 PROFILE_MANIFEST = "profile.json"
 ALPHA = 0.05  # family-wise level of the section's flags
@@ -128,8 +129,8 @@ def tiebreak_effect(players: pd.DataFrame, shares: Callable[..., np.ndarray], co
 def component_per_game(table: pd.DataFrame, components: pd.DataFrame, players: int) -> pd.DataFrame:
     """A values run's per-base-game component values, long: ``game_id, position, component, value``, the
     value being the seats' mean of (the seat's win share when it holds the component) minus (its share
-    when nobody does), as `analysis.values.component_values` averages "all" seats; games where some seat's
-    arm is missing are left out, as there. ``components``: the run's components (label per index)."""
+    when nobody does), as `analysis.causal_values.component_values` averages "all" seats; games where some
+    seat's arm is missing are left out, as there. ``components``: the run's components (label per index)."""
     t = table[table["component"].to_numpy(dtype=np.int64, na_value=-1) >= 0]
     key = ["game_id", "position", "component", "seat"]
     cols = pd.DataFrame({k: t[k].to_numpy(dtype=np.int64) for k in key})
@@ -513,10 +514,10 @@ def read_profile(folder: str | os.PathLike[str]) -> Profile:
     games at a time: each window's `skill_sums` (every level compared on every headline figure), merged,
     give the figures of all the games; memory holds one window of every level. The values runs (a few
     hundred base games each) are read whole."""
+    from analysis.causal_values import is_values_run, read_values_run
     from analysis.run_tally import read_run_tally
     from analysis.runs import Run, read_table, run_snapshot
     from analysis.tally import merge
-    from analysis.values import is_values_run, read_values_run
     from sim import games
 
     folder = Path(folder)

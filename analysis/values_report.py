@@ -1,4 +1,4 @@
-"""The report's component section for `balance values` runs: the causal values (analysis.values) as
+"""The report's component section for `balance values` runs: the causal values (analysis.causal_values) as
 tables and a chart, led by the seat-averaged value of each component at each position, then what each
 power is worth, the values by component group, and each seat's values; summary.json's
 ``component_values``.
@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from analysis import charts
+from analysis.causal_values import MIN_BASE_GAMES, ValuesRun, component_values, group_values, power_values
 from analysis.page import Section
-from analysis.values import MIN_BASE_GAMES, ValuesRun, component_values, group_values, power_values
 from sim import games
 
 SUMMARY_KEYS = ("component", "position", "seat", "value", "ci_low", "ci_high", "n", "points_equivalent",
@@ -44,7 +44,7 @@ def _where(position: int, unit: str) -> str:
 
 
 def _too_few(tested: pd.Series, n: pd.Series, cells: list[str]) -> list[str]:
-    """`cells`, with "too few games (n = 4)" where a row was not tested (analysis.values.MIN_BASE_GAMES)."""
+    """`cells`, with "too few games (n = 4)" where a row was not tested (causal_values.MIN_BASE_GAMES)."""
     return [c if t else f"too few games (n = {int(k):,})" for c, t, k in zip(cells, tested, n, strict=True)]
 
 
@@ -85,7 +85,7 @@ def values_table(rows: pd.DataFrame, score: str, unit: str) -> pd.DataFrame:
 
 
 def powers_table(powers: pd.DataFrame, score: str) -> pd.DataFrame:
-    """`analysis.values.power_values` as the page shows it."""
+    """`analysis.causal_values.power_values` as the page shows it."""
     tested, n = powers["tested"], powers["n"]
     return pd.DataFrame({
         "Component": powers["component"],
@@ -100,7 +100,7 @@ def powers_table(powers: pd.DataFrame, score: str) -> pd.DataFrame:
 
 
 def groups_table(grouped: pd.DataFrame, attribute: str, unit: str) -> pd.DataFrame:
-    """`analysis.values.group_values` by `attribute` as the page shows it."""
+    """`analysis.causal_values.group_values` by `attribute` as the page shows it."""
     tested, n = grouped["tested"], grouped["n"]
     return pd.DataFrame({
         attribute.capitalize(): grouped[attribute].astype(str),

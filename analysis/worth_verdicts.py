@@ -1,5 +1,5 @@
 """What is each component worth against what it says on it? Verdicts of a `balance values` run: each
-component's causal worth in whole score points (analysis.values) minus its face value (a component's
+component's causal worth in whole score points (analysis.causal_values) minus its face value (a component's
 ``points``, when it has one), judged against the worth margin (`Margins.worth`, 1 score point by default).
 
 The components of a run are one family: each component's win-share value gets a normal interval at the
@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from analysis.causal_values import MIN_BASE_GAMES, ValuesRun
 from analysis.handicaps import BONUS_RANGE, BONUSES, whole_bonus
-from analysis.values import MIN_BASE_GAMES, ValuesRun
 from analysis.verdicts import (
     ALPHA,
     BEYOND,
@@ -64,7 +64,7 @@ def worth_rows(run: ValuesRun) -> list[dict[str, Any]]:
                "value": value, "ci_low": max(-1.0, value - half), "ci_high": min(1.0, value + half),
                "worth": float("nan"), "worth_low": float("nan"), "worth_high": float("nan"),
                "face": float(run.components.loc[k, "points"]) if "points" in run.components else None}
-        curve = run.priced[(first, k)].curve  # the values table's curve, computed once (analysis.values)
+        curve = run.priced[(first, k)].curve  # the values table's curve, computed once
         if curve is not None and n >= MIN_BASE_GAMES:
             row.update(worth=whole_bonus(curve, value, BONUSES),
                        worth_low=whole_bonus(curve, row["ci_low"], BONUSES),

@@ -378,7 +378,7 @@ def lead_changes(per_game: pd.Series) -> dict[str, Any]:
 
 
 def round_stats(games: pd.DataFrame) -> dict[str, Any]:
-    """Sakura's game length in rounds (`analysis.sakura.play.round_stats_from`), by numpy."""
+    """Sakura's game length in rounds (`analysis.sakura.game_flow.round_stats_from`), by numpy."""
     d = distribution(floats(games["rounds"]))
     reasons = games["end_reason"].astype(str).value_counts()
     return {"n": d["n"], "mean": d["mean"], "sd": d["sd"], "median": d["median"], "q1": d["q25"],

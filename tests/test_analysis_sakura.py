@@ -1,4 +1,4 @@
-"""Sakura statistics (analysis.sakura) and run comparison (analysis.compare) on small constructed tables
+"""Sakura statistics (analysis.sakura) and run comparison (analysis.run_labels) on small constructed tables
 with known answers, plus a smoke test on a real run."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 
 from analysis import sakura as sk
 from analysis import seats as common_seats
-from analysis.compare import run_label, run_labels
 from analysis.page import side_by_side
+from analysis.run_labels import run_label, run_labels
 from analysis.runs import read_run
 from analysis.stats import wilson_interval
 from tests import oracles
@@ -554,7 +554,7 @@ def test_report_of_two_player_runs_shows_both_readings_of_r23(court_runs, tmp_pa
 
     import pyarrow.parquet as pq
 
-    from analysis.report import build_report
+    from analysis.run_report import build_report
 
     old = tmp_path / "old"
     shutil.copytree(court_runs["default"].path, old)

@@ -188,3 +188,28 @@ def test_no_kernel_takes_more_than_ten_arguments():
                 kernels.append((len(node.args.args), f"{path.relative_to(ROOT)}:{node.name}"))
     assert len(kernels) > 100  # the walk found the compiled code
     assert [k for k in kernels if k[0] > 10] == []
+
+
+def test_module_names_do_not_collide_across_layers():
+    """A module's name says which one it is: unique across the generic layers (sim/, storage/, sim.app,
+    sim.design, analysis/); a module of sim.commands is named for its command, whose engine may carry the
+    same name one layer down; a game's package repeats the names of the other game's (the same role per
+    game) and only those generic names whose question it answers for its game (bench, ties)."""
+    from sim.commands import COMMANDS
+
+    games_folders = {ROOT / p / n for p in PACKAGES for n in games.names()}
+    generic: dict[str, list[str]] = {}
+    in_games: set[str] = set()
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if path.name == "__init__.py" or path.parent.name == "commands":
+                continue
+            if path.parent in games_folders:
+                in_games.add(path.stem)
+            else:
+                generic.setdefault(path.stem, []).append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in generic.items() if len(paths) > 1} == {}
+    assert in_games & set(generic) == {"bench", "ties"}
+    helpers = {"options", "playing", "compile_kernels"}
+    commands = {p.stem for p in (ROOT / "sim" / "commands").glob("*.py") if p.stem != "__init__"}
+    assert commands - helpers == set(COMMANDS)

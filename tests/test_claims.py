@@ -16,15 +16,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.handicaps import handicap_from, handicap_tally
-from analysis.kamakura.ties import win_shares
-from analysis.values import (
+from analysis.causal_values import (
     MIN_BASE_GAMES,
     ValuesRun,
     component_values,
     format_values,
     read_values_run,
 )
+from analysis.handicaps import handicap_from, handicap_tally
+from analysis.kamakura.ties import win_shares
 from analysis.values_report import values_section
 from sim.app.runner import plan_run, simulate
 from sim.app.values_run import plan_values

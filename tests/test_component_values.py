@@ -18,16 +18,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.handicaps import handicap_from, handicap_tally
-from analysis.kamakura.chit_values import chit_tally, chit_values_from
-from analysis.kamakura.ties import win_shares
-from analysis.runs import read_table
-from analysis.values import (
+from analysis.causal_values import (
     bonus_gains,
     component_values,
     invert,
     read_values_run,
 )
+from analysis.handicaps import handicap_from, handicap_tally
+from analysis.kamakura.chit_values import chit_tally, chit_values_from
+from analysis.kamakura.ties import win_shares
+from analysis.runs import read_table
 from sim import games
 from sim.app.runner import simulate
 from sim.app.values_run import plan_values
@@ -139,7 +139,7 @@ def test_tables_identical_for_jobs_and_chunks(zero_config: Path, zero_run: Path,
 
 
 def test_power_is_priced_against_the_same_points(zero_run: Path) -> None:
-    from analysis.values import power_values
+    from analysis.causal_values import power_values
 
     powers = power_values(read_values_run(zero_run))
     assert len(powers) == 12  # red, yellow, green: four kinds each carry a power

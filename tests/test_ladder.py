@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.ladder import agents_held, ladder_table_from, skill_trace, steps_frame
+from analysis.ladder_report import agents_held, ladder_table_from, skill_trace, steps_frame
 from analysis.seats import seat_tally
 from analysis.stats import wilson_interval
 from sim.design.ladder import DEFAULT_ITERS, levels, parse_iters

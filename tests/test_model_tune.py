@@ -376,7 +376,7 @@ def test_the_component_cap_prices_candidates_by_paired_intervention(tmp_path: Pa
     figures are the same at --jobs 1 and 2; the confirmation's kinds are what `balance values` gives the
     recommended config on the same fresh seeds; the statement rests on the cap's simultaneous bounds; the
     budget holds."""
-    from analysis.values import component_values, read_values_run
+    from analysis.causal_values import component_values, read_values_run
     from sim.design.tune import confirm_seed
 
     path = write(tmp_path, CAPPED)

@@ -15,7 +15,7 @@ import pytest
 from analysis.parts import CACHE
 from analysis.run_tally import read_run_tally
 from analysis.runs import read_run
-from analysis.summary import format_run
+from analysis.summary_text import format_run
 from tests.oracles import tally_of_run
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.causal_values import component_values, read_values_run
 from analysis.kamakura.ties import rescore_ties_from
 from analysis.run_tally import read_run_tally
 from analysis.runs import read_run
@@ -27,7 +28,6 @@ from analysis.skill import (
 )
 from analysis.stats import holm
 from analysis.ties import tie_stats
-from analysis.values import component_values, read_values_run
 from sim.commands import main
 from sim.design.profile import level_slug, run_profile, split_levels
 

@@ -136,7 +136,7 @@ def test_compare_refuses_two_games(tmp_path: Path) -> None:
 
 
 def test_a_chit_of_no_points_and_no_power_is_worth_nothing_and_priced_right(tmp_path: Path) -> None:
-    from analysis.values import read_values_run
+    from analysis.causal_values import read_values_run
     from analysis.worth_verdicts import worth_verdicts
     from sim.app.runner import simulate
     from sim.app.values_run import plan_values

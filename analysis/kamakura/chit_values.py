@@ -1,7 +1,7 @@
 """What is each Kamakura chit and power worth? Per chit type (colour x icons): claim and activation rates
 and the win share of holders against the others; per power: activation rate and the win share of
 activating player-games against the others (normal 95% intervals of the differences). All associations,
-not causal effects (those come from `balance values`, analysis/values.py). The logistic regression of
+not causal effects (those come from `balance values`, analysis/causal_values.py). The logistic regression of
 winning on the chits held was removed: the holdings sum to the score, so it measured points, not chits.
 `component_values_from` is the registry's uniform view of these associations (`GameSpec.tally_values`,
 used by the sweep report).

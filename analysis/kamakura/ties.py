@@ -26,8 +26,8 @@ def win_shares(score: np.ndarray, columns: dict[str, np.ndarray] | None = None,
     seat): ``last_in_order``, the highest tied seat wins; ``first_in_order``, the lowest; ``shared``, 1/k
     each; R-20 ``last_to_play``, the tied seat whose own last turn came latest, from
     ``columns["last_turn"]`` (games, seats), the logged turn of each seat's final `end` or `pass` (the
-    other rules need nothing but the scores). Re-scores a bonus too (analysis.values: point equivalents,
-    seat handicaps)."""
+    other rules need nothing but the scores). Re-scores a bonus too (analysis.causal_values: point
+    equivalents; analysis.handicaps)."""
     present = ~np.isnan(score)
     s = np.where(present, score, -np.inf)
     top = s.max(axis=1, keepdims=True) if s.size else s

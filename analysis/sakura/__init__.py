@@ -6,7 +6,7 @@ Each question lives in its own module: seats in the game-independent `analysis.s
 their mean score Sakura's tokens), ties in `analysis.sakura.ties` (``tie_stats_from`` adds the decided share
 of ties to `analysis.ties.tie_stats`; ``rescore_ties_from`` re-scores under every R-14 rule and, with two
 players, both readings of R-23), card and action values in `analysis.sakura.card_values`, bumps, sakura
-scoring and game length in `analysis.sakura.play`; the report sections in `analysis.sakura.report` (the
+scoring and game length in `analysis.sakura.game_flow`; the report sections in `analysis.sakura.report` (the
 registry's `report_sections`). The report reads a run by parts (issue 18): each figure X is
 ``X_from(X_tally(tables...))``, where ``X_tally`` is what one chunk of games adds (whole numbers, merged
 exactly by `analysis.tally.merge`) and ``X_from`` reads the figure off a merged tally; the figure of some
@@ -28,7 +28,7 @@ from analysis.sakura.card_values import (
     card_values_from,
     component_values_from,
 )
-from analysis.sakura.play import (
+from analysis.sakura.game_flow import (
     bump_stats_from,
     bump_tally,
     round_stats_from,

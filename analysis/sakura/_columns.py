@@ -6,7 +6,7 @@ Whole numeric columns convert with the shared `analysis._arrays.ints` / `floats`
 those do not do: text and categorical columns read as codes into their labels, and a column read in
 slices (chunk by chunk) without converting it whole.
 
-Used by `analysis.sakura.ties`, `analysis.sakura.card_values` and `analysis.sakura.play`; not part of the
+Used by `analysis.sakura.ties`, `analysis.sakura.card_values` and `analysis.sakura.game_flow`; not part of the
 package's interface.
 """
 

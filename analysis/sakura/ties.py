@@ -72,7 +72,7 @@ def _split(rule: str) -> tuple[str, bool]:
 
 def _per_game(values: np.ndarray, games: int) -> np.ndarray:
     """A per-game column given as (games,) or as (games, seats) repeating it in every seat's column (as
-    analysis.values broadcasts re-scoring columns to the seats)."""
+    analysis.causal_values broadcasts re-scoring columns to the seats)."""
     values = np.asarray(values, dtype=float)
     return values[:, 0] if values.ndim == 2 else values.reshape(games)
 
@@ -117,7 +117,7 @@ def shares_with_court(score: np.ndarray, columns: dict[str, np.ndarray],
 def win_shares(score: np.ndarray, columns: dict[str, np.ndarray],
                rule: str = "closest_to_emperor") -> np.ndarray:
     """Each seat's win share under re-scoring `rule` (R-14; ``+court_can_win``: R-23), as
-    `shares_with_court` gives it. Re-scores a bonus too (analysis.values: token equivalents, seat
+    `shares_with_court` gives it. Re-scores a bonus too (analysis.causal_values: token equivalents, seat
     handicaps)."""
     return shares_with_court(score, columns, rule)[0]
 

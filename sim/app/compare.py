@@ -156,7 +156,7 @@ def _changes(base: Any, variant: Any) -> list[str]:
 
 
 def _text(args: argparse.Namespace, base: Any, variant: Any, pair: _Pair, verdicts: list) -> str:
-    from analysis.summary import agents_text
+    from analysis.summary_text import agents_text
 
     b, v, p = pair.last or pair.tallies()
     head = (f"compare: {args.base} (base) with {args.variant} (variant): {base.game}, {args.players} "
@@ -176,7 +176,7 @@ def _text(args: argparse.Namespace, base: Any, variant: Any, pair: _Pair, verdic
 
 
 def _report(pair: _Pair, verdicts: list, margins: Any, out: Path, changes: list[str]) -> Path:
-    from analysis.report import build_report
+    from analysis.run_report import build_report
     from analysis.verdict_section import comparison_section
 
     lead = comparison_section(verdicts, changes, pair.plans["base"].game)

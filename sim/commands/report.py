@@ -1,4 +1,4 @@
-"""`balance report`: the balance report (HTML, JSON, CSV) of run directories (analysis/report.py)."""
+"""`balance report`: the balance report (HTML, JSON, CSV) of run directories (analysis/run_report.py)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from analysis.report import build_report
+    from analysis.run_report import build_report
 
     started = time.perf_counter()
     from analysis.verdicts import parse_margins

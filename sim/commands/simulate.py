@@ -58,7 +58,7 @@ def _play_games(plan, games: int, options: RunOptions, started: float) -> int:
     seconds = time.perf_counter() - started
     rate = result.played / seconds if seconds > 0 else 0.0
     note = f" ({result.already} were already there)" if result.already else ""
-    from analysis.summary import agents_text
+    from analysis.summary_text import agents_text
 
     players = agents_text({"agents": plan.agents, "rotate_seats": plan.rotate_seats})
     print(f"{result.played} games played{note} by {players} in {seconds:.1f} s, {rate:,.0f} games/s; "
@@ -69,7 +69,7 @@ def _play_games(plan, games: int, options: RunOptions, started: float) -> int:
 def _play_until_decided(plan, options: RunOptions, started: float, *, cap: int, margins,
                         minutes: float | None) -> int:
     """Play the run directory in rounds until its verdicts are decided (or a cap), then summarise it."""
-    from analysis.summary import format_run
+    from analysis.summary_text import format_run
     from sim.app.runner import default_out
     from sim.app.until_decided import RunJudge, first_round, play_until_decided
 

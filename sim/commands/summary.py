@@ -22,10 +22,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from analysis.causal_values import format_values, is_values_run, read_values_run
     from analysis.run_tally import read_run_tally
     from analysis.runs import run_snapshot
-    from analysis.summary import format_run
-    from analysis.values import format_values, is_values_run, read_values_run
+    from analysis.summary_text import format_run
     from analysis.verdicts import parse_margins
     from analysis.worth_verdicts import format_worth
 

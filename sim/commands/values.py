@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     margins = parse_margins(args.margin)
     plan = plan_values(args.config, args.players, args.agents, args.seed, args.positions)
     start_workers(options, plan.game)
-    from analysis.values import format_values, read_values_run
+    from analysis.causal_values import format_values, read_values_run
     from analysis.worth_verdicts import format_worth
 
     result = play_run(plan, args.games or games.spec(plan.game).values.games, options, "base games")

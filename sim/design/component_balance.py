@@ -5,8 +5,8 @@ chunks, stored in the study file after each stage, and resumed.
 
 Per base game g and component c, the paired difference summed over the seats is
 ``D[g, c] = sum_j (share of j when j holds c) - (share of j when nobody does)``; divided by the number of
-seats it is the "all" row of `analysis.values.component_values` (the seat-averaged value). Win shares are
-multiples of 1/SHARE_SCALE, so ``SHARE_SCALE * D`` is a whole number.
+seats it is the "all" row of `analysis.causal_values.component_values` (the seat-averaged value). Win
+shares are multiples of 1/SHARE_SCALE, so ``SHARE_SCALE * D`` is a whole number.
 
 A kind is a set of components with equal attributes named by the study's `kinds` (every card with the
 same two actions, say), or one component when it names none (a component that is already a kind: a chit

@@ -8,7 +8,7 @@ often when the number of games is a multiple of N), and plays G games into its o
 ``OUT/<higher>-vs-<lower>/`` through `sim.app.runner.simulate`, so the ladder resumes: a finished step is
 not touched again, an interrupted one plays only its missing games. ``OUT/ladder.json`` lists the steps;
 the report (``OUT/report/``: HTML, CSV, PNG) and the printed table are computed from the run directories'
-logs (analysis.ladder).
+logs (analysis.ladder_report).
 
 Every step plays the same game seeds (game i from the seed of (seed, i)): the deals are common to all
 steps, so the steps differ only in who plays.
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis.ladder import LADDER_MANIFEST
+from analysis.ladder_report import LADDER_MANIFEST
 from sim import games
 from sim.app.runner import RunPlan, plan_run, simulate
 from sim.errors import ConfigError
@@ -132,7 +132,7 @@ def plan_ladder(game: str, players: int, config: str | os.PathLike[str] | None =
         raise ConfigError(f"{out}: --out is a non-empty folder that is not a ladder (no {LADDER_MANIFEST}); "
                           "choose another --out")
     if manifest_path.is_file():
-        from analysis.ladder import read_ladder_manifest
+        from analysis.ladder_report import read_ladder_manifest
 
         old = read_ladder_manifest(out)
         ours = {"game": game, "players": players, "config_hash": steps[0].plan.config_hash, "seed": seed}
@@ -181,8 +181,8 @@ def run_ladder(game: str, players: int, config: str | os.PathLike[str] | None = 
         res = simulate(step.plan, games, step.out, jobs=jobs)  # small chunks for MCTS: RunPlan.smallest_chunk
         result.played += res.played
         say(f"{label}: {res.played} games in {res.seconds:.1f} s ({step.out})")
-    from analysis.ladder import format_ladder, read_ladder
-    from analysis.report import build_report
+    from analysis.ladder_report import format_ladder, read_ladder
+    from analysis.run_report import build_report
 
     result.report = build_report([out], out / "report")
     manifest, table, summary, _ = read_ladder(out)

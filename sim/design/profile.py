@@ -274,7 +274,7 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
             res = simulate(level.values_plan, base_games, level.values_out, jobs=jobs, force=force)
             result.values_played += res.played
             say(f"{label} values: {res.played:,} base games in {res.seconds:.1f} s ({level.values_out})")
-    from analysis.report import build_report
+    from analysis.run_report import build_report
     from analysis.skill import format_profile, read_profile
 
     result.report = build_report([out], out / "report", margins=margins)

@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 
 #: What play_values fills: scores, shares and last_turns [game, position, kind, arm, seat] (see there),
 #: available [game, position, kind], and each seed's own game's base_scores / base_shares / base_last
-#: [game, seat]. The last turns let a report re-score under R-20's `last_to_play` (analysis.values).
+#: [game, seat]. The last turns let a report re-score under R-20's `last_to_play` (analysis.causal_values).
 ValuesOut = namedtuple("ValuesOut", ["scores", "shares", "last_turns", "available", "base_scores",
                                      "base_shares", "base_last"])
 

@@ -12,12 +12,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from analysis.ladder import is_ladder, ladder_report_parts
+from analysis.causal_values import is_values_run, read_values_run
+from analysis.ladder_report import is_ladder, ladder_report_parts
 from analysis.page import Section
 from analysis.report_page import label_runs, write_report
 from analysis.run_tally import read_run_tally
 from analysis.skill import is_profile, profile_report_parts
-from analysis.values import is_values_run, read_values_run
 from analysis.values_report import values_section
 from analysis.variants import variant_section
 from analysis.verdict_section import profile_block, run_block, verdict_section, worth_block
@@ -39,7 +39,7 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
                  margins: Margins = DEFAULT_MARGINS, lead: list[Section] | None = None) -> Path:
     """Read the runs (refusing bad directories first), compute every section, write the report. Each game's
     sections come from its registry entry (`GameSpec.report_sections`, in registry order); a ladder folder
-    (`balance ladder`, holding ladder.json) adds its ladder section (analysis.ladder), a profile folder
+    (`balance ladder`, holding ladder.json) adds its ladder section (analysis.ladder_report), a profile folder
     (`balance profile`, holding profile.json) its section "Balance by skill" (analysis.skill).
 
     A self-play run is read by parts (analysis.run_tally): each chunk's tally, `jobs` at a time (joblib's
@@ -99,7 +99,7 @@ def _verdicts(runs: list, labels: list[str], margins: Margins, summary: dict[str
     its answers are stable at the top; summary.json's ``verdicts``: label -> the verdict records, and each
     profile record's ``stable_at_top``."""
     from analysis.change_verdicts import stable_at_top, stable_text
-    from analysis.summary import agents_text
+    from analysis.summary_text import agents_text
 
     blocks = []
     summary["verdicts"] = {}
