@@ -213,3 +213,39 @@ def test_module_names_do_not_collide_across_layers():
     helpers = {"options", "playing", "compile_kernels"}
     commands = {p.stem for p in (ROOT / "sim" / "commands").glob("*.py") if p.stem != "__init__"}
     assert commands - helpers == set(COMMANDS)
+
+
+def _python_code() -> list[tuple[Path, ast.AST, set[int]]]:
+    """Each module of sim/, storage/ and analysis/ with the ids of the nodes inside numba kernels."""
+    out = []
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            tree = ast.parse(path.read_text())
+            kernel_nodes = {id(node) for fn in ast.walk(tree) if isinstance(fn, ast.FunctionDef)
+                            and any(_njit(d) for d in fn.decorator_list) for node in ast.walk(fn)}
+            out.append((path, tree, kernel_nodes))
+    return out
+
+
+def test_no_function_outside_the_kernels_is_over_80_lines():
+    long = [f"{path.relative_to(ROOT)}:{node.lineno} {node.name} {node.end_lineno - node.lineno + 1}"
+            for path, tree, kernel in _python_code() for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef) and id(node) not in kernel
+            and node.end_lineno - node.lineno + 1 > 80]
+    assert long == []
+
+
+def test_no_call_outside_the_kernels_passes_more_than_five_positional_arguments():
+    """Calls of a numba kernel are exempt: kernels take no keywords and at most ten arguments."""
+    code = _python_code()
+    kernels = {node.name for _, tree, _ in code for node in ast.walk(tree)
+               if isinstance(node, ast.FunctionDef) and any(_njit(d) for d in node.decorator_list)}
+    long = []
+    for path, tree, kernel in code:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and id(node) not in kernel and len(node.args) > 5:
+                callee = node.func.func.args[0] if isinstance(node.func, ast.Call) and node.func.args \
+                    else node.func  # delayed(f)(...) calls f
+                if getattr(callee, "id", getattr(callee, "attr", None)) not in kernels:
+                    long.append(f"{path.relative_to(ROOT)}:{node.lineno} {ast.unparse(node.func)}")
+    assert long == []
