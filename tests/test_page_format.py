@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.page import _format, _percent_columns
+from analysis.page import _percent_columns, format_table
 
 
 def test_a_rate_and_its_interval_are_percent_a_mean_and_its_interval_are_not():
-    rates = _format(pd.DataFrame({"seat": [0], "win_rate": [0.283], "ci_low": [0.278], "ci_high": [0.288]}))
+    rates = format_table(pd.DataFrame({"seat": [0], "win_rate": [0.283], "ci_low": [0.278],
+                                       "ci_high": [0.288]}))
     assert rates.iloc[0].tolist() == ["0", "28.3%", "27.8%", "28.8%"]
-    means = _format(pd.DataFrame({"mean_score": [34.1], "ci_low": [34.01], "ci_high": [34.2]}))
+    means = format_table(pd.DataFrame({"mean_score": [34.1], "ci_low": [34.01], "ci_high": [34.2]}))
     assert means.iloc[0].tolist() == ["34.1", "34", "34.2"]  # not "[3407.5%, 3414.2%]"
-    coef = _format(pd.DataFrame({"coef": [4.07], "ci_low": [3.997], "ci_high": [4.157]}))
+    coef = format_table(pd.DataFrame({"coef": [4.07], "ci_low": [3.997], "ci_high": [4.157]}))
     assert not any("%" in cell for cell in coef.iloc[0])
 
 
@@ -25,5 +26,5 @@ def test_side_by_side_columns_keep_each_runs_units():
 
 
 def test_counts_get_thousands_separators_not_exponents():
-    shown = _format(pd.DataFrame({"games": [30000], "wins": [13110.0], "mean": [0.5]}))
+    shown = format_table(pd.DataFrame({"games": [30000], "wins": [13110.0], "mean": [0.5]}))
     assert shown.iloc[0].tolist() == ["30,000", "13,110", "0.5"]
