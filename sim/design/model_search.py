@@ -60,7 +60,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim import games
+from sim import games as registry
 from sim.design.component_balance import games_bound, largest, merge_values, play_values_chunk
 from sim.design.files import validate
 from sim.design.overrides import apply_overrides, path_text
@@ -209,7 +209,7 @@ class ModelSearch:
         self.full = full_games(search)  # the games a candidate's figures count at
         self.look = 1 - (1 - search.confidence) / len(self.schedule)
         self.dists = distributions(self.space)
-        self.agents = tuple(str(a) for a in parse_agents(tune.agents, tune.players, games.spec(tune.game)))
+        self.agents = tuple(str(a) for a in parse_agents(tune.agents, tune.players, registry.spec(tune.game)))
         self.capped = self.target.chit_cap is not None
         self.values_study = None
         if self.capped:
@@ -581,8 +581,8 @@ def confirm_stats(tune: Tune, out: Path, values: list[Any], agents: str, games: 
     overrides = {d.path: v for d, v in zip(space.dimensions, values, strict=True)}
     source = f"{tune.file} (confirmation)"
     rules = validate(tune.game, apply_overrides(space.base, overrides, source), tune.players, source)
-    specs = parse_agents(agents, tune.players, games.spec(tune.game))
-    check_models(specs, games.spec(tune.game), tune.players, rules.config_hash)
+    specs = parse_agents(agents, tune.players, registry.spec(tune.game))
+    check_models(specs, registry.spec(tune.game), tune.players, rules.config_hash)
     pool = GamePool(jobs, backend, scheduler)
     try:
         seating = tuple(str(a) for a in specs)
