@@ -144,6 +144,9 @@ class GameSpec:
     reconstructed: tuple[tuple[str, str], ...] = ()
     #: the player counts the original rules describe (None: every count the game allows)
     described_players: tuple[int, ...] | None = None
+    #: (dotted key, "[*]" for any element, the strings it takes): the config's keys with a fixed set of
+    #: values, offered as a choice where a config is edited (the workbench); the validator still decides
+    choices: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     # ---- references -----------------------------------------------------------------------------------
     @property

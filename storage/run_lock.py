@@ -34,6 +34,23 @@ def holder_text(lock_path: Path) -> str:
     return f"pid {info.get('pid')}, started {started}: {info.get('command', '?')}"
 
 
+def held_by(folder: str | os.PathLike[str]) -> str | None:
+    """Who is writing the run directory `folder` now (`holder_text`), or None if nobody is: a probe of
+    the lock that takes it for an instant, so it never creates the folder or its lock file."""
+    path = Path(folder) / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return holder_text(path)
+    finally:
+        os.close(fd)  # closing drops the probe's own lock
+    return None
+
+
 class RunLock:
     """`with RunLock(folder):` holds the folder's lock (creating the folder); a second holder is refused
     (ConfigError naming the first) or, with `wait`, blocks until the first lets go."""

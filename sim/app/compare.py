@@ -181,3 +181,20 @@ def _report(pair: _Pair, verdicts: list, margins: Any, out: Path, changes: list[
 
     lead = comparison_section(verdicts, changes, pair.plans["base"].game)
     return build_report([out / "base", out / "variant"], out / "report", margins=margins, lead=[lead])
+
+
+def judge_folder(out: Path, margins: Any) -> tuple[Any, Any, dict[str, Any], list]:
+    """A compare folder's two runs (OUT/base, OUT/variant) read and judged as `balance compare` judges
+    them: (base tally, variant tally, pair sums, change verdicts)."""
+    from analysis.change_verdicts import change_verdicts
+    from analysis.paired import paired_tally
+    from analysis.run_tally import read_run_tally
+    from analysis.verdicts import seconds_per_game
+
+    base, variant = (read_run_tally(out / name) for name in ("base", "variant"))
+    unit = base.spec.vocabulary.length
+    pair, _ = paired_tally(variant, base, unit)
+    pace = seconds_per_game(base.manifest)
+    pace = 2 * pace if pace else None  # both configs are played
+    return base, variant, pair, change_verdicts(base.common, variant.common, pair, unit, margins=margins,
+                                                pace=pace)

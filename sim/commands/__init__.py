@@ -28,12 +28,14 @@ from sim.commands import (
     train,
     tune,
     values,
+    workbench,
 )
 from sim.errors import ConfigError, RunFailed
 
 #: every `balance` subcommand by name, in the order `balance --help` lists them
 COMMANDS: dict[str, ModuleType] = {command.NAME: command for command in (
-    study, simulate, values, report, summary, ladder, play, train, bench, compare, sweep, tune, profile)}
+    study, simulate, values, report, summary, ladder, play, train, bench, compare, sweep, tune, profile,
+    workbench)}
 
 
 def _version() -> str:

@@ -3,7 +3,16 @@ agents, forward model and state, as references that load nothing until asked for
 
 from sim.game_spec import GameSpec, ValuesStudy, Vocabulary
 from sim.sakura.agent_kinds import AGENTS
-from sim.sakura.params import DEFAULT_CONFIG, MAX_PLAYERS, MIN_PLAYERS, TIE_BREAKS
+from sim.sakura.params import (
+    BUMP_FROM,
+    DEFAULT_CONFIG,
+    GARDEN_ACTIONS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    PAINTER_ACTIONS,
+    TIE_BREAKS,
+    VARIANTS,
+)
 
 
 # ---- the game's code, imported on first use: importing the spec loads no kernels --------------------
@@ -132,4 +141,7 @@ SPEC = GameSpec(
     readings=(("tie_break", None), ("bump_from", None), ("lineup_from_gate", None),
               ("court_can_win", (2,))),  # the court painter plays with two players only
     reconstructed=(("board", "board geometry (R-10)"), ("cards", "deck (R-11)")),
+    choices=(("rules.tie_break", TIE_BREAKS), ("rules.two_player_variant", VARIANTS),
+             ("rules.bump_from", BUMP_FROM), ("cards[*].garden", GARDEN_ACTIONS),
+             ("cards[*].painter", PAINTER_ACTIONS)),
 )

@@ -1,0 +1,61 @@
+"""`balance workbench`: the designer's loop in the browser (sim/workbench): a local web app on a workspace
+folder, at an address with a secret token in it, until Ctrl-C."""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import socket
+
+from sim.commands.options import positive_int
+from sim.errors import ConfigError
+
+NAME = "workbench"
+HELP = ("edit a config in the browser, run it and watch its verdicts firm up, compare it with its start, "
+        "take the TOML away")
+PARSER = {"epilog": "examples:\n  balance workbench\n  balance workbench --workspace my-game --port 8800\n"
+                    "  balance workbench --jobs 8 --scheduler tcp://10.0.0.5:8786",
+          "formatter_class": argparse.RawDescriptionHelpFormatter}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workspace", default="workbench",
+                        help="the folder of drafts, runs and reports (default ./workbench, created if missing)")
+    parser.add_argument("--port", type=int, default=8765, help="port to serve on (default 8765; 0: any free one)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to bind (default 127.0.0.1: this machine only)")
+    parser.add_argument("--jobs", type=positive_int, help="worker processes of each run (default: the cores)")
+    parser.add_argument("--scheduler", help="play runs on the Dask cluster at this address, as simulate does")
+
+
+def _socket(host: str, port: int) -> socket.socket:
+    try:
+        sock = socket.create_server((host, port), reuse_port=False)
+    except OSError as err:
+        raise ConfigError(f"--port: cannot serve on {host}:{port} ({err.strerror or err})") from None
+    return sock
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from sim.workbench.server import Settings, make_app
+    from sim.workbench.workspace import Workspace
+
+    if not 0 <= args.port <= 65535:
+        raise ConfigError(f"--port: must be in 0..65535, got {args.port}")
+    workspace = Workspace(args.workspace)
+    token = secrets.token_urlsafe(24)
+    app = make_app(Settings(workspace, token, args.jobs, args.scheduler))
+    sock = _socket(args.host, args.port)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"workbench on {workspace.root}\nopen http://{shown}:{port}/?token={token}\n(Ctrl-C stops it; "
+          "running games stop too and resume when run again)", flush=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn shut down (stopping the runs), then passed Ctrl-C on
+        pass
+    print("workbench stopped", flush=True)
+    return 0

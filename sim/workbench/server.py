@@ -1,0 +1,311 @@
+"""The workbench's web app, on Starlette: the page, the editor's edits, the jobs and the downloads.
+
+Why Starlette: a small, well-kept ASGI toolkit whose requests, responses, static files and test client are
+all a page of server-rendered HTML needs; the page's own script is a few hundred lines with no library,
+so nothing is fetched from the network (Panel would bring Bokeh's client and its websocket protocol for
+what is here a form and a table that refresh).
+
+Every request must carry the secret token the command printed (in the address, which sets a cookie for
+the page's own requests); files are named by bare names (sim.workbench.workspace), never by paths.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import subprocess
+import sys
+import zipfile
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from http import cookies
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from sim.agent_spec import parse_agents
+from sim.errors import ConfigError
+from sim.workbench import views
+from sim.workbench.drafts import Draft, bulk_edit, create, field_edit
+from sim.workbench.jobs import Jobs
+from sim.workbench.status import Looks, finished_games
+from sim.workbench.workspace import Refused, Workspace, checked_name
+
+COOKIE = "balance_workbench"
+#: what a request's agents may hold (then checked by the game's agent table)
+_AGENTS = re.compile(r"[A-Za-z0-9_,:=.+-]{1,200}")
+
+
+@dataclass
+class Settings:
+    """How the command started the workbench: its folder, the secret, and how runs play."""
+
+    workspace: Workspace
+    token: str
+    jobs: int | None = None
+    scheduler: str | None = None
+
+
+class TokenGuard:
+    """ASGI middleware: a request without the token (in `?token=` or the page's cookie) is refused with
+    403; a request that brings it in the address gets the cookie, so the page's own requests carry it."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app, self.token = app, token
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        query = parse_qs(scope.get("query_string", b"").decode())
+        header = dict(scope.get("headers", [])).get(b"cookie", b"").decode()
+        jar = cookies.SimpleCookie(header)
+        in_query = query.get("token", [""])[0] == self.token
+        if not in_query and (COOKIE not in jar or jar[COOKIE].value != self.token):
+            response = Response("refused: this workbench needs the token of the address it printed\n",
+                                status_code=403, media_type="text/plain")
+            return await response(scope, receive, send)
+
+        async def send_with_cookie(message: dict) -> Awaitable[None]:
+            if in_query and message["type"] == "http.response.start":
+                value = f"{COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict"
+                message["headers"] = [*message.get("headers", []), (b"set-cookie", value.encode())]
+            return await send(message)
+
+        return await self.app(scope, receive, send_with_cookie)
+
+
+def refusal(err: Refused | ConfigError) -> JSONResponse:
+    return JSONResponse({"ok": False, "message": str(err), "field": getattr(err, "field", None)},
+                        status_code=400)
+
+
+def _int(body: dict, key: str, lo: int = 0) -> int:
+    try:
+        value = int(body.get(key))
+    except (TypeError, ValueError):
+        raise Refused(f"{key}: a whole number is needed, got {body.get(key)!r}", key) from None
+    if value < lo:
+        raise Refused(f"{key}: must be at least {lo}, got {value}", key)
+    return value
+
+
+class Workbench:
+    """The routes, over one workspace and its jobs."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.ws = settings.workspace
+        self.jobs = Jobs(self.ws)
+        self.looks = Looks(self.ws)
+
+    # ---- the page and the editor -------------------------------------------------------------------
+    async def index(self, request: Request) -> Response:
+        if "token" in request.query_params:  # TokenGuard set the cookie: an address without the secret
+            return RedirectResponse("./", status_code=303)
+        return HTMLResponse(views.page(str(self.ws.root), self.ws.starts()))
+
+    def draft(self, name: str) -> Draft:
+        path = self.ws.draft(name)
+        if not path.is_file():
+            raise Refused(f"config: {name} is not in the workspace; open it from a starting config", "draft")
+        start = next((s for s in self.ws.starts() if s.path == path), None)
+        if start is None:
+            raise Refused(f"config: {name} does not name a game the workbench knows (its game key)", "draft")
+        return Draft.read(path, start.spec)
+
+    async def open_draft(self, request: Request) -> Response:
+        """Create the draft from its start (or keep the one there, unless `reset`), then its editor."""
+        body = await request.json()
+        start = self.ws.start(str(body.get("start", "")))
+        name = str(body.get("draft") or f"{start.path.stem}-draft.toml")
+        path = self.ws.draft(name)
+        if body.get("reset") or not path.exists():
+            create(start, path)
+        return await self.editor_of(name, _int(body, "players", 1))
+
+    async def editor_of(self, name: str, players: int) -> Response:
+        draft = self.draft(name)
+        try:
+            draft.check(draft.config, players)
+            problem = None
+        except Refused as err:
+            problem = str(err)
+        return JSONResponse({"ok": problem is None, "draft": name, "message": problem,
+                             "html": views.editor(draft, players, problem)})
+
+    async def editor(self, request: Request) -> Response:
+        q = request.query_params
+        return await self.editor_of(q.get("draft", ""), _int(dict(q), "players", 1))
+
+    async def edit(self, request: Request) -> Response:
+        """One field's edit, or (with `pattern`) a bulk edit; validated before anything is written."""
+        body = await request.json()
+        draft = self.draft(str(body.get("draft", "")))
+        players = _int(body, "players", 1)
+        if "pattern" in body:
+            changes = bulk_edit(draft, str(body["pattern"]), str(body.get("operation", "")),
+                                str(body.get("value", "")))
+        else:
+            changes = field_edit(draft, str(body.get("key", "")), str(body.get("value", "")))
+        draft.edit(changes, players)
+        return JSONResponse({"ok": True, "changed": len(changes)})
+
+    async def download(self, request: Request) -> Response:
+        path = self.draft(request.path_params["name"]).path
+        return FileResponse(path, media_type="application/toml", filename=path.name)
+
+    # ---- runs -------------------------------------------------------------------------------------
+    def _run_options(self, body: dict, draft: Draft) -> tuple[int, str, int, list[str]]:
+        """players, agents, seed and the game-count options of a run request, checked as the command
+        line would check them."""
+        players = _int(body, "players", 1)
+        draft.check(draft.config, players)
+        agents = str(body.get("agents", ""))
+        if not _AGENTS.fullmatch(agents):
+            raise Refused(f"agents: {agents!r} is not an agent list like greedy or expert,greedy,greedy",
+                          "agents")
+        try:
+            parse_agents(agents, players, draft.spec)
+        except ConfigError as err:
+            raise Refused(str(err), "agents") from None
+        seed = _int(body, "seed", 0)
+        games = _int(body, "games", 1)
+        counts = ["--until-decided", "--games", str(games)] if body.get("until_decided") else [
+            "--games", str(games)]
+        return players, agents, seed, counts
+
+    def _workers(self) -> list[str]:
+        s = self.settings
+        return [*(["--jobs", str(s.jobs)] if s.jobs else []),
+                *(["--backend", "dask", "--scheduler", s.scheduler] if s.scheduler else [])]
+
+    async def run(self, request: Request) -> Response:
+        body = await request.json()
+        draft = self.draft(str(body.get("draft", "")))
+        players, agents, seed, counts = self._run_options(body, draft)
+        config_hash = draft.check(draft.config, players).config_hash
+        name = checked_name(f"{draft.path.stem}-{config_hash[:8]}-{players}p-{agents}-seed{seed}"
+                            .replace(",", "_"), "run")
+        out = f"runs/{name}"
+        args = ["simulate", draft.path.name, "--players", str(players), "--agents", agents, "--seed",
+                str(seed), "--out", out, *counts, *self._workers(), "--quiet"]
+        about = {"config": draft.path.name, "players": players, "agents": agents, "seed": seed,
+                 "games": int(counts[-1]), "until_decided": bool(body.get("until_decided")),
+                 "had": finished_games(self.ws.root / out)}
+        job = self.jobs.start("simulate", args, [out], about)
+        return JSONResponse({"ok": True, "job": job.id})
+
+    async def compare(self, request: Request) -> Response:
+        """The draft against its starting config on the same seeds (`balance compare`)."""
+        body = await request.json()
+        draft = self.draft(str(body.get("draft", "")))
+        start = self.ws.start(str(body.get("start", "")))
+        players, agents, seed, counts = self._run_options(body, draft)
+        config_hash = draft.check(draft.config, players).config_hash
+        name = checked_name(f"compare-{draft.path.stem}-{config_hash[:8]}-vs-{start.path.stem}-{players}p-"
+                            f"{agents}-seed{seed}".replace(",", "_"), "run")
+        folder = f"runs/{name}"
+        s = self.settings
+        args = ["compare", self.ws.relative(start.path), draft.path.name, "--players", str(players),
+                "--agents", agents, "--seed", str(seed), "--out", folder, *counts,
+                *(["--jobs", str(s.jobs)] if s.jobs else []), "--quiet"]
+        outs = [f"{folder}/base", f"{folder}/variant"]
+        about = {"config": draft.path.name, "start": start.label, "players": players, "agents": agents,
+                 "seed": seed, "games": int(counts[-1]), "until_decided": bool(body.get("until_decided")),
+                 "folder": folder, "had": min(finished_games(self.ws.root / o) for o in outs)}
+        job = self.jobs.start("compare", args, outs, about)
+        return JSONResponse({"ok": True, "job": job.id})
+
+    async def job(self, request: Request) -> Response:
+        job = self.jobs.get(request.path_params["job"])
+        view = await run_in_threadpool(self.looks.view, job)
+        return JSONResponse({"ok": True, "active": job.active, "status": job.status,
+                             "games": view.games, "html": views.job(view, str(self.ws.root))})
+
+    async def job_list(self, request: Request) -> Response:
+        return HTMLResponse(views.job_list(self.jobs.listed()))
+
+    async def stop(self, request: Request) -> Response:
+        return JSONResponse({"ok": True, "job": self.jobs.stop(request.path_params["job"]).id})
+
+    async def resume(self, request: Request) -> Response:
+        job = self.jobs.resume(request.path_params["job"])
+        return JSONResponse({"ok": True, "job": job.id})
+
+    # ---- take it away ------------------------------------------------------------------------------
+    def _report(self, job_id: str) -> Path:
+        """The job's full report (`balance report` of its run directories), made once the job has ended."""
+        job = self.jobs.get(job_id)
+        if job.active:
+            raise Refused(f"{job_id}: still running; the report is made when it ends")
+        folder = self.ws.root / "reports" / job.id
+        if not (folder / "index.html").is_file():
+            args = [sys.executable, "-m", "sim", "report", *job.outs, "--out", self.ws.relative(folder)]
+            done = subprocess.run(args, cwd=self.ws.root, capture_output=True, text=True)
+            if done.returncode:
+                raise Refused(done.stderr.strip() or "balance report failed")
+        return folder
+
+    async def report(self, request: Request) -> Response:
+        folder = await run_in_threadpool(self._report, request.path_params["job"])
+        return RedirectResponse(f"../files/reports/{folder.name}/index.html", status_code=303)
+
+    async def tables(self, request: Request) -> Response:
+        folder = await run_in_threadpool(self._report, request.path_params["job"])
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in sorted([*(folder / "tables").glob("*.csv"), folder / "summary.json"]):
+                if path.is_file():
+                    archive.write(path, path.relative_to(folder))
+        return Response(buffer.getvalue(), media_type="application/zip",
+                        headers={"content-disposition": f'attachment; filename="{folder.name}-tables.zip"'})
+
+
+def _refusing(endpoint: Callable) -> Callable:
+    """The endpoint with a refusal answered as JSON (status 400), not an error page."""
+    async def wrapped(request: Request) -> Response:
+        try:
+            return await endpoint(request)
+        except (Refused, ConfigError) as err:
+            return refusal(err)
+    return wrapped
+
+
+def make_app(settings: Settings) -> TokenGuard:
+    bench = Workbench(settings)
+    reports = settings.workspace.root / "reports"
+    reports.mkdir(exist_ok=True)
+    routes = [Route("/", _refusing(bench.index)),
+              Route("/drafts", _refusing(bench.open_draft), methods=["POST"]),
+              Route("/editor", _refusing(bench.editor)),
+              Route("/edit", _refusing(bench.edit), methods=["POST"]),
+              Route("/download/{name}", _refusing(bench.download)),
+              Route("/run", _refusing(bench.run), methods=["POST"]),
+              Route("/compare", _refusing(bench.compare), methods=["POST"]),
+              Route("/jobs", _refusing(bench.job_list)),
+              Route("/jobs/{job}", _refusing(bench.job)),
+              Route("/jobs/{job}/stop", _refusing(bench.stop), methods=["POST"]),
+              Route("/jobs/{job}/resume", _refusing(bench.resume), methods=["POST"]),
+              Route("/report/{job}", _refusing(bench.report)),
+              Route("/tables/{job}.zip", _refusing(bench.tables)),
+              Mount("/static", StaticFiles(packages=[("sim.workbench", "static")])),
+              Mount("/files/reports", StaticFiles(directory=reports))]
+    app = Starlette(routes=routes, lifespan=_lifespan(bench))
+    app.state.workbench = bench
+    return TokenGuard(app, settings.token)
+
+
+def _lifespan(bench: Workbench) -> Callable:
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await run_in_threadpool(bench.jobs.shutdown)  # the server stops: so do its runs (resumable)
+    return lifespan

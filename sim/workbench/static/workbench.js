@@ -1,0 +1,152 @@
+// The workbench page's behaviour: send each edit to the server (which validates it as the command line
+// does and refuses it at the field), start and stop jobs, and refresh the job being watched every second
+// while it runs. No library: every request goes to this server, with the page's cookie as its token.
+"use strict";
+
+const $ = (sel, root = document) => root.querySelector(sel);
+const state = { draft: null, job: null, timer: null };
+
+async function call(method, url, body) {
+  const response = await fetch(url, {
+    method, headers: body ? { "content-type": "application/json" } : {},
+    body: body ? JSON.stringify(body) : undefined, credentials: "same-origin",
+  });
+  const type = response.headers.get("content-type") || "";
+  const data = type.includes("json") ? await response.json() : { ok: response.ok, html: await response.text() };
+  if (!response.ok && data.ok === undefined) data.ok = false;
+  return data;
+}
+
+function players() { return Number($("#players").value); }
+
+function showStarts() {
+  const game = $("#game").value;
+  const option = $("#game").selectedOptions[0];
+  $("#players").min = option.dataset.min;
+  $("#players").max = option.dataset.max;
+  let first = null;
+  for (const o of $("#start").options) {
+    o.hidden = o.dataset.game !== game;
+    if (!o.hidden && !first) first = o;
+  }
+  if ($("#start").selectedOptions[0].hidden && first) first.selected = true;
+}
+
+function clearErrors() {
+  document.querySelectorAll(".field-error, .group-error").forEach((e) => { e.textContent = ""; });
+  document.querySelectorAll(".invalid").forEach((e) => e.classList.remove("invalid"));
+}
+
+function showError(key, message) {
+  const input = key && document.querySelector(`[data-key="${CSS.escape(key)}"]`);
+  let slot = key && document.querySelector(`[data-error-for="${CSS.escape(key)}"]`);
+  if (!slot && input) slot = input.closest("fieldset").querySelector(".group-error");
+  if (input) input.classList.add("invalid");
+  (slot || $("#run-message")).textContent = message;
+}
+
+function showEditor(data) {
+  if (data.html === undefined) { $("#run-message").textContent = data.message; return; }
+  state.draft = data.draft;
+  $("#draft").value = data.draft;
+  $("#editor").innerHTML = data.html;
+  $("#download-toml").href = `download/${encodeURIComponent(data.draft)}`;
+  $("#run-button").disabled = $("#compare-button").disabled = !data.ok;
+}
+
+async function openDraft(reset) {
+  const body = { start: $("#start").value, draft: $("#draft").value || null, players: players(), reset };
+  showEditor(await call("POST", "drafts", body));
+  $("#run-message").textContent = "";
+}
+
+async function reloadEditor() {
+  if (!state.draft) return;
+  showEditor(await call("GET", `editor?draft=${encodeURIComponent(state.draft)}&players=${players()}`));
+}
+
+async function edit(input) {
+  clearErrors();
+  const data = await call("POST", "edit", { draft: state.draft, players: players(), key: input.dataset.key,
+                                            value: input.value });
+  if (!data.ok) { showError(data.field || input.dataset.key, data.message); return; }
+  input.classList.add("saved");
+  setTimeout(() => input.classList.remove("saved"), 800);
+}
+
+async function bulk() {
+  clearErrors();
+  const data = await call("POST", "edit", { draft: state.draft, players: players(),
+    pattern: $("#bulk-pattern").value, operation: $("#bulk-operation").value, value: $("#bulk-value").value });
+  if (!data.ok) { showError(data.field === "bulk" ? "bulk" : data.field, data.message); return; }
+  const note = `${data.changed} value(s) changed`;
+  await reloadEditor();
+  $('[data-error-for="bulk"]').textContent = note;
+}
+
+function runBody() {
+  return { draft: state.draft, start: $("#start").value, players: players(), agents: $("#agents").value,
+           seed: Number($("#seed").value), games: Number($("#games").value),
+           until_decided: $("#until_decided").checked };
+}
+
+async function start(kind) {
+  $("#run-message").textContent = "";
+  if (!state.draft) { $("#run-message").textContent = "Open a draft first."; return; }
+  const data = await call("POST", kind, runBody());
+  if (!data.ok) { showError(data.field, data.message); return; }
+  watch(data.job);
+}
+
+function watch(job) {
+  state.job = job;
+  clearTimeout(state.timer);
+  refresh();
+}
+
+async function refresh() {
+  if (!state.job) return;
+  const data = await call("GET", `jobs/${encodeURIComponent(state.job)}`);
+  if (data.html !== undefined) $("#live").innerHTML = data.html;
+  else $("#run-message").textContent = data.message;
+  if (data.active) state.timer = setTimeout(refresh, 1000);
+  else listJobs();
+}
+
+async function listJobs() {
+  const data = await call("GET", "jobs");
+  $("#jobs").innerHTML = data.html;
+}
+
+async function jobAction(action, job) {
+  const data = await call("POST", `jobs/${encodeURIComponent(job)}/${action}`);
+  if (!data.ok) { $("#run-message").textContent = data.message; return; }
+  watch(data.job);
+  listJobs();
+}
+
+document.addEventListener("change", (event) => {
+  const t = event.target;
+  if (t.dataset.key) edit(t);
+  else if (t.id === "game") showStarts();
+  else if (t.id === "players") reloadEditor();
+});
+
+document.addEventListener("click", (event) => {
+  const t = event.target.closest("[data-action]");
+  if (!t) return;
+  event.preventDefault();
+  const action = t.dataset.action;
+  if (action === "open") openDraft(false);
+  else if (action === "reset") openDraft(true);
+  else if (action === "bulk") bulk();
+  else if (action === "run") start("run");
+  else if (action === "compare") start("compare");
+  else if (action === "show") watch(t.dataset.job);
+  else if (action === "stop" || action === "resume") jobAction(action, t.dataset.job);
+});
+
+document.addEventListener("DOMContentLoaded", () => {
+  showStarts();
+  listJobs();
+});

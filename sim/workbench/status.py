@@ -1,0 +1,134 @@
+"""What a job's run directories say so far, for the page: the games finished, the pace and the time left,
+and the verdicts with their evidence, computed by the same functions as `balance summary` and `balance
+compare` (analysis.verdicts, sim.app.compare) from the chunks finished at the moment of looking. A look is
+remembered until another chunk lands, so a page that refreshes every second reads the disk only then.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from analysis.run_tally import read_run_tally
+from analysis.verdicts import DEFAULT_MARGINS, MIN_GAMES, Verdict, run_verdicts
+from sim.errors import ConfigError
+from sim.workbench.jobs import Job
+from sim.workbench.workspace import Workspace
+from storage.run_dir import RunDirectory
+
+
+@dataclass
+class RunView:
+    """One run directory's look: games finished, and (once there are some) its tally and verdicts."""
+
+    out: str
+    games: int = 0
+    run: Any = None
+    verdicts: list[Verdict] = field(default_factory=list)
+
+    @property
+    def seats(self) -> list[dict[str, float]]:
+        """Each seat's win rate with the seat verdict's interval (a confidence sequence)."""
+        seat = next((v for v in self.verdicts if v.key == "seats"), None)
+        if seat is None or "seats" not in seat.detail:
+            return []
+        fair = seat.detail["fair_share"]
+        return [{"seat": s["seat"], "rate": s["win_rate"], "low": fair + s["ci_low"],
+                 "high": fair + s["ci_high"]} for s in seat.detail["seats"]]
+
+    @property
+    def fair(self) -> float | None:
+        seat = next((v for v in self.verdicts if v.key == "seats"), None)
+        return seat.detail.get("fair_share") if seat else None
+
+
+@dataclass
+class JobView:
+    """A job's look: its runs, the comparison's verdicts (a compare job), progress and time left."""
+
+    job: Job
+    runs: list[RunView]
+    changes: list[Verdict] = field(default_factory=list)
+    target: int | None = None
+    rate: float | None = None
+
+    @property
+    def games(self) -> int:
+        return min(r.games for r in self.runs) if self.runs else 0
+
+    @property
+    def seconds_left(self) -> float | None:
+        if not self.job.active or not self.rate or self.target is None:
+            return None
+        return max(0.0, (self.target - self.games) / self.rate)
+
+
+def finished_games(path) -> int:
+    folder = RunDirectory(path)
+    return sum(b - a for a, b in folder.finished()) if folder.manifest_path.exists() else 0
+
+
+def look_run(workspace: Workspace, out: str, margins=DEFAULT_MARGINS) -> RunView:
+    path = workspace.root / out
+    view = RunView(out, finished_games(path))
+    if view.games:
+        try:
+            view.run = read_run_tally(path)
+        except ConfigError:  # between a chunk's parts: the next look has it
+            return view
+        view.verdicts = run_verdicts(view.run, margins)
+    return view
+
+
+class Looks:
+    """Each job's last look, kept until its run directories hold other chunks or its status changes."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self._seen: dict[str, tuple[Any, JobView]] = {}
+
+    def view(self, job: Job) -> JobView:
+        chunks = tuple(_chunks(self.workspace, out) for out in job.outs)
+        key = (job.status, chunks)
+        seen = self._seen.get(job.id)
+        if seen and seen[0] == key:
+            return _paced(seen[1])
+        view = JobView(job, [look_run(self.workspace, out) for out in job.outs])
+        paired = len(set(chunks)) == 1  # both configs hold the same games: a round is over
+        if job.kind == "compare" and paired and view.games >= MIN_GAMES:
+            view.changes = compare_changes(self.workspace, job)
+        self._seen[job.id] = (key, view)
+        return _paced(view)
+
+
+def _chunks(workspace: Workspace, out: str) -> tuple:
+    return tuple(RunDirectory(workspace.root / out).finished())
+
+
+def _paced(view: JobView) -> JobView:
+    """The view with the pace so far (games per second since the job started, start-up included, so the
+    time left errs long) and the games it plays to: --games, or with --until-decided the most games an
+    undecided verdict needs (at least the games in hand), capped by --games."""
+    job = view.job
+    played = view.games - int(job.about.get("had", 0))
+    elapsed = (job.finished or time.time()) - job.started
+    view.rate = played / elapsed if played > 0 and elapsed > 0 else None
+    cap = int(job.about.get("games") or 0) or None
+    if job.about.get("until_decided"):
+        needed = [v.needed for r in view.runs for v in r.verdicts if v.needed]
+        goal = max([view.games, *needed]) if needed else view.games
+        view.target = min(goal, cap) if cap else goal
+    else:
+        view.target = cap
+    return view
+
+
+def compare_changes(workspace: Workspace, job: Job) -> list[Verdict]:
+    """The paired verdicts of a compare job's two runs, as `balance compare` judges them."""
+    from sim.app.compare import judge_folder
+
+    try:
+        return judge_folder(workspace.root / job.about["folder"], DEFAULT_MARGINS)[3]
+    except ConfigError:
+        return []

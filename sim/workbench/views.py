@@ -1,0 +1,85 @@
+"""The workbench's HTML: Jinja2 templates (sim/workbench/templates) filled from the editor's groups and the
+jobs' looks, and the seat chart drawn as inline SVG on the server (no script or font from elsewhere: the
+page works offline)."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+
+from analysis.verdict_section import badge
+from analysis.verdicts import duration
+from sim import games
+from sim.workbench.form import groups
+from sim.workbench.status import JobView, RunView
+from sim.workbench.workspace import Start
+
+_ENV = Environment(loader=PackageLoader("sim.workbench", "templates"), autoescape=select_autoescape())
+_ENV.globals.update(badge=lambda v: Markup(badge(v)), duration=duration)
+
+
+def page(workspace: str, starts: list[Start]) -> str:
+    return _ENV.get_template("page.html").render(workspace=workspace, games=games.specs(), starts=starts)
+
+
+def editor(draft: Any, players: int, problem: str | None) -> str:
+    """The editor of a draft: its groups of fields, the bulk edit, and whether it is valid for `players`."""
+    config = draft.config
+    return _ENV.get_template("editor.html").render(
+        draft=draft.path.name, title=draft.spec.vocabulary.title, players=players, problem=problem,
+        groups=groups(config, draft.spec), patterns=bulk_patterns(config))
+
+
+def bulk_patterns(config: dict[str, Any]) -> list[str]:
+    """Suggestions for the bulk edit: every array of tables' columns with [*] ("chits.blue[*].points",
+    "chits.*[*].points", "cards[*].garden")."""
+    out: list[str] = []
+    for key, value in config.items():
+        tables = value.items() if isinstance(value, dict) else [(None, value)]
+        for sub, items in tables:
+            if isinstance(items, list) and items and all(isinstance(i, dict) for i in items):
+                prefix = f"{key}.{sub}" if sub else key
+                out += [f"{prefix}[*].{c}" for c in dict.fromkeys(k for i in items for k in i)]
+                if sub:
+                    out += [f"{key}.*[*].{c}" for c in dict.fromkeys(k for i in items for k in i)]
+    return list(dict.fromkeys(out))
+
+
+def job(view: JobView, workspace: str) -> str:
+    labels = ["start (base)", "draft (variant)"] if view.job.kind == "compare" else ["run"]
+    return _ENV.get_template("job.html").render(view=view, workspace=workspace, labels=labels,
+                                                seat_chart=seat_chart)
+
+
+def job_list(jobs: list[Any]) -> str:
+    return _ENV.get_template("jobs.html").render(jobs=jobs)
+
+
+def seat_chart(run: RunView) -> Markup:
+    """Each seat's win rate as a dot on its interval, with the fair share dashed: an SVG 480 px wide."""
+    seats, fair = run.seats, run.fair
+    if not seats or fair is None:
+        return Markup("")
+    top = max(0.6, *(s["high"] for s in seats))
+    width, left, row = 480, 70, 26
+    height = row * len(seats) + 34
+    x = lambda share: left + (width - left - 20) * max(0.0, share) / top  # noqa: E731
+    parts = [f"<svg class='seat-chart' width='{width}' height='{height}' role='img' "
+             f"aria-label='seat win rates with 95% intervals'>"]
+    for i, s in enumerate(seats):
+        y = 14 + i * row
+        parts.append(f"<text x='4' y='{y + 4}'>seat {s['seat']}</text>"
+                     f"<line x1='{x(s['low']):.1f}' x2='{x(s['high']):.1f}' y1='{y}' y2='{y}' class='ci'/>"
+                     f"<circle cx='{x(s['rate']):.1f}' cy='{y}' r='4'/>"
+                     f"<text x='{x(s['high']) + 6:.1f}' y='{y + 4}' class='value'>"
+                     f"{100 * s['rate']:.1f}%</text>")
+    base = row * len(seats) + 6
+    parts.append(f"<line x1='{x(fair):.1f}' x2='{x(fair):.1f}' y1='2' y2='{base}' class='fair'/>"
+                 f"<text x='{x(fair):.1f}' y='{base + 14}' class='fair-label' text-anchor='middle'>"
+                 f"fair {100 * fair:.1f}%</text></svg>")
+    caption = ("Win rate by seat (seat 0 starts), each with its 95% confidence sequence: an interval that "
+               "stays valid however often the page is looked at while games are added.")
+    return Markup("".join(parts) + f"<p class='caption meta'>{html.escape(caption)}</p>")
