@@ -84,7 +84,7 @@ def run_compare(args: argparse.Namespace, say: Any) -> Comparison:
     jobs = args.jobs or os.cpu_count() or 1
     out = Path(args.out) if args.out else default_out(args.base, args.variant, args.players, args.agents,
                                                       args.seed)
-    prestart_workers(jobs, base.game)
+    prestart_workers(jobs, base.spec)
     result = Comparison(out)
     pair = _Pair(base, variant, out, jobs, args.force)
     if args.until_decided:
@@ -120,25 +120,27 @@ class _Pair:
         self.played += played
         return played
 
+    @property
+    def length(self) -> str:
+        """The games table's length column of the game both configs are of."""
+        return self.plans["base"].spec.vocabulary.length
+
     def tallies(self) -> tuple[Any, Any, dict[str, Any]]:
         from analysis.paired import paired_tally
         from analysis.run_tally import read_run_tally
-        from sim import games
 
         base, variant = (read_run_tally(self.out / name) for name in ("base", "variant"))
-        pair, _ = paired_tally(variant, base, games.spec(base.game).vocabulary.length)
+        pair, _ = paired_tally(variant, base, self.length)
         return base, variant, pair
 
     def judge(self, margins: Any) -> list:
         from analysis.change_verdicts import change_verdicts
         from analysis.verdicts import seconds_per_game
-        from sim import games
 
         base, variant, pair = self.last = self.tallies()
         pace = seconds_per_game(base.manifest)
         pace = 2 * pace if pace else None  # both configs are played
-        return change_verdicts(base.common, variant.common, pair, games.spec(base.game).vocabulary.length,
-                               margins=margins, pace=pace)
+        return change_verdicts(base.common, variant.common, pair, self.length, margins=margins, pace=pace)
 
 
 def reading_changes(base: Any, variant: Any) -> str:
