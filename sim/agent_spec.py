@@ -13,12 +13,13 @@ from typing import Protocol
 import numpy as np
 
 from sim.errors import ConfigError
-from sim.game_spec import AgentKind
+from sim.game_spec import AgentKind, agent_codes
 
 
 class Roster(Protocol):
-    """What agent names are checked against: a game's name and the agents it offers. A GameSpec is one;
-    a game's own policies, which its spec refers to, use an AgentRoster of its agent table."""
+    """What agent names are checked against: a game's name, the agents it offers and their kernel codes. A
+    GameSpec is one; a game's own policies, which its spec refers to, use an AgentRoster of its agent
+    table."""
 
     @property
     def name(self) -> str: ...
@@ -26,16 +27,16 @@ class Roster(Protocol):
     @property
     def agents(self) -> dict[str, AgentKind]: ...
 
+    def agent_codes(self) -> dict[str, int]: ...
+
 
 @dataclass(frozen=True)
 class AgentRoster:
     name: str
     agents: dict[str, AgentKind]
 
-
-def _kinds(game: Roster) -> dict[str, AgentKind]:
-    """The agents a game offers, name -> AgentKind."""
-    return game.agents
+    def agent_codes(self) -> dict[str, int]:
+        return agent_codes(self.agents)
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ def parse_agents(text: str, players: int, game: Roster, extra_names: tuple[str, 
 def parse_spec(spec: str, game: Roster, extra_names: tuple[str, ...] = ()) -> AgentSpec:
     """One agent, e.g. `mcts:iters=400,c=1.2`; a ConfigError says what is wrong."""
     name, _, param_text = spec.strip().partition(":")
-    kinds = _kinds(game)
+    kinds = game.agents
     known_names = (*kinds, *extra_names)
     if name not in known_names:
         raise ConfigError(f"--agents: unknown agent {name!r} for {game.name}; "
@@ -117,7 +118,7 @@ def load_agent_model(spec: AgentSpec, game: Roster, players: int):
     count or feature list; sim/expert_model.py), or None for the other agents."""
     from sim.expert_model import load_model
 
-    kind = _kinds(game)[spec.name]
+    kind = game.agents[spec.name]
     if not kind.features:
         return None
     return load_model(_model_file(spec, game, players), game.name, players, kind.features)
@@ -139,7 +140,7 @@ def resolved(spec: AgentSpec, game: Roster, players: int | None = None) -> str:
     the agent string meant when a run was made, so a later change of defaults cannot pass for the same
     agent. A model file is written with a hash of its bytes (`model=PATH@digest`): retraining the model
     makes another agent (players: needed to name the default model)."""
-    kind_of = _kinds(game)[spec.name]
+    kind_of = game.agents[spec.name]
     schema = kind_of.params
     if not schema:
         return spec.name
@@ -160,7 +161,7 @@ def agent_row(spec: AgentSpec, game: Roster, players: int | None = None) -> list
     """The kernel parameter row of an agent: its numeric parameters in its schema's order (defaults filled
     in, choices by index), then, for an agent that plays a model, the model's weights; empty for an agent
     without parameters."""
-    kind_of = _kinds(game)[spec.name]
+    kind_of = game.agents[spec.name]
     row = []
     for key, (kind, default) in kind_of.params.items():
         if kind is str:
@@ -181,7 +182,7 @@ def policy_params(spec: AgentSpec, game: Roster) -> dict[str, float | int | str]
     """The keyword parameters of a readable-API policy: every parameter of the agent's schema, defaults
     filled in (a choice by index, a model file by name)."""
     out: dict[str, float | int | str] = {}
-    for key, (kind, default) in _kinds(game)[spec.name].params.items():
+    for key, (kind, default) in game.agents[spec.name].params.items():
         value = spec.params.get(key)
         if kind is str:
             out[key] = str(default if value is None else value)
@@ -195,7 +196,7 @@ def policy_params(spec: AgentSpec, game: Roster) -> dict[str, float | int | str]
 def agent_arrays(seating: list[list[str]], game: Roster) -> tuple[np.ndarray, np.ndarray]:
     """Agent codes (games, players) and parameter rows (games, players, n) for a list of seatings; rows
     are zero-padded to the longest of them (agents without parameters: all zeros)."""
-    codes = {name: kind.code for name, kind in game.agents.items()}
+    codes = game.agent_codes()
     players = len(seating[0]) if seating else 0
     cache: dict[str, tuple[int, list[float]]] = {}
     for row in seating:

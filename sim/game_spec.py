@@ -43,6 +43,11 @@ class AgentKind:
     features: tuple[str, ...] = ()
 
 
+def agent_codes(agents: dict[str, AgentKind]) -> dict[str, int]:
+    """Each agent's code in the kernels, by name: the one table a GameSpec and an AgentRoster give."""
+    return {name: kind.code for name, kind in agents.items()}
+
+
 @dataclass(frozen=True)
 class Vocabulary:
     """How a game's logs and reports name things."""
@@ -214,4 +219,4 @@ class GameSpec:
         return self.load_rules(None, players)
 
     def agent_codes(self) -> dict[str, int]:
-        return {name: kind.code for name, kind in self.agents.items()}
+        return agent_codes(self.agents)

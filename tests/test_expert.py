@@ -217,8 +217,9 @@ def test_train_refuses_mixed_agents_and_other_games_configs(capsys) -> None:
 def test_train_gives_the_same_model_at_any_jobs(tmp_path: Path) -> None:
     from sim.app.train import train
 
-    one = train("kamakura", 2, games_per_round=300, rounds=1, jobs=1, seed=4, out=tmp_path / "one.json",
+    kamakura = games.spec("kamakura")
+    one = train(kamakura, 2, games_per_round=300, rounds=1, jobs=1, seed=4, out=tmp_path / "one.json",
                 strength_games=12)
-    two = train("kamakura", 2, games_per_round=300, rounds=1, jobs=2, seed=4, out=tmp_path / "two.json",
+    two = train(kamakura, 2, games_per_round=300, rounds=1, jobs=2, seed=4, out=tmp_path / "two.json",
                 strength_games=12)
     assert one.model.weights == two.model.weights and one.model.strength == two.model.strength

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from sim import numba_cache
+from sim import games, numba_cache
 from sim.app import kernel_cache
 
 
@@ -31,20 +31,21 @@ def fake_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_a_cold_cache_is_announced_once_warm_it_is_not(fake_batch: Path) -> None:
     said: list[str] = []
-    assert kernel_cache.announce_compiling("kamakura", said.append) is True
+    assert kernel_cache.announce_compiling(games.spec("kamakura"), said.append) is True
     assert said == ["compiling the kamakura kernels into numba's cache, once (about a minute on 2 cores); "
                     "later runs start at once"]
     folder = numba_cache.cache_dir() / "pkg_0123abcd"  # numba's subfolder: the source folder's name, a hash
     folder.mkdir(parents=True)
     (folder / "batch.play_batch-134.py311.nbi").write_bytes(b"")
-    assert kernel_cache.announce_compiling("kamakura", said.append) is False and len(said) == 1
+    assert kernel_cache.announce_compiling(games.spec("kamakura"), said.append) is False and len(said) == 1
 
 
 def test_the_cache_of_other_sources_is_cold(fake_batch: Path) -> None:
     folder = fake_batch.parent.parent / "cache" / f"{numba_cache.PREFIX}0000000000000000" / "pkg_0123abcd"
     folder.mkdir(parents=True)
     (folder / "batch.play_batch-134.py311.nbi").write_bytes(b"")
-    assert not kernel_cache.cache_is_warm("sakura")  # compiled from sources as they were before an edit
+    # compiled from sources as they were before an edit
+    assert not kernel_cache.cache_is_warm(games.spec("sakura"))
 
 
 def _package(root: Path, files: dict[str, str]) -> Path:
@@ -96,7 +97,7 @@ def test_sim_points_numba_at_the_current_sources_folder() -> None:
         import numba  # imported before sim: sim still moves the cache
         import sim
         from numba.core import config
-        from sim import numba_cache
+        from sim import games, numba_cache
         print(config.CACHE_DIR == str(numba_cache.cache_dir()))
     """)], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True"]
@@ -106,7 +107,7 @@ CALLER = """
     import os
     import sys
     from pathlib import Path
-    from sim import numba_cache
+    from sim import games, numba_cache
     package = Path(sys.argv[1])
     os.environ["NUMBA_CACHE_DIR"] = str(numba_cache.cache_dir({"NUMBA_CACHE_DIR": sys.argv[2]}, package))
     sys.path.insert(0, str(package.parent))

@@ -43,7 +43,7 @@ class Person:
 def transcript(game: str, players: int, agents: str, seed: int,
                person: Person) -> tuple[dict | None, list[str]]:
     lines: list[str] = []
-    result = play_game(game, players, agents, seed, read=person, write=lines.append)
+    result = play_game(games.spec(game), players, agents, seed, read=person, write=lines.append)
     return result, lines
 
 
@@ -99,7 +99,8 @@ def test_agents_without_a_person_play_on_their_own():
     def no_person(prompt: str) -> str:
         raise AssertionError("nobody should be asked")
 
-    result = play_game("kamakura", 3, "greedy,random,mcts:iters=10", 2, read=no_person, write=lambda _: None)
+    result = play_game(games.spec("kamakura"), 3, "greedy,random,mcts:iters=10", 2, read=no_person,
+                       write=lambda _: None)
     assert result is not None and result["over"]
 
 
@@ -108,13 +109,13 @@ def test_mcts_parameters_reach_the_policy():
     params = policy_params(parse_spec("mcts:iters=7,rollout=random,tree=actions", kamakura), kamakura)
     assert params["iters"] == 7 and params["rollout"] == 0 and params["tree"] == 1
     assert set(params) == set(games.spec("kamakura").agents["mcts"].params)
-    seats = make_seats("sakura", 2, "human,mcts:c=0.3", 0)
+    seats = make_seats(games.spec("sakura"), 2, "human,mcts:c=0.3", 0)
     assert seats[0].policy is None and seats[1].policy.params["c"] == 0.3
 
 
 def test_unknown_agents_are_refused_naming_human_among_the_known():
     with pytest.raises(ConfigError, match="robot.*human"):
-        make_seats("kamakura", 2, "human,robot", 0)
+        make_seats(games.spec("kamakura"), 2, "human,robot", 0)
 
 
 def test_the_kamakura_view_draws_the_board_as_a_grid_with_cells_and_chits_told_apart():
@@ -123,7 +124,7 @@ def test_the_kamakura_view_draws_the_board_as_a_grid_with_cells_and_chits_told_a
     reads like a chit; counts agree in number ("1 point", "2 moves")."""
     g = games.load("kamakura", players=2)
     d = g.to_dict(g.new_state(seed=0))
-    agents = [seat.agent for seat in make_seats("kamakura", 2, "human,greedy", 0)]
+    agents = [seat.agent for seat in make_seats(games.spec("kamakura"), 2, "human,greedy", 0)]
     lines = kamakura_view(d, agents).splitlines()
     assert "seat 0 to move" in lines[0]
     assert "order chit: 2 moves" in "\n".join(lines) and "order chit: no moves" in "\n".join(lines)  # R-4
@@ -177,7 +178,7 @@ def test_legal_actions_are_grouped_by_kind_and_listed_in_columns():
 def test_default_agents_fit_the_player_count():
     """`balance play GAME --players N` without --agents: the person in seat 0, mcts in the N-1 others."""
     for game, players in [("kamakura", 4), ("sakura", 3), ("sakura", 6)]:
-        seats = make_seats(game, players, None, 0)
+        seats = make_seats(games.spec(game), players, None, 0)
         assert [seat.agent.split(":")[0] for seat in seats] == ["human"] + ["mcts"] * (players - 1)
         assert seats[0].policy is None and all(seat.policy is not None for seat in seats[1:])
 

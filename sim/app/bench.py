@@ -85,7 +85,7 @@ def _strong_selfplay(spec: games.GameSpec, rules, scale: float, repeats: int) ->
     name, players = spec.name, spec.bench_players
     iters = int(spec.agents["mcts"].params["iters"][1])
     sizes = {"expert": max(4, int(60 * scale)), "mcts": max(1, int(3 * scale))}
-    arrays = {agent: agent_arrays([[agent] * players] * sizes[agent], games.spec(name)) for agent in sizes}
+    arrays = {agent: agent_arrays([[agent] * players] * sizes[agent], spec) for agent in sizes}
     rates: dict[str, list[float]] = {agent: [] for agent in sizes}
     for kinds, params in arrays.values():  # compile, or load the cache
         spec.run_batch(rules, game_seeds(0, 0, 1), kinds[:1], params[:1])

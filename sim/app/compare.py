@@ -8,7 +8,6 @@ simulate`), and every headline question's change is judged as a paired verdict i
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 from dataclasses import dataclass, field
@@ -18,6 +17,25 @@ from typing import Any
 from sim.errors import ConfigError
 
 DEFAULT_GAMES = 2000
+
+
+@dataclass(frozen=True)
+class CompareRequest:
+    """What `balance compare` is asked: the two configs, how they are played and judged (the command's
+    options, without argparse)."""
+
+    base: str                        # the base config file
+    variant: str                     # the variant config file (the same game)
+    players: int
+    agents: str = "expert"
+    games: int | None = None         # each config's games (default DEFAULT_GAMES; until_decided: the cap)
+    seed: int = 0
+    jobs: int | None = None          # worker processes (default: the cores)
+    out: str | None = None           # the compare folder (default: `default_out`)
+    force: bool = False              # replace run directories made by a different run
+    until_decided: bool = False      # play both in rounds until every verdict is decided
+    minutes: float | None = None     # with until_decided: the time cap
+    margin: str | None = None        # --margin's text (analysis.verdicts.parse_margins)
 
 
 @dataclass
@@ -60,7 +78,7 @@ def config_changes(base: dict[str, Any], variant: dict[str, Any]) -> list[str]:
             if a.get(k) != b.get(k)]
 
 
-def run_compare(args: argparse.Namespace, say: Any) -> Comparison:
+def run_compare(ask: CompareRequest, say: Any) -> Comparison:
     """Plan both runs (refusing bad input before any game), play them, judge the changes, write the
     report."""
     import os
@@ -69,35 +87,35 @@ def run_compare(args: argparse.Namespace, say: Any) -> Comparison:
     from sim.app.runner import plan_run, prestart_workers
     from sim.app.until_decided import DEFAULT_CAP, check_caps
 
-    margins = parse_margins(args.margin)
-    if args.until_decided:
-        args.games = args.games or DEFAULT_CAP
-        check_caps(args.games, args.minutes)
-    elif args.minutes is not None:
+    margins = parse_margins(ask.margin)
+    games = ask.games
+    if ask.until_decided:
+        games = games or DEFAULT_CAP
+        check_caps(games, ask.minutes)
+    elif ask.minutes is not None:
         raise ConfigError("--minutes: only used with --until-decided")
-    args.games = args.games or DEFAULT_GAMES
-    base = plan_run(args.base, args.players, args.agents, args.seed, False)
-    variant = plan_run(args.variant, args.players, args.agents, args.seed, False)
+    games = games or DEFAULT_GAMES
+    base = plan_run(ask.base, ask.players, ask.agents, ask.seed, False)
+    variant = plan_run(ask.variant, ask.players, ask.agents, ask.seed, False)
     if base.game != variant.game:
-        raise ConfigError(f"{args.variant}: a {variant.game} config cannot be compared with {args.base}, "
+        raise ConfigError(f"{ask.variant}: a {variant.game} config cannot be compared with {ask.base}, "
                           f"a {base.game} config")
-    jobs = args.jobs or os.cpu_count() or 1
-    out = Path(args.out) if args.out else default_out(args.base, args.variant, args.players, args.agents,
-                                                      args.seed)
-    prestart_workers(jobs, base.game)
+    jobs = ask.jobs or os.cpu_count() or 1
+    out = Path(ask.out) if ask.out else default_out(ask.base, ask.variant, ask.players, ask.agents, ask.seed)
+    prestart_workers(jobs, base.spec)
     result = Comparison(out)
-    pair = _Pair(base, variant, out, jobs, args.force)
-    if args.until_decided:
+    pair = _Pair(base, variant, out, jobs, ask.force)
+    if ask.until_decided:
         from analysis.change_verdicts import CHANGE_WORDS
         from sim.app.until_decided import first_round, play_until_decided
 
-        done = play_until_decided(pair.play_to, lambda: pair.judge(margins), args.games, args.minutes, say,
+        done = play_until_decided(pair.play_to, lambda: pair.judge(margins), games, ask.minutes, say,
                                   first=first_round(base.smallest_chunk()), words=CHANGE_WORDS)
         result.played = done.played
     else:
-        result.played = pair.play_to(args.games)
+        result.played = pair.play_to(games)
     result.verdicts = pair.judge(margins)
-    result.text = _text(args, base, variant, pair, result.verdicts)
+    result.text = _text(ask, base, variant, pair, result.verdicts)
     result.report = _report(pair, result.verdicts, margins, out, _changes(base, variant))
     return result
 
@@ -120,25 +138,27 @@ class _Pair:
         self.played += played
         return played
 
+    @property
+    def length(self) -> str:
+        """The games table's length column of the game both configs are of."""
+        return self.plans["base"].spec.vocabulary.length
+
     def tallies(self) -> tuple[Any, Any, dict[str, Any]]:
         from analysis.paired import paired_tally
         from analysis.run_tally import read_run_tally
-        from sim import games
 
         base, variant = (read_run_tally(self.out / name) for name in ("base", "variant"))
-        pair, _ = paired_tally(variant, base, games.spec(base.game).vocabulary.length)
+        pair, _ = paired_tally(variant, base, self.length)
         return base, variant, pair
 
     def judge(self, margins: Any) -> list:
         from analysis.change_verdicts import change_verdicts
         from analysis.verdicts import seconds_per_game
-        from sim import games
 
         base, variant, pair = self.last = self.tallies()
         pace = seconds_per_game(base.manifest)
         pace = 2 * pace if pace else None  # both configs are played
-        return change_verdicts(base.common, variant.common, pair, games.spec(base.game).vocabulary.length,
-                               margins=margins, pace=pace)
+        return change_verdicts(base.common, variant.common, pair, self.length, margins=margins, pace=pace)
 
 
 def reading_changes(base: Any, variant: Any) -> str:
@@ -155,12 +175,12 @@ def _changes(base: Any, variant: Any) -> list[str]:
     return config_changes(base.config, variant.config)
 
 
-def _text(args: argparse.Namespace, base: Any, variant: Any, pair: _Pair, verdicts: list) -> str:
+def _text(ask: CompareRequest, base: Any, variant: Any, pair: _Pair, verdicts: list) -> str:
     from analysis.summary_text import agents_text
 
     b, v, p = pair.last or pair.tallies()
-    head = (f"compare: {args.base} (base) with {args.variant} (variant): {base.game}, {args.players} "
-            f"players, {agents_text(b.manifest)}, seed {args.seed}, {int(p['games']):,} games each on the "
+    head = (f"compare: {ask.base} (base) with {ask.variant} (variant): {base.game}, {ask.players} "
+            f"players, {agents_text(b.manifest)}, seed {ask.seed}, {int(p['games']):,} games each on the "
             "same seeds (paired game by game)")
     changes = _changes(base, variant)
     what = "; ".join(changes) if changes else "nothing (the same rules)"

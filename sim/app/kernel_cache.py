@@ -11,16 +11,16 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from sim import games, numba_cache
-from sim.game_spec import imported_module
+from sim import numba_cache
+from sim.game_spec import GameSpec, imported_module
 
 NOTICE = ("compiling the {game} kernels into numba's cache, once (about a minute on 2 cores); later runs "
           "start at once")
 
 
-def cache_is_warm(game: str) -> bool:
+def cache_is_warm(spec: GameSpec) -> bool:
     """True when the game's batch module has compiled code in the current sources' numba cache."""
-    module = imported_module(games.spec(game).batch_ref)
+    module = imported_module(spec.batch_ref)
     found = importlib.util.find_spec(module)
     if found is None or not found.origin:
         return True
@@ -29,9 +29,9 @@ def cache_is_warm(game: str) -> bool:
     return any(numba_cache.cache_dir().glob(f"{source.parent.name}*/{source.stem}.*.nbi"))
 
 
-def announce_compiling(game: str, say) -> bool:
+def announce_compiling(spec: GameSpec, say) -> bool:
     """Say that the kernels compile now when the cache is cold; True when it said so."""
-    if cache_is_warm(game):
+    if cache_is_warm(spec):
         return False
-    say(NOTICE.format(game=game))
+    say(NOTICE.format(game=spec.name))
     return True

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sim import games
 from sim.agent_spec import load_agent_model, parse_agents, policy_params
+from sim.game_spec import GameSpec
 from sim.rng import new_rng
 
 HUMAN = "human"
@@ -41,19 +41,18 @@ def default_agents(players: int) -> str:
     return ",".join([HUMAN] + [OPPONENT] * (players - 1))
 
 
-def make_seats(game: str, players: int, agents: str | None, seed: int) -> list[Seat]:
+def make_seats(game: GameSpec, players: int, agents: str | None, seed: int) -> list[Seat]:
     """One Seat per player; refuses unknown agents (ConfigError) before the game starts. ``agents`` None:
     `default_agents`."""
-    game_spec = games.spec(game)
-    policies = game_spec.policies
+    policies = game.policies
     seats = []
-    for seat, spec in enumerate(parse_agents(agents or default_agents(players), players, game_spec,
+    for seat, spec in enumerate(parse_agents(agents or default_agents(players), players, game,
                                              extra_names=(HUMAN,))):
         if spec.name == HUMAN:
             seats.append(Seat(HUMAN, None))
             continue
-        load_agent_model(spec, game_spec, players)  # a bad model file is refused before the game starts
-        params = policy_params(spec, game_spec) if game_spec.agents[spec.name].params else {}
+        load_agent_model(spec, game, players)  # a bad model file is refused before the game starts
+        params = policy_params(spec, game) if game.agents[spec.name].params else {}
         seats.append(Seat(str(spec), policies[spec.name](new_rng(seed, 100 + seat), **params)))
     return seats
 
@@ -107,18 +106,18 @@ def _ask(groups: list[tuple[str, list[str]]], label: Callable[[str], str], read:
 
 
 # ---- the game ------------------------------------------------------------------------------------------
-def play_game(game: str, players: int, agents: str | None, seed: int, config: str | None = None,
+def play_game(game: GameSpec, players: int, agents: str | None, seed: int, config: str | None = None,
               read: Callable[[str], str] = input, write: Callable[[str], None] = print,
               width: int | None = None) -> dict | None:
-    """Play one game; returns g.result at the end, or None when a person stopped it. ``width``: the menu's
-    line width (default: the terminal's, at most 120)."""
-    g = games.load(game, config=config, players=players)
-    view = games.spec(game).terminal  # what a person at a seat may see, and which choices stay hidden
+    """Play one game of `game`; returns g.result at the end, or None when a person stopped it. ``width``:
+    the menu's line width (default: the terminal's, at most 120)."""
+    g = game.game_class(game.load_rules(config, players))  # what games.load gives
+    view = game.terminal  # what a person at a seat may see, and which choices stay hidden
     seats = make_seats(game, players, agents, seed)
     names = [seat.agent for seat in seats]
     width = width or min(120, shutil.get_terminal_size((100, 24)).columns)
     s = g.new_state(seed=seed)
-    write(f"{game}, {players} players, seed {seed} (the same seed and answers replay this game): "
+    write(f"{game.name}, {players} players, seed {seed} (the same seed and answers replay this game): "
           + ", ".join(f"seat {i} {seat.agent}" for i, seat in enumerate(seats)))
     chosen: list[str] = []  # hidden choices (simultaneous selections), shown only once revealed
     while not g.is_over(s):

@@ -9,13 +9,14 @@ plays only the missing games. The game is whatever the config's `game` key names
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import shutil
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import partial
 from importlib import metadata
 from pathlib import Path
@@ -35,9 +36,10 @@ from storage.run_parts import part_name
 
 @dataclass(frozen=True)
 class RunPlan:
-    """Everything that decides a run's tables (besides the number of games)."""
+    """Everything that decides a run's tables (besides the number of games). The game is its spec, looked
+    up once where the run's config was read; its name is part of the run's identity."""
 
-    game: str
+    spec: GameSpec
     config_path: str
     config: dict
     config_hash: str
@@ -47,9 +49,9 @@ class RunPlan:
     seed: int
 
     @property
-    def spec(self) -> GameSpec:
-        """The game's registry entry (the plan keeps the name: it is part of the run's identity)."""
-        return games.spec(self.game)
+    def game(self) -> str:
+        """The game's name: what the manifest records and labels show."""
+        return self.spec.name
 
     @property
     def resolved_agents(self) -> list[str]:
@@ -61,9 +63,11 @@ class RunPlan:
     tables = TABLES  # (a class attribute, not a field: no annotation)
 
     def identity(self) -> dict:
-        """The manifest record that makes a run this run (run_dir.IDENTITY, resolved agents too)."""
-        return {**asdict(self), "agents": list(self.agents), "resolved_agents": self.resolved_agents,
-                "study": self.study}
+        """The manifest record that makes a run this run (run_dir.IDENTITY, resolved agents too): every
+        field, the game by its name."""
+        record = {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self) if f.name != "spec"}
+        return {"game": self.game, **record, "agents": list(self.agents),
+                "resolved_agents": self.resolved_agents, "study": self.study}
 
     def manifest_extra(self) -> dict:
         """What else a new run's manifest records (nothing for self-play)."""
@@ -103,7 +107,7 @@ def plan_run(config: str | os.PathLike[str], players: int, agents: str, seed: in
     spec, merged, rules = games.load_config(config, players)
     agent_specs = parse_agents(agents, players, spec)
     check_models(agent_specs, spec, players, rules.config_hash)
-    return RunPlan(game=spec.name, config_path=os.fspath(config), config=merged,
+    return RunPlan(spec=spec, config_path=os.fspath(config), config=merged,
                    config_hash=rules.config_hash, players=players,
                    agents=tuple(str(a) for a in agent_specs), rotate_seats=rotate_seats, seed=seed)
 
@@ -115,7 +119,7 @@ def plan_rules(plan: RunPlan):
     """The validated rules of a plan, built once per worker process."""
     key = (plan.game, plan.config_hash, plan.players)
     if key not in _RULES_CACHE:
-        _RULES_CACHE[key] = games.spec(plan.game).rules(plan.config, plan.players, plan.config_path)
+        _RULES_CACHE[key] = plan.spec.rules(plan.config, plan.players, plan.config_path)
     return _RULES_CACHE[key]
 
 
@@ -168,24 +172,23 @@ def _versions() -> dict[str, str]:
 
 
 # ---- execution -----------------------------------------------------------------------------------------
-def _warm_worker(game: str) -> None:
+def _warm_worker(spec: GameSpec) -> None:
     """Import a game's kernels and load them from numba's cache (or compile them) in a worker."""
     watch_runner()
-    spec = games.spec(game)
     rules = spec.default_rules(spec.min_players)
     from sim.rng import game_seeds
 
     spec.run_batch(rules, game_seeds(0, 0, 1), [0] * rules.players)
 
 
-def prestart_workers(jobs: int, game: str | None) -> None:
+def prestart_workers(jobs: int, spec: GameSpec | None) -> None:
     """Start the loky workers (and their kernel loading) now, so it overlaps this process's own set-up.
     Starts nothing when the run will not use loky workers."""
-    if jobs < 2 or game not in games.names():
+    if jobs < 2 or spec is None:
         return
     executor = loky_executor(jobs)
     for _ in range(jobs - 1):
-        executor.submit(_warm_worker, game)
+        executor.submit(_warm_worker, spec)
 
 
 @dataclass

@@ -27,6 +27,7 @@ from sim import games
 from sim.agent_spec import agent_arrays, parse_agents
 from sim.errors import ConfigError
 from sim.expert_model import ExpertModel, save_model
+from sim.game_spec import GameSpec
 from sim.rng import game_seeds
 
 RIDGE = 1.0  # a light penalty: it only steadies weights of features that hardly vary (unused seats)
@@ -54,39 +55,37 @@ def fit_ridge(features: np.ndarray, target: np.ndarray, ridge: float = RIDGE) ->
     return weights, (1.0 - float(np.var(residual)) / spread) if spread > 0 else 0.0
 
 
-def _positions_chunk(game: str, config: dict, config_path: str, players: int, agent: str,
+def _positions_chunk(spec: GameSpec, config: dict, config_path: str, players: int, agent: str,
                      seeds: np.ndarray) -> dict[str, np.ndarray]:
     """Training positions of one chunk of games (runs in a worker)."""
-    spec = games.spec(game)
     rules = spec.rules(config, players, config_path)
-    kinds, params = agent_arrays([[agent] * players] * len(seeds), games.spec(game))
+    kinds, params = agent_arrays([[agent] * players] * len(seeds), spec)
     return spec.training_positions(rules, seeds, kinds, params)
 
 
-def _play_positions(game: str, config: dict, config_path: str, players: int, agent: str, seed: int,
+def _play_positions(spec: GameSpec, config: dict, config_path: str, players: int, agent: str, seed: int,
                     n_games: int, jobs: int) -> dict[str, np.ndarray]:
     from joblib import Parallel, delayed
 
     seeds = game_seeds(seed, 0, n_games)
     chunks = [seeds[i:i + CHUNK] for i in range(0, n_games, CHUNK)]
     parts = Parallel(n_jobs=min(jobs, len(chunks)))(
-        delayed(_positions_chunk)(game, config, config_path, players, agent=agent, seeds=chunk)
+        delayed(_positions_chunk)(spec, config, config_path, players, agent=agent, seeds=chunk)
         for chunk in chunks)
     return {key: np.concatenate([part[key] for part in parts]) for key in ("features", "gained")}
 
 
-def _shares_chunk(game: str, config: dict, config_path: str, players: int, seating: list[list[str]],
+def _shares_chunk(spec: GameSpec, config: dict, config_path: str, players: int, seating: list[list[str]],
                   seeds: np.ndarray) -> np.ndarray:
     """Each seat's win share in games of seeds (a shared win 1/k)."""
     from analysis.seats import win_shares
 
-    spec = games.spec(game)
-    kinds, params = agent_arrays(seating, games.spec(game))
+    kinds, params = agent_arrays(seating, spec)
     batch = spec.run_batch(spec.rules(config, players, config_path), seeds, kinds, params)
     return win_shares(batch["winners"], batch.get("other_winners"))  # a winner that is no seat counts too
 
 
-def measure_strength(game: str, config: dict, config_path: str, players: int, expert: str, against: str,
+def measure_strength(spec: GameSpec, config: dict, config_path: str, players: int, expert: str, against: str,
                      n_games: int, seed: int, jobs: int) -> dict:
     """Win share of one `expert` seat against players-1 `against` seats, the expert in seat g mod players
     in game g (seats rotated), a shared win counting 1/k; with its Wilson 95% interval."""
@@ -99,7 +98,7 @@ def measure_strength(game: str, config: dict, config_path: str, players: int, ex
     seeds = game_seeds(seed, 0, n_games)
     step = max(1, min(CHUNK, -(-n_games // max(jobs, 1))))
     parts = Parallel(n_jobs=min(jobs, -(-n_games // step)))(
-        delayed(_shares_chunk)(game, config, config_path, players, seating=seating[i:i + step],
+        delayed(_shares_chunk)(spec, config, config_path, players, seating=seating[i:i + step],
                                seeds=seeds[i:i + step])
         for i in range(0, n_games, step))
     shares = np.concatenate(parts)
@@ -109,19 +108,20 @@ def measure_strength(game: str, config: dict, config_path: str, players: int, ex
             "interval": [round(low, 4), round(high, 4)], "fair_share": round(1 / players, 4), "seed": seed}
 
 
-def train(game: str, players: int, config: str | os.PathLike[str] | None = None, games_per_round: int = 3000,
-          agents: str = "greedy", rounds: int = 2, jobs: int = 1, seed: int = 0,
+def train(spec: GameSpec, players: int, config: str | os.PathLike[str] | None = None,
+          games_per_round: int = 3000, agents: str = "greedy", rounds: int = 2, jobs: int = 1, seed: int = 0,
           out: str | os.PathLike[str] | None = None, strength_games: int = 600,
           say: Callable[[str], None] = lambda line: None) -> TrainResult:
-    """Train an expert model (see the module docstring) and write it; ConfigError on bad input."""
-    spec = games.spec(game)
+    """Train an expert model of `spec`'s game (see the module docstring) and write it; ConfigError on bad
+    input."""
+    game = spec.name
     if spec.training_ref is None or "expert" not in spec.agents:
         raise ConfigError(f"{game}: has no expert agent to train")
     config_path = os.fspath(config if config is not None else spec.default_config)
     found, merged, rules = games.load_config(config_path, players)
     if found.name != game:
         raise ConfigError(f"{config_path}: game: the config is for {found.name}, not {game}")
-    named = {str(a) for a in parse_agents(agents, players, games.spec(game))}
+    named = {str(a) for a in parse_agents(agents, players, spec)}
     if len(named) != 1:
         raise ConfigError(f"--agents: training plays self-play; give one agent, got {agents!r}")
     (data_agent,) = named
@@ -134,7 +134,7 @@ def train(game: str, players: int, config: str | os.PathLike[str] | None = None,
     with tempfile.TemporaryDirectory() as scratch:
         agent = data_agent
         for round_index in range(rounds):
-            data = _play_positions(game, merged, config_path, players, agent=agent, seed=seed + round_index,
+            data = _play_positions(spec, merged, config_path, players, agent=agent, seed=seed + round_index,
                                    n_games=games_per_round, jobs=jobs)
             feature_parts.append(data["features"])
             target_parts.append(data["gained"])
@@ -152,7 +152,7 @@ def train(game: str, players: int, config: str | os.PathLike[str] | None = None,
             agent = f"expert:model={interim}"
         strength = {}
         if strength_games > 0:
-            strength = measure_strength(game, merged, config_path, players, expert=agent, against=data_agent,
+            strength = measure_strength(spec, merged, config_path, players, expert=agent, against=data_agent,
                                         n_games=strength_games, seed=seed + rounds, jobs=jobs)
             say(f"strength: {strength['win_share']:.1%} [{strength['interval'][0]:.1%}, "
                 f"{strength['interval'][1]:.1%}] against {data_agent} (n = {strength_games}, fair share "

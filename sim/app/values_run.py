@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from sim import games
 from sim.agent_spec import agent_arrays
 from sim.app.runner import RunPlan, plan_rules, plan_run
 from sim.errors import ConfigError
+from sim.game_spec import GameSpec
 
 VALUES_TABLES = ("values",)
 
@@ -56,10 +56,10 @@ class ValuesPlan(RunPlan):
         return max(1, super().smallest_chunk() // 100)
 
 
-def parse_positions(text: str | None, game: str) -> tuple[int, ...]:
+def parse_positions(text: str | None, spec: GameSpec) -> tuple[int, ...]:
     """`--positions 0,9,18`: distinct increasing turn counts within the game's range (default: the
     game's). ConfigError on anything else."""
-    values = games.spec(game).values
+    values = spec.values
     if text is None:
         return values.positions
     try:
@@ -70,7 +70,7 @@ def parse_positions(text: str | None, game: str) -> tuple[int, ...]:
         raise ConfigError(f"--positions: must be distinct, increasing and >= 0, got {text!r}")
     if positions[-1] > values.max_position:
         limit = "the start only (0)" if values.max_position == 0 else f"at most {values.max_position}"
-        raise ConfigError(f"--positions: {game} values are measured at {limit}, got {text!r}")
+        raise ConfigError(f"--positions: {spec.name} values are measured at {limit}, got {text!r}")
     return positions
 
 
@@ -78,7 +78,7 @@ def plan_values(config: str | os.PathLike[str], players: int, agents: str, seed:
                 positions: str | None) -> ValuesPlan:
     """Validate the inputs of a values run (ConfigError on anything wrong) and fix its identity."""
     base = plan_run(config, players, agents, seed, rotate_seats=False)
-    if games.spec(base.game).values is None:
+    if base.spec.values is None:
         raise ConfigError(f"{config}: `balance values` knows no components of {base.game}")
-    return ValuesPlan(**{**base.__dict__, "positions": parse_positions(positions, base.game)})
+    return ValuesPlan(**{**base.__dict__, "positions": parse_positions(positions, base.spec)})
 

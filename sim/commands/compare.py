@@ -38,8 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """The comparison's text on stdout, progress on stderr."""
-    from sim.app.compare import run_compare
+    from sim.app.compare import CompareRequest, run_compare
 
-    result = run_compare(args, RunOptions.from_args(args).say())
+    options = RunOptions.from_args(args)
+    ask = CompareRequest(base=args.base, variant=args.variant, players=args.players, agents=args.agents,
+                         games=args.games, seed=options.seed, jobs=options.jobs, out=options.out,
+                         force=options.force, until_decided=args.until_decided, minutes=args.minutes,
+                         margin=args.margin)
+    result = run_compare(ask, options.say())
     print(f"{result.text}\nreport: {result.report}")
     return 0

@@ -21,11 +21,12 @@ from pathlib import Path
 
 from sim import games
 from sim.commands import main
+from sim.game_spec import GameSpec
 
 
-def _agent_text(game: str, name: str) -> str:
+def _agent_text(spec: GameSpec, name: str) -> str:
     """The agent with the least work per move: searching agents at a few iterations."""
-    params = games.spec(game).agents[name].params
+    params = spec.agents[name].params
     return f"{name}:iters=4" if "iters" in params else name
 
 
@@ -33,15 +34,15 @@ def compile_all(say=print) -> None:
     say("compiling every game's kernels into numba's cache, once (about 3 minutes on 2 cores), so that no "
         "run pays for it later")
     with tempfile.TemporaryDirectory() as tmp:
-        for game in games.names():
+        for spec in games.specs():
+            game = spec.name
             start = time.perf_counter()
-            spec = games.spec(game)
             config = str(spec.default_config)
             players = str(spec.bench_players)
             runs = []
             for name in spec.agents:
                 out = str(Path(tmp) / f"{game}-{name}")
-                runs.append(["simulate", config, "--players", players, "--agents", _agent_text(game, name),
+                runs.append(["simulate", config, "--players", players, "--agents", _agent_text(spec, name),
                              "--games", "2", "--jobs", "1", "--out", out, "--quiet"])
             if spec.values is not None:
                 runs.append(["values", config, "--players", players, "--agents", "greedy", "--games", "1",

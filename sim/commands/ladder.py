@@ -8,6 +8,8 @@ import time
 
 from sim import games
 from sim.commands.options import RunOptions, add_run_options, positive_int
+from sim.errors import ConfigError
+from sim.game_spec import GameSpec
 
 NAME = "ladder"
 HELP = ("strength ladder: each level (random, greedy, MCTS at doubling iterations) against the level below; "
@@ -34,10 +36,18 @@ def run(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     options = RunOptions.from_args(args)
-    result = run_ladder(args.game, args.players, config=args.config, games=args.games,
-                        iters=parse_iters(args.iters), jobs=options.jobs, seed=options.seed, out=options.out,
+    iters = parse_iters(args.iters)
+    result = run_ladder(_game(args.game), args.players, config=args.config, games=args.games,
+                        iters=iters, jobs=options.jobs, seed=options.seed, out=options.out,
                         say=options.say(), expert=not args.no_expert)
     print(f"{result.text}\n{result.played:,} games played ({result.skipped} of {len(result.steps)} steps "
           f"finished already) in {time.perf_counter() - started:.1f} s; ladder folder: {result.out}; "
           f"report: {result.report}")
     return 0
+
+
+def _game(name: str) -> GameSpec:
+    """The spec of the GAME argument, looked up here, once (ConfigError naming the games)."""
+    if name not in games.names():
+        raise ConfigError(f"GAME: must be one of {', '.join(games.names())}, got {name!r}")
+    return games.spec(name)

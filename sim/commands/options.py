@@ -1,7 +1,8 @@
 """The options several `balance` commands share, defined once: the argparse types of whole numbers
 (`positive_int`, `seed_int`), `add_run_options` (--jobs, --backend, --scheduler, --seed, --out, --force,
---quiet, and --chunk-size and --wait, in the order and with the help each command gives them) and
-`RunOptions`, the one object that carries their values from the parsed arguments to a run function."""
+--quiet, and --chunk-size and --wait, in the order and with the help each command gives them),
+`add_run_dirs_options` (the arguments of the commands that read run directories) and `RunOptions`, the one
+object that carries their values from the parsed arguments to a run function."""
 
 from __future__ import annotations
 
@@ -67,6 +68,24 @@ def add_run_options(parser: argparse.ArgumentParser, **options: bool | str | dic
         flag, definition = standard[name]
         change = own if isinstance(own, dict) else {"help": own} if isinstance(own, str) else {}
         parser.add_argument(flag, **{**definition, **change})
+
+
+def add_run_dirs_options(parser: argparse.ArgumentParser, *, partial: str, tallied: str,
+                         out: str | None = None) -> None:
+    """The arguments of a command that reads run directories (`report`, `summary`), in this order: the run
+    directories, --out (`out`: its help, when the command writes a folder), --allow-partial (`partial`:
+    what the command does with a damaged run's intact games), --jobs (`tallied`: what it does to the
+    chunks), --backend and --margin."""
+    from sim.app.until_decided import add_margin_option
+
+    parser.add_argument("runs", nargs="+", help="run directories written by simulate")
+    if out is not None:
+        add_run_options(parser, out=out)
+    parser.add_argument("--allow-partial", action="store_true",
+                        help=f"{partial} the intact games of a run with damaged parts (default: refuse it)")
+    add_run_options(parser, jobs={"default": 1, "help": f"chunks {tallied} in parallel (default 1); memory "
+                                                       "holds one chunk a job"}, backend=True)
+    add_margin_option(parser)
 
 
 @dataclass(frozen=True)

@@ -28,5 +28,5 @@ def run(args: argparse.Namespace) -> int:
     from sim.app.play import play_game
 
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
-    play_game(args.game, args.players, args.agents, seed, config=args.config)
+    play_game(games.spec(args.game), args.players, args.agents, seed, config=args.config)
     return 0

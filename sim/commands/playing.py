@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from sim.commands.options import RunOptions, add_run_options
+from sim.game_spec import GameSpec
 
 
 def add_play_options(parser: argparse.ArgumentParser, agents: str, unit: str, out: str) -> None:
@@ -29,12 +30,12 @@ def add_play_options(parser: argparse.ArgumentParser, agents: str, unit: str, ou
              "refuse at once, naming it)")
 
 
-def start_workers(options: RunOptions, game: str) -> None:
+def start_workers(options: RunOptions, spec: GameSpec) -> None:
     """Start the loky workers of a command that plays a plan, before anything else it does."""
     from sim.app.runner import prestart_workers
 
     if options.backend == "loky":
-        prestart_workers(options.jobs, game)  # first, so their start-up overlaps everything below
+        prestart_workers(options.jobs, spec)  # first, so their start-up overlaps everything below
 
 
 def play_run(plan: Any, games_asked: int, options: RunOptions, unit: str) -> Any:
@@ -48,7 +49,7 @@ def play_run(plan: Any, games_asked: int, options: RunOptions, unit: str) -> Any
     if not options.quiet:
         from sim.app.kernel_cache import announce_compiling
 
-        announce_compiling(plan.game, lambda line: print(f"balance: {line}", file=sys.stderr, flush=True))
+        announce_compiling(plan.spec, lambda line: print(f"balance: {line}", file=sys.stderr, flush=True))
     with tqdm(total=games_asked, unit=unit, disable=not show, smoothing=0.1, desc=plan.game) as bar:
         result = simulate(plan, games_asked, out, jobs=options.jobs, backend=options.backend,
                           scheduler=options.scheduler, force=options.force, chunk_size=options.chunk_size,

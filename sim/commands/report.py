@@ -5,21 +5,15 @@ from __future__ import annotations
 import argparse
 import time
 
-from sim.app.until_decided import add_margin_option
-from sim.commands.options import RunOptions, add_run_options
+from sim.commands.options import RunOptions, add_run_dirs_options
 
 NAME = "report"
 HELP = "balance report of run directories (HTML, JSON, CSV)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("runs", nargs="+", help="run directories written by simulate")
-    add_run_options(parser, out="report folder (default: reports/<run name>)")
-    parser.add_argument("--allow-partial", action="store_true",
-                        help="report on the intact games of a run with damaged parts (default: refuse it)")
-    add_run_options(parser, jobs={"default": 1, "help": "chunks tallied in parallel (default 1); memory "
-                                                       "holds one chunk a job"}, backend=True)
-    add_margin_option(parser)
+    add_run_dirs_options(parser, partial="report on", tallied="tallied",
+                         out="report folder (default: reports/<run name>)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError("--games: required, the games the run directory should hold (or "
                               "--until-decided: play until the verdicts are decided)")
     plan = plan_run(args.config, args.players, args.agents, args.seed, args.rotate_seats)
-    start_workers(options, plan.game)
+    start_workers(options, plan.spec)
     if not args.until_decided:
         return _play_games(plan, args.games, options, started)
     return _play_until_decided(plan, options, started, cap=cap, margins=margins, minutes=args.minutes)

@@ -5,20 +5,14 @@ from __future__ import annotations
 
 import argparse
 
-from sim.app.until_decided import add_margin_option
-from sim.commands.options import RunOptions, add_run_options
+from sim.commands.options import RunOptions, add_run_dirs_options
 
 NAME = "summary"
 HELP = "seat win rates and ties of run directories, from their logs"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("runs", nargs="+", help="run directories written by simulate")
-    parser.add_argument("--allow-partial", action="store_true",
-                        help="summarise the intact games of a run with damaged parts (default: refuse it)")
-    add_run_options(parser, jobs={"default": 1, "help": "chunks summarised in parallel (default 1); memory "
-                                                       "holds one chunk a job"}, backend=True)
-    add_margin_option(parser)
+    add_run_dirs_options(parser, partial="summarise", tallied="summarised")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     options = RunOptions.from_args(args)
-    result = train(args.game, args.players, config=args.config, games_per_round=args.games,
+    result = train(games.spec(args.game), args.players, config=args.config, games_per_round=args.games,
                    agents=args.agents, rounds=args.rounds, jobs=options.jobs, seed=options.seed,
                    out=options.out, strength_games=args.strength_games, say=options.say())
     strength = result.model.strength

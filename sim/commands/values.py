@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import time
 
-from sim import games
 from sim.app.until_decided import add_margin_option
 from sim.commands.options import RunOptions, positive_int
 from sim.commands.playing import add_play_options, play_run, start_workers
@@ -36,11 +35,11 @@ def run(args: argparse.Namespace) -> int:
     options.check_backend()
     margins = parse_margins(args.margin)
     plan = plan_values(args.config, args.players, args.agents, args.seed, args.positions)
-    start_workers(options, plan.game)
+    start_workers(options, plan.spec)
     from analysis.causal_values import format_values, read_values_run
     from analysis.worth_verdicts import format_worth
 
-    result = play_run(plan, args.games or games.spec(plan.game).values.games, options, "base games")
+    result = play_run(plan, args.games or plan.spec.values.games, options, "base games")
     seconds = time.perf_counter() - started
     note = f" ({result.already} were already there)" if result.already else ""
     values_run = read_values_run(result.run_dir)

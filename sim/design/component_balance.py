@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from analysis.tally import SHARE_SCALE  # win shares as whole numbers, as a run's chunk statistics count them
-from sim import games
+from sim.game_spec import GameSpec
 
 _SUMS = ("games", "m", "s", "ss", "sm", "mm")
 
@@ -40,16 +40,15 @@ def kind_labels(components: Sequence[dict[str, Any]], kinds: Sequence[str]) -> l
     return [", ".join(f"{name} {c[name]}" for name in kinds) for c in components]
 
 
-def play_values_chunk(game: str, rules: Any, agents: tuple[str, ...], seed: int, start: int,
+def play_values_chunk(spec: GameSpec, rules: Any, agents: tuple[str, ...], seed: int, start: int,
                       count: int) -> dict[str, Any]:
     """Base games start .. start+count-1 of the values study at the start of the game (game i with the
     seed of (seed, i), as every other study), as sufficient statistics per kind (a worker)."""
     from sim.agent_spec import agent_arrays
-    from sim.games import spec as game_spec
     from sim.rng import game_seeds
 
-    study = game_spec(game).values
-    seating, params = agent_arrays([list(agents)], games.spec(game))
+    study = spec.values
+    seating, params = agent_arrays([list(agents)], spec)
     out = study.run(rules, game_seeds(seed, start, count), seating[0], params[0], (0,), first_game=start)
     table = study.table(start, out)
     return statistics(table.to_pandas(), kind_labels(study.components(rules), study.kinds), rules.players)
@@ -133,7 +132,7 @@ def largest(stats: dict[str, Any] | None, players: int, confidence: float = 0.95
             "kinds": len(rows), "played": stats["played"], "base_games_all": stats["base_games"]}
 
 
-def price(game: str, rules: Any, agents: tuple[str, ...], seed: int, base_games: int,
+def price(spec: GameSpec, rules: Any, agents: tuple[str, ...], seed: int, base_games: int,
           path: str | os.PathLike[str]) -> tuple[dict[str, Any], int]:
     """A candidate's component kinds priced on its first `base_games` base games, kept in `path` (JSON,
     written whole and renamed into place), so a resumed race plays only the base games it lacks; kept
@@ -147,7 +146,7 @@ def price(game: str, rules: Any, agents: tuple[str, ...], seed: int, base_games:
     have = kept["base_games"] if kept else 0
     if have >= base_games:
         return kept, 0
-    part = play_values_chunk(game, rules, agents, seed, start=have, count=base_games - have)
+    part = play_values_chunk(spec, rules, agents, seed, start=have, count=base_games - have)
     stats = merge_values(kept, part)
     tmp = path.with_name(f".tmp-{path.name}")
     tmp.write_text(json.dumps({"identity": identity, "stats": stats}))

@@ -11,6 +11,7 @@ from sim import games
 from sim.agent_spec import parse_agents
 from sim.config import expect_int, expect_str, fail, load_toml
 from sim.errors import ConfigError
+from sim.game_spec import GameSpec
 from storage.run_dir import RunDirectory
 
 
@@ -25,11 +26,12 @@ def base_path(file: str, value: object, key: str = "base") -> str:
     return path
 
 
-def load_base(file: str, value: object, key: str = "base") -> tuple[str, str, dict[str, Any]]:
-    """(path, game, merged config) of a sweep or tune file's base config."""
+def load_base(file: str, value: object, key: str = "base") -> tuple[str, GameSpec, dict[str, Any]]:
+    """(path, the game's spec, merged config) of a sweep or tune file's base config: the game is looked up
+    here, once, by the base config's `game` key."""
     path = base_path(file, value, key)
     merged, _ = load_toml(path)
-    return path, games.spec_of_config(merged, path).name, merged
+    return path, games.spec_of_config(merged, path), merged
 
 
 def player_counts(file: str, value: object, key: str = "players") -> tuple[int, ...]:
@@ -54,14 +56,14 @@ def agent_lineups(file: str, value: object, key: str = "agents") -> tuple[str, .
     return lineups
 
 
-def validate(game: str, config: dict[str, Any], players: int, source: str) -> Any:
+def validate(spec: GameSpec, config: dict[str, Any], players: int, source: str) -> Any:
     """The game's own validation of a (variant's) merged config for `players`: its rules (ConfigError)."""
-    return games.spec(game).rules(config, players, source)
+    return spec.rules(config, players, source)
 
 
-def check_agents(file: str, key: str, lineup: str, players: int, game: str) -> tuple[str, ...]:
+def check_agents(file: str, key: str, lineup: str, players: int, spec: GameSpec) -> tuple[str, ...]:
     try:
-        return tuple(str(a) for a in parse_agents(lineup, players, games.spec(game)))
+        return tuple(str(a) for a in parse_agents(lineup, players, spec))
     except ConfigError as err:
         raise ConfigError(f"{file}: {key}: {str(err).removeprefix('--agents: ')} "
                           f"({players} players)") from None

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analysis.ladder_report import LADDER_MANIFEST
-from sim import games
 from sim.app.runner import RunPlan, plan_run, simulate
 from sim.errors import ConfigError
+from sim.game_spec import GameSpec
 from storage.run_dir import RunDirectory, check_directory
 
 DEFAULT_ITERS = (25, 50, 100, 200, 400)
@@ -90,10 +90,10 @@ def levels(iters: tuple[int, ...], expert: bool = False) -> list[Level]:
             *([Level("expert", "expert")] if expert else [])]
 
 
-def default_config(game: str) -> Path:
+def default_config(spec: GameSpec) -> Path:
     """The game's base config (registry), by its path relative to the working folder when that folder is
     this checkout (so run labels and manifests read as they always did), else by its absolute path."""
-    base = games.spec(game).default_config
+    base = spec.default_config
     path = Path("configs") / base.parent.name / base.name
     return path if path.is_file() and path.resolve() == base.resolve() else base
 
@@ -105,19 +105,18 @@ def default_out(game: str, players: int, seed: int, config: str | os.PathLike[st
     return Path("runs") / f"ladder-{game}{variant}-{players}p-seed{seed}"
 
 
-def plan_ladder(game: str, players: int, config: str | os.PathLike[str] | None = None,
+def plan_ladder(spec: GameSpec, players: int, config: str | os.PathLike[str] | None = None,
                 iters: tuple[int, ...] = DEFAULT_ITERS, seed: int = 0,
                 out: str | os.PathLike[str] | None = None, expert: bool = True) -> tuple[Path, list[Step]]:
     """Validate everything (ConfigError on anything wrong, before any game) and plan the steps."""
-    if game not in games.names():
-        raise ConfigError(f"GAME: must be one of {', '.join(games.names())}, got {game!r}")
-    config = Path(config) if config else default_config(game)
+    game = spec.name
+    config = Path(config) if config else default_config(spec)
     if iters:
-        if "mcts" not in games.spec(game).agents:
+        if "mcts" not in spec.agents:
             raise ConfigError(f"--iters: {game} has no mcts agent in this build; use --iters none for the "
                               "random and greedy levels only")
     out = Path(out) if out else default_out(game, players, seed, config)
-    ladder = levels(iters, expert and "expert" in games.spec(game).agents)
+    ladder = levels(iters, expert and "expert" in spec.agents)
     steps = []
     for lower, higher in zip(ladder, ladder[1:], strict=False):
         agents = ",".join([higher.agent] + [lower.agent] * (players - 1))
@@ -156,12 +155,13 @@ def ladder_manifest(out: Path, steps: list[Step], games: int, iters: tuple[int, 
                        "games": games, "players": s.plan.players} for s in steps]}
 
 
-def run_ladder(game: str, players: int, config: str | os.PathLike[str] | None = None,
+def run_ladder(spec: GameSpec, players: int, config: str | os.PathLike[str] | None = None,
                games: int = DEFAULT_GAMES, iters: tuple[int, ...] = DEFAULT_ITERS, jobs: int = 1,
                seed: int = 0, out: str | os.PathLike[str] | None = None,
                say: Callable[[str], None] = print, expert: bool = True) -> LadderResult:
     """Plan (refusing bad input before any game), play every unfinished step, write the report."""
-    out, steps = plan_ladder(game, players, config=config, iters=iters, seed=seed, out=out, expert=expert)
+    game = spec.name
+    out, steps = plan_ladder(spec, players, config=config, iters=iters, seed=seed, out=out, expert=expert)
     out.mkdir(parents=True, exist_ok=True)
     text = json.dumps(ladder_manifest(out, steps, games, iters), indent=2)
     path = out / LADDER_MANIFEST
@@ -171,7 +171,7 @@ def run_ladder(game: str, players: int, config: str | os.PathLike[str] | None = 
     if jobs > 1 and any(RunDirectory(s.out).finished_games() < games for s in steps):
         from sim.app.runner import prestart_workers
 
-        prestart_workers(jobs, game)
+        prestart_workers(jobs, spec)
     for i, step in enumerate(steps, 1):
         label = f"[{i}/{len(steps)}] {step.name}"
         if RunDirectory(step.out).finished_games() >= games:

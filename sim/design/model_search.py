@@ -60,7 +60,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim import games as registry
 from sim.design.component_balance import games_bound, largest, merge_values, play_values_chunk
 from sim.design.files import validate
 from sim.design.overrides import apply_overrides, path_text
@@ -209,13 +208,11 @@ class ModelSearch:
         self.full = full_games(search)  # the games a candidate's figures count at
         self.look = 1 - (1 - search.confidence) / len(self.schedule)
         self.dists = distributions(self.space)
-        self.agents = tuple(str(a) for a in parse_agents(tune.agents, tune.players, registry.spec(tune.game)))
+        self.agents = tuple(str(a) for a in parse_agents(tune.agents, tune.players, tune.spec))
         self.capped = self.target.chit_cap is not None
         self.values_study = None
         if self.capped:
-            from sim.games import spec as game_spec
-
-            self.values_study = game_spec(tune.game).values
+            self.values_study = tune.spec.values
         self.per_base_game = 0.0  # the most games one priced base game cost so far: the values confirmation's
         self.pool: GamePool | None = None
         self.records: dict[int, TrialRecord] = {}
@@ -322,7 +319,7 @@ class ModelSearch:
         source = f"{self.tune.file} (trial {number})"
         try:
             config = apply_overrides(self.space.base, overrides, source)
-            return validate(self.tune.game, config, self.tune.players, source), ""
+            return validate(self.tune.spec, config, self.tune.players, source), ""
         except ConfigError as err:  # a candidate the game refuses: recorded, no game played
             return None, str(err)
 
@@ -355,7 +352,7 @@ class ModelSearch:
         """Bring the candidate to `n` games, and store its statistics and own games (one attribute, one
         write: never out of step)."""
         have = c.games
-        c.stats = merge(c.stats, self.pool.play(self.tune.game, c.rules, self.agents, self.tune.seed,
+        c.stats = merge(c.stats, self.pool.play(self.tune.spec, c.rules, self.agents, self.tune.seed,
                                                 start=have, count=n - have))
         self.spent += n - have
         c.own += n - have
@@ -421,7 +418,7 @@ class ModelSearch:
             bound = games_bound(len(self.values_study.components(c.rules)), self.tune.players, need)
             if self.spent + bound + self.reserve_now() > self.budget:
                 return values_stats, 0, True
-            part = self.pool.play(self.tune.game, c.rules, self.agents, self.tune.seed, start=have,
+            part = self.pool.play(self.tune.spec, c.rules, self.agents, self.tune.seed, start=have,
                                   count=need, worker=play_values_chunk, combine=merge_values, smallest=5)
             values_stats = merge_values(values_stats, part)
             played = part["played"]
@@ -580,17 +577,17 @@ def confirm_stats(tune: Tune, out: Path, values: list[Any], agents: str, games: 
         return kept, 0
     overrides = {d.path: v for d, v in zip(space.dimensions, values, strict=True)}
     source = f"{tune.file} (confirmation)"
-    rules = validate(tune.game, apply_overrides(space.base, overrides, source), tune.players, source)
-    specs = parse_agents(agents, tune.players, registry.spec(tune.game))
-    check_models(specs, registry.spec(tune.game), tune.players, rules.config_hash)
+    rules = validate(tune.spec, apply_overrides(space.base, overrides, source), tune.players, source)
+    specs = parse_agents(agents, tune.players, tune.spec)
+    check_models(specs, tune.spec, tune.players, rules.config_hash)
     pool = GamePool(jobs, backend, scheduler)
     try:
         seating = tuple(str(a) for a in specs)
         if priced:
-            stats = pool.play(tune.game, rules, seating, seed, start=0, count=games, worker=play_values_chunk,
+            stats = pool.play(tune.spec, rules, seating, seed, start=0, count=games, worker=play_values_chunk,
                               combine=merge_values, smallest=5)
         else:
-            stats = pool.play(tune.game, rules, seating, seed, start=0, count=games)
+            stats = pool.play(tune.spec, rules, seating, seed, start=0, count=games)
     finally:
         pool.close()
     study.set_user_attr(key, stats)

@@ -37,6 +37,7 @@ from sim import games
 from sim.agent_spec import agent_arrays, parse_spec
 from sim.app.runner import RunPlan, plan_run, simulate
 from sim.errors import ConfigError
+from sim.game_spec import GameSpec
 from storage.run_dir import RunDirectory, check_directory
 
 DEFAULT_LEVELS = "greedy,mcts:iters=250,expert"
@@ -87,7 +88,7 @@ def level_slug(agent: str) -> str:
     return re.sub(r"[^A-Za-z0-9.]+", "-", agent).strip("-.") or "level"
 
 
-def parse_levels(text: str | None, game: str) -> list[tuple[str, str]]:
+def parse_levels(text: str | None, game: GameSpec) -> list[tuple[str, str]]:
     """(name, slug) of each level of ``--levels`` (ConfigError on an unknown agent or parameter, a level
     given twice, fewer than two levels). Levels are compared by what they resolve to, so ``mcts`` and
     ``mcts:iters=1000`` (its default) are the same level."""
@@ -99,10 +100,10 @@ def parse_levels(text: str | None, game: str) -> list[tuple[str, str]]:
         if not part:
             raise ConfigError(f"--levels: an empty level in {text!r}")
         try:
-            spec = parse_spec(part, games.spec(game))
+            spec = parse_spec(part, game)
         except ConfigError as err:
             raise ConfigError(f"--levels: {str(err).removeprefix('--agents: ')}") from None
-        name, full = str(spec), resolved(spec, games.spec(game))
+        name, full = str(spec), resolved(spec, game)
         if full in seen:
             raise ConfigError(f"--levels: {name!r} is the same level as {seen[full]!r}")
         slug = level_slug(name)
@@ -160,8 +161,8 @@ def plan_profile(config: str | os.PathLike[str], players: int, levels: str | Non
     # count are validated before the levels are read
     spec, _, rules = games.load_config(config, players)
     game = spec.name
-    parsed = parse_levels(levels, game)
-    if values and games.spec(game).values is None:
+    parsed = parse_levels(levels, spec)
+    if values and spec.values is None:
         raise ConfigError(f"--values: `balance values` knows no components of {game}")
     out = Path(out) if out else default_out(game, config, players)
     planned = []
@@ -235,10 +236,10 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
         raise ConfigError("--minutes: only used with --until-decided")
     out, planned = plan_profile(config, players, levels=levels, seed=seed, out=out, force=force,
                                 values=values, values_games=values_games)
-    game = planned[0].plan.game
+    spec = planned[0].plan.spec
     base_games = None
     if values:
-        base_games = values_games or _registry_values_games(game)
+        base_games = values_games or _registry_values_games(spec)
     out.mkdir(parents=True, exist_ok=True)
     text = json.dumps(profile_manifest(out, planned, games, base_games, until_decided), indent=2)
     path = out / PROFILE_MANIFEST
@@ -251,7 +252,7 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
     if jobs > 1 and (until_decided or not all(_finished(o, p, n) for p, o, n in todo)):
         from sim.app.runner import prestart_workers
 
-        prestart_workers(jobs, game)
+        prestart_workers(jobs, spec)
     for i, level in enumerate(planned, 1):
         label = f"[{i}/{len(planned)}] {level.name}"
         if until_decided:
@@ -300,9 +301,9 @@ def _until_decided(level: Level, cap: int, minutes: float | None, margins: Any, 
     return done
 
 
-def _registry_values_games(game: str) -> int:
+def _registry_values_games(spec: GameSpec) -> int:
     """The game's own default number of base games of a values run (its registry entry)."""
-    study = games.spec(game).values
+    study = spec.values
     if study is None:  # plan_profile refused --values already
-        raise ConfigError(f"--values: `balance values` knows no components of {game}")
+        raise ConfigError(f"--values: `balance values` knows no components of {spec.name}")
     return study.games

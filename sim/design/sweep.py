@@ -46,7 +46,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sim import games
 from sim.agent_spec import check_models, parse_agents
 from sim.app.runner import RunPlan, simulate
 from sim.config import (
@@ -78,6 +77,7 @@ from sim.design.overrides import (
     path_text,
 )
 from sim.errors import ConfigError
+from sim.game_spec import GameSpec
 from storage.run_dir import RunDirectory, check_directory
 from storage.run_lock import LOCK_NAME, RunLock
 
@@ -118,7 +118,7 @@ class Variant:
 class Sweep:
     file: str
     base: str
-    game: str
+    spec: GameSpec  # the base config's game, looked up once when the file is read
     base_config: dict[str, Any]
     players: tuple[int, ...]
     agents: tuple[str, ...]
@@ -129,6 +129,11 @@ class Sweep:
     variants: tuple[Variant, ...]  # the base first
     description: str = ""
     grid_values: tuple[tuple[Any, ...], ...] = ()  # the choices of each grid key, in the file's order
+
+    @property
+    def game(self) -> str:
+        """The game's name, as sweep.json records it."""
+        return self.spec.name
 
 
 @dataclass(frozen=True)
@@ -228,7 +233,7 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
         grid_keys, choices, listed = _read_grid(data["grid"], file)
     if "variants" in data:
         listed += _read_variants(data["variants"], file, fields["players"])
-    variants = _variants(listed, file, fields["game"], fields["base_config"], fields["players"])
+    variants = _variants(listed, file, fields["spec"], fields["base_config"], fields["players"])
     return Sweep(file=file, **fields, grid_keys=tuple(grid_keys), variants=tuple(variants),
                  grid_values=tuple(tuple(c) for c in choices))
 
@@ -240,7 +245,7 @@ def _read_head(data: dict[str, Any], file: str) -> dict[str, Any]:
     for key in ("base", "players", "agents", "games"):
         if key not in data:
             fail(file, key, "missing key (a sweep names base, players, agents and games)")
-    base, game, base_config = load_base(file, data["base"])
+    base, spec, base_config = load_base(file, data["base"])
     players = player_counts(file, data["players"])
     agents = agent_lineups(file, data["agents"])
     games = expect_int(data["games"], file, "games", 1)
@@ -248,13 +253,13 @@ def _read_head(data: dict[str, Any], file: str) -> dict[str, Any]:
     rotate = expect_bool(data.get("rotate_seats", False), file, "rotate_seats")
     description = expect_str(data.get("description", ""), file, "description")
     for n in players:
-        validate(game, base_config, n, base)
+        validate(spec, base_config, n, base)
         for i, lineup in enumerate(agents):
             key = f"agents[{i}]" if isinstance(data["agents"], list) else "agents"
-            check_agents(file, key, lineup, n, game)
+            check_agents(file, key, lineup, n, spec)
     if "grid" not in data and "variants" not in data:
         fail(file, "grid", "missing: a sweep needs a [grid] table or [[variants]] (or both)")
-    return {"base": base, "game": game, "base_config": base_config, "players": players, "agents": agents,
+    return {"base": base, "spec": spec, "base_config": base_config, "players": players, "agents": agents,
             "games": games, "seed": seed, "rotate_seats": rotate, "description": description}
 
 
@@ -303,7 +308,7 @@ def _read_variants(items: Any, file: str, players: tuple[int, ...]) -> list[List
     return listed
 
 
-def _variants(listed: list[Listed], file: str, game: str, base_config: dict[str, Any],
+def _variants(listed: list[Listed], file: str, spec: GameSpec, base_config: dict[str, Any],
               players: tuple[int, ...]) -> list[Variant]:
     """The base, then each listed config validated at its player counts; one equal to an earlier
     variant's config (or the base's) is run once, as that variant, under both names."""
@@ -314,7 +319,7 @@ def _variants(listed: list[Listed], file: str, game: str, base_config: dict[str,
         source = f"{file} ({where})"
         config = apply_overrides(base_config, overrides, source) if overrides else base_config
         for n in only or players:
-            validate(game, config, n, source)
+            validate(spec, config, n, source)
         canon = _canonical(config)
         if canon in seen:  # the same config as an earlier variant (or the base): run once, where either runs
             i = seen[canon]
@@ -386,12 +391,12 @@ def plan_sweep(sweep: Sweep, out: str | os.PathLike[str], force: bool = False) -
         text = variant_config_text(sweep.file, sweep.base, variant, base_description)
         config = tomllib.loads(text)  # exactly what `simulate` will read from the file
         for n in variant.player_counts(sweep.players):
-            rules = validate(sweep.game, config, n, os.fspath(config_file))
+            rules = validate(sweep.spec, config, n, os.fspath(config_file))
             for lineup in sweep.agents:
-                specs = parse_agents(lineup, n, games.spec(sweep.game))
-                check_models(specs, games.spec(sweep.game), n, rules.config_hash)
+                specs = parse_agents(lineup, n, sweep.spec)
+                check_models(specs, sweep.spec, n, rules.config_hash)
                 agents = tuple(str(a) for a in specs)
-                plan = RunPlan(game=sweep.game, config_path=os.fspath(config_file), config=config,
+                plan = RunPlan(spec=sweep.spec, config_path=os.fspath(config_file), config=config,
                                config_hash=rules.config_hash, players=n, agents=agents,
                                rotate_seats=sweep.rotate_seats, seed=sweep.seed)
                 name = f"{variant.slug}-{n}p" + (f"-{_agents_slug(lineup)}" if len(sweep.agents) > 1 else "")
@@ -448,7 +453,7 @@ def _run_locked(sweep: Sweep, out: Path, runs: list, jobs: int, report: bool, sa
     if jobs > 1 and any(finished_games(r.out) < sweep.games for r in runs):
         from sim.app.runner import prestart_workers
 
-        prestart_workers(jobs, sweep.game)
+        prestart_workers(jobs, sweep.spec)
     played = skipped = 0
     result = SweepResult(out, runs, 0, 0, 0.0)
     for i, run in enumerate(runs, 1):

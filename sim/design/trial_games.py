@@ -11,22 +11,20 @@ from typing import Any
 
 import numpy as np
 
-from sim import games
 from sim.design.component_balance import SHARE_SCALE
 from sim.design.tune_file import Target
+from sim.game_spec import GameSpec
 
 
 # ---- games --------------------------------------------------------------------------------------------
-def play_chunk(game: str, rules: Any, agents: tuple[str, ...], seed: int, start: int,
+def play_chunk(spec: GameSpec, rules: Any, agents: tuple[str, ...], seed: int, start: int,
                count: int) -> dict[str, Any]:
     """Games start .. start+count-1 of a candidate, as exact sufficient statistics (a worker)."""
     from analysis.seats import win_shares
     from sim.agent_spec import agent_arrays
-    from sim.games import spec as game_spec
     from sim.rng import game_seeds
 
-    spec = game_spec(game)
-    seating, params = agent_arrays([list(agents)], games.spec(game))
+    seating, params = agent_arrays([list(agents)], spec)
     batch = spec.run_batch(rules, game_seeds(seed, start, count), seating[0], params[0])
     shares = win_shares(batch["winners"], batch.get("other_winners"))[:, :len(agents)]
     lengths = np.asarray(batch[spec.vocabulary.length], dtype=np.int64)
@@ -73,7 +71,7 @@ class GamePool:
             self._parallel = Parallel(n_jobs=jobs, backend="loky")
             self._parallel.__enter__()  # one pool of workers for the whole tune
 
-    def play(self, game: str, rules: Any, agents: tuple[str, ...], seed: int, start: int, count: int,
+    def play(self, spec: GameSpec, rules: Any, agents: tuple[str, ...], seed: int, start: int, count: int,
              worker: Callable[..., dict[str, Any]] | None = None,
              combine: Callable[[dict[str, Any] | None, dict[str, Any]], dict[str, Any]] | None = None,
              smallest: int = 100) -> dict[str, Any]:
@@ -83,10 +81,10 @@ class GamePool:
 
         worker, combine = worker or play_chunk, combine or merge
         if (self._parallel is None and self._client is None) or count < 2 * smallest:
-            return worker(game, rules, agents, seed, start=start, count=count)
+            return worker(spec, rules, agents, seed, start=start, count=count)
         pieces = min(self.jobs, count // smallest)
         bounds = [start + count * k // pieces for k in range(pieces + 1)]
-        tasks = (delayed(worker)(game, rules, agents, seed, start=a, count=b - a)
+        tasks = (delayed(worker)(spec, rules, agents, seed, start=a, count=b - a)
                  for a, b in zip(bounds, bounds[1:], strict=False))
         if self._client is not None:
             with parallel_config(backend="dask"):

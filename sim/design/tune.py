@@ -74,7 +74,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim import games
 from sim.app.runner import RunPlan, simulate
 from sim.design.component_balance import games_bound, kind_estimates, price
 from sim.design.files import finished_games, validate, write_if_changed
@@ -82,7 +81,7 @@ from sim.design.overrides import dump_toml, path_text
 from sim.design.racing import RaceResult, Standing, race, standing, verdict
 from sim.design.tune_file import Candidate, Target, Tune, load_tune
 from sim.errors import ConfigError
-from sim.games import spec as game_spec
+from sim.game_spec import GameSpec
 from storage.run_dir import RunDirectory, check_directory
 
 TUNE_MANIFEST = "tune.json"
@@ -90,14 +89,13 @@ TUNE_MANIFEST = "tune.json"
 
 # ---- figures of a run ----------------------------------------------------------------------------------
 def run_standing(slug: str, run_dir: str | os.PathLike[str], games: int, target: Target,
-                 confidence: float, priced: dict[str, Any] | None = None) -> Standing:
-    """A candidate's standing from its run directory's first `games` games, and with a cap from the
-    statistics `priced` of its component kinds (sim/design/component_balance.py)."""
+                 confidence: float, *, spec: GameSpec, priced: dict[str, Any] | None = None) -> Standing:
+    """A candidate's standing from its run directory's first `games` games (of `spec`'s game), and with a
+    cap from the statistics `priced` of its component kinds (sim/design/component_balance.py)."""
     from analysis.runs import read_table
     from analysis.seats import seat_win_rates
 
     manifest = json.loads((Path(run_dir) / "manifest.json").read_text())
-    spec = game_spec(manifest["game"])
     players = read_table(run_dir, "players")
     players = players[players["game_id"] < games]
     seats = seat_win_rates(players)
@@ -129,10 +127,10 @@ def _play(plan: RunPlan, games: int, out: str, slug: str, target: Target, confid
         played = simulate(plan, games, out, jobs=jobs, force=force).played
     priced = None
     if values_games:
-        priced, now = price(plan.game, plan_rules(plan), plan.agents, plan.seed, base_games=values_games,
+        priced, now = price(plan.spec, plan_rules(plan), plan.agents, plan.seed, base_games=values_games,
                             path=Path(out) / PRICED)
         played += now
-    return slug, played, run_standing(slug, out, games, target, confidence, priced=priced)
+    return slug, played, run_standing(slug, out, games, target, confidence, spec=plan.spec, priced=priced)
 
 
 def _play_task(task: dict[str, Any]) -> tuple[str, int, Standing]:
@@ -178,11 +176,11 @@ def candidate_config_text(tune: Tune, cand: Candidate, note: str = "") -> tuple[
 def _plan(tune: Tune, config: dict[str, Any], path: Path, seed: int) -> RunPlan:
     from sim.agent_spec import check_models, parse_agents
 
-    rules = validate(tune.game, config, tune.players, os.fspath(path))
-    specs = parse_agents(tune.agents, tune.players, games.spec(tune.game))
-    check_models(specs, games.spec(tune.game), tune.players, rules.config_hash)
+    rules = validate(tune.spec, config, tune.players, os.fspath(path))
+    specs = parse_agents(tune.agents, tune.players, tune.spec)
+    check_models(specs, tune.spec, tune.players, rules.config_hash)
     agents = tuple(str(a) for a in specs)
-    return RunPlan(game=tune.game, config_path=os.fspath(path), config=config, config_hash=rules.config_hash,
+    return RunPlan(spec=tune.spec, config_path=os.fspath(path), config=config, config_hash=rules.config_hash,
                    players=tune.players, agents=agents, rotate_seats=False, seed=seed)
 
 
@@ -240,8 +238,8 @@ def _check_budget(tune: Tune) -> None:
     racing, target = tune.racing, tune.target
     first_round = len(tune.candidates) * racing.first_games + racing.confirm_games
     if target.chit_cap is not None:  # a bound on the pricing of round 1 and of the confirmation
-        study = game_spec(tune.game).values
-        kinds = [len(study.components(validate(tune.game, c.config, tune.players, tune.file)))
+        study = tune.spec.values
+        kinds = [len(study.components(validate(tune.spec, c.config, tune.players, tune.file)))
                  for c in tune.candidates]
         first_round += sum(games_bound(k, tune.players, racing.values_at(racing.first_games)) for k in kinds)
         first_round += games_bound(max(kinds), tune.players, racing.confirm_values_games)
@@ -387,7 +385,7 @@ class PricingCost:
     def __init__(self, tune: Tune, plans: dict[str, RunPlan]) -> None:
         from sim.app.runner import plan_rules
 
-        study = game_spec(tune.game).values
+        study = tune.spec.values
         self.kinds = {slug: len(study.components(plan_rules(plan))) for slug, plan in plans.items()}
         self.players, self.racing = tune.players, tune.racing
 

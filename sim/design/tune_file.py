@@ -11,7 +11,6 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from sim import games
 from sim.config import (
     check_unknown_keys,
     expect_bool,
@@ -27,6 +26,7 @@ from sim.design.files import agent_lineups, check_agents, load_base, player_coun
 from sim.design.overrides import KeyPath, apply_overrides, format_value, path_text
 from sim.design.search_space import SearchSpace, read_constraints, read_dimensions
 from sim.errors import ConfigError
+from sim.game_spec import GameSpec
 
 _TUNE_KEYS = {"base", "description", "players", "agents", "seed", "budget", "space", "target", "racing",
               "skip_invalid", "constraints", "search"}
@@ -133,7 +133,7 @@ class Candidate:
 class Tune:
     file: str
     base: str
-    game: str
+    spec: GameSpec  # the base config's game, looked up once when the file is read
     base_config: dict[str, Any]
     players: int
     agents: str
@@ -148,6 +148,11 @@ class Tune:
     method: str = "racing"                # "racing" (every candidate) or "model" (sim/design/model_search)
     search_space: SearchSpace | None = None
     search: Search | None = None
+
+    @property
+    def game(self) -> str:
+        """The game's name, as tune.json and the report record it."""
+        return self.spec.name
 
 
 def _number(value: object, file: str, key: str, lo: float, hi: float | None = None) -> float:
@@ -182,7 +187,7 @@ def _values(spec: Any, file: str, where: str) -> tuple[Any, ...]:
     return tuple(range(lo, hi + 1, step))
 
 
-def _search(table: Any, file: str, game: str, players: int, capped: bool) -> Search:
+def _search(table: Any, file: str, spec: GameSpec, players: int, capped: bool) -> Search:
     t = expect_table(table, file, "search")
     check_unknown_keys(t, _SEARCH_KEYS, file, "search")
     d = Search()
@@ -200,7 +205,7 @@ def _search(table: Any, file: str, game: str, players: int, capped: bool) -> Sea
     final = expect_int(t.get("final_games", d.final_games), file, "search.final_games", 1)
     confirm_agents = expect_str(t.get("confirm_agents", ""), file, "search.confirm_agents")
     if confirm_agents:
-        check_agents(file, "search.confirm_agents", confirm_agents, players, game)
+        check_agents(file, "search.confirm_agents", confirm_agents, players, spec)
     for key in ("values_games", "confirm_values_games"):
         if key in t and not capped:
             fail(file, f"search.{key}", "prices component kinds for target.chit_cap, which the file does not "
@@ -250,18 +255,18 @@ def load_tune(path: str | os.PathLike[str]) -> Tune:
     file = os.fspath(path)
     data, _ = load_toml(file)
     fields, skip_invalid = _read_head(data, file)
-    game, players = fields["game"], fields["players"]
-    target = _read_target(data.get("target", {}), file, game)
+    spec, players = fields["spec"], fields["players"]
+    target = _read_target(data.get("target", {}), file, spec)
     racing = _read_racing(data.get("racing", {}), file, target.chit_cap)
     search_space = _read_space(data, file, fields["base_config"])
     method = _read_method(data, file, search_space)
     common = {"file": file, **fields, "space": tuple((d.path, d.values) for d in search_space.dimensions),
               "target": target, "racing": racing, "search_space": search_space}
     if method == "model":
-        search = _search(data.get("search", {}), file, game, players, target.chit_cap is not None)
-        _check_corners(search_space, game, players, file, skip_invalid)
+        search = _search(data.get("search", {}), file, spec, players, target.chit_cap is not None)
+        _check_corners(search_space, spec, players, file, skip_invalid)
         return Tune(**common, candidates=(), method="model", search=search)
-    candidates, invalid = _candidates(search_space, file, game, players, skip_invalid)
+    candidates, invalid = _candidates(search_space, file, spec, players, skip_invalid)
     return Tune(**common, candidates=candidates, invalid=invalid, method="racing")
 
 
@@ -272,7 +277,7 @@ def _read_head(data: dict[str, Any], file: str) -> tuple[dict[str, Any], bool]:
     for key in ("base", "players", "agents", "space", "budget"):
         if key not in data:
             fail(file, key, "missing key (a tune names base, players, agents, space and budget)")
-    base, game, base_config = load_base(file, data["base"])
+    base, spec, base_config = load_base(file, data["base"])
     counts = player_counts(file, data["players"])
     if len(counts) != 1:
         fail(file, "players", "a tune is for one player count")
@@ -281,19 +286,19 @@ def _read_head(data: dict[str, Any], file: str) -> tuple[dict[str, Any], bool]:
     if len(lineups) != 1:
         fail(file, "agents", "a tune is for one agent lineup")
     agents = lineups[0]
-    validate(game, base_config, players, base)
-    check_agents(file, "agents", agents, players, game)
+    validate(spec, base_config, players, base)
+    check_agents(file, "agents", agents, players, spec)
     seed = expect_int(data.get("seed", 0), file, "seed", 0, 2**63 - 1)
     budget = expect_int(data["budget"], file, "budget", 1)
     description = expect_str(data.get("description", ""), file, "description")
     skip_invalid = data.get("skip_invalid", False)
     if not isinstance(skip_invalid, bool):
         fail(file, "skip_invalid", f"must be a boolean (true or false), got {skip_invalid!r}")
-    return {"base": base, "game": game, "base_config": base_config, "players": players, "agents": agents,
+    return {"base": base, "spec": spec, "base_config": base_config, "players": players, "agents": agents,
             "seed": seed, "budget": budget, "description": description}, skip_invalid
 
 
-def _read_target(table: Any, file: str, game: str) -> Target:
+def _read_target(table: Any, file: str, spec: GameSpec) -> Target:
     """The ``[target]`` table: the tolerance, and optionally a length range and a component cap."""
     t = expect_table(table, file, "target")
     check_unknown_keys(t, _TARGET_KEYS, file, "target")
@@ -307,8 +312,8 @@ def _read_target(table: Any, file: str, game: str) -> Target:
         length = (lo, hi)
     chit_cap = None
     if "chit_cap" in t:
-        if games.spec(game).values is None:
-            fail(file, "target.chit_cap", f"{game} has no values study to price its components by")
+        if spec.values is None:
+            fail(file, "target.chit_cap", f"{spec.name} has no values study to price its components by")
         chit_cap = _number(t["chit_cap"], file, "target.chit_cap", 0, 1)
     return Target(tolerance=_number(t.get("tolerance", 0.02), file, "target.tolerance", 0, 1), length=length,
                   chit_cap=chit_cap)
@@ -364,7 +369,7 @@ def _read_method(data: dict[str, Any], file: str, search_space: SearchSpace) -> 
     return method
 
 
-def _candidates(search_space: SearchSpace, file: str, game: str, players: int,
+def _candidates(search_space: SearchSpace, file: str, spec: GameSpec, players: int,
                 skip_invalid: bool) -> tuple[tuple[Candidate, ...], tuple[tuple[str, str], ...]]:
     """Every candidate of a space to race, each validated by the game (one it refuses is refused by file,
     or with skip_invalid left out, as is one that breaks a constraint), and the ones left out with why."""
@@ -378,7 +383,7 @@ def _candidates(search_space: SearchSpace, file: str, game: str, players: int,
         source = f"{file} (candidate {label})"
         config = apply_overrides(search_space.base, overrides, source)
         try:
-            validate(game, config, players, source)
+            validate(spec, config, players, source)
         except ConfigError as err:
             if not skip_invalid:
                 raise ConfigError(f"{err} (set skip_invalid = true to leave such candidates out)") from None
@@ -401,7 +406,8 @@ def _candidates(search_space: SearchSpace, file: str, game: str, players: int,
     return tuple(candidates), tuple(invalid)
 
 
-def _check_corners(space: SearchSpace, game: str, players: int, file: str, skip_invalid: bool) -> None:
+def _check_corners(space: SearchSpace, spec: GameSpec, players: int, file: str,
+                   skip_invalid: bool) -> None:
     """Before any game, the game's validator sees the extreme candidates a model search can propose (every
     value at its lowest, at its highest, each repaired): a range the game refuses is refused here by file
     and key, not discovered trial by trial (set skip_invalid = true to let the search skip such
@@ -413,7 +419,7 @@ def _check_corners(space: SearchSpace, game: str, players: int, file: str, skip_
         overrides = {d.path: v for d, v in zip(space.dimensions, values, strict=True)}
         source = f"{file} (every searched value at its {end}, repaired)"
         try:
-            validate(game, apply_overrides(space.base, overrides, source), players, source)
+            validate(spec, apply_overrides(space.base, overrides, source), players, source)
         except ConfigError as err:
             raise ConfigError(f"{err} (set skip_invalid = true to let the search skip such candidates)") \
                 from None

@@ -26,7 +26,6 @@ import numpy as np
 from joblib import Parallel, delayed
 from numba import njit
 
-from sim import games
 from sim.agent_spec import agent_arrays
 from sim.rng import game_seeds, rng_seeded
 from sim.sakura.batch import next_action
@@ -43,6 +42,7 @@ from sim.sakura.kernels import (
     new_game,
 )
 from sim.sakura.mcts import REWARD_WIN, rewards_at
+from sim.sakura.spec import SPEC
 
 COLLECT_STREAM, FINISH_STREAM = 1, 2  # the play that reaches a position, and each arm's rest of the game
 
@@ -92,10 +92,10 @@ def positions(players: int, source: str, count: int, seed: int, trees_left: int,
               config: str | None = None) -> np.ndarray:
     """States of `source` self-play right after a tree scores with `trees_left` trees to go (at most
     `count`; games that end first give none)."""
-    game = games.load("sakura", config=config, players=players)
+    game = SPEC.game_class(SPEC.load_rules(config, players))
     args = kernel_rules(game.rules)
     seeds = game_seeds(seed, 0, count)
-    kinds, params = agent_arrays([[source] * players], games.spec("sakura"))
+    kinds, params = agent_arrays([[source] * players], SPEC)
     out = np.zeros((count, game.new_state(0).vector.shape[0]), dtype=np.int64)
     n = collect(args, seeds, kinds[0], params[0], trees_left, out)
     return out[:n]
@@ -107,7 +107,7 @@ def _arm_tables(arm: str, opponent: str, players: int) -> list[tuple[np.ndarray,
     for seat in range(players):
         row = [opponent] * players
         row[seat] = arm
-        kinds, params = agent_arrays([row], games.spec("sakura"))
+        kinds, params = agent_arrays([row], SPEC)
         tables.append((kinds[0], params[0]))
     return tables
 
@@ -182,9 +182,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ns = parser.parse_args(argv)
     arms = ns.arms.split(";")
     try:
-        games.load("sakura", config=ns.config, players=ns.players)  # the config and player count first
+        SPEC.game_class(SPEC.load_rules(ns.config, ns.players))  # the config and player count first
         for agent in (ns.source, ns.opponent, *arms):  # every agent refused before any game is played
-            agent_arrays([[agent] * ns.players], games.spec("sakura"))
+            agent_arrays([[agent] * ns.players], SPEC)
         states = positions(players=ns.players, source=ns.source, count=ns.positions, seed=ns.seed,
                            trees_left=ns.trees_left, config=ns.config)
     except ValueError as error:  # ConfigError: a bad agent, config or player count
