@@ -127,7 +127,7 @@ class _Pair:
         self.plans = {"base": base, "variant": variant}
         self.out, self.jobs, self.force = out, jobs, force
         self.played = 0
-        self.last: tuple[Any, Any, dict[str, Any]] | None = None  # the tallies of the last look
+        self.last: tuple[Any, Any, dict[str, Any]] = ()  # the tallies of the last look (`judge`)
 
     def play_to(self, games: int) -> int:
         from sim.app.runner import simulate
@@ -138,27 +138,10 @@ class _Pair:
         self.played += played
         return played
 
-    @property
-    def length(self) -> str:
-        """The games table's length column of the game both configs are of."""
-        return self.plans["base"].spec.vocabulary.length
-
-    def tallies(self) -> tuple[Any, Any, dict[str, Any]]:
-        from analysis.paired import paired_tally
-        from analysis.run_tally import read_run_tally
-
-        base, variant = (read_run_tally(self.out / name) for name in ("base", "variant"))
-        pair, _ = paired_tally(variant, base, self.length)
-        return base, variant, pair
-
     def judge(self, margins: Any) -> list:
-        from analysis.change_verdicts import change_verdicts
-        from analysis.verdicts import seconds_per_game
-
-        base, variant, pair = self.last = self.tallies()
-        pace = seconds_per_game(base.manifest)
-        pace = 2 * pace if pace else None  # both configs are played
-        return change_verdicts(base.common, variant.common, pair, self.length, margins=margins, pace=pace)
+        base, variant, pair, verdicts = judge_folder(self.out, margins)
+        self.last = base, variant, pair
+        return verdicts
 
 
 def reading_changes(base: Any, variant: Any) -> str:
@@ -178,7 +161,7 @@ def _changes(base: Any, variant: Any) -> list[str]:
 def _text(ask: CompareRequest, base: Any, variant: Any, pair: _Pair, verdicts: list) -> str:
     from analysis.summary_text import agents_text
 
-    b, v, p = pair.last or pair.tallies()
+    b, v, p = pair.last  # the tallies `judge` read
     head = (f"compare: {ask.base} (base) with {ask.variant} (variant): {base.game}, {ask.players} "
             f"players, {agents_text(b.manifest)}, seed {ask.seed}, {int(p['games']):,} games each on the "
             "same seeds (paired game by game)")

@@ -20,8 +20,10 @@ PARSER = {"epilog": "examples:\n  balance workbench\n  balance workbench --works
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workspace", default="workbench",
-                        help="the folder of drafts, runs and reports (default ./workbench, created if missing)")
-    parser.add_argument("--port", type=int, default=8765, help="port to serve on (default 8765; 0: any free one)")
+                        help="the folder of drafts, runs and reports (default ./workbench, created if "
+                             "missing)")
+    parser.add_argument("--port", type=int, default=8765,
+                        help="port to serve on (default 8765; 0: any free one)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to bind (default 127.0.0.1: this machine only)")
     parser.add_argument("--jobs", type=positive_int, help="worker processes of each run (default: the cores)")

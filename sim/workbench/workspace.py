@@ -31,7 +31,7 @@ class Refused(ValueError):
 
 @dataclass(frozen=True)
 class Start:
-    """A config a draft can start from: `ref` is how the page names it ("shipped:kamakura/base.toml" or
+    """A config a draft can start from: `ref` is how the page names it ("shipped:<game>/base.toml" or
     "workspace:my-variant.toml"), `path` where it is."""
 
     ref: str
@@ -82,7 +82,8 @@ class Workspace:
         for path in sorted(self.root.glob("*.toml")):
             game = _game_of(path)
             if game:
-                out.append(Start(f"workspace:{path.name}", path, games.spec(game), f"{path.name} (workspace)"))
+                label = f"{path.name} (workspace)"
+                out.append(Start(f"workspace:{path.name}", path, games.spec(game), label))
         return out
 
     def start(self, ref: str) -> Start:
@@ -90,8 +91,8 @@ class Workspace:
         for start in self.starts():
             if start.ref == ref:
                 return start
-        raise Refused(f"start: {ref!r} is not one of the configs the workbench lists (shipped, or a TOML file "
-                      "in the workspace); paths are refused")
+        raise Refused(f"start: {ref!r} is not one of the configs the workbench lists (shipped, or a TOML "
+                      "file in the workspace); paths are refused")
 
 
 def _game_of(path: Path) -> str | None:
