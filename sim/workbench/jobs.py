@@ -25,6 +25,9 @@ from sim.workbench.workspace import Refused, Workspace
 from storage.run_lock import held_by
 
 RUNNING, FINISHED, FAILED, STOPPED, INTERRUPTED = "running", "finished", "failed", "stopped", "interrupted"
+#: a job whose command outlived the server that started it, seen ending by the next one: its tables are
+#: whole as far as they go; running it again plays anything missing
+ENDED = "ended"
 
 
 @dataclass
@@ -70,10 +73,20 @@ class Jobs:
                 job = Job(**json.loads(path.read_text()))
             except (OSError, ValueError, TypeError):
                 continue
-            if job.active:  # its server stopped: the games it finished are on disk, the rest can be played
+            self.jobs[job.id] = job
+            if job.active and any(held_by(self.workspace.root / out) for out in job.outs):
+                threading.Thread(target=self._watch_lock, args=(job,), daemon=True).start()
+            elif job.active:  # its server stopped: the games it finished are on disk, the rest can be played
                 job.status = INTERRUPTED
                 self._save(job)
-            self.jobs[job.id] = job
+
+    def _watch_lock(self, job: Job) -> None:
+        """Follow a command an earlier server started until it lets go of its run directories."""
+        while any(held_by(self.workspace.root / out) for out in job.outs):
+            time.sleep(1.0)
+        with self._lock:
+            job.status, job.finished = ENDED, time.time()
+            self._save(job)
 
     def _save(self, job: Job) -> None:
         path = self.workspace.jobs / f"{job.id}.json"
@@ -159,6 +172,8 @@ class Jobs:
                 proc.wait(max(0.1, deadline - time.time()))
             except subprocess.TimeoutExpired:
                 _signal_group(proc, signal.SIGKILL)
+        for job_id, _ in procs:
+            self._save(self.jobs[job_id])
 
     def listed(self) -> list[Job]:
         """Every job, the newest first."""

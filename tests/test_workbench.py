@@ -1,0 +1,314 @@
+"""`balance workbench` (issue 36): drafts validated as the command line validates them, requests held to
+the workspace and the token, runs that fail or find their directory locked, a restart that resumes, and
+the designer's loop end to end in Debian's chromium (driven by Playwright through its executable_path)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from sim import games
+from sim.errors import ConfigError
+from sim.workbench import drafts
+from sim.workbench.workspace import Refused, Workspace, checked_name
+from storage.run_lock import RunLock
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ---- drafts and names, no server -------------------------------------------------------------------------
+def test_a_draft_of_a_variant_is_one_file_with_the_base_comments_and_the_variant_values(tmp_path):
+    ws = Workspace(tmp_path)
+    draft = drafts.create(ws.start("shipped:kamakura/tie-shared.toml"), ws.draft("mine.toml"))
+    text = draft.path.read_text()
+    assert "extends" not in draft.config
+    assert draft.config["rules"]["tie_break"] == "shared"
+    assert "# R-9: who wins a tie" in text and "# R-3: the chit set" in text  # base.toml's comments kept
+    _, merged, rules = games.load_config(draft.path, 3)
+    expected = games.load_config(ROOT / "configs/kamakura/tie-shared.toml", 3)[2]
+    assert rules.config_hash == expected.config_hash  # the same config as the file it started from
+
+
+def test_bulk_edit_lowers_every_blue_chit_by_one_point(tmp_path):
+    ws = Workspace(tmp_path)
+    draft = drafts.create(ws.start("shipped:kamakura/base.toml"), ws.draft("d.toml"))
+    before = [c["points"] for c in draft.config["chits"]["blue"]]
+    draft.edit(drafts.bulk_edit(draft, "chits.blue[*].points", "add", "-1"), players=3)
+    again = drafts.Draft.read(draft.path, draft.spec)  # written to the file
+    assert [c["points"] for c in again.config["chits"]["blue"]] == [p - 1 for p in before]
+    assert [c["points"] for c in again.config["chits"]["red"]] == [c["points"] for c in
+                                                                   draft.config["chits"]["red"]]
+
+
+@pytest.mark.parametrize("key, value", [("chits.blue[0].points", "-3"), ("rules.tie_break", "nobody"),
+                                        ("rules.order_chit_moves", "[0, 2]"), ("rules.voluntary_pass", "3")])
+def test_a_refused_edit_says_what_the_command_line_says_and_changes_nothing(tmp_path, monkeypatch, key,
+                                                                          value):
+    ws = Workspace(tmp_path)
+    draft = drafts.create(ws.start("shipped:kamakura/base.toml"), ws.draft("d.toml"))
+    before = draft.path.read_text()
+    with pytest.raises(Refused) as refused:
+        draft.edit(drafts.field_edit(draft, key, value), players=3)
+    assert refused.value.field == key
+    assert draft.path.read_text() == before
+    # the same value written by hand into the file, then read as `balance simulate` reads it
+    bad = tmp_path / "hand"
+    bad.mkdir()
+    (bad / "d.toml").write_text(before.replace(_line(before, key), _line(before, key, value), 1))
+    monkeypatch.chdir(bad)
+    with pytest.raises(ConfigError) as cli:
+        games.load_config("d.toml", 3)
+    assert str(refused.value) == str(cli.value)
+
+
+def _line(text: str, key: str, value: str | None = None) -> str:
+    """The line of `text` that sets `key` (a rules key or a chit's points), or that line with `value`."""
+    if key.startswith("chits"):
+        line = next(x for x in text.splitlines() if x.strip().startswith("{icons = 1, points = 2"))
+        return line if value is None else line.replace("points = 2", f"points = {value}")
+    name = key.split(".")[-1]
+    line = next(x for x in text.splitlines() if x.startswith(f"{name} = "))
+    shown = f'"{value}"' if name == "tie_break" else value
+    return line if value is None else f"{name} = {shown}"
+
+
+@pytest.mark.parametrize("name", ["../x.toml", "/etc/passwd", ".hidden.toml", "a/b.toml", "x..toml", ""])
+def test_a_name_with_a_path_in_it_is_refused(name):
+    with pytest.raises(Refused, match="paths are refused"):
+        checked_name(name, "config", ".toml")
+
+
+# ---- the server -------------------------------------------------------------------------------------------
+class Server:
+    """`balance workbench` in a child process on a free port."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+        self.proc = subprocess.Popen([sys.executable, "-m", "sim", "workbench", "--workspace", str(workspace),
+                                      "--port", "0", "--jobs", "2"], stdout=subprocess.PIPE, text=True)
+        for line in self.proc.stdout:
+            found = re.search(r"(http://\S+)/\?token=(\S+)", line)
+            if found:
+                self.base, self.token = found.groups()
+                break
+
+    @property
+    def url(self) -> str:
+        return f"{self.base}/?token={self.token}"
+
+    def call(self, path: str, body: dict | None = None, token: str | None = "") -> tuple[int, dict | str]:
+        token = self.token if token == "" else token
+        sep = "&" if "?" in path else "?"
+        url = f"{self.base}{path}" + (f"{sep}token={token}" if token else "")
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(url, data=data, headers={"content-type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=120) as response:
+                status, text = response.status, response.read().decode()
+        except urllib.error.HTTPError as err:
+            status, text = err.code, err.read().decode()
+        try:
+            return status, json.loads(text)
+        except json.JSONDecodeError:
+            return status, text
+
+    def wait(self, job: str, until=lambda view: not view["active"], limit: float = 600) -> dict:
+        end = time.time() + limit
+        while time.time() < end:
+            status, view = self.call(f"/jobs/{job}")
+            assert status == 200, view
+            if until(view):
+                return view
+            time.sleep(0.5)
+        raise AssertionError(f"job {job} did not get there in {limit} s: {view['status']}")
+
+    def stop(self) -> str:
+        self.proc.send_signal(signal.SIGINT)
+        out = self.proc.communicate(timeout=60)[0]
+        return out
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    srv = Server(tmp_path_factory.mktemp("workspace"))
+    yield srv
+    srv.stop()
+
+
+def _draft(server: Server, name: str = "base-draft.toml") -> str:
+    status, body = server.call("/drafts", {"start": "shipped:kamakura/base.toml", "players": 3, "draft": name})
+    assert status == 200 and body["ok"], body
+    return body["draft"]
+
+
+def test_a_request_without_the_token_is_refused(server):
+    assert server.call("/", token=None)[0] == 403
+    assert server.call("/jobs", token="not-the-token")[0] == 403
+    assert server.call("/jobs", token=server.token)[0] == 200
+
+
+def test_a_request_naming_a_path_outside_the_workspace_is_refused(server, tmp_path):
+    outside = tmp_path / "secret.toml"
+    outside.write_text('game = "kamakura"\n')
+    for body in ({"start": f"workspace:{outside}", "players": 3},
+                 {"start": "shipped:kamakura/../../../etc/passwd", "players": 3},
+                 {"start": "shipped:kamakura/base.toml", "players": 3, "draft": "../escaped.toml"}):
+        status, answer = server.call("/drafts", body)
+        assert status == 400 and "refused" in answer["message"], answer
+    assert not (server.workspace.parent / "escaped.toml").exists()
+    status, answer = server.call("/edit", {"draft": str(outside), "players": 3, "key": "game", "value": "x"})
+    assert status == 400 and "paths are refused" in answer["message"]
+    assert server.call("/download/..%2Fsecret.toml")[0] in (400, 404)
+    assert outside.read_text() == 'game = "kamakura"\n'
+
+
+def test_a_run_on_a_locked_run_directory_is_refused_naming_the_holder(server):
+    draft = _draft(server, "locked.toml")
+    body = {"draft": draft, "players": 3, "agents": "greedy", "seed": 5, "games": 300}
+    hash8 = games.load_config(server.workspace / draft, 3)[2].config_hash[:8]
+    folder = server.workspace / "runs" / f"locked-{hash8}-3p-greedy-seed5"
+    with RunLock(folder):  # another tab's run, or a terminal's
+        status, answer = server.call("/run", body)
+    assert status == 400, answer
+    assert "another balance process is writing this run" in answer["message"]
+    assert f"pid {os.getpid()}" in answer["message"]
+
+
+def test_the_server_keeps_serving_after_a_failing_run(server):
+    draft = _draft(server, "failing.toml")
+    hash8 = games.load_config(server.workspace / draft, 3)[2].config_hash[:8]
+    (server.workspace / "runs").mkdir(exist_ok=True)
+    (server.workspace / "runs" / f"failing-{hash8}-3p-greedy-seed0").write_text("a file where a run goes")
+    status, answer = server.call("/run", {"draft": draft, "players": 3, "agents": "greedy", "seed": 0,
+                                          "games": 300})
+    assert status == 200, answer
+    view = server.wait(answer["job"])
+    assert view["status"] == "failed"
+    assert "is a file, not a run directory" in view["html"]
+    assert server.call("/jobs")[0] == 200
+    status, answer = server.call("/run", {"draft": draft, "players": 3, "agents": "greedy", "seed": 1,
+                                          "games": 300})
+    assert status == 200 and server.wait(answer["job"])["status"] == "finished"
+
+
+def test_an_invalid_agent_or_draft_runs_nothing(server):
+    draft = _draft(server, "agents.toml")
+    status, answer = server.call("/run", {"draft": draft, "players": 3, "agents": "grredy", "seed": 0,
+                                          "games": 300})
+    assert status == 400 and answer["field"] == "agents"
+    status, answer = server.call("/run", {"draft": draft, "players": 9, "agents": "greedy", "seed": 0,
+                                          "games": 300})
+    assert status == 400 and "players" in answer["message"]
+    assert not list((server.workspace / "runs").glob("agents-*"))
+
+
+def test_a_restarted_server_lists_the_interrupted_run_and_resumes_it(tmp_path):
+    first = Server(tmp_path / "ws")
+    draft = _draft(first)
+    status, answer = first.call("/run", {"draft": draft, "players": 3, "agents": "greedy", "seed": 2,
+                                         "games": 12000})
+    job = answer["job"]
+    first.wait(job, until=lambda view: view["games"] > 0)
+    first.stop()  # Ctrl-C: the server stops its runs
+    second = Server(tmp_path / "ws")
+    try:
+        status, listing = second.call("/jobs")
+        assert job in listing and ("stopped" in listing or "interrupted" in listing)
+        status, answer = second.call(f"/jobs/{job}/resume", {})
+        assert status == 200, answer
+        view = second.wait(answer["job"])
+        assert view["status"] == "finished" and view["games"] == 12000
+    finally:
+        second.stop()
+
+
+# ---- the designer's loop in a browser ----------------------------------------------------------------------
+CHROMIUM = shutil.which("chromium")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+def test_the_designers_loop_in_a_browser(server, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1400, "height": 900}, accept_downloads=True)
+        page.goto(server.url)
+        page.select_option("#start", "shipped:kamakura/base.toml")
+        page.fill("#draft", "fewer-blue.toml")
+        page.click("[data-action=open]")
+        page.fill("#bulk-pattern", "chits.blue[*].points")
+        page.select_option("#bulk-operation", "add")
+        page.fill("#bulk-value", "-1")
+        page.click("[data-action=bulk]")
+        page.wait_for_function("document.querySelector('[data-error-for=bulk]')?.textContent"
+                               ".includes('10 value(s) changed')")
+        assert page.input_value('[data-key="chits.blue[9].points"]') == "7"
+        # an invalid edit: refused at its field with the command line's message, nothing written
+        page.fill('[data-key="chits.red[0].points"]', "-5")
+        page.keyboard.press("Tab")
+        page.wait_for_selector('[data-key="chits.red[0].points"].invalid')
+        message = page.inner_text("fieldset:has([data-key='chits.red[0].points']) .group-error")
+        assert message == "fewer-blue.toml: chits.red[0].points: must be an integer in 0..800, got -5"
+        page.click("[data-action=open]")  # the editor again, from the file
+        page.wait_for_selector('[data-key="chits.red[0].points"]:not(.invalid)')
+        assert page.input_value('[data-key="chits.red[0].points"]') == "1"
+        # run 2,000 greedy games and watch the seat rates and a verdict appear
+        page.select_option("#agents", "greedy")
+        page.fill("#games", "2000")
+        page.click("#run-button")
+        page.wait_for_selector(".seat-chart", timeout=300_000)
+        page.wait_for_selector(".verdict-seats .status", timeout=300_000)
+        page.wait_for_selector(".job-head[data-active=no]", timeout=300_000)
+        _first_screen_holds(page)
+        command = page.inner_text(".commands pre").splitlines()[-1]
+        run_job = page.get_attribute(".job-head", "data-job")
+        # compare with the base on the same seeds
+        page.click("#compare-button")
+        page.wait_for_selector(".changes li", timeout=300_000)
+        page.wait_for_selector(".job-head[data-active=no]", timeout=300_000)
+        assert "Seat gap" in page.inner_text(".changes")
+        with page.expect_download() as download:
+            page.click("#download-toml")
+        toml = tmp_path / "fewer-blue.toml"
+        download.value.save_as(toml)
+        browser.close()
+    assert "# R-9: who wins a tie" in toml.read_text()  # the starting file's comments kept
+    _same_tables_from_the_command_line(server, run_job, command, toml, tmp_path)
+
+
+def _first_screen_holds(page) -> None:
+    """At 1,400 x 900 the editor and the verdicts start on the first screen."""
+    for selector in ("#editor fieldset", ".verdict-seats"):
+        box = page.locator(selector).first.bounding_box()
+        assert box is not None and box["y"] < 900 and box["x"] < 1400, (selector, box)
+
+
+def _same_tables_from_the_command_line(server: Server, job: str, command: str, toml: Path,
+                                       tmp_path: Path) -> None:
+    """`balance simulate` on the downloaded TOML, with the command the page showed (another --out), plays
+    the tables of the workbench's run."""
+    assert command.startswith("balance simulate fewer-blue.toml ")
+    args = command.split()[1:]
+    out_at = args.index("--out")
+    ours = server.workspace / args[out_at + 1]
+    args[out_at + 1] = str(tmp_path / "again")
+    shutil.copy(toml, tmp_path / "fewer-blue.toml")
+    done = subprocess.run([sys.executable, "-m", "sim", *args], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    for table in ("games", "players", "events"):
+        a = pd.read_parquet(ours / f"{table}.parquet")
+        b = pd.read_parquet(tmp_path / "again" / f"{table}.parquet")
+        pd.testing.assert_frame_equal(a, b)
