@@ -39,6 +39,7 @@ import pandas as pd
 from analysis.handicaps import BONUS_RANGE, BONUSES, seats_decide, whole_bonus
 from analysis.stats import detectable_z, holm, mean_interval, normal_p
 from sim.errors import ConfigError
+from sim.game_spec import GameSpec
 
 BOOTSTRAP_DRAWS = 400
 #: A row of fewer base games is not tested: no interval, no p-value, never significant ("too few games").
@@ -51,12 +52,14 @@ ALPHA = 0.05  # the family-wise level of each table's significance (Holm)
 
 @dataclass
 class ValuesRun:
-    """A `balance values` run: its manifest, the values table and the components priced."""
+    """A `balance values` run: its manifest, the values table, the components priced and its game's
+    spec (looked up from the manifest by `read_values_run`)."""
 
     path: Path
     manifest: dict
     table: pd.DataFrame
     components: pd.DataFrame
+    spec: GameSpec
 
     @property
     def game(self) -> str:
@@ -68,9 +71,7 @@ class ValuesRun:
 
     @property
     def study(self):
-        from sim import games
-
-        return games.spec(self.game).values
+        return self.spec.values
 
     @cached_property
     def arms(self) -> dict:
@@ -87,10 +88,7 @@ class ValuesRun:
 
     @property
     def rules(self):
-        from sim import games
-
-        source = str(self.path / "manifest.json")
-        return games.spec(self.game).rules(self.manifest["config"], self.players, source)
+        return self.spec.rules(self.manifest["config"], self.players, str(self.path / "manifest.json"))
 
     @property
     def tie_break(self) -> str:
@@ -114,7 +112,7 @@ def is_values_run(path: str | os.PathLike[str]) -> bool:
 def read_values_run(path: str | os.PathLike[str], allow_partial: bool = False) -> ValuesRun:
     """A values run directory (ConfigError when it is none, holds no finished base game, or has damaged
     parts and not `allow_partial`: storage/run_parts.py)."""
-    from analysis.runs import read_table
+    from analysis.runs import read_table, spec_of
     from storage.run_dir import RunDirectory
 
     path = Path(path)
@@ -127,7 +125,7 @@ def read_values_run(path: str | os.PathLike[str], allow_partial: bool = False) -
     if table.empty:
         raise ConfigError(f"{path}: the values run holds no finished base game yet")
     components = pd.DataFrame(manifest["components"])
-    return ValuesRun(path, manifest, table, components)
+    return ValuesRun(path, manifest, table, components, spec_of(manifest))
 
 
 @dataclass
@@ -433,10 +431,8 @@ def _value_text(r: Any, score: str) -> str:
 def format_values(run: ValuesRun) -> str:
     """The seat-averaged values at each position as text (what `balance values` prints)."""
     table = component_values(run)
-    from sim import games
-
     score = run.study.score_unit
-    length = games.spec(run.game).vocabulary.length
+    length = run.spec.vocabulary.length
     everyone = table[table["seat"].astype(str) == "all"]
     family = int(everyone["tested"].sum())
     lines = [f"{run.game}, {run.players} players, agents {','.join(run.manifest['agents'])}: what holding "

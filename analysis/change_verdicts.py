@@ -177,11 +177,10 @@ def stable_at_top(strongest: Any, second: Any, margins: Margins = DEFAULT_MARGIN
     run (RunTally) against the second strongest's, which played the same deals: stable where every
     change is equivalent within its margin."""
     from analysis.paired import paired_tally, same_games
-    from sim import games
 
     if not same_games(strongest, second):
         return []
-    unit = games.spec(strongest.game).vocabulary.length
+    unit = strongest.spec.vocabulary.length
     pair, _ = paired_tally(strongest, second, unit)
     return change_verdicts(second.common, strongest.common, pair, unit, margins)
 

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from analysis.runs import Run
-from sim import games
 from sim.config import get_path, load_toml, parse_key
 
 
@@ -20,7 +19,7 @@ def rule_readings(run: Run) -> dict[str, Any]:
     before a knob existed reads as that knob's default)."""
     rules = run.rules
     players = int(run.manifest["players"])
-    return {key: getattr(rules, key) for key, counts in games.spec(run.game).readings
+    return {key: getattr(rules, key) for key, counts in run.spec.readings
             if hasattr(rules, key) and (counts is None or players in counts)}
 
 
@@ -48,7 +47,7 @@ def _at(mapping: dict[str, Any], key: str) -> Any:
 def reconstructed_parts(run: Run) -> list[str]:
     """The reconstructed components (`GameSpec.reconstructed` names) the run's config keeps at their
     default values."""
-    spec = games.spec(run.game)
+    spec = run.spec
     default = _default_mapping(Path(spec.default_config))
     config = run.manifest["config"]
     return [name for key, name in spec.reconstructed
@@ -60,7 +59,7 @@ def reconstruction_notes(runs: list[Run], labels: list[str]) -> list[str]:
     a player count the originals do not describe."""
     notes: dict[str, list[str]] = {}
     for label, run in zip(labels, runs, strict=True):
-        spec = games.spec(run.game)
+        spec = run.spec
         parts = reconstructed_parts(run)
         if parts:
             named = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]

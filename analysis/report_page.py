@@ -22,7 +22,7 @@ from analysis.run_labels import run_label
 
 def label_runs(runs: list[Any]) -> list[str]:
     """Short labels of runs (`analysis.run_labels.run_label`), with the folder name where two collide."""
-    labels = [run_label(run.manifest, run.path) for run in runs]
+    labels = [run_label(run.manifest, run.path, run.spec) for run in runs]
     if len(set(labels)) < len(labels):
         labels = [f"{label} ({run.path.name})" for label, run in zip(labels, runs, strict=True)]
     return labels

@@ -36,7 +36,7 @@ from analysis.seats import (
 from analysis.tallied_run import RunTally
 from analysis.tally import REPORT_VERSION, hist
 from analysis.ties import tie_stats, tie_tally
-from sim import games as registry
+from sim.game_spec import GameSpec
 
 __all__ = ["REPORT", "RunTally", "common_tally", "fair_share", "read_run_tally", "report_tally",
            "seat_equality_test", "seat_tests", "seat_win_rates", "start_player_advantage", "tie_stats"]
@@ -54,10 +54,15 @@ def common_tally(games: pd.DataFrame, players: pd.DataFrame, length: str) -> dic
             "length": hist(games[length].to_numpy(dtype=float, na_value=np.nan))}
 
 
-def report_tally(frames: dict[str, pd.DataFrame], manifest: dict) -> dict[str, Any]:
+def report_tally(frames: dict[str, pd.DataFrame], manifest: dict,
+                 spec: GameSpec | None = None) -> dict[str, Any]:
     """One chunk's whole tally: the common half, the game's own (`GameSpec.report_tally`) and the seats'
-    handicap sums."""
-    spec = registry.spec(manifest["game"])
+    handicap sums. `spec` is the run's game; a chunk worker (analysis.parts), which receives the manifest
+    alone, looks it up from the manifest (analysis.runs.spec_of)."""
+    if spec is None:
+        from analysis.runs import spec_of
+
+        spec = spec_of(manifest)
     out: dict[str, Any] = {"common": common_tally(frames["games"], frames["players"],
                                                   spec.vocabulary.length)}
     if spec.report_tally is not None:
@@ -76,7 +81,7 @@ def read_run_tally(run_dir: str | os.PathLike[str], allow_partial: bool = False,
                    backend: str = "loky", cache: bool = True) -> RunTally:
     """A run's merged tally over one consistent snapshot of its chunks (analysis.runs.run_snapshot), the
     chunks tallied in parallel (`jobs`, joblib's loky or dask backend) and cached beside the parts."""
-    from analysis.runs import run_snapshot
+    from analysis.runs import run_snapshot, spec_of
 
     snap = run_snapshot(run_dir, allow_partial)
     tally, read = run_stats(snap.path, snap.ranges, REPORT, snap.manifest, jobs=jobs, backend=backend,
@@ -85,5 +90,5 @@ def read_run_tally(run_dir: str | os.PathLike[str], allow_partial: bool = False,
         from sim.errors import ConfigError
 
         raise ConfigError(f"{run_dir}: the run has no finished games yet")
-    return RunTally(path=snap.path, manifest=snap.manifest, spec=registry.spec(snap.manifest["game"]),
-                    tally=tally, parts_read=read, ranges=list(snap.ranges))
+    return RunTally(path=snap.path, manifest=snap.manifest, spec=spec_of(snap.manifest), tally=tally,
+                    parts_read=read, ranges=list(snap.ranges))

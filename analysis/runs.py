@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from sim.errors import ConfigError
+from sim.game_spec import GameSpec
 from storage.run_dir import RunDirectory
 from storage.run_parts import part_name
 
@@ -27,6 +28,15 @@ _NULLABLE = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32():
              pa.int64(): pd.Int64Dtype(), pa.uint64(): pd.UInt64Dtype(), pa.bool_(): pd.BooleanDtype()}
 
 
+def spec_of(manifest: dict) -> GameSpec:
+    """The spec of the game a manifest names (its ``game``): where a run's game enters analysis by name,
+    read from a file. Every reader of a run, sweep or profile looks its game up here once and hands the
+    spec on; a ConfigError names the known games."""
+    from sim import games
+
+    return games.spec(manifest["game"])
+
+
 @dataclass
 class Run:
     path: Path
@@ -34,6 +44,7 @@ class Run:
     games: pd.DataFrame
     players: pd.DataFrame
     events: pd.DataFrame
+    spec: GameSpec  # the run's game (`spec_of` its manifest, looked up by the reader)
 
     @property
     def n_games(self) -> int:
@@ -53,10 +64,8 @@ class Run:
     @property
     def rules(self):
         """The run's validated rules (its game's validator on the manifest's config snapshot)."""
-        from sim import games
-
-        return games.spec(self.game).rules(self.manifest["config"], self.manifest["players"],
-                                           str(self.path / "manifest.json"))
+        return self.spec.rules(self.manifest["config"], self.manifest["players"],
+                               str(self.path / "manifest.json"))
 
 
 def read_part(run_dir: str | os.PathLike[str], name: str, start: int, end: int) -> pd.DataFrame:
@@ -173,4 +182,5 @@ def run_snapshot(run_dir: str | os.PathLike[str], allow_partial: bool = False) -
 def read_run(run_dir: str | os.PathLike[str], allow_partial: bool = False) -> Run:
     """A run's manifest and tables, whole, as one consistent snapshot (`run_snapshot`)."""
     snap = run_snapshot(run_dir, allow_partial)
-    return Run(snap.path, snap.manifest, *(read_table(snap.path, name, snap.ranges) for name in TABLES))
+    return Run(snap.path, snap.manifest, *(read_table(snap.path, name, snap.ranges) for name in TABLES),
+               spec=spec_of(snap.manifest))

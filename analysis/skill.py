@@ -72,6 +72,7 @@ if TYPE_CHECKING:  # the page kit and matplotlib load only when a section or cha
     from analysis.causal_values import ValuesRun
     from analysis.page import Section
     from analysis.runs import Run
+    from sim.game_spec import GameSpec
 
 PROFILE_MANIFEST = "profile.json"
 ALPHA = 0.05  # family-wise level of the section's flags
@@ -472,7 +473,7 @@ def read_profile_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
 @dataclass
 class Profile:
     """A profile folder read: its manifest, the levels' runs (with finished games), their values runs,
-    and the section's figures (`skill_table_from`)."""
+    the section's figures (`skill_table_from`) and the game's spec (looked up from the manifest)."""
 
     folder: Path
     manifest: dict[str, Any]
@@ -480,6 +481,7 @@ class Profile:
     values: dict[str, ValuesRun]
     estimates: pd.DataFrame
     tests: pd.DataFrame
+    spec: GameSpec
 
     @property
     def levels(self) -> list[str]:
@@ -490,9 +492,8 @@ def run_per_game(run: Run) -> tuple[pd.DataFrame, str | None]:
     """One level's per-game figures (`per_game_figures`, with the tie-break effect when the game can
     re-score and its configured rule is not the neutral one) and that rule (None without the effect)."""
     from analysis.handicaps import seats_decide
-    from sim import games
 
-    spec = games.spec(run.game)
+    spec = run.spec
     study = spec.values
     rule = run.rules.tie_break
     effect = None
@@ -516,9 +517,8 @@ def read_profile(folder: str | os.PathLike[str]) -> Profile:
     hundred base games each) are read whole."""
     from analysis.causal_values import is_values_run, read_values_run
     from analysis.run_tally import read_run_tally
-    from analysis.runs import Run, read_table, run_snapshot
+    from analysis.runs import Run, read_table, run_snapshot, spec_of
     from analysis.tally import merge
-    from sim import games
 
     folder = Path(folder)
     manifest = read_profile_manifest(folder)
@@ -538,7 +538,8 @@ def read_profile(folder: str | os.PathLike[str]) -> Profile:
     if not runs:
         raise ConfigError(f"{folder}: the profile has no finished games yet")
     players = int(manifest["players"])
-    length = games.spec(manifest["game"]).vocabulary.length
+    spec = spec_of(manifest)
+    length = spec.vocabulary.length
     compared = list(runs)
     top = max(b for run in runs.values() for _, b in run.ranges)
     sums: dict[str, Any] = {}
@@ -552,7 +553,7 @@ def read_profile(folder: str | os.PathLike[str]) -> Profile:
                 frames[name] = pd.DataFrame(columns=LONG_COLUMNS)
                 continue
             part = Run(run.path, run.manifest, g, read_table(run.path, "players", run.ranges, games=window),
-                       pd.DataFrame())
+                       pd.DataFrame(), spec=run.spec)
             frames[name], rule = run_per_game(part)
             rules.add(rule)
         figures = {f for frame in frames.values() for f in frame["figure"].unique()}
@@ -572,7 +573,7 @@ def read_profile(folder: str | os.PathLike[str]) -> Profile:
     components.sort(key=lambda c: c[0])  # by position (stable: the run's component order within one)
     catalogue = figure_catalogue(players, rule, components, length)
     estimates, tests = skill_table_from(sums, catalogue, compared)
-    return Profile(folder, manifest, runs=runs, values=values, estimates=estimates, tests=tests)
+    return Profile(folder, manifest, runs=runs, values=values, estimates=estimates, tests=tests, spec=spec)
 
 
 def profile_report_parts(folder: str | os.PathLike[str],
@@ -580,12 +581,11 @@ def profile_report_parts(folder: str | os.PathLike[str],
     """A profile folder's section "Balance by skill" for `balance report`: (Section, runs, labels,
     summary record)."""
     from analysis.page import Section
-    from sim import games
 
     profile = read_profile(folder)
     m, est, tests = profile.manifest, profile.estimates, profile.tests
     players = int(m["players"])
-    title = games.spec(m["game"]).vocabulary.title
+    title = profile.spec.vocabulary.title
     counts = [r.n_games for r in profile.runs.values()]
     n_text = (f"n = {counts[0]:,} games per level" if len(set(counts)) == 1
               else f"n = {min(counts):,} to {max(counts):,} games per level")

@@ -48,9 +48,8 @@ from analysis.stats import (
     wilson_intervals,
 )
 from analysis.tally import SHARE_SCALE, mean_sd
-from sim import games as registry
 from sim.errors import ConfigError
-from sim.games import GameSpec
+from sim.game_spec import GameSpec
 
 #: Metrics of a run that the report compares and charts: (key, label, percent?).
 METRICS: tuple[tuple[str, str, bool], ...] = (
@@ -68,10 +67,6 @@ TESTED = ("start_adv", "gap", "tie_rate", "tiebreak_rate", "length")
 FAMILY = (*TESTED, "seats")
 
 
-def _spec(spec_or_game: GameSpec | str) -> GameSpec:
-    return registry.spec(spec_or_game) if isinstance(spec_or_game, str) else spec_or_game
-
-
 def share_matrix(frame: pd.DataFrame) -> np.ndarray:
     """The (games, seats) win-share matrix of a `per_game` frame (missing seats count 0)."""
     cols = [c for c in frame.columns if c.startswith("share_")]
@@ -79,7 +74,7 @@ def share_matrix(frame: pd.DataFrame) -> np.ndarray:
 
 
 # ---- component values (chits, cards: the game's registry entry) --------------------------------------
-def value_spread(spec_or_game: GameSpec | str, run: RunTally) -> dict[str, Any]:
+def value_spread(spec: GameSpec, run: RunTally) -> dict[str, Any]:
     """How unequal the components are: the win added by each component the game prices
     (`GameSpec.tally_values`, from the run's tally: one row per ``item`` with ``win_added, ci_low,
     ci_high``); ``spread`` (max minus min), the most and least valuable with their intervals: ``spread,
@@ -87,7 +82,7 @@ def value_spread(spec_or_game: GameSpec | str, run: RunTally) -> dict[str, Any]:
     for a game without component values."""
     empty = {"spread": np.nan, "max_item": "", "max_value": np.nan, "max_low": np.nan, "max_high": np.nan,
              "min_item": "", "min_value": np.nan, "min_low": np.nan, "min_high": np.nan}
-    values_of = _spec(spec_or_game).tally_values
+    values_of = spec.tally_values
     if values_of is None or not run.own:
         return empty
     table = values_of(run.own, run.manifest["config"])
@@ -104,13 +99,12 @@ def value_spread(spec_or_game: GameSpec | str, run: RunTally) -> dict[str, Any]:
 
 
 # ---- one run ----------------------------------------------------------------------------------------------
-def run_figures(spec_or_game: GameSpec | str, run: RunTally) -> dict[str, Any]:
-    """Every metric of one run of a game (its GameSpec or name), flat, from the run's merged tally
+def run_figures(spec: GameSpec, run: RunTally) -> dict[str, Any]:
+    """Every metric of one run of a game (its GameSpec), flat, from the run's merged tally
     (analysis.run_tally): ``n``, seat win rates (``seat_rates``: list of (rate, low, high)), ``start_adv``
     with ``_low/_high``, ``gap`` with ``_low/_high``, ``chi2_p`` (all seats equal), ``tie_rate``,
     ``tiebreak_rate`` (share of all games the tie-break decided), ``length`` (mean game length in the
     game's unit, `Vocabulary.length`) each with ``_low/_high``, and the value spread (`value_spread`)."""
-    spec = _spec(spec_or_game)
     c = run.common
     sums = common_sums(c)
     n = int(c["games"])
@@ -269,12 +263,12 @@ def _order(values: pd.Series, choices: list[Any]) -> pd.Series:
 
 
 def metric_charts(frame: pd.DataFrame, grid: dict[str, list[Any]], n_text: str,
-                  spec_or_game: GameSpec | str) -> list[tuple]:
+                  spec: GameSpec) -> list[tuple]:
     """Charts of each metric against each swept grid key (x: the key's value in the variant's config, in
     the grid's order; one bar per player count and value of the other grid keys), and against the named
     variants; game length in the game's unit (`Vocabulary.length`)."""
     out = []
-    unit = _spec(spec_or_game).vocabulary.length
+    unit = spec.vocabulary.length
     n_short = n_text.replace(" games per run", "/run")
     grid_keys = list(grid)
     grid_rows = frame[~frame["named"] | frame["is_base"]] if grid_keys else frame.iloc[0:0]
@@ -342,7 +336,7 @@ def sweep_rows(folder: str | os.PathLike[str], manifest: dict[str, Any], jobs: i
         for r in v["runs"]:
             run = read_run_tally(folder / r["dir"], jobs=jobs, backend=backend)
             read += run.parts_read
-            spec = registry.spec(run.game)
+            spec = run.spec
             figures = run_figures(spec, run)
             key = (r["players"], r["agents"])
             row = {"variant": v["name"], "slug": v["slug"], "named": v["named"], "is_base": v["is_base"],
@@ -382,21 +376,23 @@ def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[st
                        jobs: int = 1, backend: str = "loky") -> Path:
     """Read a sweep folder (sweep.json and its finished runs) and write ``report/index.html`` in it (or at
     ``out``), with summary.json and the tables as CSV."""
+    from analysis.runs import spec_of
+
     folder = Path(folder)
     manifest = read_sweep_manifest(folder)
+    spec = spec_of(manifest)  # the game sweep.json names
     rows, runs, _ = sweep_rows(folder, manifest, jobs, backend)
     frame = sweep_table(rows)
-    game = manifest["game"]
     n_text = f"n = {int(frame['n'].min()):,} to {int(frame['n'].max()):,} games per run" \
         if frame["n"].nunique() > 1 else f"n = {int(frame['n'].iloc[0]):,} games per run"
     labels = [f"{r['variant']} {r['players']}p" + (f" {r['agents']}" if frame["agents"].nunique() > 1 else "")
               for r in rows]
-    head = _comparison_section(manifest, frame, len(rows))
+    head = _comparison_section(manifest, spec, frame, len(rows))
     sec = Section("Sweep: metrics against the swept parameters")
     sec.notes.append("Bars: the metric per variant, whiskers its 95% interval. The spread of chit or card "
                      "values (largest minus smallest win added) is a point estimate, without whiskers.")
     grid = manifest.get("grid") or {k: [] for k in manifest["grid_keys"]}
-    sec.charts += metric_charts(frame, grid, n_text, game)
+    sec.charts += metric_charts(frame, grid, n_text, spec)
     seats = _seats_section(frame)
     raw_cols = [c for c in frame.columns if c not in ("seat_rates", "seat_changes")]
     seats.tables.append(("sweep_figures", "Every figure as numbers (also in summary.json)", frame[raw_cols]))
@@ -412,10 +408,11 @@ def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[st
     return write_report(sections, runs, labels, summary, target, title="Sweep report")
 
 
-def _comparison_section(manifest: dict[str, Any], frame: pd.DataFrame, runs: int) -> Section:
+def _comparison_section(manifest: dict[str, Any], spec: GameSpec, frame: pd.DataFrame,
+                        runs: int) -> Section:
     """The sweep, the variants that differ from the base, the variants and the comparison table."""
     game = manifest["game"]
-    unit = registry.spec(game).vocabulary.length
+    unit = spec.vocabulary.length
     total = int(frame["n"].sum())
     sec = Section(f"Sweep: {manifest['sweep_file']}")
     sec.notes.append(f"Base config <b>{manifest['base']}</b> ({game}); players {manifest['players']}; "

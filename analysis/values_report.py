@@ -14,7 +14,6 @@ import pandas as pd
 from analysis import charts
 from analysis.causal_values import MIN_BASE_GAMES, ValuesRun, component_values, group_values, power_values
 from analysis.page import Section
-from sim import games
 
 SUMMARY_KEYS = ("component", "position", "seat", "value", "ci_low", "ci_high", "n", "points_equivalent",
                 "pe_ci_low", "pe_ci_high", "significant", "tested", "pe_gain")
@@ -157,7 +156,7 @@ def values_section(runs: dict[str, ValuesRun]) -> tuple[Section, list[dict]]:
     for i, (label, run) in enumerate(runs.items()):
         key = f"values_{i}"
         table = component_values(run)
-        unit = games.spec(run.game).vocabulary.length
+        unit = run.spec.vocabulary.length
         score = run.study.score_unit
         n_base = run.table["game_id"].nunique()
         everyone = table[table["seat"].astype(str) == "all"]

@@ -502,9 +502,8 @@ def run_verdicts(run: Any, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:
     """Every headline verdict of a self-play run (a report's RunTally): seats, start player, ties and the
     tie-break, length, in that order."""
     from analysis.seats import fair_share
-    from sim import games
 
-    spec = games.spec(run.game)
+    spec = run.spec
     c = run.common
     fair = fair_share(c)
     pace = seconds_per_game(run.manifest)

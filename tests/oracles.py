@@ -29,7 +29,6 @@ from analysis.stats import (
     z_value,
 )
 from analysis.ties import count_rates
-from sim import games
 
 
 # ---- one chunk ---------------------------------------------------------------------------------------------
@@ -41,9 +40,8 @@ def tally_of_run(run: Any) -> Any:
     frames = {"games": run.games, "players": run.players, "events": run.events}
     ids = run.games["game_id"].to_numpy(dtype=np.int64)
     ranges = [(int(ids.min()), int(ids.max()) + 1)] if len(ids) else []
-    spec = games.spec(run.manifest["game"])
-    return RunTally(run.path, run.manifest, spec, report_tally(frames, run.manifest), parts_read=1,
-                    ranges=ranges)
+    return RunTally(run.path, run.manifest, run.spec, report_tally(frames, run.manifest, run.spec),
+                    parts_read=1, ranges=ranges)
 
 
 # ---- seats (analysis.seats) ------------------------------------------------------------------------------

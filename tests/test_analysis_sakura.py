@@ -17,6 +17,7 @@ from analysis.page import side_by_side
 from analysis.run_labels import run_label, run_labels
 from analysis.runs import read_run
 from analysis.stats import wilson_interval
+from sim import games
 from tests import oracles
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -355,19 +356,21 @@ def test_side_by_side_refuses_ambiguous_keys():
 
 
 def test_run_labels():
+    sakura, kamakura_spec = games.spec("sakura"), games.spec("kamakura")
     base = {"game": "sakura", "players": 4, "agents": ["random"] * 4, "rotate_seats": False,
             "config_path": "configs/sakura/base.toml", "config": {"rules": {}}}
-    assert run_label(base, "/runs/a") == "sakura 4p random"
+    assert run_label(base, "/runs/a", sakura) == "sakura 4p random"
     kamakura = {"game": "kamakura", "players": 3, "agents": ["greedy", "random", "random"],
                 "rotate_seats": True, "config_path": "configs/kamakura/base.toml"}
-    assert run_label(kamakura, "/runs/k") == "kamakura 3p greedy,random,random rotated"
+    assert run_label(kamakura, "/runs/k", kamakura_spec) == "kamakura 3p greedy,random,random rotated"
     tactical = {**base, "players": 2, "agents": ["greedy", "random"],
                 "config": {"rules": {"two_player_variant": "tactical"}}}
-    assert run_label(tactical, "/runs/t") == "sakura 2p greedy,random tactical"
+    assert run_label(tactical, "/runs/t", sakura) == "sakura 2p greedy,random tactical"
+    assert run_label(tactical, "/runs/t") == "sakura 2p greedy,random"  # no spec: no words of its rules
     assert run_label({}, "/runs/odd") == "odd"
-    labels = run_labels([(base, "/runs/a"), (base, "/runs/b"), (tactical, "/runs/t")])
+    labels = run_labels([(base, "/runs/a", sakura), (base, "/runs/b", sakura), (tactical, "/runs/t", sakura)])
     assert labels == ["a", "b", "sakura 2p greedy,random tactical"]
-    assert len(set(run_labels([(base, "/x/a"), (base, "/y/a")]))) == 2
+    assert len(set(run_labels([(base, "/x/a", sakura), (base, "/y/a", sakura)]))) == 2
 
 
 # ---- a real run ----------------------------------------------------------------------------------------
@@ -425,7 +428,7 @@ def test_smoke_on_a_real_run(real_run):
     pd.testing.assert_frame_equal(common_seats.seat_win_rates(players), oracles.seat_win_rates(players),
                                   check_dtype=False, check_exact=False, rtol=1e-12)
 
-    label = run_label(real_run.manifest, real_run.path)
+    label = run_label(real_run.manifest, real_run.path, real_run.spec)
     assert label == "sakura 4p random"
     wide = side_by_side({label: seats, "copy": seats}, "seat", ["win_rate"])
     assert wide.shape == (4, 3)

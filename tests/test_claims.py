@@ -45,7 +45,7 @@ def values_run(tmp_path_factory: pytest.TempPathFactory) -> ValuesRun:
 
 
 def _subset(run: ValuesRun, table: pd.DataFrame) -> ValuesRun:
-    return ValuesRun(run.path, run.manifest, table.reset_index(drop=True), run.components)
+    return ValuesRun(run.path, run.manifest, table.reset_index(drop=True), run.components, run.spec)
 
 
 # ---- 1. no significance below a minimum n, no interval outside [-1, 1] -----------------------------------

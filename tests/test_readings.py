@@ -11,6 +11,7 @@ import pandas as pd
 
 from analysis.readings import reconstructed_parts, reconstruction_notes, rule_readings
 from analysis.runs import Run
+from sim import games
 from sim.config import load_toml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,7 +21,8 @@ def run_of(config: str, players: int, **rules) -> Run:
     merged, _ = load_toml(ROOT / config)
     merged["rules"] = {**merged.get("rules", {}), **rules}
     manifest = {"game": merged["game"], "players": players, "config": merged}
-    return Run(Path("/nowhere"), manifest, pd.DataFrame(), pd.DataFrame(), pd.DataFrame())
+    return Run(Path("/nowhere"), manifest, pd.DataFrame(), pd.DataFrame(), pd.DataFrame(),
+               spec=games.spec(merged["game"]))
 
 
 def test_readings_name_each_knobs_value():
