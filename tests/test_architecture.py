@@ -250,3 +250,18 @@ def test_no_call_outside_the_kernels_passes_more_than_five_positional_arguments(
                 if getattr(callee, "id", getattr(callee, "attr", None)) not in kernels:
                     long.append(f"{path.relative_to(ROOT)}:{node.lineno} {ast.unparse(node.func)}")
     assert long == []
+
+
+def test_a_game_is_looked_up_by_name_only_where_its_name_comes_in():
+    """Application code receives the game's spec, not its name (issue 35): the registry's `spec(name)` is
+    called only where a name enters, from the command line (sim/commands), a run's manifest
+    (analysis.runs.spec_of, used by every loader) or a workspace file's `game` key (the workbench)."""
+    lookup = re.compile(r"\b(games|registry)\.spec\(|from sim\.games import[^\n]*\bspec\b")
+    allowed = {"analysis/runs.py", "sim/workbench/workspace.py"}
+    found = set()
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            where = str(path.relative_to(ROOT))
+            if lookup.search(path.read_text()) and not where.startswith("sim/commands/"):
+                found.add(where)
+    assert found == allowed

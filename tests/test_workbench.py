@@ -214,6 +214,17 @@ def test_an_invalid_agent_or_draft_runs_nothing(server):
     assert not list((server.workspace / "runs").glob("agents-*"))
 
 
+def test_values_on_request_rank_the_components_against_their_face(server):
+    draft = _draft(server, "values.toml")
+    status, answer = server.call("/values", {"draft": draft, "players": 3, "agents": "greedy", "seed": 0,
+                                             "base_games": 150})
+    assert status == 200, answer
+    view = server.wait(answer["job"])
+    assert view["status"] == "finished", view["html"]
+    assert "worth-chart" in view["html"] and "Components:" in view["html"]
+    assert re.search(r"(over|under)-valued|priced right", view["html"])
+
+
 def test_a_restarted_server_lists_the_interrupted_run_and_resumes_it(tmp_path):
     first = Server(tmp_path / "ws")
     draft = _draft(first)
@@ -273,7 +284,7 @@ def test_the_designers_loop_in_a_browser(server, tmp_path):
         page.wait_for_selector(".verdict-seats .status", timeout=300_000)
         page.wait_for_selector(".job-head[data-active=no]", timeout=300_000)
         _first_screen_holds(page)
-        command = page.inner_text(".commands pre").splitlines()[-1]
+        command = page.text_content(".commands pre").strip().splitlines()[-1]
         run_job = page.get_attribute(".job-head", "data-job")
         # compare with the base on the same seeds
         page.click("#compare-button")
@@ -298,14 +309,13 @@ def _first_screen_holds(page) -> None:
 
 def _same_tables_from_the_command_line(server: Server, job: str, command: str, toml: Path,
                                        tmp_path: Path) -> None:
-    """`balance simulate` on the downloaded TOML, with the command the page showed (another --out), plays
-    the tables of the workbench's run."""
+    """`balance simulate` on the downloaded TOML (saved in tmp_path), with the command the page showed
+    (another --out), plays the tables of the workbench's run."""
     assert command.startswith("balance simulate fewer-blue.toml ")
     args = command.split()[1:]
     out_at = args.index("--out")
     ours = server.workspace / args[out_at + 1]
     args[out_at + 1] = str(tmp_path / "again")
-    shutil.copy(toml, tmp_path / "fewer-blue.toml")
     done = subprocess.run([sys.executable, "-m", "sim", *args], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     for table in ("games", "players", "events"):

@@ -32,6 +32,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from sim.agent_spec import parse_agents
+from sim.app.values_run import VALUES_TABLES
 from sim.errors import ConfigError
 from sim.workbench import views
 from sim.workbench.drafts import Draft, bulk_edit, create, field_edit
@@ -224,6 +225,26 @@ class Workbench:
         job = self.jobs.start("compare", args, outs, about)
         return JSONResponse({"ok": True, "job": job.id})
 
+    async def values(self, request: Request) -> Response:
+        """What each component of the draft is worth (`balance values`), played on request."""
+        body = await request.json()
+        draft = self.draft(str(body.get("draft", "")))
+        if draft.spec.values is None:
+            raise Refused(f"{draft.spec.name} has no values study", "values")
+        players, agents, seed, _ = self._run_options({**body, "until_decided": False, "games": 1}, draft)
+        base = _int(body, "base_games", 1) if body.get("base_games") else draft.spec.values.games
+        config_hash = draft.check(draft.config, players).config_hash
+        out = f"runs/values-{draft.path.stem}-{config_hash[:8]}-{players}p-{agents}-seed{seed}"
+        checked_name(out.removeprefix("runs/").replace(",", "_"), "run")
+        out = out.replace(",", "_")
+        args = ["values", draft.path.name, "--players", str(players), "--agents", agents, "--seed", str(seed),
+                "--games", str(base), "--out", out, *self._workers(), "--quiet"]
+        about = {"config": draft.path.name, "players": players, "agents": agents, "seed": seed,
+                 "games": base, "until_decided": False,
+                 "had": finished_games(self.ws.root / out, VALUES_TABLES)}
+        job = self.jobs.start("values", args, [out], about)
+        return JSONResponse({"ok": True, "job": job.id})
+
     async def job(self, request: Request) -> Response:
         job = self.jobs.get(request.path_params["job"])
         view = await run_in_threadpool(self.looks.view, job)
@@ -290,6 +311,7 @@ def make_app(settings: Settings) -> TokenGuard:
               Route("/download/{name}", _refusing(bench.download)),
               Route("/run", _refusing(bench.run), methods=["POST"]),
               Route("/compare", _refusing(bench.compare), methods=["POST"]),
+              Route("/values", _refusing(bench.values), methods=["POST"]),
               Route("/jobs", _refusing(bench.job_list)),
               Route("/jobs/{job}", _refusing(bench.job)),
               Route("/jobs/{job}/stop", _refusing(bench.stop), methods=["POST"]),

@@ -10,12 +10,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from analysis.causal_values import read_values_run
 from analysis.run_tally import read_run_tally
 from analysis.verdicts import DEFAULT_MARGINS, MIN_GAMES, Verdict, run_verdicts
+from analysis.worth_verdicts import worth_verdicts
+from sim.app.values_run import VALUES_TABLES
 from sim.errors import ConfigError
 from sim.workbench.jobs import Job
 from sim.workbench.workspace import Workspace
-from storage.run_dir import RunDirectory
+from storage.run_dir import TABLES, RunDirectory
 
 
 @dataclass
@@ -64,9 +67,24 @@ class JobView:
         return max(0.0, (self.target - self.games) / self.rate)
 
 
-def finished_games(path) -> int:
-    folder = RunDirectory(path)
+def finished_games(path, tables: tuple[str, ...] = TABLES) -> int:
+    folder = RunDirectory(path, tables)
     return sum(b - a for a, b in folder.finished()) if folder.manifest_path.exists() else 0
+
+
+def look_values(workspace: Workspace, out: str, ended: bool, margins=DEFAULT_MARGINS) -> RunView:
+    """A `balance values` run: its base games so far and, once its command has ended, each component's
+    worth against its face value (analysis.worth_verdicts), the most over-valued first."""
+    path = workspace.root / out
+    view = RunView(out, finished_games(path, VALUES_TABLES))
+    if view.games and ended:
+        try:
+            verdicts = worth_verdicts(read_values_run(path), margins)
+        except ConfigError:
+            return view
+        view.verdicts = verdicts[:1] + sorted(verdicts[1:], key=lambda v: -abs(v.value)
+                                              if v.value == v.value else 0.0)
+    return view
 
 
 def look_run(workspace: Workspace, out: str, margins=DEFAULT_MARGINS) -> RunView:
@@ -94,7 +112,10 @@ class Looks:
         seen = self._seen.get(job.id)
         if seen and seen[0] == key:
             return _paced(seen[1])
-        view = JobView(job, [look_run(self.workspace, out) for out in job.outs])
+        if job.kind == "values":
+            view = JobView(job, [look_values(self.workspace, job.outs[0], not job.active)])
+        else:
+            view = JobView(job, [look_run(self.workspace, out) for out in job.outs])
         paired = len(set(chunks)) == 1  # both configs hold the same games: a round is over
         if job.kind == "compare" and paired and view.games >= MIN_GAMES:
             view.changes = compare_changes(self.workspace, job)
@@ -103,7 +124,9 @@ class Looks:
 
 
 def _chunks(workspace: Workspace, out: str) -> tuple:
-    return tuple(RunDirectory(workspace.root / out).finished())
+    path = workspace.root / out
+    return tuple(RunDirectory(path, VALUES_TABLES if (path / "values.parquet").is_dir() else TABLES)
+                 .finished())
 
 
 def _paced(view: JobView) -> JobView:

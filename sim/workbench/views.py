@@ -51,7 +51,7 @@ def bulk_patterns(config: dict[str, Any]) -> list[str]:
 def job(view: JobView, workspace: str) -> str:
     labels = ["start (base)", "draft (variant)"] if view.job.kind == "compare" else ["run"]
     return _ENV.get_template("job.html").render(view=view, workspace=workspace, labels=labels,
-                                                seat_chart=seat_chart)
+                                                seat_chart=seat_chart, worth_chart=worth_chart)
 
 
 def job_list(jobs: list[Any]) -> str:
@@ -82,4 +82,35 @@ def seat_chart(run: RunView) -> Markup:
                  f"fair {100 * fair:.1f}%</text></svg>")
     caption = ("Win rate by seat (seat 0 starts), each with its 95% confidence sequence: an interval that "
                "stays valid however often the page is looked at while games are added.")
+    return Markup("".join(parts) + f"<p class='caption meta'>{html.escape(caption)}</p>")
+
+
+def worth_chart(run: RunView) -> Markup:
+    """Each component's worth minus its face value in whole score units, ranked, with its interval
+    (simultaneous over the components) and the margin as a band around zero: an SVG 480 px wide."""
+    rows = [v for v in run.verdicts if v.key.startswith("worth:") and v.detail.get("face") is not None
+            and v.low == v.low]
+    if not rows:
+        return Markup("")
+    reach = max(2.0, *(max(abs(v.low), abs(v.high)) for v in rows), rows[0].margin or 0)
+    width, left, row = 480, 150, 22
+    mid = left + (width - left - 60) / 2
+    x = lambda d: mid + (width - left - 60) / 2 * d / reach  # noqa: E731
+    margin = rows[0].margin or 0
+    parts = [f"<svg class='worth-chart' width='{width}' height='{row * len(rows) + 30}' role='img' "
+             "aria-label='worth minus face value by component'>",
+             f"<rect x='{x(-margin):.1f}' y='0' width='{x(margin) - x(-margin):.1f}' "
+             f"height='{row * len(rows)}' class='band'/>"]
+    for i, v in enumerate(rows):
+        y = 12 + i * row
+        name = html.escape(v.detail["component"])
+        parts.append(f"<text x='4' y='{y + 4}'>{name}</text>"
+                     f"<line x1='{x(v.low):.1f}' x2='{x(v.high):.1f}' y1='{y}' y2='{y}' class='ci'/>"
+                     f"<circle cx='{x(v.value):.1f}' cy='{y}' r='4'/>"
+                     f"<text x='{x(v.high) + 6:.1f}' y='{y + 4}' class='value'>{v.value:+.0f}</text>")
+    unit = html.escape(rows[0].unit)
+    parts.append(f"<text x='{mid:.1f}' y='{row * len(rows) + 16}' text-anchor='middle' class='fair-label'>"
+                 f"0 = priced at its face; the band: the {margin:g}-{unit} margin</text></svg>")
+    caption = ("Worth minus face value in whole score points: right of the band, over-valued (it gives more "
+               "than it says); left, under-valued. Intervals are simultaneous over the components.")
     return Markup("".join(parts) + f"<p class='caption meta'>{html.escape(caption)}</p>")

@@ -51,7 +51,7 @@ function showEditor(data) {
   $("#draft").value = data.draft;
   $("#editor").innerHTML = data.html;
   $("#download-toml").href = `download/${encodeURIComponent(data.draft)}`;
-  $("#run-button").disabled = $("#compare-button").disabled = !data.ok;
+  for (const id of ["#run-button", "#compare-button", "#values-button"]) $(id).disabled = !data.ok;
 }
 
 async function openDraft(reset) {
@@ -87,7 +87,7 @@ async function bulk() {
 function runBody() {
   return { draft: state.draft, start: $("#start").value, players: players(), agents: $("#agents").value,
            seed: Number($("#seed").value), games: Number($("#games").value),
-           until_decided: $("#until_decided").checked };
+           until_decided: $("#until_decided").checked, base_games: $("#base_games").value || null };
 }
 
 async function start(kind) {
@@ -142,6 +142,7 @@ document.addEventListener("click", (event) => {
   else if (action === "bulk") bulk();
   else if (action === "run") start("run");
   else if (action === "compare") start("compare");
+  else if (action === "values") start("values");
   else if (action === "show") watch(t.dataset.job);
   else if (action === "stop" || action === "resume") jobAction(action, t.dataset.job);
 });
