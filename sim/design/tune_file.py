@@ -249,6 +249,19 @@ def _slug(values: tuple[Any, ...]) -> str:
     return text
 
 
+def _check_budget(budget: int, search: Search, file: str) -> None:
+    """A model search's budget must leave games for the search after the confirmation it reserves (the
+    confirmation's games for each point it confirms) and pay for at least a few trials' first stage."""
+    points = 1 if len(search.objectives) == 1 else search.confirm_points
+    reserve = search.confirm_games * points
+    least = reserve + 10 * search.schedule()[0]
+    if budget < least:
+        fail(file, "budget", f"{budget:,} games leave too few for a search: the confirmation takes "
+                             f"{reserve:,} (search.confirm_games x {points} point(s)) and ten trials' first "
+                             f"stage {10 * search.schedule()[0]:,} (search.first_games); give at least "
+                             f"{least:,}, or lower search.confirm_games")
+
+
 def load_tune(path: str | os.PathLike[str]) -> Tune:
     """Read and validate a tune file and every candidate of its space (ConfigError naming the tune file,
     the key and what is wrong) before anything runs."""
@@ -264,6 +277,7 @@ def load_tune(path: str | os.PathLike[str]) -> Tune:
               "target": target, "racing": racing, "search_space": search_space}
     if method == "model":
         search = _search(data.get("search", {}), file, spec, players, target.chit_cap is not None)
+        _check_budget(fields["budget"], search, file)
         _check_corners(search_space, spec, players, file, skip_invalid)
         return Tune(**common, candidates=(), method="model", search=search)
     candidates, invalid = _candidates(search_space, file, spec, players, skip_invalid)
