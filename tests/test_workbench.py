@@ -148,7 +148,8 @@ def server(tmp_path_factory):
 
 
 def _draft(server: Server, name: str = "base-draft.toml") -> str:
-    status, body = server.call("/drafts", {"start": "shipped:kamakura/base.toml", "players": 3, "draft": name})
+    start = {"start": "shipped:kamakura/base.toml", "players": 3, "draft": name}
+    status, body = server.call("/drafts", start)
     assert status == 200 and body["ok"], body
     return body["draft"]
 
@@ -223,6 +224,28 @@ def test_values_on_request_rank_the_components_against_their_face(server):
     assert view["status"] == "finished", view["html"]
     assert "worth-chart" in view["html"] and "Components:" in view["html"]
     assert re.search(r"(over|under)-valued|priced right", view["html"])
+
+
+def test_a_tune_recommends_values_that_apply_to_the_draft(server):
+    draft = _draft(server, "tuned.toml")
+    ask = {"draft": draft, "players": 3, "agents": "greedy", "seed": 0, "tolerance": 2,
+           "space": [{"pattern": "chits.blue[*].points", "min": 1, "max": 8}]}
+    status, answer = server.call("/tune", {**ask, "budget": 3000})
+    assert status == 400 and answer["field"] == "budget" and "give at least" in answer["message"]
+    status, answer = server.call("/tune", {**ask, "budget": 9000})
+    assert status == 200, answer
+    view = server.wait(answer["job"])
+    assert view["status"] == "finished" and "The recommendation" in view["html"], view["html"]
+    assert re.search(r"Target (met|missed) with 95% confidence", view["html"])
+    status, applied = server.call("/apply", {"job": answer["job"], "players": 3})
+    assert status == 200 and applied["changed"] > 0
+    recommended = games.load_config(server.workspace / "runs/tunes" / Path(_tune_out(view["html"])).name /
+                                    "recommended.toml", 3)[1]
+    assert games.load_config(server.workspace / draft, 3)[1]["chits"] == recommended["chits"]
+
+
+def _tune_out(html: str) -> str:
+    return re.search(r"--out (runs/tunes/\S+)", html).group(1)
 
 
 def test_a_restarted_server_lists_the_interrupted_run_and_resumes_it(tmp_path):

@@ -38,6 +38,7 @@ from sim.workbench import views
 from sim.workbench.drafts import Draft, bulk_edit, create, field_edit
 from sim.workbench.jobs import Jobs
 from sim.workbench.status import Looks, finished_games
+from sim.workbench.tuning import Dimension, outcome, write_tune_file
 from sim.workbench.workspace import Refused, Workspace, checked_name
 
 COOKIE = "balance_workbench"
@@ -86,6 +87,27 @@ class TokenGuard:
 def refusal(err: Refused | ConfigError) -> JSONResponse:
     return JSONResponse({"ok": False, "message": str(err), "field": getattr(err, "field", None)},
                         status_code=400)
+
+
+def _dimension(row: dict) -> Dimension:
+    try:
+        low, high = float(row["min"]), float(row["max"])
+    except (KeyError, TypeError, ValueError):
+        raise Refused(f"tune: each row needs a key, a min and a max, got {row!r}", "tune") from None
+    whole = lambda x: int(x) if x == int(x) else x  # noqa: E731 (points are integers)
+    return Dimension(str(row["pattern"]).strip(), whole(low), whole(high))
+
+
+def _share(value: Any) -> float:
+    """The tune form's tolerance, typed in percentage points of win rate (2), as the tune file's share."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise Refused(f"tolerance: a number of percentage points is needed, e.g. 2, got {value!r}",
+                      "tolerance") from None
+    if not 0 < x < 50:
+        raise Refused(f"tolerance: percentage points of win rate between 0 and 50, got {x:g}", "tolerance")
+    return x / 100
 
 
 def _int(body: dict, key: str, lo: int = 0) -> int:
@@ -245,6 +267,55 @@ class Workbench:
         job = self.jobs.start("values", args, [out], about)
         return JSONResponse({"ok": True, "job": job.id})
 
+    async def tune(self, request: Request) -> Response:
+        """A tune of the components the designer picked, within their ranges (`balance tune`)."""
+        body = await request.json()
+        draft = self.draft(str(body.get("draft", "")))
+        players, agents, seed, _ = self._run_options({**body, "until_decided": False, "games": 1}, draft)
+        rows = [row for row in body.get("space") or [] if str(row.get("pattern", "")).strip()]
+        dimensions = [_dimension(row) for row in rows]
+        budget = self._budget(body, draft, players, agents)
+        tolerance = _share(body.get("tolerance", 2))
+        config_hash = draft.check(draft.config, players).config_hash
+        name = checked_name(f"{draft.path.stem}-{config_hash[:8]}-{players}p-{agents}-seed{seed}-"
+                            f"{len(self.jobs.jobs) + 1}".replace(",", "_"), "tune")
+        tune_file = self.ws.root / "tunes" / f"{name}.toml"
+        run = {"players": players, "agents": agents, "seed": seed, "budget": budget}
+        write_tune_file(tune_file, draft, run, dimensions, tolerance)
+        out = f"runs/tunes/{name}"
+        args = ["tune", f"tunes/{name}.toml", "--out", out, *self._workers()]
+        about = {"config": draft.path.name, "players": players, "agents": agents, "seed": seed,
+                 "games": budget, "until_decided": False, "had": 0}
+        job = self.jobs.start("tune", args, [out], about)
+        return JSONResponse({"ok": True, "job": job.id})
+
+    def _budget(self, body: dict, draft: Draft, players: int, agents: str) -> int:
+        """The tune's budget in games: as given, or minutes at the pace of this draft's last finished run
+        with the same players and skill."""
+        amount = _int(body, "budget", 1)
+        if body.get("budget_unit", "games") == "games":
+            return amount
+        runs = [j for j in self.jobs.listed() if j.kind == "simulate" and j.status == "finished"
+                and j.about.get("config") == draft.path.name and j.about.get("players") == players
+                and j.about.get("agents") == agents]
+        if not runs:
+            raise Refused("budget: minutes need this draft's pace; run it first with the same players and "
+                          "skill, or give the budget in games", "budget")
+        job = runs[0]
+        rate = (job.about["games"] - job.about.get("had", 0)) / max(1e-9, job.finished - job.started)
+        return max(1, int(amount * 60 * rate))
+
+    async def apply(self, request: Request) -> Response:
+        """Set the finished tune's recommended values in the draft (validated like any edit)."""
+        body = await request.json()
+        job = self.jobs.get(str(body.get("job", "")))
+        draft = self.draft(job.about["config"])
+        found = outcome(self.ws.root / job.outs[0], draft.config) if job.kind == "tune" else None
+        if found is None:
+            raise Refused(f"{job.id}: no recommendation to apply", "tune")
+        draft.edit({path: new for path, (_, new) in found.changes.items()}, _int(body, "players", 1))
+        return JSONResponse({"ok": True, "changed": len(found.changes), "draft": draft.path.name})
+
     async def job(self, request: Request) -> Response:
         job = self.jobs.get(request.path_params["job"])
         view = await run_in_threadpool(self.looks.view, job)
@@ -302,8 +373,9 @@ def _refusing(endpoint: Callable) -> Callable:
 
 def make_app(settings: Settings) -> TokenGuard:
     bench = Workbench(settings)
-    reports = settings.workspace.root / "reports"
+    reports, runs = settings.workspace.root / "reports", settings.workspace.runs
     reports.mkdir(exist_ok=True)
+    runs.mkdir(exist_ok=True)
     routes = [Route("/", _refusing(bench.index)),
               Route("/drafts", _refusing(bench.open_draft), methods=["POST"]),
               Route("/editor", _refusing(bench.editor)),
@@ -312,6 +384,8 @@ def make_app(settings: Settings) -> TokenGuard:
               Route("/run", _refusing(bench.run), methods=["POST"]),
               Route("/compare", _refusing(bench.compare), methods=["POST"]),
               Route("/values", _refusing(bench.values), methods=["POST"]),
+              Route("/tune", _refusing(bench.tune), methods=["POST"]),
+              Route("/apply", _refusing(bench.apply), methods=["POST"]),
               Route("/jobs", _refusing(bench.job_list)),
               Route("/jobs/{job}", _refusing(bench.job)),
               Route("/jobs/{job}/stop", _refusing(bench.stop), methods=["POST"]),
@@ -319,7 +393,8 @@ def make_app(settings: Settings) -> TokenGuard:
               Route("/report/{job}", _refusing(bench.report)),
               Route("/tables/{job}.zip", _refusing(bench.tables)),
               Mount("/static", StaticFiles(packages=[("sim.workbench", "static")])),
-              Mount("/files/reports", StaticFiles(directory=reports))]
+              Mount("/files/reports", StaticFiles(directory=reports)),
+              Mount("/files/runs", StaticFiles(directory=runs))]
     app = Starlette(routes=routes, lifespan=_lifespan(bench))
     app.state.workbench = bench
     return TokenGuard(app, settings.token)

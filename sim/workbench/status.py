@@ -7,6 +7,7 @@ remembered until another chunk lands, so a page that refreshes every second read
 from __future__ import annotations
 
 import time
+import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,7 @@ from analysis.worth_verdicts import worth_verdicts
 from sim.app.values_run import VALUES_TABLES
 from sim.errors import ConfigError
 from sim.workbench.jobs import Job
+from sim.workbench.tuning import Outcome, outcome, spent
 from sim.workbench.workspace import Workspace
 from storage.run_dir import TABLES, RunDirectory
 
@@ -55,9 +57,14 @@ class JobView:
     changes: list[Verdict] = field(default_factory=list)
     target: int | None = None
     rate: float | None = None
+    lines: list[str] = field(default_factory=list)  # a tune's last lines of progress
+    spent: tuple[int, int] | None = None            # a tune's games spent, of its budget
+    outcome: Outcome | None = None                  # a finished tune's recommendation
 
     @property
     def games(self) -> int:
+        if self.spent:
+            return self.spent[0]
         return min(r.games for r in self.runs) if self.runs else 0
 
     @property
@@ -112,6 +119,8 @@ class Looks:
         seen = self._seen.get(job.id)
         if seen and seen[0] == key:
             return _paced(seen[1])
+        if job.kind == "tune":
+            return _paced(self._tune_view(job))
         if job.kind == "values":
             view = JobView(job, [look_values(self.workspace, job.outs[0], not job.active)])
         else:
@@ -121,6 +130,17 @@ class Looks:
             view.changes = compare_changes(self.workspace, job)
         self._seen[job.id] = (key, view)
         return _paced(view)
+
+
+    def _tune_view(self, job: Job) -> JobView:
+        """A tune's look: its command's last progress lines and, once it has ended, its outcome."""
+        log_path = self.workspace.jobs / f"{job.id}.log"
+        log = log_path.read_text() if log_path.is_file() else ""
+        view = JobView(job, [], lines=[x for x in log.splitlines() if x.strip()][-6:], spent=spent(log))
+        draft = self.workspace.root / job.about["config"]
+        if not job.active and draft.is_file():
+            view.outcome = outcome(self.workspace.root / job.outs[0], tomllib.loads(draft.read_text()))
+        return view
 
 
 def _chunks(workspace: Workspace, out: str) -> tuple:
@@ -138,7 +158,9 @@ def _paced(view: JobView) -> JobView:
     elapsed = (job.finished or time.time()) - job.started
     view.rate = played / elapsed if played > 0 and elapsed > 0 else None
     cap = int(job.about.get("games") or 0) or None
-    if job.about.get("until_decided"):
+    if view.spent:
+        view.target = view.spent[1]
+    elif job.about.get("until_decided"):
         needed = [v.needed for r in view.runs for v in r.verdicts if v.needed]
         goal = max([view.games, *needed]) if needed else view.games
         view.target = min(goal, cap) if cap else goal

@@ -98,6 +98,25 @@ async function start(kind) {
   watch(data.job);
 }
 
+async function tune() {
+  clearErrors();
+  if (!state.draft) { $("#run-message").textContent = "Open a draft first."; return; }
+  const space = [...document.querySelectorAll(".tune-space tbody tr")].map((row) => ({
+    pattern: $(".tune-pattern", row).value, min: $(".tune-min", row).value, max: $(".tune-max", row).value }));
+  const data = await call("POST", "tune", { ...runBody(), space, budget: Number($("#budget").value),
+    budget_unit: $("#budget_unit").value, tolerance: $("#tolerance").value });
+  if (!data.ok) { showError(data.field, data.message); return; }
+  watch(data.job);
+}
+
+async function apply(job) {
+  const data = await call("POST", "apply", { job, players: players() });
+  if (!data.ok) { $("#run-message").textContent = data.message; return; }
+  state.draft = data.draft;
+  await reloadEditor();
+  $("#run-message").textContent = `${data.changed} value(s) of the recommendation set in ${data.draft}`;
+}
+
 function watch(job) {
   state.job = job;
   clearTimeout(state.timer);
@@ -143,6 +162,8 @@ document.addEventListener("click", (event) => {
   else if (action === "run") start("run");
   else if (action === "compare") start("compare");
   else if (action === "values") start("values");
+  else if (action === "tune") tune();
+  else if (action === "apply") apply(t.dataset.job);
   else if (action === "show") watch(t.dataset.job);
   else if (action === "stop" || action === "resume") jobAction(action, t.dataset.job);
 });
