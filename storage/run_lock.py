@@ -78,8 +78,9 @@ class RunLock:
                 raise ConfigError(f"{self.folder}: another balance process is writing this run ({holder}); "
                                   "wait for it to finish, or pass --wait") from None
             fcntl.flock(fd, fcntl.LOCK_EX)
+        called = sys.argv and sys.argv[0].endswith(("balance", "sim/__main__.py"))  # or `python -m sim`
         record = json.dumps({"pid": os.getpid(), "started": time.time(), "command": " ".join(
-            ["balance", *sys.argv[1:]] if sys.argv and sys.argv[0].endswith("balance") else sys.argv)})
+            ["balance", *sys.argv[1:]] if called else sys.argv)})
         os.ftruncate(fd, 0)
         os.pwrite(fd, record.encode(), 0)
         self._fd = fd

@@ -204,6 +204,31 @@ def test_the_server_keeps_serving_after_a_failing_run(server):
     assert status == 200 and server.wait(answer["job"])["status"] == "finished"
 
 
+def test_a_run_until_decided_stops_by_itself_when_every_verdict_is_decided(server):
+    draft = _draft(server, "until.toml")
+    status, answer = server.call("/run", {"draft": draft, "players": 3, "agents": "greedy", "seed": 3,
+                                          "games": 50000, "until_decided": True})
+    assert status == 200, answer
+    view = server.wait(answer["job"])
+    assert view["status"] == "finished" and view["games"] < 50000
+    assert "--until-decided" in view["html"] and "undecided" not in view["html"]
+    log = (server.workspace / ".workbench/jobs" / f"{answer['job']}.log").read_text()
+    assert "until decided: every verdict decided" in log
+
+
+def test_a_stopped_run_keeps_its_games_and_resumes(server):
+    draft = _draft(server, "stopped.toml")
+    status, answer = server.call("/run", {"draft": draft, "players": 3, "agents": "greedy", "seed": 4,
+                                          "games": 40000})
+    view = server.wait(answer["job"], until=lambda view: view["games"] > 0)
+    status, stopped = server.call(f"/jobs/{answer['job']}/stop", {})
+    assert status == 200
+    view = server.wait(answer["job"])
+    assert view["status"] == "stopped" and 0 < view["games"] < 40000
+    status, again = server.call(f"/jobs/{answer['job']}/resume", {})
+    assert server.wait(again["job"])["games"] == 40000
+
+
 def test_an_invalid_agent_or_draft_runs_nothing(server):
     draft = _draft(server, "agents.toml")
     status, answer = server.call("/run", {"draft": draft, "players": 3, "agents": "grredy", "seed": 0,

@@ -271,7 +271,8 @@ class Race:
         budget_cut = f"{cut} cut for budget, " if cut else ""
         self.say(f"round {r + 1}: {self.rounds[-1]['candidates']} candidates at {n:,} games ({budget_cut}"
                  f"{len(drops)} dropped), {len(self.alive)} left; best {best.slug}: deviation "
-                 f"{100 * best.value:.2f} [{100 * best.low:.2f}, {100 * best.high:.2f}] pp")
+                 f"{100 * best.value:.2f} [{100 * best.low:.2f}, {100 * best.high:.2f}] pp; "
+                 f"{sum(self.games_of.values()) + self.extra_spent:,} of {self.budget:,} games")
 
     def stop_if_decided(self, n: int) -> bool:
         """With ``racing.stop_when_decided`` and a tolerance: whether the survivors' answer is decided

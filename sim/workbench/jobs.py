@@ -64,6 +64,7 @@ class Jobs:
         self.workspace = workspace
         self.jobs: dict[str, Job] = {}
         self._procs: dict[str, subprocess.Popen] = {}
+        self._stopping: set[str] = set()  # jobs asked to stop, until their command has ended
         self._lock = threading.Lock()
         self._load()
 
@@ -140,7 +141,9 @@ class Jobs:
         code = proc.wait()
         with self._lock:
             job.returncode, job.finished = code, time.time()
-            if job.status == RUNNING:
+            if job.id in self._stopping:
+                job.status = STOPPED
+            elif job.status == RUNNING:
                 job.status = FINISHED if code == 0 else FAILED
                 job.error = "" if code == 0 else failure_text(self.log_path(job).read_text())
             self._procs.pop(job.id, None)
@@ -156,7 +159,7 @@ class Jobs:
         job = self.get(job_id)
         proc = self._procs.get(job_id)
         if proc is not None and job.active:
-            job.status = STOPPED
+            self._stopping.add(job_id)  # it reads "stopped" once the command has let go of its runs
             _signal_group(proc, signal.SIGTERM)
         return job
 
@@ -164,7 +167,7 @@ class Jobs:
         """Stop every running job and wait for them, as the server stops."""
         procs = list(self._procs.items())
         for job_id, proc in procs:
-            self.jobs[job_id].status = STOPPED
+            self._stopping.add(job_id)
             _signal_group(proc, signal.SIGTERM)
         deadline = time.time() + grace
         for _, proc in procs:
@@ -173,6 +176,7 @@ class Jobs:
             except subprocess.TimeoutExpired:
                 _signal_group(proc, signal.SIGKILL)
         for job_id, _ in procs:
+            self.jobs[job_id].status = STOPPED
             self._save(self.jobs[job_id])
 
     def listed(self) -> list[Job]:
