@@ -30,7 +30,7 @@ demo: $(STAMP)
 	@echo "run directories: $(DEMO_PROFILE)/greedy $(DEMO_PROFILE)/expert $(DEMO_VALUES) $(DEMO_RUNS); report: reports/demo/index.html"
 
 test: $(STAMP)
-	$(BIN)/ruff check sim analysis storage tests
+	$(BIN)/ruff check sim analysis storage tests scripts
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

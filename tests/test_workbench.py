@@ -4,6 +4,7 @@ the designer's loop end to end in Debian's chromium (driven by Playwright throug
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -14,6 +15,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import zipfile
 from pathlib import Path
 
 import pandas as pd
@@ -84,6 +86,20 @@ def _line(text: str, key: str, value: str | None = None) -> str:
     return line if value is None else f"{name} = {shown}"
 
 
+def test_a_sakura_draft_edits_its_deck_with_choices_and_the_command_lines_refusals(tmp_path):
+    from sim.workbench.form import groups
+
+    ws = Workspace(tmp_path)
+    draft = drafts.create(ws.start("shipped:sakura/base.toml"), ws.draft("deck.toml"))
+    cards = next(g for g in groups(draft.config, draft.spec) if g.title == "cards")
+    assert cards.columns == ["order", "garden", "painter"] and len(cards.rows) == 60
+    assert "furthest+2" in cards.rows[0][1].choices and "leapfrog" in cards.rows[0][2].choices
+    draft.edit(drafts.field_edit(draft, "cards[2].garden", "E-1"), players=4)
+    assert drafts.Draft.read(draft.path, draft.spec).config["cards"][2]["garden"] == "E-1"
+    with pytest.raises(Refused, match=r"deck.toml: board.sakura\[1\]: .*increasing"):
+        draft.edit(drafts.field_edit(draft, "board.sakura", "[20, 12, 28]"), players=4)
+
+
 @pytest.mark.parametrize("name", ["../x.toml", "/etc/passwd", ".hidden.toml", "a/b.toml", "x..toml", ""])
 def test_a_name_with_a_path_in_it_is_refused(name):
     with pytest.raises(Refused, match="paths are refused"):
@@ -135,8 +151,10 @@ class Server:
         raise AssertionError(f"job {job} did not get there in {limit} s: {view['status']}")
 
     def stop(self) -> str:
+        """Ctrl-C: the server stops its runs and itself, cleanly."""
         self.proc.send_signal(signal.SIGINT)
         out = self.proc.communicate(timeout=60)[0]
+        assert self.proc.returncode == 0 and "workbench stopped" in out
         return out
 
 
@@ -227,6 +245,38 @@ def test_a_stopped_run_keeps_its_games_and_resumes(server):
     assert view["status"] == "stopped" and 0 < view["games"] < 40000
     status, again = server.call(f"/jobs/{answer['job']}/resume", {})
     assert server.wait(again["job"])["games"] == 40000
+
+
+def test_a_run_of_the_same_config_and_seed_finds_its_games_and_takes_away_its_tables(server):
+    draft = _draft(server, "again.toml")
+    ask = {"draft": draft, "players": 3, "agents": "greedy", "seed": 6, "games": 500}
+    first = server.wait(server.call("/run", ask)[1]["job"])
+    assert first["status"] == "finished" and first["games"] == 500
+    job = server.call("/run", ask)[1]["job"]
+    server.wait(job)
+    log = (server.workspace / ".workbench/jobs" / f"{job}.log").read_text()
+    assert "0 games played (500 were already there)" in log
+    with urllib.request.urlopen(f"{server.base}/tables/{job}.zip?token={server.token}") as response:
+        names = zipfile.ZipFile(io.BytesIO(response.read())).namelist()
+    assert "summary.json" in names and "tables/kamakura_seats.csv" in names
+    assert (server.workspace / "reports" / job / "index.html").is_file()  # the report the tables come from
+
+
+def test_a_budget_in_minutes_needs_a_run_to_know_the_pace(server):
+    draft = _draft(server, "minutes.toml")
+    status, answer = server.call("/tune", {"draft": draft, "players": 3, "agents": "greedy", "seed": 0,
+                                           "budget": 2, "budget_unit": "minutes", "tolerance": 2,
+                                           "space": [{"pattern": "chits.blue[*].points", "min": 1,
+                                                      "max": 8}]})
+    assert status == 400 and answer["field"] == "budget" and "run it first" in answer["message"]
+
+
+def test_the_page_loads_nothing_from_elsewhere(server):
+    from sim.workbench import views
+
+    root = Path(views.__file__).parent
+    for path in [*root.glob("templates/*.html"), *root.glob("static/*")]:
+        assert not re.search(r"(src|href)=[\"']?(https?:)?//", path.read_text()), path
 
 
 def test_an_invalid_agent_or_draft_runs_nothing(server):

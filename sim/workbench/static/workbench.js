@@ -37,8 +37,20 @@ function clearErrors() {
   document.querySelectorAll(".invalid").forEach((e) => e.classList.remove("invalid"));
 }
 
+function fieldOf(key) {
+  // the field a message's key belongs to: the key itself, else its nearest enclosing key
+  // ("board.sakura[1]" is about the field board.sakura)
+  for (let k = key; k; k = k.replace(/(\[\d+\]|\.[^.\[]+)$/, "")) {
+    const input = document.querySelector(`[data-key="${CSS.escape(k)}"]`);
+    if (input) return [k, input];
+    if (!/(\[\d+\]|\.[^.\[]+)$/.test(k)) break;
+  }
+  return [key, null];
+}
+
 function showError(key, message) {
-  const input = key && document.querySelector(`[data-key="${CSS.escape(key)}"]`);
+  let input = null;
+  if (key) [key, input] = fieldOf(key);
   let slot = key && document.querySelector(`[data-error-for="${CSS.escape(key)}"]`);
   if (!slot && input) slot = input.closest("fieldset").querySelector(".group-error");
   if (input) input.classList.add("invalid");
