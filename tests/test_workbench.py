@@ -110,10 +110,10 @@ def test_a_name_with_a_path_in_it_is_refused(name):
 class Server:
     """`balance workbench` in a child process on a free port."""
 
-    def __init__(self, workspace: Path) -> None:
+    def __init__(self, workspace: Path, *more: str) -> None:
         self.workspace = workspace
-        self.proc = subprocess.Popen([sys.executable, "-m", "sim", "workbench", "--workspace", str(workspace),
-                                      "--port", "0", "--jobs", "2"], stdout=subprocess.PIPE, text=True)
+        args = ["workbench", "--workspace", str(workspace), "--port", "0", "--jobs", "2", *more]
+        self.proc = subprocess.Popen([sys.executable, "-m", "sim", *args], stdout=subprocess.PIPE, text=True)
         for line in self.proc.stdout:
             found = re.search(r"(http://\S+)/\?token=(\S+)", line)
             if found:
@@ -237,14 +237,14 @@ def test_a_run_until_decided_stops_by_itself_when_every_verdict_is_decided(serve
 def test_a_stopped_run_keeps_its_games_and_resumes(server):
     draft = _draft(server, "stopped.toml")
     status, answer = server.call("/run", {"draft": draft, "players": 3, "agents": "greedy", "seed": 4,
-                                          "games": 40000})
+                                          "games": 12000})
     view = server.wait(answer["job"], until=lambda view: view["games"] > 0)
     status, stopped = server.call(f"/jobs/{answer['job']}/stop", {})
     assert status == 200
     view = server.wait(answer["job"])
-    assert view["status"] == "stopped" and 0 < view["games"] < 40000
+    assert view["status"] == "stopped" and 0 < view["games"] < 12000
     status, again = server.call(f"/jobs/{answer['job']}/resume", {})
-    assert server.wait(again["job"])["games"] == 40000
+    assert server.wait(again["job"])["games"] == 12000
 
 
 def test_a_run_of_the_same_config_and_seed_finds_its_games_and_takes_away_its_tables(server):
@@ -341,6 +341,23 @@ def test_a_restarted_server_lists_the_interrupted_run_and_resumes_it(tmp_path):
         assert view["status"] == "finished" and view["games"] == 12000
     finally:
         second.stop()
+
+
+def test_runs_play_on_the_dask_cluster_at_scheduler(tmp_path):
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        srv = Server(tmp_path / "ws", "--scheduler", cluster.scheduler_address)
+        try:
+            draft = _draft(srv)
+            ask = {"draft": draft, "players": 3, "agents": "greedy", "seed": 0, "games": 1000}
+            view = srv.wait(srv.call("/run", ask)[1]["job"])
+            assert view["status"] == "finished" and view["games"] == 1000, view["html"]
+            assert f"--backend dask --scheduler {cluster.scheduler_address}" in view["html"]
+            view = srv.wait(srv.call("/compare", {**ask, "start": "shipped:kamakura/base.toml"})[1]["job"])
+            assert view["status"] == "finished" and "--backend dask" in view["html"], view["html"]
+        finally:
+            srv.stop()
 
 
 # ---- the designer's loop in a browser ----------------------------------------------------------------------

@@ -31,6 +31,8 @@ class CompareRequest:
     games: int | None = None         # each config's games (default DEFAULT_GAMES; until_decided: the cap)
     seed: int = 0
     jobs: int | None = None          # worker processes (default: the cores)
+    backend: str = "loky"            # how chunks run: loky processes, or dask
+    scheduler: str | None = None     # with dask: the scheduler's address (default: a local cluster)
     out: str | None = None           # the compare folder (default: `default_out`)
     force: bool = False              # replace run directories made by a different run
     until_decided: bool = False      # play both in rounds until every verdict is decided
@@ -102,9 +104,10 @@ def run_compare(ask: CompareRequest, say: Any) -> Comparison:
                           f"a {base.game} config")
     jobs = ask.jobs or os.cpu_count() or 1
     out = Path(ask.out) if ask.out else default_out(ask.base, ask.variant, ask.players, ask.agents, ask.seed)
-    prestart_workers(jobs, base.spec)
+    if ask.backend == "loky":
+        prestart_workers(jobs, base.spec)
     result = Comparison(out)
-    pair = _Pair(base, variant, out, jobs, ask.force)
+    pair = _Pair(base, variant, out, jobs, ask)
     if ask.until_decided:
         from analysis.change_verdicts import CHANGE_WORDS
         from sim.app.until_decided import first_round, play_until_decided
@@ -123,9 +126,9 @@ def run_compare(ask: CompareRequest, say: Any) -> Comparison:
 class _Pair:
     """The two runs of a comparison, played to the same number of games and judged together."""
 
-    def __init__(self, base: Any, variant: Any, out: Path, jobs: int, force: bool) -> None:
+    def __init__(self, base: Any, variant: Any, out: Path, jobs: int, ask: CompareRequest) -> None:
         self.plans = {"base": base, "variant": variant}
-        self.out, self.jobs, self.force = out, jobs, force
+        self.out, self.jobs, self.ask = out, jobs, ask
         self.played = 0
         self.last: tuple[Any, Any, dict[str, Any]] = ()  # the tallies of the last look (`judge`)
 
@@ -134,7 +137,8 @@ class _Pair:
 
         played = 0
         for name, plan in self.plans.items():
-            played += simulate(plan, games, self.out / name, jobs=self.jobs, force=self.force).played
+            played += simulate(plan, games, self.out / name, jobs=self.jobs, backend=self.ask.backend,
+                               scheduler=self.ask.scheduler, force=self.ask.force).played
         self.played += played
         return played
 

@@ -31,6 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_until_decided_options(parser, "both configs alike")
     add_run_options(parser,
                     jobs={"default": None, "help": "worker processes (default: the cores)"},
+                    backend="how both runs' chunks run in parallel: loky processes or a dask cluster "
+                            "(default loky)",
+                    scheduler=True,
                     seed="seed of both runs' games (default 0)",
                     out="compare folder (default: runs/compare/<base>-vs-<variant>-<N>p-<agents>-seed<S>)",
                     force="replace run directories made by a different run", quiet="no progress lines")
@@ -41,8 +44,10 @@ def run(args: argparse.Namespace) -> int:
     from sim.app.compare import CompareRequest, run_compare
 
     options = RunOptions.from_args(args)
+    options.check_backend()
     ask = CompareRequest(base=args.base, variant=args.variant, players=args.players, agents=args.agents,
-                         games=args.games, seed=options.seed, jobs=options.jobs, out=options.out,
+                         games=args.games, seed=options.seed, jobs=options.jobs, backend=options.backend,
+                         scheduler=options.scheduler, out=options.out,
                          force=options.force, until_decided=args.until_decided, minutes=args.minutes,
                          margin=args.margin)
     result = run_compare(ask, options.say())

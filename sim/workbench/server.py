@@ -205,10 +205,12 @@ class Workbench:
             "--games", str(games)]
         return players, agents, seed, counts
 
-    def _workers(self) -> list[str]:
+    def _workers(self, cluster: bool = True) -> list[str]:
+        """The options that say where a command's games run: --jobs, and the Dask cluster when the
+        workbench was given one (`cluster`: unless the command can only play here)."""
         s = self.settings
         return [*(["--jobs", str(s.jobs)] if s.jobs else []),
-                *(["--backend", "dask", "--scheduler", s.scheduler] if s.scheduler else [])]
+                *(["--backend", "dask", "--scheduler", s.scheduler] if s.scheduler and cluster else [])]
 
     async def run(self, request: Request) -> Response:
         body = await request.json()
@@ -236,10 +238,8 @@ class Workbench:
         name = checked_name(f"compare-{draft.path.stem}-{config_hash[:8]}-vs-{start.path.stem}-{players}p-"
                             f"{agents}-seed{seed}".replace(",", "_"), "run")
         folder = f"runs/{name}"
-        s = self.settings
         args = ["compare", self.ws.relative(start.path), draft.path.name, "--players", str(players),
-                "--agents", agents, "--seed", str(seed), "--out", folder, *counts,
-                *(["--jobs", str(s.jobs)] if s.jobs else []), "--quiet"]
+                "--agents", agents, "--seed", str(seed), "--out", folder, *counts, *self._workers(), "--quiet"]
         outs = [f"{folder}/base", f"{folder}/variant"]
         about = {"config": draft.path.name, "start": start.label, "players": players, "agents": agents,
                  "seed": seed, "games": int(counts[-1]), "until_decided": bool(body.get("until_decided")),
@@ -281,9 +281,9 @@ class Workbench:
                             f"{len(self.jobs.jobs) + 1}".replace(",", "_"), "tune")
         tune_file = self.ws.root / "tunes" / f"{name}.toml"
         run = {"players": players, "agents": agents, "seed": seed, "budget": budget}
-        write_tune_file(tune_file, draft, run, dimensions, tolerance)
+        tune = write_tune_file(tune_file, draft, run, dimensions, tolerance)
         out = f"runs/tunes/{name}"
-        args = ["tune", f"tunes/{name}.toml", "--out", out, *self._workers()]
+        args = ["tune", f"tunes/{name}.toml", "--out", out, *self._workers(tune.method == "model")]
         about = {"config": draft.path.name, "players": players, "agents": agents, "seed": seed,
                  "games": budget, "until_decided": False, "had": 0}
         job = self.jobs.start("tune", args, [out], about)

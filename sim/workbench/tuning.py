@@ -39,9 +39,9 @@ def confirm_games(budget: int) -> int:
 
 
 def write_tune_file(path: Path, draft: Draft, run: dict[str, Any], dimensions: list[Dimension],
-                    tolerance: float) -> None:
+                    tolerance: float) -> Any:
     """A tune file of the draft (`base` relative to `path`), checked as `balance tune` checks it before
-    anything runs; Refused at the tune form with the command line's message."""
+    anything runs; Refused at the tune form with the command line's message. Returns the tune as read."""
     if not dimensions:
         raise Refused("tune: name at least one value to tune, e.g. chits.blue[*].points from 1 to 8", "tune")
     confirm = confirm_games(run["budget"])
@@ -55,7 +55,7 @@ def write_tune_file(path: Path, draft: Draft, run: dict[str, Any], dimensions: l
     path.parent.mkdir(exist_ok=True)
     path.write_text(tomlkit.dumps(data))
     try:
-        load_tune(path)
+        return load_tune(path)
     except ConfigError as err:
         path.unlink()
         message = str(err)
