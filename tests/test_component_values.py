@@ -230,6 +230,11 @@ def balance(*args: str) -> subprocess.CompletedProcess:
     ((str(SAKURA), "--players", "4", "--positions", "0,5"),
      "--positions: sakura values are measured at the start"),
     ((str(KAMAKURA), "--players", "3", "--agents", "nobody"), "agent"),
+    # later than any game lasts: refused before anything is written (was a traceback after writing)
+    ((str(KAMAKURA), "--players", "3", "--agents", "greedy", "--positions", "40"),
+     "--positions: no game reaches turn 40"),
+    ((str(KAMAKURA), "--players", "3", "--agents", "greedy", "--positions", "0,40"),
+     "--positions: no game reaches turn 40"),
 ])
 def test_bad_values_arguments_are_refused(args: tuple[str, ...], says: str, tmp_path: Path) -> None:
     done = balance("values", *args, "--games", "2", "--out", str(tmp_path / "v"))

@@ -19,6 +19,8 @@ from sim.errors import ConfigError
 from sim.game_spec import GameSpec
 
 VALUES_TABLES = ("values",)
+#: the run's first base games, played (and not written) to check that they reach the positions asked
+PROBE_GAMES = 16
 
 
 @dataclass(frozen=True)
@@ -80,5 +82,24 @@ def plan_values(config: str | os.PathLike[str], players: int, agents: str, seed:
     base = plan_run(config, players, agents, seed, rotate_seats=False)
     if base.spec.values is None:
         raise ConfigError(f"{config}: `balance values` knows no components of {base.game}")
-    return ValuesPlan(**{**base.__dict__, "positions": parse_positions(positions, base.spec)})
+    plan = ValuesPlan(**{**base.__dict__, "positions": parse_positions(positions, base.spec)})
+    if positions is not None and plan.positions[-1] > 0:
+        check_reached(plan)
+    return plan
+
+
+def check_reached(plan: ValuesPlan) -> None:
+    """Refuse, before anything is written, positions that none of the run's first base games reaches:
+    a component cannot be priced after the game has ended."""
+    from sim.rng import game_seeds
+
+    count = PROBE_GAMES
+    kinds, params = agent_arrays(plan.seating(0, count), plan.spec)
+    out = plan.spec.run_batch(plan_rules(plan), game_seeds(plan.seed, 0, count), kinds, params)
+    unit = plan.spec.vocabulary.length
+    longest = int(max(out[unit]))
+    late = [p for p in plan.positions if p >= longest]
+    if late:
+        raise ConfigError(f"--positions: no game reaches {unit[:-1]} {late[0]} (the longest of the run's first "
+                          f"{count} games lasts {longest} {unit}); choose positions below {longest}")
 
