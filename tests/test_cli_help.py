@@ -44,3 +44,20 @@ def test_version() -> None:
     done = subprocess.run([sys.executable, "-m", "sim", "--version"], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == f"balance {metadata.version('balance-toolkit')}"
+
+
+def test_every_command_ends_its_help_with_examples_that_parse() -> None:
+    """Issue 37, point 6: two or three example lines at the end of each command's help, each one a command
+    line the parser accepts (its flags and arguments exist)."""
+    import shlex
+
+    parser = build_parser()
+    for name, sub in _subparsers().items():
+        epilog = sub.epilog or ""
+        assert epilog.startswith("examples:\n"), name
+        lines = [line.strip() for line in epilog.splitlines()[1:] if line.strip()]
+        assert 2 <= len(lines) <= 3, (name, lines)
+        for line in lines:
+            words = shlex.split(line)
+            assert words[:2] == ["balance", name], line
+            assert parser.parse_args(words[1:]).command == name

@@ -100,6 +100,6 @@ def check_reached(plan: ValuesPlan) -> None:
     longest = int(max(out[unit]))
     late = [p for p in plan.positions if p >= longest]
     if late:
-        raise ConfigError(f"--positions: no game reaches {unit[:-1]} {late[0]} (the longest of the run's first "
-                          f"{count} games lasts {longest} {unit}); choose positions below {longest}")
+        raise ConfigError(f"--positions: no game reaches {unit[:-1]} {late[0]} (the longest of the run's "
+                          f"first {count} games lasts {longest} {unit}); choose positions below {longest}")
 

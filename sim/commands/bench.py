@@ -6,10 +6,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from sim.commands.options import positive_int
+from sim.commands.options import examples, positive_int
 
 NAME = "bench"
 HELP = "engine and agent throughput on this machine"
+PARSER = examples("balance bench",
+                  "balance bench --json --repeats 3",
+                  "balance bench --runner")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

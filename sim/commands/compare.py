@@ -6,15 +6,14 @@ from __future__ import annotations
 import argparse
 
 from sim.app.until_decided import add_until_decided_options
-from sim.commands.options import RunOptions, add_run_options, positive_int
+from sim.commands.options import RunOptions, add_run_options, examples, positive_int
 
 NAME = "compare"
 HELP = ("play a variant config against its base on the same seeds and say, question by question, whether the "
         "change made the game fairer")
-PARSER = {"epilog": "examples:\n  balance compare base.toml my-variant.toml --players 3\n"
-                    "  balance compare base.toml my-variant.toml --players 4 --until-decided\n"
-                    "  balance compare base.toml my-variant.toml --players 3 --margin 1 --agents greedy",
-          "formatter_class": argparse.RawDescriptionHelpFormatter}
+PARSER = examples("balance compare base.toml my-variant.toml --players 3",
+                  "balance compare base.toml my-variant.toml --players 4 --until-decided",
+                  "balance compare base.toml my-variant.toml --players 3 --margin 1 --agents greedy")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

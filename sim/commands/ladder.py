@@ -7,13 +7,15 @@ import argparse
 import time
 
 from sim import games
-from sim.commands.options import RunOptions, add_run_options, positive_int
+from sim.commands.options import RunOptions, add_run_options, examples, positive_int
 from sim.errors import ConfigError
 from sim.game_spec import GameSpec
 
 NAME = "ladder"
 HELP = ("strength ladder: each level (random, greedy, MCTS at doubling iterations) against the level below; "
         "win share vs 1/N")
+PARSER = examples("balance ladder kamakura --players 3",
+                  "balance ladder sakura --players 4 --games 400 --iters 50,200")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

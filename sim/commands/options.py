@@ -16,6 +16,12 @@ from typing import Any
 from sim.errors import ConfigError
 
 
+def examples(*lines: str) -> dict[str, Any]:
+    """A command's `PARSER`: its help ends with these example command lines, kept as written."""
+    return {"epilog": "examples:\n" + "\n".join(f"  {line}" for line in lines),
+            "formatter_class": argparse.RawDescriptionHelpFormatter}
+
+
 def _whole_number(text: str) -> int:
     try:
         return int(text)

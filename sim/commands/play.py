@@ -7,10 +7,12 @@ import argparse
 import os
 
 from sim import games
-from sim.commands.options import add_run_options
+from sim.commands.options import add_run_options, examples
 
 NAME = "play"
 HELP = "play one game in the terminal against agents, to check rules by hand"
+PARSER = examples("balance play kamakura",
+                  "balance play sakura --players 4 --agents greedy --seed 7")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -6,11 +6,14 @@ from __future__ import annotations
 import argparse
 import time
 
-from sim.commands.options import RunOptions, add_run_options, positive_int
+from sim.commands.options import RunOptions, add_run_options, examples, positive_int
 
 NAME = "profile"
 HELP = ("self-play at several skill levels on the same game seeds; the report shows every headline figure "
         "per level and flags what depends on how well people play")
+PARSER = examples("balance profile configs/kamakura/base.toml --players 3 --levels greedy,expert",
+                  "balance profile my-variant.toml --players 4 --until-decided",
+                  "balance profile my-variant.toml --players 3 --values")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

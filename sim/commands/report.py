@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import time
 
-from sim.commands.options import RunOptions, add_run_dirs_options
+from sim.commands.options import RunOptions, add_run_dirs_options, examples
 
 NAME = "report"
 HELP = "balance report of run directories (HTML, JSON, CSV)"
+PARSER = examples("balance report runs/my-run --out reports/my-run",
+                  "balance report runs/base-run runs/variant-run --out reports/both",
+                  "balance report runs/big-run --jobs 8 --backend dask")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -7,12 +7,15 @@ import argparse
 import time
 
 from sim.app.until_decided import add_until_decided_options
-from sim.commands.options import RunOptions, positive_int
+from sim.commands.options import RunOptions, examples, positive_int
 from sim.commands.playing import add_play_options, play_run, start_workers
 from sim.errors import ConfigError
 
 NAME = "simulate"
 HELP = "self-play games in parallel into a resumable run directory"
+PARSER = examples("balance simulate configs/kamakura/base.toml --players 3 --games 20000",
+                  "balance simulate my-variant.toml --players 4 --until-decided",
+                  "balance simulate my-variant.toml --players 2 --agents greedy,random --rotate-seats")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from sim.commands.options import add_run_options, positive_int
+from sim.commands.options import add_run_options, examples, positive_int
 
 NAME = "study"
 HELP = "play a batch of games in memory and print seat win rates"
+PARSER = examples("balance study configs/kamakura/base.toml --players 3 --games 10000 --agents random",
+                  "balance study configs/sakura/base.toml --players 4 --agents greedy")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import argparse
 
-from sim.commands.options import RunOptions, add_run_dirs_options
+from sim.commands.options import RunOptions, add_run_dirs_options, examples
 
 NAME = "summary"
 HELP = "seat win rates and ties of run directories, from their logs"
+PARSER = examples("balance summary runs/my-run",
+                  "balance summary runs/base-run runs/variant-run --margin 1")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

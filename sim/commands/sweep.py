@@ -6,10 +6,12 @@ from __future__ import annotations
 import argparse
 import time
 
-from sim.commands.options import RunOptions, add_run_options
+from sim.commands.options import RunOptions, add_run_options, examples
 
 NAME = "sweep"
 HELP = "run a grid or list of config variants and write a comparison report"
+PARSER = examples("balance sweep configs/sweeps/kamakura-tie-break.toml",
+                  "balance sweep configs/sweeps/sakura-readings.toml --jobs 8 --out runs/sweeps/readings")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -7,10 +7,12 @@ import argparse
 import time
 
 from sim import games
-from sim.commands.options import RunOptions, add_run_options, positive_int
+from sim.commands.options import RunOptions, add_run_options, examples, positive_int
 
 NAME = "train"
 HELP = "fit the expert agent's evaluation by self-play (expert iteration) and write its model file"
+PARSER = examples("balance train kamakura --players 3",
+                  "balance train sakura --players 4 --rounds 3 --games 2000")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

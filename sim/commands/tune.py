@@ -7,12 +7,15 @@ from __future__ import annotations
 import argparse
 import time
 
-from sim.commands.options import RunOptions, add_run_options
+from sim.commands.options import RunOptions, add_run_options, examples
 from sim.errors import ConfigError
 
 NAME = "tune"
 HELP = ("search a space of config values for the one that best meets a balance target (candidates raced "
         "with confidence intervals)")
+PARSER = examples("balance tune configs/tunes/kamakura-3p-chit-points.toml",
+                  "balance tune my-tune.toml --jobs 8 --out runs/tunes/mine",
+                  "balance tune my-tune.toml --backend dask --scheduler tcp://10.0.0.5:8786")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

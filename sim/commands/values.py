@@ -7,12 +7,15 @@ import argparse
 import time
 
 from sim.app.until_decided import add_margin_option
-from sim.commands.options import RunOptions, positive_int
+from sim.commands.options import RunOptions, examples, positive_int
 from sim.commands.playing import add_play_options, play_run, start_workers
 
 NAME = "values"
 HELP = ("causal value of each component by paired intervention (holding it vs nobody holding it, same "
         "seeds), in win share and points")
+PARSER = examples("balance values configs/kamakura/base.toml --players 3",
+                  "balance values my-variant.toml --players 4 --agents greedy --games 300",
+                  "balance values configs/kamakura/base.toml --players 3 --positions 0,9")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

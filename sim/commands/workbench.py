@@ -7,15 +7,14 @@ import argparse
 import secrets
 import socket
 
-from sim.commands.options import positive_int
+from sim.commands.options import examples, positive_int
 from sim.errors import ConfigError
 
 NAME = "workbench"
 HELP = ("edit a config in the browser, run it and watch its verdicts firm up, compare it with its start, "
         "take the TOML away")
-PARSER = {"epilog": "examples:\n  balance workbench\n  balance workbench --workspace my-game --port 8800\n"
-                    "  balance workbench --jobs 8 --scheduler tcp://10.0.0.5:8786",
-          "formatter_class": argparse.RawDescriptionHelpFormatter}
+PARSER = examples("balance workbench", "balance workbench --workspace my-game --port 8800",
+                  "balance workbench --jobs 8 --scheduler tcp://10.0.0.5:8786")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
