@@ -6,46 +6,8 @@ several objectives, random search as the baseline), its ask-and-tell interface l
 games, and its RDB storage keeps the whole study in one SQLite file, so a tune killed and started again
 resumes where it stopped.
 
-How a trial goes:
-
-1. The sampler proposes a value per dimension; `SearchSpace.repair` turns it into a candidate that meets
-   every constraint (the trial's ``values`` user attribute).
-2. The candidate plays in stages (``search.first_games``, x ``growth``, ..., ``final_games``), game i with
-   the seed of (tune seed, i) whatever the candidate, so candidates are compared on common seeds. After
-   each stage its sufficient statistics (games, win shares per seat as exact integers, length sums) are
-   written to the trial: a kill loses at most the stage being played.
-3. Racing on top: after a stage the candidate stops when its objective's lower bound lies above the upper
-   bound of the best fully played candidate (a candidate that also changes no more of the base, with
-   several objectives): clearly worse ones get few games, close ones all ``final_games``. Bounds are at
-   ``1 - (1 - confidence) / stages`` each (Bonferroni over the looks, as in the race). The incumbent's
-   check (as SMAC's intensification), when ``verify_games`` exceeds ``final_games``: a candidate that ends
-   the stages with a better objective than every verified one plays on to ``verify_games`` before it
-   counts, and only verified candidates make the best, the curve and the Pareto front, so the best is less
-   the luckiest draw. Off by default: on the shipped chit-points example it spent the games of a few
-   trials and its recommendations confirmed worse, not better (README).
-4. The objectives go to Optuna: ``seats`` (the largest deviation of a seat's win rate from the fair share,
-   the race's objective), and optionally ``changes`` (searched values that differ from the base) or
-   ``l1`` (their L1 distance from the base). A mean game length outside ``target.length`` is a constraint
-   (Optuna's trial constraint, which TPE and NSGA-II sample with; CMA-ES, which has none, gets a penalty
-   instead).
-5. Component balance (``target.chit_cap``): a candidate that played every stage within the length is
-   priced by the game's values study, ``search.values_games`` base games on the same common seeds, each
-   giving every component kind to each seat and to nobody from the start (sim/design/component_balance.py:
-   causal, paired); the kind worth most over the cap is a second constraint. Pricing costs a base game
-   per kind and arm, so racing decides first who is worth pricing.
-
-Determinism: trials run one after another (their games in parallel, ``--jobs`` chunks through joblib, or
-Dask with ``--backend dask``), and the sampler of the k-th proposal is seeded from (tune seed, k), so a
-tune gives the same trials whatever ``--jobs``, and after kill and resume (the running trial is finished
-from its stored stages, under its own number).
-
-Then each recommended point (the best, or up to ``confirm_points`` of the Pareto front) plays
-``confirm_games`` fresh games (another seed), and with a cap ``confirm_values_games`` fresh base games of the
-values study: "target met with 95% confidence" rests on those alone;
-with ``confirm_agents`` it plays them again with those agents (search with greedy, confirm with strong
-players), and both are reported. ``--baseline random`` runs random search over the same space at the same
-budget into the same study file, for the report's curve of best objective against games spent; the
-curve's checks (sim/design/curve_checks.py) then measure each study's best so far on fresh games.
+How a trial goes (stages, racing on top, objectives, component balance), determinism and the
+confirmation are described in docs/design/notes.md.
 """
 
 from __future__ import annotations

@@ -1,64 +1,9 @@
 """`balance tune`: search a declared space of config values for the one that best meets a balance target
 racing the candidates so that clearly worse ones stop early.
 
-A tune file (TOML)::
-
-    base = "../<game>/base.toml"         # relative to this file, or absolute
-    players = 4
-    agents = "greedy"                    # one --agents value
-    seed = 1                             # the race's games; the confirmation plays fresh seeds
-    budget = 600000                      # total games at most (race and confirmation)
-
-    [space]                              # every combination: integer ranges and choices, by dotted key
-    "rules.order_chit_moves[1]" = {min = 0, max = 4}
-    "rules.tie_break" = {choices = ["last_in_order", "shared"]}
-
-    [target]
-    tolerance = 0.02                     # every seat's win rate within 2 percentage points of 1/players
-    length = {min = 25, max = 40}        # optional: mean game length (turns or rounds)
-    chit_cap = 0.15                      # optional: no chit or card kind adds more to its holder's win
-                                         # rate, priced by paired intervention (the game's values study)
-
-    [racing]
-    method = "intervals"                 # or "halving" (also keep only the best 1/eta each round)
-    first_games = 1000                   # games per candidate in round 1
-    growth = 2                           # each round multiplies the games of the survivors
-    final_games = 20000                  # the games a candidate has when it is chosen
-    confirm_games = 20000                # fresh games for the recommended config (0: no confirmation)
-    confidence = 0.95
-    eta = 3
-    stop_when_decided = true             # stop once the answer is decided (met, or out of reach)
-    values_games = 60                    # with chit_cap: base games pricing a candidate at final_games
-    confirm_values_games = 200           # and the recommendation's fresh ones
-
-The objective is the largest deviation of a seat's win rate from the fair share, ``max_s |p_s - 1/N|``
-(win shares as in `analysis.seats`: ties by the configured tie-break, shared wins 1/k). Its bounds are
-simultaneous over the seats (Wilson intervals at ``1 - (1 - confidence) / seats`` each), so "every seat
-within the tolerance" holds at the stated confidence when the upper bound is below the tolerance.
-
-The parts: the tune file is read by sim/design/tune_file.py, the race's decisions are pure functions in
-sim/design/racing.py, and this module plays the candidates and writes the tune folder.
-
-The cap on a component kind's worth is causal: each round prices every survivor on
-``racing.values_at(games)`` base games of the game's values study (each kind given to each seat and to
-nobody from the start, the same seeds for every candidate; sim/design/component_balance.py), kept in
-``component_values.json`` beside its run, with bounds simultaneous over the kinds; the race charges that
-pricing to the budget.
-
-Racing: round r plays every surviving candidate up to ``first_games * growth**r`` games (capped at
-``final_games``), through `sim.app.runner.simulate` into ``<out>/candidates/<slug>/`` (game i of every
-candidate has the seed of (seed, i): common random numbers, and each round adds fresh game indices). After
-each round a candidate is dropped when a constraint is clearly violated (its interval lies outside the
-range or above the cap) or when its objective's lower bound exceeds the best candidate's upper bound. The
-race looks at its candidates once a round, so each round's intervals are at ``1 - (1 - confidence) / L``
-for the L planned rounds (`Racing.look_confidence`): over the whole race a candidate is wrongly dropped
-with probability at most ``1 - confidence``. The
-race ends when the survivors have ``final_games``, or (``stop_when_decided``, the default) as soon as the
-answer is decided: the best survivor meets the target at the confidence, or no survivor can. The survivor
-with the lowest objective is recommended and then plays ``confirm_games`` games with a fresh seed, on which
-alone the statement "target met with 95% confidence" rests (the race's own figures favour the winner,
-which was chosen on them).
-Everything is resumable: a killed tune replays nothing that finished.
+The file is read by sim/design/tune_file.py, the race's decisions are pure functions in sim/design/racing.py,
+and this module plays the candidates and writes the tune folder. The format, the objective and
+the race are described in docs/design/notes.md.
 """
 
 from __future__ import annotations

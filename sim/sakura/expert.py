@@ -12,7 +12,7 @@ the expert scores the position reached with a linear evaluation of each player's
 w . features(player), fitted by `balance train` (sim/app/train.py), and plays the card with the best mean
 chance of winning: the chance of beating each other player, as if independently, the logistic of its
 predicted lead over that player with a spread of `temp` tokens times the square root of the trees left
-(temp 0: the plain lead over the best other player; the default 2 was chosen by the measurements below).
+(temp 0: the plain lead over the best other player; the default 2 was chosen by the measurements in docs/design/notes.md).
 A finished game counts its actual win share. A forward/back choice (API.md phase `choose`) reveals
 nothing more to guess: both outcomes of the round are resolved once and scored the same way.
 
@@ -28,99 +28,7 @@ early its cards resolve. A seat's hand is known only to itself: the expert reads
 the mix of the cards it cannot place (their expected features) in every other player's place, so no
 decision depends on what it may not observe (the no-peeking tests).
 
-The shipped models (sim/sakura/models/) are fitted on self-play of `mcts:iters=300` (`balance train
-sakura --agents mcts:iters=300 --rounds 1`): the evaluation is to predict tokens at tables of searching
-players, who hit a leader harder than greedy players do; fitted on greedy and expert self-play instead, it
-won less against mcts in the same games (22% against 25% of 240).
-
-The spread `temp`, one expert against three `mcts:iters=500`, 4 players, seats rotated, 400 games each
-on the same seeds: 0.5 won 32.7%, 1 33.3%, 2 35.7%, 3 35.5%, 4 34.0% (each interval about +-4.6 pp);
-one temp-2 expert among three temp-1 ones won 26.0% [24.1, 27.9] of 2,000 (fair 25%).
-
-The race (`most`, `z`): a card's worth is a mean over guesses, and most choices are not close. After the
-first `samples` guesses every card whose mean deficit to the best, paired over the common guesses, is more
-than `z` standard errors leaves the race (race()), and the cards still in it get 16 more guesses each,
-up to `most`: the guesses go where the choice is close. The guesses are drawn in the same order either
-way, so a race that drops nobody plays exactly as `samples=most` (a test). One seat against three
-experts without it (64 guesses), 4 players, seats rotated, 10,000 games, seed 21: samples 48, most 192,
-z 2.5 won 26.1% [25.2, 26.9] at about 1.5 times the self-play cost; 32/256/2 25.6% [24.8, 26.5] (1.1
-times); 64/256/2.5 25.6% [24.7, 26.4]; plain 160 guesses 25.4% [24.5, 26.2] (2.5 times).
-Against three `mcts` at 2,000 iterations, 4 players, seats rotated, seed 14: samples 48, most 192, z 2.5
-(now the defaults) won 25.3% [24.4, 26.2] of 9,000 (3,715 s on the two cores); 64 guesses without the
-race won 24.9% [24.2, 25.7] of 12,000 with the same command, whose first 9,000 games are the same deals.
-Self-play, 4 players, one core, median of 7 repeats timed in alternation as `balance bench` does: 26.3
-games/s with the race, 32.6 without, `mcts` 0.86: 30.6 and 37.9 times `mcts`.
-
-For scale, the search this expert is measured against (4 players, seats rotated, 1,500 games, seed 14):
-`mcts` with twice its 2,000 iterations won 27.1% [24.9, 29.4] against three `mcts` (953 s on the two
-cores, against about 550 s for an expert in its seat); a doubled search budget is about two pp of
-win share here.
-
-Tried and measured before the race, 4 players, and left out because they did not play better (one variant
-seat against three of this expert, or against three `mcts:iters=500`, seats rotated; fair share 25%):
-other players guessed to play the card of a dealt hand that is best for them alone, 25.4% of 1,000
-against this expert (temp 1) but 26.8% against mcts where this expert wins 33.3% (400 each); a second
-round looked ahead at the last tree, 24.1% of 1,000; an information-set tree search (mcts.py's) with this
-evaluation in place of the random play-out, 24.7% at 300 iterations and 25.2% at 1,000 (each about 3 and
-10 times slower); a model fitted on 2,000 instead of 500 games, 25.8% of 2,000; R-14's tie-break as a
-continuity correction at the last tree (half a token added to the lead over a player farther from the
-Emperor, taken from the lead over a closer one), 24.3% [23.0, 25.7] of 4,000 against this expert; 160
-samples instead of 64, 26.0% [24.5, 27.6] of 3,000 (not significant, and 2.5 times the cost); a win model
-in place of the token prediction (a conditional logit of who wins, the softmax of each painter's utility
-in its tokens and these features with weights for 1, 2, and 3 or more trees left, fitted by maximum
-likelihood on expert iteration from greedy self-play), 25.9% [24.9, 26.9] of 8,000 against this expert,
-35.0% [32.9, 37.1] of 2,000 against three `mcts:iters=500` (a second fit, training seed 40) where this
-expert wins 31.9% [29.9, 34.0] on the same deals, 36.1% [34.1, 38.3] of 2,000 against three greedy (this
-expert 36.7%) and 24.9% [22.8, 27.2] of 1,500 against three `mcts` at 2,000 iterations (this expert
-26.1%, the same command and seed); the other players' forward/back choices each made by its own greedy
-look-ahead rather than always forward (simulate_round), 25.6% [24.7, 26.4] of 10,000 against this expert
-and 25.2% [23.1, 27.5] of 1,500 against three `mcts` at 2,000 iterations (seed 14, where this expert
-without the race wins 26.1%).
-
-Tried after the race, one variant seat and one seat of this expert at a table with two `mcts` at 2,000
-iterations (4 players, seats rotated, seed 31; the difference of the two seats' win shares in the same
-games, 95% interval), and left out: the other players' cards guessed from a dealt hand by a conditional
-logit of how `mcts` players choose (fitted on 18,896 choices of 400 games of its self-play; it names the
-card chosen 30% of the time, chance 20%), -1.2 pp [-3.4, +1.1] of 4,000; at the last tree every card
-played out at random to the end over common determinizations (as `mcts` scores a play-out), -4.4 pp
-[-8.7, -0.1] of 991 (stopped there); the evaluation refitted on 1,000 games of `mcts` self-play at 2,000
-iterations (weights within a few hundredths of these), -0.8 pp [-3.4, +1.8] of 3,000; `temp` 1.3, the
-spread that matches this evaluation's errors (the pair residual's SD is 2.5, 3.4 and 4.0 tokens at 1, 2
-and 3 trees left, a logistic scale about 0.67 of temp 2's), -1.4 pp [-3.9, +1.1] of 3,000.
-
-Where this expert loses to that search, from the first and third of those tables (its seat and the two `mcts`
-seats, 7,000 games): it leads after the second tree in 22.6% of games, an `mcts` seat in 14.8%, but from the
-same standing there (its token lead over the best other, -4 to +3) it wins 1.9 pp less often [-3.3, -0.5],
-clustered by game. So the loss is in the play to the last tree, where the linear evaluation knows little:
-fitted on last-tree positions alone it explains 6.3% of the tokens to come there, a fit on every position 6.2%
-(31,412 last-tree positions of 2,000 games of `mcts:iters=300` self-play).
-
-Tried at the last tree against that loss, the same design (seed 31, 4,000 games unless stopped), and left out:
-a plan of two rounds, each card followed by the best other card of the hand next round, over common
-determinizations (mcts.determinize) in which the others play cards of their dealt hands at random, -1.7 pp
-[-5.5, +2.0] of 1,321 (stopped; against three of this expert 25.0% [24.1, 25.8] of 10,000, seed 41, and 25.0%
-[24.2, 25.9] with the follow-up chosen after seeing each guess); the other players' cards each the best of its
-dealt hand for itself against random cards of the rest, -3.1 pp [-6.9, +0.7] of 1,321 (stopped; 12 games/s
-of self-play, too slow besides); R-14 read into the evaluation (a tie on tokens at the end goes to whoever is
-behind before the last tree's award, as in every one of 197 two-way ties at the top of 1,321 games, so the
-chance of each pairwise lead counts a tie band of one token won when behind and lost when ahead), -2.0 pp
-[-4.2, +0.2]; twice the guesses (samples and most) at the last tree only, at 1.24 times the self-play cost,
--0.7 pp [-3.0, +1.5]. In the R-14 table the seat of this expert takes the last tree's 4 tokens 2.2 pp
-less often than an `mcts` seat from the same token standing before it [-4.1, -0.3] and wins 2.0 pp less
-[-3.7, -0.2] (linear probability, clustered by game): the search is better at being closest when the Emperor
-reaches the last tree. Read against the same design with this expert in both seats (a copy under another name
-that plays identically: an A/A check), -1.3 pp [-3.5, +0.9] of 4,000, the first seat does worse on these
-deals by chance, so none of these variants, nor of the four above, plays measurably better than this expert.
-
-Where a stronger player would gain, from the same positions (sim/sakura/phase_study.py: positions of this
-expert's self-play right after a tree scores, seed 77, the rest of each game played with one seat swapped,
-common random numbers, the other three seats `mcts` at 2,000 iterations): `mcts` at 2,000 iterations in that
-seat instead of this expert gains +0.90 pp [-1.74, +3.54] from the first tree on (2,000 positions) and
-+0.10 [-1.79, +1.99] from the second (3,000): no phase holds a gap of two or more pp. Tried there and left
-out (a scratch copy, 3,000 positions of another seeding): this expert handing the last tree's play to `mcts`
-at 250 iterations, -3.13 pp [-5.01, -1.25]; at 2,000 iterations once the Emperor is within 2 spaces of
-the last tree, +0.50 [-0.11, +1.11] (not significant), at 21 times `mcts`'s self-play speed (one core, one
-run: 24.7 games/s against this expert's 36.6 and `mcts`'s 1.17).
+The measurements behind its settings, and the variants tried and left out, are in docs/design/notes.md.
 """
 
 import numpy as np
