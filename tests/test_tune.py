@@ -90,6 +90,11 @@ def test_verdicts() -> None:
     unsure = standing("u", [520, 500, 490, 490], 2000, target)
     met, text = tune_verdict(unsure, target, [unsure], 0.95)
     assert not met and "could not be ruled out: u" in text
+    assert "more games per candidate (racing.final_games) would settle them" in text
+    # issue 37: the advice names the setting that stopped the race, the candidates what they change
+    met, text = tune_verdict(unsure, target, [unsure], 0.95, limit="budget",
+                             names={"u": 'rules.tie_break = "shared"'})
+    assert 'could not be ruled out: rules.tie_break = "shared"; a larger budget would settle them' in text
     assert decided([good, far[0]], 0.02) == "met" and decided(far, 0.02) == "out of reach"
     assert decided([unsure, *far], 0.02) == ""
 
@@ -127,6 +132,7 @@ def test_race_over_a_constructed_objective_finds_the_best_with_few_games() -> No
     lines: list[str] = []
     capped = race(slugs, play, racing, budget=30000, say=lines.append)
     assert capped.total <= 30000 and capped.winner in ("c05", "c06", "c07", "c08", "c09")
+    assert capped.limited_by == "budget" and result.limited_by == "racing.final_games"
     # issue 16, item 10: a round line names the candidates the budget cut, so its counts add up
     cut_rounds = [line for line in lines if "cut for budget" in line]
     assert cut_rounds, lines

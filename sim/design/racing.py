@@ -109,11 +109,13 @@ def best_of(standings: list[Standing]) -> Standing:
 
 
 def verdict(confirm: Standing, target: Target, race: list[Standing], confidence: float,
-            looks: int = 1) -> tuple[bool, str]:
+            looks: int = 1, *, limit: str = "racing.final_games",
+            names: dict[str, str] | None = None) -> tuple[bool, str]:
     """Whether the target is met with `confidence`, on the recommended config's confirmation games, and
     the sentence that says so (or that no candidate in the space meets it). `looks`: the rounds the race
     planned; a candidate's last figures were seen at one of them, so the claim about every candidate is
-    Bonferroni-corrected over the candidates and the looks."""
+    Bonferroni-corrected over the candidates and the looks. `limit`: the setting that stopped the race
+    (what more games would take); `names`: each candidate by what it changes."""
     tol = target.tolerance
     pct = f"{100 * confidence:g}%"
     met = confirm.high < tol and confirm.feasible == "yes"
@@ -137,11 +139,12 @@ def verdict(confirm: Standing, target: Target, race: list[Standing], confidence:
         why = f"not shown at {pct} ({figures})"
     if confirm.feasible != "yes" and confirm.why_infeasible:
         why += f"; {confirm.why_infeasible}"
-    unsure = [s.slug for s in judged
+    unsure = [(names or {}).get(s.slug, s.slug) for s in judged
               if s.feasible != "no" and seat_deviation(s.wins, s.games, family)["low"] <= tol]
+    more = "a larger budget" if limit == "budget" else f"more games per candidate ({limit})"
     return False, (f"Target not met with {pct} confidence: {why}. Candidates that could not be ruled out: "
-                   f"{', '.join(unsure[:10])}{' ...' if len(unsure) > 10 else ''}; more games "
-                   f"(racing.final_games) would settle them.")
+                   f"{'; '.join(unsure[:10])}{' ...' if len(unsure) > 10 else ''}; {more} would settle "
+                   "them.")
 
 
 #: play(tasks) -> results: each task (slug, games) brings that candidate up to `games` games in all and
@@ -157,6 +160,7 @@ class RaceResult:
     rounds: list[dict[str, Any]]
     winner: str
     played: int = 0
+    limited_by: str = "racing.final_games"  # what stopped the race: the games per candidate, or "budget"
 
     @property
     def total(self) -> int:
@@ -205,6 +209,7 @@ class Race:
         self.rounds: list[dict[str, Any]] = []
         self.played = 0
         self.extra_spent = 0
+        self.limited_by = "racing.final_games"
 
     def run(self) -> RaceResult:
         for r, n in enumerate(self.racing.schedule()):
@@ -218,7 +223,7 @@ class Race:
                 break
         survivors = [self.final[s] for s in self.alive if s in self.final] or list(self.final.values())
         return RaceResult(standings=self.final, games=self.games_of, dropped=self.dropped, rounds=self.rounds,
-                          winner=best_of(survivors).slug, played=self.played)
+                          winner=best_of(survivors).slug, played=self.played, limited_by=self.limited_by)
 
     def cost(self, group: list[str], n: int) -> int:
         """The games that bringing `group` to `n` games costs, their pricing included."""
@@ -239,12 +244,14 @@ class Race:
                 keep.append(slug)
         if not keep:
             self.say(f"round {r + 1}: the budget allows no more games; the race stops")
+            self.limited_by = "budget"
             return None
         for slug in self.alive:
             if slug not in keep:
                 self.dropped[slug] = (r + 1, "budget: not among the best the remaining budget can play")
         cut = len(self.alive) - len(keep)
         self.alive = keep
+        self.limited_by = "budget"  # candidates left the race for the budget, not on their figures
         return cut
 
     def play_round(self, r: int, n: int, cut: int) -> None:

@@ -282,7 +282,8 @@ def _verdict(tune: Tune, result: RaceResult, confirm: Standing | None) -> tuple[
     """Whether the target is met, and the statement: on the confirmation's games, else the race's."""
     judged = confirm or result.standings[result.winner]
     met, statement = verdict(judged, tune.target, list(result.standings.values()), tune.racing.confidence,
-                             looks=len(tune.racing.schedule()))
+                             looks=len(tune.racing.schedule()), limit=result.limited_by,
+                             names={c.slug: c.label() for c in tune.candidates})
     if confirm is None:
         statement += " (judged on the race's own games, with no confirmation run: they favour the winner)"
     return met, statement

@@ -12,7 +12,8 @@ the expert scores the position reached with a linear evaluation of each player's
 w . features(player), fitted by `balance train` (sim/app/train.py), and plays the card with the best mean
 chance of winning: the chance of beating each other player, as if independently, the logistic of its
 predicted lead over that player with a spread of `temp` tokens times the square root of the trees left
-(temp 0: the plain lead over the best other player; the default 2 was chosen by the measurements in docs/design/notes.md).
+(temp 0: the plain lead over the best other player; the default 2 was chosen by the measurements in
+docs/design/notes.md).
 A finished game counts its actual win share. A forward/back choice (API.md phase `choose`) reveals
 nothing more to guess: both outcomes of the round are resolved once and scored the same way.
 
