@@ -1,0 +1,36 @@
+"""MkDocs hook (mkdocs.yml `hooks`): the page reference/commands.md gets every `balance` subcommand's
+help, generated from the parser itself (`sim.commands.build_parser`), so the reference cannot drift from
+the code. The marker `<!-- commands -->` is replaced by one section per subcommand."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+MARKER = "<!-- commands -->"
+
+
+def _subcommands() -> list[tuple[str, str, argparse.ArgumentParser]]:
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    from sim.commands import COMMANDS, build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return [(name, COMMANDS[name].HELP, sub.choices[name]) for name in COMMANDS]
+
+
+def commands_markdown() -> str:
+    os.environ["COLUMNS"] = "100"  # argparse wraps at the terminal's width: the same page everywhere
+    parts = []
+    for name, help_line, parser in _subcommands():
+        parts.append(f"## `balance {name}`\n\n{help_line}\n\n```text\n{parser.format_help().rstrip()}\n```\n")
+    return "\n".join(parts)
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    if MARKER in markdown:
+        markdown = markdown.replace(MARKER, commands_markdown())
+    return markdown
