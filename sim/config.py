@@ -8,6 +8,7 @@ that form in one place; each game's params module uses them to validate its own 
 from __future__ import annotations
 
 import datetime as _dt
+import difflib
 import hashlib
 import json
 import os
@@ -20,12 +21,16 @@ from typing import Any, NoReturn
 from sim.errors import ConfigError
 
 __all__ = [
+    "ANY_INDEX",
+    "WILD",
     "KeyPath",
     "apply_overrides",
     "check_unknown_keys",
     "config_hash",
     "deep_merge",
+    "did_you_mean",
     "dotted",
+    "expand",
     "expect_bool",
     "expect_int",
     "expect_list",
@@ -36,6 +41,7 @@ __all__ = [
     "get_path",
     "load_toml",
     "parse_key",
+    "parse_pattern",
     "path_text",
     "type_name",
 ]
@@ -63,6 +69,24 @@ def fail(file: str | os.PathLike[str], key: str, what: str) -> NoReturn:
     if key:
         raise ConfigError(f"{file}: {key}: {what}")
     raise ConfigError(f"{file}: {what}")
+
+
+def did_you_mean(word: object, options: Iterable[str], quote: bool = False) -> str:
+    """``"did you mean blue?"`` naming the option closest to a mistyped word (difflib's ratio, at least
+    0.6, as `difflib.get_close_matches`) and any about as close, or ``""`` when none is; ``quote`` writes
+    them as TOML strings (a value, not a key)."""
+    if not isinstance(word, str):
+        return ""
+    scored = []
+    for i, option in enumerate(options):
+        matcher = difflib.SequenceMatcher(None, word, option)
+        if option != word and matcher.real_quick_ratio() >= 0.6 and matcher.ratio() >= 0.6:
+            scored.append((-matcher.ratio(), i, option))
+    if not scored:
+        return ""
+    best = min(scored)[0]  # the closest, and any as close as it (within 0.1): "E+3" is E+1 or E+2
+    close = [option for score, _, option in sorted(scored) if score <= best + 0.1][:3]
+    return "did you mean " + " or ".join(json.dumps(c) if quote else c for c in close) + "?"
 
 
 def type_name(value: object) -> str:
@@ -136,7 +160,8 @@ def expect_str_choice(
     options = list(choices)
     listed = ", ".join(json.dumps(c) for c in options)
     if not isinstance(value, str) or value not in options:
-        fail(file, key, f"must be one of {listed}, {_got(value)}")
+        hint = did_you_mean(value, options, quote=True)
+        fail(file, key, f"must be one of {listed}, {_got(value)}" + (f"; {hint}" if hint else ""))
     return value
 
 
@@ -168,13 +193,16 @@ def check_unknown_keys(
     known = set(allowed)
     for key in table:
         if key not in known:
-            fail(file, dotted(prefix, key), f"unknown key (allowed: {', '.join(sorted(known))})")
+            hint = did_you_mean(key, sorted(known))
+            fail(file, dotted(prefix, key), "unknown key" + (f"; {hint}" if hint else "")
+                 + f" (allowed: {', '.join(sorted(known))})")
 
 
 # --------------------------------------------------------------------------------------------------------
 # Dotted keys: `rules.tie_break`, `chits.blue[3].points`. Sweep and tune files name their knobs this way,
 # and a config file may set one element with a quoted top-level key (``"chits.blue[9].points" = 6``), so a
-# variant changes one chit without copying its colour's whole array.
+# variant changes one chit without copying its colour's whole array, or many at once with the wildcards a
+# tune file's space keys take (``"chits.blue[*].points" = 1``, ``"chits.*[*].power" = 0``).
 
 
 _PART = re.compile(r"(?:^|\.)([A-Za-z0-9_-]+)|\[(\d+)\]")
@@ -211,6 +239,78 @@ def get_path(config: Mapping[str, Any], path: KeyPath) -> Any:
     for part in path:
         value = value[part]
     return value
+
+
+# Wildcards, in a config's dotted keys as in a tune file's space keys: ``[*]`` is every element of an array,
+# ``*`` every key of a table (``"chits.*[*].power" = 0``).
+WILD = "*"
+ANY_INDEX = -1  # the part a ``[*]`` becomes
+_PATTERN_PART = re.compile(r"(?:^|\.)([A-Za-z0-9_-]+|\*)|\[(\d+|\*)\]")
+
+
+def parse_pattern(key: str, file: str, where: str) -> tuple[str | int, ...]:
+    """A dotted key that may hold ``[*]`` (every element: part `ANY_INDEX`) and ``*`` (every key of a
+    table: part ``"*"``); anything else is refused, naming ``where``."""
+    parts: list[str | int] = []
+    pos = 0
+    for m in _PATTERN_PART.finditer(key):
+        if m.start() != pos:
+            break
+        if m.group(1) is not None:
+            parts.append(m.group(1))
+        else:
+            parts.append(ANY_INDEX if m.group(2) == WILD else int(m.group(2)))
+        pos = m.end()
+    if not key or pos != len(key) or not isinstance(parts[0], str):
+        fail(file, where, f"not a dotted config key like chits.blue[3].points or chits.*[*].points: {key!r}")
+    return tuple(parts)
+
+
+def expand(key: str, config: Mapping[str, Any], file: str, where: str,
+           within: str = "the base config") -> list[KeyPath]:
+    """Every concrete path a key pattern names in ``config``, in config order; refused when it names none
+    or runs into something that is not there (``within`` names ``config`` in the message)."""
+    parts = parse_pattern(key, file, where)
+    out: list[KeyPath] = []
+
+    def missing(done: KeyPath, part: str | int, node: Any) -> NoReturn:
+        hint = did_you_mean(part, node) if isinstance(node, dict) else ""
+        fail(file, where, f"{path_text((*done, part))} is not in {within}" + (f"; {hint}" if hint else ""))
+
+    def walk(node: Any, done: KeyPath, rest: tuple[str | int, ...]) -> None:
+        if not rest:
+            out.append(done)
+            return
+        part, tail = rest[0], rest[1:]
+        here = path_text(done) or "the config"
+        if part == ANY_INDEX:
+            if not isinstance(node, list):
+                fail(file, where, f"{here} is not an array, so [*] cannot run over it")
+            for i, item in enumerate(node):
+                walk(item, (*done, i), tail)
+        elif part == WILD:
+            if not isinstance(node, dict):
+                fail(file, where, f"{here} is not a table, so * cannot run over its keys")
+            for name, item in node.items():
+                walk(item, (*done, name), tail)
+        elif isinstance(part, int):
+            if not isinstance(node, list) or part >= len(node):
+                missing(done, part, node)
+            walk(node[part], (*done, part), tail)
+        else:
+            if isinstance(node, list):
+                fail(file, where, f"{here} is an array, so it has no key {part!r}: index it with [i] or [*]")
+            if not isinstance(node, dict) or part not in node:
+                if not tail and isinstance(node, dict):  # a key the base leaves at its default
+                    out.append((*done, part))
+                    return
+                missing(done, part, node)
+            walk(node[part], (*done, part), tail)
+
+    walk(config, (), parts)
+    if not out:
+        fail(file, where, f"{key!r} names no value of {within}")
+    return out
 
 
 def _set(config: dict[str, Any], path: KeyPath, value: Any, file: str, where: str) -> None:
@@ -297,10 +397,12 @@ def _load(shown: str, chain: tuple[Path, ...]) -> dict[str, Any]:
     data = _read_one(shown, real)
     chain = (*chain, real)
     # Quoted top-level keys with a dot or an index are dotted overrides, applied after this file's own
-    # tables are merged over its parent, in the order written.
-    overrides = {parse_key(key, shown, key): data.pop(key) for key in [k for k in data if _is_dotted(k)]}
+    # tables are merged over its parent, in the order written; each may hold wildcards ([*], *).
+    overrides = [(key, data.pop(key)) for key in [k for k in data if _is_dotted(k)]]
+    for key, _ in overrides:
+        parse_pattern(key, shown, key)
     if "extends" not in data:
-        return apply_overrides(data, overrides, shown) if overrides else data
+        return _apply_dotted(data, overrides, shown)
     target = data.pop("extends")
     if not isinstance(target, str) or not target:
         fail(shown, "extends", f"must be a non-empty string (a path relative to this file), {_got(target)}")
@@ -310,9 +412,38 @@ def _load(shown: str, chain: tuple[Path, ...]) -> dict[str, Any]:
         loop = " -> ".join([*(str(p) for p in chain), str(parent_real)])
         fail(shown, "extends", f"cycle: {loop}")
     if not parent_real.is_file():
-        fail(shown, "extends", f"file not found: {target}")
-    merged = deep_merge(_load(parent_shown, chain), data)
-    return apply_overrides(merged, overrides, shown) if overrides else merged
+        fail(shown, "extends", _not_found(target, parent_real, shown, data.get("game")))
+    return _apply_dotted(deep_merge(_load(parent_shown, chain), data), overrides, shown)
+
+
+def _apply_dotted(config: dict[str, Any], overrides: list[tuple[str, Any]], file: str) -> dict[str, Any]:
+    """``config`` with a file's dotted keys set in the order written, each wildcard expanded over the
+    config as the keys before it left it (`expand`: one that names nothing is refused by file and key)."""
+    for key, value in overrides:
+        paths = expand(key, config, file, key, within="the config") if WILD in key \
+            else [parse_key(key, file, key)]
+        config = apply_overrides(config, dict.fromkeys(paths, value), file)
+    return config
+
+
+#: the configs shipped with the toolkit: a folder per game (configs/<game>/, each with its base.toml)
+SHIPPED_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+def _not_found(target: str, looked: Path, shown: str, game: object) -> str:
+    """What a missing `extends` says: the folder it looked in and, when a shipped game's folder (the one
+    of the file's own `game`, if it names one) holds a file of that name, the path to it from the file."""
+    what = f"file not found: {target} (looked in {looked.parent})"
+    if isinstance(game, str) and _BARE_KEY.match(game):
+        folders = [SHIPPED_CONFIGS / game]
+    else:
+        folders = sorted(p.parent for p in SHIPPED_CONFIGS.glob("*/base.toml"))
+    shipped = [folder / looked.name for folder in folders if (folder / looked.name).is_file()]
+    if not shipped:
+        return what
+    here = os.path.abspath(os.path.dirname(shown))  # extends is joined to the file's folder as given
+    paths = " or ".join(f'extends = "{Path(os.path.relpath(p, here)).as_posix()}"' for p in shipped)
+    return f"{what}; did you mean {paths}?"
 
 
 def _is_dotted(key: str) -> bool:
@@ -327,9 +458,11 @@ def load_toml(path: str | os.PathLike[str]) -> tuple[dict[str, Any], str]:
     ``extends = "other.toml"`` names the parent, relative to the extending file; the parent is loaded
     (recursively) and this file's keys are merged over it (tables key by key, arrays and scalars replace).
     The ``extends`` key is not in the result. A quoted top-level dotted key (``"chits.blue[9].points" = 6``)
-    sets that one value after the merge, as a sweep or tune file's key would. Messages name files by the
-    path as given (joined with the extends paths), which is what the user typed; the returned string is the
-    top file's resolved path.
+    sets that one value after the merge, as a sweep or tune file's key would; with wildcards, as a tune
+    file's space key, every value it names (``[*]`` every element, ``*`` every key of a table; one that
+    names none is refused). A missing parent is refused naming the folder looked in, and the shipped config
+    of that name if there is one. Messages name files by the path as given (joined with the extends paths),
+    which is what the user typed; the returned string is the top file's resolved path.
     """
     shown = os.fspath(path)
     real = Path(shown).resolve()

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from sim.config import did_you_mean
 from sim.errors import ConfigError
 from sim.game_spec import AgentKind, GameSpec, Vocabulary
 
@@ -61,7 +62,9 @@ def spec_of_config(config: dict, file: str | os.PathLike[str]) -> GameSpec:
     """The spec of a merged config's `game` key; a ConfigError names the file and the known games."""
     game = config.get("game")
     if game not in REGISTRY:
-        raise ConfigError(f"{os.fspath(file)}: game: must be one of {', '.join(REGISTRY)}, got {game!r}")
+        hint = did_you_mean(game, REGISTRY)
+        raise ConfigError(f"{os.fspath(file)}: game: must be one of {', '.join(REGISTRY)}, got {game!r}"
+                          + (f"; {hint}" if hint else ""))
     return spec(game)
 
 

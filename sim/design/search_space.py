@@ -26,79 +26,27 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sim.config import KeyPath, fail, get_path, parse_key, path_text
+from sim.config import (
+    ANY_INDEX,
+    WILD,
+    KeyPath,
+    did_you_mean,
+    expand,
+    fail,
+    get_path,
+    parse_key,
+    parse_pattern,
+    path_text,
+)
 
-WILD = "*"
-
-
-# ---- keys with wildcards -------------------------------------------------------------------------------
-_PATTERN_PART = re.compile(r"(?:^|\.)([A-Za-z0-9_-]+|\*)|\[(\d+|\*)\]")
-ANY_INDEX = -1  # the part a ``[*]`` becomes
-
-
-def parse_pattern(key: str, file: str, where: str) -> tuple[str | int, ...]:
-    """A dotted key that may hold ``[*]`` (every element: part `ANY_INDEX`) and ``*`` (every key of a
-    table: part ``"*"``); anything else is refused, naming ``where``."""
-    parts: list[str | int] = []
-    pos = 0
-    for m in _PATTERN_PART.finditer(key):
-        if m.start() != pos:
-            break
-        if m.group(1) is not None:
-            parts.append(m.group(1))
-        else:
-            parts.append(ANY_INDEX if m.group(2) == WILD else int(m.group(2)))
-        pos = m.end()
-    if not key or pos != len(key) or not isinstance(parts[0], str):
-        fail(file, where, f"not a dotted config key like chits.blue[3].points or chits.*[*].points: {key!r}")
-    return tuple(parts)
-
-
-def expand(key: str, config: Mapping[str, Any], file: str, where: str) -> list[KeyPath]:
-    """Every concrete path a key pattern names in ``config``, in config order; refused when it names none
-    or runs into something that is not there."""
-    parts = parse_pattern(key, file, where)
-    out: list[KeyPath] = []
-
-    def walk(node: Any, done: tuple[str | int, ...], rest: tuple[str | int, ...]) -> None:
-        if not rest:
-            out.append(done)
-            return
-        part, tail = rest[0], rest[1:]
-        here = path_text(done) or "the config"
-        if part == ANY_INDEX:
-            if not isinstance(node, list):
-                fail(file, where, f"{here} is not an array, so [*] cannot run over it")
-            for i, item in enumerate(node):
-                walk(item, (*done, i), tail)
-        elif part == WILD:
-            if not isinstance(node, dict):
-                fail(file, where, f"{here} is not a table, so * cannot run over its keys")
-            for name, item in node.items():
-                walk(item, (*done, name), tail)
-        elif isinstance(part, int):
-            if not isinstance(node, list) or part >= len(node):
-                fail(file, where, f"{path_text((*done, part))} is not in the base config")
-            walk(node[part], (*done, part), tail)
-        else:
-            if isinstance(node, list):
-                fail(file, where, f"{here} is an array, so it has no key {part!r}: index it with [i] or [*]")
-            if not isinstance(node, dict) or part not in node:
-                if not tail and isinstance(node, dict):  # a key the base leaves at its default
-                    out.append((*done, part))
-                    return
-                fail(file, where, f"{path_text((*done, part))} is not in the base config")
-            walk(node[part], (*done, part), tail)
-
-    walk(config, (), parts)
-    if not out:
-        fail(file, where, f"{key!r} names no value of the base config")
-    return out
+# The wildcards (``[*]`` every element, ``*`` every key) and their expansion are sim.config's, because a
+# config file's dotted keys take them too; they are re-exported here for the design layer.
+__all__ = ["ANY_INDEX", "WILD", "Constraint", "Dimension", "SearchSpace", "expand", "parse_pattern",
+           "read_constraints", "read_dimensions"]
 
 
 # ---- the space -----------------------------------------------------------------------------------------
@@ -421,8 +369,9 @@ class _ConstraintReader:
         allowed = _CONSTRAINT_KEYS[kind]
         for k in item:
             if k not in allowed:
-                fail(file, f"{where}.{k}", f"unknown key for a {kind} constraint (allowed: "
-                                           f"{', '.join(sorted(allowed))})")
+                hint = did_you_mean(k, sorted(allowed))
+                fail(file, f"{where}.{k}", f"unknown key for a {kind} constraint"
+                     + (f"; {hint}" if hint else "") + f" (allowed: {', '.join(sorted(allowed))})")
         pattern = item[kind]
         if not isinstance(pattern, str):
             fail(file, f"{where}.{kind}", "must be a dotted key (wildcards allowed)")

@@ -164,6 +164,30 @@ def _number(value: object, file: str, key: str, lo: float, hi: float | None = No
     return float(value)
 
 
+#: the tune file's shares, each with what it is and an example: a designer may type 2 for 2 percentage points
+_SHARES = {"target.tolerance": "a share of games, 0.02 = 2 percentage points",
+           "target.chit_cap": "a share of games, 0.15 = 15 percentage points",
+           "racing.confidence": "a confidence level, 0.95 = 95%",
+           "search.confidence": "a confidence level, 0.95 = 95%"}
+
+
+def _share(value: object, file: str, key: str, lo: float = 0.0, hi: float | None = None) -> float:
+    """A share (of games, or a confidence level) in [lo, hi], or in [lo, 1) without ``hi``. A value of 1
+    or more is a percentage typed for a share: refused saying what the key is, with the share it would
+    be when that is one (``got 2 (did you mean 0.02?)``)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        fail(file, key, f"must be a number ({_SHARES[key]}), got {value!r}")
+    top = 1.0 if hi is None else hi
+    if value >= 1:
+        meant = value / 100
+        hint = f" (did you mean {meant:g}?)" if lo <= meant <= top and meant < 1 else ""
+        fail(file, key, f"{_SHARES[key]}; got {value!r}{hint}")
+    if value < lo or value > top:
+        within = f"in {lo:g}..{hi:g}" if hi is not None else f"at least {lo:g} and below 1"
+        fail(file, key, f"must be {within} ({_SHARES[key]}), got {value!r}")
+    return float(value)
+
+
 def _values(spec: Any, file: str, where: str) -> tuple[Any, ...]:
     """One space key's values: ``{min, max, step}`` (integers) or ``{choices = [...]}`` (or a bare list)."""
     if isinstance(spec, list):
@@ -221,8 +245,8 @@ def _search(table: Any, file: str, spec: GameSpec, players: int, capped: bool) -
                   confirm_agents=confirm_agents,
                   confirm_points=expect_int(t.get("confirm_points", d.confirm_points), file,
                                             "search.confirm_points", 1, 20),
-                  confidence=_number(t.get("confidence", d.confidence), file, "search.confidence", 0.5,
-                                     0.9999),
+                  confidence=_share(t.get("confidence", d.confidence), file, "search.confidence", 0.5,
+                                    0.9999),
                   startup_trials=expect_int(t.get("startup_trials", d.startup_trials), file,
                                             "search.startup_trials", 1),
                   values_games=values_games,
@@ -328,8 +352,8 @@ def _read_target(table: Any, file: str, spec: GameSpec) -> Target:
     if "chit_cap" in t:
         if spec.values is None:
             fail(file, "target.chit_cap", f"{spec.name} has no values study to price its components by")
-        chit_cap = _number(t["chit_cap"], file, "target.chit_cap", 0, 1)
-    return Target(tolerance=_number(t.get("tolerance", 0.02), file, "target.tolerance", 0, 1), length=length,
+        chit_cap = _share(t["chit_cap"], file, "target.chit_cap")
+    return Target(tolerance=_share(t.get("tolerance", 0.02), file, "target.tolerance"), length=length,
                   chit_cap=chit_cap)
 
 
@@ -347,7 +371,7 @@ def _read_racing(table: Any, file: str, chit_cap: float | None) -> Racing:
         growth=_number(r.get("growth", defaults.growth), file, "racing.growth", 1.01),
         final_games=final,
         confirm_games=expect_int(r.get("confirm_games", final), file, "racing.confirm_games", 0),
-        confidence=_number(r.get("confidence", defaults.confidence), file, "racing.confidence", 0.5, 0.9999),
+        confidence=_share(r.get("confidence", defaults.confidence), file, "racing.confidence", 0.5, 0.9999),
         eta=_number(r.get("eta", defaults.eta), file, "racing.eta", 1.01),
         stop_when_decided=expect_bool(r.get("stop_when_decided", True), file, "racing.stop_when_decided"),
         values_games=expect_int(r.get("values_games", defaults.values_games), file, "racing.values_games", 2),
