@@ -208,7 +208,7 @@ def tie_section(title: str, name: str, runs: dict[str, Any], *, ties: dict[str, 
 
     ``ties``: per run the `analysis.ties.tie_stats` dict; ``rescored``: per run the long table (rule, seat,
     win_rate, ci_low, ci_high) of the game's re-scoring; ``name``: the file-name prefix of its chart and
-    table; ``tied_what`` and ``rule``: how the notes name the tie and the rule (its RULES.md number);
+    table; ``tied_what`` and ``rule``: how the notes name the tie and the rule (its docs/rules.md number);
     ``n_all``: the `scope` text. The chart's title starts with the part of ``title`` before its colon."""
     sec = Section(title, question="ties", anchor=f"{name}-ties")
     for lab, run in runs.items():

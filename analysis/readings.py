@@ -1,4 +1,4 @@
-"""What a report says about the rules a run read: how it read each rule that RULES.md reads two ways (the
+"""What a report says about the rules a run read: how it read each rule that docs/rules.md reads two ways (the
 registry's `GameSpec.readings`), and whether its components are the reconstructed defaults the originals
 do not print (`GameSpec.reconstructed`), so that a designer does not take a result of our reconstruction
 for a finding about the published game (issue 15, item 4).
@@ -63,15 +63,15 @@ def reconstruction_notes(runs: list[Run], labels: list[str]) -> list[str]:
         parts = reconstructed_parts(run)
         if parts:
             named = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
-            text = (f"{spec.vocabulary.title}: the {named} are the reconstructed defaults of RULES.md, not "
-                    "printed in the originals, so these figures are results for that reconstruction, not "
-                    "findings about the published game (replace them in the config with the printed "
-                    "values).")
+            text = (f"{spec.vocabulary.title}: the {named} are the reconstructed defaults of "
+                    "docs/rules.md, not printed in the originals, so these figures are results for that "
+                    "reconstruction, not findings about the published game (replace them in the config with "
+                    "the printed values).")
             notes.setdefault(text, []).append(label)
         players = int(run.manifest["players"])
         if spec.described_players is not None and players not in spec.described_players:
             counts = " and ".join(str(n) for n in spec.described_players)
             text = (f"{spec.vocabulary.title} with {players} players: the originals describe {counts} "
-                    f"players only; {players} is simulated as RULES.md allows.")
+                    f"players only; {players} is simulated as docs/rules.md allows.")
             notes.setdefault(text, []).append(label)
     return [f"{text} ({', '.join(names)})" for text, names in notes.items()]

@@ -8,7 +8,7 @@ chunks' tallies merged; `seat_win_rates` also takes a players table, tallied as 
 and `seat_win_rates_from_shares` ask the same question of a study's in-memory winner marks
 (`sim.app.study`), through the same tally.
 
-Seats are 0-based as in the tables (seat 0 is the start player, "seat 1" in RULES.md prose).
+Seats are 0-based as in the tables (seat 0 is the start player, "seat 1" in docs/rules.md prose).
 """
 
 from __future__ import annotations

@@ -56,8 +56,8 @@ def differences_in_play(run: Any, base: Any) -> str:
     mine, theirs = _readings(run), _readings(base)
     read = [f"{k} = {mine[k]} vs {theirs[k]}" for k in mine if k in theirs and mine[k] != theirs[k]]
     if read:
-        notes.append(f"rules read differently: {', '.join(read)} (RULES.md reads them two ways) — part of "
-                     "the difference is how the rules are read")
+        notes.append(f"rules read differently: {', '.join(read)} (docs/rules.md reads them two ways) "
+                     "— part of the difference is how the rules are read")
     return "; ".join(notes)
 
 

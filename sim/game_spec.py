@@ -140,7 +140,7 @@ class GameSpec:
     #: (rows, features), `gained` (what the seat went on to score from there), `seat`, `game`
     training_ref: Ref | None = None
     bench_players: int = 3
-    #: the `[rules]` keys where RULES.md names another plausible reading of the originals (R-9/R-20,
+    #: the `[rules]` keys where docs/rules.md names another plausible reading of the originals (R-9/R-20,
     #: R-14, R-21..R-23), each with the player counts it applies to (None: all): a report's run list says
     #: how each run read them (analysis.readings)
     readings: tuple[tuple[str, tuple[int, ...] | None], ...] = ()
@@ -215,7 +215,7 @@ class GameSpec:
         return self.rules(merged, players, os.fspath(path))
 
     def default_rules(self, players: int) -> Any:
-        """The rules of record (RULES.md defaults), from the repository's base config."""
+        """The rules of record (docs/rules.md defaults), from the repository's base config."""
         return self.load_rules(None, players)
 
     def agent_codes(self) -> dict[str, int]:

@@ -1,4 +1,4 @@
-"""Builders and small reference helpers for the Kamakura rule tests (RULES.md Game 1, API.md).
+"""Builders and small reference helpers for the Kamakura rule tests (docs/rules.md, Kamakura, API.md).
 
 Everything here works on the public, readable API only: state dicts, `from_dict`, `legal_actions`, `apply`.
 """

@@ -1,5 +1,5 @@
-"""Builders and a small reference of the rules for the Sakura tests (RULES.md Game 2, API.md "Sakura states
-and actions").
+"""Builders and a small reference of the rules for the Sakura tests (docs/rules.md, Sakura, API.md
+"Sakura states and actions").
 
 Everything here works on the public, readable API only: state dicts, `from_dict`, `to_dict`,
 `legal_actions`, `apply`, `result`, `observe`. The card list is read straight from the shipped TOML config,
@@ -250,7 +250,7 @@ def rules_of(d: dict, players: int | None = None) -> dict:
 
 
 # --------------------------------------------------------------------------------------------------------
-# Reference of the rules (RULES.md Game 2 and the API decisions), on state dicts.
+# Reference of the rules (docs/rules.md, Sakura and the API decisions), on state dicts.
 
 
 class NeedsShuffle(Exception):

@@ -555,4 +555,4 @@ def test_a_last_to_play_run_rescores_to_its_logged_shares(tmp_path: Path) -> Non
     tied = run.games["tie"].astype(bool)
     assert tied.sum() > 0
     differ = np.abs(rescored.loc["last_in_order", "wins"].to_numpy() - logged).sum()
-    assert differ > 0  # among ~40 ties, the readings disagree in some (about four in ten, RULES.md R-20)
+    assert differ > 0  # among ~40 ties, the readings disagree in some (about four in ten, docs/rules.md R-20)

@@ -543,7 +543,7 @@ def test_rescoring_a_logged_run_under_its_own_rule_reproduces_its_win_shares(cou
     court_row = court_win_rate(run.players, run.games).iloc[0]
     if name == "court":
         assert court_row["win_rate"] == pytest.approx(table.loc[(own, 2), "win_rate"])
-        assert 0.2 < court_row["win_rate"] < 0.6  # RULES.md: roughly four games in ten under random play
+        assert 0.2 < court_row["win_rate"] < 0.6  # docs/rules.md: roughly four games in ten under random play
     else:
         assert court_row["win_rate"] == 0.0
 

@@ -1,4 +1,4 @@
-"""Kamakura config loading: the shipped configs match RULES.md, and every bad config is refused with the
+"""Kamakura config loading: the shipped configs match docs/rules.md, and every bad config is refused with the
 file and the dotted key (API.md), before any game could run."""
 
 from __future__ import annotations

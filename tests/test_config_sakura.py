@@ -1,4 +1,4 @@
-"""Sakura config loading: the shipped configs match RULES.md (R-10 board, R-11 deck, R-14 tie-break), the
+"""Sakura config loading: the shipped configs match docs/rules.md (R-10 board, R-11 deck, R-14 tie-break), the
 played board is expanded for 5-6 players, and every bad config is refused with the file and the dotted key
 (API.md), before any game could run."""
 

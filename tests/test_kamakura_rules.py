@@ -1,4 +1,4 @@
-"""Kamakura rule tests: each scenario holds the engine to a decision of RULES.md (Game 1, R-1..R-9)
+"""Kamakura rule tests: each scenario holds the engine to a decision of docs/rules.md (Kamakura, R-1..R-9)
 and to the action semantics of API.md ("Kamakura states and actions"), through the public readable API only.
 
 Boards used below (cells 0..15 row-major; line cells in LINES of kamakura_helpers):
@@ -429,8 +429,8 @@ def test_r6_one_green_helps_one_chit_two_greens_two_chits_with_a_yellow():
 
 
 def test_r6_eligibility_is_an_exact_count_and_green_only_lowers():
-    """Eligible means tile count == icons (RULES.md gain phase); a green lowers the requirement, never raises
-    it, so a line holding more tiles than the chit's icons never qualifies."""
+    """Eligible means tile count == icons (docs/rules.md gain phase); a green lowers the requirement,
+    never raises it, so a line holding more tiles than the chit's icons never qualifies."""
     # ROWS: row0 has 4 reds; chit 0 (red row 0) icons 3 -> not eligible, with or without green 21 (power 1).
     # Chits 11, 22, 33 (icons 4 on the uniform rows 1-3) are eligible; every other line has 1 of each colour
     # and its icons-4 chit would need d = 3 > 1.

@@ -70,3 +70,15 @@ def test_the_pages_own_links_to_decisions_resolve():
     ids = set(re.findall(r'<a id="([^"]+)"></a>', page))
     for target in set(re.findall(r"\]\(#([^)]+)\)", page)):
         assert target in ids, f"link to #{target}: no such anchor on the page"
+
+
+def test_no_reference_points_outside_the_repository() -> None:
+    """Issue 37: every R-number points to docs/rules.md; nothing names the rules' old place outside the
+    repository (../shared) or its file name there."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    names = ["../" + "shared", "RULES" + ".md"]
+    found = subprocess.run(["git", "grep", "-n", "-F", "-e", names[0], "-e", names[1], "--", ".",
+                            ":!tests/test_rules_page.py"], cwd=root, capture_output=True, text=True).stdout
+    assert found == ""

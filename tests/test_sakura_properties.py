@@ -1,7 +1,8 @@
 """Property tests for Sakura: random play through the public API from `new_state(seed)` for 2..6 players
 (both two-player variants, both tie-breaks, both readings of R-21 bump_from and R-22 lineup_from_gate at
 every player count, both of R-23 court_can_win at two players), checking after every action the
-invariants of RULES.md (Game 2) and API.md, and the engine's step against the plain reference of the rules
+invariants of docs/rules.md (Sakura) and API.md, and the
+engine's step against the plain reference of the rules
 in tests/sakura_helpers.py (`ref_apply`: movement, bumps R-15 / R-21, leapfrog / count R-17, scoring R-13,
 line-up R-18 / R-22, draws R-19 up to the seeded shuffle, the court painter, the tactical variant; and
 `ref_winners`: R-14, R-23).

@@ -1,5 +1,5 @@
-"""Scenario tests of the three alternative readings of the Sakura rules (RULES.md Game 2), each knob under
-both of its values, from state dicts through the public readable API (tests/sakura_helpers.py):
+"""Scenario tests of the three alternative readings of the Sakura rules (docs/rules.md, Sakura), each
+knob under both of its values, from state dicts through the public readable API (tests/sakura_helpers.py):
 
 - R-21 `bump_from`: when a painter's own move bumps, its three empty spaces back are counted from the
   Emperor's space ("emperor", R-15) or from where its move stopped ("painter": the last empty space it
@@ -244,7 +244,7 @@ def test_to_dict_exposes_each_knob_under_its_config_key_and_from_dict_accepts_it
     g = game(players)
     d = g.to_dict(g.new_state(seed=3))
     assert {k: d["rules"][k] for k in ("bump_from", "lineup_from_gate", "court_can_win")} == {
-        "bump_from": "emperor", "lineup_from_gate": False, "court_can_win": False}  # the RULES.md defaults
+        "bump_from": "emperor", "lineup_from_gate": False, "court_can_win": False}  # the rules of record
     for knobs in ({"bump_from": "painter"}, {"lineup_from_gate": True}, {"court_can_win": True},
                   {"bump_from": "painter", "lineup_from_gate": True, "court_can_win": True}):
         e = copy.deepcopy(d)
@@ -296,7 +296,7 @@ def test_from_dict_refuses_bad_knob_values(knobs, what):
 
 def test_readings_load_everywhere_and_only_non_defaults_change_the_config_hash(tmp_path):
     """court_can_win = true is accepted at every player count (acting only with two); a config at the
-    RULES.md defaults keeps the hash it had before R-21..R-23 existed, any other reading changes it."""
+    docs/rules.md defaults keeps the hash it had before R-21..R-23 existed, any other reading changes it."""
     spec = games.spec("sakura")
     base = {n: spec.load_rules(CONFIG, n) for n in (2, 4)}
     # the hash of base.toml before R-21..R-23 existed (logged in the pinned tables of table_hashes.json)

@@ -1,4 +1,4 @@
-"""Sakura rule tests: each scenario holds the engine to a rule of RULES.md (Game 2, R-10..R-19 and the
+"""Sakura rule tests: each scenario holds the engine to a rule of docs/rules.md (Sakura, R-10..R-19 and the
 unnumbered rules) and to the state and action semantics of API.md ("Sakura states and actions"), through
 the public readable API only.
 

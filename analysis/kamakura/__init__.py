@@ -11,7 +11,7 @@ merge exactly: analysis.tally) and a ``*_from`` (the figure from a merged tally)
 held whole is the ``*_from`` of their ``*_tally``, one chunk. All are pure functions: DataFrames in,
 DataFrames or dicts out; nothing is printed or written. Every rate comes with its n and a Wilson 95%
 interval, every difference with a normal 95% interval. Seats are 0-based as in the tables (seat 0 is the
-start player, "seat 1" in RULES.md prose).
+start player, "seat 1" in docs/rules.md prose).
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ registry's `report_sections`). The report reads a run by parts (issue 18): each 
 ``X_from(X_tally(tables...))``, where ``X_tally`` is what one chunk of games adds (whole numbers, merged
 exactly by `analysis.tally.merge`) and ``X_from`` reads the figure off a merged tally; the figure of some
 tables held whole is the ``X_from`` of their ``X_tally``, one chunk. Seats are 0-based as in the tables
-(seat 0 is the start player, "seat 1" in RULES.md prose). In two-player games the neutral court painter is
-logged with `seat = players`; it never wins (unless court_can_win, R-23) and is left out of every
+(seat 0 is the start player, "seat 1" in docs/rules.md prose). In two-player games the neutral court
+painter is logged with `seat = players`; it never wins (unless court_can_win, R-23) and is left out of every
 per-player figure (card values, win rates) but counted where painters are (bumps, sakura scoring) and,
 under R-23, shown beside the seats with its own win rate. The action ids and the starting tokens are the
 engine's (`sim.sakura.params`, `sim.sakura.kernels`).

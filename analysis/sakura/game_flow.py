@@ -18,7 +18,7 @@ from analysis._arrays import floats, ints
 from analysis.sakura._columns import _Col, _KeyIndex, _kind_col, _rank, _spans
 from analysis.stats import wilson_interval
 from analysis.tally import Hist, hist, hist_count, hist_distribution, hist_moments, hist_table
-from sim.sakura.kernels import START_TOKENS  # RULES.md Setup: each painter starts with 5 tokens
+from sim.sakura.kernels import START_TOKENS  # docs/rules.md Setup: each painter starts with 5 tokens
 from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS
 
 

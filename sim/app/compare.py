@@ -149,7 +149,7 @@ class _Pair:
 
 
 def reading_changes(base: Any, variant: Any) -> str:
-    """The rules the originals leave open (RULES.md's readings) that the two runs read differently, as
+    """The rules the originals leave open (docs/rules.md's readings) that the two runs read differently, as
     "tie_break = shared (base: last_in_order)"; "" when they read them alike."""
     from analysis.readings import rule_readings
 

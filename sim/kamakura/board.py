@@ -1,6 +1,7 @@
 """Fixed geometry of the Kamakura board and the exact swap-distance table behind R-8.
 
-Cells are 0..15 row-major; lines 0..3 are rows, 4..7 columns, 8 the main and 9 the anti-diagonal (RULES.md).
+Cells are 0..15 row-major; lines 0..3 are rows, 4..7 columns, 8 the main and 9 the anti-diagonal
+(docs/rules.md).
 
 The R-8 question "can this player still gain a chit this turn?" needs, for a colour c, a line L and a target
 count t, the fewest adjacent swaps that leave exactly t tiles of colour c in L. Only the cells holding colour

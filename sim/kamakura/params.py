@@ -1,4 +1,5 @@
-"""Kamakura rule knobs (RULES.md Game 1): loading and validating a config into a frozen ``KamakuraRules``.
+"""Kamakura rule knobs (docs/rules.md, Kamakura): loading and validating a config into a frozen
+``KamakuraRules``.
 
 Everything a designer can change lives in the TOML config (API.md schema); this module refuses a bad one
 with the file, the dotted key and what is wrong, before any game runs, and hands the engine plain,
@@ -50,7 +51,7 @@ MAX_MOVES = 16
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 DEFAULT_CONFIG: Path = Path(__file__).resolve().parents[2] / "configs" / "kamakura" / "base.toml"
 
-#: RULES.md defaults for keys a config may leave out of ``[rules]``.
+#: docs/rules.md defaults for keys a config may leave out of ``[rules]``.
 RULE_DEFAULTS: dict[str, Any] = {
     "layout": "RYGBGBRYBGYRYRBG",  # R-1
     "order_chit_moves": [0, 2, 3, 4],  # R-4

@@ -126,5 +126,5 @@ SPEC = GameSpec(
     reconstructed=(("rules.layout", "layout (R-1)"), ("chits", "chit set (R-3)"),
                    ("rules.order_chit_moves", "order-chit moves (R-4)")),
     choices=(("rules.tie_break", TIE_BREAKS),),
-    described_players=(3, 4),  # the tips speak of 3 and 4 players; 2 is simulated (RULES.md, player count)
+    described_players=(3, 4),  # the tips speak of 3 and 4 players; 2 is simulated (docs/rules.md)
 )

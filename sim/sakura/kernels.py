@@ -1,4 +1,4 @@
-"""The Sakura rules as numba kernels over one flat int64 state vector (RULES.md Game 2).
+"""The Sakura rules as numba kernels over one flat int64 state vector (docs/rules.md, Sakura).
 
 The only copy of the rules: batch self-play, the agents' look-ahead and the readable API (game.py) all
 call these functions. `apply_action` runs everything that needs no decision (reveal, resolution in order
@@ -27,7 +27,7 @@ from sim.state_layout import Fields
 # DECK_SIZE (60 order numbers) and MAX_PLAYERS (6) are the config's limits, from params.py.
 MAX_PAINTERS = 6       # players, plus the court painter with two players
 HAND_SIZE = 5
-START_TOKENS = 5       # RULES.md Setup: each player, and the court painter, starts with 5 tokens
+START_TOKENS = 5       # docs/rules.md Setup: each player, and the court painter, starts with 5 tokens
 MAX_ROUNDS = 2000      # safety valve for degenerate decks (not a rule): the game then ends "round_limit"
 
 # Garden and painter action codes: the index of the action's id in params.GARDEN_ACTIONS / PAINTER_ACTIONS.

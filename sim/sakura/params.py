@@ -1,4 +1,4 @@
-"""Sakura rule knobs (RULES.md Game 2): loading and validating a config into a frozen ``SakuraRules``.
+"""Sakura rule knobs (docs/rules.md, Sakura): loading and validating a config into a frozen ``SakuraRules``.
 
 Everything a designer can change lives in the TOML config (API.md schema): the tie-break (R-14), the
 two-player variant, the three alternative readings (R-21 `bump_from`, R-22 `lineup_from_gate`, R-23
@@ -57,7 +57,7 @@ MAX_PATH = 1000
 BRIDGE_SPACES = 3  # with 5 or 6 players each bridge counts as three spaces (R-10)
 DEFAULT_CONFIG: Path = Path(__file__).resolve().parents[2] / "configs" / "sakura" / "base.toml"
 
-#: RULES.md defaults for keys a config may leave out.
+#: docs/rules.md defaults for keys a config may leave out.
 RULE_DEFAULTS: dict[str, Any] = {
     "tie_break": "closest_to_emperor",  # R-14
     "two_player_variant": "court",  # Two players
@@ -65,7 +65,7 @@ RULE_DEFAULTS: dict[str, Any] = {
     "lineup_from_gate": False,  # R-18; true is R-22
     "court_can_win": False,  # Two players; true is R-23
 }
-#: The knobs RULES.md added after the first rules of record (R-21..R-23). A config leaves them out of its
+#: The knobs docs/rules.md added after the first rules of record (R-21..R-23). A config leaves them out of its
 #: hash while they hold their default, so a config at the defaults keeps the hash it had before they
 #: existed: its run directories still resume and the shipped expert models still match it.
 _LATER_KNOBS = ("bump_from", "lineup_from_gate", "court_can_win")
@@ -147,7 +147,7 @@ def rules_from_mapping(cfg: dict[str, Any], players: int, source: str) -> Sakura
     tie_break = expect_str_choice(rules["tie_break"], file, "rules.tie_break", TIE_BREAKS)
     variant = expect_str_choice(rules["two_player_variant"], file, "rules.two_player_variant", VARIANTS)
     # Like two_player_variant, court_can_win is accepted at every player count and only acts with two
-    # (RULES.md "Two players"), so one config file serves every player count.
+    # (docs/rules.md "Two players"), so one config file serves every player count.
     knobs = {"bump_from": expect_str_choice(rules["bump_from"], file, "rules.bump_from", BUMP_FROM),
              "lineup_from_gate": expect_bool(rules["lineup_from_gate"], file, "rules.lineup_from_gate"),
              "court_can_win": expect_bool(rules["court_can_win"], file, "rules.court_can_win")}

@@ -103,7 +103,7 @@ def _steps_done(v: np.ndarray) -> int:
 
 def _moves(prev: tuple, now: tuple, painters: int, players: int) -> list[str]:
     """What changed between two recorded positions: the Emperor's move, the painter's (a half card moves
-    at most one painter, RULES.md Cards), and a bump with the token it cost."""
+    at most one painter, docs/rules.md Cards), and a bump with the token it cost."""
     emperor0, pos0, tok0, bumps0 = prev
     emperor1, pos1, tok1, bumps1 = now
     out = []

@@ -18,8 +18,7 @@ from typing import Any
 
 import tomlkit
 
-from sim.config import KeyPath, apply_overrides, get_path, load_toml, parse_key, path_text
-from sim.design.search_space import expand
+from sim.config import KeyPath, apply_overrides, expand, get_path, load_toml, parse_key, path_text
 from sim.errors import ConfigError
 from sim.game_spec import GameSpec
 from sim.workbench.workspace import Refused, Start
