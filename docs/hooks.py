@@ -9,6 +9,9 @@ import os
 import sys
 
 MARKER = "<!-- commands -->"
+#: reference/configs.md: the tune file's [target], [racing] and [search] keys with their defaults, read off
+#: the dataclasses the tune file is parsed into (sim/design/tune_file.py)
+TUNE_MARKER = "<!-- tune-defaults -->"
 
 
 def _subcommands() -> list[tuple[str, str, argparse.ArgumentParser]]:
@@ -30,7 +33,24 @@ def commands_markdown() -> str:
     return "\n".join(parts)
 
 
+def tune_defaults_markdown() -> str:
+    from dataclasses import MISSING, fields
+
+    _subcommands()  # puts the repository on the path
+    from sim.design.tune_file import Racing, Search, Target
+
+    rows = ["| key | default |", "| --- | --- |"]
+    for table, cls in (("target", Target), ("racing", Racing), ("search", Search)):
+        for f in fields(cls):
+            value = f.default if f.default is not MISSING else None
+            shown = "none" if value is None else f"`{list(value) if isinstance(value, tuple) else value}`"
+            rows.append(f"| `{table}.{f.name}` | {shown} |")
+    return "\n".join(rows)
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
     if MARKER in markdown:
         markdown = markdown.replace(MARKER, commands_markdown())
+    if TUNE_MARKER in markdown:
+        markdown = markdown.replace(TUNE_MARKER, tune_defaults_markdown())
     return markdown
