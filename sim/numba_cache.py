@@ -5,7 +5,9 @@ changes in symbols defined in another file", numba's notes on caching). A kernel
 file (the batch loop into the agents, every agent into the rules) would keep running the compiled old
 version of an edited callee, silently: a rule fixed in kernels.py, or an agent changed in expert.py, would
 not reach `balance simulate` until batch.py itself changed. Keying the whole cache on the digest of all
-sources makes any edit, or a `git pull` that changes a kernel, compile afresh instead.
+sources makes any edit, or a `git pull` that changes a kernel, compile afresh instead. The layers above
+the engines (sim.app, sim.design, sim.workbench, sim.commands) hold no kernel and no kernel imports them
+(tests/test_architecture.py holds the layers), so they are left out: editing a command compiles nothing.
 
 `sim/__init__.py` calls use() before any kernel module is imported (numba reads the folder when a kernel is
 decorated). A NUMBA_CACHE_DIR the user set is kept as the base the digest's folder goes under.
@@ -21,14 +23,17 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
 PREFIX = "kernels-"
+ABOVE_KERNELS = ("app", "design", "workbench", "commands", "__main__.py")  # no kernel reads these
 KEEP = 3  # digests' folders kept when a new one is made (one per recent version of the sources)
 
 
 def source_digest(package: Path = PACKAGE) -> str:
-    """A digest of every .py file under `package` (paths and bytes): any edit changes it."""
+    """A digest of every .py file under `package` (paths and bytes) but the layers above the kernels: any
+    edit a kernel could see changes it."""
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):
-        if "__pycache__" in path.parts:
+        top = path.relative_to(package).parts[0]
+        if "__pycache__" in path.parts or top in ABOVE_KERNELS:
             continue
         digest.update(path.relative_to(package).as_posix().encode())
         digest.update(b"\0")

@@ -141,6 +141,17 @@ def test_layers_point_one_way():
     assert upward == []
 
 
+def test_the_engines_import_nothing_of_the_application():
+    """The games' packages and sim's own modules (the kernels and what they read) sit beneath the
+    application: numba's cache digest leaves the application's layers out on this (sim/numba_cache.py)."""
+    graph = import_graph()
+    application = ("sim.app", "sim.design", "sim.workbench", "sim.commands")
+    engines = [name for name in graph if name.startswith("sim") and name != "sim.__main__"
+               and not name.startswith(application)]
+    assert "sim.kamakura.expert" in engines and "sim.config" in engines
+    assert [f"{n} -> {t}" for n in engines for t in sorted(graph[n]) if t.startswith(application)] == []
+
+
 def test_the_cycle_finder_finds_a_planted_circle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [["a", "b", "c"]]

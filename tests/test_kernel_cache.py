@@ -71,6 +71,18 @@ def test_the_digest_follows_every_source_file(tmp_path: Path) -> None:
     assert numba_cache.source_digest(package) not in (first, second)
 
 
+def test_the_layers_above_the_kernels_are_left_out_and_hold_no_kernel(tmp_path: Path) -> None:
+    package = _package(tmp_path, {"__init__.py": "", "a.py": "X = 1\n"})
+    first = numba_cache.source_digest(package)
+    (package / "commands").mkdir()
+    (package / "commands" / "c.py").write_text("Y = 1\n")
+    (package / "__main__.py").write_text("")
+    assert numba_cache.source_digest(package) == first
+    for top in numba_cache.ABOVE_KERNELS:
+        for path in (numba_cache.PACKAGE / top).rglob("*.py") if top != "__main__.py" else []:
+            assert "njit" not in path.read_text(), f"{path} compiles a kernel: its layer must be digested"
+
+
 def test_the_base_is_the_users_folder_or_ours(tmp_path: Path) -> None:
     assert numba_cache.cache_base({}) == numba_cache.PACKAGE / "__pycache__" / "numba"
     assert numba_cache.cache_base({"NUMBA_CACHE_DIR": str(tmp_path)}) == tmp_path
