@@ -73,8 +73,10 @@ def _model_search(args: argparse.Namespace, tune, options: RunOptions, started: 
                              report=True, say=options.say())
     rec = summary.get("recommended")
     study = summary["studies"].get("random" if args.baseline else "model", {})
+    stopped = f"\nThe search stopped before its budget: {summary['stopped']}." \
+        if rec and summary.get("stopped") else ""
     print((f"recommended: {summary['recommended_config']} ({summary['recommended_label']})\n"
-           f"{rec['confirm'][tune.agents]['statement']}" if rec else why_nothing(summary, tune))
+           f"{rec['confirm'][tune.agents]['statement']}{stopped}" if rec else why_nothing(summary, tune))
           + f"\n{study.get('spent', 0):,} games searching ({len(study.get('records', []))} trials, "
           f"10^{summary['space']['log10_candidates']:.1f} candidates); {summary['played_now']:,} "
           f"played now in {time.perf_counter() - started:.1f} s; report: {summary.get('report')}")
