@@ -77,7 +77,8 @@ CASES = [
     *[(f"tune tolerance {bad}", "tune", tune_text().replace("tolerance = 0.1", f"tolerance = {bad}"),
        "target.tolerance", "must be a finite number") for bad in ("nan", "inf", "-inf")],
     *[(f"tune length {end} {bad}", "tune", tune_text(tail=f"length = {{{end} = {bad}}}"),
-       f"target.length.{end}", "must be a finite number") for end in ("min", "max") for bad in ("nan", "inf")],
+       f"target.length.{end}", "must be a finite number")
+      for end in ("min", "max") for bad in ("nan", "inf")],
     ("tune constraint bound nan", "tune",
      tune_text(tail='[[constraints]]\nsum = "rules.order_chit_moves[*]"\nmax = nan'), "constraints[0].max",
      "must be a finite number"),
@@ -86,8 +87,9 @@ CASES = [
      'space."rules.order_chit_moves[1]"', f"at most {MAX_DIMENSION_VALUES:,}"),
     ("tune budget 10**30", "tune", tune_text("budget = 1000000000000000000000000000000"), "budget",
      f"1..{MAX_GAMES}"),
-    ("tune final games 10**30", "tune", tune_text(tail="[racing]\nfinal_games = 1000000000000000000000000000000"),
-     "racing.final_games", f"1..{MAX_GAMES}"),
+    ("tune final games 10**30", "tune",
+     tune_text(tail="[racing]\nfinal_games = 1000000000000000000000000000000"), "racing.final_games",
+     f"1..{MAX_GAMES}"),
     ("sweep games 10**10", "sweep", sweep_text("games = 10000000000"), "games", f"1..{MAX_GAMES}"),
     # a constraint naming a key the base config does not have
     ("tune constraint unknown key", "tune",
@@ -98,7 +100,7 @@ CASES = [
      "constraints[0].by", "did you mean tie_break?"),
     # a budget too small for one model trial; a confirmation of no games
     ("tune budget below one trial", "tune",
-     tune_text("budget = 500", tail=MODEL.replace("final_games = 20", "final_games = 400")), "budget",
+     tune_text("budget = 300", tail=MODEL.replace("final_games = 20", "final_games = 400")), "budget",
      "one trial played to the end 400"),
     ("tune model confirmation of 0 games", "tune", tune_text(tail=MODEL.replace("confirm_games = 20",
                                                                                 "confirm_games = 0")),
