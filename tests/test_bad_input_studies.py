@@ -14,7 +14,7 @@ import pytest
 from sim.commands import main
 from sim.design.files import MAX_GAMES
 from sim.design.sweep import MAX_VARIANTS
-from sim.design.tune_file import MAX_DIMENSION_VALUES
+from sim.design.tune_file import MAX_DIMENSION_VALUES, MAX_RACED
 
 ROOT = Path(__file__).resolve().parents[1]
 KAMAKURA = (ROOT / "configs" / "kamakura" / "base.toml").as_posix()
@@ -186,3 +186,15 @@ def test_a_model_tune_that_has_played_its_space_through_stops_and_says_so(
     assert "the space is exhausted: each of its 5 candidates" in summary["stopped"]
     assert "space is exhausted" in printed.out
     assert summary["studies"]["model"]["spent"] <= 5 * 20
+
+
+@pytest.mark.parametrize("command, limits", [
+    ("sweep", [MAX_VARIANTS, "games at most 10^9"]),
+    ("tune", [MAX_DIMENSION_VALUES, MAX_RACED, "game counts at most 10^9", "no nan or inf"])])
+def test_the_limits_are_said_in_help(command: str, limits: list, capsys: pytest.CaptureFixture) -> None:
+    assert MAX_GAMES == 10**9
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for limit in limits:
+        assert (f"{limit:,}" if isinstance(limit, int) else limit) in text
