@@ -15,7 +15,10 @@ PARSER = examples("balance sweep configs/sweeps/kamakura-tie-break.toml",
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("sweep_file", help="TOML sweep file, e.g. one of configs/sweeps/")
+    parser.add_argument("sweep_file",
+                        help="TOML sweep file, e.g. one of configs/sweeps/; limits: games at most 10^9, "
+                             "at most 1,000 variants (the grid counted before it is expanded), the logs "
+                             "must fit on the disk")
     add_run_options(parser, jobs=True,
                     out="sweep folder (default: runs/sweeps/<sweep file name>)",
                     force="replace run directories made by a different config, seed or agents",

@@ -19,7 +19,10 @@ PARSER = examples("balance tune configs/tunes/kamakura-3p-chit-points.toml",
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("tune_file", help="TOML tune file, e.g. one of configs/tunes/")
+    parser.add_argument("tune_file",
+                        help="TOML tune file, e.g. one of configs/tunes/; limits: budget and game counts "
+                             "at most 10^9, at most 10,000 values a space key, racing at most 5,000 "
+                             "candidates, finite numbers (no nan or inf)")
     add_run_options(parser, jobs=True,
                     out="tune folder (default: runs/tunes/<tune file name>)",
                     force="replace candidate run directories (or a model search's study) made by a different "
@@ -73,8 +76,10 @@ def _model_search(args: argparse.Namespace, tune, options: RunOptions, started: 
                              report=True, say=options.say())
     rec = summary.get("recommended")
     study = summary["studies"].get("random" if args.baseline else "model", {})
+    stopped = f"\nThe search stopped before its budget: {summary['stopped']}." \
+        if rec and summary.get("stopped") else ""
     print((f"recommended: {summary['recommended_config']} ({summary['recommended_label']})\n"
-           f"{rec['confirm'][tune.agents]['statement']}" if rec else why_nothing(summary, tune))
+           f"{rec['confirm'][tune.agents]['statement']}{stopped}" if rec else why_nothing(summary, tune))
           + f"\n{study.get('spent', 0):,} games searching ({len(study.get('records', []))} trials, "
           f"10^{summary['space']['log10_candidates']:.1f} candidates); {summary['played_now']:,} "
           f"played now in {time.perf_counter() - started:.1f} s; report: {summary.get('report')}")

@@ -34,15 +34,32 @@ def load_base(file: str, value: object, key: str = "base") -> tuple[str, GameSpe
     return path, games.spec_of_config(merged, path), merged
 
 
-def player_counts(file: str, value: object, key: str = "players") -> tuple[int, ...]:
+#: the most games a sweep file's `games` or a tune file's budget and game counts may ask for: a billion
+#: games is days of play on one machine, and past it a typo (an extra zero, a 1e30) is refused at once
+MAX_GAMES = 10**9
+
+
+def games_count(value: object, file: str, key: str, lo: int = 1, hi: int = MAX_GAMES) -> int:
+    """A number of games in a sweep or tune file: an integer in lo..hi, hi at most MAX_GAMES."""
+    return expect_int(value, file, key, lo, min(hi, MAX_GAMES))
+
+
+def player_counts(file: str, value: object, spec: GameSpec, key: str = "players") -> tuple[int, ...]:
+    """The player counts a sweep or tune file names, each one the game is for (refused by this file and
+    key, not later by the base config's validation)."""
     items = value if isinstance(value, list) else [value]
     if not items:
         fail(file, key, "must name at least one player count")
-    counts = tuple(expect_int(v, file, f"{key}[{i}]" if isinstance(value, list) else key, 1)
-                   for i, v in enumerate(items))
+    counts: list[int] = []
+    for i, v in enumerate(items):
+        where = f"{key}[{i}]" if isinstance(value, list) else key
+        n = expect_int(v, file, where, 1)
+        if not spec.min_players <= n <= spec.max_players:
+            fail(file, where, f"{spec.name} is for {spec.min_players} to {spec.max_players} players, got {n}")
+        counts.append(n)
     if len(set(counts)) < len(counts):
         fail(file, key, "repeats a player count")
-    return counts
+    return tuple(counts)
 
 
 def agent_lineups(file: str, value: object, key: str = "agents") -> tuple[str, ...]:

@@ -13,6 +13,7 @@ confirmation are described in docs/design/notes.md.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -33,6 +34,12 @@ from sim.errors import ConfigError
 STUDY_FILE = "study.db"
 SEARCH_JSON = "search.json"
 STUDY_NAMES = {"model": "search", "random": "random-baseline"}
+#: the largest space whose candidates are listed to tell when every one is played (a racing tune's largest)
+MAX_LISTED = 5000
+#: a session stops when its sampler proposes this many candidates in a row that were played already and
+#: play no further (a small space searched through, or a sampler settled on a few candidates): without it,
+#: proposals that cost no games would never reach the budget
+MAX_IDLE_TRIALS = 50
 
 
 # ---- the study ----------------------------------------------------------------------------------------
@@ -182,6 +189,11 @@ class ModelSearch:
         self.by_values: dict[str, dict[str, Any]] = {}     # and their values study's
         self.spent = 0
         self.started = time.perf_counter()
+        self.seen: set[str] = set()       # the candidates proposed this session
+        self.settled: set[str] = set()    # the ones that can play no further (played to the end, or idle)
+        self.idle = 0                     # proposals in a row that played no game on a known candidate
+        self.every: set[str] | None = None  # every candidate of a space small enough to list (once needed)
+        self.stopped = ""                 # why the session stopped before its budget ran out
 
     # ---- the session -------------------------------------------------------------------------------------
     def run(self, jobs: int, backend: str, scheduler: str | None) -> dict[str, Any]:
@@ -191,15 +203,44 @@ class ModelSearch:
             self.restore()
             before = self.spent
             self.resume_running()
-            while self.spent + self.schedule[0] + self.reserve_now() <= self.budget:
+            while not self.stopped and self.spent + self.schedule[0] + self.reserve_now() <= self.budget:
+                spent = self.spent
                 trial = self.propose()
                 self.evaluate(trial, None)
                 self.report(trial.number)
+                self.stopped = self.why_stop(self.records[trial.number], spent)
         finally:
             self.pool.close()
+        if self.stopped:
+            self.say(f"{self.kind} search stopped at {self.spent:,} of {self.budget:,} games: {self.stopped}")
         summary = _summary(kind=self.kind, sampler=self.sampler_name, spent=self.spent, budget=self.budget,
                            records=self.records, schedule=self.schedule, full=self.full)
-        return summary | {"played_now": self.spent - before}
+        return summary | {"played_now": self.spent - before, "stopped": self.stopped}
+
+    def why_stop(self, record: TrialRecord, spent: int) -> str:
+        """Why the session stops after this trial ("" to go on): every candidate of a listable space
+        played as far as it will go, or MAX_IDLE_TRIALS proposals in a row of candidates played already
+        that played no game."""
+        key = json.dumps(record.values, default=str)
+        known = key in self.seen
+        self.seen.add(key)
+        played = self.spent > spent
+        if played and record.valid and record.games < self.full:
+            self.settled.discard(key)
+        else:
+            self.settled.add(key)
+        self.idle = self.idle + 1 if known and not played else 0
+        if self.idle and self.every is None and self.space.size() <= MAX_LISTED:
+            repaired = (self.space.repair(list(p)) for p in itertools.product(*(d.values for d in
+                                                                                 self.space.dimensions)))
+            self.every = {json.dumps(v, default=str) for v in repaired if not self.space.violations(v)}
+        if self.every is not None and self.every <= self.settled:
+            return (f"the space is exhausted: each of its {len(self.every):,} candidates is played as far "
+                    "as it goes")
+        if self.idle >= MAX_IDLE_TRIALS:
+            return (f"the sampler proposed {self.idle} candidates in a row that were played already "
+                    "and played no game")
+        return ""
 
     def restore(self) -> None:
         """What earlier sessions finished: their records, games spent, and statistics to share."""

@@ -117,12 +117,13 @@ def why_nothing(summary: dict[str, Any], tune: Tune) -> str:
     full = full_games(tune.search)
     study = summary["studies"].get("model") or next(iter(summary["studies"].values()), {})
     done = [r for r in study.get("records", []) if r["valid"] and r["games"] >= full]
+    stopped = f" (the search stopped early: {summary['stopped']})" if summary.get("stopped") else ""
     if not done:
-        return "no candidate was played to the end: raise the budget"
+        return f"no candidate was played to the end{stopped}: raise the budget"
     limits = [w for w, on in (("outside the length range", tune.target.length is not None),
                               ("over the component cap", tune.target.chit_cap is not None)) if on]
     return (f"none of the {len(done)} candidates played to the end met the constraints (each was "
-            f"{' or '.join(limits)}): raise the budget, or loosen the target")
+            f"{' or '.join(limits)}){stopped}: raise the budget, or loosen the target")
 
 
 def run_model_tune(tune: Tune, out: Path, jobs: int, backend: str, scheduler: str | None, baseline: str,
@@ -155,7 +156,7 @@ def run_model_tune(tune: Tune, out: Path, jobs: int, backend: str, scheduler: st
                                for k, v in studies.items() if v["records"]},
                    "confirmed": confirmed, "recommended": rec, "baseline_confirmed": baseline_confirmed,
                    "curve_checks": checks, "seconds": time.perf_counter() - started,
-                   "played_now": fresh.played}
+                   "played_now": fresh.played, "stopped": result.get("stopped", "")}
         if rec is not None:
             summary.update(_write_recommended(tune, out, rec))
         write_summary(out, summary)

@@ -376,6 +376,7 @@ class _ConstraintReader:
         if not isinstance(pattern, str):
             fail(file, f"{where}.{kind}", "must be a dotted key (wildcards allowed)")
         paths = tuple(expand(pattern, self.base, file, f"{where}.{kind}"))
+        self.check_present(paths, f"{where}.{kind}")
         if kind == "nondecreasing":
             return Constraint(kind, paths, where, ranks=self.ranks(item, where, paths, pattern))
         low, high = self.bounds(item, where)
@@ -397,11 +398,27 @@ class _ConstraintReader:
         if not isinstance(item["by"], str):
             fail(self.file, f"{where}.by", "must be a dotted key (wildcards allowed)")
         by = expand(item["by"], self.base, self.file, f"{where}.by")
+        self.check_present(by, f"{where}.by")
         if len(by) != len(paths):
             fail(self.file, f"{where}.by", f"names {len(by)} values for the {len(paths)} of {pattern!r}")
         if any(p in self.searched for p in by):
             fail(self.file, f"{where}.by", "ranks by a searched value; rank by values the space keeps")
         return tuple(float(get_path(self.base, p)) for p in by)
+
+    def check_present(self, paths: Sequence[KeyPath], where: str) -> None:
+        """Every value a constraint runs over that the space does not search is in the base config (a key
+        it leaves at its default has no value to sum, count or rank by): refused naming it, with the
+        nearest key the base has."""
+        for p in paths:
+            if p in self.searched:
+                continue
+            try:
+                get_path(self.base, p)
+            except (KeyError, IndexError, TypeError):
+                parent = get_path(self.base, p[:-1])
+                hint = did_you_mean(p[-1], parent) if isinstance(parent, Mapping) else ""
+                fail(self.file, where, f"{path_text(p)} is not in the base config and the space does not "
+                                       "search it" + (f"; {hint}" if hint else ""))
 
     def bounds(self, item: dict[str, Any], where: str) -> tuple[float, float]:
         """A sum's or count's (low, high): ``equals``, or ``min`` and/or ``max``."""
@@ -411,6 +428,8 @@ class _ConstraintReader:
         for k in ("min", "max", "equals"):
             if k in item and (isinstance(item[k], bool) or not isinstance(item[k], int | float)):
                 fail(file, f"{where}.{k}", f"must be a number, got {item[k]!r}")
+            if k in item and not math.isfinite(item[k]):
+                fail(file, f"{where}.{k}", f"must be a finite number, got {item[k]}")
         low = float(item.get("equals", item.get("min", -math.inf)))
         high = float(item.get("equals", item.get("max", math.inf)))
         if not any(k in item for k in ("min", "max", "equals")):

@@ -37,8 +37,10 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import os
 import re
+import shutil
 import time
 import tomllib
 from collections.abc import Callable
@@ -47,7 +49,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from sim.agent_spec import check_models, parse_agents
-from sim.app.runner import RunPlan, simulate
+from sim.app.runner import LOG_BYTES, RunPlan, simulate
 from sim.config import (
     check_unknown_keys,
     expect_bool,
@@ -59,9 +61,11 @@ from sim.config import (
     load_toml,
 )
 from sim.design.files import (
+    MAX_GAMES,
     agent_lineups,
     check_agents,
     finished_games,
+    games_count,
     load_base,
     player_counts,
     validate,
@@ -84,6 +88,10 @@ from storage.run_lock import LOCK_NAME, RunLock
 _SWEEP_KEYS = {"base", "description", "players", "agents", "games", "seed", "rotate_seats", "grid",
                "variants"}
 SWEEP_MANIFEST = "sweep.json"
+#: the most variants (grid points and named variants) a sweep file may list: each is validated at every
+#: player count and runs as its own run directories, so a grid of a million points is refused at once, by
+#: its count, before one is expanded (a larger search is `balance tune`'s)
+MAX_VARIANTS = 1000
 
 
 @dataclass(frozen=True)
@@ -232,7 +240,10 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
     if "grid" in data:
         grid_keys, choices, listed = _read_grid(data["grid"], file)
     if "variants" in data:
-        listed += _read_variants(data["variants"], file, fields["players"])
+        listed += _read_variants(data["variants"], file, fields["spec"], fields["players"])
+    if len(listed) > MAX_VARIANTS:
+        fail(file, "variants", f"the grid's points and the named variants are {len(listed):,}; a sweep runs "
+                               f"at most {MAX_VARIANTS:,} variants")
     variants = _variants(listed, file, fields["spec"], fields["base_config"], fields["players"])
     return Sweep(file=file, **fields, grid_keys=tuple(grid_keys), variants=tuple(variants),
                  grid_values=tuple(tuple(c) for c in choices))
@@ -246,9 +257,9 @@ def _read_head(data: dict[str, Any], file: str) -> dict[str, Any]:
         if key not in data:
             fail(file, key, "missing key (a sweep names base, players, agents and games)")
     base, spec, base_config = load_base(file, data["base"])
-    players = player_counts(file, data["players"])
+    players = player_counts(file, data["players"], spec)
     agents = agent_lineups(file, data["agents"])
-    games = expect_int(data["games"], file, "games", 1)
+    games = games_count(data["games"], file, "games")
     seed = expect_int(data.get("seed", 0), file, "seed", 0, 2**63 - 1)
     rotate = expect_bool(data.get("rotate_seats", False), file, "rotate_seats")
     description = expect_str(data.get("description", ""), file, "description")
@@ -279,6 +290,10 @@ def _read_grid(table: Any, file: str) -> tuple[list[KeyPath], list[list[Any]], l
         if len({format_value(v) for v in values}) < len(values):
             fail(file, where, "repeats a value")
         choices.append(values)
+    points = math.prod(len(c) for c in choices)
+    if points > MAX_VARIANTS:
+        fail(file, "grid", f"has {points:,} points (every combination of its keys' values); a sweep runs at "
+                           f"most {MAX_VARIANTS:,} variants: split it, or search it with `balance tune`")
     listed = []
     for combo in itertools.product(*choices):
         overrides = dict(zip(grid_keys, combo, strict=True))
@@ -287,7 +302,7 @@ def _read_grid(table: Any, file: str) -> tuple[list[KeyPath], list[list[Any]], l
     return grid_keys, choices, listed
 
 
-def _read_variants(items: Any, file: str, players: tuple[int, ...]) -> list[Listed]:
+def _read_variants(items: Any, file: str, spec: GameSpec, players: tuple[int, ...]) -> list[Listed]:
     """The ``[[variants]]``: each named once, with its overrides and its own player counts."""
     items = expect_list(items, file, "variants")
     names: set[str] = set()
@@ -299,7 +314,7 @@ def _read_variants(items: Any, file: str, players: tuple[int, ...]) -> list[List
         if name in names:
             fail(file, f"{key}.name", f"repeats the name {name!r}")
         names.add(name)
-        only = _variant_players(file, f"{key}.players", table.pop("players"), players) \
+        only = _variant_players(file, f"{key}.players", table.pop("players"), spec, players) \
             if "players" in table else None
         overrides = _flatten_overrides(table, file, f"{key}.")
         if name == "base" and overrides:
@@ -344,9 +359,10 @@ def _also(kept: Variant, name: str, only: tuple[int, ...] | None, players: tuple
     return replace(kept, aliases=(*kept.aliases, name) if name != kept.name else kept.aliases, players=counts)
 
 
-def _variant_players(file: str, key: str, value: object, sweep_players: tuple[int, ...]) -> tuple[int, ...]:
+def _variant_players(file: str, key: str, value: object, spec: GameSpec,
+                     sweep_players: tuple[int, ...]) -> tuple[int, ...]:
     """A named variant's own player counts: some of the sweep's, in the sweep's order."""
-    counts = player_counts(file, value, key)
+    counts = player_counts(file, value, spec, key)
     outside = [n for n in counts if n not in sweep_players]
     if outside:
         fail(file, key, f"player counts {outside} are not among the sweep's players "
@@ -404,7 +420,23 @@ def plan_sweep(sweep: Sweep, out: str | os.PathLike[str], force: bool = False) -
                                      config_text=text))
     for run in runs:
         check_directory(RunDirectory(run.out), run.plan.identity(), force=force)
+    _check_disk(sweep, runs, out)
     return runs
+
+
+def _check_disk(sweep: Sweep, runs: list[SweepRun], out: Path) -> None:
+    """Refuse, before anything is written, a sweep whose runs' logs (the games each still lacks, at
+    runner.LOG_BYTES a game) cannot fit on the disk, naming the sweep file's `games`."""
+    need = 0
+    for run in runs:
+        have = RunDirectory(run.out, run.plan.tables).finished_within(sweep.games) if run.out.is_dir() else 0
+        need += (sweep.games - have) * LOG_BYTES.get(run.plan.study, 400)
+    place = next(p for p in (out, *out.absolute().parents) if p.exists())
+    free = shutil.disk_usage(place).free
+    if need > free:
+        fail(sweep.file, "games", f"{sweep.games:,} games x {len(runs)} runs: their logs need about "
+                                  f"{need / 1e9:,.1f} GB and {place} has {free / 1e9:,.1f} GB free; ask for "
+                                  f"fewer games (at most {MAX_GAMES:,} a run)")
 
 
 def sweep_manifest(sweep: Sweep, runs: list[SweepRun], out: Path) -> dict[str, Any]:

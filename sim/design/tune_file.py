@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.config import (
+    _got,
     check_unknown_keys,
     expect_bool,
     expect_int,
@@ -22,7 +23,7 @@ from sim.config import (
     fail,
     load_toml,
 )
-from sim.design.files import agent_lineups, check_agents, load_base, player_counts, validate
+from sim.design.files import agent_lineups, check_agents, games_count, load_base, player_counts, validate
 from sim.design.overrides import KeyPath, apply_overrides, format_value, path_text
 from sim.design.search_space import SearchSpace, read_constraints, read_dimensions
 from sim.errors import ConfigError
@@ -37,6 +38,9 @@ SAMPLERS = ("tpe", "cmaes", "nsga2", "random")
 OBJECTIVES = ("seats", "changes", "l1")
 METHODS = ("auto", "racing", "model")
 MAX_RACED = 5000  # method = "auto": race every candidate up to this many, search by model beyond
+#: the most values one space key may take ({min, max, step} counted before it is expanded): a
+#: `max = 10**30` is refused at once, not built value by value
+MAX_DIMENSION_VALUES = 10_000
 _TARGET_KEYS = {"objective", "tolerance", "length", "chit_cap"}
 _RACING_KEYS = {"method", "first_games", "growth", "final_games", "confirm_games", "confidence", "eta",
                 "stop_when_decided", "values_games", "confirm_values_games"}
@@ -156,8 +160,12 @@ class Tune:
 
 
 def _number(value: object, file: str, key: str, lo: float, hi: float | None = None) -> float:
+    """A finite number in [lo, hi] (nan and inf are refused: a growth, eta or length bound of inf or nan
+    would run a race forever or make every comparison false)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        fail(file, key, f"must be a number, got {value!r}")
+        fail(file, key, f"must be a number, {_got(value)}")
+    if not math.isfinite(value):
+        fail(file, key, f"must be a finite number, got {value}")
     if value < lo or (hi is not None and value > hi):
         fail(file, key, f"must be in {lo}..{hi}, got {value}" if hi is not None else
              f"must be at least {lo}, got {value}")
@@ -176,7 +184,9 @@ def _share(value: object, file: str, key: str, lo: float = 0.0, hi: float | None
     or more is a percentage typed for a share: refused saying what the key is, with the share it would
     be when that is one (``got 2 (did you mean 0.02?)``)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        fail(file, key, f"must be a number ({_SHARES[key]}), got {value!r}")
+        fail(file, key, f"must be a number ({_SHARES[key]}), {_got(value)}")
+    if not math.isfinite(value):
+        fail(file, key, f"must be a finite number ({_SHARES[key]}), got {value}")
     top = 1.0 if hi is None else hi
     if value >= 1:
         meant = value / 100
@@ -208,6 +218,10 @@ def _values(spec: Any, file: str, where: str) -> tuple[Any, ...]:
     lo = expect_int(spec["min"], file, f"{where}.min")
     hi = expect_int(spec["max"], file, f"{where}.max", lo=lo)
     step = expect_int(spec.get("step", 1), file, f"{where}.step", lo=1)
+    count = (hi - lo) // step + 1
+    if count > MAX_DIMENSION_VALUES:
+        fail(file, where, f"{{min = {lo}, max = {hi}, step = {step}}} is {count:,} values; a space key takes "
+                          f"at most {MAX_DIMENSION_VALUES:,}: raise step or narrow the range")
     return tuple(range(lo, hi + 1, step))
 
 
@@ -226,7 +240,7 @@ def _search(table: Any, file: str, spec: GameSpec, players: int, capped: bool) -
                                 "search.sampler", SAMPLERS)
     if sampler == "cmaes" and len(objectives) > 1:
         fail(file, "search.sampler", "cmaes searches one objective; use nsga2 or tpe for several")
-    final = expect_int(t.get("final_games", d.final_games), file, "search.final_games", 1)
+    final = games_count(t.get("final_games", d.final_games), file, "search.final_games", 1)
     confirm_agents = expect_str(t.get("confirm_agents", ""), file, "search.confirm_agents")
     if confirm_agents:
         check_agents(file, "search.confirm_agents", confirm_agents, players, spec)
@@ -234,28 +248,28 @@ def _search(table: Any, file: str, spec: GameSpec, players: int, capped: bool) -
         if key in t and not capped:
             fail(file, f"search.{key}", "prices component kinds for target.chit_cap, which the file does not "
                                         "set")
-    values_games = expect_int(t.get("values_games", d.values_games), file, "search.values_games", 2)
-    verify_games = expect_int(t.get("verify_games", final), file, "search.verify_games", final)
+    values_games = games_count(t.get("values_games", d.values_games), file, "search.values_games", 2)
+    verify_games = games_count(t.get("verify_games", final), file, "search.verify_games", final)
     return Search(sampler=sampler, objectives=objectives,
-                  first_games=expect_int(t.get("first_games", min(d.first_games, final)), file,
+                  first_games=games_count(t.get("first_games", min(d.first_games, final)), file,
                                          "search.first_games", 1, final),
                   growth=_number(t.get("growth", d.growth), file, "search.growth", 1.01), final_games=final,
-                  confirm_games=expect_int(t.get("confirm_games", d.confirm_games), file,
-                                           "search.confirm_games", 0),
+                  confirm_games=games_count(t.get("confirm_games", d.confirm_games), file,
+                                            "search.confirm_games", 1),
                   confirm_agents=confirm_agents,
                   confirm_points=expect_int(t.get("confirm_points", d.confirm_points), file,
                                             "search.confirm_points", 1, 20),
                   confidence=_share(t.get("confidence", d.confidence), file, "search.confidence", 0.5,
                                     0.9999),
                   startup_trials=expect_int(t.get("startup_trials", d.startup_trials), file,
-                                            "search.startup_trials", 1),
+                                            "search.startup_trials", 1, 10_000),
                   values_games=values_games,
-                  confirm_values_games=expect_int(t.get("confirm_values_games", d.confirm_values_games), file,
-                                                  "search.confirm_values_games", 2),
+                  confirm_values_games=games_count(t.get("confirm_values_games", d.confirm_values_games),
+                                                   file, "search.confirm_values_games", 2),
                   verify_games=verify_games,
                   curve_checks=expect_int(t.get("curve_checks", d.curve_checks), file, "search.curve_checks",
                                           1, 20),
-                  curve_games=expect_int(t.get("curve_games", d.curve_games), file, "search.curve_games",
+                  curve_games=games_count(t.get("curve_games", d.curve_games), file, "search.curve_games",
                                          2))
 
 
@@ -275,15 +289,18 @@ def _slug(values: tuple[Any, ...]) -> str:
 
 def _check_budget(budget: int, search: Search, file: str) -> None:
     """A model search's budget must leave games for the search after the confirmation it reserves (the
-    confirmation's games for each point it confirms) and pay for at least a few trials' first stage."""
+    confirmation's games for each point it confirms), and pay for one trial played to the end (its
+    stages and the incumbent's check) and at least ten trials' first stage."""
     points = 1 if len(search.objectives) == 1 else search.confirm_points
     reserve = search.confirm_games * points
-    least = reserve + 10 * search.schedule()[0]
+    first, full = 10 * search.schedule()[0], max(search.verify_games, search.schedule()[-1])  # full_games
+    least = reserve + max(first, full)
     if budget < least:
         fail(file, "budget", f"{budget:,} games leave too few for a search: the confirmation takes "
-                             f"{reserve:,} (search.confirm_games x {points} point(s)) and ten trials' first "
-                             f"stage {10 * search.schedule()[0]:,} (search.first_games); give at least "
-                             f"{least:,}, or lower search.confirm_games")
+                             f"{reserve:,} (search.confirm_games x {points} point(s)), and ten trials' first "
+                             f"stage {first:,} (search.first_games) or one trial played to the end {full:,} "
+                             f"(search.final_games, search.verify_games); give at least {least:,}, or lower "
+                             f"those")
 
 
 def load_tune(path: str | os.PathLike[str]) -> Tune:
@@ -316,7 +333,7 @@ def _read_head(data: dict[str, Any], file: str) -> tuple[dict[str, Any], bool]:
         if key not in data:
             fail(file, key, "missing key (a tune names base, players, agents, space and budget)")
     base, spec, base_config = load_base(file, data["base"])
-    counts = player_counts(file, data["players"])
+    counts = player_counts(file, data["players"], spec)
     if len(counts) != 1:
         fail(file, "players", "a tune is for one player count")
     players = counts[0]
@@ -327,7 +344,7 @@ def _read_head(data: dict[str, Any], file: str) -> tuple[dict[str, Any], bool]:
     validate(spec, base_config, players, base)
     check_agents(file, "agents", agents, players, spec)
     seed = expect_int(data.get("seed", 0), file, "seed", 0, 2**63 - 1)
-    budget = expect_int(data["budget"], file, "budget", 1)
+    budget = games_count(data["budget"], file, "budget")
     description = expect_str(data.get("description", ""), file, "description")
     skip_invalid = data.get("skip_invalid", False)
     if not isinstance(skip_invalid, bool):
@@ -346,7 +363,7 @@ def _read_target(table: Any, file: str, spec: GameSpec) -> Target:
         rng = expect_table(t["length"], file, "target.length")
         check_unknown_keys(rng, ("min", "max"), file, "target.length")
         lo = _number(rng.get("min", 0), file, "target.length.min", 0)
-        hi = _number(rng.get("max", math.inf), file, "target.length.max", lo)
+        hi = _number(rng["max"], file, "target.length.max", lo) if "max" in rng else math.inf
         length = (lo, hi)
     chit_cap = None
     if "chit_cap" in t:
@@ -362,21 +379,22 @@ def _read_racing(table: Any, file: str, chit_cap: float | None) -> Racing:
     r = expect_table(table, file, "racing")
     check_unknown_keys(r, _RACING_KEYS, file, "racing")
     defaults = Racing()
-    final = expect_int(r.get("final_games", defaults.final_games), file, "racing.final_games", 1)
+    final = games_count(r.get("final_games", defaults.final_games), file, "racing.final_games", 1)
     racing = Racing(
         method=expect_str_choice(r.get("method", defaults.method), file, "racing.method",
                                  ("intervals", "halving")),
-        first_games=expect_int(r.get("first_games", min(defaults.first_games, final)), file,
+        first_games=games_count(r.get("first_games", min(defaults.first_games, final)), file,
                                "racing.first_games", 1, final),
         growth=_number(r.get("growth", defaults.growth), file, "racing.growth", 1.01),
         final_games=final,
-        confirm_games=expect_int(r.get("confirm_games", final), file, "racing.confirm_games", 0),
+        confirm_games=games_count(r.get("confirm_games", final), file, "racing.confirm_games", 0),
         confidence=_share(r.get("confidence", defaults.confidence), file, "racing.confidence", 0.5, 0.9999),
         eta=_number(r.get("eta", defaults.eta), file, "racing.eta", 1.01),
         stop_when_decided=expect_bool(r.get("stop_when_decided", True), file, "racing.stop_when_decided"),
-        values_games=expect_int(r.get("values_games", defaults.values_games), file, "racing.values_games", 2),
-        confirm_values_games=expect_int(r.get("confirm_values_games", defaults.confirm_values_games), file,
-                                        "racing.confirm_values_games", 2))
+        values_games=games_count(r.get("values_games", defaults.values_games), file, "racing.values_games",
+                                 2),
+        confirm_values_games=games_count(r.get("confirm_values_games", defaults.confirm_values_games), file,
+                                         "racing.confirm_values_games", 2))
     for key in ("values_games", "confirm_values_games"):
         if key in r and chit_cap is None:
             fail(file, f"racing.{key}", "prices component kinds for target.chit_cap, which the file does not "
@@ -395,15 +413,23 @@ def _read_space(data: dict[str, Any], file: str, base_config: dict[str, Any]) ->
 
 
 def _read_method(data: dict[str, Any], file: str, search_space: SearchSpace) -> str:
-    """``search.method``: "racing" races every candidate, "model" searches; "auto" races up to MAX_RACED."""
-    method = expect_str_choice(expect_table(data.get("search", {}), file, "search").get("method", "auto"),
-                               file, "search.method", METHODS)
+    """``search.method``: "racing" races every candidate, "model" searches; "auto" races up to MAX_RACED.
+    The ``[search]`` keys are checked whatever the method, and a table the method would ignore ([search]'s
+    other keys in a race, [racing] in a model search) is refused rather than silently unused."""
+    table = expect_table(data.get("search", {}), file, "search")
+    check_unknown_keys(table, _SEARCH_KEYS, file, "search")
+    method = expect_str_choice(table.get("method", "auto"), file, "search.method", METHODS)
+    size = search_space.size()
     if method == "auto":
-        method = "racing" if search_space.size() <= MAX_RACED else "model"
-    if method == "racing" and search_space.size() > MAX_RACED:
-        fail(file, "search.method", f"racing plays every candidate, and the space has "
-                                    f"{search_space.size():.3g}; use method = \"model\" (or \"auto\") beyond "
-                                    f"{MAX_RACED:,}")
+        method = "racing" if size <= MAX_RACED else "model"
+    if method == "racing" and size > MAX_RACED:
+        fail(file, "search.method", f"racing plays every candidate, and the space has {size:.3g}; use "
+                                    f"method = \"model\" (or \"auto\") beyond {MAX_RACED:,}")
+    unused = sorted(set(table) - {"method"}) if method == "racing" else sorted(data.get("racing", {}))
+    if unused:
+        table_name, how = ("search", f"races its {size:,} candidates ([racing] sets how)") \
+            if method == "racing" else ("racing", "searches its space by model ([search] sets how)")
+        fail(file, f"{table_name}.{unused[0]}", f"would be ignored: this tune {how}")
     return method
 
 
