@@ -53,30 +53,41 @@ def _no_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number (JSON has no NaN or Infinity)")
 
 
+def read_json_object(path: Path, what: str, lists: tuple[str, ...] = ()) -> dict:
+    """A JSON object the toolkit wrote (`what`: "run manifest", "profile manifest" ...), whose `lists`
+    keys are lists of objects: one line naming the file (and key) for bytes that are not JSON, NaN,
+    nesting deeper than the parser's stack, another type, or a file past `MAX_MANIFEST_BYTES`."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_MANIFEST_BYTES:
+            raise ConfigError(f"{path}: not a {what} ({size:,} bytes; one is at most "
+                              f"{MAX_MANIFEST_BYTES // 2**20} MB)")
+        found = json.loads(path.read_text(), parse_constant=_no_constant)
+    except (OSError, ValueError) as err:  # JSONDecodeError, UnicodeDecodeError and NaN are ValueErrors
+        raise ConfigError(f"{path}: not a readable {what} ({getattr(err, 'strerror', None) or err})") \
+            from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not a {what} (JSON nested too deep to read)") from None
+    if not isinstance(found, dict):
+        raise ConfigError(f"{path}: not a {what} (a JSON object is expected, got {type(found).__name__})")
+    for key in lists:
+        if not isinstance(found.get(key), list) or not all(isinstance(v, dict) for v in found[key]):
+            raise ConfigError(f"{path}: {key}: missing or not a list of JSON objects")
+    return found
+
+
 def load_manifest(path: Path) -> dict:
     """Read and check a manifest file: one line naming the file (and key) for anything a reader would trip
     on (bytes that are not JSON, NaN, nesting deeper than the parser's stack, a key missing or of the
     wrong type, a count below zero, a file too large to be a manifest)."""
-    try:
-        if path.stat().st_size > MAX_MANIFEST_BYTES:
-            raise ConfigError(f"{path}: not a run manifest ({path.stat().st_size:,} bytes; a manifest is at "
-                              f"most {MAX_MANIFEST_BYTES // 2**20} MB)")
-        manifest = json.loads(path.read_text(), parse_constant=_no_constant)
-    except (OSError, ValueError) as err:  # JSONDecodeError, UnicodeDecodeError and NaN are ValueErrors
-        raise ConfigError(f"{path}: not a readable run manifest ({getattr(err, 'strerror', None) or err})") \
-            from None
-    except RecursionError:
-        raise ConfigError(f"{path}: not a run manifest (JSON nested too deep to read)") from None
+    manifest = read_json_object(path, "run manifest")
     check_manifest(manifest, path)
     return manifest
 
 
-def check_manifest(manifest: object, path: Path) -> None:
+def check_manifest(manifest: dict, path: Path) -> None:
     """Refuse (ConfigError naming `path` and the key) a manifest without the keys and types the toolkit
     writes (`_MANIFEST`): the readers index it without further checks."""
-    if not isinstance(manifest, dict):
-        raise ConfigError(f"{path}: not a run manifest (a JSON object is expected, got "
-                          f"{type(manifest).__name__})")
     for key, kind, required in _MANIFEST:
         if key not in manifest:
             if required:
