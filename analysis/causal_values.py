@@ -102,23 +102,28 @@ class ValuesRun:
 
 
 def is_values_run(path: str | os.PathLike[str]) -> bool:
+    """Whether `path` holds a `balance values` run (a manifest that cannot be read is no values run: its
+    reader as a self-play run refuses it, naming the file)."""
     manifest = Path(path) / "manifest.json"
     try:
-        return manifest.is_file() and json.loads(manifest.read_text()).get("study") == "values"
-    except (OSError, json.JSONDecodeError):
+        found = json.loads(manifest.read_text()) if manifest.is_file() else None
+    except (OSError, ValueError, RecursionError):
         return False
+    return isinstance(found, dict) and found.get("study") == "values"
 
 
 def read_values_run(path: str | os.PathLike[str], allow_partial: bool = False) -> ValuesRun:
     """A values run directory (ConfigError when it is none, holds no finished base game, or has damaged
     parts and not `allow_partial`: storage/run_parts.py)."""
-    from analysis.runs import read_table, spec_of
+    from analysis.runs import checked_manifest, read_table, spec_of
     from storage.run_dir import RunDirectory
 
     path = Path(path)
     if not is_values_run(path):
         raise ConfigError(f"{path}: not a `balance values` run directory (manifest.json with study = values)")
-    manifest = json.loads((path / "manifest.json").read_text())
+    manifest = checked_manifest(path)
+    if "components" not in manifest:
+        raise ConfigError(f"{path / 'manifest.json'}: components: missing (a values run's manifest has them)")
     if not (path / "values.parquet").is_dir():
         raise ConfigError(f"{path}: the values run holds no finished base game yet")
     table = read_table(path, "values", RunDirectory(path, ("values",)).intact(allow_partial))

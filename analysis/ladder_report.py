@@ -14,7 +14,6 @@ Pure functions: ``ladder_table_from`` (the players tables of the steps -> one ro
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from pathlib import Path
@@ -204,11 +203,9 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
 
 # ---- reading a ladder folder (for `balance ladder` and `balance report`) ---------------------------------
 def read_ladder_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
-    path = Path(folder) / LADDER_MANIFEST
-    try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as err:
-        raise ConfigError(f"{path}: not a readable ladder manifest ({err})") from None
+    from storage.run_dir import read_json_object
+
+    return read_json_object(Path(folder) / LADDER_MANIFEST, "ladder manifest", ("steps",))
 
 
 def read_ladder(folder: str | os.PathLike[str]) -> tuple[dict[str, Any], pd.DataFrame, dict[str, Any],

@@ -16,8 +16,10 @@ only the chunks whose statistics it does not hold.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,43 +61,67 @@ def part_key(run: Path, start: int, end: int, record: dict[str, int] | None, kin
 
 
 def chunk_stats(run: str, start: int, end: int, *, kind: Kind, manifest: dict, record: dict[str, int] | None,
-                cache: bool = True) -> tuple[str, bool]:
+                cache: bool = True) -> tuple[str, bool, str]:
     """One chunk's statistics of `kind`, from its cache when the key matches, else from its parts (and
-    cached): (the statistics as stored, whether the parts were read). A worker: reads one chunk, holds
+    cached): (the statistics as stored, whether the parts were read, what was wrong with a cache file that
+    could not be used: '' when it was used, absent or another key's). A worker: reads one chunk, holds
     nothing else, and returns text, which every backend carries alike."""
     from analysis.runs import read_part
 
     path = Path(run)
     key = part_key(path, start, end, record, kind)
     cached = path / CACHE / f"{kind.name}-{start:010d}-{end:010d}.json"
-    held = cached_stats(cached, key) if cache else None
+    held, problem = _cached(cached, key) if cache else (None, "")
     if held is not None:
-        return held, False
+        return held, False, ""
     frames = {t: read_part(path, t, start, end) for t in kind.tables}
     text = tally.dumps(kind.of(frames, manifest))
     if cache:
         store_stats(cached, key, text)
-    return text, True
+    return text, True, problem
+
+
+def _digest(stats: Any) -> str:
+    """The digest of statistics as JSON holds them: a cache file's integrity record."""
+    return hashlib.sha256(json.dumps(stats).encode()).hexdigest()
+
+
+def _cached(cached: Path, key: dict[str, Any]) -> tuple[str | None, str]:
+    """(the statistics stored at `cached` as text, or None; what is wrong with the file, '' when nothing
+    is: it is absent, another key's or an older format, all recomputed without a word)."""
+    if not cached.exists():
+        return None, ""
+    try:
+        held = json.loads(cached.read_text())
+        if not isinstance(held, dict) or not {"key", "stats"} <= held.keys():
+            return None, "not a cache entry"
+        if held["key"] != key or "digest" not in held:
+            return None, ""
+        if held["digest"] != _digest(held["stats"]):
+            return None, "its statistics do not match their digest"
+        text = json.dumps(held["stats"])
+        tally.loads(text)  # statistics that do not decode are recomputed, not handed to the report
+        return text, ""
+    except (OSError, ValueError, RecursionError) as err:  # ValueError: JSON, UTF-8
+        return None, f"unreadable ({getattr(err, 'strerror', None) or type(err).__name__})"
+    except (TypeError, KeyError, AttributeError, IndexError):
+        return None, "statistics that do not decode"
 
 
 def cached_stats(cached: Path, key: dict[str, Any]) -> str | None:
-    """The statistics stored at `cached` (as text) when its key is `key`; None when there are none, they
-    are another key's, or the file cannot be read (it is then recomputed)."""
-    if not cached.is_file():
-        return None
-    try:
-        held = json.loads(cached.read_text())
-        return json.dumps(held["stats"]) if held.get("key") == key else None
-    except (OSError, json.JSONDecodeError, KeyError):
-        return None
+    """The statistics stored at `cached` (as text) when its key is `key` and they match their digest;
+    None when there are none, they are another key's, or the file cannot be read (it is then
+    recomputed)."""
+    return _cached(cached, key)[0]
 
 
 def store_stats(cached: Path, key: dict[str, Any], text: str) -> None:
-    """Store statistics (text) under their key, atomically; a read-only run is only not cached."""
+    """Store statistics (text) under their key and digest, atomically; a read-only run is only not cached."""
     try:
         cached.parent.mkdir(exist_ok=True)
         tmp = cached.with_name(f".tmp-{os.getpid()}-{cached.name}")
-        tmp.write_text(f'{{"key": {json.dumps(key)}, "stats": {text}}}')
+        digest = _digest(json.loads(text))
+        tmp.write_text(f'{{"key": {json.dumps(key)}, "digest": "{digest}", "stats": {text}}}')
         os.replace(tmp, cached)
     except OSError:
         pass
@@ -120,14 +146,21 @@ def run_stats(run_dir: str | os.PathLike[str], ranges: list[tuple[int, int]], ki
         from storage.backends import parallel_backend
 
         with parallel_backend(backend, jobs):
-            return _combine(Parallel(n_jobs=jobs, return_as="generator")(tasks))
-    return _combine(task[0](*task[1], **task[2]) for task in tasks)
+            return _combine(Parallel(n_jobs=jobs, return_as="generator")(tasks), path)
+    return _combine((task[0](*task[1], **task[2]) for task in tasks), path)
 
 
-def _combine(results: Any) -> tuple[Any, int]:
-    """Merge chunk statistics as they arrive, so the parent holds one merged tally and one chunk's."""
-    total, read = None, 0
-    for text, was_read in results:
+def _combine(results: Any, run: Path) -> tuple[Any, int]:
+    """Merge chunk statistics as they arrive, so the parent holds one merged tally and one chunk's. Cache
+    files that could not be used (and were recomputed from the logs) are said on stderr, in one line."""
+    total, read, problems = None, 0, []
+    for text, was_read, problem in results:
         total = tally.merge(total, tally.loads(text))
         read += was_read
+        if problem:
+            problems.append(problem)
+    if problems:
+        print(f"balance: {run / CACHE}: {len(problems)} cached chunk statistics file(s) could not be used "
+              f"({problems[0]}{', ...' if len(problems) > 1 else ''}); recomputed from the logs and "
+              "rewritten", file=sys.stderr)
     return total, read

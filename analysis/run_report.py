@@ -44,6 +44,7 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
 
     A self-play run is read by parts (analysis.run_tally): each chunk's tally, `jobs` at a time (joblib's
     loky or dask `backend`), cached beside its parts and merged, so memory holds a chunk, not the run."""
+    refuse_out(Path(out) if out else default_out(paths))
     ladders = [ladder_report_parts(p, f"ladder_{i}") for i, p in enumerate(q for q in paths if is_ladder(q))]
     profiles = [profile_report_parts(p, f"skill_{i}")
                 for i, p in enumerate(q for q in paths if is_profile(q) and not is_ladder(q))]
@@ -91,6 +92,17 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
     sections[:0] = [*(lead or []), _verdicts(runs, labels, margins, summary, profiles=profiles,
                                              values_runs=values_runs)]
     return write_report(sections, runs, labels, summary, Path(out) if out else default_out(paths))
+
+
+def refuse_out(out: Path) -> None:
+    """Refuse (ConfigError) a report folder where a file stands, at `out` or above it: checked before the
+    runs are read, whose chunk statistics are cached as they are (analysis.parts), so that a refused
+    report writes nothing."""
+    for place in (out, *out.absolute().parents):
+        if place.exists():
+            if not place.is_dir():
+                raise ConfigError(f"{place}: --out: a file stands there, not a folder; choose another --out")
+            return
 
 
 def _verdicts(runs: list, labels: list[str], margins: Margins, summary: dict[str, Any], *,

@@ -5,7 +5,6 @@ are computed a chunk at a time (analysis/parts.py)."""
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
 from dataclasses import dataclass
@@ -166,17 +165,28 @@ def run_snapshot(run_dir: str | os.PathLike[str], allow_partial: bool = False) -
     adds chunks, never half of one), checked against their records (storage/run_parts.py): a damaged run
     is refused naming its parts, unless `allow_partial`. Nothing of the tables is read but footers."""
     path = Path(run_dir)
-    manifest_path = path / "manifest.json"
-    if not manifest_path.is_file():
+    if not (path / "manifest.json").is_file():
         raise ConfigError(f"{run_dir}: not a run directory (no manifest.json)")
-    try:
-        manifest = json.loads(manifest_path.read_text())
-    except (OSError, json.JSONDecodeError) as err:
-        raise ConfigError(f"{manifest_path}: unreadable manifest ({err})") from None
+    manifest = checked_manifest(path)
     for name in TABLES:
         if not (path / f"{name}.parquet").is_dir():
             raise ConfigError(f"{run_dir}: not a run directory (no {name}.parquet)")
     return Snapshot(path, manifest, RunDirectory(path, TABLES).intact(allow_partial))
+
+
+def checked_manifest(run_dir: str | os.PathLike[str]) -> dict:
+    """A run's manifest (storage/run_dir.py checks its keys and types) whose game is known and whose config
+    snapshot its game's validator accepts: a ConfigError names the manifest, before any figure reads it."""
+    path = Path(run_dir) / "manifest.json"
+    manifest = RunDirectory(run_dir).read_manifest()
+    if manifest is None:
+        raise ConfigError(f"{run_dir}: not a run directory (no manifest.json)")
+    try:
+        spec = spec_of(manifest)
+    except ConfigError as err:
+        raise ConfigError(f"{path}: game: {err}") from None
+    spec.rules(manifest["config"], manifest["players"], f"{path} (config)")
+    return manifest
 
 
 def read_run(run_dir: str | os.PathLike[str], allow_partial: bool = False) -> Run:

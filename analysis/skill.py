@@ -43,7 +43,6 @@ folder for `balance report`.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Callable
@@ -463,11 +462,9 @@ def is_profile(path: str | os.PathLike[str]) -> bool:
 
 
 def read_profile_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
-    path = Path(folder) / PROFILE_MANIFEST
-    try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as err:
-        raise ConfigError(f"{path}: not a readable profile manifest ({err})") from None
+    from storage.run_dir import read_json_object
+
+    return read_json_object(Path(folder) / PROFILE_MANIFEST, "profile manifest", ("levels",))
 
 
 @dataclass

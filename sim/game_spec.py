@@ -152,6 +152,9 @@ class GameSpec:
     #: (dotted key, "[*]" for any element, the strings it takes): the config's keys with a fixed set of
     #: values, offered as a choice where a config is edited (the workbench); the validator still decides
     choices: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: (end_reason label, what it is): games the engine stopped at its safety limit, not by the rules (a
+    #: deck that cannot progress); `balance simulate` and the report count them (None: the game has none)
+    limit_end: tuple[str, str] | None = None
 
     # ---- references -----------------------------------------------------------------------------------
     @property

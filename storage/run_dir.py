@@ -24,6 +24,7 @@ from storage.run_parts import (
     read_records,
     record_chunk,
     rows_of,
+    trim_cut_record,
 )
 
 TABLES = ("events", "players", "games")  # write order: games last marks a chunk finished
@@ -33,6 +34,75 @@ IDENTITY = ("game", "config_hash", "players", "agents", "rotate_seats", "seed", 
 #: what a manifest written before a key existed means by its absence
 _ABSENT = {"study": "simulate", "positions": None}
 _PART = re.compile(r"part-(\d{10})-(\d{10})\.parquet$")
+
+
+#: a manifest is a few kilobytes (its config snapshot, a line per session): past this it is not one, and
+#: reading it could exhaust the memory
+MAX_MANIFEST_BYTES = 16 * 2**20
+_Check = tuple[str, type | tuple[type, ...], bool]  # key, JSON type(s), required
+#: what every manifest the toolkit writes holds (simulate and values runs alike), the readers' only keys
+_MANIFEST: tuple[_Check, ...] = (
+    ("game", str, True), ("players", int, True), ("config", dict, True), ("agents", list, True),
+    ("seed", int, True), ("rotate_seats", bool, False), ("config_hash", str, False), ("study", str, False),
+    ("games_asked", int, False), ("games_finished", int, False), ("sessions", list, False),
+    ("wall_time_s", (int, float), False), ("resolved_agents", list, False),
+    ("positions", (list, type(None)), False), ("components", list, False))
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number (JSON has no NaN or Infinity)")
+
+
+def read_json_object(path: Path, what: str, lists: tuple[str, ...] = ()) -> dict:
+    """A JSON object the toolkit wrote (`what`: "run manifest", "profile manifest" ...), whose `lists`
+    keys are lists of objects: one line naming the file (and key) for bytes that are not JSON, NaN,
+    nesting deeper than the parser's stack, another type, or a file past `MAX_MANIFEST_BYTES`."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_MANIFEST_BYTES:
+            raise ConfigError(f"{path}: not a {what} ({size:,} bytes; one is at most "
+                              f"{MAX_MANIFEST_BYTES // 2**20} MB)")
+        found = json.loads(path.read_text(), parse_constant=_no_constant)
+    except (OSError, ValueError) as err:  # JSONDecodeError, UnicodeDecodeError and NaN are ValueErrors
+        raise ConfigError(f"{path}: not a readable {what} ({getattr(err, 'strerror', None) or err})") \
+            from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not a {what} (JSON nested too deep to read)") from None
+    if not isinstance(found, dict):
+        raise ConfigError(f"{path}: not a {what} (a JSON object is expected, got {type(found).__name__})")
+    for key in lists:
+        if not isinstance(found.get(key), list) or not all(isinstance(v, dict) for v in found[key]):
+            raise ConfigError(f"{path}: {key}: missing or not a list of JSON objects")
+    return found
+
+
+def load_manifest(path: Path) -> dict:
+    """Read and check a manifest file: one line naming the file (and key) for anything a reader would trip
+    on (bytes that are not JSON, NaN, nesting deeper than the parser's stack, a key missing or of the
+    wrong type, a count below zero, a file too large to be a manifest)."""
+    manifest = read_json_object(path, "run manifest")
+    check_manifest(manifest, path)
+    return manifest
+
+
+def check_manifest(manifest: dict, path: Path) -> None:
+    """Refuse (ConfigError naming `path` and the key) a manifest without the keys and types the toolkit
+    writes (`_MANIFEST`): the readers index it without further checks."""
+    for key, kind, required in _MANIFEST:
+        if key not in manifest:
+            if required:
+                raise ConfigError(f"{path}: {key}: missing (the manifest of a run holds it)")
+            continue
+        value = manifest[key]
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind in (int, (int, float))):
+            raise ConfigError(f"{path}: {key}: wrong type ({type(value).__name__}: {str(value)[:40]!r})")
+        if isinstance(value, int | float) and not isinstance(value, bool) and key != "seed" and value < 0:
+            raise ConfigError(f"{path}: {key}: must not be negative, got {value}")
+    if manifest["players"] < 1 or len(manifest["agents"]) != manifest["players"] or not all(
+            isinstance(a, str) for a in manifest["agents"]):
+        raise ConfigError(f"{path}: agents: must list one agent name per player ({manifest['players']})")
+    if not all(isinstance(s, dict) for s in manifest.get("sessions", [])):
+        raise ConfigError(f"{path}: sessions: must list one record (a JSON object) per session")
 
 
 class RunDirectory:
@@ -48,12 +118,11 @@ class RunDirectory:
         return self.path / f"{name}.parquet"
 
     def read_manifest(self) -> dict | None:
-        if not self.manifest_path.exists():
+        """The run's manifest, checked (`check_manifest`); None when there is none. A manifest that is not
+        what the toolkit writes is refused (ConfigError naming the file and key) before anything reads it."""
+        if not self.manifest_path.exists() and not self.manifest_path.is_symlink():
             return None
-        try:
-            return json.loads(self.manifest_path.read_text())
-        except (OSError, json.JSONDecodeError) as err:
-            raise ConfigError(f"{self.manifest_path}: not a readable run manifest ({err})") from None
+        return load_manifest(self.manifest_path)
 
     def write_manifest(self, manifest: dict) -> None:
         tmp = self.path / ".manifest.json.tmp"
@@ -123,6 +192,7 @@ class RunDirectory:
         record are recorded. Returns the damage found and the quarantine folder (None: nothing moved)."""
         finished = self.finished()
         damage = damaged(self.path, self.tables, finished, read_records(self.path))
+        trim_cut_record(self.path)
         bad = {(d.start, d.end) for d in damage}
         folder = quarantine(self.path, self.tables, bad)
         adopt_unrecorded(self.path, self.tables, [r for r in finished if r not in bad])
@@ -140,7 +210,13 @@ class RunDirectory:
                               "with the run's arguments moves them to quarantine/ and plays their games "
                               "again; or pass --allow-partial to use the intact games")
         bad = {(d.start, d.end) for d in damage}
-        return [r for r in finished if r not in bad]
+        kept = [r for r in finished if r not in bad]
+        if damage and not kept:
+            raise ConfigError(f"{self.path}: damaged run: every finished chunk ({len(bad)}) is damaged "
+                              f"({damage[0].text()}{'; ...' if len(damage) > 1 else ''}), so --allow-partial "
+                              "leaves nothing to read. `balance simulate` with the run's arguments moves "
+                              "them to quarantine/ and plays their games again")
+        return kept
 
     def remove_run(self) -> None:
         for name in {*TABLES, *self.tables}:

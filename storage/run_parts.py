@@ -21,6 +21,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sim.errors import ConfigError
+
 RECORDS = "chunks.jsonl"
 QUARANTINE = "quarantine"
 
@@ -55,19 +57,70 @@ class Damage:
         return f"{self.table}.parquet/{part_name(self.start, self.end)} {self.what}"
 
 
+#: what one chunk's record holds; a record file past this many bytes a line is not the toolkit's
+_RECORD_KEYS = {"start", "end", "rows"}
+MAX_RECORDS_BYTES = 256 * 2**20  # about two million chunks' records: far past any run the runner plans
+
+
 def read_records(run: Path) -> dict[tuple[int, int], dict[str, int]]:
-    """The recorded chunks: (start, end) -> rows per table. A last line cut short by a kill is ignored."""
+    """The recorded chunks: (start, end) -> rows per table. A last line cut short by a kill (no newline
+    after it) is ignored; any other line that is not a record is refused (ConfigError naming the file and
+    line): a record that cannot be read would let a damaged chunk pass as intact."""
+    path = run / RECORDS
+    if not path.exists():
+        return {}
+    try:
+        if path.stat().st_size > MAX_RECORDS_BYTES:
+            raise ConfigError(f"{path}: {path.stat().st_size:,} bytes, past the "
+                              f"{MAX_RECORDS_BYTES // 2**20} MB a run's chunk records can take: not a chunk "
+                              "record file")
+        text = path.read_bytes().decode()
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"{path}: unreadable chunk records ({getattr(err, 'strerror', None) or err})") \
+            from None
+    lines = text.split("\n")
+    out: dict[tuple[int, int], dict[str, int]] = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            start, end, rows = _record(line)
+        except ValueError as err:
+            if number == len(lines):  # the last line, without its newline: a write a kill cut short
+                break
+            raise ConfigError(f"{path}: line {number}: not a chunk record ({err}); `balance simulate` with "
+                              "the run's arguments cannot trust the run's parts without it: restore the "
+                              "line or remove the run") from None
+        out[(start, end)] = rows
+    return out
+
+
+def _record(line: str) -> tuple[int, int, dict[str, int]]:
+    """One line of chunks.jsonl: (start, end, rows per table); ValueError saying what is wrong."""
+    try:
+        item = json.loads(line, parse_constant=lambda name: float("nan"))
+    except RecursionError:
+        raise ValueError("JSON nested too deep") from None
+    if not isinstance(item, dict) or set(item) != _RECORD_KEYS:
+        raise ValueError(f"a JSON object with keys {sorted(_RECORD_KEYS)} is expected")
+    start, end, rows = item["start"], item["end"], item["rows"]
+    if not all(type(v) is int for v in (start, end)) or not 0 <= start < end:
+        raise ValueError(f"start and end must be whole numbers 0 <= start < end, got {start!r}, {end!r}")
+    if not isinstance(rows, dict) or not rows or not all(type(v) is int and v >= 0 for v in rows.values()):
+        raise ValueError("rows must map each table to its row count, a whole number >= 0")
+    return start, end, rows
+
+
+def trim_cut_record(run: Path) -> None:
+    """The writer's part of `read_records`' leniency: a last line a kill cut short (no newline after it) is
+    cut off before anything is appended, so the next record does not land on its end."""
     path = run / RECORDS
     if not path.is_file():
-        return {}
-    out: dict[tuple[int, int], dict[str, int]] = {}
-    for line in path.read_text().splitlines():
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        out[(int(item["start"]), int(item["end"]))] = {k: int(v) for k, v in item["rows"].items()}
-    return out
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with open(path, "r+b") as f:
+            f.truncate(data.rfind(b"\n") + 1)
 
 
 def record_chunk(run: Path, start: int, end: int, rows: dict[str, int]) -> None:

@@ -158,6 +158,9 @@ def _length_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]
             f"{interval(b['games_with_bump_ci_low'], b['games_with_bump_ci_high'])}; tokens lost to bumps "
             f"{b['tokens_lost_mean']:.2f} per game; game length mean {r['mean']:.1f} rounds "
             f"{_mean_ci(r['mean'], r['sd'], n)}, median {r['median']:.0f}; n = {n:,} games.")
+        stalled = _limit_note(lab, run, r)
+        if stalled:
+            sec.notes.insert(0, stalled)
     sec.charts.append(("sakura_bumps", f"Bumps per game ({n_all})",
                        charts.histograms({lab: r.own["bumps"]["bumps"] for lab, r in runs.items()},
                                          f"Sakura bumps per game ({n_all})", "bumps")))
@@ -174,6 +177,18 @@ def _length_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]
     sec.tables.append(("sakura_tree_tokens", "Tokens won at each sakura by rank",
                        wide(trees, ["sakura", "rank"])))
     return sec
+
+
+def _limit_note(lab: str, run: RunTally, rounds: dict[str, Any]) -> str:
+    """What the report says of games the engine stopped at its round limit (GameSpec.limit_end): they
+    did not end by the rules, so the config may not let a game progress ('' when there are none)."""
+    label, what = run.spec.limit_end or ("", "")
+    stalled = rounds["end_reasons"].get(label, 0)
+    if not stalled:
+        return ""
+    return (f"<b>{lab}: {stalled:,} of {run.n_games:,} games ({pct(stalled / run.n_games)}) stopped at "
+            f"{what}</b> without the last sakura scoring: the deck may not let the Emperor progress, and "
+            "those games' tokens are those at the limit, not a finished game's.")
 
 
 def _summary(lab: str, run: RunTally, f: dict[str, Any]) -> dict[str, Any]:
@@ -193,6 +208,7 @@ def _summary(lab: str, run: RunTally, f: dict[str, Any]) -> dict[str, Any]:
            if court is not None else {}),
         "bumps_per_game": f["bumps"]["bumps_mean"],
         "game_length_rounds": {k: f["rounds"][k] for k in ("mean", "median")},
+        "games_at_round_limit": int(f["rounds"]["end_reasons"].get("round_limit", 0)),
     }
 
 
@@ -246,8 +262,9 @@ def _card_chart(long: pd.DataFrame, series: str | None, n_all: str) -> Figure:
         y = part["win_added"].to_numpy(dtype=float) * 100
         err = np.vstack([y - part["added_ci_low"].to_numpy(dtype=float) * 100,
                          part["added_ci_high"].to_numpy(dtype=float) * 100 - y])
-        ax.errorbar(part["card"].to_numpy(dtype=float), y, yerr=err, fmt="o", markersize=3, capsize=2,
-                    label=label)
+        ok = np.isfinite(err).all(axis=0) & np.isfinite(y)  # a card with no interval is not drawn
+        ax.errorbar(part["card"].to_numpy(dtype=float)[ok], y[ok], yerr=err[:, ok], fmt="o",
+                    markersize=3, capsize=2, label=label)
     ax.axhline(0, color="grey", linestyle="--")
     if series:
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),  # beside the data

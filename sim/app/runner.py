@@ -28,7 +28,7 @@ from sim.game_spec import GameSpec
 from storage.backends import close_dask, connect_dask, loky_executor, run_chunks, watch_runner
 from storage.run_dir import TABLES, RunDirectory, check_directory, refuse_foreign
 from storage.run_lock import RunLock
-from storage.run_parts import part_name
+from storage.run_parts import part_name, read_records
 
 # numpy, numba and pyarrow load lazily, in play_chunk: the parent only validates and plans until its
 # first chunk, so its workers (prestart_workers) start as early as possible.
@@ -199,6 +199,21 @@ class SimulateResult:
     seconds: float
     damaged: list[str] = field(default_factory=list)  # parts found damaged, moved aside and replayed
     quarantined: Path | None = None
+    stalled: int = 0  # games played now that the engine stopped at its limit (GameSpec.limit_end)
+
+
+def limit_games(spec: GameSpec, parts: dict[str, bytes]) -> int:
+    """How many of a chunk's games ended at the engine's safety limit (`GameSpec.limit_end`), from its
+    games part's end_reason column (0 for a game without such a limit or a study without a games table)."""
+    if spec.limit_end is None or "games" not in parts:
+        return 0
+    import io
+
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    reasons = pq.read_table(io.BytesIO(parts["games"]), columns=["end_reason"]).column("end_reason")
+    return int(pc.sum(pc.equal(reasons.cast("string"), spec.limit_end[0])).as_py() or 0)
 
 
 def simulate(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int = 1, backend: str = "loky",
@@ -206,7 +221,13 @@ def simulate(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int =
              progress: Callable[[int], None] | None = None, wait: bool = False) -> SimulateResult:
     """Play the games of `plan` missing from run directory `out` (up to `games`), holding the directory's
     lock throughout (storage/run_lock.py: a second writer is refused, or with `wait` waits its turn)."""
-    refuse_foreign(RunDirectory(out, plan.tables))
+    run_dir = RunDirectory(out, plan.tables)
+    refuse_foreign(run_dir)
+    if not force and run_dir.path.is_dir():  # a refusal leaves the folder as it was, its .lock included
+        manifest = check_directory(run_dir, plan.identity(), force)  # (read-only unless forced; again
+        read_records(run_dir.path)                                   # under the lock)
+        if manifest is not None:  # the config snapshot the reports will read: the run's own validator
+            plan.spec.rules(manifest["config"], plan.players, f"{run_dir.manifest_path} (config)")
     check_budget(plan, games, Path(out))
     with RunLock(out, wait=wait):
         return _simulate_locked(plan=plan, games=games, out=out, jobs=jobs, backend=backend,
@@ -234,13 +255,14 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
                         config_path=plan.config_path, package_versions=_versions())
         run_dir.write_manifest(manifest)
         start = time.perf_counter()
-        played = 0
+        played = stalled = 0
         if todo:
             failure: OSError | None = None
             try:
                 for a, b, parts in run_chunks(partial(play_chunk, plan), todo, jobs, backend):
                     run_dir.write_chunk(a, b, parts)
                     played += b - a
+                    stalled += limit_games(plan.spec, parts)
                     if progress:
                         progress(b - a)
             except OSError as err:
@@ -261,7 +283,7 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
                                 "safe: run the same command again to play the rest") from None
         return SimulateResult(run_dir=run_dir.path, played=played, already=already,
                               seconds=time.perf_counter() - start,
-                              damaged=[d.text() for d in damage], quarantined=quarantined)
+                              damaged=[d.text() for d in damage], quarantined=quarantined, stalled=stalled)
     finally:
         if client is not None:
             close_dask(client)

@@ -83,8 +83,12 @@ def add_run_dirs_options(parser: argparse.ArgumentParser, *, partial: str, talli
     what the command does with a damaged run's intact games), --jobs (`tallied`: what it does to the
     chunks), --backend and --margin."""
     from sim.app.until_decided import add_margin_option
+    from storage.run_dir import MAX_MANIFEST_BYTES
+    from storage.run_parts import MAX_RECORDS_BYTES
 
-    parser.add_argument("runs", nargs="+", help="run directories written by simulate")
+    parser.add_argument("runs", nargs="+", help="run directories written by simulate; a manifest.json "
+                        f"past {MAX_MANIFEST_BYTES // 2**20} MB or a chunks.jsonl past "
+                        f"{MAX_RECORDS_BYTES // 2**20} MB is refused (no run writes one that large)")
     if out is not None:
         add_run_options(parser, out=out)
     parser.add_argument("--allow-partial", action="store_true",

@@ -57,4 +57,8 @@ def play_run(plan: Any, games_asked: int, options: RunOptions, unit: str) -> Any
     if result.damaged:
         print(f"balance: {len(result.damaged)} damaged part(s) moved to {result.quarantined} and their games "
               f"played again: {'; '.join(result.damaged)}", file=sys.stderr)
+    if getattr(result, "stalled", 0):
+        print(f"balance: warning: {result.stalled:,} of the {result.played:,} {unit} played stopped at "
+              f"{plan.spec.limit_end[1]} without ending by the rules: the config may not let a game progress "
+              "(the report counts them)", file=sys.stderr)
     return result

@@ -125,10 +125,9 @@ def read_profile_manifest(out: Path) -> dict | None:
     path = out / PROFILE_MANIFEST
     if not path.is_file():
         return None
-    try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as err:
-        raise ConfigError(f"{path}: not a readable profile manifest ({err})") from None
+    from storage.run_dir import read_json_object
+
+    return read_json_object(path, "profile manifest", ("levels",))
 
 
 def _check_level_dir(path: Path, plan: RunPlan, force: bool) -> None:

@@ -44,6 +44,8 @@ __all__ = [
 GARDEN_ACTIONS: tuple[str, ...] = ("E+1", "E+2", "E-1", "E+-1", "closest-2", "furthest+2")
 #: Painter action ids (API.md); the index is the engine's code.
 PAINTER_ACTIONS: tuple[str, ...] = ("P+1", "P+2", "P+3", "P+-1", "P+-2", "P+-3", "leapfrog", "count")
+#: the garden actions that can move the Emperor forward: a deck needs one, or no game ends
+EMPEROR_FORWARD: tuple[str, ...] = ("E+1", "E+2", "E+-1")
 TIE_BREAKS: tuple[str, ...] = ("closest_to_emperor", "shared")
 VARIANTS: tuple[str, ...] = ("court", "tactical")  # two-player game
 #: R-15 / R-21: where a painter bumped by its own move counts its three spaces back from.
@@ -251,4 +253,8 @@ def _cards(value: object, file: str) -> tuple[Card, ...]:
         painter = expect_str_choice(card["painter"], file, dotted(key, "painter"), PAINTER_ACTIONS)
         cards.append((order, GARDEN_ACTIONS.index(garden), PAINTER_ACTIONS.index(painter)))
     # 60 distinct order numbers in 1..60: each appears once.
+    if not any(GARDEN_ACTIONS[g] in EMPEROR_FORWARD for _, g, _ in cards):
+        fail(file, "cards", "no card's garden action moves the Emperor forward "
+                            f"({', '.join(EMPEROR_FORWARD)}): he never reaches a sakura, so no game could "
+                            "end (R-11)")
     return tuple(sorted(cards))

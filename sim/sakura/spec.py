@@ -144,4 +144,5 @@ SPEC = GameSpec(
     choices=(("rules.tie_break", TIE_BREAKS), ("rules.two_player_variant", VARIANTS),
              ("rules.bump_from", BUMP_FROM), ("cards[*].garden", GARDEN_ACTIONS),
              ("cards[*].painter", PAINTER_ACTIONS)),
+    limit_end=("round_limit", "the 2,000-round limit (kernels.MAX_ROUNDS)"),
 )
