@@ -23,7 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("variant", help="the variant TOML config (the same game)")
     parser.add_argument("--players", type=players_int, required=True, help="number of players (required)")
     parser.add_argument("--agents", default="expert",
-                        help="the players, one for all seats or a,b,c (default expert)")
+                        help="the players, one for all seats or a,b,c (default expert; "
+                             "each parameter's range: docs/reference/agents.md)")
     parser.add_argument("--games", type=games_int,
                         help=f"games of each config (default {DEFAULT_GAMES:,}; with --until-decided the "
                              "cap, default 200,000; at most 10^9)")

@@ -16,7 +16,8 @@ def add_play_options(parser: argparse.ArgumentParser, agents: str, unit: str, ou
     parser.add_argument("config", help="TOML config of any game (its `game` key says which)")
     parser.add_argument("--players", type=players_int, required=True, help="number of players (required)")
     parser.add_argument("--agents", default=agents,
-                        help=f"one agent for all seats, or one per seat: a,b,c (default {agents})")
+                        help=f"one agent for all seats, or one per seat: a,b,c (default {agents}; "
+                             "each parameter's range: docs/reference/agents.md)")
     add_run_options(
         parser, jobs=True,
         seed="seed of every game's deal and agents: game i plays from (seed, i) (default 0)",

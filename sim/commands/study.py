@@ -19,7 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="games to play (default 10000; at most 1,000,000, which are held in memory: "
                              "`balance simulate` streams more to disk)")
     parser.add_argument("--agents", default="expert",
-                        help="one agent for all seats, or one per seat: a,b,c (default expert)")
+                        help="one agent for all seats, or one per seat: a,b,c (default expert; "
+                             "each parameter's range: docs/reference/agents.md)")
     add_run_options(parser, seed="seed of the games (default 0)")
 
 
