@@ -12,6 +12,8 @@ MARKER = "<!-- commands -->"
 #: reference/configs.md: the tune file's [target], [racing] and [search] keys with their defaults, read off
 #: the dataclasses the tune file is parsed into (sim/design/tune_file.py)
 TUNE_MARKER = "<!-- tune-defaults -->"
+#: reference/agents.md: every agent parameter's default and range, read off each game's registry entry
+AGENTS_MARKER = "<!-- agent-params -->"
 
 
 def _subcommands() -> list[tuple[str, str, argparse.ArgumentParser]]:
@@ -48,9 +50,30 @@ def tune_defaults_markdown() -> str:
     return "\n".join(rows)
 
 
+def agent_params_markdown() -> str:
+    """One row per numeric or choice parameter of every game's agents: its default and allowed values."""
+    _subcommands()  # puts the repository on the path
+    from sim import games
+
+    rows = ["| game | agent | parameter | default | allowed |", "| --- | --- | --- | --- | --- |"]
+    for spec in games.specs():
+        for name, kind in spec.agents.items():
+            for key, (of, default) in kind.params.items():
+                if isinstance(of, tuple):
+                    shown, allowed = of[int(default)], ", ".join(of)
+                elif of is str:
+                    shown, allowed = "the shipped model", "a model file of `balance train`"
+                else:
+                    shown, allowed = of(default), f"{kind.lowest[key]} to {kind.highest[key]}"
+                rows.append(f"| {spec.name} | `{name}` | `{key}` | {shown} | {allowed} |")
+    return "\n".join(rows)
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
     if MARKER in markdown:
         markdown = markdown.replace(MARKER, commands_markdown())
     if TUNE_MARKER in markdown:
         markdown = markdown.replace(TUNE_MARKER, tune_defaults_markdown())
+    if AGENTS_MARKER in markdown:
+        markdown = markdown.replace(AGENTS_MARKER, agent_params_markdown())
     return markdown

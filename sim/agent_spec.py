@@ -102,6 +102,10 @@ def parse_spec(spec: str, game: Roster, extra_names: tuple[str, ...] = ()) -> Ag
         lowest = kind_of.lowest.get(key) if kind_of else None
         if lowest is not None and number < lowest:
             raise ConfigError(f"--agents: {name}:{key} must be at least {lowest}, got {value!r}")
+        highest = kind_of.highest.get(key) if kind_of else None
+        if highest is not None and number > highest:
+            raise ConfigError(f"--agents: {name}:{key} must be at most {highest}, got {value!r} "
+                              "(docs/reference/agents.md gives each parameter's range)")
         params[key] = number
     return AgentSpec(name, params)
 

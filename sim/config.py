@@ -387,13 +387,49 @@ def _read_one(shown: str, real: Path) -> dict[str, Any]:
     except OSError as exc:
         fail(shown, "", f"cannot read file: {exc.strerror or exc}")
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         fail(shown, "", f"TOML syntax error: {exc}")
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        fail(shown, "", f"arrays or tables nested too deeply (at most {MAX_DEPTH} levels)")
+    _check_values(data, shown)
+    return data
+
+
+#: how deep a config's tables and arrays may nest: the games' schemas need four levels, and thousands
+#: would exhaust the interpreter's stack in the recursive merge below
+MAX_DEPTH = 32
+
+
+def _check_values(data: dict[str, Any], file: str) -> None:
+    """Refuse what no schema's check would catch: nesting past MAX_DEPTH, and a null byte in a key or a
+    string (a path with one cannot be opened, and any other string is printed into reports)."""
+    todo: list[tuple[Any, str, int]] = [(data, "", 1)]
+    while todo:
+        node, prefix, depth = todo.pop()
+        for key, value in (node.items() if isinstance(node, dict) else enumerate(node)):
+            where = dotted(prefix, key)
+            if (isinstance(key, str) and "\0" in key) or (isinstance(value, str) and "\0" in value):
+                fail(file, where, "has a null byte")
+            if isinstance(value, dict | list):
+                if depth >= MAX_DEPTH:
+                    fail(file, where, f"arrays or tables nested too deeply (at most {MAX_DEPTH} levels)")
+                todo.append((value, where, depth + 1))
+
+
+def _resolve(shown: str, file: str, key: str) -> Path:
+    """The real path of a config file ``shown`` (named in messages as ``file``, ``key``): a path with a
+    null byte or a loop of symbolic links is refused."""
+    if "\0" in shown:
+        fail(file, key, "the path has a null byte")
+    try:
+        return Path(shown).resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop: RuntimeError before Python 3.13, then OSError
+        fail(file, key, f"cannot resolve {shown}: a loop of symbolic links ({exc})")
 
 
 def _load(shown: str, chain: tuple[Path, ...]) -> dict[str, Any]:
-    real = Path(shown).resolve()
+    real = _resolve(shown, shown, "")
     data = _read_one(shown, real)
     chain = (*chain, real)
     # Quoted top-level keys with a dot or an index are dotted overrides, applied after this file's own
@@ -407,7 +443,7 @@ def _load(shown: str, chain: tuple[Path, ...]) -> dict[str, Any]:
     if not isinstance(target, str) or not target:
         fail(shown, "extends", f"must be a non-empty string (a path relative to this file), {_got(target)}")
     parent_shown = os.path.normpath(os.path.join(os.path.dirname(shown), target))
-    parent_real = Path(parent_shown).resolve()
+    parent_real = _resolve(parent_shown, shown, "extends")
     if parent_real in chain:
         loop = " -> ".join([*(str(p) for p in chain), str(parent_real)])
         fail(shown, "extends", f"cycle: {loop}")
@@ -465,7 +501,7 @@ def load_toml(path: str | os.PathLike[str]) -> tuple[dict[str, Any], str]:
     which is what the user typed; the returned string is the top file's resolved path.
     """
     shown = os.fspath(path)
-    real = Path(shown).resolve()
+    real = _resolve(shown, shown, "")
     if not real.is_file():
         fail(shown, "", "file not found" if not real.exists() else "not a file")
     return _load(shown, ()), str(real)

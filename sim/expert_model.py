@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,34 +78,81 @@ def save_model(model: ExpertModel, path: str | os.PathLike[str]) -> Path:
 _CACHE: dict[tuple[str, float], ExpertModel] = {}
 
 
-def read_model(path: str | os.PathLike[str]) -> ExpertModel:
-    """A model file, parsed and checked for shape (ConfigError naming the file and what is wrong)."""
-    path = Path(path)
+#: a model file is a few kilobytes; a bigger one is not a model, and reading it could fill the memory
+MAX_MODEL_BYTES = 16 * 2**20
+
+
+def _model_data(path: Path) -> tuple[dict, tuple[str, float]]:
+    """A model file's JSON object and its cache key (real path, time of change); a ConfigError when it is
+    missing, not a regular file (a FIFO would block the read), too big or not JSON."""
     try:
-        key = (os.fspath(path.resolve()), path.stat().st_mtime)
-    except OSError:
+        info = path.stat()
+        key = (os.fspath(path.resolve()), info.st_mtime)
+    except (OSError, ValueError, RuntimeError):  # missing; a null byte in the path; a loop of links
         raise ConfigError(f"{path}: no such model file (train one with `balance train`)") from None
-    if key in _CACHE:
-        return _CACHE[key]
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(f"{path}: not a model file (not a regular file)")
+    if info.st_size > MAX_MODEL_BYTES:
+        raise ConfigError(f"{path}: not a model file ({info.st_size:,} bytes; a model has a few thousand)")
     try:
         data = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ConfigError(f"{path}: not a model file ({err})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not a model file (JSON nested too deeply)") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: not a model file (expected a JSON object)")
+    return data, key
+
+
+#: each key's JSON type, (Python types, what a message calls them); `training` and `strength` may be absent
+_TYPES = {"format": (int, "an integer"), "game": (str, "a string"), "players": (int, "an integer"),
+          "features": (list, "an array of strings"), "weights": (list, "an array of numbers"),
+          "config": (str, "a string"), "config_hash": (str, "a string"), "training": (dict, "an object"),
+          "strength": (dict, "an object")}
+
+
+def _check_types(data: dict, path: Path) -> None:
+    """Refuse a missing key or a value of the wrong JSON type, naming the file and the key."""
     missing = [key for key in _REQUIRED if key not in data]
     if missing:
         raise ConfigError(f"{path}: not a model file (missing {', '.join(missing)})")
+    for key, (kind, what) in _TYPES.items():
+        value = data.get(key)
+        if key in data and (isinstance(value, bool) or not isinstance(value, kind)):
+            raise ConfigError(f"{path}: {key}: must be {what}, got {json.dumps(value)[:40]}")
     if data["format"] != FORMAT:
         raise ConfigError(f"{path}: format: model format {data['format']!r}, this version reads {FORMAT}")
-    weights, names = data["weights"], data["features"]
-    if (not isinstance(weights, list) or not isinstance(names, list) or len(weights) != len(names)
-            or not all(isinstance(w, int | float) and np.isfinite(w) for w in weights)):
+    if data["players"] < 1:
+        raise ConfigError(f"{path}: players: must be at least 1, got {data['players']}")
+    if not all(isinstance(name, str) for name in data["features"]):
+        raise ConfigError(f"{path}: features: must be an array of strings")
+    weights = data["weights"]
+    if (len(weights) != len(data["features"])
+            or not all(isinstance(w, int | float) and not isinstance(w, bool) and _finite(w)
+                       for w in weights)):
         raise ConfigError(f"{path}: weights: expected one finite number per feature")
-    model = ExpertModel(game=str(data["game"]), players=int(data["players"]), features=tuple(map(str, names)),
-                        weights=tuple(float(w) for w in weights), config=str(data.get("config", "")),
-                        config_hash=str(data["config_hash"]), training=dict(data.get("training", {})),
-                        strength=dict(data.get("strength", {})))
+
+
+def _finite(number: float) -> bool:
+    """A JSON number that is a finite float (an integer of 400 digits is not)."""
+    try:
+        return math.isfinite(float(number))
+    except OverflowError:
+        return False
+
+
+def read_model(path: str | os.PathLike[str]) -> ExpertModel:
+    """A model file, parsed and checked for shape (ConfigError naming the file and what is wrong)."""
+    path = Path(path)
+    data, key = _model_data(path)
+    if key in _CACHE:
+        return _CACHE[key]
+    _check_types(data, path)
+    model = ExpertModel(game=data["game"], players=data["players"], features=tuple(data["features"]),
+                        weights=tuple(float(w) for w in data["weights"]), config=data.get("config", ""),
+                        config_hash=data["config_hash"], training=data.get("training", {}),
+                        strength=data.get("strength", {}))
     _CACHE[key] = model
     return model
 

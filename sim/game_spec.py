@@ -37,6 +37,9 @@ class AgentKind:
     params: dict[str, tuple[type | tuple[str, ...], float | str]] = field(default_factory=dict)
     #: smallest allowed value of each numeric parameter
     lowest: dict[str, float] = field(default_factory=dict)
+    #: largest allowed value of each numeric parameter: past it a search's arrays would not fit in memory,
+    #: or its float row would overflow the kernels' integers (2**63 iterations wrap to none at all)
+    highest: dict[str, float] = field(default_factory=dict)
     #: games a chunk of the runner holds at least when a seat plays this agent (searching agents are slow)
     smallest_chunk: int = 1000
     #: the evaluation's feature names, for an agent that plays a model file (`model=` parameter)

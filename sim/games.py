@@ -14,7 +14,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from sim.config import did_you_mean
+from sim.config import did_you_mean, type_name
 from sim.errors import ConfigError
 from sim.game_spec import AgentKind, GameSpec, Vocabulary
 
@@ -61,9 +61,10 @@ def specs() -> list[GameSpec]:
 def spec_of_config(config: dict, file: str | os.PathLike[str]) -> GameSpec:
     """The spec of a merged config's `game` key; a ConfigError names the file and the known games."""
     game = config.get("game")
-    if game not in REGISTRY:
+    if not isinstance(game, str) or game not in REGISTRY:  # an array or table cannot be looked up
         hint = did_you_mean(game, REGISTRY)
-        raise ConfigError(f"{os.fspath(file)}: game: must be one of {', '.join(REGISTRY)}, got {game!r}"
+        got = repr(game) if isinstance(game, str) or game is None else f"a TOML {type_name(game)}"
+        raise ConfigError(f"{os.fspath(file)}: game: must be one of {', '.join(REGISTRY)}, got {got}"
                           + (f"; {hint}" if hint else ""))
     return spec(game)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from sim.app.until_decided import add_until_decided_options
-from sim.commands.options import RunOptions, add_run_options, examples, positive_int
+from sim.commands.options import RunOptions, add_run_options, examples, games_int, players_int
 
 NAME = "compare"
 HELP = ("play a variant config against its base on the same seeds and say, question by question, whether the "
@@ -21,12 +21,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("base", help="the base TOML config")
     parser.add_argument("variant", help="the variant TOML config (the same game)")
-    parser.add_argument("--players", type=int, required=True, help="number of players (required)")
+    parser.add_argument("--players", type=players_int, required=True, help="number of players (required)")
     parser.add_argument("--agents", default="expert",
-                        help="the players, one for all seats or a,b,c (default expert)")
-    parser.add_argument("--games", type=positive_int,
+                        help="the players, one for all seats or a,b,c (default expert; "
+                             "each parameter's range: docs/reference/agents.md)")
+    parser.add_argument("--games", type=games_int,
                         help=f"games of each config (default {DEFAULT_GAMES:,}; with --until-decided the "
-                             "cap, default 200,000)")
+                             "cap, default 200,000; at most 10^9)")
     add_until_decided_options(parser, "both configs alike")
     add_run_options(parser,
                     jobs={"default": None, "help": "worker processes (default: the cores)"},

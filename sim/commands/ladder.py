@@ -7,7 +7,7 @@ import argparse
 import time
 
 from sim import games
-from sim.commands.options import RunOptions, add_run_options, examples, positive_int
+from sim.commands.options import RunOptions, add_run_options, examples, games_int, players_int
 from sim.errors import ConfigError
 from sim.game_spec import GameSpec
 
@@ -20,9 +20,10 @@ PARSER = examples("balance ladder kamakura --players 3",
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help=f"the game: {' or '.join(games.names())}")
-    parser.add_argument("--players", type=int, required=True, help="number of players (required)")
+    parser.add_argument("--players", type=players_int, required=True, help="number of players (required)")
     parser.add_argument("--config", help="TOML config of the game (default: configs/<game>/base.toml)")
-    parser.add_argument("--games", type=positive_int, default=600, help="games per step (default 600)")
+    parser.add_argument("--games", type=games_int, default=600,
+                        help="games per step (default 600, at most 10^9)")
     parser.add_argument("--iters", help="MCTS iterations per level, increasing (default 25,50,100,200,400; "
                                         "none: random and greedy only)")
     add_run_options(parser, jobs=True, seed=True,
@@ -38,8 +39,9 @@ def run(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     options = RunOptions.from_args(args)
-    iters = parse_iters(args.iters)
-    result = run_ladder(_game(args.game), args.players, config=args.config, games=args.games,
+    game = _game(args.game)
+    iters = parse_iters(args.iters, game.agents["mcts"].highest.get("iters"))
+    result = run_ladder(game, args.players, config=args.config, games=args.games,
                         iters=iters, jobs=options.jobs, seed=options.seed, out=options.out,
                         say=options.say(), expert=not args.no_expert)
     print(f"{result.text}\n{result.played:,} games played ({result.skipped} of {len(result.steps)} steps "

@@ -37,6 +37,70 @@ def positive_int(text: str) -> int:
     return value
 
 
+def at_most(limit: int, why: str, lowest: int = 1) -> Callable[[str], int]:
+    """The argparse type of a count with a ceiling (`why` says what exceeding it would exhaust): a whole
+    number in [lowest, limit]. --help says the ceiling."""
+    def count(text: str) -> int:
+        value = _whole_number(text)
+        if value < lowest:
+            raise argparse.ArgumentTypeError(f"must be at least {lowest}, got {value}")
+        if value > limit:
+            raise argparse.ArgumentTypeError(f"must be at most {limit:,} ({why}), got {value:,}")
+        return value
+    count.__name__ = "count"
+    return count
+
+
+#: ceilings of counts, each said in the option's help: games a run streams to disk in chunks (the chunks'
+#: list alone would fill the memory past it), games held in memory at once, and seats
+MOST_GAMES = 1_000_000_000
+MOST_IN_MEMORY = 1_000_000
+MOST_PLAYERS = 100
+games_int = at_most(MOST_GAMES, "a run's chunks are listed in memory")
+games_in_memory_int = at_most(MOST_IN_MEMORY, "every game is held in memory; `balance simulate` streams more")
+players_int = at_most(MOST_PLAYERS, "no game seats more; each game's config says its own range")
+
+
+def positive_float(most: float) -> Callable[[str], float]:
+    """The argparse type of a factor: a finite number above 0, at most `most` (nan and inf refused)."""
+    def factor(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not 0 < value <= most:  # nan fails this too
+            raise argparse.ArgumentTypeError(f"must be above 0 and at most {most:g}, got {text!r}")
+        return value
+    factor.__name__ = "factor"
+    return factor
+
+
+def out_path(text: str) -> str:
+    """The argparse type of --out: a path, not empty (an empty one would write to the default place)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must name a path, got an empty one (leave --out out for the "
+                                         "default)")
+    if "\0" in text:
+        raise argparse.ArgumentTypeError("the path has a null byte")
+    return text
+
+
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system says it, else the machine's)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def check_jobs(jobs: int | None, scheduler: str | None) -> None:
+    """Refuse more worker processes than cores on this machine (they would only slow each other and fill
+    the memory); on a Dask cluster (--scheduler) the cluster's workers run them, so any number goes."""
+    if jobs is not None and scheduler is None and jobs > cores():
+        raise ConfigError(f"--jobs: at most {cores()} (the cores here), got {jobs}; more processes than "
+                          "cores only slow each other (a Dask cluster, --scheduler, takes more)")
+
+
 def seed_int(text: str) -> int:
     """The argparse type of --seed: a whole number in [0, 2**63)."""
     value = _whole_number(text)
@@ -49,14 +113,15 @@ def _standard() -> dict[str, tuple[str, dict[str, Any]]]:
     """Each shared option's flag and its usual definition (a command may give its own help or default).
     Built at each call: --jobs's default is the machine's cores when the parser is built."""
     return {
-        "jobs": ("--jobs", {"type": positive_int, "default": os.cpu_count() or 1,
-                            "help": "worker processes (default: the machine's cores, %(default)s here)"}),
+        "jobs": ("--jobs", {"type": positive_int, "default": cores(),
+                            "help": "worker processes, at most the machine's cores unless --scheduler "
+                                    "is given (default: the cores, %(default)s here)"}),
         "seed": ("--seed", {"type": seed_int, "default": 0, "help": "seed of every game (default 0)"}),
-        "out": ("--out", {}),
+        "out": ("--out", {"type": out_path}),
         "backend": ("--backend", {"choices": ("loky", "dask"), "default": "loky",
                                   "help": "loky (this machine, the default) or dask (a LocalCluster)"}),
         "scheduler": ("--scheduler", {"help": "dask scheduler address (default: a local cluster)"}),
-        "chunk_size": ("--chunk-size", {"type": positive_int}),
+        "chunk_size": ("--chunk-size", {"type": games_in_memory_int}),
         "force": ("--force", {"action": "store_true",
                               "help": "replace a run directory made by a different run"}),
         "quiet": ("--quiet", {"action": "store_true"}),
@@ -115,7 +180,10 @@ class RunOptions:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RunOptions:
-        return cls(**{f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)})
+        """The options of the parsed arguments; --jobs past the cores is refused (`check_jobs`)."""
+        options = cls(**{f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)})
+        check_jobs(options.jobs, options.scheduler)
+        return options
 
     def check_backend(self) -> None:
         """Refuse --scheduler without --backend dask."""

@@ -7,7 +7,7 @@ import argparse
 import os
 
 from sim import games
-from sim.commands.options import add_run_options, examples
+from sim.commands.options import add_run_options, examples, players_int
 
 NAME = "play"
 HELP = "play one game in the terminal against agents, to check rules by hand"
@@ -17,7 +17,7 @@ PARSER = examples("balance play kamakura",
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help=f"the game: {' or '.join(games.names())}")
-    parser.add_argument("--players", type=int, default=2, help="number of players (default 2)")
+    parser.add_argument("--players", type=players_int, default=2, help="number of players (default 2)")
     parser.add_argument("--agents",
                         help="one agent per seat or one for all: human, random, greedy, mcts[:key=value,...] "
                              "(default: human in seat 0, mcts in every other seat)")

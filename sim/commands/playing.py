@@ -7,16 +7,17 @@ import argparse
 import sys
 from typing import Any
 
-from sim.commands.options import RunOptions, add_run_options
+from sim.commands.options import RunOptions, add_run_options, players_int
 from sim.game_spec import GameSpec
 
 
 def add_play_options(parser: argparse.ArgumentParser, agents: str, unit: str, out: str) -> None:
     """The options `simulate` and `values` share: what to play, where, and how it runs."""
     parser.add_argument("config", help="TOML config of any game (its `game` key says which)")
-    parser.add_argument("--players", type=int, required=True, help="number of players (required)")
+    parser.add_argument("--players", type=players_int, required=True, help="number of players (required)")
     parser.add_argument("--agents", default=agents,
-                        help=f"one agent for all seats, or one per seat: a,b,c (default {agents})")
+                        help=f"one agent for all seats, or one per seat: a,b,c (default {agents}; "
+                             "each parameter's range: docs/reference/agents.md)")
     add_run_options(
         parser, jobs=True,
         seed="seed of every game's deal and agents: game i plays from (seed, i) (default 0)",

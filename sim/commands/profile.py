@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from sim.commands.options import RunOptions, add_run_options, examples, positive_int
+from sim.commands.options import RunOptions, add_run_options, examples, games_int, players_int
 
 NAME = "profile"
 HELP = ("self-play at several skill levels on the same game seeds; the report shows every headline figure "
@@ -21,19 +21,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from sim.design.profile import DEFAULT_GAMES, DEFAULT_LEVELS
 
     parser.add_argument("config", help="TOML config of any game (its `game` key says which)")
-    parser.add_argument("--players", type=int, required=True, help="number of players (required)")
+    parser.add_argument("--players", type=players_int, required=True, help="number of players (required)")
     parser.add_argument("--levels", default=DEFAULT_LEVELS,
                         help=f"--agents strings for one seat, weakest first (default {DEFAULT_LEVELS}); "
                              "every seat plays the level")
-    parser.add_argument("--games", type=positive_int,
+    parser.add_argument("--games", type=games_int,
                         help=f"games per level (default {DEFAULT_GAMES:,}); with --until-decided each "
-                             f"level's cap (default {DEFAULT_CAP:,})")
+                             f"level's cap (default {DEFAULT_CAP:,}); at most 10^9")
     add_until_decided_options(parser, "each level")
     add_run_options(parser, seed="the same at every level (default 0)")
     parser.add_argument("--values", action="store_true",
                         help="also a `balance values` run per level: component values per level")
-    parser.add_argument("--values-games", type=positive_int,
-                        help="base games of each values run (default: the game's own)")
+    parser.add_argument("--values-games", type=games_int,
+                        help="base games of each values run (default: the game's own; at most 10^9)")
     add_run_options(parser, jobs=True,
                     out="profile folder (default: runs/profiles/<game>-<config>-<N>p)",
                     force="write into a non-empty folder that is not a profile, and replace level runs made "

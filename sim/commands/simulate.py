@@ -7,7 +7,7 @@ import argparse
 import time
 
 from sim.app.until_decided import add_until_decided_options
-from sim.commands.options import RunOptions, examples, positive_int
+from sim.commands.options import RunOptions, examples, games_int
 from sim.commands.playing import add_play_options, play_run, start_workers
 from sim.errors import ConfigError
 
@@ -19,9 +19,9 @@ PARSER = examples("balance simulate configs/kamakura/base.toml --players 3 --gam
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--games", type=positive_int,
+    parser.add_argument("--games", type=games_int,
                         help="games the run directory should hold (required, unless --until-decided; more "
-                             "extends a run); with --until-decided the cap (default 200,000)")
+                             "extends a run; at most 10^9); with --until-decided the cap (default 200,000)")
     parser.add_argument("--rotate-seats", action="store_true",
                         help="rotate the agents one seat per game: each agent sits in each seat equally")
     add_until_decided_options(parser)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from sim.commands.options import add_run_options, examples, positive_int
+from sim.commands.options import add_run_options, examples, games_in_memory_int, players_int
 
 NAME = "study"
 HELP = "play a batch of games in memory and print seat win rates"
@@ -14,10 +14,13 @@ PARSER = examples("balance study configs/kamakura/base.toml --players 3 --games 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", help="TOML config of any game (its `game` key says which)")
-    parser.add_argument("--players", type=int, required=True, help="number of players (required)")
-    parser.add_argument("--games", type=positive_int, default=10000, help="games to play (default 10000)")
+    parser.add_argument("--players", type=players_int, required=True, help="number of players (required)")
+    parser.add_argument("--games", type=games_in_memory_int, default=10000,
+                        help="games to play (default 10000; at most 1,000,000, which are held in memory: "
+                             "`balance simulate` streams more to disk)")
     parser.add_argument("--agents", default="expert",
-                        help="one agent for all seats, or one per seat: a,b,c (default expert)")
+                        help="one agent for all seats, or one per seat: a,b,c (default expert; "
+                             "each parameter's range: docs/reference/agents.md)")
     add_run_options(parser, seed="seed of the games (default 0)")
 
 

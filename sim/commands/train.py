@@ -7,7 +7,15 @@ import argparse
 import time
 
 from sim import games
-from sim.commands.options import RunOptions, add_run_options, examples, positive_int
+from sim.commands.options import (
+    MOST_GAMES,
+    RunOptions,
+    add_run_options,
+    at_most,
+    examples,
+    games_in_memory_int,
+    players_int,
+)
 
 NAME = "train"
 HELP = "fit the expert agent's evaluation by self-play (expert iteration) and write its model file"
@@ -17,17 +25,19 @@ PARSER = examples("balance train kamakura --players 3",
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help=f"the game: {' or '.join(games.names())}")
-    parser.add_argument("--players", type=int, required=True, help="number of players (required)")
+    parser.add_argument("--players", type=players_int, required=True, help="number of players (required)")
     parser.add_argument("--config", help="TOML config of the game (default: configs/<game>/base.toml)")
-    parser.add_argument("--games", type=positive_int, default=3000,
-                        help="self-play games per round (default 3000)")
+    parser.add_argument("--games", type=games_in_memory_int, default=3000,
+                        help="self-play games per round (default 3000; at most 1,000,000, whose positions "
+                             "are held in memory)")
     parser.add_argument("--agents", default="greedy", help="the data agent of round 0, and what the strength "
                                                            "is measured against (default greedy)")
-    parser.add_argument("--rounds", type=positive_int, default=2,
+    parser.add_argument("--rounds", type=at_most(100, "each round trains a model"), default=2,
                         help="rounds; each after the first plays the expert of the round before (default 2)")
-    parser.add_argument("--strength-games", type=int, default=600,
+    parser.add_argument("--strength-games", type=at_most(MOST_GAMES, "a run's chunks are listed in memory",
+                                                          lowest=0), default=600,
                         help="games of one expert against the data agent, seats rotated (default 600; 0: "
-                             "none)")
+                             "none; at most 10^9)")
     add_run_options(parser, jobs=True, seed=True,
                     out="model file (default: runs/models/<game>-<config>-<N>p.json)",
                     quiet="no line per round")

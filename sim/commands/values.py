@@ -7,7 +7,7 @@ import argparse
 import time
 
 from sim.app.until_decided import add_margin_option
-from sim.commands.options import RunOptions, examples, positive_int
+from sim.commands.options import RunOptions, examples, games_int
 from sim.commands.playing import add_play_options, play_run, start_workers
 
 NAME = "values"
@@ -19,9 +19,9 @@ PARSER = examples("balance values configs/kamakura/base.toml --players 3",
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--games", type=positive_int,
+    parser.add_argument("--games", type=games_int,
                         help="base games (default: the game's own, in its registry entry); each plays every "
-                             "component's arms from every position")
+                             "component's arms from every position; at most 10^9)")
     parser.add_argument("--positions", help="turns or rounds played before the intervention, e.g. 0,9,18 "
                                             "(default: the game's own; 0 = the start)")
     add_play_options(parser, agents="expert", unit="base games",

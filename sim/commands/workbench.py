@@ -7,7 +7,7 @@ import argparse
 import secrets
 import socket
 
-from sim.commands.options import examples, positive_int
+from sim.commands.options import check_jobs, examples, positive_int
 from sim.errors import ConfigError
 
 NAME = "workbench"
@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from sim.workbench.server import Settings, make_app
     from sim.workbench.workspace import Workspace
 
+    check_jobs(args.jobs, args.scheduler)
     if not 0 <= args.port <= 65535:
         raise ConfigError(f"--port: must be in 0..65535, got {args.port}")
     workspace = Workspace(args.workspace)

@@ -60,9 +60,9 @@ class LadderResult:
     text: str = ""
 
 
-def parse_iters(text: str | None) -> tuple[int, ...]:
-    """``25,50,100`` -> (25, 50, 100): positive, strictly increasing; ``none`` -> () (random and greedy
-    only); None -> the default."""
+def parse_iters(text: str | None, highest: float | None = None) -> tuple[int, ...]:
+    """``25,50,100`` -> (25, 50, 100): positive, at most ``highest`` (the game's `mcts:iters` limit),
+    strictly increasing; ``none`` -> () (random and greedy only); None -> the default."""
     if text is None:
         return DEFAULT_ITERS
     if text.strip().lower() == "none":
@@ -76,6 +76,9 @@ def parse_iters(text: str | None) -> tuple[int, ...]:
                               f"got {text!r}") from None
         if value < 1:
             raise ConfigError(f"--iters: iteration counts must be at least 1, got {value}")
+        if highest is not None and value > highest:
+            raise ConfigError(f"--iters: iteration counts must be at most {highest} (mcts:iters), "
+                              f"got {value}")
         values.append(value)
     if any(b <= a for a, b in zip(values, values[1:], strict=False)):
         raise ConfigError(f"--iters: iteration counts must increase, got {text!r}")

@@ -23,11 +23,16 @@ AGENTS = {
                           "reward": (REWARDS, 1), "horizon": (int, 1), "prior": (float, 2.0),
                           "tree": (TREES, 0), "width": (int, 8)},
                       lowest={"iters": 1, "c": 0.0, "horizon": 0, "prior": 0.0, "width": 1},
+                      # a micro-action tree holds 48 nodes of 80 bytes an iteration (384 MB a seat at
+                      # 100,000), a turn tree `width` nodes of 144 (460 MB at 100,000 and width 32); no
+                      # game lasts 100 rounds (horizon 0: to the end)
+                      highest={"iters": 100_000, "c": 100.0, "horizon": 100, "prior": 100.0, "width": 32},
                       smallest_chunk=10),
     # the planner's `width` best turns, the `deep` best by a learned evaluation played on with greedy turns
     # for `horizon` rounds and scored again (sim/kamakura/expert.py); model: a file of `balance train`
     "expert": AgentKind(3, {"width": (int, 16), "deep": (int, 3), "horizon": (int, 1), "model": (str, "")},
-                        lowest={"width": 1, "deep": 1, "horizon": 0}, smallest_chunk=100,
+                        lowest={"width": 1, "deep": 1, "horizon": 0},
+                        highest={"width": 256, "deep": 256, "horizon": 100}, smallest_chunk=100,
                         features=EXPERT_FEATURES),
 }
 

@@ -19,7 +19,9 @@ AGENTS = {
     "random": AgentKind(0),
     "greedy": AgentKind(1),
     "mcts": AgentKind(2, {"iters": (int, 2000), "c": (float, 0.7), "reward": (REWARDS, 0)},
-                      lowest={"iters": 1, "c": 0.0}, smallest_chunk=10),
+                      lowest={"iters": 1, "c": 0.0},
+                      # a tree holds a node of about 100 bytes an iteration: 100 MB a seat at 1,000,000
+                      highest={"iters": 1_000_000, "c": 100.0}, smallest_chunk=10),
     # each card in hand played against `samples` guesses of the hidden cards (the greedy's look-ahead of
     # the round), the position reached scored by a learned evaluation of every player's tokens to come
     # (sim/sakura/expert.py) as a chance of winning, a spread of `temp` tokens times the root of the
@@ -27,7 +29,9 @@ AGENTS = {
     # for each card not yet `z` standard errors behind the best); model: a file of `balance train`
     "expert": AgentKind(3, {"samples": (int, 48), "temp": (float, 2.0), "most": (int, 192),
                             "z": (float, 2.5), "model": (str, "")},
-                        lowest={"samples": 1, "temp": 0.0, "most": 0, "z": 0.0}, smallest_chunk=100,
+                        lowest={"samples": 1, "temp": 0.0, "most": 0, "z": 0.0},
+                        highest={"samples": 10_000, "temp": 100.0, "most": 10_000, "z": 10.0},
+                        smallest_chunk=100,
                         features=EXPERT_FEATURES),
 }
 
