@@ -27,7 +27,7 @@ from sim.design.racing import RaceResult, Standing, race, standing, verdict
 from sim.design.tune_file import Candidate, Target, Tune, load_tune
 from sim.errors import ConfigError
 from sim.game_spec import GameSpec
-from storage.run_dir import RunDirectory, check_directory
+from storage.run_dir import RunDirectory, check_directory, load_manifest
 
 TUNE_MANIFEST = "tune.json"
 
@@ -40,7 +40,7 @@ def run_standing(slug: str, run_dir: str | os.PathLike[str], games: int, target:
     from analysis.runs import read_table
     from analysis.seats import seat_win_rates
 
-    manifest = json.loads((Path(run_dir) / "manifest.json").read_text())
+    manifest = load_manifest(Path(run_dir) / "manifest.json")
     players = read_table(run_dir, "players")
     players = players[players["game_id"] < games]
     seats = seat_win_rates(players)
