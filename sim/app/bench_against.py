@@ -33,7 +33,7 @@ SETTING_ENDS = ("_players", "_per_repeat", "_per_search", "_cores", "_margin_pp"
 WARM_SCALE = 0.01
 
 
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
+def _git(root: Path, args: list[str]) -> subprocess.CompletedProcess:
     try:
         return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
     except FileNotFoundError:
@@ -43,7 +43,7 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
 def checkout_of(source: Path = SOURCE_ROOT) -> tuple[Path, Path]:
     """The git checkout that holds `source` (the folder of the `sim` being run) and `source`'s path inside
     it; ConfigError when it is not in one."""
-    done = _git(source, "rev-parse", "--show-toplevel")
+    done = _git(source, ["rev-parse", "--show-toplevel"])
     if done.returncode != 0:
         raise ConfigError(f"--against: the toolkit at {source} is not in a git checkout, so there is no "
                           f"other revision to build")
@@ -54,7 +54,7 @@ def checkout_of(source: Path = SOURCE_ROOT) -> tuple[Path, Path]:
 def resolve(root: Path, rev: str) -> str:
     """The commit `rev` names in the checkout at `root` (any git revision: a hash, HEAD~3, a branch);
     ConfigError in one line when git does not know it."""
-    done = _git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
+    done = _git(root, ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"])
     if rev.startswith("-") or done.returncode != 0 or not done.stdout.strip():
         raise ConfigError(f"--against: git does not know the revision {rev!r} in {root}")
     return done.stdout.strip()
@@ -67,15 +67,15 @@ def temporary_worktree(root: Path, commit: str) -> Iterator[Path]:
     holder = Path(tempfile.mkdtemp(prefix="balance-bench-against-"))
     tree = holder / "tree"
     try:
-        done = _git(root, "worktree", "add", "--detach", str(tree), commit)
+        done = _git(root, ["worktree", "add", "--detach", str(tree), commit])
         if done.returncode != 0:
             raise RunFailed(f"--against: git could not check out {commit[:12]}: "
                             f"{_last_line(done.stderr)}")
         yield tree
     finally:
-        _git(root, "worktree", "remove", "--force", str(tree))
+        _git(root, ["worktree", "remove", "--force", str(tree)])
         shutil.rmtree(holder, ignore_errors=True)
-        _git(root, "worktree", "prune")
+        _git(root, ["worktree", "prune"])
 
 
 def _last_line(text: str) -> str:
@@ -168,7 +168,8 @@ def format_against(result: dict[str, Any]) -> str:
         ratio = f"{row['ratio']:.3f}" if row["ratio"] is not None else "-"
         lines.append(f"  {key:<{width}}  {_number(row['current']):>12}  {_number(row['other']):>12}  "
                      f"{ratio:>14}")
-    lines.append("  (a rate or a ratio above 1: the current tree is faster; seconds below 1: the same)")
+    lines.append("  (ratio: a games/s or it/s figure above 1 means the current tree is faster; a seconds "
+                 "figure below 1 does)")
     for side, name in (("only_current", "the current tree"), ("only_other", rev)):
         if result[side]:
             lines.append(f"  only in {name}: {', '.join(result[side])}")
@@ -176,8 +177,8 @@ def format_against(result: dict[str, Any]) -> str:
 
 
 def _current_tree(root: Path) -> str:
-    head = _git(root, "rev-parse", "--short=12", "HEAD").stdout.strip() or "(no commit)"
-    dirty = _git(root, "status", "--porcelain", "--untracked-files=no").stdout.strip()
+    head = _git(root, ["rev-parse", "--short=12", "HEAD"]).stdout.strip() or "(no commit)"
+    dirty = _git(root, ["status", "--porcelain", "--untracked-files=no"]).stdout.strip()
     return f"{root} at {head}" + (" with uncommitted changes" if dirty else "")
 
 
