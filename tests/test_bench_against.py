@@ -60,8 +60,15 @@ def test_compare_figures_medians_ratio_and_the_keys_one_side_lacks() -> None:
     assert result["only_current"] == ["b_per_s"] and result["only_other"] == ["c_per_s"]
     text = ba.format_against({"against": "d6cd0a5", "against_commit": "d6cd0a5" + "0" * 33,
                               "current_tree": "/x at abc", "scale": 0.2, "repeats": 3, **result})
-    assert "a_per_s" in text and "2.000" in text and "only in d6cd0a5: c_per_s" in text
-    assert "only in the current tree: b_per_s" in text
+    assert "a_per_s" in text and "2.000" in text and "only in d6cd0a5 (not compared): c_per_s" in text
+    assert "only in the current tree (not compared): b_per_s" in text
+
+
+def test_the_seat_question_seconds_are_figures_and_its_settings_are_not() -> None:
+    from sim.app.bench import seat_question
+
+    keys = ba.figure_keys({**seat_question("sakura", 4, 3.0, 2), "sakura_mcts_iters_per_search": 200})
+    assert keys == ["sakura_seat_question_seconds_one_core", "sakura_seat_question_seconds_all_cores"]
 
 
 def test_a_figure_missing_from_one_run_is_not_compared() -> None:

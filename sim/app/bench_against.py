@@ -18,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,8 +28,9 @@ from sim.errors import ConfigError, RunFailed
 
 #: the folder that holds the `sim` package being run (its tree is "current")
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
-#: numeric keys of a bench's output that are settings, not measurements: never compared
-SETTING_ENDS = ("_players", "_per_repeat", "_per_search", "_cores", "_margin_pp", "_games")
+#: numeric keys of a bench's output that are settings or counts, not measurements: never compared
+SETTING_KEYS = ("repeats", "seat_question_cores", "seat_question_margin_pp")
+SETTING_ENDS = ("_players", "_per_repeat", "_per_search", "_question_games")
 #: the untimed warm-up's scale: every kernel compiles (or loads) whatever the scale
 WARM_SCALE = 0.01
 
@@ -122,11 +124,11 @@ def alternate(run_current: Callable[[], dict], run_other: Callable[[], dict], re
 
 
 def figure_keys(figures: dict) -> list[str]:
-    """The measured figures of a bench's output, in its order: numbers (not settings: `SETTING_ENDS`,
-    the repeats)."""
+    """The measured figures of a bench's output, in its order: numbers, not settings (`SETTING_KEYS`,
+    `SETTING_ENDS`)."""
     return [key for key, value in figures.items()
             if isinstance(value, int | float) and not isinstance(value, bool)
-            and key != "repeats" and not key.endswith(SETTING_ENDS)]
+            and key not in SETTING_KEYS and not key.endswith(SETTING_ENDS)]
 
 
 def compare_figures(current: list[dict], other: list[dict]) -> dict[str, Any]:
@@ -172,7 +174,8 @@ def format_against(result: dict[str, Any]) -> str:
                  "figure below 1 does)")
     for side, name in (("only_current", "the current tree"), ("only_other", rev)):
         if result[side]:
-            lines.append(f"  only in {name}: {', '.join(result[side])}")
+            lines += textwrap.wrap(f"only in {name} (not compared): {', '.join(result[side])}", 108,
+                                   initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False)
     return "\n".join(lines)
 
 
