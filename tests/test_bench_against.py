@@ -57,10 +57,12 @@ def test_compare_figures_medians_ratio_and_the_keys_one_side_lacks() -> None:
     row = result["figures"]["a_per_s"]
     assert (row["current"], row["other"], row["ratio"]) == (5.0, 2.5, 2.0)
     assert row["current_runs"] == [4.0, 6.0, 5.0] and row["other_runs"] == [2.0, 3.0, 2.5]
+    assert row["paired_ratios"] == [2.0, 2.0, 2.0]
     assert result["only_current"] == ["b_per_s"] and result["only_other"] == ["c_per_s"]
     text = ba.format_against({"against": "d6cd0a5", "against_commit": "d6cd0a5" + "0" * 33,
                               "current_tree": "/x at abc", "scale": 0.2, "repeats": 3, **result})
-    assert "a_per_s" in text and "2.000" in text and "only in d6cd0a5 (not compared): c_per_s" in text
+    assert "a_per_s" in text and "2.000" in text and "2.00 to 2.00" in text
+    assert "only in d6cd0a5 (not compared): c_per_s" in text
     assert "only in the current tree (not compared): b_per_s" in text
 
 
@@ -69,6 +71,12 @@ def test_the_seat_question_seconds_are_figures_and_its_settings_are_not() -> Non
 
     keys = ba.figure_keys({**seat_question("sakura", 4, 3.0, 2), "sakura_mcts_iters_per_search": 200})
     assert keys == ["sakura_seat_question_seconds_one_core", "sakura_seat_question_seconds_all_cores"]
+
+
+def test_the_ratios_within_a_repeat_show_the_noise() -> None:
+    row = ba.compare_figures([{"a_per_s": 3.0}, {"a_per_s": 6.0}], [{"a_per_s": 2.0}, {"a_per_s": 3.0}])
+    assert row["figures"]["a_per_s"]["paired_ratios"] == [1.5, 2.0]
+    assert row["figures"]["a_per_s"]["ratio"] == 1.8  # 4.5 / 2.5: medians, not the mean of the pairs
 
 
 def test_a_figure_missing_from_one_run_is_not_compared() -> None:

@@ -133,7 +133,8 @@ def figure_keys(figures: dict) -> list[str]:
 
 def compare_figures(current: list[dict], other: list[dict]) -> dict[str, Any]:
     """Each figure every run of both sides has: both sides' runs, medians and their ratio (current /
-    other; None when the other's median is 0); and the figures only one side has, by name."""
+    other; None when the other's median is 0), and the ratio within each repeat (runs paired in order: their
+    spread shows the machine's noise); and the figures only one side has, by name."""
     def keys(runs: list[dict]) -> list[str]:
         found = [figure_keys(run) for run in runs]
         return [key for key in found[0] if all(key in f for f in found[1:])] if found else []
@@ -143,9 +144,10 @@ def compare_figures(current: list[dict], other: list[dict]) -> dict[str, Any]:
     for key in (k for k in mine if k in theirs):
         a = statistics.median(run[key] for run in current)
         b = statistics.median(run[key] for run in other)
+        paired = [round(c[key] / o[key], 3) for c, o in zip(current, other, strict=False) if o[key]]
         figures[key] = {"current": a, "other": b, "ratio": round(a / b, 3) if b else None,
                         "current_runs": [run[key] for run in current],
-                        "other_runs": [run[key] for run in other]}
+                        "other_runs": [run[key] for run in other], "paired_ratios": paired}
     return {"figures": figures, "only_current": [k for k in mine if k not in theirs],
             "only_other": [k for k in theirs if k not in mine]}
 
@@ -165,13 +167,18 @@ def format_against(result: dict[str, Any]) -> str:
     lines = [f"balance bench --against {rev} ({result['against_commit'][:12]}): median of "
              f"{result['repeats']} alternating runs of each tree, --scale {result['scale']:g}, one core",
              f"  current: {result['current_tree']}",
-             f"  {'figure':<{width}}  {'current':>12}  {rev[:12]:>12}  {'current/' + rev[:12]:>14}"]
+             f"  {'figure':<{width}}  {'current':>12}  {rev[:12]:>12}  {'current/' + rev[:12]:>14}  "
+             f"within a repeat"]
     for key, row in rows.items():
         ratio = f"{row['ratio']:.3f}" if row["ratio"] is not None else "-"
+        paired = row["paired_ratios"]
+        spread = f"{min(paired):.2f} to {max(paired):.2f}" if paired else "-"
         lines.append(f"  {key:<{width}}  {_number(row['current']):>12}  {_number(row['other']):>12}  "
-                     f"{ratio:>14}")
-    lines.append("  (ratio: a games/s or it/s figure above 1 means the current tree is faster; a seconds "
-                 "figure below 1 does)")
+                     f"{ratio:>14}  {spread}")
+    lines += ["  (ratio: a games/s or it/s figure above 1 means the current tree is faster, a seconds figure "
+              "below 1;",
+              "  within a repeat: the lowest and highest ratio of the two trees' runs in one repeat, the "
+              "machine's noise)"]
     for side, name in (("only_current", "the current tree"), ("only_other", rev)):
         if result[side]:
             lines += textwrap.wrap(f"only in {name} (not compared): {', '.join(result[side])}", 108,
