@@ -3,7 +3,9 @@
 Each figure is the median of several timed repeats after a warm-up (numba compiles on first call); the
 batch figures run on one core (the kernels are single-threaded). Every registered game is timed at its
 spec's `bench_players`: random and greedy self-play through the batch path, random play through the
-readable API, and whatever the game's own bench module adds (its search, sim/<game>/bench.py).
+readable API, and whatever the game's own bench module adds (its search, sim/<game>/bench.py). For a game
+with an expert it also says what a designer waits for: the games and seconds that decide the seat questions
+at a 2 percentage-point margin in expert self-play (`seat_question`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ import numpy as np
 
 from sim import games
 from sim.rng import game_seeds, new_rng
+
+#: the margin of the seat questions whose time `balance bench` reports (a share: 2 percentage points)
+SEAT_MARGIN = 0.02
 
 
 def _median_rate(run: Callable[[int], None], games: int, repeats: int) -> float:
@@ -59,6 +64,8 @@ def _measure(spec: games.GameSpec, scale: float, repeats: int) -> dict:
             play_api_game(game, policy_class, int(seed))
 
     out = _strong_selfplay(spec, rules, scale, repeats)
+    if f"{name}_expert_selfplay_games_per_s" in out:
+        out.update(seat_question(name, players, out[f"{name}_expert_selfplay_games_per_s"], _cores()))
     random_rate = _median_rate(batch(random, batch_games), batch_games, repeats)
     api_rate = _median_rate(api, api_games, repeats)
     greedy_rate = _median_rate(batch(greedy, greedy_games), greedy_games, repeats)
@@ -99,6 +106,67 @@ def _strong_selfplay(spec: games.GameSpec, rules, scale: float, repeats: int) ->
             f"{name}_mcts{iters}_selfplay_games_per_s": round(mcts, 3),
             f"{name}_expert_over_mcts{iters}": round(expert / mcts, 1),
             f"{name}_strong_selfplay_games_per_repeat": sizes}
+
+
+def _cores() -> int:
+    """The worker processes `balance simulate` starts by default (its --jobs: the machine's cores)."""
+    return os.cpu_count() or 1
+
+
+def seat_question_games(players: int, margin: float = SEAT_MARGIN) -> int:
+    """The games in all `--until-decided` plans for a self-play run at `players` were there no difference
+    (sim/app/until_decided.games_if_no_difference: the seats' family, Bonferroni over the seats, and the
+    start player's, each interval inside +-margin): its rule applied to the tally of games in which every
+    seat wins exactly its fair share, each game won outright (no ties), so each seat's win share has the
+    sd of a win or a loss, sqrt(f (1 - f)); ties would lower it a little, and the games with it."""
+    from analysis.tally import SHARE_SCALE
+    from analysis.verdicts import Margins
+    from sim.app.until_decided import games_if_no_difference
+
+    n = SHARE_SCALE * 1000  # a multiple of every player count up to 7: whole wins at the fair share
+    wins = n // players
+    common = {"games": n, "seat_games": np.full(players, n), "sizes": {players: n},
+              "seat_units": [wins * SHARE_SCALE] * players,
+              "seat_squares": [wins * SHARE_SCALE ** 2] * players}
+    return games_if_no_difference(common, Margins(seats=margin, start=margin))
+
+
+def seat_question(name: str, players: int, games_per_s: float, cores: int,
+                  margin: float = SEAT_MARGIN) -> dict:
+    """The time to decide the seat questions (are the seats fair, does the start player gain) within
+    `margin` in self-play at `games_per_s` on one core: the games `seat_question_games` plans, and the
+    seconds on one core and on `cores` (simulate's default --jobs), assuming every core plays at the one-core
+    rate (the workers share nothing; their start-up and the tally are not counted)."""
+    need = seat_question_games(players, margin)
+    return {f"{name}_seat_question_games": need,
+            f"{name}_seat_question_seconds_one_core": round(need / games_per_s, 1),
+            f"{name}_seat_question_seconds_all_cores": round(need / (games_per_s * cores), 1),
+            "seat_question_margin_pp": round(100 * margin, 6), "seat_question_cores": cores}
+
+
+def seat_question_lines(figures: dict) -> list[str]:
+    """`seat_question`'s figures in a designer's words, one line a game that has them."""
+    from analysis.verdicts import about, duration
+
+    named = [spec for spec in games.specs() if f"{spec.name}_seat_question_games" in figures]
+    if not named:
+        return []
+    cores = figures["seat_question_cores"]
+    lines = [f"  Time to decide the seat questions in expert self-play (is every seat's win rate within "
+             f"{figures['seat_question_margin_pp']:g} percentage points",
+             "  of the fair share, and the start player's?), as --until-decided plans it were there no "
+             "difference:"]
+    for spec in named:
+        name = spec.name
+        title = f"{spec.vocabulary.title} ({figures[f'{name}_players']} players)"
+        lines.append(f"    {title:<20}: about {about(figures[f'{name}_seat_question_games']):,} games, "
+                     f"{duration(figures[f'{name}_seat_question_seconds_one_core'])} on one core, "
+                     f"{duration(figures[f'{name}_seat_question_seconds_all_cores'])} on {cores} "
+                     f"core{'s' if cores != 1 else ''}")
+    lines += [f"    ({cores} core{'s' if cores != 1 else ''}: `balance simulate`'s default --jobs here, "
+              "assuming each core plays at the one-core rate above;",
+              "    a real difference near the margin takes longer, one far from it less)"]
+    return lines
 
 
 def search_rate(search: Callable[[np.ndarray, np.ndarray, int], object], vector: np.ndarray, iters: int,
@@ -155,4 +223,4 @@ def format_bench(figures: dict) -> str:
     for spec in games.specs():
         if spec.bench is not None:
             lines += spec.bench.lines(figures)
-    return "\n".join(lines)
+    return "\n".join(lines + seat_question_lines(figures))
