@@ -152,7 +152,7 @@ def _line_best(s, counts, line, greens, n_greens, yellow_cost, choice, scratch):
     used = scratch[4:14]
     trial = scratch[14:18]
     gmin = s[GREEN_MIN]
-    any_claim = False
+    claimable = 0  # bit per colour whose chit could be claimed
     for colour in range(4):
         choice[colour] = -1  # nothing claimed unless a claim is found below
     for colour in range(4):
@@ -164,23 +164,24 @@ def _line_best(s, counts, line, greens, n_greens, yellow_cost, choice, scratch):
         d = s[ICONS + chit] - count
         if d == 0 or (d > 0 and count >= gmin and n_greens > 0 and greens[0] >= d):
             need[colour] = d
-            any_claim = True
+            claimable |= 1 << colour
     best_points = -1
     best_cost = 0
-    if not any_claim:
+    if claimable == 0:
         return -1, 0
-    for subset in range(1, 16):
+    # the subsets of the claimable colours, in increasing order (the others cannot be claimed)
+    subset = 0
+    while True:
+        subset = (subset - claimable) & claimable
+        if subset == 0:
+            break
         size = 0
         points = 0
-        ok = True
         for colour in range(4):
             if subset >> colour & 1:
-                if need[colour] < 0:
-                    ok = False
-                    break
                 size += 1
                 points += s[POINTS + 10 * colour + line]
-        if not ok or yellow_cost[size] < 0:
+        if yellow_cost[size] < 0:
             continue
         n_green_used = _assign_greens(subset, need, greens, n_greens, used, trial)
         if n_green_used < 0:
@@ -471,6 +472,19 @@ def _hopeless(bound, min_cost, cands, n, max_k, greedy, best, worst):
 
 
 @njit(cache=True)
+def _new_lines(a, b, c, d):
+    """The lines where swap (a, b) then swap (c, d) may leave counts that no single swap left: those
+    holding c or d, and, when the swaps share no cell, also a or b. In any other line the two swaps
+    leave the counts of one swap alone, a claim the greedy search weighed at depth 1 with fewer chits
+    spent (or found hopeless then, and still is): offered again it could neither win nor tie, so only
+    the greedy search (no draw per plan) leaves it out."""
+    lines = CELL_LINE_MASK[c] | CELL_LINE_MASK[d]
+    if a != c and a != d and b != c and b != d:
+        lines &= CELL_LINE_MASK[a] | CELL_LINE_MASK[b]
+    return lines
+
+
+@njit(cache=True)
 def _search_plans(s, rng, powers, cands, max_k, greedy):
     """Weigh every plan of the player to move (see the module docstring) and keep the best in cands
     (rows of C_* columns); return how many."""
@@ -513,6 +527,8 @@ def _search_plans(s, rng, powers, cands, max_k, greedy):
                     lines = (1 << 10) - 1
                 elif depth == 1:
                     lines = CELL_LINE_MASK[a] | CELL_LINE_MASK[b]
+                elif greedy and move_cost[2] > move_cost[1]:
+                    lines = _new_lines(a, b, c, d)
                 else:
                     lines = CELL_LINE_MASK[a] | CELL_LINE_MASK[b] | CELL_LINE_MASK[c] | CELL_LINE_MASK[d]
                 for line in range(10):
