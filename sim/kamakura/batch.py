@@ -154,6 +154,8 @@ def play_batch(seeds, rules, agent_kinds, agent_params, out):
     trees = _seat_trees(agent_kinds, agent_params, players)
     history = np.empty(MAX_HISTORY, dtype=np.int64)
     searching = any_search(agent_kinds, players)
+    # the output arrays as locals: taking one out of the tuple at every write costs a reference count each
+    events, chits = out.events, out.chits
     for g in range(seeds.shape[0]):
         for seat in range(MAX_PLAYERS):
             trees.meta[seat, M_VALID] = 0
@@ -161,9 +163,9 @@ def play_batch(seeds, rules, agent_kinds, agent_params, out):
         s = new_game(rules, seeds[g])
         rng = rng_seeded(seeds[g], 1)
         for chit in range(40):
-            out.chits[g, chit, 0] = s[ICONS + chit]
-            out.chits[g, chit, 1] = s[POINTS + chit]
-            out.chits[g, chit, 2] = s[POWER + chit]
+            chits[g, chit, 0] = s[ICONS + chit]
+            chits[g, chit, 1] = s[POINTS + chit]
+            chits[g, chit, 2] = s[POWER + chit]
         n_events = 0
         turn_start_events = 0
         last_turn = 0
@@ -183,17 +185,17 @@ def play_batch(seeds, rules, agent_kinds, agent_params, out):
                 if action == A_PASS:
                     n_events = turn_start_events  # a void turn activated nothing
                 elif action >= A_USE and action <= A_USE_ORDER or (action >= A_GAIN and action < A_GAIN + 40):
-                    out.events[g, n_events, 0] = turn
-                    out.events[g, n_events, 1] = seat
+                    events[g, n_events, 0] = turn
+                    events[g, n_events, 1] = seat
                     if action == A_USE_ORDER:
-                        out.events[g, n_events, 2] = EVENT_USE_ORDER
-                        out.events[g, n_events, 3] = -1
+                        events[g, n_events, 2] = EVENT_USE_ORDER
+                        events[g, n_events, 3] = -1
                     elif action < A_USE_ORDER:
-                        out.events[g, n_events, 2] = EVENT_USE_CHIT
-                        out.events[g, n_events, 3] = action - A_USE
+                        events[g, n_events, 2] = EVENT_USE_CHIT
+                        events[g, n_events, 3] = action - A_USE
                     else:
-                        out.events[g, n_events, 2] = EVENT_GAIN
-                        out.events[g, n_events, 3] = action - A_GAIN
+                        events[g, n_events, 2] = EVENT_GAIN
+                        events[g, n_events, 3] = action - A_GAIN
                     n_events += 1
                 apply_action(s, action)
                 if searching:
