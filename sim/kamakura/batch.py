@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from sim.batching import batch_inputs, result_arrays
-from sim.kamakura.agents import AGENT_EXPERT, AGENT_MCTS, MAX_PLAN, agent_plan
+from sim.kamakura.agents import AGENT_EXPERT, AGENT_GREEDY, AGENT_MCTS, AGENT_RANDOM, MAX_PLAN, agent_plan
 from sim.kamakura.expert import expert_plan
 from sim.kamakura.kernels import (
     A_GAIN,
@@ -119,6 +119,16 @@ def next_plan(s, rng, kind, seat_params, trees, history, n_history, plan, buf):
 
 
 @njit(cache=True)
+def any_search(agent_kinds, players):
+    """Does any seat of the batch search with a tree (mcts)? Only then is the history of actions kept."""
+    for g in range(agent_kinds.shape[0]):
+        for seat in range(players):
+            if agent_kinds[g, seat] == AGENT_MCTS:
+                return True
+    return False
+
+
+@njit(cache=True)
 def remember(history, n_history, action, trees):
     """Append a played action to the game's history (what MCTS trees are walked along); a game longer than
     the history (MAX_HISTORY) starts afresh, every seat's tree then invalid. Returns the new length."""
@@ -143,6 +153,9 @@ def play_batch(seeds, rules, agent_kinds, agent_params, out):
     win = np.zeros(MAX_PLAYERS, dtype=np.int64)
     trees = _seat_trees(agent_kinds, agent_params, players)
     history = np.empty(MAX_HISTORY, dtype=np.int64)
+    searching = any_search(agent_kinds, players)
+    # the output arrays as locals: taking one out of the tuple at every write costs a reference count each
+    events, chits = out.events, out.chits
     for g in range(seeds.shape[0]):
         for seat in range(MAX_PLAYERS):
             trees.meta[seat, M_VALID] = 0
@@ -150,16 +163,19 @@ def play_batch(seeds, rules, agent_kinds, agent_params, out):
         s = new_game(rules, seeds[g])
         rng = rng_seeded(seeds[g], 1)
         for chit in range(40):
-            out.chits[g, chit, 0] = s[ICONS + chit]
-            out.chits[g, chit, 1] = s[POINTS + chit]
-            out.chits[g, chit, 2] = s[POWER + chit]
+            chits[g, chit, 0] = s[ICONS + chit]
+            chits[g, chit, 1] = s[POINTS + chit]
+            chits[g, chit, 2] = s[POWER + chit]
         n_events = 0
         turn_start_events = 0
         last_turn = 0
         while s[OVER] == 0:
             seat = s[TO_MOVE]
-            n_plan = next_plan(s, rng, agent_kinds[g, seat], agent_params[g, seat], trees, history, n_history,
-                               plan, buf)
+            kind = agent_kinds[g, seat]
+            if kind == AGENT_RANDOM or kind == AGENT_GREEDY:  # no trees, no parameters: the quick path
+                n_plan = agent_plan(kind, s, rng, plan, buf)
+            else:
+                n_plan = next_plan(s, rng, kind, agent_params[g, seat], trees, history, n_history, plan, buf)
             for i in range(n_plan):
                 action = plan[i]
                 turn = s[TURN]
@@ -169,20 +185,21 @@ def play_batch(seeds, rules, agent_kinds, agent_params, out):
                 if action == A_PASS:
                     n_events = turn_start_events  # a void turn activated nothing (R-8)
                 elif action >= A_USE and action <= A_USE_ORDER or (action >= A_GAIN and action < A_GAIN + 40):
-                    out.events[g, n_events, 0] = turn
-                    out.events[g, n_events, 1] = seat
+                    events[g, n_events, 0] = turn
+                    events[g, n_events, 1] = seat
                     if action == A_USE_ORDER:
-                        out.events[g, n_events, 2] = EVENT_USE_ORDER
-                        out.events[g, n_events, 3] = -1
+                        events[g, n_events, 2] = EVENT_USE_ORDER
+                        events[g, n_events, 3] = -1
                     elif action < A_USE_ORDER:
-                        out.events[g, n_events, 2] = EVENT_USE_CHIT
-                        out.events[g, n_events, 3] = action - A_USE
+                        events[g, n_events, 2] = EVENT_USE_CHIT
+                        events[g, n_events, 3] = action - A_USE
                     else:
-                        out.events[g, n_events, 2] = EVENT_GAIN
-                        out.events[g, n_events, 3] = action - A_GAIN
+                        events[g, n_events, 2] = EVENT_GAIN
+                        events[g, n_events, 3] = action - A_GAIN
                     n_events += 1
                 apply_action(s, action)
-                n_history = remember(history, n_history, action, trees)
+                if searching:
+                    n_history = remember(history, n_history, action, trees)
         scores(s, score)
         tie, decided = winners(s, score, win)
         for seat in range(s[PLAYERS]):

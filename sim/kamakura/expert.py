@@ -93,17 +93,17 @@ def _chit_distance(s, chit, green):
 
 
 @njit(cache=True)
-def features(s, seat, out):
-    """The evaluation's features of `seat` in position s (FEATURES order) into out[:N_FEATURES]."""
-    players = s[PLAYERS]
-    n_active = 0
-    for other in range(players):
-        if s[PASSED + other] == 0:
-            n_active += 1
-    points_left = 0
+def _chit_distances(s, green, out):
+    """_chit_distance of every chit on the board into out[chit] (chits owned: left as they were)."""
     for chit in range(N_CHITS):
         if s[OWNER + chit] == -1:
-            points_left += s[POINTS + chit]
+            out[chit] = _chit_distance(s, chit, green)
+
+
+@njit(cache=True)
+def _seat_powers(s, seat):
+    """The seat's unspent red, yellow and green powers and its largest unspent green: (red, yellow, green,
+    best_green)."""
     red = 0
     yellow = 0
     green = 0
@@ -121,6 +121,31 @@ def features(s, seat, out):
                     green += p
                     if p > best_green:
                         best_green = p
+    return red, yellow, green, best_green
+
+
+@njit(cache=True)
+def features(s, seat, out):
+    """The evaluation's features of `seat` in position s (FEATURES order) into out[:N_FEATURES]."""
+    dist = np.empty(N_CHITS, dtype=np.int64)
+    _chit_distances(s, _seat_powers(s, seat)[3], dist)
+    _features(s, seat, dist, np.empty(4, dtype=np.int64), out)
+
+
+@njit(cache=True)
+def _features(s, seat, dist, top, out):
+    """features(s, seat, out) given dist, the _chit_distances for the seat's best green; top: 4 integers of
+    working space."""
+    players = s[PLAYERS]
+    n_active = 0
+    for other in range(players):
+        if s[PASSED + other] == 0:
+            n_active += 1
+    points_left = 0
+    for chit in range(N_CHITS):
+        if s[OWNER + chit] == -1:
+            points_left += s[POINTS + chit]
+    red, yellow, green, _best_green = _seat_powers(s, seat)
     order = s[ORDER_MOVES + seat] if s[ORDER_SPENT + seat] == 0 else 0
     out[:N_FEATURES] = 0.0
     out[0] = 1.0
@@ -147,14 +172,13 @@ def features(s, seat, out):
     near = 0
     mid = 0
     claim = 0
-    top = np.zeros(4, dtype=np.int64)
     for line in range(10):
         top[:] = 0
         for colour in range(4):
             chit = 10 * colour + line
             if s[OWNER + chit] != -1:
                 continue
-            d = _chit_distance(s, chit, best_green)
+            d = dist[chit]
             p = s[POINTS + chit]
             if d <= 1:
                 near += p
@@ -183,17 +207,40 @@ def features(s, seat, out):
     out[base + 4] = mid
 
 
+# Working space of the evaluation (new_eval_space): floats (each seat's final, then the features) and
+# integers (the chit distances for up to MAX_PLAYERS distinct best greens, their greens, the line's top 4).
+_DIST = 0
+_GREENS = MAX_PLAYERS * N_CHITS
+_TOP = _GREENS + MAX_PLAYERS
+
+
 @njit(cache=True)
-def predicted_finals(s, weights, out):
-    """Each seat's score now plus its predicted points to come (>= 0; 0 once passed or over) into out."""
+def new_eval_space():
+    """(floats, ints): the working space of predicted_finals_in and lead_in, made once per search."""
+    return np.zeros(MAX_PLAYERS + N_FEATURES, dtype=np.float64), np.zeros(_TOP + 4, dtype=np.int64)
+
+
+@njit(cache=True)
+def predicted_finals_in(s, weights, out, ints, f):
+    """predicted_finals with working space (new_eval_space: ints, and N_FEATURES floats f): the chit
+    distances are worked out once per distinct best green among the seats, not once per seat."""
     scores(s, out)
     if s[OVER] == 1:
         return
-    f = np.empty(N_FEATURES, dtype=np.float64)
+    n_rows = 0
     for seat in range(s[PLAYERS]):
         if s[PASSED + seat] == 1:
             continue
-        features(s, seat, f)
+        best_green = _seat_powers(s, seat)[3]
+        row = 0
+        while row < n_rows and ints[_GREENS + row] != best_green:
+            row += 1
+        dist = ints[_DIST + N_CHITS * row:_DIST + N_CHITS * (row + 1)]
+        if row == n_rows:
+            _chit_distances(s, best_green, dist)
+            ints[_GREENS + row] = best_green
+            n_rows += 1
+        _features(s, seat, dist, ints[_TOP:_TOP + 4], f)
         gain = 0.0
         for k in range(N_FEATURES):
             gain += weights[k] * f[k]
@@ -202,15 +249,30 @@ def predicted_finals(s, weights, out):
 
 
 @njit(cache=True)
-def lead(s, seat, weights):
-    """The evaluation of position s for `seat`: its predicted final score minus the best other seat's."""
-    finals = np.zeros(MAX_PLAYERS, dtype=np.float64)
-    predicted_finals(s, weights, finals)
+def predicted_finals(s, weights, out):
+    """Each seat's score now plus its predicted points to come (>= 0; 0 once passed or over) into out."""
+    floats, ints = new_eval_space()
+    predicted_finals_in(s, weights, out, ints, floats[MAX_PLAYERS:])
+
+
+@njit(cache=True)
+def lead_in(s, seat, weights, floats, ints):
+    """lead with working space (new_eval_space)."""
+    finals = floats[:MAX_PLAYERS]
+    finals[:] = 0.0
+    predicted_finals_in(s, weights, finals, ints, floats[MAX_PLAYERS:])
     best_other = -1e18
     for other in range(s[PLAYERS]):
         if other != seat and finals[other] > best_other:
             best_other = finals[other]
     return finals[seat] - best_other
+
+
+@njit(cache=True)
+def lead(s, seat, weights):
+    """The evaluation of position s for `seat`: its predicted final score minus the best other seat's."""
+    floats, ints = new_eval_space()
+    return lead_in(s, seat, weights, floats, ints)
 
 
 @njit(cache=True)
@@ -232,6 +294,7 @@ def expert_plan(s, rng, params, plan):
         reply = np.empty(MAX_PLAN, dtype=np.int64)
         # first the position right after each turn, scored as it stands (cheap) ...
         quick = np.empty(n, dtype=np.float64)
+        floats, ints = new_eval_space()
         for k in range(n):
             st[:] = s
             for j in range(lengths[k]):
@@ -253,7 +316,7 @@ def expert_plan(s, rng, params, plan):
                 m = greedy_plan(st, reply_rng, reply)
                 for j in range(m):
                     apply_action(st, reply[j])
-            value = lead(st, me, weights)
+            value = lead_in(st, me, weights, floats, ints)
             if value > best_value + 1e-9 or (abs(value - best_value) <= 1e-9 and k < best):
                 best_value = value
                 best = k

@@ -94,6 +94,7 @@ def new_game(rules, seed):
             s[BOARD + cell] = cell // 4
         shuffle_slice(s, BOARD, 16, rng)
     # each colour's ten chits are shuffled and dealt one to each line.
+    chit_sets = rules.chit_sets
     perm = np.empty(10, dtype=np.int64)
     for colour in range(4):
         for i in range(10):
@@ -101,9 +102,9 @@ def new_game(rules, seed):
         shuffle_slice(perm, 0, 10, rng)
         for line in range(10):
             chit = 10 * colour + line
-            s[ICONS + chit] = rules.chit_sets[colour, perm[line], 0]
-            s[POINTS + chit] = rules.chit_sets[colour, perm[line], 1]
-            s[POWER + chit] = rules.chit_sets[colour, perm[line], 2]
+            s[ICONS + chit] = chit_sets[colour, perm[line], 0]
+            s[POINTS + chit] = chit_sets[colour, perm[line], 1]
+            s[POWER + chit] = chit_sets[colour, perm[line], 2]
     refresh_masks(s)
     for chit in range(N_CHITS):
         s[OWNER + chit] = -1

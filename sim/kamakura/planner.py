@@ -18,12 +18,11 @@ from numba import njit
 
 from sim.kamakura.board import (
     CELL_LINE_MASK,
-    LINE_MASK,
+    LINE_CELLS,
     MASK_TO_INDEX,
     SWAP_DISTANCE,
     SWAPS,
     colour_masks,
-    popcount,
 )
 from sim.kamakura.kernels import (
     A_END,
@@ -54,6 +53,15 @@ C_POINTS, C_COST, C_DRAW, C_KEY, C_KIND, C_A, C_B, C_LINE = 0, 1, 2, 3, 4, 5, 6,
 N_COLUMNS = 8
 # C_KIND: 0, 1, 2 = that many listed swaps (C_A, C_B); KIND_DEEP = a shortest path to (chit C_A, target C_B)
 KIND_DEEP = 3
+
+# A line's four cells as its count of each colour, one base-5 code (c0 * 125 + c1 * 25 + c2 * 5 + c3); the
+# 35 codes whose counts sum to 4 have a slot each in a search's memo of line claims (_line_value).
+CODE_WEIGHT = np.array([125, 25, 5, 1], dtype=np.int64)
+CODE_SLOT = np.full(625, -1, dtype=np.int64)
+_slots = [code for code in range(625) if code // 125 + code // 25 % 5 + code // 5 % 5 + code % 5 == 4]
+CODE_SLOT[_slots] = np.arange(len(_slots))
+N_SLOTS = len(_slots)
+UNKNOWN = -2  # a memo entry not worked out yet
 
 
 @njit(cache=True)
@@ -109,16 +117,42 @@ def _assign_greens(subset, need, greens, n_greens, used, out):
 
 
 @njit(cache=True)
-def _line_best(s, masks, line, greens, n_greens, yellow_cost, choice, scratch):
-    """Best claim in one line on a board given by colour masks: returns (points, chits spent), points -1
-    when no claim is possible (a claim of 0-point chits is a claim, worth 0), and writes into choice[0..3]
-    the green power assigned per colour (0 = none, -1 = not claimed). scratch: 18 integers of working
-    space."""
+def _line_code(board, line):
+    """The colour counts of `line` on `board` (16 tile colours) as one base-5 code (CODE_WEIGHT)."""
+    return (CODE_WEIGHT[board[LINE_CELLS[line, 0]]] + CODE_WEIGHT[board[LINE_CELLS[line, 1]]]
+            + CODE_WEIGHT[board[LINE_CELLS[line, 2]]] + CODE_WEIGHT[board[LINE_CELLS[line, 3]]])
+
+
+@njit(cache=True)
+def _line_value(s, board, line, greens, n_greens, yellow_cost, memo, choice, scratch):
+    """_line_best's (points, chits spent) for `line` on `board`, from memo[line, slot] (int64[10, N_SLOTS,
+    2], UNKNOWN until first asked): a claim depends on the board only through the line's colour counts,
+    so one search works each out once. choice is not written."""
+    code = _line_code(board, line)
+    slot = CODE_SLOT[code]
+    if memo[line, slot, 0] == UNKNOWN:
+        counts = scratch[18:22]
+        counts[0] = code // 125
+        counts[1] = code // 25 % 5
+        counts[2] = code // 5 % 5
+        counts[3] = code % 5
+        points, cost = _line_best(s, counts, line, greens, n_greens, yellow_cost, choice, scratch)
+        memo[line, slot, 0] = points
+        memo[line, slot, 1] = cost
+    return memo[line, slot, 0], memo[line, slot, 1]
+
+
+@njit(cache=True)
+def _line_best(s, counts, line, greens, n_greens, yellow_cost, choice, scratch):
+    """Best claim in one line whose tiles count counts[c] of each colour c: returns (points, chits spent),
+    points -1 when no claim is possible (a claim of 0-point chits is a claim, worth 0), and writes into
+    choice[0..3] the green power assigned per colour (0 = none, -1 = not claimed). scratch: 18 integers
+    of working space."""
     need = scratch[0:4]
     used = scratch[4:14]
     trial = scratch[14:18]
     gmin = s[GREEN_MIN]
-    any_claim = False
+    claimable = 0  # bit per colour whose chit could be claimed
     for colour in range(4):
         choice[colour] = -1  # nothing claimed unless a claim is found below
     for colour in range(4):
@@ -126,27 +160,28 @@ def _line_best(s, masks, line, greens, n_greens, yellow_cost, choice, scratch):
         chit = 10 * colour + line
         if s[OWNER + chit] != -1:
             continue
-        count = popcount(masks[colour] & LINE_MASK[line])
+        count = counts[colour]
         d = s[ICONS + chit] - count
         if d == 0 or (d > 0 and count >= gmin and n_greens > 0 and greens[0] >= d):
             need[colour] = d
-            any_claim = True
+            claimable |= 1 << colour
     best_points = -1
     best_cost = 0
-    if not any_claim:
+    if claimable == 0:
         return -1, 0
-    for subset in range(1, 16):
+    # the subsets of the claimable colours, in increasing order (the others cannot be claimed)
+    subset = 0
+    while True:
+        subset = (subset - claimable) & claimable
+        if subset == 0:
+            break
         size = 0
         points = 0
-        ok = True
         for colour in range(4):
             if subset >> colour & 1:
-                if need[colour] < 0:
-                    ok = False
-                    break
                 size += 1
                 points += s[POINTS + 10 * colour + line]
-        if not ok or yellow_cost[size] < 0:
+        if yellow_cost[size] < 0:
             continue
         n_green_used = _assign_greens(subset, need, greens, n_greens, used, trial)
         if n_green_used < 0:
@@ -304,11 +339,12 @@ def write_plan(s, powers, path, n_path, line, plan):
         b = SWAPS[k, 1]
         board[a], board[b] = board[b], board[a]
         n += 1
-    masks = np.zeros(4, dtype=np.int64)
+    counts = np.zeros(4, dtype=np.int64)
     choice = np.zeros(4, dtype=np.int64)
     scratch = np.zeros(18, dtype=np.int64)
-    colour_masks(board, 0, masks)
-    _line_best(s, masks, line, greens, n_greens, yellow_cost, choice, scratch)
+    for cell in LINE_CELLS[line]:
+        counts[board[cell]] += 1
+    _line_best(s, counts, line, greens, n_greens, yellow_cost, choice, scratch)
     size = 0
     for colour in range(4):
         if choice[colour] >= 0:
@@ -368,25 +404,29 @@ def _offer(cands, n, max_k, row):
     if n < max_k:
         cands[n, :] = row
         return n + 1
-    worst = 0
-    for i in range(1, n):
-        if _ranks_above(cands[worst], cands[i]):
-            worst = i
+    worst = _worst(cands, n)
     if _ranks_above(row, cands[worst]):
         cands[worst, :] = row
     return n
 
 
 @njit(cache=True)
-def _floor(cands, n, max_k):
-    """Points a new plan needs to have a chance of a place: 1 while places are free, else the worst kept."""
+def _worst(cands, n):
+    """The row of cands[:n] that ranks lowest (the first of equals): the one a better plan replaces."""
+    worst = 0
+    for i in range(1, n):
+        if _ranks_above(cands[worst], cands[i]):
+            worst = i
+    return worst
+
+
+@njit(cache=True)
+def _floor(cands, n, max_k, worst):
+    """Points a new plan needs to have a chance of a place: 1 while places are free, else the worst kept
+    (worst[0]: its row, kept up to date by _keep once the places are full)."""
     if n < max_k:
         return 1
-    low = cands[0, C_POINTS]
-    for i in range(1, n):
-        if cands[i, C_POINTS] < low:
-            low = cands[i, C_POINTS]
-    return low
+    return cands[worst[0], C_POINTS]
 
 
 @njit(cache=True)
@@ -401,27 +441,47 @@ def _describe(row, points, cost, kind, a, b, line):
 
 
 @njit(cache=True)
-def _keep(cands, n, max_k, greedy, best, rng, row, board):
+def _keep(cands, n, max_k, greedy, best, rng, row, board, worst):
     """Offer the plan described in `row` (_describe; board: the board after its swaps) to the search's
     store; return the new count. greedy: one slot, the reservoir draw of _better_plan among equals
     (best = [points, cost, ties]); else the best max_k distinct plans (_offer), each with a draw of its
-    own and its identity (_pack)."""
+    own and its identity (_pack). worst[0]: the lowest kept row once the places are full (_worst); a plan
+    that does not rank above it changes nothing (it ranks no higher than any kept plan, its twin
+    included), so it is turned away before its identity is worked out."""
     if greedy:
         if _better_plan(row[C_POINTS], row[C_COST], best, rng):
             cands[0, :] = row
             return 1
         return n
-    row[C_KEY] = _pack(board, row[C_LINE])
     row[C_DRAW] = rng_below(rng, 1 << 30)
-    return _offer(cands, n, max_k, row)
+    if n == max_k and not _ranks_above(row, cands[worst[0]]):
+        return n
+    row[C_KEY] = _pack(board, row[C_LINE])
+    n = _offer(cands, n, max_k, row)
+    if n == max_k:
+        worst[0] = _worst(cands, n)
+    return n
 
 
 @njit(cache=True)
-def _hopeless(bound, min_cost, cands, n, max_k, greedy, best):
+def _hopeless(bound, min_cost, cands, n, max_k, greedy, best, worst):
     """Can no claim worth at most `bound` points, paying at least `min_cost` chits, be kept (or tie)?"""
     if greedy:
         return bound < best[0] or (bound == best[0] and best[1] < min_cost)
-    return bound < _floor(cands, n, max_k)
+    return bound < _floor(cands, n, max_k, worst)
+
+
+@njit(cache=True)
+def _new_lines(a, b, c, d):
+    """The lines where swap (a, b) then swap (c, d) may leave counts that no single swap left: those
+    holding c or d, and, when the swaps share no cell, also a or b. In any other line the two swaps
+    leave the counts of one swap alone, a claim the greedy search weighed at depth 1 with fewer chits
+    spent (or found hopeless then, and still is): offered again it could neither win nor tie, so only
+    the greedy search (no draw per plan) leaves it out."""
+    lines = CELL_LINE_MASK[c] | CELL_LINE_MASK[d]
+    if a != c and a != d and b != c and b != d:
+        lines &= CELL_LINE_MASK[a] | CELL_LINE_MASK[b]
+    return lines
 
 
 @njit(cache=True)
@@ -439,9 +499,11 @@ def _search_plans(s, rng, powers, cands, max_k, greedy):
         board[cell] = s[BOARD + cell]
     masks = np.zeros(4, dtype=np.int64)
     choice = np.zeros(4, dtype=np.int64)
-    scratch = np.zeros(18, dtype=np.int64)
+    scratch = np.zeros(22, dtype=np.int64)
+    memo = np.full((10, N_SLOTS, 2), UNKNOWN, dtype=np.int64)
     row = np.zeros(N_COLUMNS, dtype=np.int64)
     best = np.array([-1, 0, 0], dtype=np.int64)  # greedy: points, chits spent, ties (see _better_plan)
+    worst = np.zeros(1, dtype=np.int64)  # the others: the lowest kept row once all max_k are kept (_keep)
     n = 0
     n_swaps = SWAPS.shape[0]
     for depth in range(3):
@@ -461,24 +523,26 @@ def _search_plans(s, rng, powers, cands, max_k, greedy):
                     if second == first or board[c] == board[d]:
                         continue
                     board[c], board[d] = board[d], board[c]
-                colour_masks(board, 0, masks)
                 if depth == 0:
                     lines = (1 << 10) - 1
                 elif depth == 1:
                     lines = CELL_LINE_MASK[a] | CELL_LINE_MASK[b]
+                elif greedy and move_cost[2] > move_cost[1]:
+                    lines = _new_lines(a, b, c, d)
                 else:
                     lines = CELL_LINE_MASK[a] | CELL_LINE_MASK[b] | CELL_LINE_MASK[c] | CELL_LINE_MASK[d]
                 for line in range(10):
                     if not (lines >> line) & 1:
                         continue
-                    if _hopeless(bound[line], move_cost[depth], cands, n, max_k, greedy, best):
+                    if _hopeless(bound[line], move_cost[depth], cands, n, max_k, greedy, best, worst):
                         continue
-                    points, cost = _line_best(s, masks, line, greens, n_greens, yellow_cost, choice, scratch)
+                    points, cost = _line_value(s, board, line, greens, n_greens, yellow_cost, memo, choice,
+                                               scratch)
                     if points < 0:
                         continue
                     _describe(row, points, cost + move_cost[depth], depth, first if depth >= 1 else -1,
                               second if depth == 2 else -1, line)
-                    n = _keep(cands, n, max_k, greedy, best, rng, row, board)
+                    n = _keep(cands, n, max_k, greedy, best, rng, row, board, worst)
                 if depth == 2:
                     board[c], board[d] = board[d], board[c]
             if depth >= 1:
@@ -488,7 +552,6 @@ def _search_plans(s, rng, powers, cands, max_k, greedy):
         best_green = greens[0] if n_greens > 0 else 0
         work = np.empty(16, dtype=np.int64)
         path = np.zeros(64, dtype=np.int64)
-        wmasks = np.zeros(4, dtype=np.int64)
         for chit in range(40):
             if s[OWNER + chit] != -1:
                 continue
@@ -504,16 +567,16 @@ def _search_plans(s, rng, powers, cands, max_k, greedy):
                 dist = SWAP_DISTANCE[MASK_TO_INDEX[masks[colour]], line, target]
                 if dist < 3 or dist > max_swaps:
                     continue
-                if _hopeless(bound[line], move_cost[dist], cands, n, max_k, greedy, best):
+                if _hopeless(bound[line], move_cost[dist], cands, n, max_k, greedy, best, worst):
                     continue
                 work[:] = board
                 _shortest_path(work, colour, line, target, path)
-                colour_masks(work, 0, wmasks)
-                points, cost = _line_best(s, wmasks, line, greens, n_greens, yellow_cost, choice, scratch)
+                points, cost = _line_value(s, work, line, greens, n_greens, yellow_cost, memo, choice,
+                                           scratch)
                 if points < 0:
                     continue
                 _describe(row, points, cost + move_cost[dist], KIND_DEEP, chit, target, line)
-                n = _keep(cands, n, max_k, greedy, best, rng, row, work)
+                n = _keep(cands, n, max_k, greedy, best, rng, row, work, worst)
     return n
 
 
