@@ -8,12 +8,14 @@ from __future__ import annotations
 import errno
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from sim.app import runner
 from sim.app.runner import plan_run
 from sim.app.runner import simulate as simulate_plan
-from sim.errors import RunFailed
+from sim.errors import ConfigError, RunFailed
 from tests.test_run_integrity import ARGS, balance
 from tests.test_runner import KAMAKURA, assert_same_tables, simulate
 
@@ -23,10 +25,19 @@ def one_line(done, code: int, *words: str) -> None:
     assert len(done.stderr.strip().splitlines()) == 1 and all(w in done.stderr for w in words), done.stderr
 
 
-def test_games_beyond_the_disk_are_refused_before_anything_is_written(tmp_path: Path) -> None:
+def test_games_past_the_cap_are_refused_in_one_line_before_anything_is_written(tmp_path: Path) -> None:
     out = tmp_path / "huge"
-    one_line(simulate(*ARGS, "--games", "10000000000000", "--out", str(out)), 2, "--games 10,000,000,000,000",
-             "GB free")
+    one_line(simulate(*ARGS, "--games", "10000000000000", "--out", str(out)), 2, "--games",
+             "at most 1,000,000,000")
+    assert not out.exists()
+
+
+def test_games_beyond_the_disk_are_refused_before_anything_is_written(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "huge"
+    monkeypatch.setattr(runner.shutil, "disk_usage", lambda place: SimpleNamespace(free=10**6))
+    with pytest.raises(ConfigError, match=r"--games 100,000: its logs need about .* GB free; ask for fewer"):
+        runner.check_budget(plan_run(KAMAKURA, 3, "random", 3, False), 100_000, out)
     assert not out.exists()
 
 

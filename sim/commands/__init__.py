@@ -47,8 +47,16 @@ def _version() -> str:
         return "(not installed)"
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse's parser, refusing in one line: the command, what is wrong and where to read more (its
+    usage block would bury the line that matters)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="balance",
+    parser = OneLineParser(prog="balance",
                                      description="Monte Carlo balance toolkit for board games.")
     parser.add_argument("--version", action="version", version=f"balance {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
