@@ -27,21 +27,19 @@ def listing(folder: Path) -> list[str]:
 
 
 def refuse(argv: list[str], folder: Path, capsys: pytest.CaptureFixture[str]) -> str:
-    """Run `balance argv` in `folder`; assert exit 2, no traceback, nothing written; the refusal's line (an
-    argparse usage error ends with its own line after the usage)."""
+    """Run `balance argv` in `folder`; assert exit 2, one line, no traceback, nothing written; the line."""
     before = listing(folder)
     try:
         code = main(argv)
-    except SystemExit as stop:  # argparse: usage and one error line
+    except SystemExit as stop:  # argparse's refusals (sim.commands.OneLineParser)
         code = stop.code
     err = capsys.readouterr().err
     assert code == 2, err
     assert "Traceback" not in err
     assert listing(folder) == before
     lines = err.strip().splitlines()
-    if lines[-1].startswith("balance: ") and "error:" not in lines[-1]:
-        assert len(lines) == 1, err  # ours: the one line alone
-    return lines[-1]
+    assert len(lines) == 1 and lines[0].startswith("balance"), err
+    return lines[0]
 
 
 @pytest.fixture

@@ -3,8 +3,8 @@
 Hypothesis mutates what a designer hands `balance`: a config (a value of the wrong type, NaN, a huge number,
 a date, a key removed or misspelt), an option of a command (odd numbers, empty strings, agent parameters),
 the files of a run directory (cut, garbage, odd JSON, deleted) and a sweep or tune file, all at tiny sizes,
-and runs the command in-process. Every outcome must be one of: accepted (exit 0), or refused (exit 2) with a
-message and nothing written anywhere under the test's folder. An exception escaping `main` is a traceback
+and runs the command in-process. Every outcome must be one of: accepted (exit 0), or refused (exit 2) in
+one line with nothing written anywhere under the test's folder. An exception escaping `main` is a traceback
 the user would see; a call past BOUND seconds is a hang. The draws are derandomized, so the suite
 tries the same inputs on every run and a failure reproduces; to explore others, set derandomize=False and
 raise EXAMPLES.
@@ -78,7 +78,7 @@ def run_balance(argv: list[str], family: str, watched: Path) -> tuple[int, str]:
     said = err.getvalue()
     assert code in (0, 2), f"exit {code} from balance {' '.join(argv)}: {said}"
     if code == 2:
-        assert said.strip(), f"a silent refusal: balance {' '.join(argv)}"
+        assert len(said.strip().splitlines()) == 1, f"not one line: balance {' '.join(argv)}: {said}"
         assert "Traceback" not in said
         assert _tree(watched) == before, f"a refusal wrote files: balance {' '.join(argv)}: {said}"
     outcome = "refused" if code == 2 else "accepted"
