@@ -112,8 +112,8 @@ CASES = [
     ("tune unknown top key", "tune", tune_text("budgett = 3"), "budgett", "did you mean budget?"),
     ("tune unknown search key in a race", "tune", tune_text(tail="[search]\nsamplr = \"tpe\""),
      "search.samplr", "did you mean sampler?"),
-    ("tune search key a race ignores", "tune", tune_text(tail="[search]\nsampler = \"tpe\""),
-     "search.sampler", "would be ignored"),
+    ("tune search key a race ignores", "tune",
+     tune_text(tail='[search]\nmethod = "racing"\nsampler = "tpe"'), "search.sampler", "would be ignored"),
     ("tune racing key a model search ignores", "tune", tune_text(tail=MODEL + "[racing]\ngrowth = 3"),
      "racing.growth", "would be ignored"),
     ("tune unknown racing key", "tune", tune_text(tail="[racing]\ngrowht = 3"), "racing.growht",
@@ -198,3 +198,13 @@ def test_the_limits_are_said_in_help(command: str, limits: list, capsys: pytest.
     text = " ".join(capsys.readouterr().out.split())
     for limit in limits:
         assert (f"{limit:,}" if isinstance(limit, int) else limit) in text
+
+
+def test_an_auto_tune_may_set_both_ways_the_space_picks_one(tmp_path: Path) -> None:
+    """method = "auto" (the default) leaves the choice to the space's size, so [search] and [racing] keys
+    are both welcome (the workbench writes both); only a method given by name refuses the other's keys."""
+    from sim.design.tune_file import load_tune
+
+    path = tmp_path / "auto.toml"
+    path.write_text(tune_text(tail="[search]\nconfirm_games = 20\n[racing]\nconfirm_games = 20"))
+    assert load_tune(path).method == "racing"

@@ -418,7 +418,7 @@ def _read_method(data: dict[str, Any], file: str, search_space: SearchSpace) -> 
     other keys in a race, [racing] in a model search) is refused rather than silently unused."""
     table = expect_table(data.get("search", {}), file, "search")
     check_unknown_keys(table, _SEARCH_KEYS, file, "search")
-    method = expect_str_choice(table.get("method", "auto"), file, "search.method", METHODS)
+    method = given = expect_str_choice(table.get("method", "auto"), file, "search.method", METHODS)
     size = search_space.size()
     if method == "auto":
         method = "racing" if size <= MAX_RACED else "model"
@@ -426,7 +426,7 @@ def _read_method(data: dict[str, Any], file: str, search_space: SearchSpace) -> 
         fail(file, "search.method", f"racing plays every candidate, and the space has {size:.3g}; use "
                                     f"method = \"model\" (or \"auto\") beyond {MAX_RACED:,}")
     unused = sorted(set(table) - {"method"}) if method == "racing" else sorted(data.get("racing", {}))
-    if unused:
+    if unused and given != "auto":  # "auto" may set both ways: the space's size picks one
         table_name, how = ("search", f"races its {size:,} candidates ([racing] sets how)") \
             if method == "racing" else ("racing", "searches its space by model ([search] sets how)")
         fail(file, f"{table_name}.{unused[0]}", f"would be ignored: this tune {how}")
