@@ -33,14 +33,17 @@ from sim.sakura.expert import (
     E_WEIGHTS,
     MIX,
     N_FEATURES,
+    emperor_move,
     evaluate,
     expert_action,
     guess_cards,
     hand_mix,
+    new_work,
     pool_mix,
     unseen_cards,
 )
 from sim.sakura.game import kernel_rules
+from sim.sakura.kernels import copy_round_fields
 from sim.sakura.spec import SPEC
 
 
@@ -69,29 +72,30 @@ def stages(positions, rng, params, stage):
     pool = np.empty(K.DECK_SIZE, dtype=np.int64)
     guess = np.empty(K.MAX_PAINTERS, dtype=np.int64)
     mixes = np.zeros((K.MAX_PAINTERS, MIX))
-    order = np.empty(K.MAX_PAINTERS, dtype=np.int64)
     gained = np.zeros(K.MAX_PAINTERS, dtype=np.int64)
-    feats = np.zeros((K.MAX_PAINTERS, N_FEATURES))
-    finals = np.zeros(K.MAX_PAINTERS)
-    win = np.zeros(K.MAX_PAINTERS, dtype=np.int64)
+    mine = np.zeros((K.N_ACTIONS_MAX, MIX))
     total = 0.0
     for j in range(positions.shape[0]):
         s = positions[j]
         t = s.copy()
         scratch = s.copy()
+        w = new_work(s)
         me = s[K.TO_MOVE]
         n = K.legal_actions(s, buf)
         n_pool = unseen_cards(s, me, pool)
         pool_mix(s, pool, n_pool, mixes[0])
-        for p in range(1, s[K.N_PAINTERS]):
+        for p in range(s[K.N_PAINTERS]):
             mixes[p] = mixes[0]
+            w.emoves[p] = emperor_move(mixes[0])
+        for i in range(n):
+            hand_mix(s, me, buf[i] - K.A_PLAY, mine[i])
         for _k in range(samples):
             guess_cards(s, me, False, pool, n_pool, rng, guess)
             total += guess[0]
             if stage == 0:
                 continue
             for i in range(n):
-                t[:] = s
+                copy_round_fields(t, s)
                 if stage == 1:
                     total += t[K.EMPEROR]
                     continue
@@ -100,12 +104,13 @@ def stages(positions, rng, params, stage):
                         t[K.SELECTED + p] = guess[p]
                 t[K.SELECTED + me] = buf[i] - K.A_PLAY
                 K.order_pending(t)
-                simulate_round(t, me, -1, scratch, order, gained)
+                simulate_round(t, me, -1, scratch, w.order, gained)
                 if stage == 2:
                     total += t[K.EMPEROR]
                     continue
-                hand_mix(s, me, buf[i] - K.A_PLAY, mixes[me])
-                total += evaluate(t, me, mixes, weights, temp, order, feats, finals, win)
+                mixes[me] = mine[i]
+                w.emoves[me] = emperor_move(mine[i])
+                total += evaluate(t, me, mixes, weights, temp, w)
     return total
 
 

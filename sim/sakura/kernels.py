@@ -117,6 +117,16 @@ FIELDS = _f            # named views for the readable API: FIELDS.view(v, "hand"
 KernelRules = namedtuple("KernelRules", ["players", "variant", "tie_break", "path_len", "torii", "sakura",
                                          "cards", "bump_from", "lineup_from_gate", "court_can_win"])
 
+# The fields a round's resolution can change (kernels resolve and agents.simulate_round: positions, tokens,
+# trees scored, the pending cards and the phase), in three runs of the vector: copy_round_fields undoes a
+# look-ahead by copying these ~50 slots back instead of the whole vector.
+ROUND_RUNS = ((EMPEROR, BUMPS + 1), (SCORED, TOKENS + MAX_PAINTERS), (SELECTED, PEND_OWNER + MAX_PAINTERS))
+if not (EMPEROR < PHASE < CHOOSING < TO_MOVE < HALF < END_REASON < PEND_N < PEND_POS < COURT_PICKER < BUMPS
+        and SCORED + MAX_SAKURA == PAINTER and PAINTER + MAX_PAINTERS == TOKENS
+        and SELECTED + MAX_PAINTERS == PENDING and PENDING + MAX_PAINTERS == PEND_OWNER):
+    raise AssertionError("ROUND_RUNS must cover every field a round's resolution writes")
+_R0, _R1, _R2 = ROUND_RUNS
+
 PH_SELECT, PH_CHOOSE, PH_OVER = 0, 1, 2
 END_NONE, END_LAST_SAKURA, END_ROUND_LIMIT = 0, 1, 2
 
@@ -192,6 +202,15 @@ def begin_round(s):
     clear_resolution(s)
     s[PHASE] = PH_SELECT
     s[TO_MOVE] = 0
+
+
+@njit(cache=True)
+def copy_round_fields(dst, src):
+    """Copy the fields a round's resolution can change (ROUND_RUNS) from src to dst: a look-ahead vector
+    that agrees with src elsewhere is src again, without copying the whole vector (agents, expert)."""
+    for lo, hi in (_R0, _R1, _R2):
+        for i in range(lo, hi):
+            dst[i] = src[i]
 
 
 # ---- cards ---------------------------------------------------------------------------------------------
@@ -523,11 +542,11 @@ def ranking(s, out):
 
 
 @njit(cache=True)
-def score_sakura(s, k, gained):
+def score_sakura(s, k, gained, order):
     """Award the tokens for sakura k (3/2/1, 4 for the closest at the last tree, a fourth 1 with 5-6
     players); then the line-up (R-18; R-22: a lone, so ranked, gate painter lines up too) unless it was
-    the last tree, which ends the game. gained[p] receives each painter's tokens from this tree."""
-    order = np.empty(MAX_PAINTERS, dtype=np.int64)
+    the last tree, which ends the game. gained[p] receives each painter's tokens from this tree; order
+    (MAX_PAINTERS) is scratch for the ranking."""
     n = ranking(s, order)
     last = k == s[N_SAKURA] - 1
     awards = 4 if s[PLAYERS] >= 5 else 3
@@ -620,7 +639,6 @@ def resolve(s):
     """Resolve pending cards until one needs its owner's forward/back choice, the round ends, or the
     game ends. Court painter's cards always go forward."""
     players = s[PLAYERS]
-    gained = np.zeros(MAX_PAINTERS, dtype=np.int64)
     while s[PEND_POS] < s[PEND_N]:
         card = s[PENDING + s[PEND_POS]]
         owner = s[PEND_OWNER + s[PEND_POS]]
@@ -643,15 +661,16 @@ def resolve(s):
             return
         do_painter(s, card, owner, True)
         log_step(s, 1, True)
-        if finish_card(s, gained):
+        if finish_card(s):
             return
     end_round(s)
 
 
 @njit(cache=True)
-def finish_card(s, gained):
+def finish_card(s):
     """After a card's painter half: a sakura reached for the first time scores now and ends the round
-    (the later cards are discarded unresolved). Returns True if the round or the game ended."""
+    (the later cards are discarded unresolved; the tokens it gave go to LOG_GAINED). Returns True if the
+    round or the game ended."""
     slot = s[PEND_POS]
     s[LOG_RESOLVED + slot] = 1
     s[LOG_BUMPS + slot] = s[BUMPS] - s[CARD_BUMP_START]
@@ -659,10 +678,8 @@ def finish_card(s, gained):
     s[HALF] = 0
     k = unscored_sakura_here(s)
     if k >= 0:
-        score_sakura(s, k, gained)
+        score_sakura(s, k, s[LOG_GAINED:LOG_GAINED + MAX_PAINTERS], np.empty(MAX_PAINTERS, dtype=np.int64))
         s[LOG_SAKURA] = k
-        for p in range(MAX_PAINTERS):
-            s[LOG_GAINED + p] = gained[p]
     for i in range(slot, s[LOG_N]):  # tokens after: final for this card, provisional for later ones
         s[LOG_TOKENS + i] = s[TOKENS + s[LOG_OWNER + i]]
     if k < 0:
@@ -741,8 +758,7 @@ def apply_action(s, action):
         else:
             do_painter(s, card, owner, forward)
             log_step(s, 1, forward)
-            gained = np.zeros(MAX_PAINTERS, dtype=np.int64)
-            if finish_card(s, gained):
+            if finish_card(s):
                 return
         resolve(s)
     elif action >= A_COURT:
