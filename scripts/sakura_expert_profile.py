@@ -6,7 +6,8 @@ same work the expert does at a select decision (every card in hand against `samp
   copy        copying the position into the look-ahead vector, once per card and guess
   round       placing the guessed cards, ordering and resolving the round (agents.simulate_round)
   evaluation  the features of every player and the logistic chance of winning (expert.evaluate)
-  decision    expert_action itself, with the race (default `most`) and without it (most = samples)
+  decision    expert_action itself: without the race (most = samples), with it from `samples` guesses
+              (first = 0, the expert before issue 38), and at its defaults (first look at `first`)
 
 Usage: PYTHONPATH=. python scripts/sakura_expert_profile.py [--games 12] [--repeats 3]
 Prints a markdown table (microseconds per decision, share of the race-free decision); docs/design/notes.md
@@ -129,12 +130,14 @@ def main() -> None:
     a = parser.parse_args()
     spec = games.spec("sakura")
     row = np.array(agent_row(AgentSpec("expert", {}), spec, 4), dtype=np.float64)
-    flat = np.array(agent_row(AgentSpec("expert", {"most": 0}), spec, 4), dtype=np.float64)
+    flat = np.array(agent_row(AgentSpec("expert", {"most": 0, "first": 0}), spec, 4), dtype=np.float64)
+    late = np.array(agent_row(AgentSpec("expert", {"first": 0}), spec, 4), dtype=np.float64)
     positions = collect(a.games, row)
     n = len(positions)
     timed: dict[str, list[float]] = {}
     runs = [(f"stage{k}", lambda r, k=k: stages(positions, r, row, k)) for k in range(4)]
     runs += [("race-free", lambda r: decisions(positions, r, flat)),
+             ("first=0", lambda r: decisions(positions, r, late)),
              ("default", lambda r: decisions(positions, r, row))]
     for _name, run in runs:
         run(new_rng(0, 9))  # compile
@@ -154,7 +157,9 @@ def main() -> None:
     total = sum(parts.values())
     print(f"| sum of the stages | {total:,.0f} | {total / med['race-free']:.0%} |")
     print(f"| expert_action, most = samples (no race) | {med['race-free']:,.0f} | 100% |")
-    print(f"| expert_action, defaults (race to 192) | {med['default']:,.0f} | "
+    print(f"| expert_action, race to 192, first look at 48 (first=0) | {med['first=0']:,.0f} | "
+          f"{med['first=0'] / med['race-free']:.0%} |")
+    print(f"| expert_action, defaults (first look at 16) | {med['default']:,.0f} | "
           f"{med['default'] / med['race-free']:.0%} |")
 
 

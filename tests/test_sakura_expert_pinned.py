@@ -1,7 +1,8 @@
 """The Sakura expert's decisions are pinned (issue 38): fixed-seed expert self-play batches at 2, 4 and 6
 players (and the tactical variant, the plain-lead evaluation and a wider race) give tables identical to
 those of the expert before its speed-ups (commit 1dd45e3), so every speed-up keeps its strength by
-construction.
+construction. The expert of that commit is `expert:first=0,most=192` since (issue 38 made an earlier
+first look of the race and a shorter race the defaults, measured in docs/design/notes.md).
 
 The digest covers every result array of the batch path (tokens, winners, ties, rounds, end reasons,
 bumps, positions) and its card and sakura logs, which hold every card each seat played in each round.
@@ -23,17 +24,17 @@ from sim.sakura.spec import SPEC
 
 # (players, config or None for the base config, agent text, games, seed) -> sha256 of the tables
 PINNED = {
-    (2, None, "expert", 16, 3):
+    (2, None, "expert:first=0,most=192", 16, 3):
         "1824a688f9605df42e4b45ca89708c6dcbbee0c992b9c29671186e7456b92d42",
-    (2, "configs/sakura/two-player-tactical.toml", "expert", 12, 4):
+    (2, "configs/sakura/two-player-tactical.toml", "expert:first=0,most=192", 12, 4):
         "50d7651ddec22d7a6c4b95d1859d5bcf1d8d8be166c087117ec0031195a0a6ae",
-    (4, None, "expert", 24, 5):
+    (4, None, "expert:first=0,most=192", 24, 5):
         "c638e0d8c21c14ed69000b4fbb01e59061cf70c63177e7ec6b30dfbd6d92f93a",
     (4, None, "expert:temp=0,samples=12,most=0", 12, 6):
         "730d9a62cc72ceafc2f9a04d1969aac0f5d53dde8d9e7428c957f02d832ecbc3",
     (4, None, "expert:samples=8,most=64,z=1", 12, 7):
         "8dc9b98b3c75f413ed72391a975065b066150b522fa6cbf85586804d62d9c1c9",
-    (6, None, "expert", 12, 8):
+    (6, None, "expert:first=0,most=192", 12, 8):
         "24720e99f071d48962c3dca80f0ceccb9f1fa2e05f2c1480c4c71068d47ada48",
 }
 

@@ -50,7 +50,7 @@ def test_copying_the_round_fields_back_undoes_a_resolved_round(players: int, con
         if s[K.PHASE] == K.PH_SELECT:
             cards = [c for c in range(1, K.DECK_SIZE + 1) if c not in s[K.HAND:K.HAND + 30]]
             for p in range(int(s[K.N_PAINTERS])):
-                t[K.SELECTED + p] = cards[int(rng[0] % 7) + 7 * p]
+                t[K.SELECTED + p] = cards[int(rng[0] % 5) + 5 * p]
             K.order_pending(t)
             forced = -1
         else:

@@ -92,7 +92,8 @@ from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS
 # The parameter row of an expert seat: its numeric parameters in the registry's order (spec.py), then the
 # model's weights (sim/agent_spec.py agent_row appends them).
 _NUMERIC = [key for key, (kind, _default) in AGENTS["expert"].params.items() if kind is not str]
-E_SAMPLES, E_TEMP, E_MOST, E_Z = (_NUMERIC.index(key) for key in ("samples", "temp", "most", "z"))
+E_SAMPLES, E_TEMP, E_MOST, E_Z, E_FIRST = (_NUMERIC.index(key) for key in ("samples", "temp", "most", "z",
+                                                                            "first"))
 E_WEIGHTS = len(_NUMERIC)
 RACE_BATCH = 16  # guesses added per candidate still in the race, between two looks
 
@@ -181,6 +182,7 @@ def pool_mix(s, pool, n, mix):
 
 
 # ---- features ----------------------------------------------------------------------------------------
+SUM_ROWS = 8  # feature rows of the evaluation: MAX_PAINTERS, rounded up to its sums' four at a time
 WALK = MAX_PAINTERS  # the longest move a feature asks about: 3 spaces, or one per painter between (count)
 
 
@@ -214,25 +216,25 @@ def _walk(t, p, n, occ, dest):
 
 
 @njit(cache=True)
-def _hand(t, p, mix, occ, dest, closest_other, next_ahead, between):
-    """What painter p's hand (its mix) does from t: its mean forward reach, its share of cards that would
-    make it the closest painter, its share that would bump it into the Emperor. Each painter action's
-    destination is the rules' own (kernels.forward_target, leapfrog_target, painters_between; R-15, R-17),
-    read off one walk: a forward-or-back card that would bump counts as no move (its owner would go back
-    rather than walk into the Emperor). Which moves bump is the same under both bump_from readings (R-15,
-    R-21: only where the bumped painter lands differs), and a bump counts here without its landing space,
-    so the features mean the same under both. next_ahead: the nearest painter's index ahead of p, or -1;
-    between: the painters strictly between p and the Emperor."""
+def _hand(t, p, mixes, occ, dest, closest_other, next_ahead, between):
+    """What painter p's hand (its mix, mixes[p]) does from t: its mean forward reach, its share of cards that
+    would make it the closest painter, its share that would bump it into the Emperor. Each painter
+    action's destination is the rules' own (kernels.forward_target, leapfrog_target, painters_between;
+    R-15, R-17), read off one walk: a forward-or-back card that would bump counts as no move (its owner
+    would go back rather than walk into the Emperor). Which moves bump is the same under both bump_from
+    readings (R-15, R-21: only where the bumped painter lands differs), and a bump counts here without its
+    landing space, so the features mean the same under both. next_ahead: the nearest painter's index ahead
+    of p, or -1; between: the painters strictly between p and the Emperor."""
     mine = t[PAINTER + p]
     need = 3
-    if mix[N_GARDEN + P_COUNT] != 0.0 and between > need:
+    if mixes[p, N_GARDEN + P_COUNT] != 0.0 and between > need:
         need = between
     _walk(t, p, need, occ, dest)
     advance = 0.0
     lead = 0.0
     bumped = 0.0
     for a in range(N_PACT):
-        share = mix[N_GARDEN + a]
+        share = mixes[p, N_GARDEN + a]
         if share == 0.0:
             continue
         if a <= P_3:
@@ -275,7 +277,8 @@ def features(t, mixes, order, feats):
 @njit(cache=True)
 def features_into(t, mixes, emoves, order, feats, occ, dest):
     """features, with emoves[p] = emperor_move(mixes[p]) given, occ (zeros, longer than the path; left
-    zeros) and dest (WALK + 1) as scratch."""
+    zeros) and dest (WALK + 1) as scratch. Rows are indexed in place, not taken as views: a view costs
+    reference counting, which showed in this loop."""
     players = t[PLAYERS]
     competing = rivals(t)
     painters = t[N_PAINTERS]
@@ -296,7 +299,6 @@ def features_into(t, mixes, emoves, order, feats, occ, dest):
     for q in range(painters):
         occ[t[PAINTER + q]] += 1
     for p in range(competing):
-        f = feats[p]
         mine = t[PAINTER + p]
         award = 0.0
         first = 0.0
@@ -324,33 +326,32 @@ def features_into(t, mixes, emoves, order, feats, occ, dest):
                     if idx < emperor:
                         between += 1
         gap = emperor - mine
-        f[F_BIAS] = 1.0
-        f[F_TREES] = trees_left
-        f[F_LAST] = last
-        f[F_DISTANCE] = distance
-        f[F_AWARD] = award
-        f[F_AWARD_NEAR] = award * near
-        f[F_AWARD_MID] = award * mid
-        f[F_AWARD_LAST] = award * last
-        f[F_FIRST_LAST] = first * last
-        f[F_GAP_LAST] = gap * last
-        f[F_FIRST] = first
-        f[F_FIRST_NEAR] = first * near
-        f[F_AHEAD] = ahead
-        f[F_GAP] = gap
-        f[F_GAP_NEAR] = gap * near
-        f[F_ADJACENT] = 1.0 if gap == 1 else 0.0
-        f[F_GATE] = 1.0 if mine == 0 else 0.0
-        mix = mixes[p]
-        advance, lead, bumped = _hand(t, p, mix, occ, dest, closest_other, next_ahead, between)
-        f[F_ADVANCE] = advance
-        f[F_LEAD] = lead
-        f[F_LEAD_NEAR] = lead * near
-        f[F_LEAD_LAST] = lead * last
-        f[F_BUMP] = bumped
-        f[F_EMPEROR] = emoves[p]
-        f[F_EMPEROR_FIRST] = emoves[p] * first
-        f[F_ORDER] = mix[MIX_ORDER]
+        feats[p, F_BIAS] = 1.0
+        feats[p, F_TREES] = trees_left
+        feats[p, F_LAST] = last
+        feats[p, F_DISTANCE] = distance
+        feats[p, F_AWARD] = award
+        feats[p, F_AWARD_NEAR] = award * near
+        feats[p, F_AWARD_MID] = award * mid
+        feats[p, F_AWARD_LAST] = award * last
+        feats[p, F_FIRST_LAST] = first * last
+        feats[p, F_GAP_LAST] = gap * last
+        feats[p, F_FIRST] = first
+        feats[p, F_FIRST_NEAR] = first * near
+        feats[p, F_AHEAD] = ahead
+        feats[p, F_GAP] = gap
+        feats[p, F_GAP_NEAR] = gap * near
+        feats[p, F_ADJACENT] = 1.0 if gap == 1 else 0.0
+        feats[p, F_GATE] = 1.0 if mine == 0 else 0.0
+        advance, lead, bumped = _hand(t, p, mixes, occ, dest, closest_other, next_ahead, between)
+        feats[p, F_ADVANCE] = advance
+        feats[p, F_LEAD] = lead
+        feats[p, F_LEAD_NEAR] = lead * near
+        feats[p, F_LEAD_LAST] = lead * last
+        feats[p, F_BUMP] = bumped
+        feats[p, F_EMPEROR] = emoves[p]
+        feats[p, F_EMPEROR_FIRST] = emoves[p] * first
+        feats[p, F_ORDER] = mixes[p, MIX_ORDER]
     for q in range(painters):
         occ[t[PAINTER + q]] -= 1
 
@@ -383,8 +384,8 @@ Work = namedtuple("Work", ["order", "feats", "finals", "win", "occ", "dest", "em
 def new_work(s):
     """Scratch for evaluate at positions of s's game (its path length)."""
     return Work(np.empty(MAX_PAINTERS, dtype=np.int64),
-                np.zeros((MAX_PAINTERS, N_FEATURES), dtype=np.float64),
-                np.zeros(MAX_PAINTERS, dtype=np.float64), np.zeros(MAX_PAINTERS, dtype=np.int64),
+                np.zeros((SUM_ROWS, N_FEATURES), dtype=np.float64),
+                np.zeros(SUM_ROWS, dtype=np.float64), np.zeros(MAX_PAINTERS, dtype=np.int64),
                 np.zeros(s[PATH_LEN] + 2, dtype=np.int64), np.empty(WALK + 1, dtype=np.int64),
                 np.zeros(MAX_PAINTERS, dtype=np.float64))
 
@@ -403,11 +404,19 @@ def evaluate(t, me, mixes, weights, temp, w):
     feats = w.feats
     finals = w.finals
     features_into(t, mixes, w.emoves, w.order, feats, w.occ, w.dest)
-    for p in range(players):
-        final = float(t[TOKENS + p])
+    for p in range(0, players, 4):  # four sums side by side, each in feature order; rows past the
+        # players' (SUM_ROWS) are scratch, their sums unused
+        a0 = float(t[TOKENS + p])
+        a1 = float(t[TOKENS + p + 1])
+        a2 = float(t[TOKENS + p + 2])
+        a3 = float(t[TOKENS + p + 3])
         for k in range(N_FEATURES):
-            final += weights[k] * feats[p, k]
-        finals[p] = final
+            weight = weights[k]
+            a0 += weight * feats[p, k]
+            a1 += weight * feats[p + 1, k]
+            a2 += weight * feats[p + 2, k]
+            a3 += weight * feats[p + 3, k]
+        finals[p], finals[p + 1], finals[p + 2], finals[p + 3] = a0, a1, a2, a3
     if temp <= 0.0:
         best_other = -1e18
         for p in range(players):
@@ -509,9 +518,11 @@ def expert_action(s, rng, params):
 
 @njit(cache=True)
 def select_values(s, rng, params, buf, n, pool, n_pool, mixes, w, values):
-    """Each card's total value over its common guesses into values (-inf: out of the race), as
-    expert_action's docstring says: `samples` guesses for every card, then RACE_BATCH more at a time for
-    the cards still within `z` standard errors of the best, up to `most`."""
+    """Each card's total value over its common guesses into values (-inf: out of the race): `samples`
+    guesses for every card, then RACE_BATCH more at a time for the cards still within `z` standard errors
+    of the best, up to `most`. With 0 < `first` < `samples` the race looks first after `first` guesses
+    (then every RACE_BATCH): a card already clearly behind gets no more, and a choice already clear
+    stops there."""
     me = s[TO_MOVE]
     players = s[PLAYERS]
     samples = max(int(params[E_SAMPLES]), 1)
@@ -529,11 +540,13 @@ def select_values(s, rng, params, buf, n, pool, n_pool, mixes, w, values):
     gained = np.zeros(MAX_PAINTERS, dtype=np.int64)
     guess = np.empty(MAX_PAINTERS, dtype=np.int64)
     most = max(int(params[E_MOST]), samples)
+    first = int(params[E_FIRST])
+    opening = first if 0 < first < samples else samples  # guesses before the race's first look
     per = np.zeros((n, most), dtype=np.float64)  # each candidate's value at each guess
     alive = np.ones(n, dtype=np.bool_)
     done = 0
     while done < most:
-        upto = min(done + (samples if done == 0 else RACE_BATCH), most)
+        upto = min(done + (opening if done == 0 else RACE_BATCH), most)
         for k in range(done, upto):
             guess_cards(s, me, court_pick, pool, n_pool, rng, guess)  # the same for every candidate
             for i in range(n):
@@ -546,7 +559,8 @@ def select_values(s, rng, params, buf, n, pool, n_pool, mixes, w, values):
                 t[SELECTED + (players if court_pick else me)] = buf[i] - base
                 order_pending(t)
                 simulate_round(t, me, -1, scratch, w.order, gained)  # R-12..R-18, no card drawn
-                mixes[me] = mine[i]
+                for j in range(MIX):
+                    mixes[me, j] = mine[i, j]
                 w.emoves[me] = mine_moves[i]
                 per[i, k] = evaluate(t, me, mixes, weights, temp, w)
                 values[i] += per[i, k]

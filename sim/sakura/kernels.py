@@ -105,7 +105,10 @@ LOG_STEP_PAINTER = _f.add("log_step_painter", 2 * MAX_PAINTERS * MAX_PAINTERS)
 LOG_STEP_TOKENS = _f.add("log_step_tokens", 2 * MAX_PAINTERS * MAX_PAINTERS)
 LOG_STEP_BUMPS = _f.add("log_step_bumps", 2 * MAX_PAINTERS)      # BUMPS after the step
 LOG_STEP_FORWARD = _f.add("log_step_forward", 2 * MAX_PAINTERS)  # 1 forward, 0 back (a choice's answer)
-STATE_SIZE = _f.close(583)
+# 1: keep the round's start and steps above (the readable API sets it, game.py); 0 (new_game): batch play
+# and the searches' play-outs, which never read them, skip writing them at every half card (issue 38).
+LOG_STEPS = _f.add("log_steps")
+STATE_SIZE = _f.close(584)
 LOG_START = LOG_N      # the log area runs from here to the end of the vector
 FIELDS = _f            # named views for the readable API: FIELDS.view(v, "hand"), FIELDS.get(v, "round")
 
@@ -614,17 +617,21 @@ def start_resolution(s):
         s[LOG_OWNER + i] = s[PEND_OWNER + i]
         s[LOG_RESOLVED + i] = 0
         s[LOG_BUMPS + i] = 0
-    s[LOG_START_EMPEROR] = s[EMPEROR]
-    s[LOG_START_BUMPS] = s[BUMPS]
-    for p in range(MAX_PAINTERS):
-        s[LOG_START_PAINTER + p] = s[PAINTER + p]
-        s[LOG_START_TOKENS + p] = s[TOKENS + p]
+    if s[LOG_STEPS] == 1:
+        s[LOG_START_EMPEROR] = s[EMPEROR]
+        s[LOG_START_BUMPS] = s[BUMPS]
+        for p in range(MAX_PAINTERS):
+            s[LOG_START_PAINTER + p] = s[PAINTER + p]
+            s[LOG_START_TOKENS + p] = s[TOKENS + p]
     resolve(s)
 
 
 @njit(cache=True)
 def log_step(s, half, forward):
-    """Record the position after one half of the card being resolved (the LOG_STEP_* fields)."""
+    """Record the position after one half of the card being resolved (the LOG_STEP_* fields), when the
+    state keeps them (LOG_STEPS)."""
+    if s[LOG_STEPS] == 0:
+        return
     step = 2 * s[PEND_POS] + half
     s[LOG_STEP_EMPEROR + step] = s[EMPEROR]
     s[LOG_STEP_BUMPS + step] = s[BUMPS]
