@@ -37,6 +37,11 @@ PINNED = {
     (6, None, "expert:first=0,most=192", 12, 8):
         "24720e99f071d48962c3dca80f0ceccb9f1fa2e05f2c1480c4c71068d47ada48",
 }
+# The defaults since issue 38 (the race's first look after 16 guesses, most 96), pinned from then on.
+PINNED_DEFAULTS = {
+    (4, None, "expert", 24, 9): "0beb9c16346148245e1e7e8eb6c0a44f27f2e68e206e005692d114a586ee8e71",
+    (2, None, "expert", 12, 10): "e2475db611316f7435e4fa5af3267899ad42523b458e7dc9b924e9ca1c19118c",
+}
 
 
 def expert_digest(players: int, config: str | None, agent: str, n_games: int, seed: int) -> str:
@@ -58,3 +63,8 @@ def expert_digest(players: int, config: str | None, agent: str, n_games: int, se
 @pytest.mark.parametrize("case", sorted(PINNED, key=str), ids=lambda c: f"{c[0]}p-{c[2]}-{c[1] or 'base'}")
 def test_expert_tables_identical_to_before_the_speed_ups(case):
     assert expert_digest(*case) == PINNED[case]
+
+
+@pytest.mark.parametrize("case", sorted(PINNED_DEFAULTS, key=str), ids=lambda c: f"{c[0]}p-defaults")
+def test_the_default_expert_tables_are_pinned(case):
+    assert expert_digest(*case) == PINNED_DEFAULTS[case]
