@@ -10,7 +10,7 @@ same work the expert does at a select decision (every card in hand against `samp
               (first = 0, the expert before issue 38), and at its defaults (first look at `first`)
 
 Usage: PYTHONPATH=. python scripts/sakura_expert_profile.py [--games 12] [--repeats 3]
-Prints a markdown table (microseconds per decision, share of the race-free decision); docs/design/notes.md
+Prints a markdown table (CPU microseconds per decision, share of the race-free decision); docs/design/notes.md
 quotes it. Each stage's loop includes the ones above it, so a stage's time is the difference.
 """
 
@@ -143,9 +143,9 @@ def main() -> None:
         run(new_rng(0, 9))  # compile
     for rep in range(a.repeats):
         for name, run in runs:  # alternated, so a busy spell of the machine falls on every stage
-            start = time.perf_counter()
+            start = time.process_time()  # this process's CPU time: steadier than the clock when shared
             run(new_rng(rep, 9))
-            timed.setdefault(name, []).append((time.perf_counter() - start) / n * 1e6)
+            timed.setdefault(name, []).append((time.process_time() - start) / n * 1e6)
     med = {name: statistics.median(v) for name, v in timed.items()}
     parts = {"guesses": med["stage0"], "copy": med["stage1"] - med["stage0"],
              "round": med["stage2"] - med["stage1"], "evaluation": med["stage3"] - med["stage2"]}
