@@ -4,16 +4,16 @@ one round, from the seat's observation only.
 Why this shape: what a card is worth in Sakura shows only when the round resolves (order numbers decide
 who moves first, bumps and the Emperor's stop at a tree depend on every card of the round), and the cards
 that decide it are hidden. So, like the greedy (agents.py), the expert resolves the round for every card
-it could play against `samples` guesses of the unseen cards, drawn from the cards it cannot place (its
-own hand, the discard pile and the cards on the table are known; the other hands, the deck and the other
-seats' choices of the round are not), with common draws for every candidate and more of them where the
-choice is close (the race, below). Where the greedy then counts tokens plus half the next tree's award,
-the expert scores the position reached with a linear evaluation of each player's tokens still to come,
-w . features(player), fitted by `balance train` (sim/app/train.py), and plays the card with the best mean
-chance of winning: the chance of beating each other player, as if independently, the logistic of its
-predicted lead over that player with a spread of `temp` tokens times the square root of the trees left
-(temp 0: the plain lead over the best other player; the default 2 was chosen by the measurements in
-docs/design/notes.md).
+it could play against `samples` guesses of the unseen cards, drawn from the cards it cannot place (its own
+hand, the discard pile and the cards on the table are known; the other hands, the deck and the other
+seats' choices of the round are not), with common draws for every candidate, fewer where a card is clearly
+behind after `first` guesses and more where the choice is close (the race, select_values). Where the
+greedy then counts tokens plus half the next tree's award, the expert scores the position reached with a
+linear evaluation of each player's tokens still to come, w . features(player), fitted by `balance train`
+(sim/app/train.py), and plays the card with the best mean chance of winning: the chance of beating each
+other player, as if independently, the logistic of its predicted lead over that player with a spread of
+`temp` tokens times the square root of the trees left (temp 0: the plain lead over the best other player;
+the default 2 was chosen by the measurements in docs/design/notes.md).
 A finished game counts its actual win share. A forward/back choice (API.md phase `choose`) reveals
 nothing more to guess: both outcomes of the round are resolved once and scored the same way.
 
