@@ -184,13 +184,15 @@ def test_expert_moves_the_emperor_forward_onto_the_sakura(params: dict) -> None:
 
 @pytest.mark.parametrize(("players", "config"), [(4, None), (2, "configs/sakura/two-player-tactical.toml")])
 def test_a_race_that_drops_nobody_plays_as_all_its_guesses(players: int, config: str | None) -> None:
-    """With z so large that no card ever leaves the race, `samples=16,most=64` draws the same 64 guesses
-    in the same order as `samples=64,most=0` (no race) and sums the same values: the same action at every
-    decision (the race changes only how many guesses a card gets, never what a guess is)."""
+    """With z so large that no card ever leaves the race, `samples=16,most=64` and `samples=64,first=16`
+    (the race's first look after 16 guesses) draw the same 64 guesses in the same order as
+    `samples=64,most=0,first=0` (no race) and sum the same values: the same action at every decision (the
+    race changes only how many guesses a card gets, never what a guess is)."""
     rules = SPEC.load_rules(config, players) if config else SPEC.default_rules(players)
     game = SakuraGame(rules)
     racing = expert_row(players, samples=16, most=64, z=1e9)
-    plain = expert_row(players, samples=64, most=0)
+    early = expert_row(players, samples=64, most=64, first=16, z=1e9)
+    plain = expert_row(players, samples=64, most=0, first=0)
     rng = random.Random(3)
     checked = 0
     for seed in range(4):
@@ -198,6 +200,7 @@ def test_a_race_that_drops_nobody_plays_as_all_its_guesses(players: int, config:
         while not game.is_over(state):
             want = expert_action(state.vector.copy(), new_rng(seed, 1), plain)
             assert expert_action(state.vector.copy(), new_rng(seed, 1), racing) == want
+            assert expert_action(state.vector.copy(), new_rng(seed, 1), early) == want
             checked += 1
             state = game.apply(state, rng.choice(game.legal_actions(state)))
     assert checked > 80

@@ -47,6 +47,7 @@ from sim.sakura.kernels import (
     SELECTED,
     TO_MOVE,
     TOKENS,
+    copy_round_fields,
     do_garden,
     do_painter,
     legal_actions,
@@ -95,11 +96,12 @@ def value(t, me, order):
 
 @njit(cache=True)
 def _better_direction(t, card, owner, garden_half, me, scratch, order):
-    """Forward (True) or back, whichever leaves `me` better off right after this half-card."""
+    """Forward (True) or back, whichever leaves `me` better off right after this half-card. scratch agrees
+    with t outside the round's fields (kernels.ROUND_RUNS), so copying those makes it t."""
     best_forward = True
     best = -1e9
     for fwd in (True, False):
-        scratch[:] = t
+        copy_round_fields(scratch, t)
         if garden_half:
             do_garden(scratch, card, fwd)
         else:
@@ -115,7 +117,9 @@ def _better_direction(t, card, owner, garden_half, me, scratch, order):
 def simulate_round(t, me, forced, scratch, order, gained):
     """Resolve t's pending cards to the end of the round (or a sakura) without drawing: no hidden card is
     read. forced (1 forward, 0 back, -1 none) settles the decision waiting now; `me` picks its other
-    choices by _better_direction, other players go forward."""
+    choices by _better_direction, other players go forward. Writes only the round's fields
+    (kernels.ROUND_RUNS), so kernels.copy_round_fields undoes it; scratch must agree with t outside them
+    (a copy of the position looked ahead from), order is scratch for rankings."""
     players = t[PLAYERS]
     while t[PEND_POS] < t[PEND_N]:
         card = t[PENDING + t[PEND_POS]]
@@ -143,7 +147,7 @@ def simulate_round(t, me, forced, scratch, order, gained):
         t[HALF] = 0
         k = unscored_sakura_here(t)
         if k >= 0:
-            score_sakura(t, k, gained)
+            score_sakura(t, k, gained, order)
             return
 
 
@@ -151,8 +155,8 @@ def simulate_round(t, me, forced, scratch, order, gained):
 def greedy_action(s, rng, buf):
     me = s[TO_MOVE]
     n = legal_actions(s, buf)
-    t = np.empty_like(s)
-    scratch = np.empty_like(s)
+    t = s.copy()  # each look-ahead writes only the round's fields: copy_round_fields(t, s) undoes it
+    scratch = s.copy()
     order = np.empty(MAX_PAINTERS, dtype=np.int64)
     gained = np.zeros(MAX_PAINTERS, dtype=np.int64)
     best = -1e18
@@ -160,7 +164,7 @@ def greedy_action(s, rng, buf):
     choice = buf[0]
     if s[PHASE] == PH_CHOOSE:
         for i in range(n):
-            t[:] = s
+            copy_round_fields(t, s)
             simulate_round(t, me, 1 if buf[i] == A_FORWARD else 0, scratch, order, gained)
             val = value(t, me, order)
             if val > best:
@@ -202,7 +206,7 @@ def greedy_action(s, rng, buf):
             if guess[p] >= 0:
                 n_pool += 1  # put the guesses back for the next sample
         for i in range(n):
-            t[:] = s
+            copy_round_fields(t, s)
             for p in range(t[N_PAINTERS]):
                 if guess[p] >= 0:
                     t[SELECTED + p] = guess[p]

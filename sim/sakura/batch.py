@@ -83,7 +83,11 @@ def play_batch(first, seeds, args, agent_kinds, agent_params, out, card_log, sak
         while s[PHASE] != PH_OVER:
             round_before = s[ROUND]
             seat = s[TO_MOVE]
-            action = next_action(agent_kinds[g, seat], s, rng, agent_params[g, seat], buf)
+            kind = agent_kinds[g, seat]
+            if kind == AGENT_MCTS or kind == AGENT_EXPERT:
+                action = next_action(kind, s, rng, agent_params[g, seat], buf)
+            else:  # no parameter row: taking its view at every move of random and greedy play showed
+                action = agent_action(kind, s, rng, buf)
             apply_action(s, action)
             if (s[ROUND] != round_before or s[PHASE] == PH_OVER) and s[LOG_ROUND] == round_before:
                 full = counts[0] + MAX_PAINTERS > card_log.shape[0]

@@ -4,16 +4,16 @@ one round, from the seat's observation only.
 Why this shape: what a card is worth in Sakura shows only when the round resolves (order numbers decide
 who moves first, bumps and the Emperor's stop at a tree depend on every card of the round), and the cards
 that decide it are hidden. So, like the greedy (agents.py), the expert resolves the round for every card
-it could play against `samples` guesses of the unseen cards, drawn from the cards it cannot place (its
-own hand, the discard pile and the cards on the table are known; the other hands, the deck and the other
-seats' choices of the round are not), with common draws for every candidate and more of them where the
-choice is close (the race, below). Where the greedy then counts tokens plus half the next tree's award,
-the expert scores the position reached with a linear evaluation of each player's tokens still to come,
-w . features(player), fitted by `balance train` (sim/app/train.py), and plays the card with the best mean
-chance of winning: the chance of beating each other player, as if independently, the logistic of its
-predicted lead over that player with a spread of `temp` tokens times the square root of the trees left
-(temp 0: the plain lead over the best other player; the default 2 was chosen by the measurements in
-docs/design/notes.md).
+it could play against `samples` guesses of the unseen cards, drawn from the cards it cannot place (its own
+hand, the discard pile and the cards on the table are known; the other hands, the deck and the other
+seats' choices of the round are not), with common draws for every candidate, fewer where a card is clearly
+behind after `first` guesses and more where the choice is close (the race, select_values). Where the
+greedy then counts tokens plus half the next tree's award, the expert scores the position reached with a
+linear evaluation of each player's tokens still to come, w . features(player), fitted by `balance train`
+(sim/app/train.py), and plays the card with the best mean chance of winning: the chance of beating each
+other player, as if independently, the logistic of its predicted lead over that player with a spread of
+`temp` tokens times the square root of the trees left (temp 0: the plain lead over the best other player;
+the default 2 was chosen by the measurements in docs/design/notes.md).
 A finished game counts its actual win share. A forward/back choice (API.md phase `choose`) reveals
 nothing more to guess: both outcomes of the round are resolved once and scored the same way.
 
@@ -31,6 +31,8 @@ decision depends on what it may not observe (the no-peeking tests).
 
 The measurements behind its settings, and the variants tried and left out, are in docs/design/notes.md.
 """
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -61,11 +63,13 @@ from sim.sakura.kernels import (
     N_SAKURA,
     P_1,
     P_3,
+    P_COUNT,
     P_LEAP,
     P_PM1,
     P_PM3,
     PACT,
     PAINTER,
+    PATH_LEN,
     PH_CHOOSE,
     PH_OVER,
     PH_SELECT,
@@ -76,11 +80,9 @@ from sim.sakura.kernels import (
     SELECTED,
     TO_MOVE,
     TOKENS,
-    forward_target,
-    leapfrog_target,
+    copy_round_fields,
     legal_actions,
     order_pending,
-    painters_between,
     ranking,
     rivals,
     winners,
@@ -90,7 +92,8 @@ from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS
 # The parameter row of an expert seat: its numeric parameters in the registry's order (spec.py), then the
 # model's weights (sim/agent_spec.py agent_row appends them).
 _NUMERIC = [key for key, (kind, _default) in AGENTS["expert"].params.items() if kind is not str]
-E_SAMPLES, E_TEMP, E_MOST, E_Z = (_NUMERIC.index(key) for key in ("samples", "temp", "most", "z"))
+E_SAMPLES, E_TEMP, E_MOST, E_Z, E_FIRST = (_NUMERIC.index(key) for key in ("samples", "temp", "most", "z",
+                                                                            "first"))
 E_WEIGHTS = len(_NUMERIC)
 RACE_BATCH = 16  # guesses added per candidate still in the race, between two looks
 
@@ -179,34 +182,103 @@ def pool_mix(s, pool, n, mix):
 
 
 # ---- features ----------------------------------------------------------------------------------------
+SUM_ROWS = 8  # feature rows of the evaluation: MAX_PAINTERS, rounded up to its sums' four at a time
+WALK = MAX_PAINTERS  # the longest move a feature asks about: 3 spaces, or one per painter between (count)
+
+
 @njit(cache=True)
-def _destination(t, p, a):
-    """Where painter action `a` would take painter p from t, or -1 for a bump (the rules' own targets,
-    kernels.forward_target and leapfrog_target, R-15, R-17; nothing moved): a forward-or-back card that
-    would bump counts as no move (its owner would go back rather than walk into the Emperor). Which moves
-    bump is the same under both bump_from readings (R-15, R-21: only where the bumped painter lands
-    differs), and a bump counts here without its landing space, so the features mean the same under
-    both."""
+def emperor_move(mix):
+    """How far a hand of this mix moves the Emperor, per card (E+-1 counted forward: its owner picks)."""
+    move = 0.0
+    for g in range(N_GARDEN):
+        move += mix[g] * EMPEROR_MOVE[g]
+    return move
+
+
+@njit(cache=True)
+def _walk(t, p, n, occ, dest):
+    """dest[m] for m = 1..n: where painter p's move of m empty spaces forward ends, -1 where it reaches the
+    Emperor first: kernels.forward_target for every m in one walk (occ[i]: the painters on path index i;
+    the walk never meets p itself, which stands behind it)."""
+    pos = t[PAINTER + p]
+    emperor = t[EMPEROR]
+    m = 0
+    while m < n:
+        pos += 1
+        if pos == emperor:
+            break
+        if pos < occ.shape[0] and occ[pos] > 0:
+            continue
+        m += 1
+        dest[m] = pos
+    for r in range(m + 1, n + 1):
+        dest[r] = -1
+
+
+@njit(cache=True)
+def _hand(t, p, mixes, occ, dest, closest_other, next_ahead, between):
+    """What painter p's hand (its mix, mixes[p]) does from t: its mean forward reach, its share of cards that
+    would make it the closest painter, its share that would bump it into the Emperor. Each painter
+    action's destination is the rules' own (kernels.forward_target, leapfrog_target, painters_between;
+    R-15, R-17), read off one walk: a forward-or-back card that would bump counts as no move (its owner
+    would go back rather than walk into the Emperor). Which moves bump is the same under both bump_from
+    readings (R-15, R-21: only where the bumped painter lands differs), and a bump counts here without its
+    landing space, so the features mean the same under both. next_ahead: the nearest painter's index ahead
+    of p, or -1; between: the painters strictly between p and the Emperor."""
     mine = t[PAINTER + p]
-    if a <= P_3:
-        return forward_target(t, p, a - P_1 + 1)
-    if a <= P_PM3:
-        dest = forward_target(t, p, a - P_PM1 + 1)
-        return mine if dest < 0 else dest
-    if a == P_LEAP:
-        target = leapfrog_target(t, p)
-        if target < 0:
-            return mine
-        return -1 if target == t[EMPEROR] else target
-    n = painters_between(t, p)
-    return mine if n == 0 else forward_target(t, p, n)
+    need = 3
+    if mixes[p, N_GARDEN + P_COUNT] != 0.0 and between > need:
+        need = between
+    _walk(t, p, need, occ, dest)
+    advance = 0.0
+    lead = 0.0
+    bumped = 0.0
+    for a in range(N_PACT):
+        share = mixes[p, N_GARDEN + a]
+        if share == 0.0:
+            continue
+        if a <= P_3:
+            dest_a = dest[a - P_1 + 1]
+        elif a <= P_PM3:
+            dest_a = dest[a - P_PM1 + 1]
+            if dest_a < 0:
+                dest_a = mine
+        elif a == P_LEAP:
+            dest_a = mine
+            if next_ahead >= 0:
+                target = next_ahead + 1
+                while target < occ.shape[0] and occ[target] > 0:
+                    target += 1
+                dest_a = -1 if target == t[EMPEROR] else target
+        else:
+            dest_a = mine if between == 0 else dest[between]
+        if dest_a < 0:
+            bumped += share
+        else:
+            advance += share * (dest_a - mine)
+            if dest_a > closest_other:
+                lead += share
+    return advance, lead, bumped
 
 
 @njit(cache=True)
 def features(t, mixes, order, feats):
     """Every competing painter's features at position t (a round being played or just played, not over)
     into rows 0..rivals-1 of feats (the players, and the court painter under R-23); painter p's hand is
-    mixes[p] (its own hand, or the unseen cards' mix). `order` is scratch for the ranking."""
+    mixes[p] (its own hand, or the unseen cards' mix). `order` is scratch for the ranking. The expert's
+    loop calls features_into with its work arrays instead."""
+    emoves = np.empty(MAX_PAINTERS, dtype=np.float64)
+    for p in range(t[N_PAINTERS]):
+        emoves[p] = emperor_move(mixes[p])
+    occ = np.zeros(t[PATH_LEN] + 2, dtype=np.int64)
+    features_into(t, mixes, emoves, order, feats, occ, np.empty(WALK + 1, dtype=np.int64))
+
+
+@njit(cache=True)
+def features_into(t, mixes, emoves, order, feats, occ, dest):
+    """features, with emoves[p] = emperor_move(mixes[p]) given, occ (zeros, longer than the path; left
+    zeros) and dest (WALK + 1) as scratch. Rows are indexed in place, not taken as views: a view costs
+    reference counting, which showed in this loop."""
     players = t[PLAYERS]
     competing = rivals(t)
     painters = t[N_PAINTERS]
@@ -224,9 +296,9 @@ def features(t, mixes, order, feats):
     mid = 1.0 if near == 0.0 and distance <= (5 * painters + 3) // 4 else 0.0
     ranked = ranking(t, order)
     awards_given = 4 if players >= 5 else 3
+    for q in range(painters):
+        occ[t[PAINTER + q]] += 1
     for p in range(competing):
-        f = feats[p]
-        f[:] = 0.0
         mine = t[PAINTER + p]
         award = 0.0
         first = 0.0
@@ -239,56 +311,49 @@ def features(t, mixes, order, feats):
                     award = 2.0 if r == 1 else 1.0
         ahead = 0
         closest_other = 0
+        next_ahead = -1
+        between = 0
         for q in range(painters):
             idx = t[PAINTER + q]
             if idx > mine:
                 ahead += 1
-            if q != p and idx > closest_other:
-                closest_other = idx
+            if q != p:
+                if idx > closest_other:
+                    closest_other = idx
+                if idx > mine:
+                    if next_ahead < 0 or idx < next_ahead:
+                        next_ahead = idx
+                    if idx < emperor:
+                        between += 1
         gap = emperor - mine
-        f[F_BIAS] = 1.0
-        f[F_TREES] = trees_left
-        f[F_LAST] = last
-        f[F_DISTANCE] = distance
-        f[F_AWARD] = award
-        f[F_AWARD_NEAR] = award * near
-        f[F_AWARD_MID] = award * mid
-        f[F_AWARD_LAST] = award * last
-        f[F_FIRST_LAST] = first * last
-        f[F_GAP_LAST] = gap * last
-        f[F_FIRST] = first
-        f[F_FIRST_NEAR] = first * near
-        f[F_AHEAD] = ahead
-        f[F_GAP] = gap
-        f[F_GAP_NEAR] = gap * near
-        f[F_ADJACENT] = 1.0 if gap == 1 else 0.0
-        f[F_GATE] = 1.0 if mine == 0 else 0.0
-        mix = mixes[p]
-        advance = 0.0
-        lead = 0.0
-        bumped = 0.0
-        for a in range(N_PACT):
-            share = mix[N_GARDEN + a]
-            if share == 0.0:
-                continue
-            dest = _destination(t, p, a)
-            if dest < 0:
-                bumped += share
-            else:
-                advance += share * (dest - mine)
-                if dest > closest_other:
-                    lead += share
-        emperor_move = 0.0
-        for g in range(N_GARDEN):
-            emperor_move += mix[g] * EMPEROR_MOVE[g]
-        f[F_ADVANCE] = advance
-        f[F_LEAD] = lead
-        f[F_LEAD_NEAR] = lead * near
-        f[F_LEAD_LAST] = lead * last
-        f[F_BUMP] = bumped
-        f[F_EMPEROR] = emperor_move
-        f[F_EMPEROR_FIRST] = emperor_move * first
-        f[F_ORDER] = mix[MIX_ORDER]
+        feats[p, F_BIAS] = 1.0
+        feats[p, F_TREES] = trees_left
+        feats[p, F_LAST] = last
+        feats[p, F_DISTANCE] = distance
+        feats[p, F_AWARD] = award
+        feats[p, F_AWARD_NEAR] = award * near
+        feats[p, F_AWARD_MID] = award * mid
+        feats[p, F_AWARD_LAST] = award * last
+        feats[p, F_FIRST_LAST] = first * last
+        feats[p, F_GAP_LAST] = gap * last
+        feats[p, F_FIRST] = first
+        feats[p, F_FIRST_NEAR] = first * near
+        feats[p, F_AHEAD] = ahead
+        feats[p, F_GAP] = gap
+        feats[p, F_GAP_NEAR] = gap * near
+        feats[p, F_ADJACENT] = 1.0 if gap == 1 else 0.0
+        feats[p, F_GATE] = 1.0 if mine == 0 else 0.0
+        advance, lead, bumped = _hand(t, p, mixes, occ, dest, closest_other, next_ahead, between)
+        feats[p, F_ADVANCE] = advance
+        feats[p, F_LEAD] = lead
+        feats[p, F_LEAD_NEAR] = lead * near
+        feats[p, F_LEAD_LAST] = lead * last
+        feats[p, F_BUMP] = bumped
+        feats[p, F_EMPEROR] = emoves[p]
+        feats[p, F_EMPEROR_FIRST] = emoves[p] * first
+        feats[p, F_ORDER] = mixes[p, MIX_ORDER]
+    for q in range(painters):
+        occ[t[PAINTER + q]] -= 1
 
 
 # ---- the evaluation ------------------------------------------------------------------------------------
@@ -309,22 +374,49 @@ def final_value(t, me, temp, win):
     return t[TOKENS + me] - best_other + 0.5 * win[me]
 
 
+#: The evaluation's scratch arrays, made once a decision (new_work): the ranking, the feature rows, the
+#: predicted finals, the winners' marks, the path's occupancy (zeros between calls), the walk's
+#: destinations, and each painter's emperor_move of its mix (the caller keeps it in step with mixes).
+Work = namedtuple("Work", ["order", "feats", "finals", "win", "occ", "dest", "emoves"])
+
+
 @njit(cache=True)
-def evaluate(t, me, mixes, weights, temp, order, feats, finals, win):
+def new_work(s):
+    """Scratch for evaluate at positions of s's game (its path length)."""
+    return Work(np.empty(MAX_PAINTERS, dtype=np.int64),
+                np.zeros((SUM_ROWS, N_FEATURES), dtype=np.float64),
+                np.zeros(SUM_ROWS, dtype=np.float64), np.zeros(MAX_PAINTERS, dtype=np.int64),
+                np.zeros(s[PATH_LEN] + 2, dtype=np.int64), np.empty(WALK + 1, dtype=np.int64),
+                np.zeros(MAX_PAINTERS, dtype=np.float64))
+
+
+@njit(cache=True)
+def evaluate(t, me, mixes, weights, temp, w):
     """What position t is worth to `me`: its chance of ending with more tokens than every other competing
     painter (the players; under R-23 the court painter too, its tokens predicted by the same model with
     the unseen cards' mix as its hand), each beaten (as if independently) with the logistic chance of its
     predicted lead over it, a spread of `temp` tokens times the root of the trees left (temp <= 0: the
-    predicted lead over the best other). A finished game: final_value."""
+    predicted lead over the best other). A finished game: final_value. w: the Work scratch (new_work),
+    w.emoves in step with mixes."""
     players = rivals(t)
     if t[PHASE] == PH_OVER:
-        return final_value(t, me, temp, win)
-    features(t, mixes, order, feats)
-    for p in range(players):
-        final = float(t[TOKENS + p])
+        return final_value(t, me, temp, w.win)
+    feats = w.feats
+    finals = w.finals
+    features_into(t, mixes, w.emoves, w.order, feats, w.occ, w.dest)
+    for p in range(0, players, 4):  # four sums side by side, each in feature order; rows past the
+        # players' (SUM_ROWS) are scratch, their sums unused
+        a0 = float(t[TOKENS + p])
+        a1 = float(t[TOKENS + p + 1])
+        a2 = float(t[TOKENS + p + 2])
+        a3 = float(t[TOKENS + p + 3])
         for k in range(N_FEATURES):
-            final += weights[k] * feats[p, k]
-        finals[p] = final
+            weight = weights[k]
+            a0 += weight * feats[p, k]
+            a1 += weight * feats[p + 1, k]
+            a2 += weight * feats[p + 2, k]
+            a3 += weight * feats[p + 3, k]
+        finals[p], finals[p + 1], finals[p + 2], finals[p + 3] = a0, a1, a2, a3
     if temp <= 0.0:
         best_other = -1e18
         for p in range(players):
@@ -393,67 +485,88 @@ def expert_action(s, rng, params):
     if n == 1:
         return buf[0]
     me = s[TO_MOVE]
-    players = s[PLAYERS]
-    samples = max(int(params[E_SAMPLES]), 1)
-    temp = params[E_TEMP]
     weights = params[E_WEIGHTS:E_WEIGHTS + N_FEATURES]
     pool = np.empty(DECK_SIZE, dtype=np.int64)
     n_pool = unseen_cards(s, me, pool)
     mixes = np.zeros((MAX_PAINTERS, MIX), dtype=np.float64)
     pool_mix(s, pool, n_pool, mixes[0])  # every other painter's hand, as the expert can see it
+    w = new_work(s)
+    w.emoves[0] = emperor_move(mixes[0])
     for p in range(1, s[N_PAINTERS]):
         mixes[p] = mixes[0]
-    t = np.empty_like(s)
-    scratch = np.empty_like(s)
-    order = np.empty(MAX_PAINTERS, dtype=np.int64)
-    gained = np.zeros(MAX_PAINTERS, dtype=np.int64)
-    feats = np.zeros((MAX_PAINTERS, N_FEATURES), dtype=np.float64)
-    win = np.zeros(MAX_PAINTERS, dtype=np.int64)
-    finals = np.zeros(MAX_PAINTERS, dtype=np.float64)
+        w.emoves[p] = w.emoves[0]
     values = np.zeros(n, dtype=np.float64)
     if s[PHASE] == PH_CHOOSE:
         # every card of the round is on the table: the rest of it resolves the same whatever is hidden
         hand_mix(s, me, -1, mixes[me])
+        w.emoves[me] = emperor_move(mixes[me])
+        t = s.copy()  # a look-ahead writes only the round's fields: copy_round_fields(t, s) undoes it
+        scratch = s.copy()
+        gained = np.zeros(MAX_PAINTERS, dtype=np.int64)
         for i in range(n):
-            t[:] = s
-            simulate_round(t, me, 1 if buf[i] == A_FORWARD else 0, scratch, order, gained)
-            values[i] = evaluate(t, me, mixes, weights, temp, order, feats, finals, win)
+            copy_round_fields(t, s)
+            simulate_round(t, me, 1 if buf[i] == A_FORWARD else 0, scratch, w.order, gained)
+            values[i] = evaluate(t, me, mixes, weights, params[E_TEMP], w)
     else:
-        court_pick = s[COURT_PICKER] >= 0  # tactical variant: it picks the court painter's card now
-        base = A_COURT if court_pick else A_PLAY
-        mine = np.zeros((N_ACTIONS_MAX, MIX), dtype=np.float64)
-        for i in range(n):
-            hand_mix(s, me, buf[i] - base, mine[i])  # what it keeps after playing the card
-        guess = np.empty(MAX_PAINTERS, dtype=np.int64)
-        most = max(int(params[E_MOST]), samples)
-        per = np.zeros((n, most), dtype=np.float64)  # each candidate's value at each guess
-        alive = np.ones(n, dtype=np.bool_)
-        done = 0
-        while done < most:
-            upto = min(done + (samples if done == 0 else RACE_BATCH), most)
-            for k in range(done, upto):
-                guess_cards(s, me, court_pick, pool, n_pool, rng, guess)  # the same for every candidate
-                for i in range(n):
-                    if not alive[i]:
-                        continue
-                    t[:] = s
-                    for p in range(t[N_PAINTERS]):
-                        if guess[p] >= 0:
-                            t[SELECTED + p] = guess[p]
-                    t[SELECTED + (players if court_pick else me)] = buf[i] - base
-                    order_pending(t)
-                    simulate_round(t, me, -1, scratch, order, gained)  # R-12..R-18, no card drawn
-                    mixes[me] = mine[i]
-                    per[i, k] = evaluate(t, me, mixes, weights, temp, order, feats, finals, win)
-                    values[i] += per[i, k]
-            done = upto
-            if done < most and race(per, values, alive, n, done, params[E_Z]) == 0:
-                break
-        for i in range(n):
-            if not alive[i]:
-                values[i] = -np.inf  # out of the race: its total counts fewer guesses
+        select_values(s, rng, params, buf, n, pool, n_pool, mixes, w, values)
     best = 0
     for i in range(1, n):
         if values[i] > values[best] + 1e-12:
             best = i  # ties: the lowest action code, so equal values need no draw
     return buf[best]
+
+
+@njit(cache=True)
+def select_values(s, rng, params, buf, n, pool, n_pool, mixes, w, values):
+    """Each card's total value over its common guesses into values (-inf: out of the race): `samples`
+    guesses for every card, then RACE_BATCH more at a time for the cards still within `z` standard errors
+    of the best, up to `most`. With 0 < `first` < `samples` the race looks first after `first` guesses
+    (then every RACE_BATCH): a card already clearly behind gets no more, and a choice already clear
+    stops there."""
+    me = s[TO_MOVE]
+    players = s[PLAYERS]
+    samples = max(int(params[E_SAMPLES]), 1)
+    temp = params[E_TEMP]
+    weights = params[E_WEIGHTS:E_WEIGHTS + N_FEATURES]
+    court_pick = s[COURT_PICKER] >= 0  # tactical variant: it picks the court painter's card now
+    base = A_COURT if court_pick else A_PLAY
+    mine = np.zeros((N_ACTIONS_MAX, MIX), dtype=np.float64)
+    mine_moves = np.zeros(N_ACTIONS_MAX, dtype=np.float64)
+    for i in range(n):
+        hand_mix(s, me, buf[i] - base, mine[i])  # what it keeps after playing the card
+        mine_moves[i] = emperor_move(mine[i])
+    t = s.copy()  # a look-ahead writes only the round's fields: copy_round_fields(t, s) undoes it
+    scratch = s.copy()
+    gained = np.zeros(MAX_PAINTERS, dtype=np.int64)
+    guess = np.empty(MAX_PAINTERS, dtype=np.int64)
+    most = max(int(params[E_MOST]), samples)
+    first = int(params[E_FIRST])
+    opening = first if 0 < first < samples else samples  # guesses before the race's first look
+    per = np.zeros((n, most), dtype=np.float64)  # each candidate's value at each guess
+    alive = np.ones(n, dtype=np.bool_)
+    done = 0
+    while done < most:
+        upto = min(done + (opening if done == 0 else RACE_BATCH), most)
+        for k in range(done, upto):
+            guess_cards(s, me, court_pick, pool, n_pool, rng, guess)  # the same for every candidate
+            for i in range(n):
+                if not alive[i]:
+                    continue
+                copy_round_fields(t, s)
+                for p in range(t[N_PAINTERS]):
+                    if guess[p] >= 0:
+                        t[SELECTED + p] = guess[p]
+                t[SELECTED + (players if court_pick else me)] = buf[i] - base
+                order_pending(t)
+                simulate_round(t, me, -1, scratch, w.order, gained)  # R-12..R-18, no card drawn
+                for j in range(MIX):
+                    mixes[me, j] = mine[i, j]
+                w.emoves[me] = mine_moves[i]
+                per[i, k] = evaluate(t, me, mixes, weights, temp, w)
+                values[i] += per[i, k]
+        done = upto
+        if done < most and race(per, values, alive, n, done, params[E_Z]) == 0:
+            break
+    for i in range(n):
+        if not alive[i]:
+            values[i] = -np.inf  # out of the race: its total counts fewer guesses

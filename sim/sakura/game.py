@@ -107,6 +107,13 @@ class SakuraGame(KernelGame):
         k = len(r["winners"]) + int(r.get("court_wins", False))
         return [1.0 / k if seat in r["winners"] else 0.0 for seat in range(self.players)]
 
+    def new_state(self, seed: int = 0) -> SakuraState:
+        """A fresh game after setup (every shuffle seeded by `seed`) that keeps each round's steps for
+        `balance play` (kernels.LOG_STEPS; batch play skips them)."""
+        state = super().new_state(seed)
+        state.vector[K.LOG_STEPS] = 1
+        return state
+
     def to_dict(self, s: SakuraState) -> dict[str, Any]:
         return state_to_dict(s.vector)
 
@@ -219,6 +226,7 @@ def state_from_dict(d: dict[str, Any], rules: SakuraRules) -> np.ndarray:
     players = _int(d.get("players"), "players", 2, K.MAX_PLAYERS)
     has_court = players == 2
     v = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    v[K.LOG_STEPS] = 1  # the readable API keeps each round's steps (`balance play`)
     _set(v, "players", players)
     _set(v, "has_court", has_court)
     _set(v, "n_painters", players + has_court)

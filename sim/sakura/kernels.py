@@ -105,7 +105,10 @@ LOG_STEP_PAINTER = _f.add("log_step_painter", 2 * MAX_PAINTERS * MAX_PAINTERS)
 LOG_STEP_TOKENS = _f.add("log_step_tokens", 2 * MAX_PAINTERS * MAX_PAINTERS)
 LOG_STEP_BUMPS = _f.add("log_step_bumps", 2 * MAX_PAINTERS)      # BUMPS after the step
 LOG_STEP_FORWARD = _f.add("log_step_forward", 2 * MAX_PAINTERS)  # 1 forward, 0 back (a choice's answer)
-STATE_SIZE = _f.close(583)
+# 1: keep the round's start and steps above (the readable API sets it, game.py); 0 (new_game): batch play
+# and the searches' play-outs, which never read them, skip writing them at every half card (issue 38).
+LOG_STEPS = _f.add("log_steps")
+STATE_SIZE = _f.close(584)
 LOG_START = LOG_N      # the log area runs from here to the end of the vector
 FIELDS = _f            # named views for the readable API: FIELDS.view(v, "hand"), FIELDS.get(v, "round")
 
@@ -116,6 +119,16 @@ FIELDS = _f            # named views for the readable API: FIELDS.view(v, "hand"
 #: and court_can_win (0/1, R-23; acts only with two players).
 KernelRules = namedtuple("KernelRules", ["players", "variant", "tie_break", "path_len", "torii", "sakura",
                                          "cards", "bump_from", "lineup_from_gate", "court_can_win"])
+
+# The fields a round's resolution can change (kernels resolve and agents.simulate_round: positions, tokens,
+# trees scored, the pending cards and the phase), in three runs of the vector: copy_round_fields undoes a
+# look-ahead by copying these ~50 slots back instead of the whole vector.
+ROUND_RUNS = ((EMPEROR, BUMPS + 1), (SCORED, TOKENS + MAX_PAINTERS), (SELECTED, PEND_OWNER + MAX_PAINTERS))
+if not (EMPEROR < PHASE < CHOOSING < TO_MOVE < HALF < END_REASON < PEND_N < PEND_POS < COURT_PICKER < BUMPS
+        and SCORED + MAX_SAKURA == PAINTER and PAINTER + MAX_PAINTERS == TOKENS
+        and SELECTED + MAX_PAINTERS == PENDING and PENDING + MAX_PAINTERS == PEND_OWNER):
+    raise AssertionError("ROUND_RUNS must cover every field a round's resolution writes")
+_R0, _R1, _R2 = ROUND_RUNS
 
 PH_SELECT, PH_CHOOSE, PH_OVER = 0, 1, 2
 END_NONE, END_LAST_SAKURA, END_ROUND_LIMIT = 0, 1, 2
@@ -192,6 +205,15 @@ def begin_round(s):
     clear_resolution(s)
     s[PHASE] = PH_SELECT
     s[TO_MOVE] = 0
+
+
+@njit(cache=True)
+def copy_round_fields(dst, src):
+    """Copy the fields a round's resolution can change (ROUND_RUNS) from src to dst: a look-ahead vector
+    that agrees with src elsewhere is src again, without copying the whole vector (agents, expert)."""
+    for lo, hi in (_R0, _R1, _R2):
+        for i in range(lo, hi):
+            dst[i] = src[i]
 
 
 # ---- cards ---------------------------------------------------------------------------------------------
@@ -523,11 +545,11 @@ def ranking(s, out):
 
 
 @njit(cache=True)
-def score_sakura(s, k, gained):
+def score_sakura(s, k, gained, order):
     """Award the tokens for sakura k (3/2/1, 4 for the closest at the last tree, a fourth 1 with 5-6
     players); then the line-up (R-18; R-22: a lone, so ranked, gate painter lines up too) unless it was
-    the last tree, which ends the game. gained[p] receives each painter's tokens from this tree."""
-    order = np.empty(MAX_PAINTERS, dtype=np.int64)
+    the last tree, which ends the game. gained[p] receives each painter's tokens from this tree; order
+    (MAX_PAINTERS) is scratch for the ranking."""
     n = ranking(s, order)
     last = k == s[N_SAKURA] - 1
     awards = 4 if s[PLAYERS] >= 5 else 3
@@ -595,17 +617,21 @@ def start_resolution(s):
         s[LOG_OWNER + i] = s[PEND_OWNER + i]
         s[LOG_RESOLVED + i] = 0
         s[LOG_BUMPS + i] = 0
-    s[LOG_START_EMPEROR] = s[EMPEROR]
-    s[LOG_START_BUMPS] = s[BUMPS]
-    for p in range(MAX_PAINTERS):
-        s[LOG_START_PAINTER + p] = s[PAINTER + p]
-        s[LOG_START_TOKENS + p] = s[TOKENS + p]
+    if s[LOG_STEPS] == 1:
+        s[LOG_START_EMPEROR] = s[EMPEROR]
+        s[LOG_START_BUMPS] = s[BUMPS]
+        for p in range(MAX_PAINTERS):
+            s[LOG_START_PAINTER + p] = s[PAINTER + p]
+            s[LOG_START_TOKENS + p] = s[TOKENS + p]
     resolve(s)
 
 
 @njit(cache=True)
 def log_step(s, half, forward):
-    """Record the position after one half of the card being resolved (the LOG_STEP_* fields)."""
+    """Record the position after one half of the card being resolved (the LOG_STEP_* fields), when the
+    state keeps them (LOG_STEPS)."""
+    if s[LOG_STEPS] == 0:
+        return
     step = 2 * s[PEND_POS] + half
     s[LOG_STEP_EMPEROR + step] = s[EMPEROR]
     s[LOG_STEP_BUMPS + step] = s[BUMPS]
@@ -620,7 +646,6 @@ def resolve(s):
     """Resolve pending cards until one needs its owner's forward/back choice, the round ends, or the
     game ends. Court painter's cards always go forward."""
     players = s[PLAYERS]
-    gained = np.zeros(MAX_PAINTERS, dtype=np.int64)
     while s[PEND_POS] < s[PEND_N]:
         card = s[PENDING + s[PEND_POS]]
         owner = s[PEND_OWNER + s[PEND_POS]]
@@ -643,15 +668,16 @@ def resolve(s):
             return
         do_painter(s, card, owner, True)
         log_step(s, 1, True)
-        if finish_card(s, gained):
+        if finish_card(s):
             return
     end_round(s)
 
 
 @njit(cache=True)
-def finish_card(s, gained):
+def finish_card(s):
     """After a card's painter half: a sakura reached for the first time scores now and ends the round
-    (the later cards are discarded unresolved). Returns True if the round or the game ended."""
+    (the later cards are discarded unresolved; the tokens it gave go to LOG_GAINED). Returns True if the
+    round or the game ended."""
     slot = s[PEND_POS]
     s[LOG_RESOLVED + slot] = 1
     s[LOG_BUMPS + slot] = s[BUMPS] - s[CARD_BUMP_START]
@@ -659,10 +685,8 @@ def finish_card(s, gained):
     s[HALF] = 0
     k = unscored_sakura_here(s)
     if k >= 0:
-        score_sakura(s, k, gained)
+        score_sakura(s, k, s[LOG_GAINED:LOG_GAINED + MAX_PAINTERS], np.empty(MAX_PAINTERS, dtype=np.int64))
         s[LOG_SAKURA] = k
-        for p in range(MAX_PAINTERS):
-            s[LOG_GAINED + p] = gained[p]
     for i in range(slot, s[LOG_N]):  # tokens after: final for this card, provisional for later ones
         s[LOG_TOKENS + i] = s[TOKENS + s[LOG_OWNER + i]]
     if k < 0:
@@ -741,8 +765,7 @@ def apply_action(s, action):
         else:
             do_painter(s, card, owner, forward)
             log_step(s, 1, forward)
-            gained = np.zeros(MAX_PAINTERS, dtype=np.int64)
-            if finish_card(s, gained):
+            if finish_card(s):
                 return
         resolve(s)
     elif action >= A_COURT:
