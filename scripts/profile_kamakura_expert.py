@@ -1,7 +1,7 @@
 """Where the Kamakura `expert` spends its time (issue 38): collects the expert's turn-start positions from
-fixed-seed expert self-play (3 players, base config, default parameters), replays the stages of
-expert.expert_plan on them in compiled loops, each stage alone, and prints the microseconds per expert
-turn that each stage costs.
+fixed-seed expert self-play (3 players, base config, default parameters but settle=0: every turn looks
+deep), replays the stages of expert.expert_plan on them in compiled loops, each stage alone, and prints
+the microseconds per expert turn that each stage costs.
 
     PYTHONPATH=. python scripts/profile_kamakura_expert.py [--games 20] [--repeats 5]
 
@@ -23,7 +23,7 @@ from numba import njit
 from sim import games
 from sim.agent_spec import agent_arrays
 from sim.kamakura.agents import MAX_PLAN
-from sim.kamakura.expert import expert_plan, lead
+from sim.kamakura.expert import E_WEIGHTS, N_FEATURES, expert_plan, lead
 from sim.kamakura.game import kernel_rules
 from sim.kamakura.kernels import OVER, PLAYERS, TO_MOVE, apply_action, gain_reachable, new_game
 from sim.kamakura.planner import greedy_plan, turn_candidates
@@ -35,7 +35,7 @@ def collect(n_games: int, row: np.ndarray) -> dict[str, np.ndarray]:
     spec = games.spec("kamakura")
     rules = kernel_rules(spec.default_rules(3))
     width, deep, horizon = int(row[0]), int(row[1]), int(row[2])
-    weights = row[3:]
+    weights = row[E_WEIGHTS:E_WEIGHTS + N_FEATURES]
     starts, rngs, after, seats, reply_at, reply_rngs, deep_end = [], [], [], [], [], [], []
     plan = np.empty(MAX_PLAN, dtype=np.int64)
     for seed in game_seeds(7, 0, n_games):
@@ -139,19 +139,20 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     spec = games.spec("kamakura")
-    _, params = agent_arrays([["expert"] * 3], spec)
+    _, params = agent_arrays([["expert:settle=0"] * 3], spec)  # always deep, as the stages
     row = np.ascontiguousarray(params[0, 0])
     width = int(row[0])
+    weights = row[E_WEIGHTS:E_WEIGHTS + N_FEATURES]
     p = collect(args.games, row)
     turns = len(p["starts"])
     seats_end = np.array([0] * len(p["deep_end"]), dtype=np.int64)
     stages = {
         "turn_candidates (width 16)": lambda: time_candidates(p["starts"], p["rngs"], width),
         "  + copy and play each": lambda: time_copy_apply(p["starts"], p["rngs"], width),
-        "quick lead of each candidate": lambda: time_lead(p["after"], p["seats"], row[3:]),
+        "quick lead of each candidate": lambda: time_lead(p["after"], p["seats"], weights),
         "greedy_plan of the replies": lambda: time_greedy(p["reply_at"], p["reply_rngs"], False),
         "  + playing them": lambda: time_greedy(p["reply_at"], p["reply_rngs"], True),
-        "deep lead": lambda: time_lead(p["deep_end"], seats_end, row[3:]),
+        "deep lead": lambda: time_lead(p["deep_end"], seats_end, weights),
         "expert_plan whole": lambda: time_expert(p["starts"], p["rngs"], row),
     }
     print(f"{turns} expert turns from {args.games} games ({len(p['after'])} candidates, "

@@ -29,10 +29,14 @@ AGENTS = {
                       highest={"iters": 100_000, "c": 100.0, "horizon": 100, "prior": 100.0, "width": 32},
                       smallest_chunk=10),
     # the planner's `width` best turns, the `deep` best by a learned evaluation played on with greedy turns
-    # for `horizon` rounds and scored again (sim/kamakura/expert.py); model: a file of `balance train`
-    "expert": AgentKind(3, {"width": (int, 16), "deep": (int, 3), "horizon": (int, 1), "model": (str, "")},
-                        lowest={"width": 1, "deep": 1, "horizon": 0},
-                        highest={"width": 256, "deep": 256, "horizon": 100}, smallest_chunk=100,
+    # for `horizon` rounds and scored again (sim/kamakura/expert.py), unless the best leads the second by
+    # more than `settle` predicted points (0: always look deep); model: a file of `balance train`
+    "expert": AgentKind(3, {"width": (int, 16), "deep": (int, 3), "horizon": (int, 1), "settle": (float, 0.5),
+                            "model": (str, "")},
+                        lowest={"width": 1, "deep": 1, "horizon": 0, "settle": 0.0},
+                        # no lead between two turns comes near 1,000 points
+                        highest={"width": 256, "deep": 256, "horizon": 100, "settle": 1000.0},
+                        smallest_chunk=100,
                         features=EXPERT_FEATURES),
 }
 

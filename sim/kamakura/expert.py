@@ -8,7 +8,11 @@ after each with the evaluation (cheap); the `deep` best of them it plays on with
 leaf right after the searcher moved again), and scores the position reached. The evaluation is each
 seat's score now plus its predicted points still to come, w . features(seat), never below 0 (a seat that
 has passed gains nothing more); the expert plays the turn whose position leaves it the largest lead over
-the best other seat (ties: the planner's order, so with equal values it plays greedy's turn).
+the best other seat (ties: the planner's order, so with equal values it plays greedy's turn). When the
+best candidate's quick score leads the second best's by more than `settle` predicted points it plays that
+turn without the deep look (0: always look deep; docs/design/notes.md, Kamakura speed, measures the
+default: about a fifth of the turns skip it, and one such expert against two that always look deep keeps
+its share of wins within the non-inferiority margin).
 
 The features (FEATURES, in the weights' order, declared in the registry entry) speak of points, powers
 and swap distances, never of chit ids, so a model trained on one config means the same on a variant:
@@ -61,7 +65,8 @@ from sim.kamakura.planner import greedy_plan, turn_candidates
 # The parameter row of an expert seat: its numeric parameters in the registry's order (spec.py), then the
 # model's weights (sim/agent_spec.py agent_row appends them).
 _NUMERIC = [key for key, (kind, _default) in AGENTS["expert"].params.items() if kind is not str]
-E_WIDTH, E_DEEP, E_HORIZON = (_NUMERIC.index(key) for key in ("width", "deep", "horizon"))
+E_WIDTH, E_DEEP, E_HORIZON, E_SETTLE = (_NUMERIC.index(key) for key in ("width", "deep", "horizon",
+                                                                        "settle"))
 E_WEIGHTS = len(_NUMERIC)
 
 FEATURES = EXPERT_FEATURES  # declared in the registry entry, so validation reads them without kernels
@@ -276,50 +281,80 @@ def lead(s, seat, weights):
 
 
 @njit(cache=True)
-def expert_plan(s, rng, params, plan):
-    """The expert's whole turn at s (a turn start) into `plan`; returns its length. `params` is the
-    seat's parameter row (E_WIDTH, E_DEEP, E_HORIZON, then the weights from E_WEIGHTS)."""
-    if not gain_reachable(s):
-        return greedy_plan(s, rng, plan)  # the forced pass (R-8)
+def _quick_leads(s, me, cands, lengths, n, weights, st, floats, ints, quick):
+    """The evaluation's lead for `me` right after each of the n candidate turns, into quick[:n]."""
+    for k in range(n):
+        st[:] = s
+        for j in range(lengths[k]):
+            apply_action(st, cands[k, j])
+        quick[k] = lead_in(st, me, weights, floats, ints)
+
+
+@njit(cache=True)
+def _deep_best(s, rng, me, cands, lengths, order, deep, replies, weights, st, reply, floats, ints):
+    """The deep look: the candidates order[:deep] each played on with `replies` greedy turns and scored
+    again; returns the best one's index (ties: the planner's order)."""
+    best = 0
+    best_value = -1e18
+    for rank in range(deep):
+        k = order[rank]
+        st[:] = s
+        for j in range(lengths[k]):
+            apply_action(st, cands[k, j])
+        # the replies draw from a copy of one generator state: every candidate meets the same draws
+        reply_rng = rng.copy()
+        for _ in range(replies):
+            if st[OVER] == 1:
+                break
+            m = greedy_plan(st, reply_rng, reply)
+            for j in range(m):
+                apply_action(st, reply[j])
+        value = lead_in(st, me, weights, floats, ints)
+        if value > best_value + 1e-9 or (abs(value - best_value) <= 1e-9 and k < best):
+            best_value = value
+            best = k
+    return best
+
+
+@njit(cache=True)
+def expert_look(s, rng, params, cands):
+    """The expert's choice at s (a turn start where a gain is reachable) and what led to it: (n, lengths,
+    quick gap, quick best, chosen). The quick gap is the best candidate's quick lead minus the second
+    best's (inf with one candidate); the deep look is skipped, and the quick best played, when `settle`
+    > 0 and the gap exceeds it (0: always look deep). `cands`: int64[width, MAX_PLAN] of working space."""
     width = max(int(params[E_WIDTH]), 1)
     replies = int(params[E_HORIZON]) * s[PLAYERS]  # through the expert's own next turn(s)
     deep = max(int(params[E_DEEP]), 1)
+    settle = params[E_SETTLE]
     weights = params[E_WEIGHTS:E_WEIGHTS + N_FEATURES]
     me = s[TO_MOVE]
-    cands = np.empty((width, MAX_PLAN), dtype=np.int64)
     n, lengths = turn_candidates(s, rng, width, cands)
-    best = 0
-    if n > 1:
-        st = np.empty_like(s)
-        reply = np.empty(MAX_PLAN, dtype=np.int64)
-        # first the position right after each turn, scored as it stands (cheap) ...
-        quick = np.empty(n, dtype=np.float64)
-        floats, ints = new_eval_space()
-        for k in range(n):
-            st[:] = s
-            for j in range(lengths[k]):
-                apply_action(st, cands[k, j])
-            quick[k] = lead(st, me, weights)
-        # ... then the `deep` best of those again after `horizon` rounds of greedy turns (the costly part)
-        order = np.argsort(-quick, kind="mergesort")
-        best_value = -1e18
-        for rank in range(min(deep, n)):
-            k = order[rank]
-            st[:] = s
-            for j in range(lengths[k]):
-                apply_action(st, cands[k, j])
-            # the replies draw from a copy of one generator state: every candidate meets the same draws
-            reply_rng = rng.copy()
-            for _ in range(replies):
-                if st[OVER] == 1:
-                    break
-                m = greedy_plan(st, reply_rng, reply)
-                for j in range(m):
-                    apply_action(st, reply[j])
-            value = lead_in(st, me, weights, floats, ints)
-            if value > best_value + 1e-9 or (abs(value - best_value) <= 1e-9 and k < best):
-                best_value = value
-                best = k
+    if n <= 1:
+        return n, lengths, np.inf, 0, 0
+    st = np.empty_like(s)
+    floats, ints = new_eval_space()
+    # first the position right after each turn, scored as it stands (cheap) ...
+    quick = np.empty(n, dtype=np.float64)
+    _quick_leads(s, me, cands, lengths, n, weights, st, floats, ints, quick)
+    order = np.argsort(-quick, kind="mergesort")
+    gap = quick[order[0]] - quick[order[1]]
+    if settle > 0.0 and gap > settle:
+        return n, lengths, gap, order[0], order[0]
+    # ... then the `deep` best of those again after `horizon` rounds of greedy turns (the costly part)
+    reply = np.empty(MAX_PLAN, dtype=np.int64)
+    best = _deep_best(s, rng, me, cands, lengths, order, min(deep, n), replies, weights, st, reply, floats,
+                      ints)
+    return n, lengths, gap, order[0], best
+
+
+@njit(cache=True)
+def expert_plan(s, rng, params, plan):
+    """The expert's whole turn at s (a turn start) into `plan`; returns its length. `params` is the
+    seat's parameter row (E_WIDTH, E_DEEP, E_HORIZON, E_SETTLE, then the weights from E_WEIGHTS)."""
+    if not gain_reachable(s):
+        return greedy_plan(s, rng, plan)  # the forced pass (R-8)
+    cands = np.empty((max(int(params[E_WIDTH]), 1), MAX_PLAN), dtype=np.int64)
+    _n, lengths, _gap, _quick_best, best = expert_look(s, rng, params, cands)
     for j in range(lengths[best]):
         plan[j] = cands[best, j]
     return lengths[best]
