@@ -291,13 +291,14 @@ def _quick_leads(s, me, cands, lengths, n, weights, st, floats, ints, quick):
 
 
 @njit(cache=True)
-def _deep_best(s, rng, me, cands, lengths, order, deep, replies, weights, st, reply, floats, ints):
-    """The deep look: the candidates order[:deep] each played on with `replies` greedy turns and scored
-    again; returns the best one's index (ties: the planner's order)."""
+def _deep_best(s, rng, me, cands, lengths, ranked, replies, weights, space):
+    """The deep look: the candidates `ranked` each played on with `replies` greedy turns and scored again;
+    returns the best one's index (ties: the planner's order). `space`: the working arrays (position, reply
+    plan, the evaluation's floats and ints)."""
+    st, reply, floats, ints = space
     best = 0
     best_value = -1e18
-    for rank in range(deep):
-        k = order[rank]
+    for k in ranked:
         st[:] = s
         for j in range(lengths[k]):
             apply_action(st, cands[k, j])
@@ -342,8 +343,8 @@ def expert_look(s, rng, params, cands):
         return n, lengths, gap, order[0], order[0]
     # ... then the `deep` best of those again after `horizon` rounds of greedy turns (the costly part)
     reply = np.empty(MAX_PLAN, dtype=np.int64)
-    best = _deep_best(s, rng, me, cands, lengths, order, min(deep, n), replies, weights, st, reply, floats,
-                      ints)
+    best = _deep_best(s, rng, me, cands, lengths, order[:min(deep, n)], replies, weights,
+                      (st, reply, floats, ints))
     return n, lengths, gap, order[0], best
 
 
