@@ -229,6 +229,8 @@ def test_wilson_bounds_hold_the_estimate() -> None:
 
 def test_a_deck_that_never_moves_the_emperor_forward_is_refused(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """R-11: the deck's garden actions are what move the Emperor; with none forward he never reaches a
+    sakura, and no game could end."""
     config = tmp_path / "backwards.toml"
     text = Path(STUCK).read_text().replace('garden = "E+1"', 'garden = "E-1"')
     config.write_text(text.replace("../../configs", str(ROOT / "configs")))
@@ -240,8 +242,8 @@ def test_a_deck_that_never_moves_the_emperor_forward_is_refused(tmp_path: Path,
 
 def test_games_stopped_at_the_round_limit_are_said(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    """The stuck deck (one E+1 against 59 E-1) passes the deck check but no game ends by the rules: the
-    simulate line and the report count them."""
+    """The stuck deck (one E+1 against 59 E-1) passes the deck check (R-11) but no game ends by the rules:
+    the simulate line and the report count them (the 2,000-round stop is a safety valve, not a rule)."""
     from sim.sakura.kernels import MAX_ROUNDS
     from sim.sakura.spec import SPEC
 

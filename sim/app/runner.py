@@ -312,13 +312,22 @@ def recover_manifest(plan: RunPlan, run_dir: RunDirectory) -> None:
 LOG_BYTES = {"simulate": 400, "values": 40_000}
 
 
+def log_bytes_needed(plan: RunPlan, games: int, out: Path) -> int:
+    """The bytes the logs of the games `out` still lacks of `games` will take, at LOG_BYTES a game."""
+    on_disk = RunDirectory(out, plan.tables).finished_within(games) if out.is_dir() else 0
+    return (games - on_disk) * LOG_BYTES.get(plan.study, 400)
+
+
+def free_space(out: Path) -> tuple[Path, int]:
+    """The nearest existing folder of `out` (itself or a parent) and the bytes free there."""
+    place = next(p for p in (out, *out.absolute().parents) if p.exists())
+    return place, shutil.disk_usage(place).free
+
+
 def check_budget(plan: RunPlan, games: int, out: Path) -> None:
     """Refuse (ConfigError), before anything is written, a --games whose logs cannot fit on the disk."""
-    run_dir = RunDirectory(out, plan.tables)
-    on_disk = run_dir.finished_within(games) if out.is_dir() else 0
-    place = next(p for p in (out, *out.absolute().parents) if p.exists())
-    free = shutil.disk_usage(place).free
-    need = (games - on_disk) * LOG_BYTES.get(plan.study, 400)
+    need = log_bytes_needed(plan, games, out)
+    place, free = free_space(out)
     if need > free:
         raise ConfigError(f"--games {games:,}: its logs need about {need / 1e9:,.1f} GB and {place} has "
                           f"{free / 1e9:,.1f} GB free; ask for fewer games")

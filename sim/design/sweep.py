@@ -40,7 +40,6 @@ import json
 import math
 import os
 import re
-import shutil
 import time
 import tomllib
 from collections.abc import Callable
@@ -49,7 +48,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from sim.agent_spec import check_models, parse_agents
-from sim.app.runner import LOG_BYTES, RunPlan, simulate
+from sim.app.runner import RunPlan, free_space, log_bytes_needed, simulate
 from sim.config import (
     check_unknown_keys,
     expect_bool,
@@ -427,12 +426,8 @@ def plan_sweep(sweep: Sweep, out: str | os.PathLike[str], force: bool = False) -
 def _check_disk(sweep: Sweep, runs: list[SweepRun], out: Path) -> None:
     """Refuse, before anything is written, a sweep whose runs' logs (the games each still lacks, at
     runner.LOG_BYTES a game) cannot fit on the disk, naming the sweep file's `games`."""
-    need = 0
-    for run in runs:
-        have = RunDirectory(run.out, run.plan.tables).finished_within(sweep.games) if run.out.is_dir() else 0
-        need += (sweep.games - have) * LOG_BYTES.get(run.plan.study, 400)
-    place = next(p for p in (out, *out.absolute().parents) if p.exists())
-    free = shutil.disk_usage(place).free
+    need = sum(log_bytes_needed(run.plan, sweep.games, run.out) for run in runs)
+    place, free = free_space(out)
     if need > free:
         fail(sweep.file, "games", f"{sweep.games:,} games x {len(runs)} runs: their logs need about "
                                   f"{need / 1e9:,.1f} GB and {place} has {free / 1e9:,.1f} GB free; ask for "
