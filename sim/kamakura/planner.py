@@ -315,6 +315,49 @@ def line_bounds(s, yellow_cost):
 
 
 @njit(cache=True)
+def depth_bounds(s, board, yellow_cost, greens, n_greens, bounds):
+    """bounds[line, d] for d = 0, 1, 2: the most points a claim in `line` can bring after d swaps, the best
+    chits (as many as the yellows allow) each within d swaps of eligibility on `board` (SWAP_DISTANCE, the
+    best green lowering requirements as _line_best allows, R-6); -1 when none is. Tighter than
+    line_bounds, so the greedy search turns away more lines that could neither win nor tie."""
+    claims = 1
+    while claims < 4 and yellow_cost[claims + 1] >= 0:
+        claims += 1
+    masks = np.zeros(4, dtype=np.int64)
+    colour_masks(board, 0, masks)
+    best_green = greens[0] if n_greens > 0 else 0
+    dist = np.empty(4, dtype=np.int64)
+    pts = np.empty(4, dtype=np.int64)
+    for line in range(10):
+        for colour in range(4):
+            chit = 10 * colour + line
+            dist[colour] = 99
+            if s[OWNER + chit] != -1:
+                continue
+            icons = s[ICONS + chit]
+            lo = max(icons - best_green, s[GREEN_MIN])
+            if lo > icons:
+                lo = icons
+            index = MASK_TO_INDEX[masks[colour]]
+            for target in range(lo, icons + 1):
+                dist[colour] = min(dist[colour], SWAP_DISTANCE[index, line, target])
+        for depth in range(3):
+            n_on = 0
+            for colour in range(4):
+                if dist[colour] <= depth:
+                    pts[n_on] = s[POINTS + 10 * colour + line]
+                    n_on += 1
+            if n_on == 0:
+                bounds[line, depth] = -1
+                continue
+            pts[:n_on].sort()
+            total = 0
+            for i in range(min(claims, n_on)):
+                total += pts[n_on - 1 - i]
+            bounds[line, depth] = total
+
+
+@njit(cache=True)
 def write_plan(s, powers, path, n_path, line, plan):
     """Write the turn that makes the swaps path[:n_path] (activating move chits as needed) and then the
     best claim in `line` (yellows and greens as needed, R-5, R-6) as action codes into plan; return the
@@ -472,6 +515,23 @@ def _hopeless(bound, min_cost, cands, n, max_k, greedy, best, worst):
 
 
 @njit(cache=True)
+def _alive_lines(bound, min_cost, cands, n, max_k, greedy, best, worst):
+    """Bit per line whose claims, worth at most bound[line] and paying at least `min_cost` chits, may
+    still be kept: a superset of the lines _hopeless lets through now and at any later point of the same
+    search (its bar only rises; while places are free the others' floor of 1 may yet fall to a kept
+    0-point plan's 0, so 0 is taken), so lines outside it are skipped with no change to the search."""
+    alive = 0
+    for line in range(10):
+        if greedy:
+            keep = not _hopeless(bound[line], min_cost, cands, n, max_k, greedy, best, worst)
+        else:
+            keep = bound[line] >= (cands[worst[0], C_POINTS] if n == max_k else 0)
+        if keep:
+            alive |= 1 << line
+    return alive
+
+
+@njit(cache=True)
 def _new_lines(a, b, c, d):
     """The lines where swap (a, b) then swap (c, d) may leave counts that no single swap left: those
     holding c or d, and, when the swaps share no cell, also a or b. In any other line the two swaps
@@ -497,6 +557,14 @@ def _search_plans(s, rng, powers, cands, max_k, greedy):
     board = np.empty(16, dtype=np.int64)
     for cell in range(16):
         board[cell] = s[BOARD + cell]
+    # the greedy search's bound of each line at 0, 1 and 2 swaps; turn_candidates draws a key for every
+    # plan it offers, so a tighter bound would change its stream: it keeps line_bounds at every depth
+    bounds = np.empty((10, 3), dtype=np.int64)
+    if greedy:
+        depth_bounds(s, board, yellow_cost, greens, n_greens, bounds)
+    else:
+        for depth in range(3):
+            bounds[:, depth] = bound
     masks = np.zeros(4, dtype=np.int64)
     choice = np.zeros(4, dtype=np.int64)
     scratch = np.zeros(22, dtype=np.int64)
@@ -510,6 +578,9 @@ def _search_plans(s, rng, powers, cands, max_k, greedy):
         if depth > max_swaps:
             break
         for first in range(n_swaps if depth >= 1 else 1):
+            alive = _alive_lines(bounds[:, depth], move_cost[depth], cands, n, max_k, greedy, best, worst)
+            if alive == 0:
+                break  # a line turned away stays so: the search only raises its bar
             a = SWAPS[first, 0]
             b = SWAPS[first, 1]
             if depth >= 1:
@@ -519,10 +590,6 @@ def _search_plans(s, rng, powers, cands, max_k, greedy):
             for second in range(n_swaps if depth == 2 else 1):
                 c = SWAPS[second, 0]
                 d = SWAPS[second, 1]
-                if depth == 2:
-                    if second == first or board[c] == board[d]:
-                        continue
-                    board[c], board[d] = board[d], board[c]
                 if depth == 0:
                     lines = (1 << 10) - 1
                 elif depth == 1:
@@ -531,10 +598,17 @@ def _search_plans(s, rng, powers, cands, max_k, greedy):
                     lines = _new_lines(a, b, c, d)
                 else:
                     lines = CELL_LINE_MASK[a] | CELL_LINE_MASK[b] | CELL_LINE_MASK[c] | CELL_LINE_MASK[d]
+                lines &= alive
+                if lines == 0:
+                    continue
+                if depth == 2:
+                    if second == first or board[c] == board[d]:
+                        continue
+                    board[c], board[d] = board[d], board[c]
                 for line in range(10):
                     if not (lines >> line) & 1:
                         continue
-                    if _hopeless(bound[line], move_cost[depth], cands, n, max_k, greedy, best, worst):
+                    if _hopeless(bounds[line, depth], move_cost[depth], cands, n, max_k, greedy, best, worst):
                         continue
                     points, cost = _line_value(s, board, line, greens, n_greens, yellow_cost, memo, choice,
                                                scratch)
