@@ -90,7 +90,7 @@ def _chits_to_cover(powers, n_powers, need, taken):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _assign_greens(subset, need, greens, n_greens, used, out):
     """Greens for the claimed colours in `subset` (bit per colour): needs in descending order each take
     the smallest unused green that covers them (the sets of fitting greens are nested, so this finds an
@@ -116,14 +116,14 @@ def _assign_greens(subset, need, greens, n_greens, used, out):
     return n_used
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _line_code(board, line):
     """The colour counts of `line` on `board` (16 tile colours) as one base-5 code (CODE_WEIGHT)."""
     return (CODE_WEIGHT[board[LINE_CELLS[line, 0]]] + CODE_WEIGHT[board[LINE_CELLS[line, 1]]]
             + CODE_WEIGHT[board[LINE_CELLS[line, 2]]] + CODE_WEIGHT[board[LINE_CELLS[line, 3]]])
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _line_value(s, board, line, greens, n_greens, yellow_cost, memo, choice, scratch):
     """_line_best's (points, chits spent) for `line` on `board`, from memo[line, slot] (int64[10, N_SLOTS,
     2], UNKNOWN until first asked): a claim depends on the board only through the line's colour counts,
@@ -142,7 +142,7 @@ def _line_value(s, board, line, greens, n_greens, yellow_cost, memo, choice, scr
     return memo[line, slot, 0], memo[line, slot, 1]
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _line_best(s, counts, line, greens, n_greens, yellow_cost, choice, scratch):
     """Best claim in one line whose tiles count counts[c] of each colour c: returns (points, chits spent),
     points -1 when no claim is possible (a claim of 0-point chits is a claim, worth 0), and writes into
@@ -195,7 +195,7 @@ def _line_best(s, counts, line, greens, n_greens, yellow_cost, choice, scratch):
     return best_points, best_cost
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _better_plan(points, cost, best, rng):
     """Is (points, cost) the best plan so far? best = [points, cost, ties]: more points first, then fewer
     chits spent; among equals a reservoir draw keeps each of them with equal probability."""
@@ -294,23 +294,47 @@ def powers_at_hand(s, seat):
 
 
 @njit(cache=True)
-def line_bounds(s, yellow_cost):
-    """Most points any claim in each line could bring (its best chits, as many as the yellows allow): lets
-    a plan search skip lines that cannot match what it has already found."""
+def _top_sum(top, claims):
+    """The sum of the `claims` largest of the kept points top[0..3] (largest first)."""
+    total = 0
+    for i in range(claims):
+        total += top[i]
+    return total
+
+
+@njit(cache=True)
+def _push_top(top, p):
+    """Keep the 4 largest points seen, largest first, in top (reset to -1 before a line)."""
+    i = 3
+    if p > top[3]:
+        while i > 0 and top[i - 1] < p:
+            top[i] = top[i - 1]
+            i -= 1
+        top[i] = p
+
+
+@njit(cache=True)
+def _claims(yellow_cost):
+    """How many chits one claim can take with the yellows at hand (R-5)."""
     claims = 1
     while claims < 4 and yellow_cost[claims + 1] >= 0:
         claims += 1
+    return claims
+
+
+@njit(cache=True)
+def line_bounds(s, yellow_cost):
+    """Most points any claim in each line could bring (its best chits, as many as the yellows allow): lets
+    a plan search skip lines that cannot match what it has already found."""
+    claims = _claims(yellow_cost)
     bound = np.zeros(10, dtype=np.int64)
-    pts = np.zeros(4, dtype=np.int64)
+    top = np.empty(4, dtype=np.int64)
     for line in range(10):
-        n_on = 0
+        top[:] = 0
         for colour in range(4):
             if s[OWNER + 10 * colour + line] == -1:
-                pts[n_on] = s[POINTS + 10 * colour + line]
-                n_on += 1
-        pts[:n_on].sort()
-        for i in range(min(claims, n_on)):
-            bound[line] += pts[n_on - 1 - i]
+                _push_top(top, s[POINTS + 10 * colour + line])
+        bound[line] = _top_sum(top, claims)
     return bound
 
 
@@ -320,15 +344,14 @@ def depth_bounds(s, board, yellow_cost, greens, n_greens, bounds):
     chits (as many as the yellows allow) each within d swaps of eligibility on `board` (SWAP_DISTANCE, the
     best green lowering requirements as _line_best allows, R-6); -1 when none is. Tighter than
     line_bounds, so the greedy search turns away more lines that could neither win nor tie."""
-    claims = 1
-    while claims < 4 and yellow_cost[claims + 1] >= 0:
-        claims += 1
+    claims = _claims(yellow_cost)
     masks = np.zeros(4, dtype=np.int64)
     colour_masks(board, 0, masks)
     best_green = greens[0] if n_greens > 0 else 0
     dist = np.empty(4, dtype=np.int64)
-    pts = np.empty(4, dtype=np.int64)
+    top = np.empty(4, dtype=np.int64)
     for line in range(10):
+        nearest = 99
         for colour in range(4):
             chit = 10 * colour + line
             dist[colour] = 99
@@ -341,20 +364,16 @@ def depth_bounds(s, board, yellow_cost, greens, n_greens, bounds):
             index = MASK_TO_INDEX[masks[colour]]
             for target in range(lo, icons + 1):
                 dist[colour] = min(dist[colour], SWAP_DISTANCE[index, line, target])
+            nearest = min(nearest, dist[colour])
         for depth in range(3):
-            n_on = 0
-            for colour in range(4):
-                if dist[colour] <= depth:
-                    pts[n_on] = s[POINTS + 10 * colour + line]
-                    n_on += 1
-            if n_on == 0:
+            if nearest > depth:
                 bounds[line, depth] = -1
                 continue
-            pts[:n_on].sort()
-            total = 0
-            for i in range(min(claims, n_on)):
-                total += pts[n_on - 1 - i]
-            bounds[line, depth] = total
+            top[:] = 0
+            for colour in range(4):
+                if dist[colour] <= depth:
+                    _push_top(top, s[POINTS + 10 * colour + line])
+            bounds[line, depth] = _top_sum(top, claims)
 
 
 @njit(cache=True)
@@ -417,7 +436,7 @@ def write_plan(s, powers, path, n_path, line, plan):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _pack(board, line):
     """The board (2 bits a cell) and the claimed line in one integer: a plan's identity."""
     key = 0
@@ -426,7 +445,7 @@ def _pack(board, line):
     return key | (line << 32)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _ranks_above(a, b):
     """Does candidate row a rank above row b? More points, then fewer chits spent, then the draw."""
     if a[C_POINTS] != b[C_POINTS]:
@@ -436,7 +455,7 @@ def _ranks_above(a, b):
     return a[C_DRAW] > b[C_DRAW]
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _offer(cands, n, max_k, row):
     """Keep `row` among the best max_k distinct plans in cands[:n]; return the new count."""
     for i in range(n):
@@ -453,7 +472,7 @@ def _offer(cands, n, max_k, row):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _worst(cands, n):
     """The row of cands[:n] that ranks lowest (the first of equals): the one a better plan replaces."""
     worst = 0
@@ -463,7 +482,7 @@ def _worst(cands, n):
     return worst
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _floor(cands, n, max_k, worst):
     """Points a new plan needs to have a chance of a place: 1 while places are free, else the worst kept
     (worst[0]: its row, kept up to date by _keep once the places are full)."""
@@ -472,7 +491,7 @@ def _floor(cands, n, max_k, worst):
     return cands[worst[0], C_POINTS]
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _describe(row, points, cost, kind, a, b, line):
     """Write a weighed plan into `row`: its points and cost, and what to replay (kind, a, b, line)."""
     row[C_POINTS] = points
@@ -483,7 +502,7 @@ def _describe(row, points, cost, kind, a, b, line):
     row[C_LINE] = line
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _keep(cands, n, max_k, greedy, best, rng, row, board, worst):
     """Offer the plan described in `row` (_describe; board: the board after its swaps) to the search's
     store; return the new count. greedy: one slot, the reservoir draw of _better_plan among equals
@@ -506,7 +525,7 @@ def _keep(cands, n, max_k, greedy, best, rng, row, board, worst):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _hopeless(bound, min_cost, cands, n, max_k, greedy, best, worst):
     """Can no claim worth at most `bound` points, paying at least `min_cost` chits, be kept (or tie)?"""
     if greedy:
@@ -514,7 +533,7 @@ def _hopeless(bound, min_cost, cands, n, max_k, greedy, best, worst):
     return bound < _floor(cands, n, max_k, worst)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _alive_lines(bound, min_cost, cands, n, max_k, greedy, best, worst):
     """Bit per line whose claims, worth at most bound[line] and paying at least `min_cost` chits, may
     still be kept: a superset of the lines _hopeless lets through now and at any later point of the same
@@ -531,7 +550,7 @@ def _alive_lines(bound, min_cost, cands, n, max_k, greedy, best, worst):
     return alive
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _new_lines(a, b, c, d):
     """The lines where swap (a, b) then swap (c, d) may leave counts that no single swap left: those
     holding c or d, and, when the swaps share no cell, also a or b. In any other line the two swaps
