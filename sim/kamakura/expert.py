@@ -76,7 +76,7 @@ _PER_RANK = len(EXPERT_RANKED)
 _FAR = 127   # SWAP_DISTANCE's "unreachable"
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _chit_distance(s, chit, green):
     """Fewest swaps that make `chit` (on the board) eligible, a green of power `green` lowering its
     requirement by up to that much but not below the green_min knob (R-6)."""
@@ -97,7 +97,7 @@ def _chit_distance(s, chit, green):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _chit_distances(s, green, out):
     """_chit_distance of every chit on the board into out[chit] (chits owned: left as they were)."""
     for chit in range(N_CHITS):
@@ -105,7 +105,7 @@ def _chit_distances(s, green, out):
             out[chit] = _chit_distance(s, chit, green)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _seat_powers(s, seat):
     """The seat's unspent red, yellow and green powers and its largest unspent green: (red, yellow, green,
     best_green)."""
@@ -137,7 +137,7 @@ def features(s, seat, out):
     _features(s, seat, dist, np.empty(4, dtype=np.int64), out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _features(s, seat, dist, top, out):
     """features(s, seat, out) given dist, the _chit_distances for the seat's best green; top: 4 integers of
     working space."""
