@@ -108,7 +108,7 @@ def type_name(value: object) -> str:
     return type(value).__name__
 
 
-def _got(value: object) -> str:
+def value_described(value: object) -> str:
     """Describe a refused value with its TOML type, so a wrong type is named (``got a string ("3")``)."""
     if isinstance(value, bool):
         return f"got a boolean ({str(value).lower()})"
@@ -140,7 +140,7 @@ def expect_int(
     else:
         want = "an integer"
     if isinstance(value, bool) or not isinstance(value, int):
-        fail(file, key, f"must be {want}, {_got(value)}")
+        fail(file, key, f"must be {want}, {value_described(value)}")
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         fail(file, key, f"must be {want}, got {value}")
     return value
@@ -149,7 +149,7 @@ def expect_int(
 def expect_str(value: object, file: str | os.PathLike[str], key: str) -> str:
     """A string."""
     if not isinstance(value, str):
-        fail(file, key, f"must be a string, {_got(value)}")
+        fail(file, key, f"must be a string, {value_described(value)}")
     return value
 
 
@@ -161,28 +161,28 @@ def expect_str_choice(
     listed = ", ".join(json.dumps(c) for c in options)
     if not isinstance(value, str) or value not in options:
         hint = did_you_mean(value, options, quote=True)
-        fail(file, key, f"must be one of {listed}, {_got(value)}" + (f"; {hint}" if hint else ""))
+        fail(file, key, f"must be one of {listed}, {value_described(value)}" + (f"; {hint}" if hint else ""))
     return value
 
 
 def expect_bool(value: object, file: str | os.PathLike[str], key: str) -> bool:
     """A TOML boolean (``true``/``false``); 0 and 1 are refused so a typo cannot flip a rule silently."""
     if not isinstance(value, bool):
-        fail(file, key, f"must be a boolean (true or false), {_got(value)}")
+        fail(file, key, f"must be a boolean (true or false), {value_described(value)}")
     return value
 
 
 def expect_list(value: object, file: str | os.PathLike[str], key: str) -> list[Any]:
     """A TOML array."""
     if not isinstance(value, list):
-        fail(file, key, f"must be an array, {_got(value)}")
+        fail(file, key, f"must be an array, {value_described(value)}")
     return value
 
 
 def expect_table(value: object, file: str | os.PathLike[str], key: str) -> dict[str, Any]:
     """A TOML table (``[section]`` or inline ``{...}``)."""
     if not isinstance(value, dict):
-        fail(file, key, f"must be a table, {_got(value)}")
+        fail(file, key, f"must be a table, {value_described(value)}")
     return value
 
 
@@ -441,7 +441,8 @@ def _load(shown: str, chain: tuple[Path, ...]) -> dict[str, Any]:
         return _apply_dotted(data, overrides, shown)
     target = data.pop("extends")
     if not isinstance(target, str) or not target:
-        fail(shown, "extends", f"must be a non-empty string (a path relative to this file), {_got(target)}")
+        fail(shown, "extends",
+             f"must be a non-empty string (a path relative to this file), {value_described(target)}")
     parent_shown = os.path.normpath(os.path.join(os.path.dirname(shown), target))
     parent_real = _resolve(parent_shown, shown, "extends")
     if parent_real in chain:

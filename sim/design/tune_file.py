@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.config import (
-    _got,
     check_unknown_keys,
     expect_bool,
     expect_int,
@@ -22,6 +21,7 @@ from sim.config import (
     expect_table,
     fail,
     load_toml,
+    value_described,
 )
 from sim.design.files import agent_lineups, check_agents, games_count, load_base, player_counts, validate
 from sim.design.overrides import KeyPath, apply_overrides, format_value, path_text
@@ -163,7 +163,7 @@ def _number(value: object, file: str, key: str, lo: float, hi: float | None = No
     """A finite number in [lo, hi] (nan and inf are refused: a growth, eta or length bound of inf or nan
     would run a race forever or make every comparison false)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        fail(file, key, f"must be a number, {_got(value)}")
+        fail(file, key, f"must be a number, {value_described(value)}")
     if not math.isfinite(value):
         fail(file, key, f"must be a finite number, got {value}")
     if value < lo or (hi is not None and value > hi):
@@ -184,7 +184,7 @@ def _share(value: object, file: str, key: str, lo: float = 0.0, hi: float | None
     or more is a percentage typed for a share: refused saying what the key is, with the share it would
     be when that is one (``got 2 (did you mean 0.02?)``)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        fail(file, key, f"must be a number ({_SHARES[key]}), {_got(value)}")
+        fail(file, key, f"must be a number ({_SHARES[key]}), {value_described(value)}")
     if not math.isfinite(value):
         fail(file, key, f"must be a finite number ({_SHARES[key]}), got {value}")
     top = 1.0 if hi is None else hi
