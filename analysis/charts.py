@@ -6,8 +6,10 @@ or stacked histograms, one colour per run).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import textwrap
+from collections.abc import Iterator
 from typing import Any
 
 import matplotlib
@@ -126,6 +128,18 @@ def histograms(samples: dict[str, Any], title: str, xlabel: str, ylabel: str = "
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),  # beside the data
                   borderaxespad=0)
     return _finish(fig, ax, title, xlabel, ylabel)
+
+
+@contextlib.contextmanager
+def closing_new_figures() -> Iterator[None]:
+    """Close, on the way out, every figure made inside and still open: a report refused part-way leaves
+    none behind (figures made before are left alone)."""
+    before = set(plt.get_fignums())
+    try:
+        yield
+    finally:
+        for number in set(plt.get_fignums()) - before:
+            plt.close(number)
 
 
 def save(fig: Figure, path: str | os.PathLike[str]) -> None:

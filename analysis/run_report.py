@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from analysis import charts
 from analysis.causal_values import is_values_run, read_values_run
 from analysis.ladder_report import is_ladder, ladder_report_parts
 from analysis.page import Section
@@ -45,6 +46,13 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
     A self-play run is read by parts (analysis.run_tally): each chunk's tally, `jobs` at a time (joblib's
     loky or dask `backend`), cached beside its parts and merged, so memory holds a chunk, not the run."""
     refuse_out(Path(out) if out else default_out(paths))
+    with charts.closing_new_figures():  # a refusal part-way leaves no figure open
+        return _build(paths, out, allow_partial, jobs, backend, margins, lead)
+
+
+def _build(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | None, allow_partial: bool,
+           jobs: int, backend: str, margins: Margins, lead: list[Section] | None) -> Path:
+    """build_report's work, once the output folder is known to be writable."""
     ladders = [ladder_report_parts(p, f"ladder_{i}") for i, p in enumerate(q for q in paths if is_ladder(q))]
     profiles = [profile_report_parts(p, f"skill_{i}")
                 for i, p in enumerate(q for q in paths if is_profile(q) and not is_ladder(q))]

@@ -159,3 +159,20 @@ def test_report_renders_in_chromium(report: Path) -> None:
 def test_bad_run_directory_refused(tmp_path: Path) -> None:
     run = balance("report", str(tmp_path))
     assert run.returncode == 2 and "not a run directory" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_a_refusal_part_way_leaves_no_figure_open():
+    """build_report's guard: figures made inside and still open are closed on the way out, others kept."""
+    import matplotlib.pyplot as plt
+    import pytest
+
+    from analysis import charts
+
+    mine = plt.figure()
+    before = plt.get_fignums()
+    with pytest.raises(ValueError), charts.closing_new_figures():
+        plt.figure()
+        plt.figure()
+        raise ValueError("refused part-way")
+    assert plt.get_fignums() == before
+    plt.close(mine)
