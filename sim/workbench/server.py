@@ -212,14 +212,21 @@ class Workbench:
         return [*(["--jobs", str(s.jobs)] if s.jobs else []),
                 *(["--backend", "dask", "--scheduler", s.scheduler] if s.scheduler and cluster else [])]
 
+    def _job_name(self, draft: Draft, players: int, agents: str, seed: int, prefix: str = "", vs: str = "",
+                  suffix: str = "", kind: str = "run") -> str:
+        """The folder name of a job on `draft`: the draft's file and config hash (`vs` the starting config it
+        is compared with), players, skill and seed, the agents' commas made underscores; refused (naming
+        `kind`) when it is no folder name."""
+        config_hash = draft.check(draft.config, players).config_hash
+        against = f"-vs-{vs}" if vs else ""
+        name = f"{prefix}{draft.path.stem}-{config_hash[:8]}{against}-{players}p-{agents}-seed{seed}{suffix}"
+        return checked_name(name.replace(",", "_"), kind)
+
     async def run(self, request: Request) -> Response:
         body = await request.json()
         draft = self.draft(str(body.get("draft", "")))
         players, agents, seed, counts = self._run_options(body, draft)
-        config_hash = draft.check(draft.config, players).config_hash
-        name = checked_name(f"{draft.path.stem}-{config_hash[:8]}-{players}p-{agents}-seed{seed}"
-                            .replace(",", "_"), "run")
-        out = f"runs/{name}"
+        out = f"runs/{self._job_name(draft, players, agents, seed)}"
         args = ["simulate", draft.path.name, "--players", str(players), "--agents", agents, "--seed",
                 str(seed), "--out", out, *counts, *self._workers(), "--quiet"]
         about = {"config": draft.path.name, "players": players, "agents": agents, "seed": seed,
@@ -234,12 +241,10 @@ class Workbench:
         draft = self.draft(str(body.get("draft", "")))
         start = self.ws.start(str(body.get("start", "")))
         players, agents, seed, counts = self._run_options(body, draft)
-        config_hash = draft.check(draft.config, players).config_hash
-        name = checked_name(f"compare-{draft.path.stem}-{config_hash[:8]}-vs-{start.path.stem}-{players}p-"
-                            f"{agents}-seed{seed}".replace(",", "_"), "run")
-        folder = f"runs/{name}"
+        folder = f"runs/{self._job_name(draft, players, agents, seed, prefix='compare-', vs=start.path.stem)}"
         args = ["compare", self.ws.relative(start.path), draft.path.name, "--players", str(players),
-                "--agents", agents, "--seed", str(seed), "--out", folder, *counts, *self._workers(), "--quiet"]
+                "--agents", agents, "--seed", str(seed), "--out", folder, *counts, *self._workers(),
+                "--quiet"]
         outs = [f"{folder}/base", f"{folder}/variant"]
         about = {"config": draft.path.name, "start": start.label, "players": players, "agents": agents,
                  "seed": seed, "games": int(counts[-1]), "until_decided": bool(body.get("until_decided")),
@@ -255,10 +260,7 @@ class Workbench:
             raise Refused(f"{draft.spec.name} has no values study", "values")
         players, agents, seed, _ = self._run_options({**body, "until_decided": False, "games": 1}, draft)
         base = _int(body, "base_games", 1) if body.get("base_games") else draft.spec.values.games
-        config_hash = draft.check(draft.config, players).config_hash
-        out = f"runs/values-{draft.path.stem}-{config_hash[:8]}-{players}p-{agents}-seed{seed}"
-        checked_name(out.removeprefix("runs/").replace(",", "_"), "run")
-        out = out.replace(",", "_")
+        out = f"runs/{self._job_name(draft, players, agents, seed, prefix='values-')}"
         args = ["values", draft.path.name, "--players", str(players), "--agents", agents, "--seed", str(seed),
                 "--games", str(base), "--out", out, *self._workers(), "--quiet"]
         about = {"config": draft.path.name, "players": players, "agents": agents, "seed": seed,
@@ -276,9 +278,7 @@ class Workbench:
         dimensions = [_dimension(row) for row in rows]
         budget = self._budget(body, draft, players, agents)
         tolerance = _share(body.get("tolerance", 2))
-        config_hash = draft.check(draft.config, players).config_hash
-        name = checked_name(f"{draft.path.stem}-{config_hash[:8]}-{players}p-{agents}-seed{seed}-"
-                            f"{len(self.jobs.jobs) + 1}".replace(",", "_"), "tune")
+        name = self._job_name(draft, players, agents, seed, suffix=f"-{len(self.jobs.jobs) + 1}", kind="tune")
         tune_file = self.ws.root / "tunes" / f"{name}.toml"
         run = {"players": players, "agents": agents, "seed": seed, "budget": budget}
         tune = write_tune_file(tune_file, draft, run, dimensions, tolerance)
