@@ -143,6 +143,10 @@ class RunDirectory:
             done &= self.parts(name)
         return sorted(done)
 
+    def finished_total(self) -> int:
+        """How many games are finished, in all (also past what a run asks now)."""
+        return sum(b - a for a, b in self.finished())
+
     def finished_within(self, games: int) -> int:
         """How many of games 0..games-1 are finished."""
         return sum(min(b, games) - a for a, b in self.finished() if a < games)

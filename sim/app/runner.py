@@ -251,7 +251,7 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
         manifest = manifest or {**plan.identity(), **plan.manifest_extra(), "created": time.time(),
                                 "sessions": [], "wall_time_s": 0.0}
         manifest.update(games_asked=max(games, manifest.get("games_asked", 0)),
-                        games_finished=sum(b - a for a, b in done),  # all on disk, also past `games`
+                        games_finished=run_dir.finished_total(),  # all on disk, also past `games`
                         config_path=plan.config_path, package_versions=_versions())
         run_dir.write_manifest(manifest)
         start = time.perf_counter()
@@ -269,7 +269,7 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
                 failure = err
             finally:
                 seconds = time.perf_counter() - start
-                manifest["games_finished"] = sum(b - a for a, b in run_dir.finished())
+                manifest["games_finished"] = run_dir.finished_total()
                 manifest["wall_time_s"] = manifest.get("wall_time_s", 0.0) + seconds
                 manifest["sessions"].append({"started": time.time() - seconds, "seconds": round(seconds, 3),
                                              "games_played": played, "jobs": jobs, "backend": backend})

@@ -75,8 +75,9 @@ class JobView:
 
 
 def finished_games(path, tables: tuple[str, ...] = TABLES) -> int:
+    """The games finished in the run folder at `path` (0 before its manifest is written)."""
     folder = RunDirectory(path, tables)
-    return sum(b - a for a, b in folder.finished()) if folder.manifest_path.exists() else 0
+    return folder.finished_total() if folder.manifest_path.exists() else 0
 
 
 def look_values(workspace: Workspace, out: str, ended: bool, margins=DEFAULT_MARGINS) -> RunView:
