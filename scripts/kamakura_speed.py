@@ -33,6 +33,8 @@ except (ImportError, AttributeError):
     rules = default_rules(3)
 out = {}
 for agent, n in sizes.items():
+    if n == 0:  # not asked for
+        continue
     if agent == "expert":
         if spec is None or "expert" not in spec.agents:
             continue

@@ -13,11 +13,14 @@ from numba import njit
 from sim.kamakura.agent_kinds import AGENTS
 from sim.kamakura.board import SWAPS
 from sim.kamakura.kernels import (
+    A_GAIN,
     A_PASS,
     A_USE,
+    GAINS_DONE,
     SWAPS_LEFT,
     gain_reachable,
     legal_actions,
+    open_actions,
     swap_tiles,
 )
 from sim.kamakura.planner import greedy_plan
@@ -48,16 +51,35 @@ def swap_keeps_gain(s, action):
 
 @njit(cache=True)
 def random_action(s, rng, buf):
-    n = legal_actions(s, buf)
+    """The random agent's next action (see the module's docstring), from the state alone."""
+    return random_step(s, rng, buf, False)[0]
+
+
+@njit(cache=True)
+def random_step(s, rng, buf, reachable):
+    """random_action for a caller that follows the turn (the batch loop): `reachable` says that the last
+    step left a gain known to be reachable (R-8), so the turn's next action needs no check of it. Returns
+    the action and whether a gain is known reachable after it: after a swap that swap_keeps_gain let
+    through, and after an activation before the turn's first gain (it turns a power still to activate
+    into swaps left or an activated green, which gain_reachable counts alike). The draws and the choice
+    are random_action's; a swap rejected once is not tried again when drawn again within the same step."""
+    if reachable and s[GAINS_DONE] == 0:
+        n = open_actions(s, buf, True)
+    else:
+        n = legal_actions(s, buf)
     if n == 1:
-        return buf[0]
+        return buf[0], False
+    rejected = 0  # bit k: swap k leaves no gain reachable
     while True:
         action = buf[rng_below(rng, n)]
         if action < A_USE:
-            if swap_keeps_gain(s, action):
-                return action
+            bit = 1 << action
+            if rejected & bit == 0:
+                if swap_keeps_gain(s, action):
+                    return action, True
+                rejected |= bit
         elif action != A_PASS:
-            return action
+            return action, action < A_GAIN and s[GAINS_DONE] == 0
 
 
 @njit(cache=True)

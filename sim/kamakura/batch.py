@@ -13,7 +13,15 @@ import numpy as np
 from numba import njit
 
 from sim.batching import batch_inputs, result_arrays
-from sim.kamakura.agents import AGENT_EXPERT, AGENT_GREEDY, AGENT_MCTS, AGENT_RANDOM, MAX_PLAN, agent_plan
+from sim.kamakura.agents import (
+    AGENT_EXPERT,
+    AGENT_GREEDY,
+    AGENT_MCTS,
+    AGENT_RANDOM,
+    MAX_PLAN,
+    agent_plan,
+    random_step,
+)
 from sim.kamakura.expert import expert_plan
 from sim.kamakura.kernels import (
     A_GAIN,
@@ -38,6 +46,7 @@ from sim.kamakura.kernels import (
     winners,
 )
 from sim.kamakura.mcts import NODES_PER_ITER, mcts_action
+from sim.kamakura.planner import greedy_plan
 from sim.kamakura.turn_mcts import PLAN_WIDTH, turn_mcts_plan
 from sim.kamakura.uct import (
     M_VALID,
@@ -169,13 +178,20 @@ def play_batch(seeds, rules, agent_kinds, agent_params, out):
         n_events = 0
         turn_start_events = 0
         last_turn = 0
+        reachable = False  # a random seat's last step left a gain known reachable (agents.random_step)
         while s[OVER] == 0:
             seat = s[TO_MOVE]
             kind = agent_kinds[g, seat]
-            if kind == AGENT_RANDOM or kind == AGENT_GREEDY:  # no trees, no parameters: the quick path
-                n_plan = agent_plan(kind, s, rng, plan, buf)
+            if kind == AGENT_RANDOM:  # no trees, no parameters: the quick path
+                plan[0], reachable = random_step(s, rng, buf, reachable)
+                n_plan = 1
             else:
-                n_plan = next_plan(s, rng, kind, agent_params[g, seat], trees, history, n_history, plan, buf)
+                reachable = False
+                if kind == AGENT_GREEDY:  # no trees, no parameters either
+                    n_plan = greedy_plan(s, rng, plan)
+                else:
+                    n_plan = next_plan(s, rng, kind, agent_params[g, seat], trees, history, n_history, plan,
+                                       buf)
             for i in range(n_plan):
                 action = plan[i]
                 turn = s[TURN]

@@ -210,10 +210,25 @@ def gain_reachable(s):
     Exact for any swap budget: for every chit on the board and every tile count that would make it
     eligible (its icons, or lower by up to the best green's power but not below green_min_requirement),
     the fewest swaps to reach that count in its line come from the precomputed table (board.py).
+
+    The swaps left alone and the chits' own icon counts answer yes at most steps of a turn, so they are
+    tried first; only then are the powers still to activate and the greens summed and every count tried
+    (the same answer: a count reached with fewer swaps is reached with more).
     """
+    free = s[SWAPS_LEFT]
+    if free > 126:
+        free = 126
+    for colour in range(4):
+        idx = MASK_TO_INDEX[s[MASKS + colour]]
+        for line in range(10):
+            chit = 10 * colour + line
+            if s[OWNER + chit] == -1 and SWAP_DISTANCE[idx, line, s[ICONS + chit]] <= free:
+                return True
     seat = s[TO_MOVE]
     budget = potential_swaps(s, seat)
     green = best_green(s, seat, True)
+    if green == 0 and budget == s[SWAPS_LEFT]:
+        return False  # nothing to add to what was just tried
     gmin = s[GREEN_MIN]
     cap = budget if budget < 127 else 126
     for colour in range(4):
@@ -272,38 +287,52 @@ def green_for_gain(s, chit, seat):
 # ---- legal actions and apply ---------------------------------------------------------------------------
 @njit(cache=True)
 def legal_actions(s, out):
-    """Write the legal action codes, ascending, into `out` (length >= N_ACTIONS); return how many."""
+    """Write the legal action codes, ascending, into `out` (length >= N_ACTIONS); return how many. Entries
+    of `out` past the count are scratch (open_actions writes every candidate)."""
     if s[OVER] == 1:
         return 0
-    seat = s[TO_MOVE]
     first = s[GAINS_DONE] == 0
     if first and not gain_reachable(s):
         out[0] = A_PASS  # R-8: nothing reachable, pass is the only choice
         return 1
+    return open_actions(s, out, first)
+
+
+@njit(cache=True)
+def open_actions(s, out, first):
+    """legal_actions past its R-8 check, for a caller that already knows the answer: the legal actions of a
+    game not over, `first` (no gain yet this turn, GAINS_DONE == 0) only when a gain is still reachable.
+
+    Every candidate is written at out[n] and n moves on only when it is legal (no branch to mispredict
+    on the board's colours or the chits' owners), so `out` must have room for all of them (N_ACTIONS)."""
+    seat = s[TO_MOVE]
     n = 0
     if first and s[SWAPS_LEFT] > 0:
         for k in range(SWAPS.shape[0]):
-            if s[BOARD + SWAPS[k, 0]] != s[BOARD + SWAPS[k, 1]]:
-                out[n] = A_SWAP + k
-                n += 1
-    for chit in range(30):  # red, yellow, green; blue has no power
-        if usable_power(s, chit, seat) and (first or chit >= 10):
-            out[n] = A_USE + chit
-            n += 1
+            out[n] = A_SWAP + k
+            n += s[BOARD + SWAPS[k, 0]] != s[BOARD + SWAPS[k, 1]]
+    for chit in range(0 if first else 10, 30):  # red (before a gain only), yellow, green; blue has no power
+        out[n] = A_USE + chit
+        n += ((s[OWNER + chit] == seat) & (s[SPENT + chit] == 0) & (s[GAINED_NOW + chit] == 0)
+              & (s[POWER + chit] > 0))  # usable_power
     if first and s[ORDER_SPENT + seat] == 0 and s[ORDER_MOVES + seat] > 0:
         out[n] = A_USE_ORDER
         n += 1
     if s[GAINS_DONE] < s[GAINS_ALLOWED]:
         green = best_green(s, seat, False)
-        for chit in range(N_CHITS):
-            if s[OWNER + chit] != -1:
-                continue
-            if not first and chit % 10 != s[GAIN_LINE]:
-                continue
-            need = gain_shortfall(s, chit)
-            if need == 0 or 0 < need <= green:
+        gmin = s[GREEN_MIN]
+        lo = 0 if first else s[GAIN_LINE]  # after a gain, only the turn's line
+        hi = 10 if first else lo + 1
+        for colour in range(4):
+            mask = s[MASKS + colour]
+            for line in range(lo, hi):
+                chit = 10 * colour + line
+                count = line_count(mask, line)
+                icons = s[ICONS + chit]
                 out[n] = A_GAIN + chit
-                n += 1
+                # gain_shortfall(s, chit) is 0, or d > 0 with d <= green
+                n += (s[OWNER + chit] == -1) & ((count == icons) | ((count < icons) & (count >= gmin)
+                                                                    & (icons - count <= green)))
     if not first:
         out[n] = A_END
         n += 1
