@@ -60,7 +60,7 @@ from sim.kamakura.kernels import (
     gain_reachable,
     scores,
 )
-from sim.kamakura.planner import greedy_plan, turn_candidates
+from sim.kamakura.planner import greedy_plan, push_top, turn_candidates
 
 # The parameter row of an expert seat: its numeric parameters in the registry's order (spec.py), then the
 # model's weights (sim/agent_spec.py agent_row appends them).
@@ -192,13 +192,7 @@ def _features(s, seat, dist, top, out):
             if d <= swaps:
                 if p > reach:
                     reach = p
-                # keep the line's best chits within reach, largest first
-                i = 3
-                if p > top[3]:
-                    while i > 0 and top[i - 1] < p:
-                        top[i] = top[i - 1]
-                        i -= 1
-                    top[i] = p
+                push_top(top, p)  # the line's best chits within reach, largest first
         total = 0
         for i in range(claims):
             total += top[i]

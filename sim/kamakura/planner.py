@@ -302,9 +302,10 @@ def _top_sum(top, claims):
     return total
 
 
-@njit(cache=True)
-def _push_top(top, p):
-    """Keep the 4 largest points seen, largest first, in top (reset to -1 before a line)."""
+@njit(cache=True, inline='always')
+def push_top(top, p):
+    """Keep the 4 largest points seen, largest first, in top (set to 0 before a line: points are never
+    negative)."""
     i = 3
     if p > top[3]:
         while i > 0 and top[i - 1] < p:
@@ -333,7 +334,7 @@ def line_bounds(s, yellow_cost):
         top[:] = 0
         for colour in range(4):
             if s[OWNER + 10 * colour + line] == -1:
-                _push_top(top, s[POINTS + 10 * colour + line])
+                push_top(top, s[POINTS + 10 * colour + line])
         bound[line] = _top_sum(top, claims)
     return bound
 
@@ -372,7 +373,7 @@ def depth_bounds(s, board, yellow_cost, greens, n_greens, bounds):
             top[:] = 0
             for colour in range(4):
                 if dist[colour] <= depth:
-                    _push_top(top, s[POINTS + 10 * colour + line])
+                    push_top(top, s[POINTS + 10 * colour + line])
             bounds[line, depth] = _top_sum(top, claims)
 
 
