@@ -47,10 +47,11 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
     loky or dask `backend`), cached beside its parts and merged, so memory holds a chunk, not the run."""
     refuse_out(Path(out) if out else default_out(paths))
     with charts.closing_new_figures():  # a refusal part-way leaves no figure open
-        return _build(paths, out, allow_partial, jobs, backend, margins, lead)
+        return _build(paths, out, allow_partial=allow_partial, jobs=jobs, backend=backend, margins=margins,
+                      lead=lead)
 
 
-def _build(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | None, allow_partial: bool,
+def _build(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | None, *, allow_partial: bool,
            jobs: int, backend: str, margins: Margins, lead: list[Section] | None) -> Path:
     """build_report's work, once the output folder is known to be writable."""
     ladders = [ladder_report_parts(p, f"ladder_{i}") for i, p in enumerate(q for q in paths if is_ladder(q))]

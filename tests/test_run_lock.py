@@ -47,11 +47,15 @@ def test_a_second_writer_is_refused_naming_the_first(tmp_path: Path) -> None:
     first = start(out, 3000)
     holder = wait_for_holder(out, first)
     assert holder["pid"] == first.pid
-    for games in ("9000", "3000"):
-        second = simulate(*ARGS, "--games", games, "--out", str(out))
-        assert second.returncode == 2
-        assert f"pid {first.pid}" in second.stderr and "--wait" in second.stderr
-        assert "Traceback" not in second.stderr and len(second.stderr.strip().splitlines()) == 1
+    os.killpg(first.pid, signal.SIGSTOP)  # held still, so however fast its games it holds the lock now
+    try:
+        for games in ("9000", "3000"):
+            second = simulate(*ARGS, "--games", games, "--out", str(out))
+            assert second.returncode == 2, second.stdout
+            assert f"pid {first.pid}" in second.stderr and "--wait" in second.stderr
+            assert "Traceback" not in second.stderr and len(second.stderr.strip().splitlines()) == 1
+    finally:
+        os.killpg(first.pid, signal.SIGCONT)
     assert first.wait(timeout=600) == 0, first.stderr.read()
     assert_same_tables(tmp_path / "whole", out)
     manifest = json.loads((out / "manifest.json").read_text())

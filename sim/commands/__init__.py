@@ -65,8 +65,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _open_figures() -> set[int]:
+    """The matplotlib figures open now (none when no command has drawn in this process)."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    return set(pyplot.get_fignums()) if pyplot is not None else set()
+
+
+def _close_figures_since(before: set[int]) -> None:
+    """Close the figures a command left open (one refused part-way), so that many commands in one process
+    (the tests, the workbench) do not pile them up; a finished command has saved and closed its own."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    for number in _open_figures() - before:
+        pyplot.close(number)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    figures = _open_figures()
     try:
         return COMMANDS[args.command].run(args)
     except ConfigError as err:
@@ -82,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("balance: interrupted", file=sys.stderr)
         return 130
+    finally:
+        _close_figures_since(figures)
 
 
 def entry() -> None:
