@@ -163,11 +163,12 @@ def line_count(mask, line):
     return popcount(mask & LINE_MASK[line])
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def usable_power(s, chit, seat):
-    """True if `seat` may still activate `chit` this turn: owned, unspent, not gained this turn (R-5)."""
-    return (s[OWNER + chit] == seat and s[SPENT + chit] == 0 and s[GAINED_NOW + chit] == 0
-            and s[POWER + chit] > 0)
+    """True if `seat` may still activate `chit` this turn: owned, unspent, not gained this turn (R-5).
+    Without branches (`&`), so open_actions adds it to its count with nothing to mispredict."""
+    return ((s[OWNER + chit] == seat) & (s[SPENT + chit] == 0) & (s[GAINED_NOW + chit] == 0)
+            & (s[POWER + chit] > 0))
 
 
 @njit(cache=True)
@@ -313,8 +314,7 @@ def open_actions(s, out, first):
             n += s[BOARD + SWAPS[k, 0]] != s[BOARD + SWAPS[k, 1]]
     for chit in range(0 if first else 10, 30):  # red (before a gain only), yellow, green; blue has no power
         out[n] = A_USE + chit
-        n += ((s[OWNER + chit] == seat) & (s[SPENT + chit] == 0) & (s[GAINED_NOW + chit] == 0)
-              & (s[POWER + chit] > 0))  # usable_power
+        n += usable_power(s, chit, seat)
     if first and s[ORDER_SPENT + seat] == 0 and s[ORDER_MOVES + seat] > 0:
         out[n] = A_USE_ORDER
         n += 1
