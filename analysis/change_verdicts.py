@@ -19,8 +19,11 @@ import numpy as np
 
 from analysis.tally import SHARE_SCALE, mean_sd
 from analysis.verdicts import (
+    ALPHA,
     BEYOND,
     DEFAULT_MARGINS,
+    FAIRER,
+    LESS_FAIR,
     MIN_GAMES,
     SMALL,
     TOO_FEW,
@@ -29,147 +32,267 @@ from analysis.verdicts import (
     Margins,
     Verdict,
     classify,
+    deciding_members,
+    error_split,
     family,
     family_estimate,
-    games_to_decide,
+    forecasts,
     more_games_text,
     pp,
     pp_interval,
 )
 
-CHANGE_WORDS = {WITHIN: "no change, equivalent within the margin", SMALL: "a small change, within the margin",
-                BEYOND: "changed beyond the margin", UNDECIDED: "undecided", TOO_FEW: "too few games"}
+CHANGE_WORDS = {WITHIN: "no change beyond the margin", SMALL: "a small change, within the margin",
+                BEYOND: "changed beyond the margin", UNDECIDED: "undecided", TOO_FEW: "too few games",
+                FAIRER: "fairer", LESS_FAIR: "less fair"}
+GAP_WORDS = {FAIRER: "fairer", LESS_FAIR: "less fair", WITHIN: "no change in fairness beyond the margin",
+             UNDECIDED: "undecided", TOO_FEW: "too few games"}
+#: what each judged family of a comparison is called in the error split
+COMPARE_NAMES = {"gap": "the seat gap", "seats": "the seat changes", "start": "the start player",
+                 "ties": "ties", "length": "length"}
+
+
+def compare_split(margins: Margins) -> dict[str, float]:
+    """The error split of a comparison: the seats question judges the seat gap and the seat changes."""
+    judged = (["gap", "seats"] if margins.judges("seats") else []) + [
+        q for q in ("start", "ties", "length") if margins.judges(q)]
+    return error_split(judged)
 
 
 def _seat_changes(pair: dict[str, Any], k: int) -> tuple[np.ndarray, np.ndarray]:
     """Each seat's per-game change of win share (variant minus base): means and sds from the pair sums."""
+    return _combinations(pair, [(s, s) for s in range(k)], k)
+
+
+def _combinations(pair: dict[str, Any], pairs: list[tuple[int, int]],
+                  k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-game differences of the variant's seat i and the base's seat m, for each (i, m) of `pairs`:
+    means and sds from the pair sums (the variant's seats first in them)."""
     u, c, n = pair["units"], pair["cross"], int(pair["games"])
-    moments = [mean_sd(n, int(u[s] - u[k + s]), int(c[s, s] + c[k + s, k + s] - 2 * c[s, k + s]), SHARE_SCALE)
-               for s in range(k)]
-    return np.array([m for m, _ in moments]), np.array([s for _, s in moments])
+    moments = [mean_sd(n, int(u[i] - u[k + m]), int(c[i, i] + c[k + m, k + m] - 2 * c[i, k + m]), SHARE_SCALE)
+               for i, m in pairs]
+    return np.array([x for x, _ in moments]), np.array([x for _, x in moments])
 
 
 def _judged(key: str, question: str, topic: str, fam: Any, *, margin: float, margin_text: str, n: int,
-            what: str, pace: float | None, unit: str = "pp") -> Verdict:
+            what: Any, pace: float | None, unit: str = "pp", described: str = "") -> Verdict:
+    """A change judged against its margin: `what(members, eq)` says the named members' changes with the
+    interval that decided them; `described` adds figures no test judged, labelled as such."""
     status = classify(fam, margin)
-    needed = games_to_decide(fam, margin) if status == UNDECIDED else None
-    more = f"; {more_games_text(needed, n, pace)}" if needed is not None else ""
-    far = int(np.nanargmax(np.abs(fam.value)))
-    sentence = f"{topic}: {CHANGE_WORDS[status]} ({margin_text}): {what}{more}."
-    return Verdict(key, question, status, sentence, **family_estimate(fam, far), unit=unit, margin=margin,
-                   n=n, needed=needed, short=f"{what}{more}.")
+    named = deciding_members(fam, margin, status) or [int(np.nanargmax(np.abs(fam.value)))]
+    eq = status in (WITHIN, SMALL)
+    soon, needed = forecasts(fam, margin) if status == UNDECIDED else (None, None)
+    more = f"; {more_games_text(needed, n, pace)}" if status == UNDECIDED else ""
+    said = what(named, eq) + more + (f". {described}" if described else "")
+    sentence = f"{topic}: {CHANGE_WORDS[status]} ({margin_text}): {said}."
+    return Verdict(key, question, status, sentence, **family_estimate(fam, named[0], status), unit=unit,
+                   margin=margin, n=n, needed=needed, soon=soon, short=f"{said}.",
+                   detail={"named": named, "alpha": fam.design.alpha})
 
 
-def seat_change(pair: dict[str, Any], k: int, gap: dict[str, Any], margins: Margins,
-                pace: float | None) -> Verdict:
-    """Every seat's change of win rate as one family; the seat gap before and after, and fairer or not."""
+def _described(key: str, question: str, topic: str, fam: Any, *, n: int, what: str, unit: str = "pp",
+               extra: str = "") -> Verdict:
+    """A change not asked about: its figure and interval, no status."""
+    said = f"{what} (a description, not judged: --questions {key} judges it){extra}"
+    return Verdict(key, question, "info", f"{topic}: {said}.", **family_estimate(fam, 0), unit=unit,
+                   margin=None, n=n, short=f"{said}.")
+
+
+def seat_change(pair: dict[str, Any], k: int, margins: Margins, pace: float | None,
+                alpha: float = ALPHA) -> Verdict:
+    """Every seat's change of win rate as one family; the seats named are those that decided it."""
     n = int(pair["games"])
     mean, sd = _seat_changes(pair, k)
     fair = 1 / k
-    fam = family(mean, sd, np.full(k, float(n)), margins.seats, sd_design=math.sqrt(2 * fair * (1 - fair)))
-    seats = "; ".join(f"seat {s} {pp(fam.value[s])} {pp_interval(fam.low[s], fam.high[s])}" for s in range(k))
-    verdict = _judged("seats", "Did the seats get fairer?", "Seats", fam, margin=margins.seats,
-                      margin_text=f"{margins.text('seats')} in any seat's win rate", n=n, what=seats,
+    fam = family(mean, sd, np.full(k, float(n)), margins.seats, alpha,
+                 sd_design=math.sqrt(2 * fair * (1 - fair)))
+
+    def what(named: list[int], eq: bool) -> str:
+        low, high = (fam.eq_low, fam.eq_high) if eq else (fam.low, fam.high)
+        return "; ".join(f"seat {s} {pp(fam.value[s])} {pp_interval(low[s], high[s])}" for s in named)
+
+    verdict = _judged("seats", "Did the seats' win rates change?", "Seats", fam, margin=margins.seats,
+                      margin_text=f"{margins.text('seats')} in any seat's win rate", n=n, what=what,
                       pace=pace)
-    verdict.sentence = verdict.sentence[:-1] + f". {gap_text(gap)}"
-    verdict.short = verdict.short[:-1] + f". {gap_text(gap)}"
-    verdict.detail = {"seat_changes": [{"seat": s, "change": float(fam.value[s]), "ci_low": float(fam.low[s]),
-                                        "ci_high": float(fam.high[s])} for s in range(k)],
-                      "gap_base": gap["base"], "gap_variant": gap["variant"], "gap_change": gap["change"],
-                      "gap_ci_low": gap["low"], "gap_ci_high": gap["high"], "fairer": gap["fairer"]}
+    verdict.detail["seat_changes"] = [{"seat": s, "change": float(fam.value[s]), "ci_low": float(fam.low[s]),
+                                       "ci_high": float(fam.high[s])} for s in range(k)]
     return verdict
 
 
-def gap_text(gap: dict[str, Any]) -> str:
-    """"Seat gap 10.7 -> 6.2 pp: fairer (-4.5 pp [-6.1, -2.9])."."""
-    words = {"fairer": "fairer", "less fair": "less fair", "same": "no change in fairness detected"}
-    detect = (f"; a change of {100 * gap['detectable']:.1f} pp would have been detected"
-              if gap["fairer"] == "same" and np.isfinite(gap["detectable"]) and gap["detectable"] > 0 else "")
-    return (f"Seat gap (largest minus smallest seat win rate) {100 * gap['base']:.1f} -> "
-            f"{100 * gap['variant']:.1f} pp: {words[gap['fairer']]} ({pp(gap['change'])} "
-            f"{pp_interval(gap['low'], gap['high'])}){detect}.")
+# ---- the seat gap: is the variant fairer? ---------------------------------------------------------------
+def gap_family(pair: dict[str, Any], k: int, margin: float, alpha: float) -> Any:
+    """The k x k per-game differences "variant seat i minus base seat m", as one family of confidence
+    sequences (simultaneous: alpha / k^2 each), from which the seat gap's change is bounded (`gap_bounds`)."""
+    pairs = [(i, m) for i in range(k) for m in range(k)]
+    mean, sd = _combinations(pair, pairs, k)
+    fair = 1 / k
+    return family(mean, sd, np.full(len(pairs), float(pair["games"])), margin, alpha,
+                  sd_design=math.sqrt(2 * fair * (1 - fair)))
 
 
-def gap_change(base: dict[str, Any], variant: dict[str, Any], compared: dict[str, Any]) -> dict[str, Any]:
-    """The seat gap of both runs and its paired change (analysis.paired.compare_sums' ``d_gap``)."""
-    def gap(c: dict[str, Any]) -> float:
-        rates = c["seat_units"] / (c["seat_games"] * SHARE_SCALE)
-        return float(rates.max() - rates.min())
+def gap_bounds(low: np.ndarray, high: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds on (variant gap - base gap), gap = largest minus smallest seat win rate, from bounds on every
+    "variant seat i minus base seat m" (last axis, i-major). With V the variant's rates and B the base's:
+    gap_V - gap_B <= max_i (V_i - B_a) - min_j (V_j - B_b) for any seats a, b, and >= (V_i - B_A) -
+    (V_j - B_Z) for any i, j, where A and Z are the base's best and worst seats; so the change lies in
+    [max_i min_m L_im - min_j max_m U_jm, min_m max_i U_im - max_m min_j L_jm] whenever every bound holds."""
+    L, U = low.reshape(*low.shape[:-1], k, k), high.reshape(*high.shape[:-1], k, k)
+    upper = U.max(axis=-2).min(axis=-1) - L.min(axis=-2).max(axis=-1)
+    lower = L.min(axis=-1).max(axis=-1) - U.max(axis=-1).min(axis=-1)
+    return lower, upper
 
-    low, high = compared["d_gap_low"], compared["d_gap_high"]
-    fairer = "fairer" if high < 0 else "less fair" if low > 0 else "same"
-    detectable = 2.8 * (high - low) / (2 * 1.96) if np.isfinite(low) and np.isfinite(high) else float("nan")
-    return {"base": gap(base), "variant": gap(variant), "change": compared["d_gap"], "low": low, "high": high,
-            "fairer": fairer, "detectable": detectable}
+
+def gap_status(lower: Any, upper: Any, margin: float) -> Any:
+    """Fairer (the whole interval of the change below 0), less fair (above 0), no change beyond the margin
+    (inside +-margin, holding 0), else undecided; vectorised."""
+    within = (lower >= -margin) & (upper <= margin)
+    return np.where(upper < 0, FAIRER, np.where(lower > 0, LESS_FAIR, np.where(within, WITHIN, UNDECIDED)))
 
 
-def start_change(pair: dict[str, Any], k: int, margins: Margins, pace: float | None) -> Verdict:
+def _gap(c: dict[str, Any]) -> float:
+    rates = c["seat_units"] / (c["seat_games"] * SHARE_SCALE)
+    return float(rates.max() - rates.min())
+
+
+def gap_verdict(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dict[str, Any],
+                margins: Margins, pace: float | None, alpha: float = ALPHA) -> Verdict:
+    """Is the variant fairer? The seat gap (largest minus smallest seat win rate) before and after, with
+    the confidence sequence of its change (`gap_family`, `gap_bounds`)."""
+    n = int(pair["games"])
+    fam = gap_family(pair, k, margins.seats, alpha)
+    lower, upper = (float(x) for x in gap_bounds(fam.low, fam.high, k))
+    change = _gap(variant) - _gap(base)
+    status = str(gap_status(lower, upper, margins.seats)) if n >= MIN_GAMES else TOO_FEW
+    m = margins.text("seats")
+    soon = needed = None
+    if status == UNDECIDED:
+        def decide(mean: np.ndarray, size: float) -> np.ndarray:
+            half = fam.design.half(fam.sd, size)
+            return gap_status(*gap_bounds(mean - half, mean + half, k), margins.seats) != UNDECIDED
+        soon, needed = forecasts(fam, margins.seats, decide=decide)
+    numbers = (f"seat gap {100 * _gap(base):.1f} -> {100 * _gap(variant):.1f} pp, {pp(change)} "
+               f"{pp_interval(lower, upper)}")
+    words = {FAIRER: f"fairer: the {numbers}", LESS_FAIR: f"less fair: the {numbers}",
+             WITHIN: f"no change in fairness beyond the {m} margin: the {numbers}",
+             UNDECIDED: f"undecided: the {numbers}; {more_games_text(needed, n, pace)}",
+             TOO_FEW: f"too few games ({n:,} paired; at least {MIN_GAMES} are needed)"}
+    said = words[status]
+    sentence = (f"Fairer? {said[0].upper()}{said[1:]} (the gap is the largest minus the smallest seat win "
+                f"rate). n = {n:,} games.")
+    return Verdict("gap", "Is the variant fairer?", status, sentence, value=change, low=lower, high=upper,
+                   unit="pp", margin=margins.seats, n=n, needed=needed, soon=soon, short=f"{said}.",
+                   detail={"gap_base": _gap(base), "gap_variant": _gap(variant), "gap_change": change,
+                           "gap_ci_low": lower, "gap_ci_high": upper, "alpha": alpha})
+
+
+def start_change(pair: dict[str, Any], k: int, margins: Margins, pace: float | None,
+                 alpha: float = ALPHA) -> Verdict:
     """The start player's (seat 0's) change of win rate."""
     n = int(pair["games"])
     mean, sd = _seat_changes(pair, k)
-    fam = family(mean[:1], sd[:1], np.array([float(n)]), margins.start,
+    fam = family(mean[:1], sd[:1], np.array([float(n)]), margins.start, alpha,
                  sd_design=math.sqrt(2 / k * (1 - 1 / k)))
-    return _judged("start", "Did the start player's advantage change?", "Start player (seat 0)", fam,
-                   margin=margins.start, margin_text=margins.text("start"), n=n,
-                   what=f"{pp(fam.value[0])} {pp_interval(fam.low[0], fam.high[0])}", pace=pace)
+    question, topic = "Did the start player's advantage change?", "Start player (seat 0)"
+
+    def what(_: list[int], eq: bool) -> str:
+        low, high = (fam.eq_low, fam.eq_high) if eq else (fam.low, fam.high)
+        return f"{pp(fam.value[0])} {pp_interval(low[0], high[0])}"
+
+    if not margins.judges("start"):
+        return _described("start", question, topic, fam, n=n, what=what([0], False))
+    return _judged("start", question, topic, fam, margin=margins.start, margin_text=margins.text("start"),
+                   n=n, what=what, pace=pace)
 
 
-def _difference_family(sums: Any, margin: float, design: float) -> Any:
+def _difference_family(sums: Any, margin: float, design: float, alpha: float) -> Any:
     n, total, squares = (int(x) for x in sums)
     mean, sd = mean_sd(n, total, squares)
-    return family(np.array([mean]), np.array([sd]), np.array([float(n)]), margin, sd_design=design)
+    return family(np.array([mean]), np.array([sd]), np.array([float(n)]), margin, alpha, sd_design=design)
 
 
 def tie_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str, Any], margins: Margins,
-               pace: float | None) -> Verdict:
-    """The change of how often the top score is tied (and decided by the tie-break, when that differs)."""
-    fam = _difference_family(pair["tie"], margins.ties, 0.3)
+               pace: float | None, alpha: float = ALPHA) -> Verdict:
+    """The change of how often the top score is tied; how often the tie-break decides, described."""
+    fam = _difference_family(pair["tie"], margins.ties, 0.3, alpha)
 
     def rate(c: dict[str, Any], which: int = 0) -> float:  # tied (0) or decided by the tie-break (1)
         return int(c["ties"][which]) / int(c["games"])
 
-    what = (f"tied {100 * rate(base):.1f}% -> {100 * rate(variant):.1f}% of games, "
-            f"{pp(fam.value[0])} {pp_interval(fam.low[0], fam.high[0])}")
+    def what(_: list[int], eq: bool) -> str:
+        low, high = (fam.eq_low, fam.eq_high) if eq else (fam.low, fam.high)
+        return (f"tied {100 * rate(base):.1f}% -> {100 * rate(variant):.1f}% of games, "
+                f"{pp(fam.value[0])} {pp_interval(low[0], high[0])}")
+
+    described = ""
     if not all(int(c["ties"][0]) == int(c["ties"][1]) for c in (base, variant)):
-        what += f"; decided by the tie-break {100 * rate(base, 1):.1f}% -> {100 * rate(variant, 1):.1f}%"
-    return _judged("ties", "Did ties change?", "Ties", fam, margin=margins.ties,
-                   margin_text=margins.text("ties"), n=int(pair["games"]), what=what, pace=pace)
+        described = (f"Decided by the tie-break: {100 * rate(base, 1):.1f}% -> {100 * rate(variant, 1):.1f}% "
+                     "of games (a description: no test judged this change)")
+    question, topic = "Did ties change?", "Ties"
+    if not margins.judges("ties"):
+        return _described("ties", question, topic, fam, n=int(pair["games"]), what=what([0], False),
+                          extra=f". {described}" if described else "")
+    return _judged("ties", question, topic, fam, margin=margins.ties, margin_text=margins.text("ties"),
+                   n=int(pair["games"]), what=what, pace=pace, described=described)
 
 
 def length_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str, Any], unit: str, *,
-                  margins: Margins, pace: float | None) -> Verdict:
+                  margins: Margins, pace: float | None, alpha: float = ALPHA) -> Verdict:
     """The change of the mean game length, in the game's own unit."""
     from analysis.tally import hist_moments
 
-    fam = _difference_family(pair["length"], margins.length, 3.0)
+    fam = _difference_family(pair["length"], margins.length, 3.0, alpha)
 
     def mean(c: dict[str, Any]) -> float:
         n, total, _ = hist_moments(c["length"])
         return total / max(n, 1)
 
-    what = (f"{mean(base):.1f} -> {mean(variant):.1f} {unit}, {fam.value[0]:+.2f} "
-            f"[{fam.low[0]:+.2f}, {fam.high[0]:+.2f}]")
-    return _judged("length", "Did game length change?", "Length", fam, margin=margins.length,
+    def what(_: list[int], eq: bool) -> str:
+        low, high = (fam.eq_low, fam.eq_high) if eq else (fam.low, fam.high)
+        return (f"{mean(base):.1f} -> {mean(variant):.1f} {unit}, {fam.value[0]:+.2f} "
+                f"[{low[0]:+.2f}, {high[0]:+.2f}]")
+
+    question, topic = "Did game length change?", "Length"
+    if not margins.judges("length"):
+        return _described("length", question, topic, fam, n=int(pair["games"]), what=what([0], False),
+                          unit=unit)
+    return _judged("length", question, topic, fam, margin=margins.length,
                    margin_text=f"{margins.length:g} {unit[:-1] if margins.length == 1 else unit}",
                    n=int(pair["games"]), what=what, pace=pace, unit=unit)
 
 
 def change_verdicts(base: dict[str, Any], variant: dict[str, Any], pair: dict[str, Any], unit: str,
                     margins: Margins = DEFAULT_MARGINS, pace: float | None = None) -> list[Verdict]:
-    """Every paired verdict of a variant's common tally against its base's, from their pair sums."""
-    from analysis.paired import common_sums, compare_sums
-
+    """Every paired verdict of a variant's common tally against its base's, from their pair sums: is it
+    fairer (the seat gap), the seats' changes, the start player, ties, length; the asked questions
+    judged at their share of the error rate (`compare_split`), the others described."""
     k = len(pair["units"]) // 2  # the variant's seats, then the base's (pair["seats"] adds up over chunks)
     if int(pair["games"]) < MIN_GAMES:
-        return [Verdict("seats", "Did the seats get fairer?", TOO_FEW,
-                        f"Seats: too few games for a verdict ({int(pair['games']):,} paired; at least "
+        return [Verdict("gap", "Is the variant fairer?", TOO_FEW,
+                        f"Fairer? Too few games for a verdict ({int(pair['games']):,} paired; at least "
                         f"{MIN_GAMES} are needed).", value=float("nan"), low=float("nan"), high=float("nan"),
                         unit="pp", margin=None, n=int(pair["games"]))]
-    compared = compare_sums(common_sums(variant), common_sums(base), pair)
-    gap = gap_change(base, variant, compared)
-    return [seat_change(pair, k, gap, margins, pace), start_change(pair, k, margins, pace),
-            tie_change(pair, base, variant, margins, pace),
-            length_change(pair, base, variant, unit, margins=margins, pace=pace)]
+    split = compare_split(margins)
+    verdicts = []
+    if margins.judges("seats"):
+        verdicts.append(gap_verdict(pair, k, base, variant, margins, pace, split["gap"]))
+    verdicts.append(seat_change(pair, k, margins, pace, split.get("seats", ALPHA)) if margins.judges("seats")
+                    else _described_seats(pair, k, base, variant))
+    return verdicts + [start_change(pair, k, margins, pace, split.get("start", ALPHA)),
+                       tie_change(pair, base, variant, margins, pace, split.get("ties", ALPHA)),
+                       length_change(pair, base, variant, unit, margins=margins, pace=pace,
+                                     alpha=split.get("length", ALPHA))]
+
+
+def _described_seats(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dict[str, Any]) -> Verdict:
+    """The seat gap as a description, when the seats are not asked."""
+    n = int(pair["games"])
+    fam = gap_family(pair, k, 0.02, ALPHA)
+    lower, upper = (float(x) for x in gap_bounds(fam.low, fam.high, k))
+    change = _gap(variant) - _gap(base)
+    said = (f"the seat gap {100 * _gap(base):.1f} -> {100 * _gap(variant):.1f} pp, {pp(change)} "
+            f"{pp_interval(lower, upper)} (a description, not judged: --questions seats judges it)")
+    return Verdict("gap", "Is the variant fairer?", "info", f"Fairer? {said}. n = {n:,} games.", value=change,
+                   low=lower, high=upper, unit="pp", margin=None, n=n, short=f"{said}.")
 
 
 def stable_at_top(strongest: Any, second: Any, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:
@@ -182,7 +305,8 @@ def stable_at_top(strongest: Any, second: Any, margins: Margins = DEFAULT_MARGIN
         return []
     unit = strongest.spec.vocabulary.length
     pair, _ = paired_tally(strongest, second, unit)
-    return change_verdicts(second.common, strongest.common, pair, unit, margins)
+    found = change_verdicts(second.common, strongest.common, pair, unit, margins)
+    return [v for v in found if v.key != "gap"]  # "fairer" compares rules, not levels of play
 
 
 def stable_text(verdicts: list[Verdict], top: str, below: str) -> str:

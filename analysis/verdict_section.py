@@ -6,23 +6,50 @@ from __future__ import annotations
 import html
 
 from analysis.page import Section
-from analysis.verdicts import ALPHA, BEYOND, SMALL, TOO_FEW, UNDECIDED, WITHIN, Margins, Verdict
+from analysis.verdicts import (
+    ALPHA,
+    BEYOND,
+    FAIRER,
+    LESS_FAIR,
+    SMALL,
+    TOO_FEW,
+    UNDECIDED,
+    WITHIN,
+    Margins,
+    Verdict,
+)
 
-#: the short word on each verdict's badge, per question
+#: the short word on each verdict's badge, per question; the start player's carry the sign of its
+#: difference (`badge_words`), and every "within" badge says so
 BADGES = {
-    "seats": {WITHIN: "fair", SMALL: "small difference", BEYOND: "unfair"},
-    "start": {WITHIN: "no advantage", SMALL: "small advantage", BEYOND: "start matters"},
-    "tiebreak": {WITHIN: "neutral", SMALL: "small effect", BEYOND: "favours a seat"},
-    "components": {WITHIN: "priced right", SMALL: "priced right", BEYOND: "mispriced"},
-    "worth": {WITHIN: "priced right", SMALL: "priced right", BEYOND: "mispriced"},
+    "seats": {WITHIN: "fair within the margin", SMALL: "small difference, within the margin",
+              BEYOND: "unfair"},
+    "start": {WITHIN: "no advantage, within the margin", SMALL: "small {side}, within the margin",
+              BEYOND: "{side} beyond the margin"},
+    "tiebreak": {WITHIN: "neutral within the margin", SMALL: "small effect, within the margin",
+                 BEYOND: "moves a seat beyond the margin"},
+    "components": {WITHIN: "priced right within the margin", SMALL: "priced right within the margin",
+                   BEYOND: "mispriced"},
+    "worth": {WITHIN: "priced right within the margin", SMALL: "priced right within the margin",
+              BEYOND: "mispriced"},
 }
-COMMON = {UNDECIDED: "undecided", TOO_FEW: "too few games"}
+COMMON = {UNDECIDED: "undecided", TOO_FEW: "too few games", "info": "description"}
+
+
+def badge_words(verdict: Verdict, table: dict | None = None) -> str | None:
+    """The words on a verdict's badge: its question's word for its status, with the sign of the
+    difference where the word has one ("small disadvantage, within the margin")."""
+    words = {**(table if table is not None else BADGES.get(verdict.key.split(":")[0], {})), **COMMON}
+    word = words.get(verdict.status)
+    if word is None:
+        return None
+    return word.format(side="advantage" if verdict.value > 0 else "disadvantage")
 #: the section (its anchor after the game's name) that holds each question's evidence
 SECTIONS = {"seats": "seats", "start": "seats", "tiebreak": "ties", "ties": "ties", "length": "length"}
 
 
 def badge(verdict: Verdict) -> str:
-    words = {**BADGES.get(verdict.key.split(":")[0], {}), **COMMON}.get(verdict.status)
+    words = badge_words(verdict)
     return f"<span class='status status-{verdict.status}'>{words}</span> " if words else ""
 
 
@@ -45,21 +72,28 @@ def verdict_section(blocks: list[str], margins: Margins) -> Section:
     """The verdicts section: one card per run, and how to read them."""
     sec = Section("The answer: verdicts", question="verdicts", anchor="verdicts")
     sec.html.append(f"<div class='verdicts'>{''.join(blocks)}</div>")
+    asked = ", ".join(margins.asked)
     sec.html.append(
         f"<p class='meta'>Each verdict tests the figure against a margin, the difference that matters (win "
         f"rates: {margins.text('seats')} for seats, {margins.text('start')} for the start player, "
         f"{margins.text('tiebreak')} for the tie-break; set with <code>--margin</code>). <b>Fair within "
-        f"the margin</b> means the whole interval lies inside it (an equivalence test: a non-significant "
-        f"difference alone never earns it); <b>unfair</b>, the whole interval outside it; "
-        f"<b>undecided</b>, neither, with the games that would decide it. pp = percentage points of win "
-        f"rate. The intervals are {100 * (1 - ALPHA):.0f}% confidence sequences, valid however often a run "
-        f"is looked at or extended, and simultaneous over the seats (Bonferroni), so they are a little "
-        f"wider than the fixed-size intervals in the sections below.</p>")
+        f"the margin</b> means the whole equivalence interval lies inside it (an equivalence test: each of "
+        f"its bounds is one-sided at the question's error rate, so it is narrower than the interval shown "
+        f"otherwise; a non-significant difference alone never earns it); <b>unfair</b>, the whole interval "
+        f"outside it; <b>undecided</b>, neither, with the games that would decide it in 80% of the ways the "
+        f"run can go on. pp = percentage points of win rate. Judged here: {html.escape(asked)} "
+        f"(<code>--questions</code>); the chance that any judged verdict of a run is wrong is at most "
+        f"{100 * ALPHA:.0f}%, split evenly over the questions judged. A <b>description</b> is not judged: it "
+        f"carries its own {100 * (1 - ALPHA):.0f}% interval. The intervals are confidence sequences, valid "
+        f"however often a run is looked at or extended, and simultaneous over the seats (Bonferroni), so "
+        f"they are a little wider than the fixed-size intervals in the sections below.</p>")
     return sec
 
 
-CHANGE_BADGES = {WITHIN: "no change", SMALL: "small change", BEYOND: "changed", **COMMON}  # compare
-CHANGE_SECTIONS = {"seats": "seats", "start": "seats", "ties": "ties", "length": "length"}
+CHANGE_BADGES = {WITHIN: "unchanged within the margin", SMALL: "small change, within the margin",
+                 BEYOND: "changed beyond the margin", FAIRER: "fairer", LESS_FAIR: "less fair",
+                 **COMMON}  # compare
+CHANGE_SECTIONS = {"gap": "seats", "seats": "seats", "start": "seats", "ties": "ties", "length": "length"}
 
 
 def comparison_section(verdicts: list[Verdict], changes: list[str], game: str) -> Section:
@@ -69,26 +103,35 @@ def comparison_section(verdicts: list[Verdict], changes: list[str], game: str) -
     what = "; ".join(html.escape(c) for c in changes) or "nothing (the same rules)"
     items = []
     for v in verdicts:
-        word = CHANGE_BADGES.get(v.status, "")
+        word = badge_words(v, CHANGE_BADGES) or ""
         topic, _, rest = v.brief.partition(":")
         items.append(f"<li><span class='status status-{v.status}'>{word}</span> <a href='#{game}-"
                      f"{CHANGE_SECTIONS.get(v.key, v.key)}'><b>{html.escape(topic)}</b></a>:"
                      f"{html.escape(rest)}</li>")
     sec.html.append(f"<div class='run-verdicts'><h3>The variant changes: {what}</h3><ul>{''.join(items)}"
                     "</ul></div>")
+    judged = {v.key: v.detail["alpha"] for v in verdicts if "alpha" in v.detail and v.status != "info"}
+    names = {"gap": "the seat gap", "seats": "the seat changes", "start": "the start player"}
+    split = ", ".join(f"{100 * a:.3g}% for {names.get(k, k)}" for k, a in judged.items())
     sec.html.append("<p class='meta'>Both configs were played by the same agents on the same seeds, so each "
-                    "change is the mean of per-game differences and the luck of the deal drops out. <b>No "
-                    "change, equivalent within the margin</b> means the whole interval of the change lies "
-                    "inside the margin; <b>changed</b>, wholly outside it. The intervals are 95% confidence "
-                    "sequences, valid however often the runs are looked at or extended. pp = percentage "
-                    "points of win rate.</p>")
+                    "change is the mean of per-game differences and the luck of the deal drops out. "
+                    "<b>Fairer</b> means the whole interval of the change of the seat gap (the largest minus "
+                    "the smallest seat win rate) lies below zero; <b>no change beyond the margin</b>, that "
+                    "the whole (equivalence) interval of a change lies inside the margin; <b>changed</b>, "
+                    "wholly outside it. The intervals are confidence sequences, valid however often the runs "
+                    "are looked at or extended. The chance that any judged verdict here is wrong is at most "
+                    f"{100 * sum(judged.values()):.3g}%" + (f" ({html.escape(split)})" if split else "")
+                    + "; a <b>description</b> is not judged and carries its own 95% interval "
+                    "(<code>--questions</code> chooses what is judged). pp = percentage points of win "
+                    "rate.</p>")
     return sec
 
 
 def profile_block(section: Section, text: str, verdicts: list[Verdict]) -> str:
     """A profile's card: stable at the top or not, then each answer's change from the second strongest
     level to the strongest (paired)."""
-    items = "".join(f"<li><span class='status status-{v.status}'>{CHANGE_BADGES.get(v.status, '')}</span> "
+    items = "".join(f"<li><span class='status status-{v.status}'>{badge_words(v, CHANGE_BADGES) or ''}"
+                    "</span> "
                     f"{html.escape(v.brief)}</li>" for v in verdicts)
     return (f"<div class='run-verdicts'><h3><a href='#{section.id}'>{html.escape(section.title)}</a></h3>"
             f"<p>{html.escape(text)}</p><ul>{items}</ul></div>")

@@ -23,29 +23,45 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import KW_ONLY, dataclass, field, replace
-from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 
+from analysis.questions import DEFAULT_QUESTIONS, QUESTIONS, parse_questions
+from analysis.sequences import (  # noqa: F401  (the names verdicts have always offered)
+    ALPHA,
+    BEYOND,
+    DECIDED,
+    FAIRER,
+    FORECAST_CHANCE,
+    LESS_FAIR,
+    MIN_GAMES,
+    MOST_GAMES,
+    SMALL,
+    TOO_FEW,
+    UNDECIDED,
+    WITHIN,
+    Family,
+    classify,
+    deciding_members,
+    family,
+    forecast,
+    forecasts,
+    games_for,
+    games_to_decide,
+    half_width,
+    planned_games,
+)
 from analysis.tally import SHARE_SCALE, mean_sd
 from sim.errors import ConfigError
-
-ALPHA = 0.05
-#: no verdict on fewer games: the confidence sequence's guarantee is asymptotic, and a handful of games
-#: says nothing a designer should act on
-MIN_GAMES = 200
-#: "about N more games" is not said past this; the figure is then "more than" it
-MOST_GAMES = 10_000_000
-
-WITHIN, SMALL, BEYOND, UNDECIDED, TOO_FEW = "within", "small", "beyond", "undecided", "too_few"
-DECIDED = (WITHIN, SMALL, BEYOND)
 
 
 @dataclass(frozen=True)
 class Margins:
-    """What difference matters, per question: win-rate differences as shares (0.02 = 2 percentage
-    points), game length in the game's own unit, a component's worth in score points."""
+    """What is asked and what difference matters, per question: win-rate differences as shares (0.02 = 2
+    percentage points), game length in the game's own unit, a component's worth in score points; `asked`,
+    the questions judged against their margins (analysis.questions), which share the report's error rate
+    between them (`alpha`)."""
 
     seats: float = 0.02
     start: float = 0.02
@@ -53,6 +69,7 @@ class Margins:
     ties: float = 0.02
     length: float = 1.0
     worth: float = 1.0
+    asked: tuple[str, ...] = DEFAULT_QUESTIONS
 
     #: the questions whose margin is a win rate (given in percentage points on the command line)
     RATES = ("seats", "start", "tiebreak", "ties")
@@ -61,22 +78,29 @@ class Margins:
         value = getattr(self, key)
         return f"{_num(100 * value)} pp" if key in self.RATES else _num(value)
 
+    def judges(self, question: str) -> bool:
+        """Whether `question` (one of analysis.questions.QUESTIONS; "tiebreak" is the ties question) is
+        judged against its margin, not only described."""
+        return ("ties" if question == "tiebreak" else question) in self.asked
+
 
 DEFAULT_MARGINS = Margins()
+#: every question judged (what the tests of each verdict's words use)
+EVERY_QUESTION = Margins(asked=QUESTIONS)
 
 
 def _num(x: float) -> str:
     return f"{x:g}"
 
 
-def parse_margins(text: str | None) -> Margins:
-    """`--margin`: one number (percentage points of win rate, for every win-rate question: ``2`` or
-    ``2pp``) or ``key=value`` pairs (``seats=2,start=1,length=1,worth=1``); ConfigError on anything
-    else."""
-    margins = Margins()
+def parse_margins(text: str | None, questions: str | None = None) -> Margins:
+    """`--margin` and `--questions`: one number (percentage points of win rate, for every win-rate
+    question: ``2`` or ``2pp``) or ``key=value`` pairs (``seats=2,start=1,length=1,worth=1``), and the
+    questions asked (analysis.questions.parse_questions); ConfigError on anything else."""
+    margins = Margins(asked=parse_questions(questions))
     if text is None or not text.strip():
         return margins
-    keys = [f for f in Margins.__dataclass_fields__]
+    keys = [f for f in Margins.__dataclass_fields__ if f != "asked"]
     for part in (p.strip() for p in text.split(",")):
         key, _, value = part.rpartition("=")
         key = key.strip()
@@ -91,98 +115,31 @@ def parse_margins(text: str | None) -> Margins:
         if not math.isfinite(number) or number <= 0:
             raise ConfigError(f"--margin: must be a positive number, got {part!r}")
         for name in [key] if key else Margins.RATES:
-            if name in Margins.RATES and number >= 100:
-                raise ConfigError(f"--margin: {name} is in percentage points of win rate (2 = 2 pp), "
-                                  f"got {number:g}")
+            if name in Margins.RATES and not 0.01 <= number < 100:
+                raise ConfigError(f"--margin: {name} is in percentage points of win rate (2 = 2 pp), from "
+                                  f"0.01 to below 100, got {number:g}")
+            if name not in Margins.RATES and not 1e-6 <= number <= 1e6:
+                raise ConfigError(f"--margin: {name} must be from 1e-06 to 1e+06, got {number:g}")
             margins = replace(margins, **{name: number / 100 if name in Margins.RATES else number})
     return margins
 
 
-# ---- the confidence sequence --------------------------------------------------------------------------
-def _z(alpha: float) -> float:
-    return NormalDist().inv_cdf(1 - alpha / 2)
+def error_split(judged: list[str]) -> dict[str, float]:
+    """The report's error rate (ALPHA) split evenly over the judged families, by key: the chance that any
+    judged verdict of the report is wrong is at most ALPHA (Bonferroni over the questions)."""
+    return {key: ALPHA / len(judged) for key in judged} if judged else {}
 
 
-def planned_games(sd: float, margin: float, alpha: float) -> float:
-    """The games at which the sequence is tightest: those a single fixed-size test would need to tell
-    an estimate of 0 from the margin (chosen from the margin, never from the data)."""
-    return max(float(MIN_GAMES), (_z(alpha) * sd / margin) ** 2)
+def split_text(split: dict[str, float], names: dict[str, str]) -> str:
+    """"5% in all: 2.5% for the seat gap, 2.5% for the seat changes"."""
+    if not split:
+        return "no question judged against a margin"
+    parts = ", ".join(f"{_pct(a)} for {names.get(k, k)}" for k, a in split.items())
+    return f"{_pct(sum(split.values()))} in all: {parts}"
 
 
-def half_width(sd: Any, n: Any, alpha: float, planned: float) -> np.ndarray:
-    """Half-width of the two-sided normal-mixture confidence sequence of a mean after n observations of
-    sample sd `sd`, tightest near `planned` observations (Waudby-Smith et al. 2024, eq. for the
-    asymptotic Robbins sequence): sd * sqrt(2 (n r + 1) / (n^2 r) * log(sqrt(n r + 1) / alpha))."""
-    sd, n = np.asarray(sd, dtype=float), np.asarray(n, dtype=float)
-    rho2 = (-2 * math.log(alpha) + math.log(-2 * math.log(alpha) + 1)) / planned
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return sd * np.sqrt(2 * (n * rho2 + 1) / (n * n * rho2) * np.log(np.sqrt(n * rho2 + 1) / alpha))
-
-
-def games_for(width: float, sd: float, alpha: float, planned: float) -> int:
-    """The fewest games whose sequence half-width is at most `width` (MOST_GAMES + 1 when none up to it)."""
-    if width <= 0 or not math.isfinite(width) or not math.isfinite(sd):
-        return MOST_GAMES + 1
-    if sd == 0:
-        return MIN_GAMES
-    lo, hi = 2, MOST_GAMES
-    if half_width(sd, hi, alpha, planned) > width:
-        return MOST_GAMES + 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if half_width(sd, mid, alpha, planned) <= width:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-@dataclass
-class Family:
-    """Estimates judged together: their values, sds, games and simultaneous interval bounds."""
-
-    value: np.ndarray
-    sd: np.ndarray
-    n: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-    alpha_each: float
-    planned: float
-
-
-def family(mean: np.ndarray, sd: np.ndarray, n: np.ndarray, margin: float, alpha: float = ALPHA,
-           sd_design: float | None = None) -> Family:
-    """Simultaneous confidence sequences of several means (Bonferroni: alpha / len each), tightest at the
-    games a fixed test would need at the margin for a standard deviation `sd_design` (default: the
-    largest sd here, a design choice that does not move with the data once games accumulate)."""
-    mean, sd, n = (np.atleast_1d(np.asarray(x, dtype=float)) for x in (mean, sd, n))
-    each = alpha / len(mean)
-    design = sd_design if sd_design is not None else float(np.nanmax(sd)) if len(sd) else 0.5
-    planned = planned_games(max(design, 1e-9), margin, each)
-    half = half_width(sd, n, each, planned)
-    return Family(value=mean, sd=sd, n=n, low=mean - half, high=mean + half, alpha_each=each, planned=planned)
-
-
-def classify(fam: Family, margin: float) -> str:
-    """The status of a family of differences against +-margin (module docstring)."""
-    if len(fam.n) == 0 or np.nanmin(fam.n) < MIN_GAMES or not np.all(np.isfinite(fam.low)):
-        return TOO_FEW
-    if np.any((fam.low > margin) | (fam.high < -margin)):
-        return BEYOND
-    if np.all((fam.low >= -margin) & (fam.high <= margin)):
-        return SMALL if np.any((fam.low > 0) | (fam.high < 0)) else WITHIN
-    return UNDECIDED
-
-
-def games_to_decide(fam: Family, margin: float) -> int:
-    """How many games in all would decide the family if its estimates and sds stayed as they are: every
-    interval inside the margin (estimates inside it), or the farthest estimate's interval outside."""
-    value, sd = np.abs(fam.value), fam.sd
-    if np.any(value > margin):
-        need = [games_for(v - margin, s, fam.alpha_each, fam.planned)
-                for v, s in zip(value, sd, strict=True) if v > margin]
-        return min(need)
-    return max(games_for(margin - v, s, fam.alpha_each, fam.planned) for v, s in zip(value, sd, strict=True))
+def _pct(a: float) -> str:
+    return f"{100 * a:.3g}%"
 
 
 # ---- verdicts -------------------------------------------------------------------------------------------
@@ -207,6 +164,7 @@ class Verdict:
     anchor: str = ""
     detail: dict[str, Any] = field(default_factory=dict)
     short: str = ""  # the evidence in a few words, for a card beside the status badge (default: sentence)
+    soon: int | None = None  # undecided: the games in all that decide it in half the ways the run goes on
 
     @property
     def brief(self) -> str:
@@ -226,9 +184,19 @@ class Verdict:
                 "n": self.n, "games_to_decide": self.needed, **self.detail}
 
 
-def family_estimate(fam: Family, i: int) -> dict[str, float]:
-    """A verdict's estimate and interval: the family's `i`-th value and its bounds."""
-    return {"value": float(fam.value[i]), "low": float(fam.low[i]), "high": float(fam.high[i])}
+def family_estimate(fam: Family, i: int, status: str = "") -> dict[str, float]:
+    """A verdict's estimate and the interval that decided it: the family's `i`-th value with its
+    equivalence bounds for a verdict within the margin, else its shown bounds."""
+    eq = status in (WITHIN, SMALL)
+    low, high = (fam.eq_low, fam.eq_high) if eq else (fam.low, fam.high)
+    return {"value": float(fam.value[i]), "low": float(low[i]), "high": float(high[i])}
+
+
+def interval_detail(fam: Family, i: int) -> dict[str, float]:
+    """Both intervals of member `i` for summary.json: the shown one and the equivalence one."""
+    return {"shown_low": float(fam.low[i]), "shown_high": float(fam.high[i]),
+            "equivalence_low": float(fam.eq_low[i]), "equivalence_high": float(fam.eq_high[i]),
+            "alpha": fam.design.alpha}
 
 
 STATUS_WORDS = {WITHIN: "fair within the margin", SMALL: "a small difference, within the margin",
@@ -257,16 +225,16 @@ def against(value: float, low: float, high: float, what: str = "the fair share")
 
 
 def more_games_text(needed: int | None, n: int, seconds_per_game: float | None) -> str:
-    """"about 6,100 more games (about 40 s on this machine) would decide it"."""
-    if needed is None:
-        return ""
-    if needed > MOST_GAMES:
-        return (f"more than {MOST_GAMES:,} games would be needed to decide it (the estimate sits on the "
-                "margin)")
-    more = max(needed - n, 1)
-    more = about(more)
-    when = f" (about {duration(more * seconds_per_game)} on this machine)" if seconds_per_game else ""
-    return f"about {more:,} more games{when} would decide it"
+    """"about 6,100 more games (80% of runs decide within; about 40 s at this run's pace) would decide it":
+    `needed` is a forecast (analysis.sequences.forecast) of the games in all, None past what it can see."""
+    share = f"{100 * FORECAST_CHANCE:.0f}%"
+    chance = f"{share} of runs decide within"
+    if needed is None or needed > MOST_GAMES:
+        return (f"more than 256 times the games in hand would be needed to decide it in {share} of runs "
+                "(the estimate sits near the margin)")
+    more = about(max(needed - n, 1))
+    when = f"; about {duration(more * seconds_per_game)} at this run's pace" if seconds_per_game else ""
+    return f"about {more:,} more games ({chance}{when}) would decide it"
 
 
 def duration(seconds: float) -> str:
@@ -283,58 +251,86 @@ def share_moments(n: int, units: int, squares: int, fair: float) -> tuple[float,
     return mean - fair, sd
 
 
-def seat_family(c: dict, fair: float, margin: float) -> Family:
+def seat_family(c: dict, fair: float, margin: float, alpha: float = ALPHA) -> Family:
     """Every seat's win rate minus the fair share, as one family (a common tally's sums)."""
     k = len(c["seat_games"])
     moments = [share_moments(int(c["seat_games"][s]), c["seat_units"][s], c["seat_squares"][s], fair)
                for s in range(k)]
     design = math.sqrt(fair * (1 - fair))
     return family(np.array([m for m, _ in moments]), np.array([s for _, s in moments]),
-                  c["seat_games"].astype(float), margin, sd_design=design)
+                  c["seat_games"].astype(float), margin, alpha, sd_design=design)
+
+
+def _seat_words(s: int, rate: float, fam: Family, i: int, share: str, eq: bool = False) -> str:
+    low, high = (fam.eq_low[i], fam.eq_high[i]) if eq else (fam.low[i], fam.high[i])
+    return f"seat {s} wins {100 * rate:.1f}% of games, {against(fam.value[i], low, high, share)}"
 
 
 def seat_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float | None = None,
-                 handicap: Any = None) -> Verdict:
-    """Are the seats fair? Every seat's win rate against the fair share, within `margins.seats`."""
-    fam = seat_family(c, fair, margins.seats)
+                 handicap: Any = None, alpha: float = ALPHA) -> Verdict:
+    """Are the seats fair? Every seat's win rate against the fair share, within `margins.seats`; the
+    seats named are those whose intervals decided the status."""
+    if not margins.judges("seats"):
+        return _described_seats(c, fair, alpha)
+    fam = seat_family(c, fair, margins.seats, alpha)
     status = classify(fam, margins.seats)
     n = int(c["games"])
-    far = int(np.nanargmax(np.abs(fam.value)))
-    best, worst = int(np.nanargmax(fam.value)), int(np.nanargmin(fam.value))
+    named = deciding_members(fam, margins.seats, status)
     m = margins.text("seats")
     rates = fam.value + fair
     share = f"the fair share of {100 * fair:.1f}%"
-    seat_text = (f"seat {far} wins {100 * rates[far]:.1f}% of games, "
-                 f"{against(fam.value[far], fam.low[far], fam.high[far], share)}")
+    short_share = f"{100 * fair:.1f}%"
+    eq = status in (WITHIN, SMALL)
+    first = named[0] if named else int(np.nanargmax(np.abs(fam.value)))
+    soon, needed = forecasts(fam, margins.seats) if status == UNDECIDED else (None, None)
     if status == TOO_FEW:
         sentence = f"Seats: too few games for a verdict ({n:,}; at least {MIN_GAMES} are needed)."
     elif status == BEYOND:
-        sentence = (f"Seats: unfair. Seat {best} is favoured: it wins {100 * rates[best]:.1f}% of games, "
-                    f"{against(fam.value[best], fam.low[best], fam.high[best], share)}, beyond the {m} "
-                    f"margin; seat {worst} wins least, {100 * rates[worst]:.1f}%.")
-    elif status in (WITHIN, SMALL):
+        said = "; ".join(f"seat {s} is {'favoured' if fam.value[s] > 0 else 'disadvantaged'}: it wins "
+                         f"{100 * rates[s]:.1f}% of games, "
+                         f"{against(fam.value[s], *_bounds(fam, s, False), share)}" for s in named)
+        sentence = f"Seats: unfair beyond the {m} margin. {said[0].upper()}{said[1:]}."
+    elif eq:
         small = "" if status == WITHIN else " The difference is real but smaller than the margin."
-        sentence = (f"Seats: fair within the {m} margin. Every seat's win rate is within {m} of "
-                    f"{share} (the farthest: {seat_text}).{small}")
+        nearest = _seat_words(first, rates[first], fam, first, share, eq=True)
+        sentence = (f"Seats: fair within the {m} margin. Every seat's equivalence interval lies within {m} "
+                    f"of {share} (the nearest to its margin: {nearest}).{small}")
     else:
-        sentence = f"Seats: undecided at the {m} margin: {seat_text}"
-    needed = games_to_decide(fam, margins.seats) if status == UNDECIDED else None
-    if needed is not None:
-        sentence += f"; {more_games_text(needed, n, seconds_per_game)}."
+        said = _seat_words(first, rates[first], fam, first, share)
+        sentence = (f"Seats: undecided at the {m} margin: {said}; "
+                    f"{more_games_text(needed, n, seconds_per_game)}.")
     evens, evens_short = handicap_texts(handicap) if status in (BEYOND, SMALL, UNDECIDED) else ("", "")
     sentence += (f" {evens}" if evens else "") + f" n = {n:,} games."
-    shown = far if status != BEYOND else best
-    short = (f"seat {shown} wins {100 * rates[shown]:.1f}%, "
-             f"{against(fam.value[shown], fam.low[shown], fam.high[shown], f'{100 * fair:.1f}%')}"
-             + (f"; seat {worst} {100 * rates[worst]:.1f}%" if status == BEYOND else "")
-             + (f"; {more_games_text(needed, n, seconds_per_game)}" if needed is not None else "") + "."
-             + (f" {evens_short}" if evens_short else ""))
+    short = "; ".join(f"seat {s} wins {100 * rates[s]:.1f}%, "
+                      f"{against(fam.value[s], *_bounds(fam, s, eq), short_share)}"
+                      for s in (named if status == BEYOND else [first]))
+    short += (f"; {more_games_text(needed, n, seconds_per_game)}" if needed is not None or status == UNDECIDED
+              else "") + "." + (f" {evens_short}" if evens_short else "")
     detail = {"seats": [{"seat": s, "win_rate": float(rates[s]), "difference": float(fam.value[s]),
-                         "ci_low": float(fam.low[s]), "ci_high": float(fam.high[s])}
-                        for s in range(len(rates))], "fair_share": fair, "favoured_seat": best}
-    return Verdict("seats", "Are the seats fair?", status, sentence, **family_estimate(fam, far), unit="pp",
-                   margin=margins.seats, n=n, needed=needed, detail=detail,
+                         "ci_low": float(fam.low[s]), "ci_high": float(fam.high[s]),
+                         "equivalence_low": float(fam.eq_low[s]), "equivalence_high": float(fam.eq_high[s])}
+                        for s in range(len(rates))], "fair_share": fair, "named_seats": named,
+              "favoured_seat": int(np.nanargmax(fam.value)), "alpha": alpha}
+    return Verdict("seats", "Are the seats fair?", status, sentence, **family_estimate(fam, first, status),
+                   unit="pp", margin=margins.seats, n=n, needed=needed, soon=soon, detail=detail,
                    short=short if status != TOO_FEW else "")
+
+
+def _bounds(fam: Family, i: int, eq: bool) -> tuple[float, float]:
+    return (float(fam.eq_low[i]), float(fam.eq_high[i])) if eq else (float(fam.low[i]), float(fam.high[i]))
+
+
+def _described_seats(c: dict, fair: float, alpha: float) -> Verdict:
+    """The seats as a description (not asked): the farthest seat with its interval, no status."""
+    n = int(c["games"])
+    fam = seat_family(c, fair, 0.02, ALPHA)
+    far = int(np.nanargmax(np.abs(fam.value))) if n else 0
+    rate = float(fam.value[far] + fair)
+    share = f"the fair share of {100 * fair:.1f}%"
+    words = _seat_words(far, rate, fam, far, share)
+    sentence = f"Seats (a description, not judged: --questions seats judges it): {words}. n = {n:,} games."
+    return Verdict("seats", "Are the seats fair?", "info", sentence, **family_estimate(fam, far), unit="pp",
+                   margin=None, n=n)
 
 
 def units(x: float, unit: str) -> str:
@@ -373,14 +369,14 @@ def handicap_texts(handicap: Any) -> tuple[str, str]:
             f"to the fair share{share}.", short)
 
 
-def start_family(c: dict, fair: float, margin: float) -> Family:
+def start_family(c: dict, fair: float, margin: float, alpha: float = ALPHA) -> Family:
     """Seat 0's win rate minus the fair share (a common tally's sums), as a family of one."""
     mean, sd = share_moments(int(c["seat_games"][0]), c["seat_units"][0], c["seat_squares"][0], fair)
-    return family(np.array([mean]), np.array([sd]), np.array([float(c["seat_games"][0])]), margin,
+    return family(np.array([mean]), np.array([sd]), np.array([float(c["seat_games"][0])]), margin, alpha,
                   sd_design=math.sqrt(fair * (1 - fair)))
 
 
-def tiebreak_family(rescore: dict | None, margin: float) -> Family | None:
+def tiebreak_family(rescore: dict | None, margin: float, alpha: float = ALPHA) -> Family | None:
     """Each seat's win rate under the configured tie-break minus under shared wins, the same games
     re-scored (a game's re-scoring tally), as one family; None when there is nothing to judge (no
     re-scoring, or tied wins are shared)."""
@@ -390,48 +386,74 @@ def tiebreak_family(rescore: dict | None, margin: float) -> Family | None:
     moments = [mean_sd(int(games[s]), -int(t["change"][s]), int(t["change_squares"][s]), SHARE_SCALE)
                for s in range(len(games))]
     return family(np.array([m for m, _ in moments]), np.array([s for _, s in moments]), games.astype(float),
-                  margin, sd_design=0.2)
+                  margin, alpha, sd_design=0.2)
+
+
+#: what each judged family of a self-play run is called in the error split
+FAMILY_NAMES = {"seats": "the seats", "start": "the start player", "tiebreak": "the tie-break",
+                "gap": "the seat gap", "ties": "ties", "length": "length"}
+
+
+def run_split(margins: Margins, rescore: dict | None) -> dict[str, float]:
+    """The error split of a self-play run's verdicts: the asked questions that can be judged (the
+    tie-break only when the run re-scores ties under a rule that is not shared wins)."""
+    judged = [key for key in ("seats", "start") if margins.judges(key)]
+    if margins.judges("ties") and tiebreak_family(rescore, margins.tiebreak) is not None:
+        judged.append("tiebreak")
+    return error_split(judged)
 
 
 def judged_families(c: dict, fair: float, margins: Margins, rescore: dict | None) -> dict[str, tuple]:
-    """Every question judged against a margin, by key: (its family, its margin). What the verdicts and
-    the stopping rule of --until-decided both judge."""
-    out = {"seats": (seat_family(c, fair, margins.seats), margins.seats),
-           "start": (start_family(c, fair, margins.start), margins.start)}
-    tie = tiebreak_family(rescore, margins.tiebreak)
-    if tie is not None:
-        out["tiebreak"] = (tie, margins.tiebreak)
+    """Every asked question judged against a margin, by key: (its family, its margin), each at its share
+    of the error rate. What the verdicts and the stopping rule of --until-decided both judge."""
+    split = run_split(margins, rescore)
+    out = {}
+    if "seats" in split:
+        out["seats"] = (seat_family(c, fair, margins.seats, split["seats"]), margins.seats)
+    if "start" in split:
+        out["start"] = (start_family(c, fair, margins.start, split["start"]), margins.start)
+    if "tiebreak" in split:
+        out["tiebreak"] = (tiebreak_family(rescore, margins.tiebreak, split["tiebreak"]), margins.tiebreak)
     return out
 
 
-def start_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float | None = None) -> Verdict:
-    """Does the start player (seat 0) gain? Its win rate minus the fair share, within `margins.start`."""
-    fam = start_family(c, fair, margins.start)
+def start_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float | None = None,
+                  alpha: float = ALPHA) -> Verdict:
+    """Does the start player (seat 0) gain? Its win rate minus the fair share, within `margins.start`
+    when asked, else a description with its interval."""
+    fam = start_family(c, fair, margins.start, alpha)
     mean = float(fam.value[0])
-    status = classify(fam, margins.start)
     n = int(c["games"])
     m = margins.text("start")
-    gap = against(mean, float(fam.low[0]), float(fam.high[0]))
     rate = 100 * (mean + fair)
+    if not margins.judges("start"):
+        gap = against(mean, float(fam.low[0]), float(fam.high[0]))
+        return Verdict("start", "Does the start player gain?", "info",
+                       f"Start player (seat 0) (a description, not judged: --questions start judges it): it "
+                       f"wins {rate:.1f}%, {gap}. n = {n:,} games.", **family_estimate(fam, 0), unit="pp",
+                       margin=None, n=n)
+    status = classify(fam, margins.start)
+    gap = against(mean, *_bounds(fam, 0, status in (WITHIN, SMALL)))
+    side = "an advantage" if mean > 0 else "a disadvantage"
     words = {TOO_FEW: f"too few games for a verdict ({n:,}; at least {MIN_GAMES} are needed)",
-             BEYOND: (f"{'an advantage' if mean > 0 else 'a disadvantage'} beyond the {m} margin: it wins "
-                      f"{rate:.1f}%, {gap}"),
-             WITHIN: f"no advantage beyond {m}: it wins {rate:.1f}%, {gap}",
-             SMALL: (f"a small {'advantage' if mean > 0 else 'disadvantage'}, within the {m} margin: it "
-                     f"wins {rate:.1f}%, {gap}"),
+             BEYOND: f"{side} beyond the {m} margin: it wins {rate:.1f}%, {gap}",
+             WITHIN: f"no advantage or disadvantage beyond the {m} margin: it wins {rate:.1f}%, {gap}",
+             SMALL: f"a small {side.split()[-1]}, within the {m} margin: it wins {rate:.1f}%, {gap}",
              UNDECIDED: f"undecided at the {m} margin: it wins {rate:.1f}%, {gap}"}
-    needed = games_to_decide(fam, margins.start) if status == UNDECIDED else None
-    more = f"; {more_games_text(needed, n, seconds_per_game)}" if needed is not None else ""
+    soon, needed = forecasts(fam, margins.start) if status == UNDECIDED else (None, None)
+    more = f"; {more_games_text(needed, n, seconds_per_game)}" if status == UNDECIDED else ""
     sentence = f"Start player (seat 0): {words[status]}{more}. n = {n:,} games."
     short = f"wins {rate:.1f}%, {gap}{more}." if status != TOO_FEW else ""
-    return Verdict("start", "Does the start player gain?", status, sentence, **family_estimate(fam, 0),
-                   unit="pp", margin=margins.start, n=n, needed=needed, short=short)
+    return Verdict("start", "Does the start player gain?", status, sentence,
+                   **family_estimate(fam, 0, status), unit="pp", margin=margins.start, n=n, needed=needed,
+                   soon=soon, short=short, detail={**interval_detail(fam, 0), "sign": int(np.sign(mean))})
 
 
 def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, *, margins: Margins,
-                seconds_per_game: float | None = None) -> Verdict:
+                seconds_per_game: float | None = None, alpha: float = ALPHA) -> Verdict:
     """How often ties decide, and whom the configured tie-break favours: each seat's win rate under the
-    run's rule minus under shared wins (the same games re-scored, paired), one family over the seats."""
+    run's rule minus under shared wins (the same games re-scored, paired), one family over the seats; the
+    seats named are those whose intervals decided it."""
     from analysis.ties import count_rates
 
     n = int(c["games"])
@@ -443,37 +465,51 @@ def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, *
                 f", and the tie-break decides {100 * counts['decided_rate']:.1f}%"))
     detail = {"tie_rate": counts["tied_rate"], "tie_ci_low": counts["tied_ci_low"],
               "tie_ci_high": counts["tied_ci_high"], "rule": configured}
-    fam = tiebreak_family(rescore, margins.tiebreak)
-    if fam is None:
-        why = "tied wins are shared (no tie-break)" if configured == "shared" else "no re-scoring"
-        return Verdict("ties", "How often do ties decide, and whom does the tie-break favour?", "info",
-                       f"Ties: {often}; {why} ({rule_ref}). n = {n:,} games.", value=counts["tied_rate"],
-                       low=counts["tied_ci_low"], high=counts["tied_ci_high"], unit="share", margin=None, n=n,
-                       detail=detail)
+    fam = tiebreak_family(rescore, margins.tiebreak, alpha)
+    question = "How often do ties decide, and whom does the tie-break favour?"
+    if fam is None or not margins.judges("ties"):
+        if fam is None:
+            why = "tied wins are shared (no tie-break)" if configured == "shared" else "no re-scoring"
+        else:
+            big = int(np.nanargmax(np.abs(fam.value)))
+            why = (f"the tie-break ({configured}) moves seat {big} by {pp(fam.value[big])} "
+                   f"{pp_interval(fam.low[big], fam.high[big])} against sharing tied wins (a description, "
+                   "not judged: --questions ties judges it)")
+        return Verdict("ties", question, "info", f"Ties: {often}; {why} ({rule_ref}). n = {n:,} games.",
+                       value=counts["tied_rate"], low=counts["tied_ci_low"], high=counts["tied_ci_high"],
+                       unit="share", margin=None, n=n, detail=detail)
     k = len(fam.value)
     status = classify(fam, margins.tiebreak)
-    best = int(np.nanargmax(fam.value))
+    named = deciding_members(fam, margins.tiebreak, status) or [int(np.nanargmax(np.abs(fam.value)))]
+    eq = status in (WITHIN, SMALL)
     m = margins.text("tiebreak")
-    effect = (f"seat {best} gains {pp(fam.value[best])} {pp_interval(fam.low[best], fam.high[best])} "
-              f"against sharing tied wins")
+
+    def effect(s: int) -> str:
+        verb = "gains" if fam.value[s] > 0 else "loses"
+        return (f"seat {s} {verb} {pp(abs(fam.value[s]), sign=False)} "
+                f"{pp_interval(*_bounds(fam, s, eq))} against sharing tied wins")
+
+    effects = "; ".join(effect(s) for s in named)
+    lead = named[0]
+    toward = "favours" if fam.value[lead] > 0 else "works against"
     words = {TOO_FEW: "too few games to say whom it favours",
-             BEYOND: f"the tie-break ({configured}) favours seat {best} beyond the {m} margin: {effect}",
-             WITHIN: f"the tie-break ({configured}) moves no seat's win rate by more than {m} ({effect})",
-             SMALL: f"the tie-break ({configured}) favours seat {best} a little, within the {m} margin: "
-                    f"{effect}",
-             UNDECIDED: f"whether the tie-break ({configured}) favours a seat by more than {m} is undecided: "
-                        f"{effect}"}
-    needed = games_to_decide(fam, margins.tiebreak) if status == UNDECIDED else None
-    more = f"; {more_games_text(needed, n, seconds_per_game)}" if needed is not None else ""
+             BEYOND: f"the tie-break ({configured}) {toward} seat {lead} beyond the {m} margin: {effects}",
+             WITHIN: f"the tie-break ({configured}) moves no seat's win rate by more than {m} (the "
+                     f"nearest to its margin: {effects})",
+             SMALL: f"the tie-break ({configured}) moves seats a little, within the {m} margin: {effects}",
+             UNDECIDED: f"whether the tie-break ({configured}) moves a seat by more than {m} is undecided: "
+                        f"{effects}"}
+    soon, needed = forecasts(fam, margins.tiebreak) if status == UNDECIDED else (None, None)
+    more = f"; {more_games_text(needed, n, seconds_per_game)}" if status == UNDECIDED else ""
     sentence = f"Ties: {often}; {words[status]}{more} ({rule_ref}). n = {n:,} games."
-    short = (f"tied in {100 * counts['tied_rate']:.1f}% of games; the tie-break ({configured}, {rule_ref}) "
-             f"moves seat {best} by {pp(fam.value[best])} {pp_interval(fam.low[best], fam.high[best])} "
-             f"against sharing tied wins{more}.")
+    short = (f"tied in {100 * counts['tied_rate']:.1f}% of games; the tie-break ({configured}, {rule_ref}): "
+             f"{effects}{more}.")
     detail["tiebreak_effect"] = [{"seat": s, "difference": float(fam.value[s]), "ci_low": float(fam.low[s]),
                                   "ci_high": float(fam.high[s])} for s in range(k)]
-    return Verdict("tiebreak", "How often do ties decide, and whom does the tie-break favour?", status,
-                   sentence, **family_estimate(fam, best), unit="pp", margin=margins.tiebreak, n=n,
-                   needed=needed, detail=detail, short=short if status != TOO_FEW else "")
+    detail["named_seats"] = named
+    return Verdict("tiebreak", question, status, sentence, **family_estimate(fam, lead, status), unit="pp",
+                   margin=margins.tiebreak, n=n, needed=needed, soon=soon, detail=detail,
+                   short=short if status != TOO_FEW else "")
 
 
 def length_verdict(c: dict, unit: str) -> Verdict:
@@ -491,16 +527,18 @@ def length_verdict(c: dict, unit: str) -> Verdict:
 
 
 def seconds_per_game(manifest: dict) -> float | None:
-    """This machine's wall time per game, from the run's fastest session of at least 100 games (a
-    session's time includes starting its workers, which a short one pays most for); None when unknown."""
-    paces = [float(s["seconds"]) / int(s["games_played"]) for s in manifest.get("sessions", [])
-             if int(s.get("games_played", 0)) >= 100 and float(s.get("seconds", 0.0)) > 0]
-    return min(paces) if paces else None
+    """This run's own wall time per game: every session's seconds over its games (starting workers
+    included, as the next games will pay it too); None when unknown."""
+    sessions = [s for s in manifest.get("sessions", []) if int(s.get("games_played", 0)) > 0
+                and float(s.get("seconds", 0.0)) > 0]
+    games = sum(int(s["games_played"]) for s in sessions)
+    return sum(float(s["seconds"]) for s in sessions) / games if games >= 100 else None
 
 
 def run_verdicts(run: Any, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:
     """Every headline verdict of a self-play run (a report's RunTally): seats, start player, ties and the
-    tie-break, length, in that order."""
+    tie-break, length, in that order; the asked ones judged at their share of the error rate
+    (`run_split`), the others described."""
     from analysis.seats import fair_share
 
     spec = run.spec
@@ -510,10 +548,22 @@ def run_verdicts(run: Any, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:
     handicap = run.handicap  # in the game's score unit (analysis.handicaps.handicap_table)
     rescore = run.own.get("rescore")
     configured = next(iter(rescore["reference"])) if rescore else ""
-    return [seat_verdict(c, fair, margins, pace, handicap), start_verdict(c, fair, margins, pace),
+    split = run_split(margins, rescore)
+    return [seat_verdict(c, fair, margins, pace, handicap, alpha=split.get("seats", ALPHA)),
+            start_verdict(c, fair, margins, pace, alpha=split.get("start", ALPHA)),
             tie_verdict(c, rescore, configured, spec.vocabulary.tie_rule, margins=margins,
-                        seconds_per_game=pace),
+                        seconds_per_game=pace, alpha=split.get("tiebreak", ALPHA)),
             length_verdict(c, spec.vocabulary.length)]
+
+
+def error_rate_text(split: dict[str, float]) -> str:
+    """The report's error rate in a sentence: "The chance that any verdict above is wrong is at most 5%
+    (2.5% for the seat gap, 2.5% for the seat changes); descriptions are outside it."."""
+    if not split:
+        return "No question was judged against a margin; every figure is a description with its interval."
+    return (f"The chance that any verdict here is wrong is at most {split_text(split, FAMILY_NAMES)} "
+            "(--questions chooses what is judged); figures marked as descriptions are outside it, each with "
+            "its own 95% interval.")
 
 
 def all_decided(verdicts: list[Verdict]) -> bool:

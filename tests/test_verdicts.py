@@ -13,6 +13,7 @@ import pytest
 from analysis.tally import SHARE_SCALE
 from analysis.verdicts import (
     BEYOND,
+    EVERY_QUESTION,
     MIN_GAMES,
     SMALL,
     TOO_FEW,
@@ -45,6 +46,7 @@ def test_statuses_follow_the_interval_against_the_margin() -> None:
     def fam(value: float, half: float) -> object:
         f = family(np.array([value]), np.array([0.4]), np.array([5000.0]), 0.02)
         f.low, f.high = f.value - half, f.value + half
+        f.eq_low, f.eq_high = f.value - 0.8 * half, f.value + 0.8 * half
         return f
 
     assert classify(fam(0.0, 0.01), 0.02) == WITHIN
@@ -52,6 +54,8 @@ def test_statuses_follow_the_interval_against_the_margin() -> None:
     assert classify(fam(0.05, 0.01), 0.02) == BEYOND
     assert classify(fam(-0.05, 0.01), 0.02) == BEYOND
     assert classify(fam(0.015, 0.01), 0.02) == UNDECIDED  # straddles the margin
+    assert classify(fam(0.0155, 0.005), 0.02) == SMALL  # the shown interval reaches past it, the
+    # equivalence interval (one-sided bounds) does not: equivalence is decided by the latter
     assert classify(fam(0.0, 0.05), 0.02) == UNDECIDED  # wide: a non-significant result is no verdict
 
 
@@ -70,11 +74,12 @@ def test_seat_verdicts_in_words() -> None:
     assert "n = 20,000 games" in fair.sentence and "[" in fair.sentence
     unfair = seat_verdict(tally([8000, 6000, 6000], 20000), 1 / 3, Margins())
     assert unfair.status == BEYOND and "Seat 0 is favoured: it wins 40.0% of games" in unfair.sentence
+    assert "seat 1 is disadvantaged: it wins 30.0%" in unfair.sentence
     assert "pp" in unfair.sentence and " points" not in unfair.sentence
     open_question = seat_verdict(tally([700, 650, 650], 2000), 1 / 3, Margins())
     assert open_question.status == UNDECIDED and open_question.needed > 2000
     assert "more games" in open_question.sentence
-    start = start_verdict(tally([8000, 6000, 6000], 20000), 1 / 3, Margins())
+    start = start_verdict(tally([8000, 6000, 6000], 20000), 1 / 3, EVERY_QUESTION)
     assert start.status == BEYOND and "an advantage beyond the 2 pp margin" in start.sentence
 
 

@@ -38,6 +38,7 @@ class CompareRequest:
     until_decided: bool = False      # play both in rounds until every verdict is decided
     minutes: float | None = None     # with until_decided: the time cap
     margin: str | None = None        # --margin's text (analysis.verdicts.parse_margins)
+    questions: str | None = None     # --questions' text (analysis.questions.parse_questions)
 
 
 @dataclass
@@ -89,7 +90,7 @@ def run_compare(ask: CompareRequest, say: Any) -> Comparison:
     from sim.app.runner import plan_run, prestart_workers
     from sim.app.until_decided import DEFAULT_CAP, check_caps
 
-    margins = parse_margins(ask.margin)
+    margins = parse_margins(ask.margin, ask.questions)
     games = ask.games
     if ask.until_decided:
         games = games or DEFAULT_CAP
@@ -177,9 +178,20 @@ def _text(ask: CompareRequest, base: Any, variant: Any, pair: _Pair, verdicts: l
         lines.append(f"  the variant reads the original rules differently ({readings}): the changes below "
                      "are that reading's, not a new rule's")
     lines += [f"  {verdict.sentence}" for verdict in verdicts]
-    lines.append("  (intervals are 95% confidence sequences of the paired per-game changes, simultaneous "
-                 "over the seats; margins: --margin)")
+    lines.append(f"  {compare_error_text(ask)}")
     return "\n".join(lines)
+
+
+def compare_error_text(ask: CompareRequest) -> str:
+    """How to read the intervals, and the comparison's error rate split over its asked questions."""
+    from analysis.change_verdicts import COMPARE_NAMES, compare_split
+    from analysis.verdicts import parse_margins, split_text
+
+    split = compare_split(parse_margins(ask.margin, ask.questions))
+    return ("(intervals are confidence sequences of the paired per-game changes, valid however often the "
+            "runs were looked at, simultaneous within each question; the chance that any verdict above is "
+            f"wrong is at most {split_text(split, COMPARE_NAMES)}; descriptions carry their own 95% "
+            "intervals; --questions and --margin choose what is judged and against what)")
 
 
 def _report(pair: _Pair, verdicts: list, margins: Any, out: Path, changes: list[str]) -> Path:
@@ -201,7 +213,7 @@ def judge_folder(out: Path, margins: Any) -> tuple[Any, Any, dict[str, Any], lis
     base, variant = (read_run_tally(out / name) for name in ("base", "variant"))
     unit = base.spec.vocabulary.length
     pair, _ = paired_tally(variant, base, unit)
-    pace = seconds_per_game(base.manifest)
-    pace = 2 * pace if pace else None  # both configs are played
+    paces = [seconds_per_game(run.manifest) for run in (base, variant)]
+    pace = sum(paces) if all(paces) else None  # both configs are played
     return base, variant, pair, change_verdicts(base.common, variant.common, pair, unit, margins=margins,
                                                 pace=pace)

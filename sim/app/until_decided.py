@@ -34,6 +34,7 @@ from analysis.run_tally import fair_share
 from analysis.verdicts import (
     DECIDED,
     DEFAULT_MARGINS,
+    FORECAST_CHANCE,
     MIN_GAMES,
     MOST_GAMES,
     STATUS_WORDS,
@@ -56,9 +57,10 @@ FIRST_GAMES = 1000
 #: a round grows the games in hand by at least this factor (a round has a fixed cost: workers start, the
 #: new chunks are tallied) and at most by GROWTH_MOST
 GROWTH_LEAST, GROWTH_MOST = 1.2, 2.0
+FORECAST_PERCENT = f"{100 * FORECAST_CHANCE:.0f}%"
 
 REASONS = ("decided", "games cap", "time cap")
-WORDS = {**STATUS_WORDS, "info": "(a description)"}
+WORDS = {**STATUS_WORDS, "info": "(a description, not asked)"}
 
 
 @dataclass
@@ -103,13 +105,14 @@ def decided(statuses: Mapping[str, str]) -> bool:
 
 def games_if_no_difference(common: dict, margins: Margins = DEFAULT_MARGINS,
                            rescore: dict | None = None) -> int:
-    """The plan: the games in all at which every judged interval would lie inside its margin if every
-    difference were exactly 0 (each family's half-width reaching the margin at the observed sds; the
-    seats' family at its Bonferroni level binds). MOST_GAMES + 1 when none up to it would."""
+    """The plan: the games in all at which every judged equivalence interval would lie inside its margin
+    if every difference were exactly 0 (each family's equivalence half-width reaching the margin at the
+    observed sds). MOST_GAMES + 1 when none up to it would."""
     need = MIN_GAMES
     for fam, margin in _families(common, margins, rescore).values():
+        d = fam.design
         for sd in fam.sd:
-            need = max(need, games_for(margin, float(sd), fam.alpha_each, fam.planned))
+            need = max(need, games_for(margin, float(sd), d.eq_alpha, d.eq_planned))
     return need
 
 
@@ -137,11 +140,11 @@ def _round_up(games: int) -> int:
 
 
 def next_target(verdicts: list[Verdict], have: int, cap: int) -> int:
-    """The games in all the next round plays to: what the undecided verdicts say would decide them all
-    (the largest `needed`), at least GROWTH_LEAST and at most GROWTH_MOST times the games in hand, never
-    past the cap. An undecided verdict with no usable estimate (too few games, or its estimate on the
-    margin) asks for the most."""
-    needs = [v.needed for v in verdicts if not v.decided]
+    """The games in all the next round plays to: where the undecided verdicts are decided in half the ways
+    the run can go on (the largest `soon`, analysis.sequences.forecasts), at least GROWTH_LEAST and at
+    most GROWTH_MOST times the games in hand, never past the cap. An undecided verdict with no forecast
+    (too few games, or its estimate on the margin) asks for the most."""
+    needs = [v.soon if v.soon is not None else v.needed for v in verdicts if not v.decided]
     most = math.floor(GROWTH_MOST * have)
     want = max(needs) if needs and all(n is not None and n <= MOST_GAMES for n in needs) else most
     least = math.ceil(GROWTH_LEAST * have)
@@ -164,19 +167,27 @@ def _interval(v: Verdict) -> str:
     return f"[{v.low:.1f}, {v.high:.1f}]"
 
 
-def progress_lines(verdicts: list[Verdict], words: Mapping[str, str] = WORDS) -> list[str]:
-    """One line per verdict: its question's key, status in words, estimate and interval (and, undecided,
-    the games in all its estimate says would decide it)."""
-    width = max((len(words.get(v.status, v.status)) for v in verdicts), default=0)
+def progress_lines(verdicts: list[Verdict], words: Mapping[str, str] = WORDS,
+                   pace: float | None = None) -> list[str]:
+    """One line per verdict, the current answer in words: its question's key, the status "so far", the
+    figure and the interval that decided it, the margin, and "decided" or, undecided, the forecast (with
+    its time at `pace`, seconds a game)."""
     lines = []
     for v in verdicts:
-        need = ""
-        if not v.decided and v.needed is not None:
-            need = (f"  (about {about(v.needed):,} games in all would decide it)" if v.needed <= MOST_GAMES
-                    else f"  (more than {MOST_GAMES:,} games: the estimate sits on the margin)")
-        margin = f"  margin ±{_number(v.margin, v.unit).lstrip('+')}" if v.margin is not None else ""
-        lines.append(f"  {v.key:<9} {words.get(v.status, v.status):<{width}}  {_number(v.value, v.unit)} "
-                     f"{_interval(v)}{margin}{need}")
+        if v.status == "info":
+            lines.append(f"  {v.key:<7} {words['info']}: {_number(v.value, v.unit)} {_interval(v)}")
+            continue
+        margin = f" (margin ±{_number(v.margin, v.unit).lstrip('+')})" if v.margin is not None else ""
+        if v.decided:
+            state = "decided"
+        elif v.needed is not None and v.needed <= MOST_GAMES:
+            more = about(max(v.needed - v.n, 1))
+            when = f", about {duration(more * pace)}" if pace else ""
+            state = f"about {more:,} more games ({FORECAST_PERCENT} of runs decide within{when})"
+        else:
+            state = "the estimate sits near the margin: no forecast"
+        lines.append(f"  {v.key:<7} {words.get(v.status, v.status)} so far{margin}: "
+                     f"{_number(v.value, v.unit)} {_interval(v)}, {state}")
     return lines
 
 
@@ -227,7 +238,7 @@ def play_until_decided(play_to: Callable[[int], Any], judge: Callable[[], list[V
         rate = f", {gained / spent:,.0f} games/s" if gained and spent > 0 else ""
         say(f"until decided: {have:,} games after round {rounds} ({gained:,} more in {spent:.1f} s{rate}; "
             f"{duration(clock() - started)} in all)")
-        for line in progress_lines(verdicts, words):
+        for line in progress_lines(verdicts, words, pace):
             say(line)
         reason = None
         if all_decided(verdicts):
@@ -309,14 +320,27 @@ def add_margin_option(parser: Any) -> None:
     parser.add_argument("--margin", metavar="M", help=MARGIN_HELP)
 
 
+QUESTIONS_HELP = ("the questions judged against their --margin, a comma list of seats, start, ties, length, "
+                  "or all (default: seats; with compare, seats is 'is the variant fairer?' and each seat's "
+                  "change); they share the report's 5%% error rate evenly, the others are described with "
+                  "their intervals")
+
+
+def add_questions_option(parser: Any) -> None:
+    """`--questions`, as every command that judges seats takes it (analysis.questions.parse_questions)."""
+    parser.add_argument("--questions", metavar="Q", help=QUESTIONS_HELP)
+
+
 def add_until_decided_options(parser: Any, what: str = "the run") -> None:
-    """`--until-decided`, `--minutes` and `--margin` of a command that plays games; `what` names what is
-    played in rounds ("the run", "each level", "both configs alike")."""
+    """`--until-decided`, `--minutes`, `--margin` and `--questions` of a command that plays games; `what`
+    names what is played in rounds ("the run", "each level", "both configs alike")."""
     parser.add_argument("--until-decided", action="store_true",
-                        help=f"play {what} in rounds until every verdict (seats, start player, tie-break) is "
-                             "decided at its --margin, or --games or --minutes is reached; the verdicts' "
-                             "intervals are confidence sequences, so looking after every round is allowed")
+                        help=f"play {what} in rounds until every asked question (--questions; default: the "
+                             "seats) is decided at its --margin, or --games or --minutes is reached; the "
+                             "verdicts' intervals are confidence sequences, so looking after every round is "
+                             "allowed")
     parser.add_argument("--minutes", type=float, metavar="M",
                         help="with --until-decided: stop after about this many minutes too (default: no "
                              "time cap)")
     add_margin_option(parser)
+    add_questions_option(parser)

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
                          games=args.games, seed=options.seed, jobs=options.jobs, backend=options.backend,
                          scheduler=options.scheduler, out=options.out,
                          force=options.force, until_decided=args.until_decided, minutes=args.minutes,
-                         margin=args.margin)
+                         margin=args.margin, questions=args.questions)
     result = run_compare(ask, options.say())
     print(f"{result.text}\nreport: {result.report}")
     return 0

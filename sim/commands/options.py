@@ -146,8 +146,8 @@ def add_run_dirs_options(parser: argparse.ArgumentParser, *, partial: str, talli
     """The arguments of a command that reads run directories (`report`, `summary`), in this order: the run
     directories, --out (`out`: its help, when the command writes a folder), --allow-partial (`partial`:
     what the command does with a damaged run's intact games), --jobs (`tallied`: what it does to the
-    chunks), --backend and --margin."""
-    from sim.app.until_decided import add_margin_option
+    chunks), --backend, --margin and --questions."""
+    from sim.app.until_decided import add_margin_option, add_questions_option
     from storage.run_dir import MAX_MANIFEST_BYTES
     from storage.run_parts import MAX_RECORDS_BYTES
 
@@ -161,6 +161,7 @@ def add_run_dirs_options(parser: argparse.ArgumentParser, *, partial: str, talli
     add_run_options(parser, jobs={"default": 1, "help": f"chunks {tallied} in parallel (default 1); memory "
                                                        "holds one chunk a job"}, backend=True)
     add_margin_option(parser)
+    add_questions_option(parser)
 
 
 @dataclass(frozen=True)

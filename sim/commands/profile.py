@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     result = run_profile(args.config, args.players, levels=args.levels, games=games, jobs=options.jobs,
                          seed=options.seed, out=options.out, force=options.force, say=options.say(),
                          values=args.values, values_games=args.values_games, until_decided=args.until_decided,
-                         minutes=args.minutes, margins=parse_margins(args.margin))
+                         minutes=args.minutes, margins=parse_margins(args.margin, args.questions))
     if result.until:
         print("until decided: " + "; ".join(
             f"{name} {'decided' if done.decided else 'undecided at the ' + done.reason} at "

@@ -27,6 +27,6 @@ def run(args: argparse.Namespace) -> int:
 
     options = RunOptions.from_args(args)
     page = build_report(args.runs, options.out, allow_partial=args.allow_partial, jobs=options.jobs,
-                        backend=options.backend, margins=parse_margins(args.margin))
+                        backend=options.backend, margins=parse_margins(args.margin, args.questions))
     print(f"report written in {time.perf_counter() - started:.1f} s: {page}")
     return 0

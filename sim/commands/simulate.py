@@ -40,9 +40,10 @@ def run(args: argparse.Namespace) -> int:
 
         cap = args.games if args.games is not None else DEFAULT_CAP
         check_caps(cap, args.minutes)
-        margins = parse_margins(args.margin)
+        margins = parse_margins(args.margin, args.questions)
     else:
-        for option, value in (("--minutes", args.minutes), ("--margin", args.margin)):
+        for option, value in (("--minutes", args.minutes), ("--margin", args.margin),
+                              ("--questions", args.questions)):
             if value is not None:
                 raise ConfigError(f"{option}: only used with --until-decided")
         if args.games is None:

@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     from analysis.worth_verdicts import format_worth
 
     options = RunOptions.from_args(args)
-    margins = parse_margins(args.margin)
+    margins = parse_margins(args.margin, args.questions)
     # refuse any bad directory before printing anything; a `balance values` run prints its values. A
     # simulate run is summarised from its report tally, chunk by chunk: memory holds a chunk, not the run.
     runs = [read_values_run(path, args.allow_partial) if is_values_run(path) else

@@ -1,0 +1,269 @@
+"""Confidence sequences and the statuses they decide: the statistics under every verdict (analysis.verdicts,
+analysis.change_verdicts) and under the stopping rule of `--until-decided`.
+
+A *family* is a set of means judged together against +-margin (the seats of a run, say). Each member gets
+two normal-mixture confidence sequences (Waudby-Smith, Arnold, Wu, McAuliffe and Ramdas, "Time-uniform
+central limit theory and asymptotic confidence sequences", Ann. Statist. 2024), valid at every number of
+games at once, so a run may be looked at after every round and stopped as soon as it is decided:
+
+- the *shown* interval, two-sided at alpha / m for m members (Bonferroni): it decides *beyond the margin*
+  (an interval wholly outside +-margin) and *a real difference* (an interval that excludes 0). Calling a
+  member beyond when it is not takes its lower bound failing above, or its upper bound failing below: at
+  most alpha over the whole family;
+- the *equivalence* interval, one-sided at alpha / m on each side (two-sided at 2 alpha / m): it decides
+  *within the margin* (every member's interval inside +-margin). Calling a family within when a member is
+  beyond takes that member's bound on its far side failing, one side only: at most alpha again. This is
+  the two one-sided tests of equivalence testing (Schuirmann 1987), done with sequences.
+
+Both are tightest where the decision is expected: the shown interval at a half-width of the margin, the
+equivalence interval at half of it (a design chosen from the margin and a design sd, never from the data).
+
+`forecast` answers "how many more games would decide it?" by simulating the rest of the run from what is
+known now (the true means drawn around the estimates, the future games drawn around them), so that its
+stated chance is a chance: "about N more games (80% of runs decide within)" is measured to hold in about
+80% of replays (docs/explanation/statistics.md, scripts/sequential_study.py).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+ALPHA = 0.05
+#: no verdict on fewer games: the confidence sequence's guarantee is asymptotic, and a handful of games
+#: says nothing a designer should act on
+MIN_GAMES = 200
+#: "about N more games" is not said past this; the figure is then "more than" it
+MOST_GAMES = 10_000_000
+#: the chance a forecast states: "about N more games (80% of runs decide within)"
+FORECAST_CHANCE = 0.8
+#: how far the forecast's draws of the true means spread, in standard errors (1: the whole uncertainty of
+#: the estimates; the value is chosen by the coverage study, scripts/sequential_study.py)
+FORECAST_SPREAD = 0.5
+
+WITHIN, SMALL, BEYOND, UNDECIDED, TOO_FEW = "within", "small", "beyond", "undecided", "too_few"
+#: the seat gap's answers in `balance compare` (is the variant fairer?)
+FAIRER, LESS_FAIR = "fairer", "less_fair"
+DECIDED = (WITHIN, SMALL, BEYOND, FAIRER, LESS_FAIR)
+
+
+def z_two_sided(alpha: float) -> float:
+    return NormalDist().inv_cdf(1 - alpha / 2)
+
+
+def planned_games(sd: float, width: float, alpha: float) -> float:
+    """The games at which a sequence is made tightest: those a single fixed-size interval at `alpha`
+    needs to reach half-width `width` (chosen from the margin, never from the data)."""
+    return max(float(MIN_GAMES), (z_two_sided(alpha) * sd / width) ** 2)
+
+
+def half_width(sd: Any, n: Any, alpha: float, planned: float) -> np.ndarray:
+    """Half-width of the two-sided normal-mixture confidence sequence of a mean after n observations of
+    sample sd `sd`, tightest near `planned` observations (Waudby-Smith et al. 2024, the asymptotic Robbins
+    sequence): sd * sqrt(2 (n r + 1) / (n^2 r) * log(sqrt(n r + 1) / alpha))."""
+    sd, n = np.asarray(sd, dtype=float), np.asarray(n, dtype=float)
+    rho2 = (-2 * math.log(alpha) + math.log(-2 * math.log(alpha) + 1)) / planned
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return sd * np.sqrt(2 * (n * rho2 + 1) / (n * n * rho2) * np.log(np.sqrt(n * rho2 + 1) / alpha))
+
+
+def games_for(width: float, sd: float, alpha: float, planned: float) -> int:
+    """The fewest games whose sequence half-width is at most `width` (MOST_GAMES + 1 when none up to it)."""
+    if width <= 0 or not math.isfinite(width) or not math.isfinite(sd):
+        return MOST_GAMES + 1
+    if sd == 0:
+        return MIN_GAMES
+    lo, hi = 2, MOST_GAMES
+    if half_width(sd, hi, alpha, planned) > width:
+        return MOST_GAMES + 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if half_width(sd, mid, alpha, planned) <= width:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@dataclass
+class Design:
+    """How a family's sequences are built: the family's error rate, its members, the sd they are planned
+    for and the margin; each sequence's level and the games it is tightest at follow from these."""
+
+    alpha: float
+    members: int
+    sd: float
+    margin: float
+
+    @property
+    def alpha_each(self) -> float:
+        """The shown intervals' two-sided level per member (Bonferroni)."""
+        return self.alpha / self.members
+
+    @property
+    def planned(self) -> float:
+        return planned_games(max(self.sd, 1e-9), self.margin, self.alpha_each)
+
+    @property
+    def eq_alpha(self) -> float:
+        """The equivalence intervals' two-sided level per member: one-sided alpha / m on each side."""
+        return min(2 * self.alpha_each, 0.5)
+
+    @property
+    def eq_planned(self) -> float:
+        return planned_games(max(self.sd, 1e-9), self.margin / 2, self.eq_alpha)
+
+    def half(self, sd: Any, n: Any) -> np.ndarray:
+        return half_width(sd, n, self.alpha_each, self.planned)
+
+    def eq_half(self, sd: Any, n: Any) -> np.ndarray:
+        return half_width(sd, n, self.eq_alpha, self.eq_planned)
+
+
+@dataclass
+class Family:
+    """Estimates judged together: their values, sds and games, the shown interval bounds (`low`, `high`)
+    and the equivalence bounds (`eq_low`, `eq_high`), and how they were built."""
+
+    value: np.ndarray
+    sd: np.ndarray
+    n: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    eq_low: np.ndarray
+    eq_high: np.ndarray
+    design: Design
+
+    @property
+    def alpha_each(self) -> float:
+        return self.design.alpha_each
+
+    @property
+    def planned(self) -> float:
+        return self.design.planned
+
+
+def family(mean: Any, sd: Any, n: Any, margin: float, alpha: float = ALPHA,
+           sd_design: float | None = None) -> Family:
+    """Simultaneous confidence sequences of several means at a family error rate `alpha` (module
+    docstring), planned for a standard deviation `sd_design` (default: the largest sd here)."""
+    mean, sd, n = (np.atleast_1d(np.asarray(x, dtype=float)) for x in (mean, sd, n))
+    design_sd = sd_design if sd_design is not None else float(np.nanmax(sd)) if len(sd) else 0.5
+    design = Design(alpha=alpha, members=max(1, len(mean)), sd=design_sd, margin=margin)
+    half, eq = design.half(sd, n), design.eq_half(sd, n)
+    return Family(value=mean, sd=sd, n=n, low=mean - half, high=mean + half, eq_low=mean - eq,
+                  eq_high=mean + eq, design=design)
+
+
+def statuses(value: np.ndarray, low: np.ndarray, high: np.ndarray, eq_low: np.ndarray, eq_high: np.ndarray,
+             margin: float) -> np.ndarray:
+    """The status of families of differences against +-margin, vectorised over leading axes (the last
+    axis holds the members): beyond, within, small or undecided (module docstring)."""
+    beyond = ((low > margin) | (high < -margin)).any(axis=-1)
+    inside = ((eq_low >= -margin) & (eq_high <= margin)).all(axis=-1)
+    real = ((low > 0) | (high < 0)).any(axis=-1)
+    out = np.where(beyond, BEYOND, np.where(inside, np.where(real, SMALL, WITHIN), UNDECIDED))
+    return out.astype(object)
+
+
+def classify(fam: Family, margin: float) -> str:
+    """The status of a family of differences against +-margin (module docstring); too few games below
+    MIN_GAMES."""
+    if len(fam.n) == 0 or np.nanmin(fam.n) < MIN_GAMES or not np.all(np.isfinite(fam.low)):
+        return TOO_FEW
+    return str(statuses(fam.value, fam.low, fam.high, fam.eq_low, fam.eq_high, margin)[()])
+
+
+def deciding_members(fam: Family, margin: float, status: str) -> list[int]:
+    """The members whose intervals decided `status`: for beyond, those wholly outside the margin (largest
+    distance first); for within or small, the member nearest its margin (the one that decided last); for
+    undecided, the members still straddling a margin."""
+    if status == BEYOND:
+        out = np.flatnonzero((fam.low > margin) | (fam.high < -margin))
+        return sorted(out.tolist(), key=lambda i: -abs(fam.value[i]))
+    if status in (WITHIN, SMALL):
+        reach = np.maximum(fam.eq_high, -fam.eq_low)
+        return [int(np.nanargmax(reach))]
+    if status == UNDECIDED:
+        open_ = np.flatnonzero(~((fam.eq_low >= -margin) & (fam.eq_high <= margin)))
+        return sorted(open_.tolist(), key=lambda i: -abs(fam.value[i]))
+    return [int(np.nanargmax(np.abs(fam.value)))] if len(fam.value) else []
+
+
+def games_to_decide(fam: Family, margin: float) -> int:
+    """The games in all that would decide the family if its estimates and sds stayed as they are: every
+    equivalence interval inside the margin (estimates inside it), or the farthest estimate's interval
+    outside (a point figure; `forecast` gives one with its chance)."""
+    value, sd, d = np.abs(fam.value), fam.sd, fam.design
+    if np.any(value > margin):
+        return min(games_for(v - margin, s, d.alpha_each, d.planned)
+                   for v, s in zip(value, sd, strict=True) if v > margin)
+    return max(games_for(margin - v, s, d.eq_alpha, d.eq_planned) for v, s in zip(value, sd, strict=True))
+
+
+# ---- the forecast ---------------------------------------------------------------------------------------
+#: future sizes the forecast looks at: the games in hand times these factors
+_GRID = np.unique(np.round(np.geomspace(1.0, 256.0, 161), 4))[1:]
+
+
+def forecast(fam: Family, margin: float, chance: float = FORECAST_CHANCE, draws: int = 4000,
+             decide: Any = None) -> int | None:
+    """The games in all by which the family is decided in `chance` of the ways the run can go on
+    (`forecasts`, one chance)."""
+    return forecasts(fam, margin, (chance,), draws, decide)[0]
+
+
+def forecasts(fam: Family, margin: float, chances: tuple[float, ...] = (0.5, FORECAST_CHANCE),
+              draws: int = 4000, decide: Any = None, spread: float = FORECAST_SPREAD) -> list[int | None]:
+    """The games in all by which the family is decided in each of `chances` of the ways the run can go on
+    (None when that is past 256 times the games in hand, or past MOST_GAMES).
+
+    The rest of the run is simulated from what is known now: each member's true mean is drawn from the
+    normal around its estimate (its standard error at the games in hand), then the future games' mean
+    around it, and the family's status is read at future sizes on a fine grid; a chance's quantile of the
+    first decided size is its forecast. `decide(value, n) -> bool array` replaces the status test (for a
+    question that is not a plain family, such as the seat gap). Seeded by the games in hand: the same
+    tally gives the same forecast."""
+    n0 = float(np.nanmin(fam.n))
+    if not np.isfinite(n0) or n0 < 2:
+        return [None for _ in chances]
+    rng = np.random.default_rng([int(n0), len(fam.value), 46])
+    sd = np.where(np.isfinite(fam.sd), fam.sd, 0.0)
+    shape = (draws, len(sd))
+    centred = len(sd) > 1 and abs(float(np.nansum(fam.value))) < 1e-9  # shares of one game: sum 0
+
+    def normal() -> np.ndarray:
+        z = rng.standard_normal(shape)
+        if centred:  # the members' sum stays 0, each with unit variance
+            z = (z - z.mean(axis=1, keepdims=True)) * math.sqrt(len(sd) / (len(sd) - 1))
+        return z
+
+    truth = fam.value + spread * normal() * sd / math.sqrt(n0)
+    sizes = n0 * _GRID
+    total = fam.value * n0  # the running sums, per draw
+    total = np.broadcast_to(total, truth.shape).copy()
+    first = np.full(draws, np.inf)
+    have = n0
+    for size in sizes:
+        step = size - have
+        total += truth * step + normal() * sd * math.sqrt(step)
+        have = size
+        mean = total / size
+        if decide is None:
+            half, eq = fam.design.half(sd, size), fam.design.eq_half(sd, size)
+            done = statuses(mean, mean - half, mean + half, mean - eq, mean + eq, margin) != UNDECIDED
+        else:
+            done = decide(mean, size)
+        first = np.where(np.isinf(first) & done, size, first)
+        if np.mean(np.isfinite(first)) >= max(chances):
+            break
+    ordered = np.sort(first)
+    out: list[int | None] = []
+    for chance in chances:
+        at = float(ordered[max(0, math.ceil(chance * draws) - 1)])
+        out.append(int(math.ceil(at)) if np.isfinite(at) and at <= MOST_GAMES else None)
+    return out
