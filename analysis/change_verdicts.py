@@ -36,10 +36,10 @@ from analysis.verdicts import (
     error_split,
     family,
     family_estimate,
-    forecasts,
     more_games_text,
     pp,
     pp_interval,
+    stated_forecasts,
 )
 
 CHANGE_WORDS = {WITHIN: "no change beyond the margin", SMALL: "a small change, within the margin",
@@ -81,7 +81,7 @@ def _judged(key: str, question: str, topic: str, fam: Any, *, margin: float, mar
     status = classify(fam, margin)
     named = deciding_members(fam, margin, status) or [int(np.nanargmax(np.abs(fam.value)))]
     eq = status in (WITHIN, SMALL)
-    soon, needed = forecasts(fam, margin) if status == UNDECIDED else (None, None)
+    soon, needed = stated_forecasts(fam, margin) if status == UNDECIDED else (None, None)
     more = f"; {more_games_text(needed, n, pace)}" if status == UNDECIDED else ""
     said = what(named, eq) + more + (f". {described}" if described else "")
     sentence = f"{topic}: {CHANGE_WORDS[status]} ({margin_text}): {said}."
@@ -135,10 +135,16 @@ def gap_bounds(low: np.ndarray, high: np.ndarray, k: int) -> tuple[np.ndarray, n
     "variant seat i minus base seat m" (last axis, i-major). With V the variant's rates and B the base's:
     gap_V - gap_B <= max_i (V_i - B_a) - min_j (V_j - B_b) for any seats a, b, and >= (V_i - B_A) -
     (V_j - B_Z) for any i, j, where A and Z are the base's best and worst seats; so the change lies in
-    [max_i min_m L_im - min_j max_m U_jm, min_m max_i U_im - max_m min_j L_jm] whenever every bound holds."""
+    [max_i min_m L_im - min_j max_m U_jm, min_m max_i U_im - max_m min_j L_jm] whenever every bound holds,
+    intersected with the bound from each seat's own change."""
     L, U = low.reshape(*low.shape[:-1], k, k), high.reshape(*high.shape[:-1], k, k)
     upper = U.max(axis=-2).min(axis=-1) - L.min(axis=-2).max(axis=-1)
     lower = L.min(axis=-1).max(axis=-1) - U.max(axis=-1).min(axis=-1)
+    # and by each seat's own change D_i = V_i - B_i (the diagonal, paired on the deal): the gap's change
+    # lies in [min_i D_i - max_j D_j, max_i D_i - min_j D_j]
+    dl, du = np.diagonal(L, axis1=-2, axis2=-1), np.diagonal(U, axis1=-2, axis2=-1)
+    upper = np.minimum(upper, du.max(axis=-1) - dl.min(axis=-1))
+    lower = np.maximum(lower, dl.min(axis=-1) - du.max(axis=-1))
     return lower, upper
 
 
@@ -169,7 +175,7 @@ def gap_verdict(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dic
         def decide(mean: np.ndarray, size: float) -> np.ndarray:
             half = fam.design.half(fam.sd, size)
             return gap_status(*gap_bounds(mean - half, mean + half, k), margins.seats) != UNDECIDED
-        soon, needed = forecasts(fam, margins.seats, decide=decide)
+        soon, needed = stated_forecasts(fam, margins.seats, decide=decide)
     numbers = (f"seat gap {100 * _gap(base):.1f} -> {100 * _gap(variant):.1f} pp, {pp(change)} "
                f"{pp_interval(lower, upper)}")
     words = {FAIRER: f"fairer: the {numbers}", LESS_FAIR: f"less fair: the {numbers}",

@@ -43,7 +43,12 @@ MOST_GAMES = 10_000_000
 FORECAST_CHANCE = 0.8
 #: how far the forecast's draws of the true means spread, in standard errors (1: the whole uncertainty of
 #: the estimates; the value is chosen by the coverage study, scripts/sequential_study.py)
-FORECAST_SPREAD = 0.5
+FORECAST_SPREAD = 0.25
+#: the continuations' quantile that is stated as FORECAST_CHANCE: the quantile whose games held in 80% of
+#: the loop's forecasts at the audit's truth (0.9 pp off fair, 2 pp margin; scripts/sequential_study.py)
+FORECAST_QUANTILE = 0.6
+#: the quantile each next round of --until-decided plays to
+ROUND_QUANTILE = 0.4
 
 WITHIN, SMALL, BEYOND, UNDECIDED, TOO_FEW = "within", "small", "beyond", "undecided", "too_few"
 #: the seat gap's answers in `balance compare` (is the variant fairer?)
@@ -210,15 +215,22 @@ def games_to_decide(fam: Family, margin: float) -> int:
 _GRID = np.unique(np.round(np.geomspace(1.0, 256.0, 161), 4))[1:]
 
 
-def forecast(fam: Family, margin: float, chance: float = FORECAST_CHANCE, draws: int = 4000,
+def forecast(fam: Family, margin: float, chance: float = FORECAST_CHANCE, draws: int = 2000,
              decide: Any = None) -> int | None:
     """The games in all by which the family is decided in `chance` of the ways the run can go on
     (`forecasts`, one chance)."""
     return forecasts(fam, margin, (chance,), draws, decide)[0]
 
 
-def forecasts(fam: Family, margin: float, chances: tuple[float, ...] = (0.5, FORECAST_CHANCE),
-              draws: int = 4000, decide: Any = None, spread: float = FORECAST_SPREAD) -> list[int | None]:
+def stated_forecasts(fam: Family, margin: float, decide: Any = None) -> tuple[int | None, int | None]:
+    """(the next round's target, the stated forecast): the continuations' ROUND_QUANTILE and
+    FORECAST_QUANTILE, the latter said as "FORECAST_CHANCE of runs decide within"."""
+    soon, needed = forecasts(fam, margin, (ROUND_QUANTILE, FORECAST_QUANTILE), decide=decide)
+    return soon, needed
+
+
+def forecasts(fam: Family, margin: float, chances: tuple[float, ...] = (ROUND_QUANTILE, FORECAST_QUANTILE),
+              draws: int = 2000, decide: Any = None, spread: float = FORECAST_SPREAD) -> list[int | None]:
     """The games in all by which the family is decided in each of `chances` of the ways the run can go on
     (None when that is past 256 times the games in hand, or past MOST_GAMES).
 
@@ -255,7 +267,8 @@ def forecasts(fam: Family, margin: float, chances: tuple[float, ...] = (0.5, FOR
         mean = total / size
         if decide is None:
             half, eq = fam.design.half(sd, size), fam.design.eq_half(sd, size)
-            done = statuses(mean, mean - half, mean + half, mean - eq, mean + eq, margin) != UNDECIDED
+            far = np.abs(mean)
+            done = ((far - half > margin).any(axis=1)) | ((far + eq <= margin).all(axis=1))
         else:
             done = decide(mean, size)
         first = np.where(np.isinf(first) & done, size, first)

@@ -51,6 +51,7 @@ from analysis.sequences import (  # noqa: F401  (the names verdicts have always 
     games_to_decide,
     half_width,
     planned_games,
+    stated_forecasts,
 )
 from analysis.tally import SHARE_SCALE, mean_sd
 from sim.errors import ConfigError
@@ -267,9 +268,10 @@ def _seat_words(s: int, rate: float, fam: Family, i: int, share: str, eq: bool =
 
 
 def seat_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float | None = None,
-                 handicap: Any = None, alpha: float = ALPHA) -> Verdict:
+                 handicap: Any = None, alpha: float | None = None) -> Verdict:
     """Are the seats fair? Every seat's win rate against the fair share, within `margins.seats`; the
     seats named are those whose intervals decided the status."""
+    alpha = _alpha(margins, "seats", alpha)
     if not margins.judges("seats"):
         return _described_seats(c, fair, alpha)
     fam = seat_family(c, fair, margins.seats, alpha)
@@ -282,7 +284,7 @@ def seat_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float
     short_share = f"{100 * fair:.1f}%"
     eq = status in (WITHIN, SMALL)
     first = named[0] if named else int(np.nanargmax(np.abs(fam.value)))
-    soon, needed = forecasts(fam, margins.seats) if status == UNDECIDED else (None, None)
+    soon, needed = stated_forecasts(fam, margins.seats) if status == UNDECIDED else (None, None)
     if status == TOO_FEW:
         sentence = f"Seats: too few games for a verdict ({n:,}; at least {MIN_GAMES} are needed)."
     elif status == BEYOND:
@@ -394,34 +396,38 @@ FAMILY_NAMES = {"seats": "the seats", "start": "the start player", "tiebreak": "
                 "gap": "the seat gap", "ties": "ties", "length": "length"}
 
 
-def run_split(margins: Margins, rescore: dict | None) -> dict[str, float]:
-    """The error split of a self-play run's verdicts: the asked questions that can be judged (the
-    tie-break only when the run re-scores ties under a rule that is not shared wins)."""
-    judged = [key for key in ("seats", "start") if margins.judges(key)]
-    if margins.judges("ties") and tiebreak_family(rescore, margins.tiebreak) is not None:
-        judged.append("tiebreak")
-    return error_split(judged)
+def run_split(margins: Margins, rescore: dict | None = None) -> dict[str, float]:
+    """The error split of a self-play run's verdicts over the asked questions that can be judged in a
+    single run (a run's length has nothing to be fair to); the tie-break keeps its share even in a run
+    whose ties are shared (then nothing is judged there), so the split does not depend on the config."""
+    keys = {"seats": "seats", "start": "start", "ties": "tiebreak"}
+    return error_split([keys[q] for q in margins.asked if q in keys])
+
+
+def _alpha(margins: Margins, key: str, alpha: float | None) -> float:
+    return alpha if alpha is not None else run_split(margins).get(key, ALPHA)
 
 
 def judged_families(c: dict, fair: float, margins: Margins, rescore: dict | None) -> dict[str, tuple]:
     """Every asked question judged against a margin, by key: (its family, its margin), each at its share
     of the error rate. What the verdicts and the stopping rule of --until-decided both judge."""
-    split = run_split(margins, rescore)
+    split = run_split(margins)
     out = {}
     if "seats" in split:
         out["seats"] = (seat_family(c, fair, margins.seats, split["seats"]), margins.seats)
     if "start" in split:
         out["start"] = (start_family(c, fair, margins.start, split["start"]), margins.start)
-    if "tiebreak" in split:
-        out["tiebreak"] = (tiebreak_family(rescore, margins.tiebreak, split["tiebreak"]), margins.tiebreak)
+    tie = tiebreak_family(rescore, margins.tiebreak, split.get("tiebreak", ALPHA))
+    if "tiebreak" in split and tie is not None:
+        out["tiebreak"] = (tie, margins.tiebreak)
     return out
 
 
 def start_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float | None = None,
-                  alpha: float = ALPHA) -> Verdict:
+                  alpha: float | None = None) -> Verdict:
     """Does the start player (seat 0) gain? Its win rate minus the fair share, within `margins.start`
     when asked, else a description with its interval."""
-    fam = start_family(c, fair, margins.start, alpha)
+    fam = start_family(c, fair, margins.start, _alpha(margins, "start", alpha))
     mean = float(fam.value[0])
     n = int(c["games"])
     m = margins.text("start")
@@ -440,7 +446,7 @@ def start_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: floa
              WITHIN: f"no advantage or disadvantage beyond the {m} margin: it wins {rate:.1f}%, {gap}",
              SMALL: f"a small {side.split()[-1]}, within the {m} margin: it wins {rate:.1f}%, {gap}",
              UNDECIDED: f"undecided at the {m} margin: it wins {rate:.1f}%, {gap}"}
-    soon, needed = forecasts(fam, margins.start) if status == UNDECIDED else (None, None)
+    soon, needed = stated_forecasts(fam, margins.start) if status == UNDECIDED else (None, None)
     more = f"; {more_games_text(needed, n, seconds_per_game)}" if status == UNDECIDED else ""
     sentence = f"Start player (seat 0): {words[status]}{more}. n = {n:,} games."
     short = f"wins {rate:.1f}%, {gap}{more}." if status != TOO_FEW else ""
@@ -450,7 +456,7 @@ def start_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: floa
 
 
 def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, *, margins: Margins,
-                seconds_per_game: float | None = None, alpha: float = ALPHA) -> Verdict:
+                seconds_per_game: float | None = None, alpha: float | None = None) -> Verdict:
     """How often ties decide, and whom the configured tie-break favours: each seat's win rate under the
     run's rule minus under shared wins (the same games re-scored, paired), one family over the seats; the
     seats named are those whose intervals decided it."""
@@ -465,7 +471,7 @@ def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, *
                 f", and the tie-break decides {100 * counts['decided_rate']:.1f}%"))
     detail = {"tie_rate": counts["tied_rate"], "tie_ci_low": counts["tied_ci_low"],
               "tie_ci_high": counts["tied_ci_high"], "rule": configured}
-    fam = tiebreak_family(rescore, margins.tiebreak, alpha)
+    fam = tiebreak_family(rescore, margins.tiebreak, _alpha(margins, "tiebreak", alpha))
     question = "How often do ties decide, and whom does the tie-break favour?"
     if fam is None or not margins.judges("ties"):
         if fam is None:
@@ -499,7 +505,7 @@ def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, *
              SMALL: f"the tie-break ({configured}) moves seats a little, within the {m} margin: {effects}",
              UNDECIDED: f"whether the tie-break ({configured}) moves a seat by more than {m} is undecided: "
                         f"{effects}"}
-    soon, needed = forecasts(fam, margins.tiebreak) if status == UNDECIDED else (None, None)
+    soon, needed = stated_forecasts(fam, margins.tiebreak) if status == UNDECIDED else (None, None)
     more = f"; {more_games_text(needed, n, seconds_per_game)}" if status == UNDECIDED else ""
     sentence = f"Ties: {often}; {words[status]}{more} ({rule_ref}). n = {n:,} games."
     short = (f"tied in {100 * counts['tied_rate']:.1f}% of games; the tie-break ({configured}, {rule_ref}): "
@@ -548,11 +554,9 @@ def run_verdicts(run: Any, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:
     handicap = run.handicap  # in the game's score unit (analysis.handicaps.handicap_table)
     rescore = run.own.get("rescore")
     configured = next(iter(rescore["reference"])) if rescore else ""
-    split = run_split(margins, rescore)
-    return [seat_verdict(c, fair, margins, pace, handicap, alpha=split.get("seats", ALPHA)),
-            start_verdict(c, fair, margins, pace, alpha=split.get("start", ALPHA)),
+    return [seat_verdict(c, fair, margins, pace, handicap), start_verdict(c, fair, margins, pace),
             tie_verdict(c, rescore, configured, spec.vocabulary.tie_rule, margins=margins,
-                        seconds_per_game=pace, alpha=split.get("tiebreak", ALPHA)),
+                        seconds_per_game=pace),
             length_verdict(c, spec.vocabulary.length)]
 
 

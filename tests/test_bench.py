@@ -8,17 +8,18 @@ import math
 
 import pytest
 
-from analysis.verdicts import ALPHA, MIN_GAMES, games_for, planned_games
+from analysis.sequences import Design
+from analysis.verdicts import ALPHA, MIN_GAMES, games_for
 from sim.app import bench
 
 
 def _direct(players: int, margin: float) -> int:
-    """The seats' family's plan written out: k seats at alpha/k, each with a win-or-lose sd at the fair share
-    (the start player's family, at alpha, needs fewer)."""
+    """The seats' family's plan written out: k seats, each equivalence bound one-sided at alpha/k, with a
+    win-or-lose sd at the fair share."""
     fair = 1 / players
     sd = math.sqrt(fair * (1 - fair))
-    each = ALPHA / players
-    return games_for(margin, sd, each, planned_games(sd, margin, each))
+    d = Design(alpha=ALPHA, members=players, sd=sd, margin=margin)
+    return games_for(margin, sd, d.eq_alpha, d.eq_planned)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])

@@ -40,7 +40,8 @@ def tally(wins: list[int], games: int) -> dict:
     k = len(wins)
     units = np.array(wins, dtype=np.int64) * SHARE_SCALE
     return {"games": games, "seat_games": np.full(k, games), "seat_units": units,
-            "seat_squares": units * SHARE_SCALE, "ties": np.zeros(3, dtype=np.int64), "sizes": {str(k): games}}
+            "seat_squares": units * SHARE_SCALE, "ties": np.zeros(3, dtype=np.int64),
+            "sizes": {str(k): games}}
 
 
 # ---- item 2: the seats named are those whose intervals decided ------------------------------------------

@@ -72,7 +72,8 @@ def test_the_page_leads_with_the_verdicts_in_question_order(report: Path) -> Non
     runs = [r["label"] for r in summary["runs"]]
     for label in runs:
         records = summary["verdicts"][label]
-        assert [r["question"] for r in records] == ["seats", "start", "tiebreak", "length"]
+        questions = [r["question"] for r in records]
+        assert questions in (["seats", "start", q, "length"] for q in ("ties", "tiebreak"))
         statuses = {r["status"] for r in records}
         assert statuses <= {"within", "small", "beyond", "undecided", "too_few", "info"}
     values = [records for label, records in summary["verdicts"].items() if label not in runs]

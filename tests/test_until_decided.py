@@ -58,7 +58,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RUNS, CHUNK, CAP, MARGIN = 300, 500, 60_000, 0.02
 EDGE_CAP = DEFAULT_CAP  # (c): the fixed-size interval's looks add up to more than 5% by 200,000 games
 FAIR = 1 / 3
-MARGINS = Margins(seats=MARGIN, start=MARGIN)
+MARGINS = Margins(seats=MARGIN, start=MARGIN, asked=("seats", "start"))
 FAIR_CALLS = (WITHIN, SMALL)
 
 
@@ -156,7 +156,8 @@ def test_the_rule_on_a_tally_is_the_verdicts_statuses() -> None:
         shift = rng.choice([0.0, 0.01, 0.02, 0.04, 0.1])
         p = np.array([FAIR + shift, FAIR - shift / 2, FAIR - shift / 2])
         c = tally_of(rng.multinomial(n, p))
-        margins = Margins(seats=float(rng.choice([0.02, 0.05])), start=float(rng.choice([0.01, 0.03])))
+        margins = Margins(seats=float(rng.choice([0.02, 0.05])), start=float(rng.choice([0.01, 0.03])),
+                          asked=("seats", "start"))
         statuses = tally_statuses(c, margins)
         verdicts = [seat_verdict(c, FAIR, margins), start_verdict(c, FAIR, margins)]
         assert statuses == {v.key: v.status for v in verdicts}
@@ -273,7 +274,8 @@ def one_line(done: subprocess.CompletedProcess, *words: str) -> None:
 def test_simulate_until_decided_stops_decided_with_the_tables_of_a_plain_run(tmp_path: Path) -> None:
     out, plain = tmp_path / "until", tmp_path / "plain"
     done = balance("simulate", KAMAKURA, "--players", "3", "--agents", "greedy", "--until-decided",
-                   "--games", "8000", "--margin", "2", "--jobs", "1", "--seed", "5", "--out", str(out))
+                   "--games", "8000", "--margin", "2", "--questions", "all", "--jobs", "1", "--seed", "5",
+                   "--out", str(out))
     assert done.returncode == 0, done.stderr
     stopped = re.search(r"until decided: every verdict decided at ([\d,]+) games", done.stdout)
     assert stopped, done.stdout
@@ -286,7 +288,7 @@ def test_simulate_until_decided_stops_decided_with_the_tables_of_a_plain_run(tmp
     assert "until decided: stopped: every verdict decided" in done.stderr
     # the stopping rule on the run's tally agrees with the verdicts it printed
     run = read_run_tally(out)
-    margins = parse_margins("2")
+    margins = parse_margins("2", "all")
     statuses = tally_statuses(run.common, margins, run.own.get("rescore"))
     assert statuses == {v.key: v.status for v in run_verdicts(run, margins) if v.status != "info"}
     assert decided(statuses) and set(statuses) == {"seats", "start", "tiebreak"}

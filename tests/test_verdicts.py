@@ -76,7 +76,7 @@ def test_seat_verdicts_in_words() -> None:
     assert unfair.status == BEYOND and "Seat 0 is favoured: it wins 40.0% of games" in unfair.sentence
     assert "seat 1 is disadvantaged: it wins 30.0%" in unfair.sentence
     assert "pp" in unfair.sentence and " points" not in unfair.sentence
-    open_question = seat_verdict(tally([700, 650, 650], 2000), 1 / 3, Margins())
+    open_question = seat_verdict(tally([680, 660, 660], 2000), 1 / 3, Margins())
     assert open_question.status == UNDECIDED and open_question.needed > 2000
     assert "more games" in open_question.sentence
     start = start_verdict(tally([8000, 6000, 6000], 20000), 1 / 3, EVERY_QUESTION)
@@ -110,14 +110,16 @@ def balance(*args: str) -> subprocess.CompletedProcess:
 
 def test_compare_of_a_config_with_itself_finds_no_change_and_repeats_itself(tmp_path: Path) -> None:
     args = ("compare", BASE, BASE, "--players", "3", "--agents", "greedy", "--games", "400", "--jobs", "1",
-            "--quiet", "--out", str(tmp_path / "cmp"))
+            "--quiet", "--questions", "all", "--out", str(tmp_path / "cmp"))
     first = balance(*args)
     assert first.returncode == 0, first.stderr
     lines = [line for line in first.stdout.splitlines() if line.startswith("  ") and ":" in line]
     verdicts = [line for line in lines if line.strip().split(":")[0] in
                 ("Seats", "Start player (seat 0)", "Ties", "Length")]
     assert len(verdicts) == 4
-    assert all("no change, equivalent within the margin" in line for line in verdicts), verdicts
+    assert all("no change beyond the margin" in line for line in verdicts), verdicts
+    assert any(line.strip().startswith("Fairer? No change in fairness beyond the 2 pp margin: the seat gap")
+               for line in lines), lines
     assert "nothing (the same rules)" in first.stdout
     assert balance(*args).stdout == first.stdout  # the second finds the games played: the same text
 
@@ -128,7 +130,9 @@ def test_compare_reports_the_tie_break_by_seat(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert 'rules.tie_break: "last_in_order" -> "shared"' in done.stdout
     seats = next(line for line in done.stdout.splitlines() if line.strip().startswith("Seats:"))
-    assert all(f"seat {s} " in seats for s in range(3)) and "Seat gap" in seats
+    assert "seat " in seats and "Seats: changed beyond the margin" in seats
+    gap = next(line for line in done.stdout.splitlines() if line.strip().startswith("Fairer?"))
+    assert "the seat gap" in gap and "pp [" in gap
     page = (tmp_path / "cmp" / "report" / "index.html").read_text()
     assert page.index("The answer: what the change did") < page.index("The runs")
 

@@ -115,8 +115,8 @@ def _cores() -> int:
 
 def seat_question_games(players: int, margin: float = SEAT_MARGIN) -> int:
     """The games in all `--until-decided` plans for a self-play run at `players` were there no difference
-    (sim/app/until_decided.games_if_no_difference: the seats' family, Bonferroni over the seats, and the
-    start player's, each interval inside +-margin): its rule applied to the tally of games in which every
+    (sim/app/until_decided.games_if_no_difference: the seats' family, Bonferroni over the seats, each
+    equivalence interval inside +-margin): its rule applied to the tally of games in which every
     seat wins exactly its fair share, each game won outright (no ties), so each seat's win share has the
     sd of a win or a loss, sqrt(f (1 - f)); ties would lower it a little, and the games with it."""
     from analysis.tally import SHARE_SCALE
