@@ -19,8 +19,8 @@ g_j(-b) <= value), with the gain it gives. Its interval is a percentile bootstra
 and g resampled together, 400 draws, seeded; whole bounds): no new games.
 **Powers** are priced the same way: the arms that hold the chit with its power removed give the value of
 the same points without the power; the power is worth the difference, in win share and in points.
-**Seat handicaps** (any run's games): the smallest whole bonus to seat j alone that brings its win share
-to 1/N (or penalty that brings it down to it), with the share it gives.
+**Seat handicaps** (any run's games, analysis.handicaps): the whole bonus (or penalty) to seat j alone
+that brings its win share closest to 1/N, with the share it gives.
 """
 
 from __future__ import annotations

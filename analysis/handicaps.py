@@ -1,8 +1,8 @@
 """Seat handicaps from any run's games: each seat's win share re-scored with a whole bonus added to its
 final score alone (the game's own tie-break, `ValuesStudy.shares`), summed chunk by chunk as whole numbers
-(`handicap_tally`, merged exactly), and the smallest whole bonus that brings a seat to the fair share 1/N
-(or the penalty that brings it down to it), with the share it gives (`handicap_from`). The game comes in
-as its spec: this module looks nothing up.
+(`handicap_tally`, merged exactly), and the whole bonus (or penalty) that brings a seat closest to the fair
+share 1/N, 0 when none brings it closer than no bonus, with the share it gives and that share's 95% interval
+(`handicap_from`). The game comes in as its spec: this module looks nothing up.
 """
 
 from __future__ import annotations
@@ -37,6 +37,43 @@ def whole_bonus(curve: np.ndarray, target: float, bonuses: np.ndarray) -> float:
         return float(bonuses[zero + up[0]]) if len(up) else np.inf
     down = np.flatnonzero(curve[zero::-1] <= target + 1e-12)
     return float(bonuses[zero - down[0]]) if len(down) else -np.inf
+
+
+def closest_bonus(curve: np.ndarray, target: float, bonuses: np.ndarray) -> float:
+    """The whole bonus at which the nondecreasing `curve` (a seat's share at each of `bonuses`, whole and
+    ascending, holding 0) comes closest to `target`; of equally close bonuses the smallest in size, so 0
+    when no bonus gets closer than none. Scores are whole, so the curve jumps at whole bonuses and nothing
+    between two can be given: the smallest bonus reaching the target may overshoot it by more than the one
+    before falls short. +-inf when the closest is an end of the range and the curve has not reached the
+    target there (a larger bonus might come closer); NaN when the curve at 0 or the target is not finite."""
+    zero = int(np.flatnonzero(bonuses == 0)[0])
+    if not np.isfinite(curve[zero]) or not np.isfinite(target):
+        return float("nan")
+    gap = np.abs(np.asarray(curve, dtype=float) - target)
+    gap[~np.isfinite(gap)] = np.inf
+    near = np.flatnonzero(gap <= gap.min() + 1e-12)
+    k = int(near[np.argmin(np.abs(bonuses[near]))])  # ties: the smallest in size (of +-b, the penalty)
+    if k == len(bonuses) - 1 and curve[k] < target - 1e-12:
+        return np.inf
+    if k == 0 and curve[k] > target + 1e-12:
+        return -np.inf
+    return float(bonuses[k])
+
+
+def other_side(curve: np.ndarray, target: float, bonuses: np.ndarray, bonus: float) -> float:
+    """The whole bonus nearest `bonus` at which the nondecreasing `curve` lies on the other side of
+    `target` (at or past it): with `closest_bonus` it brackets the target. NaN when the curve is at the
+    target at `bonus`, or never crosses it within the range."""
+    if not np.isfinite(bonus):
+        return float("nan")
+    k = int(np.flatnonzero(bonuses == bonus)[0])
+    if curve[k] < target - 1e-12:
+        past = np.flatnonzero(curve[k + 1:] >= target - 1e-12)
+        return float(bonuses[k + 1 + past[0]]) if len(past) else float("nan")
+    if curve[k] > target + 1e-12:
+        past = np.flatnonzero(curve[:k] <= target + 1e-12)
+        return float(bonuses[past[-1]]) if len(past) else float("nan")
+    return float("nan")
 
 
 #: games re-scored at once by `handicap_tally` (its temporaries grow with games x seats)
@@ -143,15 +180,18 @@ def handicap_tally(score: np.ndarray, columns: dict[str, np.ndarray], shares: Ca
 
 
 def handicap_from(tally: dict[str, Any], z: float = 1.959963984540054) -> pd.DataFrame:
-    """The whole points each seat would need added to its final score (negative: taken away) for its win
-    share to reach the fair share 1/N, from a (merged) `handicap_tally`: ``seat, handicap_points,
-    share_at_handicap, ci_low, ci_high, n``. Scores are whole, so a seat's re-scored share jumps at whole
-    bonuses: the handicap is the smallest whole bonus at which the seat's mean share reaches 1/N (above
-    1/N at 0: the smallest whole penalty bringing it down to 1/N; `whole_bonus`), and share_at_handicap the
-    share it then has. The 95% interval inverts the test of "the share at bonus b is 1/N" over whole
-    bonuses: the same search on the upper and on the lower bound of the share's normal 95% interval (over
-    games) at every bonus, whole bounds. NaN where that leaves the bonus range (not estimable from these
-    games)."""
+    """The whole points each seat would need added to its final score (negative: taken away) to bring its
+    win share closest to the fair share 1/N, from a (merged) `handicap_tally`. Scores are whole, so a seat's
+    re-scored share jumps at whole bonuses: the handicap is the whole bonus whose mean share lies closest to
+    1/N (`closest_bonus`; 0 when no bonus gets closer than none), which may fall short of 1/N or pass it.
+
+    Columns ``seat, handicap_points, share_at_handicap, share_ci_low, share_ci_high, ci_low, ci_high,
+    other_points, share_at_other, other_ci_low, other_ci_high, n``: the share the handicap gives and its
+    normal 95% interval over games (the share is a mean of per-game win shares of the same games);
+    ci_low, ci_high the handicap's 95% interval, whole, by test inversion: the same search on the upper and
+    on the lower bound of the share's interval at every bonus (widened to hold the handicap; NaN where that
+    leaves the bonus range); other_* the whole bonus nearest the handicap on the other side of 1/N
+    (`other_side`) and its share, so the two bracket the fair share (NaN when the handicap gives 1/N)."""
     from analysis.tally import SHARE_SCALE, mean_sd
 
     n = int(tally["games"])
@@ -163,15 +203,31 @@ def handicap_from(tally: dict[str, Any], z: float = 1.959963984540054) -> pd.Dat
                    for u, q in zip(tally["units"][j], tally["squares"][j], strict=True)]
         mean = np.array([m for m, _ in moments])
         half = z * np.array([sd for _, sd in moments]) / np.sqrt(n) if n > 1 else np.full(len(mean), np.nan)
-        value = whole_bonus(mean, fair, BONUSES)
-        share = float(mean[int(value) + BONUS_RANGE]) if np.isfinite(value) else float("nan")
-        # the share rises with the bonus, the whole bonus needed falls: a higher bound needs less
-        low, high = whole_bonus(mean + half, fair, BONUSES), whole_bonus(mean - half, fair, BONUSES)
-        if not (np.all(np.isfinite(half)) and np.isfinite(low) and np.isfinite(high)):
+        value = closest_bonus(mean, fair, BONUSES)
+        other = other_side(mean, fair, BONUSES, value)
+        # the share rises with the bonus, the bonus closest to 1/N falls: a higher bound needs less
+        low, high = closest_bonus(mean + half, fair, BONUSES), closest_bonus(mean - half, fair, BONUSES)
+        if np.all(np.isfinite(half)) and np.all(np.isfinite([low, high, value])):
+            low, high = min(low, value), max(high, value)
+        else:
             low, high = float("nan"), float("nan")
-        rows.append({"seat": j, "handicap_points": float(value), "share_at_handicap": share,
-                     "ci_low": float(low), "ci_high": float(high), "n": n})
+        rows.append({"seat": j, "handicap_points": float(value),
+                     **_share_at(mean, half, value, "share_at_handicap", "share_ci_low", "share_ci_high"),
+                     "ci_low": float(low), "ci_high": float(high),
+                     "other_points": other,
+                     **_share_at(mean, half, other, "share_at_other", "other_ci_low", "other_ci_high"),
+                     "n": n})
     return pd.DataFrame(rows)
+
+
+def _share_at(mean: np.ndarray, half: np.ndarray, bonus: float, *names: str) -> dict[str, float]:
+    """The mean share at a whole `bonus` and its interval (mean +- half, within [0, 1]), under `names`;
+    NaN for a bonus that is not finite."""
+    if not np.isfinite(bonus):
+        return dict.fromkeys(names, float("nan"))
+    k = int(bonus) + BONUS_RANGE
+    low, high = np.clip([mean[k] - half[k], mean[k] + half[k]], 0.0, 1.0)
+    return dict(zip(names, (float(mean[k]), float(low), float(high)), strict=True))
 
 
 def seats_decide(rules) -> bool:

@@ -166,16 +166,18 @@ def seat_section(title: str, name: str, runs: dict[str, Any], *, seats: dict[str
         unit = next(iter(handicaps.values())).attrs.get("unit", "points")  # the game's score unit
         frames = {label: pd.DataFrame({"seat": h["seat"], f"handicap ({unit})": h["handicap_points"],
                                        "handicap ci_low": h["ci_low"], "handicap ci_high": h["ci_high"],
-                                       "win rate then": h["share_at_handicap"]})
+                                       "win rate then": h["share_at_handicap"],
+                                       "win rate then ci_low": h["share_ci_low"],
+                                       "win rate then ci_high": h["share_ci_high"]})
                   for label, h in handicaps.items()}
-        sec.tables.append((f"{name}_seat_handicaps", f"Handicap in whole {unit} that would bring each seat "
-                           "to the fair share: the smallest whole bonus added to (negative: the smallest "
-                           "penalty taken from) the seat's final score for which its win rate reaches the "
-                           "fair share, the games re-scored under the run's tie-break (scores are whole, so "
-                           "the rate jumps at whole bonuses), with the win rate it then has; 95% interval by "
-                           "test inversion: the same search on the bounds of the re-scored rate's 95% "
-                           "interval over games at every bonus",
-                           wide(frames, "seat")))
+        caption = (f"Handicap in whole {unit} that brings each seat closest to the fair share: the whole "
+                   "bonus added to (negative: the penalty taken from) the seat's final score whose win rate, "
+                   "the games re-scored under the run's tie-break, lies closest to the fair share; 0 when no "
+                   "whole bonus brings it closer than none (scores are whole, so the rate jumps at whole "
+                   "bonuses and may pass the fair share or stop short of it), with the win rate it then has "
+                   "and that rate's 95% interval over games; the handicap's 95% interval by test inversion: "
+                   "the same search on the bounds of the re-scored rate's 95% interval at every bonus")
+        sec.tables.append((f"{name}_seat_handicaps", caption, wide(frames, "seat")))
     return sec
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from analysis.handicaps import BONUS_RANGE
 from analysis.questions import DEFAULT_QUESTIONS, QUESTIONS, parse_questions
 from analysis.sequences import (  # noqa: F401  (the names verdicts have always offered)
     ALPHA,
@@ -301,7 +302,8 @@ def seat_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float
         said = _seat_words(first, rates[first], fam, first, share)
         sentence = (f"Seats: undecided at the {m} margin: {said}; "
                     f"{more_games_text(needed, n, seconds_per_game)}.")
-    evens, evens_short = handicap_texts(handicap) if status in (BEYOND, SMALL, UNDECIDED) else ("", "")
+    evens, evens_short = (handicap_texts(handicap, first, margins.seats)
+                          if status in (BEYOND, SMALL, UNDECIDED) else ("", ""))
     sentence += (f" {evens}" if evens else "") + f" n = {n:,} games."
     short = "; ".join(f"seat {s} wins {100 * rates[s]:.1f}%, "
                       f"{against(fam.value[s], *_bounds(fam, s, eq), short_share)}"
@@ -345,30 +347,54 @@ def about(games: int) -> int:
     return int(float(f"{games:.2g}")) if games >= 100 else games
 
 
-def handicap_texts(handicap: Any) -> tuple[str, str]:
-    """The handicap that evens the seats, for the seat that needs the largest whole bonus of a seat
-    handicap table (analysis.handicaps.handicap_from), as a sentence ("Taking 2 points from seat 1's final
-    score is ...") and in a few words ("Handicap: -2 points to seat 1 (then 20.4%)."); ("", "") when no
-    seat needs one."""
+def handicap_texts(handicap: Any, seat: int | None = None,
+                   margin: float = Margins.seats) -> tuple[str, str]:
+    """One seat's handicap from a seat handicap table (analysis.handicaps.handicap_from: the whole bonus
+    that brings the seat closest to the fair share 1/N), as a sentence naming the seat and in a few words
+    ("Handicap: -2 points to seat 1 (then 33.0%)."). `seat`: the seat to describe (None: the one needing the
+    largest bonus). Where no whole bonus brings it within `margin` of the fair share, the sentence says so
+    with the two bonuses either side of it; ("", "") without a table or a figure for the seat."""
     if handicap is None or len(handicap) == 0:
         return "", ""
     values = handicap["handicap_points"].to_numpy(dtype=float)
-    if not np.any(np.isfinite(values)):
+    j = int(np.nanargmax(np.abs(values))) if seat is None and np.any(~np.isnan(values)) else seat
+    if j is None or np.isnan(values[j]):
         return "", ""
-    j = int(np.nanargmax(np.abs(values)))
-    bonus = values[j]
+    r, unit = handicap.iloc[j], str(handicap.attrs.get("unit", "points"))
+    if np.isinf(r.handicap_points):
+        return (f"No bonus within {units(BONUS_RANGE, unit)} either way brings seat {j} to the fair share.",
+                f"Handicap: none within {units(BONUS_RANGE, unit)} for seat {j}.")
+    bonus, then = float(r.handicap_points), share_text(r.share_at_handicap, r.share_ci_low, r.share_ci_high)
+    other = (f"{share_text(r.share_at_other, r.other_ci_low, r.other_ci_high)} with "
+             f"{signed_units(r.other_points, unit)}" if np.isfinite(r.other_points) else "")
+    whole = f"whole-{unit[:-1] if unit.endswith('s') else unit}"
+    if abs(r.share_at_handicap - 1 / len(handicap)) > margin + 1e-12:
+        given = [(bonus, f"{then} with {signed_units(bonus, unit)}"), (r.other_points, other)]
+        within = f"within {_num(100 * margin)} pp"
+        shares = ", ".join(t for _, t in sorted(given) if t)
+        return (f"No {whole} handicap brings seat {j} {within} of the fair share: it wins {shares}.",
+                f"Handicap: none brings seat {j} {within}.")
     if bonus == 0:
-        return "", ""
-    points = units(bonus, str(handicap.attrs.get("unit", "points")))
-    then = f"{100 * handicap['share_at_handicap'].iloc[j]:.1f}%" if "share_at_handicap" in handicap else ""
-    share = f" (its win rate then {then})" if then else ""
-    sign = "+" if bonus > 0 else "-"
-    short = f"Handicap: {sign}{points} to seat {j}" + (f" (then {then})." if then else ".")
+        return (f"No {whole} handicap brings seat {j} closer to the fair share than none (it wins {then}"
+                + (f"; {other}" if other else "") + ").", "")
+    points, sign = units(bonus, unit), "+" if bonus > 0 else "-"
+    short = f"Handicap: {sign}{points} to seat {j} (then {100 * r.share_at_handicap:.1f}%)."
     if bonus > 0:
-        return (f"A bonus of {points} to seat {j}'s final score is the smallest whole bonus that lifts it to "
-                f"the fair share{share}.", short)
-    return (f"Taking {points} from seat {j}'s final score is the smallest whole handicap that brings it down "
-            f"to the fair share{share}.", short)
+        return (f"A bonus of {points} to seat {j}'s final score brings it closest to the fair share (it then "
+                f"wins {then}).", short)
+    return (f"Taking {points} from seat {j}'s final score brings it closest to the fair share (it then wins "
+            f"{then}).", short)
+
+
+def share_text(share: float, low: float, high: float) -> str:
+    """A win rate with its 95% interval: "29.7% [28.9, 30.5]"."""
+    bounds = f" [{100 * low:.1f}, {100 * high:.1f}]" if np.isfinite(low) and np.isfinite(high) else ""
+    return f"{100 * share:.1f}%{bounds}"
+
+
+def signed_units(x: float, unit: str) -> str:
+    """A whole bonus in score units with its sign: "-1 point", "0 points", "+2 tokens"."""
+    return ("-" if x < 0 else "+" if x > 0 else "") + units(x, unit)
 
 
 def start_family(c: dict, fair: float, margin: float, alpha: float = ALPHA) -> Family:

@@ -116,26 +116,27 @@ def test_detectable_is_at_the_bonferroni_level_of_the_family(values_run: ValuesR
 
 
 # ---- 3. whole score points, in the game's own unit ------------------------------------------------------
-def test_the_seat_handicap_is_the_smallest_whole_bonus_reaching_the_fair_share() -> None:
-    """Scores are whole: the handicap is a whole bonus, the smallest that brings the seat to 1/N (or the
-    smallest penalty bringing it down to 1/N), with the share it gives; its interval's bounds are whole."""
+def test_the_seat_handicap_is_the_whole_bonus_closest_to_the_fair_share() -> None:
+    """Scores are whole: the handicap is a whole bonus, the one whose re-scored share is closest to 1/N (no
+    farther than a point more or less), with the share it gives and its interval; the bonus on the other
+    side of 1/N brackets it with the handicap; the handicap's interval's bounds are whole."""
     rng = np.random.default_rng(3)
     score = np.column_stack([rng.integers(0, 10, 4000), rng.integers(2, 12, 4000),
                              rng.integers(1, 11, 4000)]).astype(float)
     table = handicap_from(handicap_tally(score, {}, win_shares, "first_in_order"))
 
-    def share(seat: int, bonus: float) -> float:
-        return float(win_shares(score + np.eye(3)[seat] * bonus, None, "first_in_order")[:, seat].mean())
+    def gap(seat: int, bonus: float) -> float:
+        moved = score + np.eye(3)[seat] * bonus
+        return float(win_shares(moved, None, "first_in_order")[:, seat].mean()) - 1 / 3
 
     for r in table.itertuples():
         h = r.handicap_points
         assert h == round(h) and r.ci_low == round(r.ci_low) and r.ci_high == round(r.ci_high)
         assert r.ci_low <= h <= r.ci_high
-        assert r.share_at_handicap == pytest.approx(share(r.seat, h))
-        if share(r.seat, 0) < 1 / 3:
-            assert share(r.seat, h) >= 1 / 3 > share(r.seat, h - 1)
-        else:
-            assert share(r.seat, h) <= 1 / 3 < share(r.seat, h + 1)
+        assert r.share_at_handicap == pytest.approx(gap(r.seat, h) + 1 / 3)
+        assert r.share_ci_low < r.share_at_handicap < r.share_ci_high
+        assert abs(gap(r.seat, h)) <= min(abs(gap(r.seat, b)) for b in (h - 1, h + 1, 0))
+        assert gap(r.seat, h) * gap(r.seat, r.other_points) < 0 and abs(r.other_points - h) >= 1
 
 
 def test_worth_in_points_is_a_whole_bonus_with_the_change_it_gives(values_run: ValuesRun) -> None:
