@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from analysis.run_tally import RunTally
 from analysis.seats import agent_win_rates, fair_share, seat_equality_test, seat_tests, seat_win_rates
-from analysis.verdicts import DEFAULT_MARGINS, Margins, run_verdicts
+from analysis.verdicts import DEFAULT_MARGINS, Margins, error_rate_text, run_split, run_verdicts
 
 
 def agents_text(manifest: dict) -> str:
@@ -27,8 +27,9 @@ def format_run(run: RunTally, margins: Margins = DEFAULT_MARGINS) -> str:
     lines = [f"{run.path}: {m['game']}, {m['players']} players, {agents_text(m)}, seed {m['seed']}, "
              f"{n:,} games" + (f" ({run.partial_note})" if run.partial_note else "")]
     lines += [f"  {v.sentence}" for v in run_verdicts(run, margins)]
-    lines.append("  (verdict intervals are 95% confidence sequences, valid however often the run is looked "
-                 "at or extended; margins: --margin)")
+    error = error_rate_text(run_split(margins))
+    lines.append("  (verdict intervals are confidence sequences, valid however often the run is looked at or "
+                 f"extended; {error[0].lower()}{error[1:-1]})")
     lines.append(f"  seat  agents            win rate   95% CI            mean score   "
                  f"(seat 0 starts; fair share {100 * fair:.1f}%)")
     seats = seat_win_rates(c)

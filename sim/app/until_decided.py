@@ -1,5 +1,5 @@
-"""`--until-decided`: play in rounds until every headline verdict is decided, or a cap is reached (issue 34,
-point 4). One loop, `play_until_decided`, serves `balance simulate`, `balance profile` (each level) and
+"""`--until-decided`: play in rounds until every asked question (`--questions`) is decided, or a cap is
+reached. One loop, `play_until_decided`, serves `balance simulate`, `balance profile` (each level) and
 `balance compare` (both configs alike): the command hands it how to play a run up to N games in all and how
 to judge what is there, and the loop decides how far to play next and when to stop.
 
@@ -11,11 +11,12 @@ outcomes drawn from known distributions, against an ordinary fixed-size interval
 The rounds: the first plays to `first` games (`first_round`: 1,000 for the fast agents, `MIN_GAMES` when a
 seat searches); after it the loop says the plan (the games that would decide every verdict at its margin
 if there were no difference at all, and the time that takes at the pace measured so far). Each next round
-plays to the largest number of games the undecided verdicts say would decide them (`Verdict.needed`, at
-their current estimates), at least a fifth more than the games in hand and at most twice as many, never
-past the games cap; with a time cap, never more than the time left allows at the measured pace (the first
-round is played whole: no pace is known before it). After
-every round it says one line per verdict (status, estimate, interval) so the designer watches them firm up.
+plays to where a quarter of the ways the run can go on decide the undecided questions (`Verdict.soon`,
+analysis.sequences.stated_forecasts: looking often costs a round's start-up, overshooting costs games), at
+least a tenth more than the games in hand and at most twice as many, never past the games cap; with a
+time cap, never more than the time left allows at the measured pace (the first round is played whole: no
+pace is known before it). After every round it says one line per question, the answer so far in words
+(status, figure, the interval that decided it, and "decided" or the forecast with its chance and time).
 
 The stopping rule itself is a pure function of a run's merged tally: `tally_statuses` (the status of every
 judged question, the same as `analysis.verdicts.run_verdicts` gives, without the sentences) and `decided`.
@@ -55,8 +56,8 @@ DEFAULT_CAP = 200_000
 #: the first round of the fast agents (a searching agent starts at MIN_GAMES: it takes seconds a game)
 FIRST_GAMES = 1000
 #: a round grows the games in hand by at least this factor (a round has a fixed cost: workers start, the
-#: new chunks are tallied) and at most by GROWTH_MOST
-GROWTH_LEAST, GROWTH_MOST = 1.2, 2.0
+#: new chunks are tallied) and at most by GROWTH_MOST (scripts/sequential_study.py weighs the two)
+GROWTH_LEAST, GROWTH_MOST = 1.1, 2.0
 FORECAST_PERCENT = f"{100 * FORECAST_CHANCE:.0f}%"
 
 REASONS = ("decided", "games cap", "time cap")
@@ -140,10 +141,10 @@ def _round_up(games: int) -> int:
 
 
 def next_target(verdicts: list[Verdict], have: int, cap: int) -> int:
-    """The games in all the next round plays to: where the undecided verdicts are decided in half the ways
-    the run can go on (the largest `soon`, analysis.sequences.forecasts), at least GROWTH_LEAST and at
-    most GROWTH_MOST times the games in hand, never past the cap. An undecided verdict with no forecast
-    (too few games, or its estimate on the margin) asks for the most."""
+    """The games in all the next round plays to: where the undecided verdicts are decided in a quarter of
+    the ways the run can go on (the largest `soon`, analysis.sequences.stated_forecasts), at least
+    GROWTH_LEAST and at most GROWTH_MOST times the games in hand, never past the cap. An undecided verdict
+    with no forecast (too few games, or its estimate on the margin) asks for the most."""
     needs = [v.soon if v.soon is not None else v.needed for v in verdicts if not v.decided]
     most = math.floor(GROWTH_MOST * have)
     want = max(needs) if needs and all(n is not None and n <= MOST_GAMES for n in needs) else most
