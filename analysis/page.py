@@ -19,8 +19,18 @@ import pandas as pd
 
 from analysis import charts
 
-#: Float columns whose name holds one of these words are shares: the page shows them as percentages.
-PERCENT_WORDS = ("rate", "ci_low", "ci_high", "added", "share", "advantage")
+# ---- column kinds: what a table's column holds, declared by the code that builds the table -------------
+SHARE = "share"  # a proportion in [0, 1] (a win rate, a claim rate): "12.3%"
+DIFFERENCE = "difference"  # a difference or deviation of shares, in percentage points: "-1.2 pp"
+COUNT = "count"  # games, wins (win shares summed, so 1/k of a tie): "13,110"
+NUMBER = "number"  # a score, points, a length, a statistic: 3 significant digits
+P_VALUE = "p-value"
+TEST = "test"  # a test's yes/no: "significant", "differs"
+TEXT = "text"  # a label, shown as it is
+#: a fixed-size 95% interval's bound, shown in its value's unit: SHARE_BOUND, DIFFERENCE_BOUND, NUMBER_BOUND
+BOUND = " bound"
+SHARE_BOUND, DIFFERENCE_BOUND, NUMBER_BOUND = SHARE + BOUND, DIFFERENCE + BOUND, NUMBER + BOUND
+KINDS = (SHARE, DIFFERENCE, COUNT, NUMBER, P_VALUE, TEST, TEXT, SHARE_BOUND, DIFFERENCE_BOUND, NUMBER_BOUND)
 
 
 #: the headline questions in the order a report answers them (`Section.question`); other sections follow
@@ -129,13 +139,16 @@ def side_by_side(tables: dict[str, pd.DataFrame], key: str | list[str], value_co
         wide.columns = pd.MultiIndex.from_tuples(
             [(run, value) if run not in keys or value else (run, "") for run, value in wide.columns],
             names=["run", "value"])
+    wide.attrs = {"kinds": kinds_of(tables.values())}
     return wide
 
 
 def stack(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """One frame per run -> one frame with a `run` column first (the long form charts overlay)."""
-    return pd.concat([f.assign(run=label) for label, f in frames.items()], ignore_index=True)[
+    out = pd.concat([f.assign(run=label) for label, f in frames.items()], ignore_index=True)[
         ["run", *next(iter(frames.values())).columns]]
+    out.attrs = {"kinds": {"run": TEXT, **kinds_of(frames.values())}}
+    return out
 
 
 def wide(frames: dict[str, pd.DataFrame], key: str | list[str]) -> pd.DataFrame:
@@ -146,6 +159,15 @@ def wide(frames: dict[str, pd.DataFrame], key: str | list[str]) -> pd.DataFrame:
     keys = [key] if isinstance(key, str) else key
     values = [c for c in first.columns if c not in keys]
     return side_by_side(frames, key, values)
+
+
+#: the columns of a seat table (analysis.seats.seat_win_rates; Sakura's mean score is its tokens)
+SEAT_KINDS = {"seat": TEXT, "games": COUNT, "wins": COUNT, "win_rate": SHARE, "ci_low": SHARE_BOUND,
+              "ci_high": SHARE_BOUND, "mean_score": NUMBER, "mean_tokens": NUMBER}
+#: the columns of a tie-break re-scoring table (the games re-scored under each rule, by seat)
+RESCORING_KINDS = {"rule": TEXT, "seat": TEXT, "games": COUNT, "wins": COUNT, "win_rate": SHARE,
+                   "ci_low": SHARE_BOUND, "ci_high": SHARE_BOUND, "win_rate_change": DIFFERENCE,
+                   "change_ci_low": DIFFERENCE_BOUND, "change_ci_high": DIFFERENCE_BOUND}
 
 
 def seat_section(title: str, name: str, runs: dict[str, Any], *, seats: dict[str, pd.DataFrame],
@@ -160,14 +182,17 @@ def seat_section(title: str, name: str, runs: dict[str, Any], *, seats: dict[str
                                            series=series, title=chart_title, xlabel=xlabel,
                                            ylabel="win rate (%)", reference=fair_share(runs),
                                            reference_label="fair share")))
-    sec.tables.append((f"{name}_seats", "Seat win rates", wide(seats, "seat")))
+    sec.tables.append((f"{name}_seats", "Seat win rates",
+                       wide({lab: declare(frame, SEAT_KINDS) for lab, frame in seats.items()}, "seat")))
     handicaps = {label: h for label, run in runs.items() if (h := run.handicap) is not None}
     if handicaps:
         unit = next(iter(handicaps.values())).attrs.get("unit", "points")  # the game's score unit
-        frames = {label: pd.DataFrame({"seat": h["seat"], f"handicap ({unit})": h["handicap_points"],
-                                       "handicap ci_low": h["ci_low"], "handicap ci_high": h["ci_high"],
-                                       "win rate then": h["share_at_handicap"]})
-                  for label, h in handicaps.items()}
+        kinds = {"seat": TEXT, f"handicap ({unit})": NUMBER, "handicap ci_low": NUMBER_BOUND,
+                 "handicap ci_high": NUMBER_BOUND, "win rate then": SHARE}
+        frames = {label: declare(pd.DataFrame({
+            "seat": h["seat"], f"handicap ({unit})": h["handicap_points"], "handicap ci_low": h["ci_low"],
+            "handicap ci_high": h["ci_high"], "win rate then": h["share_at_handicap"]}), kinds)
+            for label, h in handicaps.items()}
         sec.tables.append((f"{name}_seat_handicaps", f"Handicap in whole {unit} that would bring each seat "
                            "to the fair share: the smallest whole bonus added to (negative: the smallest "
                            "penalty taken from) the seat's final score for which its win rate reaches the "
@@ -231,8 +256,8 @@ def tie_section(title: str, name: str, runs: dict[str, Any], *, ties: dict[str, 
                                            title=f"{game} win rate by seat and tie-break rule ({n_all})",
                                            xlabel="seat", ylabel="win rate (%)")))
     sec.tables.append((f"{name}_tiebreak_rescoring", "Seat win rates re-scored under each tie-break rule",
-                       wide({k: v.drop(columns=["wins"], errors="ignore") for k, v in rescored.items()},
-                            ["rule", "seat"])))
+                       wide({k: declare(v.drop(columns=["wins"], errors="ignore"), RESCORING_KINDS)
+                             for k, v in rescored.items()}, ["rule", "seat"])))
     return sec
 
 
@@ -243,27 +268,48 @@ def rescoring_summary(rescored: pd.DataFrame) -> dict[str, list[float]]:
 
 
 # ---- output --------------------------------------------------------------------------------------------
-def _is_interval(name: str) -> bool:
-    """An interval bound's column: `ci_low`, `added_ci_high`, `ci_low [run label]`, `run ci_high`."""
-    return bool(re.search(r"(^|[^a-z])ci_(low|high)$", re.sub(r"\s*\[.*\]$", "", name)))
-
-
-def _percent_columns(names: list[str]) -> list[bool]:
-    """Which columns hold rates (shown as percentages): a column named for a rate (PERCENT_WORDS, not a
-    count n_...), and an interval bound (`ci_low`, `ci_high`) when the value it bounds, the nearest
-    column before it that is not a bound, is a rate. A mean score's interval stays in points."""
-    out: list[bool] = []
-    unit = False
-    for name in names:
-        low = name.lower()
-        if _is_interval(low) and not any(w in re.sub(r"\s*\[.*\]$", "", low).rsplit("ci_", 1)[0]
-                                         for w in PERCENT_WORDS if not w.startswith("ci_")):
-            out.append(unit)  # the bounded value's unit
-            continue
-        unit = any(word in low for word in PERCENT_WORDS if not word.startswith("ci_")) \
-            and not re.search(r"(^|[^a-z])n_", low)
-        out.append(unit)
+def declare(frame: pd.DataFrame, kinds: dict[str, str]) -> pd.DataFrame:
+    """`frame` with the kinds of its columns declared (column name as the code that builds the table writes
+    it -> one of KINDS), which is all `format_table` reads: a copy, carried in ``attrs["kinds"]`` (added
+    to any declared before) through `side_by_side`, `wide` and `stack`, whose "<value> [<run label>]"
+    columns take their value's kind."""
+    unknown = sorted(set(kinds.values()) - set(KINDS))
+    if unknown:
+        raise ValueError(f"unknown column kind(s) {unknown}; one of {KINDS}")
+    out = frame.copy()
+    out.attrs["kinds"] = {**frame.attrs.get("kinds", {}), **kinds}
     return out
+
+
+def kinds_of(frames: Any) -> dict[str, str]:
+    """The column kinds declared on any of `frames` (`declare`), merged."""
+    merged: dict[str, str] = {}
+    for frame in frames:
+        merged.update(frame.attrs.get("kinds", {}))
+    return merged
+
+
+def column_kind(name: object, kinds: dict[str, str]) -> str | None:
+    """The declared kind of a column: by its name, or for a side-by-side column "<value> [<run label>]" by
+    its value's name (the shortest declared prefix before " [", so a run label may hold brackets); None
+    when undeclared."""
+    if isinstance(name, tuple):  # side_by_side(flat=False): (run, value), or (key, "")
+        return kinds.get(str(name[-1]) if str(name[-1]) else str(name[0]))
+    text = str(name)
+    if text in kinds:
+        return kinds[text]
+    if text.endswith("]"):
+        at = text.find(" [")
+        while at > 0:
+            if text[:at] in kinds:
+                return kinds[text[:at]]
+            at = text.find(" [", at + 1)
+    return None
+
+
+def is_fixed_size(kind: str | None) -> bool:
+    """Whether a column of this kind is a fixed-size interval's bound or a test (a p-value, a flag)."""
+    return kind is not None and (kind.endswith(BOUND) or kind in (P_VALUE, TEST))
 
 
 def _number(v: float) -> str:
@@ -273,21 +319,50 @@ def _number(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
 
 
+def _count(v: float) -> str:
+    """A count with thousands separators; a sum of win shares keeps one decimal when it is not whole."""
+    if pd.isna(v):
+        return ""
+    return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.1f}"
+
+
+def _share(v: float) -> str:
+    return "" if pd.isna(v) else f"{100 * v:.1f}%"
+
+
+def _difference(v: float) -> str:
+    return "" if pd.isna(v) else f"{100 * v:.1f} pp"
+
+
+def _p(v: float) -> str:
+    return "" if pd.isna(v) else f"{v:.3g}"
+
+
+def _text(v: Any) -> str:
+    return "" if pd.isna(v) else str(v)
+
+
+_FORMATS = {SHARE: _share, DIFFERENCE: _difference, COUNT: _count, NUMBER: _number, P_VALUE: _p, TEXT: _text}
+
+
 def format_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """A table as the page shows it: flat column names, rates as percentages (their intervals too), other
-    floats to 3 digits, counts with thousands separators."""
+    """A table as the page shows it, each column by its declared kind (`declare`) and never by its name:
+    shares as percentages, differences of shares in pp, an interval's bounds in their value's unit, counts
+    with thousands separators, p-values to 3 digits, tests and text as they are. An undeclared float
+    column is a plain number (3 digits), an undeclared integer one a count. Flat column names."""
+    kinds = frame.attrs.get("kinds", {})
     out = frame.copy()
+    declared = [column_kind(col, kinds) for col in out.columns]
     if isinstance(out.columns, pd.MultiIndex):
         out.columns = [" ".join(str(c) for c in col if str(c)) for col in out.columns]
-    percent = _percent_columns([str(c) for c in out.columns])
-    for col, is_rate in zip(list(out.columns), percent, strict=True):
-        if pd.api.types.is_float_dtype(out[col]):
-            if is_rate:
-                out[col] = out[col].map(lambda v: "" if pd.isna(v) else f"{100 * v:.1f}%")
-            else:
-                out[col] = out[col].map(_number)
-        elif pd.api.types.is_integer_dtype(out[col]) and not pd.api.types.is_bool_dtype(out[col]):
-            out[col] = out[col].map(lambda v: "" if pd.isna(v) else f"{int(v):,}")
+    for i, kind in enumerate(declared):
+        column = out.iloc[:, i]
+        numeric = pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+        if kind is None:
+            kind = NUMBER if pd.api.types.is_float_dtype(column) else COUNT if numeric else TEXT
+        formatter = _FORMATS.get(kind.removesuffix(BOUND))
+        if numeric and formatter is not None:
+            out.isetitem(i, column.map(formatter))
     return out
 
 

@@ -573,6 +573,41 @@ def read_profile(folder: str | os.PathLike[str]) -> Profile:
     return Profile(folder, manifest, runs=runs, values=values, estimates=estimates, tests=tests, spec=spec)
 
 
+def _tables(name: str, est: pd.DataFrame, tests: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
+    """The section's tables with their columns' kinds: the figures as the page shows them, the same as
+    numbers, and the tests."""
+    from analysis.page import (
+        COUNT,
+        DIFFERENCE,
+        DIFFERENCE_BOUND,
+        NUMBER,
+        NUMBER_BOUND,
+        P_VALUE,
+        TEST,
+        TEXT,
+        declare,
+    )
+
+    table = display_table(est, tests)
+    numbers = est.rename(columns={"value": "estimate (share)"}).drop(columns=["kind"])
+    shown = tests.rename(columns={"difference": "last_minus_first_share", "difference_ci_low": "ci_low",
+                                  "difference_ci_high": "ci_high", "detectable": "detectable_share",
+                                  "statistic": "hotelling_t2", "f": "f_statistic"}).drop(columns=["kind"])
+    return [(name, "Balance by skill: every headline figure per level (95% intervals), the test of 'all "
+                   "levels equal' (Holm over the section)",
+             declare(table, dict.fromkeys(table.columns, TEXT))),  # every cell written as text
+            (f"{name}_estimates", "The same figures as numbers, one row per figure and level (a rate or a "
+                                  "difference of rates, as a fraction of one: 0.25 is 25%, 0.01 is 1 pp)",
+             declare(numbers, {"figure": TEXT, "group": TEXT, "level": TEXT, "estimate (share)": NUMBER,
+                               "ci_low": NUMBER_BOUND, "ci_high": NUMBER_BOUND, "n": COUNT})),
+            (f"{name}_tests", "Tests of 'all levels equal', one row per figure (Holm over the section)",
+             declare(shown, {"figure": TEXT, "group": TEXT, "levels": TEXT, "n_paired": COUNT,
+                             "hotelling_t2": NUMBER, "f_statistic": NUMBER, "dof": NUMBER, "dof2": NUMBER,
+                             "p_value": P_VALUE, "last_minus_first_share": DIFFERENCE,
+                             "ci_low": DIFFERENCE_BOUND, "ci_high": DIFFERENCE_BOUND, "p_holm": P_VALUE,
+                             "depends_on_skill": TEST, "detectable_share": DIFFERENCE, "conclusion": TEXT}))]
+
+
 def profile_report_parts(folder: str | os.PathLike[str],
                          name: str = "skill") -> tuple[Section, list[Run], list[str], dict[str, Any]]:
     """A profile folder's section "Balance by skill" for `balance report`: (Section, runs, labels,
@@ -616,16 +651,7 @@ def profile_report_parts(folder: str | os.PathLike[str],
                        f"Win rate by seat at each level with 95% intervals ({n_text}); dashed: fair share",
                        skill_chart(est, f"{title} {players}p: win rate by seat and skill level ({n_text})",
                                    players)))
-    sec.tables.append((name, "Balance by skill: every headline figure per level (95% intervals), the test "
-                       "of 'all levels equal' (Holm over the section)", display_table(est, tests)))
-    numbers = est.rename(columns={"value": "estimate (share)"}).drop(columns=["kind"])
-    sec.tables.append((f"{name}_estimates", "The same figures as numbers, one row per figure and level "
-                       "(rates in percent, differences in percentage points)", numbers))
-    shown = tests.rename(columns={"difference": "last_minus_first_share", "difference_ci_low": "ci_low",
-                                  "difference_ci_high": "ci_high", "detectable": "detectable_share",
-                                  "statistic": "hotelling_t2", "f": "f_statistic"}).drop(columns=["kind"])
-    sec.tables.append((f"{name}_tests", "Tests of 'all levels equal', one row per figure (Holm over the "
-                       "section)", shown))
+    sec.tables += _tables(name, est, tests)
     record = {"folder": str(profile.folder), "game": m["game"], "players": players, "config": m["config"],
               "seed": m["seed"], "levels": profile.levels, "family_tests": family, "alpha": ALPHA,
               "figures": est.to_dict(orient="records"), "tests": tests.to_dict(orient="records")}

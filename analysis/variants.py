@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.page import Section
+from analysis.page import TEXT, Section, declare
 from analysis.paired import common_sums, compare_sums, paired_tally, same_games
 from analysis.run_tally import RunTally
 from analysis.stats import holm
@@ -111,7 +111,7 @@ def _frame(rows: pd.DataFrame, length: str) -> pd.DataFrame:
         "Significant": np.where(rows["significant"], "yes", "no")})
     if (rows["differs"] != "").any():
         frame["Not the rules alone"] = rows["differs"].to_numpy()
-    return frame
+    return declare(frame, dict.fromkeys(frame.columns, TEXT))  # every cell written as text above
 
 
 def variant_section(title: str, runs: dict[str, RunTally], length: str, jobs: int = 1,

@@ -14,8 +14,19 @@ import pandas as pd
 from analysis import charts
 from analysis import kamakura as K
 from analysis.page import (
+    COUNT,
+    DIFFERENCE,
+    DIFFERENCE_BOUND,
+    NUMBER,
+    NUMBER_BOUND,
+    P_VALUE,
+    SHARE,
+    SHARE_BOUND,
+    TEST,
+    TEXT,
     TIE_KEYS,
     Section,
+    declare,
     fair_share,
     length_chart,
     p_value,
@@ -52,6 +63,22 @@ def kamakura_tally(games: pd.DataFrame, players: pd.DataFrame, events: pd.DataFr
 
 #: the descriptive tables' headers: a difference of win rates, an association
 _ASSOCIATION = {"win_added": "win_rate_difference", "detectable": "detectable_rate_difference"}
+#: what the association columns hold (the chit and power tables share them)
+_ASSOCIATION_KINDS = {"others_win_rate": SHARE, "win_rate_difference": DIFFERENCE, "ci_low": DIFFERENCE_BOUND,
+                      "ci_high": DIFFERENCE_BOUND, "p_holm": P_VALUE, "significant": TEST,
+                      "detectable_rate_difference": DIFFERENCE}
+_CHIT_KINDS = {"colour": TEXT, "icons": TEXT, "copies": COUNT, "points": NUMBER, "power": NUMBER,
+               "claim_rate": SHARE, "mean_turn_claimed": NUMBER, "activation_rate": SHARE, "n_holders": COUNT,
+               "holders_win_rate": SHARE, **_ASSOCIATION_KINDS}
+_POWER_KINDS = {"power": TEXT, "n": COUNT, "n_activating": COUNT, "activation_rate": SHARE,
+                "activation_ci_low": SHARE_BOUND, "activation_ci_high": SHARE_BOUND, "activations": COUNT,
+                "mean_activations": NUMBER, "activating_win_rate": SHARE, **_ASSOCIATION_KINDS}
+_SCORE_KINDS = {"seat": TEXT, "n": COUNT, "mean": NUMBER, "sd": NUMBER, "ci_low": NUMBER_BOUND,
+                "ci_high": NUMBER_BOUND, "min": NUMBER, "q25": NUMBER, "median": NUMBER, "q75": NUMBER,
+                "max": NUMBER}
+_PASS_KINDS = {"seat": TEXT, "n": COUNT, "passed": COUNT, "never_passed_rate": SHARE, "ci_low": SHARE_BOUND,
+               "ci_high": SHARE_BOUND, "mean_out_turn": NUMBER, "sd_out_turn": NUMBER, "q25_out_turn": NUMBER,
+               "median_out_turn": NUMBER, "q75_out_turn": NUMBER}
 
 
 def kamakura_sections(runs: dict[str, RunTally]) -> tuple[list[Section], list[dict[str, Any]]]:
@@ -120,11 +147,12 @@ def _components_section(figures: dict[str, dict[str, Any]]) -> Section:
             "ci_high", "significant", "detectable"]
     sec.tables.append(("kamakura_chit_values", "Chit types: claim rate, timing, activation, and holders' win "
                        "rate minus the others' (an association)",
-                       wide({k: f["chits"][[c for c in cols if c in f["chits"]]].rename(columns=_ASSOCIATION)
+                       wide({k: declare(f["chits"][[c for c in cols if c in f["chits"]]]
+                                        .rename(columns=_ASSOCIATION), _CHIT_KINDS)
                              for k, f in figures.items()}, ["colour", "icons"])))
     sec.tables.append(("kamakura_power_values", "Powers: activation, and activating player-games' win rate "
                        "minus the others' (an association)",
-                       wide({k: f["powers"].rename(columns=_ASSOCIATION)
+                       wide({k: declare(f["powers"].rename(columns=_ASSOCIATION), _POWER_KINDS)
                              for k, f in figures.items()}, "power")))
     return sec
 
@@ -157,9 +185,10 @@ def _length_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]
                        charts.histograms(out_turns, f"Kamakura: turn of passing (R-8) ({n_all})",
                                          "game-wide turn index", "share of passes (%)")))
     sec.tables.append(("kamakura_scores_by_seat", "Final scores by seat",
-                       wide({k: f["scores"]["by_seat"] for k, f in figures.items()}, "seat")))
+                       wide({k: declare(f["scores"]["by_seat"], _SCORE_KINDS) for k, f in figures.items()},
+                            "seat")))
     sec.tables.append(("kamakura_pass_timing", "Passing by seat",
-                       wide({k: f["passing"] for k, f in figures.items()}, "seat")))
+                       wide({k: declare(f["passing"], _PASS_KINDS) for k, f in figures.items()}, "seat")))
     return sec
 
 

@@ -16,8 +16,18 @@ from matplotlib.figure import Figure
 from analysis import charts
 from analysis import sakura as S
 from analysis.page import (
+    COUNT,
+    DIFFERENCE,
+    DIFFERENCE_BOUND,
+    NUMBER,
+    P_VALUE,
+    SHARE,
+    SHARE_BOUND,
+    TEST,
+    TEXT,
     TIE_KEYS,
     Section,
+    declare,
     interval,
     length_chart,
     p_value,
@@ -111,6 +121,17 @@ def _seat_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]],
                         chart_title=f"Sakura win rate by seat ({n_all})", xlabel="seat")
 
 
+#: the columns of the card and action tables (analysis.sakura.card_values)
+_PLAYED_KINDS = {"card": TEXT, "garden": TEXT, "painter": TEXT, "half": TEXT, "action": TEXT, "played": COUNT,
+                 "resolved_share": SHARE, "player_games": COUNT, "win_rate": SHARE, "ci_low": SHARE_BOUND,
+                 "ci_high": SHARE_BOUND, "win_added": DIFFERENCE, "added_ci_low": DIFFERENCE_BOUND,
+                 "added_ci_high": DIFFERENCE_BOUND, "p_holm": P_VALUE, "significant": TEST,
+                 "detectable": DIFFERENCE}
+#: the columns of the tokens-at-each-sakura table (analysis.sakura.game_flow.sakura_tokens_from)
+_TREE_KINDS = {"sakura": TEXT, "rank": TEXT, "scorings": COUNT, "mean_tokens": NUMBER, "zero_share": SHARE,
+               "sakura_zero_share": SHARE}
+
+
 def _components_section(figures: dict[str, dict[str, Any]], series: str | None, n_all: str) -> Section:
     """Cards and actions in play (descriptive)."""
     sec = Section("Sakura: cards and actions in play (descriptive)")
@@ -122,8 +143,8 @@ def _components_section(figures: dict[str, dict[str, Any]], series: str | None, 
                      "is played by whoever holds it, when it suits them. What having a card in the starting "
                      "hand <i>causes</i> comes from `balance values` (paired intervention; give its run "
                      "directory to this report).")
-    cards = {lab: f["cards"] for lab, f in figures.items()}
-    actions = {lab: f["actions"] for lab, f in figures.items()}
+    cards = {lab: declare(f["cards"], _PLAYED_KINDS) for lab, f in figures.items()}
+    actions = {lab: declare(f["actions"], _PLAYED_KINDS) for lab, f in figures.items()}
     sec.charts.append(("sakura_card_values", "Played-card win rate minus the overall rate (an association), "
                        f"by order number ({n_all})",
                        _card_chart(stack(cards), series, n_all)))
@@ -165,7 +186,7 @@ def _length_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]
                        charts.histograms({lab: r.own["bumps"]["bumps"] for lab, r in runs.items()},
                                          f"Sakura bumps per game ({n_all})", "bumps")))
     sec.charts.append(length_chart("sakura_rounds", runs, "rounds", "Sakura", n_all))
-    trees = {lab: f["trees"] for lab, f in figures.items()}
+    trees = {lab: declare(f["trees"], _TREE_KINDS) for lab, f in figures.items()}
     long = stack(trees)
     long["where"] = "tree " + (long["sakura"].astype(int) + 1).astype(str) + ", rank " + \
         long["rank"].astype(int).astype(str)
