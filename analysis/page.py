@@ -1,8 +1,10 @@
 """The page kit of every report (`balance report`, the sweep, tune and ladder reports): a `Section` of
 notes, tables and charts, the number formats (`pct`, `interval`, `p_value`), the helpers that lay several
 runs side by side (`scope`, `fair_share`, `side_by_side`, `stack`, `wide`), the tie-break section every
-game shares (`tie_section`, `rescoring_summary`) and the tables' formats (`format_table`, `per_run`).
-analysis/report_page.py writes the page.
+game shares (`tie_section`, `rescoring_summary`) and the tables' formats (`format_table`, `per_run`), each
+column shown by the kind the code that built its table declared (`declare`, KINDS). A run played until its
+verdicts were decided loses its fixed-size intervals and tests (`leave_out_fixed_size`, `without_whiskers`;
+analysis.adaptive_stop). analysis/report_page.py writes the page.
 
 It imports no report module and nothing that reads the registry: the game packages' report sections,
 which the registry refers to, import it.
@@ -18,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from analysis import charts
+from analysis.adaptive_stop import adaptive_labels, adaptive_note, unless_adaptive
 
 # ---- column kinds: what a table's column holds, declared by the code that builds the table -------------
 SHARE = "share"  # a proportion in [0, 1] (a win rate, a claim rate): "12.3%"
@@ -161,9 +164,10 @@ def wide(frames: dict[str, pd.DataFrame], key: str | list[str]) -> pd.DataFrame:
     return side_by_side(frames, key, values)
 
 
-#: the columns of a seat table (analysis.seats.seat_win_rates; Sakura's mean score is its tokens)
+#: the columns of a seat table (analysis.seats.seat_win_rates; a game that renames its mean score declares
+#: that column itself)
 SEAT_KINDS = {"seat": TEXT, "games": COUNT, "wins": COUNT, "win_rate": SHARE, "ci_low": SHARE_BOUND,
-              "ci_high": SHARE_BOUND, "mean_score": NUMBER, "mean_tokens": NUMBER}
+              "ci_high": SHARE_BOUND, "mean_score": NUMBER}
 #: the columns of a tie-break re-scoring table (the games re-scored under each rule, by seat)
 RESCORING_KINDS = {"rule": TEXT, "seat": TEXT, "games": COUNT, "wins": COUNT, "win_rate": SHARE,
                    "ci_low": SHARE_BOUND, "ci_high": SHARE_BOUND, "win_rate_change": DIFFERENCE,
@@ -177,8 +181,9 @@ def seat_section(title: str, name: str, runs: dict[str, Any], *, seats: dict[str
     count), and the table (one column block per run)."""
     series, _ = scope(runs)
     sec = Section(title, list(notes), question="seats", anchor=f"{name}-seats")
-    sec.charts.append((f"{name}_seat_win_rates", caption,
-                       charts.grouped_bars(stack(seats), "seat", "win_rate", "ci_low", "ci_high",
+    bars = without_whiskers(stack(seats), runs, "win_rate", "ci_low", "ci_high")
+    sec.charts.append((f"{name}_seat_win_rates", caption + whiskers_note(runs),
+                       charts.grouped_bars(bars, "seat", "win_rate", "ci_low", "ci_high",
                                            series=series, title=chart_title, xlabel=xlabel,
                                            ylabel="win rate (%)", reference=fair_share(runs),
                                            reference_label="fair share")))
@@ -202,6 +207,13 @@ def seat_section(title: str, name: str, runs: dict[str, Any], *, seats: dict[str
                            "interval over games at every bonus",
                            wide(frames, "seat")))
     return sec
+
+
+def whiskers_note(runs: dict[str, Any]) -> str:
+    """What a chart's caption adds when some runs' bars have no whiskers (`without_whiskers`)."""
+    labels = sorted(adaptive_labels(runs))
+    return (f"; no interval for {', '.join(labels)}: played until the verdicts were decided, so a fixed-size "
+            "interval would overstate" if labels else "")
 
 
 def seat_flags_text(tests: pd.DataFrame) -> str:
@@ -239,11 +251,12 @@ def tie_section(title: str, name: str, runs: dict[str, Any], *, ties: dict[str, 
     for lab, run in runs.items():
         t = ties[lab]
         sec.notes.append(
-            f"<b>{lab}</b>: {tied_what} tied in <b>{pct(t['top_tied_rate'])}</b> of games "
-            f"{interval(t['top_tied_ci_low'], t['top_tied_ci_high'])}; the tie-break ({rule}) decided the "
-            f"winner in <b>{pct(t['decided_by_tiebreak_rate'])}</b> "
-            f"{interval(t['decided_by_tiebreak_ci_low'], t['decided_by_tiebreak_ci_high'])}; "
-            f"n = {run.n_games:,} games.")
+            f"<b>{lab}</b>: {tied_what} tied in <b>{pct(t['top_tied_rate'])}</b> of games"
+            + unless_adaptive(run, f" {interval(t['top_tied_ci_low'], t['top_tied_ci_high'])}")
+            + f"; the tie-break ({rule}) decided the winner in <b>{pct(t['decided_by_tiebreak_rate'])}</b>"
+            + unless_adaptive(run, " " + interval(t['decided_by_tiebreak_ci_low'],
+                                                  t['decided_by_tiebreak_ci_high']))
+            + f"; n = {run.n_games:,} games.")
     sec.notes.append(f"Re-scored from the logged final results under every tie-break rule ({rule}): the "
                      "difference between rules is what the rule is worth to each seat. The change against "
                      "the run's configured rule (win_rate_change) is paired, the same games re-scored, with "
@@ -251,8 +264,10 @@ def tie_section(title: str, name: str, runs: dict[str, Any], *, ties: dict[str, 
     long = stack(rescored)
     long["series"] = (long["run"] + ": " if len(runs) > 1 else "") + long["rule"]
     game = title.split(":")[0]
-    sec.charts.append((f"{name}_tiebreak_rescoring", f"Seat win rates under each tie-break rule ({n_all})",
-                       charts.grouped_bars(long, "seat", "win_rate", "ci_low", "ci_high", series="series",
+    sec.charts.append((f"{name}_tiebreak_rescoring",
+                       f"Seat win rates under each tie-break rule ({n_all})" + whiskers_note(runs),
+                       charts.grouped_bars(without_whiskers(long, runs, "win_rate", "ci_low", "ci_high"),
+                                           "seat", "win_rate", "ci_low", "ci_high", series="series",
                                            title=f"{game} win rate by seat and tie-break rule ({n_all})",
                                            xlabel="seat", ylabel="win rate (%)")))
     sec.tables.append((f"{name}_tiebreak_rescoring", "Seat win rates re-scored under each tie-break rule",
@@ -289,27 +304,77 @@ def kinds_of(frames: Any) -> dict[str, str]:
     return merged
 
 
-def column_kind(name: object, kinds: dict[str, str]) -> str | None:
-    """The declared kind of a column: by its name, or for a side-by-side column "<value> [<run label>]" by
-    its value's name (the shortest declared prefix before " [", so a run label may hold brackets); None
-    when undeclared."""
+def column_of(name: object, kinds: dict[str, str]) -> tuple[str | None, str | None]:
+    """A column's declared value name and its run label: (name, None) for a column declared by its name,
+    (value, label) for a side-by-side column "<value> [<run label>]" (the shortest declared prefix before
+    " [", so a run label may hold brackets) or a nested one (run, value); (None, None) when undeclared."""
     if isinstance(name, tuple):  # side_by_side(flat=False): (run, value), or (key, "")
-        return kinds.get(str(name[-1]) if str(name[-1]) else str(name[0]))
+        run, value = str(name[0]), str(name[-1])
+        return (value, run) if value in kinds else (run, None) if not value and run in kinds else (None, None)
     text = str(name)
     if text in kinds:
-        return kinds[text]
+        return text, None
     if text.endswith("]"):
         at = text.find(" [")
         while at > 0:
             if text[:at] in kinds:
-                return kinds[text[:at]]
+                return text[:at], text[at + 2:-1]
             at = text.find(" [", at + 1)
-    return None
+    return None, None
+
+
+def column_kind(name: object, kinds: dict[str, str]) -> str | None:
+    """The declared kind of a column (`column_of`), None when undeclared."""
+    value, _ = column_of(name, kinds)
+    return kinds[value] if value is not None else None
 
 
 def is_fixed_size(kind: str | None) -> bool:
     """Whether a column of this kind is a fixed-size interval's bound or a test (a p-value, a flag)."""
     return kind is not None and (kind.endswith(BOUND) or kind in (P_VALUE, TEST))
+
+
+# ---- runs played until decided (--until-decided, analysis.adaptive_stop) --------------------------------
+def without_fixed_size(frame: pd.DataFrame, labels: set[str], every_run: bool) -> pd.DataFrame:
+    """`frame` without the columns of a fixed-size interval or test (`is_fixed_size`, by the declared
+    kinds) of the runs `labels` that stopped adaptively: in a side-by-side table their blocks' columns;
+    in a one-run table (no run labels in it) all of them when `every_run` (that run is one of them)."""
+    kinds = frame.attrs.get("kinds", {})
+    drop = []
+    for col in frame.columns:
+        value, label = column_of(col, kinds)
+        if value is not None and is_fixed_size(kinds[value]) and (label in labels if label else every_run):
+            drop.append(col)
+    return frame.drop(columns=drop) if drop else frame
+
+
+def leave_out_fixed_size(sections: list[Section], runs: dict[str, Any]) -> None:
+    """In the sections of `runs` (label -> run), leave out the fixed-size intervals and tests of the runs
+    that stopped when their verdicts were decided: each table's such columns go, and a section that lost
+    any says why (`adaptive_note`) first. The section builders leave them out of notes and charts."""
+    labels = adaptive_labels(runs)
+    if not labels:
+        return
+    for sec in sections:
+        before = [frame.shape for _, _, frame in sec.tables]
+        sec.tables = [(name, caption, without_fixed_size(frame, labels, labels == set(runs)))
+                      for name, caption, frame in sec.tables]
+        if before != [frame.shape for _, _, frame in sec.tables] and adaptive_note(labels) not in sec.notes:
+            sec.notes.insert(0, adaptive_note(labels))
+
+
+def without_whiskers(frame: pd.DataFrame, runs: dict[str, Any], value: str, low: str,
+                     high: str) -> pd.DataFrame:
+    """A chart's long frame (`stack`: a ``run`` column) with the interval of the runs that stopped
+    adaptively collapsed onto the value: their bars are drawn without whiskers."""
+    labels = adaptive_labels(runs)
+    if not labels:
+        return frame
+    out = frame.copy()
+    mine = out["run"].isin(labels)
+    out.loc[mine, low] = out.loc[mine, value]
+    out.loc[mine, high] = out.loc[mine, value]
+    return out
 
 
 def _number(v: float) -> str:

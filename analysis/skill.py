@@ -608,27 +608,10 @@ def _tables(name: str, est: pd.DataFrame, tests: pd.DataFrame) -> list[tuple[str
                              "depends_on_skill": TEST, "detectable_share": DIFFERENCE, "conclusion": TEXT}))]
 
 
-def profile_report_parts(folder: str | os.PathLike[str],
-                         name: str = "skill") -> tuple[Section, list[Run], list[str], dict[str, Any]]:
-    """A profile folder's section "Balance by skill" for `balance report`: (Section, runs, labels,
-    summary record)."""
-    from analysis.page import Section
-
-    profile = read_profile(folder)
-    m, est, tests = profile.manifest, profile.estimates, profile.tests
-    players = int(m["players"])
+def _tested_parts(sec: Any, name: str, profile: Profile, n_text: str) -> None:
+    """The section's findings: how they are tested, what depends on skill, the chart and the tables."""
+    est, tests, players = profile.estimates, profile.tests, int(profile.manifest["players"])
     title = profile.spec.vocabulary.title
-    counts = [r.n_games for r in profile.runs.values()]
-    n_text = (f"n = {counts[0]:,} games per level" if len(set(counts)) == 1
-              else f"n = {min(counts):,} to {max(counts):,} games per level")
-    sec = Section(f"Balance by skill: {title}, {players} players ({profile.folder.name})", question="skill",
-                  anchor=f"{name}")
-    missing = [lv["name"] for lv in m["levels"] if lv["name"] not in profile.runs]
-    sec.notes.append(
-        f"Config <b>{m['config']}</b>; self-play at each level ({', '.join(profile.levels)}): every seat "
-        f"plays the level; seed {m['seed']} at every level, so game i has the same deal at every level and "
-        f"the levels differ only in how well the players play; {n_text}."
-        + (f" Not played yet: {', '.join(missing)}." if missing else ""))
     family = tests.attrs.get("family", 0)
     sec.notes.append(
         "Each cell is the figure at that level with its 95% interval (rates: Wilson; differences: normal on "
@@ -652,6 +635,58 @@ def profile_report_parts(folder: str | os.PathLike[str],
                        skill_chart(est, f"{title} {players}p: win rate by seat and skill level ({n_text})",
                                    players)))
     sec.tables += _tables(name, est, tests)
+
+
+def _adaptive_parts(sec: Any, name: str, profile: Profile, n_text: str, stopped: set[str]) -> None:
+    """The section's findings when levels were played until their verdicts were decided: the figures
+    without fixed-size intervals or tests (the tests of "all levels equal" would overstate too), and
+    where the valid answer stands: the verdicts' "stable at the top", confidence sequences."""
+    from analysis.adaptive_stop import adaptive_note
+    from analysis.page import without_fixed_size
+
+    est, players = profile.estimates, int(profile.manifest["players"])
+    title = profile.spec.vocabulary.title
+    sec.notes.append(adaptive_note(stopped) + " Whether the answers change with skill: the verdicts' "
+                     "<i>stable at the top</i> above, which compares the two top levels with confidence "
+                     "sequences.")
+    points = est.assign(ci_low=est["value"], ci_high=est["value"])  # bars without whiskers
+    sec.charts.append((f"{name}_seat_win_rates", f"Win rate by seat at each level ({n_text}); no intervals: "
+                       "the levels stopped when their verdicts were decided; dashed: fair share",
+                       skill_chart(points, f"{title} {players}p: win rate by seat and skill level ({n_text})",
+                                   players)))
+    sec.tables += [(table, caption, without_fixed_size(frame, stopped, every_run=True))
+                   for table, caption, frame in _tables(name, est, profile.tests)
+                   if table == f"{name}_estimates"]
+
+
+def profile_report_parts(folder: str | os.PathLike[str],
+                         name: str = "skill") -> tuple[Section, list[Run], list[str], dict[str, Any]]:
+    """A profile folder's section "Balance by skill" for `balance report`: (Section, runs, labels,
+    summary record)."""
+    from analysis.adaptive_stop import adaptive_labels
+    from analysis.page import Section
+
+    profile = read_profile(folder)
+    m, est, tests = profile.manifest, profile.estimates, profile.tests
+    players = int(m["players"])
+    title = profile.spec.vocabulary.title
+    counts = [r.n_games for r in profile.runs.values()]
+    n_text = (f"n = {counts[0]:,} games per level" if len(set(counts)) == 1
+              else f"n = {min(counts):,} to {max(counts):,} games per level")
+    sec = Section(f"Balance by skill: {title}, {players} players ({profile.folder.name})", question="skill",
+                  anchor=f"{name}")
+    missing = [lv["name"] for lv in m["levels"] if lv["name"] not in profile.runs]
+    sec.notes.append(
+        f"Config <b>{m['config']}</b>; self-play at each level ({', '.join(profile.levels)}): every seat "
+        f"plays the level; seed {m['seed']} at every level, so game i has the same deal at every level and "
+        f"the levels differ only in how well the players play; {n_text}."
+        + (f" Not played yet: {', '.join(missing)}." if missing else ""))
+    stopped = adaptive_labels(profile.runs)
+    if stopped:
+        _adaptive_parts(sec, name, profile, n_text, stopped)
+    else:
+        _tested_parts(sec, name, profile, n_text)
+    family = tests.attrs.get("family", 0)
     record = {"folder": str(profile.folder), "game": m["game"], "players": players, "config": m["config"],
               "seed": m["seed"], "levels": profile.levels, "family_tests": family, "alpha": ALPHA,
               "figures": est.to_dict(orient="records"), "tests": tests.to_dict(orient="records")}

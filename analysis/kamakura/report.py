@@ -13,6 +13,7 @@ import pandas as pd
 
 from analysis import charts
 from analysis import kamakura as K
+from analysis.adaptive_stop import unless_adaptive
 from analysis.page import (
     COUNT,
     DIFFERENCE,
@@ -116,10 +117,12 @@ def _seat_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]],
         verdict = "significant" if eq["p_value"] < 0.05 else "not significant"
         notes.append(
             f"<b>{lab}</b>: start-player advantage (seat 0 minus the fair share {pct(a['fair_share'])}) "
-            f"<b>{100 * a['value']:+.1f} percentage points</b> [{100 * a['ci_low']:+.1f}, "
-            f"{100 * a['ci_high']:+.1f}]; "
-            f"all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, {p_value(eq['p_value'])} "
-            f"({verdict} at 5%); {seat_flags_text(f['flags'])}; {_n(run)}.")
+            f"<b>{100 * a['value']:+.1f} percentage points</b>"
+            + unless_adaptive(run, f" [{100 * a['ci_low']:+.1f}, {100 * a['ci_high']:+.1f}]; all seats "
+                                   f"equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, "
+                                   f"{p_value(eq['p_value'])} ({verdict} at 5%); "
+                                   f"{seat_flags_text(f['flags'])}")
+            + f"; {_n(run)}.")
     notes.append("Seat 0 is the start player; ties count by the configured tie-break (shared wins as "
                  "1/k).")
     fair = fair_share(runs)
@@ -165,12 +168,13 @@ def _length_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]
         s, lc = figures[lab]["scores"], figures[lab]["leads"]
         m, length = s["margin"], s["length"]
         sec.notes.append(
-            f"<b>{lab}</b>: winning margin (first minus second) mean {m['mean']:.2f} points "
-            f"[{m['ci_low']:.2f}, {m['ci_high']:.2f}], tied on top in {pct(m['zero_rate'])}; game length "
-            f"mean "
-            f"{length['mean']:.1f} turns [{length['ci_low']:.1f}, {length['ci_high']:.1f}], median "
-            f"{length['median']:.0f}; lead changes per game mean {lc['mean']:.2f} "
-            f"[{lc['ci_low']:.2f}, {lc['ci_high']:.2f}], none in {pct(lc['zero_rate'])}; {_n(run)}.")
+            f"<b>{lab}</b>: winning margin (first minus second) mean {m['mean']:.2f} points"
+            + unless_adaptive(run, f" [{m['ci_low']:.2f}, {m['ci_high']:.2f}]")
+            + f", tied on top in {pct(m['zero_rate'])}; game length mean {length['mean']:.1f} turns"
+            + unless_adaptive(run, f" [{length['ci_low']:.1f}, {length['ci_high']:.1f}]")
+            + f", median {length['median']:.0f}; lead changes per game mean {lc['mean']:.2f}"
+            + unless_adaptive(run, f" [{lc['ci_low']:.2f}, {lc['ci_high']:.2f}]")
+            + f", none in {pct(lc['zero_rate'])}; {_n(run)}.")
     sec.charts.append(length_chart("kamakura_length", runs, "turns", "Kamakura", n_all))
     margins = {lab: run.own["flow"]["margin"] for lab, run in runs.items()}
     sec.charts.append(("kamakura_margin", f"Winning margin in points ({n_all})",
