@@ -74,10 +74,11 @@ def grouped_bars(frame: pd.DataFrame, category: str, value: str, low: str, high:
         where = pos - 0.4 + width * (i + 0.5)
         # A bar with no interval (one game, or none) is not estimable: it is named, not drawn.
         ok = np.isfinite(err).all(axis=0) & np.isfinite(y)
+        whiskers = err[:, ok] if np.any(err[:, ok]) else None  # a run shown without intervals: no caps
         if horizontal:
-            ax.barh(where[ok], y[ok], height=width, xerr=err[:, ok], capsize=2, label=group)
+            ax.barh(where[ok], y[ok], height=width, xerr=whiskers, capsize=2, label=group)
         else:
-            ax.bar(where[ok], y[ok], width=width, yerr=err[:, ok], capsize=3, label=group)
+            ax.bar(where[ok], y[ok], width=width, yerr=whiskers, capsize=3, label=group)
         for at in where[~ok]:
             if horizontal:
                 ax.text(0, at, " not estimable", va="center", ha="left", fontsize=7, color="grey")

@@ -236,7 +236,7 @@ def ladder_report_parts(folder: str | os.PathLike[str],
                         name: str = "ladder") -> tuple[Section, list[RunTally], list[str], dict[str, Any]]:
     """A ladder folder's report section for `balance report`: (Section, runs, labels, summary record).
     Steps not played yet are left out of the runs and named in a note."""
-    from analysis.page import Section, interval, pct
+    from analysis.page import COUNT, SHARE, SHARE_BOUND, TEXT, Section, declare, interval, pct
 
     folder = Path(folder)
     manifest, table, summary, runs = read_ladder(folder)
@@ -263,7 +263,10 @@ def ladder_report_parts(folder: str | os.PathLike[str],
     sec.charts.append((name, f"Win share of the stronger level at each step, 95% intervals ({n_text})",
                        ladder_chart(played, f"{manifest['game']} {players}p ladder: stronger "
                                     f"level's win share ({n_text})")))
-    shown = table[["step", "higher", "lower", "n", "win_share", "ci_low", "ci_high", "fair_share", "verdict"]]
+    shown = declare(table[["step", "higher", "lower", "n", "win_share", "ci_low", "ci_high", "fair_share",
+                           "verdict"]],
+                    {"step": TEXT, "higher": TEXT, "lower": TEXT, "n": COUNT, "win_share": SHARE,
+                     "ci_low": SHARE_BOUND, "ci_high": SHARE_BOUND, "fair_share": SHARE, "verdict": TEXT})
     sec.tables.append((name, "Ladder: the stronger level's win share per step (Wilson 95%)", shown))
     record = {"folder": str(folder), "game": manifest["game"], "players": players,
               "config": manifest["config"], "steps": table.to_dict(orient="records"), **summary}

@@ -1,8 +1,10 @@
 """The page kit of every report (`balance report`, the sweep, tune and ladder reports): a `Section` of
 notes, tables and charts, the number formats (`pct`, `interval`, `p_value`), the helpers that lay several
 runs side by side (`scope`, `fair_share`, `side_by_side`, `stack`, `wide`), the tie-break section every
-game shares (`tie_section`, `rescoring_summary`) and the tables' formats (`format_table`, `per_run`).
-analysis/report_page.py writes the page.
+game shares (`tie_section`, `rescoring_summary`) and the tables' formats (`format_table`, `per_run`), each
+column shown by the kind the code that built its table declared (`declare`, KINDS). A run played until its
+verdicts were decided loses its fixed-size intervals and tests (`leave_out_fixed_size`, `without_whiskers`;
+analysis.adaptive_stop). analysis/report_page.py writes the page.
 
 It imports no report module and nothing that reads the registry: the game packages' report sections,
 which the registry refers to, import it.
@@ -18,9 +20,20 @@ from typing import Any
 import pandas as pd
 
 from analysis import charts
+from analysis.adaptive_stop import adaptive_labels, adaptive_note, unless_adaptive
 
-#: Float columns whose name holds one of these words are shares: the page shows them as percentages.
-PERCENT_WORDS = ("rate", "ci_low", "ci_high", "added", "share", "advantage")
+# ---- column kinds: what a table's column holds, declared by the code that builds the table -------------
+SHARE = "share"  # a proportion in [0, 1] (a win rate, a claim rate): "12.3%"
+DIFFERENCE = "difference"  # a difference or deviation of shares, in percentage points: "-1.2 pp"
+COUNT = "count"  # games, wins (win shares summed, so 1/k of a tie): "13,110"
+NUMBER = "number"  # a score, points, a length, a statistic: 3 significant digits
+P_VALUE = "p-value"
+TEST = "test"  # a test's yes/no: "significant", "differs"
+TEXT = "text"  # a label, shown as it is
+#: a fixed-size 95% interval's bound, shown in its value's unit: SHARE_BOUND, DIFFERENCE_BOUND, NUMBER_BOUND
+BOUND = " bound"
+SHARE_BOUND, DIFFERENCE_BOUND, NUMBER_BOUND = SHARE + BOUND, DIFFERENCE + BOUND, NUMBER + BOUND
+KINDS = (SHARE, DIFFERENCE, COUNT, NUMBER, P_VALUE, TEST, TEXT, SHARE_BOUND, DIFFERENCE_BOUND, NUMBER_BOUND)
 
 
 #: the headline questions in the order a report answers them (`Section.question`); other sections follow
@@ -129,13 +142,16 @@ def side_by_side(tables: dict[str, pd.DataFrame], key: str | list[str], value_co
         wide.columns = pd.MultiIndex.from_tuples(
             [(run, value) if run not in keys or value else (run, "") for run, value in wide.columns],
             names=["run", "value"])
+    wide.attrs = {"kinds": kinds_of(tables.values())}
     return wide
 
 
 def stack(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """One frame per run -> one frame with a `run` column first (the long form charts overlay)."""
-    return pd.concat([f.assign(run=label) for label, f in frames.items()], ignore_index=True)[
+    out = pd.concat([f.assign(run=label) for label, f in frames.items()], ignore_index=True)[
         ["run", *next(iter(frames.values())).columns]]
+    out.attrs = {"kinds": {"run": TEXT, **kinds_of(frames.values())}}
+    return out
 
 
 def wide(frames: dict[str, pd.DataFrame], key: str | list[str]) -> pd.DataFrame:
@@ -148,6 +164,16 @@ def wide(frames: dict[str, pd.DataFrame], key: str | list[str]) -> pd.DataFrame:
     return side_by_side(frames, key, values)
 
 
+#: the columns of a seat table (analysis.seats.seat_win_rates; a game that renames its mean score declares
+#: that column itself)
+SEAT_KINDS = {"seat": TEXT, "games": COUNT, "wins": COUNT, "win_rate": SHARE, "ci_low": SHARE_BOUND,
+              "ci_high": SHARE_BOUND, "mean_score": NUMBER}
+#: the columns of a tie-break re-scoring table (the games re-scored under each rule, by seat)
+RESCORING_KINDS = {"rule": TEXT, "seat": TEXT, "games": COUNT, "wins": COUNT, "win_rate": SHARE,
+                   "ci_low": SHARE_BOUND, "ci_high": SHARE_BOUND, "win_rate_change": DIFFERENCE,
+                   "change_ci_low": DIFFERENCE_BOUND, "change_ci_high": DIFFERENCE_BOUND}
+
+
 def seat_section(title: str, name: str, runs: dict[str, Any], *, seats: dict[str, pd.DataFrame],
                  notes: list[str], caption: str, chart_title: str, xlabel: str) -> Section:
     """The seat win-rate section every game's report opens with: its notes (each run's headline figures),
@@ -155,21 +181,25 @@ def seat_section(title: str, name: str, runs: dict[str, Any], *, seats: dict[str
     count), and the table (one column block per run)."""
     series, _ = scope(runs)
     sec = Section(title, list(notes), question="seats", anchor=f"{name}-seats")
-    sec.charts.append((f"{name}_seat_win_rates", caption,
-                       charts.grouped_bars(stack(seats), "seat", "win_rate", "ci_low", "ci_high",
+    bars = without_whiskers(stack(seats), runs, "win_rate", "ci_low", "ci_high")
+    sec.charts.append((f"{name}_seat_win_rates", caption + whiskers_note(runs),
+                       charts.grouped_bars(bars, "seat", "win_rate", "ci_low", "ci_high",
                                            series=series, title=chart_title, xlabel=xlabel,
                                            ylabel="win rate (%)", reference=fair_share(runs),
                                            reference_label="fair share")))
-    sec.tables.append((f"{name}_seats", "Seat win rates", wide(seats, "seat")))
+    sec.tables.append((f"{name}_seats", "Seat win rates",
+                       wide({lab: declare(frame, SEAT_KINDS) for lab, frame in seats.items()}, "seat")))
     handicaps = {label: h for label, run in runs.items() if (h := run.handicap) is not None}
     if handicaps:
         unit = next(iter(handicaps.values())).attrs.get("unit", "points")  # the game's score unit
-        frames = {label: pd.DataFrame({"seat": h["seat"], f"handicap ({unit})": h["handicap_points"],
-                                       "handicap ci_low": h["ci_low"], "handicap ci_high": h["ci_high"],
-                                       "win rate then": h["share_at_handicap"],
-                                       "win rate then ci_low": h["share_ci_low"],
-                                       "win rate then ci_high": h["share_ci_high"]})
-                  for label, h in handicaps.items()}
+        kinds = {"seat": TEXT, f"handicap ({unit})": NUMBER, "handicap ci_low": NUMBER_BOUND,
+                 "handicap ci_high": NUMBER_BOUND, "win rate then": SHARE, "win rate then ci_low": SHARE_BOUND,
+                 "win rate then ci_high": SHARE_BOUND}
+        frames = {label: declare(pd.DataFrame({
+            "seat": h["seat"], f"handicap ({unit})": h["handicap_points"], "handicap ci_low": h["ci_low"],
+            "handicap ci_high": h["ci_high"], "win rate then": h["share_at_handicap"],
+            "win rate then ci_low": h["share_ci_low"], "win rate then ci_high": h["share_ci_high"]}), kinds)
+            for label, h in handicaps.items()}
         caption = (f"Handicap in whole {unit} that brings each seat closest to the fair share: the whole "
                    "bonus added to (negative: the penalty taken from) the seat's final score whose win rate, "
                    "the games re-scored under the run's tie-break, lies closest to the fair share; 0 when no "
@@ -179,6 +209,13 @@ def seat_section(title: str, name: str, runs: dict[str, Any], *, seats: dict[str
                    "the same search on the bounds of the re-scored rate's 95% interval at every bonus")
         sec.tables.append((f"{name}_seat_handicaps", caption, wide(frames, "seat")))
     return sec
+
+
+def whiskers_note(runs: dict[str, Any]) -> str:
+    """What a chart's caption adds when some runs' bars have no whiskers (`without_whiskers`)."""
+    labels = sorted(adaptive_labels(runs))
+    return (f"; no interval for {', '.join(labels)}: played until the verdicts were decided, so a fixed-size "
+            "interval would overstate" if labels else "")
 
 
 def seat_flags_text(tests: pd.DataFrame) -> str:
@@ -216,11 +253,12 @@ def tie_section(title: str, name: str, runs: dict[str, Any], *, ties: dict[str, 
     for lab, run in runs.items():
         t = ties[lab]
         sec.notes.append(
-            f"<b>{lab}</b>: {tied_what} tied in <b>{pct(t['top_tied_rate'])}</b> of games "
-            f"{interval(t['top_tied_ci_low'], t['top_tied_ci_high'])}; the tie-break ({rule}) decided the "
-            f"winner in <b>{pct(t['decided_by_tiebreak_rate'])}</b> "
-            f"{interval(t['decided_by_tiebreak_ci_low'], t['decided_by_tiebreak_ci_high'])}; "
-            f"n = {run.n_games:,} games.")
+            f"<b>{lab}</b>: {tied_what} tied in <b>{pct(t['top_tied_rate'])}</b> of games"
+            + unless_adaptive(run, f" {interval(t['top_tied_ci_low'], t['top_tied_ci_high'])}")
+            + f"; the tie-break ({rule}) decided the winner in <b>{pct(t['decided_by_tiebreak_rate'])}</b>"
+            + unless_adaptive(run, " " + interval(t['decided_by_tiebreak_ci_low'],
+                                                  t['decided_by_tiebreak_ci_high']))
+            + f"; n = {run.n_games:,} games.")
     sec.notes.append(f"Re-scored from the logged final results under every tie-break rule ({rule}): the "
                      "difference between rules is what the rule is worth to each seat. The change against "
                      "the run's configured rule (win_rate_change) is paired, the same games re-scored, with "
@@ -228,13 +266,15 @@ def tie_section(title: str, name: str, runs: dict[str, Any], *, ties: dict[str, 
     long = stack(rescored)
     long["series"] = (long["run"] + ": " if len(runs) > 1 else "") + long["rule"]
     game = title.split(":")[0]
-    sec.charts.append((f"{name}_tiebreak_rescoring", f"Seat win rates under each tie-break rule ({n_all})",
-                       charts.grouped_bars(long, "seat", "win_rate", "ci_low", "ci_high", series="series",
+    sec.charts.append((f"{name}_tiebreak_rescoring",
+                       f"Seat win rates under each tie-break rule ({n_all})" + whiskers_note(runs),
+                       charts.grouped_bars(without_whiskers(long, runs, "win_rate", "ci_low", "ci_high"),
+                                           "seat", "win_rate", "ci_low", "ci_high", series="series",
                                            title=f"{game} win rate by seat and tie-break rule ({n_all})",
                                            xlabel="seat", ylabel="win rate (%)")))
     sec.tables.append((f"{name}_tiebreak_rescoring", "Seat win rates re-scored under each tie-break rule",
-                       wide({k: v.drop(columns=["wins"], errors="ignore") for k, v in rescored.items()},
-                            ["rule", "seat"])))
+                       wide({k: declare(v.drop(columns=["wins"], errors="ignore"), RESCORING_KINDS)
+                             for k, v in rescored.items()}, ["rule", "seat"])))
     return sec
 
 
@@ -245,26 +285,97 @@ def rescoring_summary(rescored: pd.DataFrame) -> dict[str, list[float]]:
 
 
 # ---- output --------------------------------------------------------------------------------------------
-def _is_interval(name: str) -> bool:
-    """An interval bound's column: `ci_low`, `added_ci_high`, `ci_low [run label]`, `run ci_high`."""
-    return bool(re.search(r"(^|[^a-z])ci_(low|high)$", re.sub(r"\s*\[.*\]$", "", name)))
+def declare(frame: pd.DataFrame, kinds: dict[str, str]) -> pd.DataFrame:
+    """`frame` with the kinds of its columns declared (column name as the code that builds the table writes
+    it -> one of KINDS), which is all `format_table` reads: a copy, carried in ``attrs["kinds"]`` (added
+    to any declared before) through `side_by_side`, `wide` and `stack`, whose "<value> [<run label>]"
+    columns take their value's kind."""
+    unknown = sorted(set(kinds.values()) - set(KINDS))
+    if unknown:
+        raise ValueError(f"unknown column kind(s) {unknown}; one of {KINDS}")
+    out = frame.copy()
+    out.attrs["kinds"] = {**frame.attrs.get("kinds", {}), **kinds}
+    return out
 
 
-def _percent_columns(names: list[str]) -> list[bool]:
-    """Which columns hold rates (shown as percentages): a column named for a rate (PERCENT_WORDS, not a
-    count n_...), and an interval bound (`ci_low`, `ci_high`) when the value it bounds, the nearest
-    column before it that is not a bound, is a rate. A mean score's interval stays in points."""
-    out: list[bool] = []
-    unit = False
-    for name in names:
-        low = name.lower()
-        if _is_interval(low) and not any(w in re.sub(r"\s*\[.*\]$", "", low).rsplit("ci_", 1)[0]
-                                         for w in PERCENT_WORDS if not w.startswith("ci_")):
-            out.append(unit)  # the bounded value's unit
-            continue
-        unit = any(word in low for word in PERCENT_WORDS if not word.startswith("ci_")) \
-            and not re.search(r"(^|[^a-z])n_", low)
-        out.append(unit)
+def kinds_of(frames: Any) -> dict[str, str]:
+    """The column kinds declared on any of `frames` (`declare`), merged."""
+    merged: dict[str, str] = {}
+    for frame in frames:
+        merged.update(frame.attrs.get("kinds", {}))
+    return merged
+
+
+def column_of(name: object, kinds: dict[str, str]) -> tuple[str | None, str | None]:
+    """A column's declared value name and its run label: (name, None) for a column declared by its name,
+    (value, label) for a side-by-side column "<value> [<run label>]" (the shortest declared prefix before
+    " [", so a run label may hold brackets) or a nested one (run, value); (None, None) when undeclared."""
+    if isinstance(name, tuple):  # side_by_side(flat=False): (run, value), or (key, "")
+        run, value = str(name[0]), str(name[-1])
+        return (value, run) if value in kinds else (run, None) if not value and run in kinds else (None, None)
+    text = str(name)
+    if text in kinds:
+        return text, None
+    if text.endswith("]"):
+        at = text.find(" [")
+        while at > 0:
+            if text[:at] in kinds:
+                return text[:at], text[at + 2:-1]
+            at = text.find(" [", at + 1)
+    return None, None
+
+
+def column_kind(name: object, kinds: dict[str, str]) -> str | None:
+    """The declared kind of a column (`column_of`), None when undeclared."""
+    value, _ = column_of(name, kinds)
+    return kinds[value] if value is not None else None
+
+
+def is_fixed_size(kind: str | None) -> bool:
+    """Whether a column of this kind is a fixed-size interval's bound or a test (a p-value, a flag)."""
+    return kind is not None and (kind.endswith(BOUND) or kind in (P_VALUE, TEST))
+
+
+# ---- runs played until decided (--until-decided, analysis.adaptive_stop) --------------------------------
+def without_fixed_size(frame: pd.DataFrame, labels: set[str], every_run: bool) -> pd.DataFrame:
+    """`frame` without the columns of a fixed-size interval or test (`is_fixed_size`, by the declared
+    kinds) of the runs `labels` that stopped adaptively: in a side-by-side table their blocks' columns;
+    in a one-run table (no run labels in it) all of them when `every_run` (that run is one of them)."""
+    kinds = frame.attrs.get("kinds", {})
+    drop = []
+    for col in frame.columns:
+        value, label = column_of(col, kinds)
+        if value is not None and is_fixed_size(kinds[value]) and (label in labels if label else every_run):
+            drop.append(col)
+    return frame.drop(columns=drop) if drop else frame
+
+
+def leave_out_fixed_size(sections: list[Section], runs: dict[str, Any]) -> None:
+    """In the sections of `runs` (label -> run), leave out the fixed-size intervals and tests of the runs
+    that stopped when their verdicts were decided: each table's such columns go, and a section that lost
+    any says why (`adaptive_note`) first. The section builders leave them out of notes and charts."""
+    labels = adaptive_labels(runs)
+    if not labels:
+        return
+    for sec in sections:
+        before = [frame.shape for _, _, frame in sec.tables]
+        sec.tables = [(name, caption, without_fixed_size(frame, labels, labels == set(runs)))
+                      for name, caption, frame in sec.tables]
+        if before != [frame.shape for _, _, frame in sec.tables] and adaptive_note(labels) not in sec.notes:
+            sec.notes.insert(0, adaptive_note(labels))
+
+
+def without_whiskers(frame: pd.DataFrame, runs: dict[str, Any], value: str, low: str,
+                     high: str) -> pd.DataFrame:
+    """A chart's long frame (`stack`: a ``run`` column) with the interval of the runs that stopped
+    adaptively collapsed onto the value: their bars are drawn without whiskers."""
+    labels = adaptive_labels(runs)
+    if not labels:
+        return frame
+    out = frame.copy()
+    mine = out["run"].isin(labels)
+    out.loc[mine, low] = out.loc[mine, value]
+    out.loc[mine, high] = out.loc[mine, value]
     return out
 
 
@@ -275,21 +386,50 @@ def _number(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
 
 
+def _count(v: float) -> str:
+    """A count with thousands separators; a sum of win shares keeps one decimal when it is not whole."""
+    if pd.isna(v):
+        return ""
+    return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.1f}"
+
+
+def _share(v: float) -> str:
+    return "" if pd.isna(v) else f"{100 * v:.1f}%"
+
+
+def _difference(v: float) -> str:
+    return "" if pd.isna(v) else f"{100 * v:.1f} pp"
+
+
+def _p(v: float) -> str:
+    return "" if pd.isna(v) else f"{v:.3g}"
+
+
+def _text(v: Any) -> str:
+    return "" if pd.isna(v) else str(v)
+
+
+_FORMATS = {SHARE: _share, DIFFERENCE: _difference, COUNT: _count, NUMBER: _number, P_VALUE: _p, TEXT: _text}
+
+
 def format_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """A table as the page shows it: flat column names, rates as percentages (their intervals too), other
-    floats to 3 digits, counts with thousands separators."""
+    """A table as the page shows it, each column by its declared kind (`declare`) and never by its name:
+    shares as percentages, differences of shares in pp, an interval's bounds in their value's unit, counts
+    with thousands separators, p-values to 3 digits, tests and text as they are. An undeclared float
+    column is a plain number (3 digits), an undeclared integer one a count. Flat column names."""
+    kinds = frame.attrs.get("kinds", {})
     out = frame.copy()
+    declared = [column_kind(col, kinds) for col in out.columns]
     if isinstance(out.columns, pd.MultiIndex):
         out.columns = [" ".join(str(c) for c in col if str(c)) for col in out.columns]
-    percent = _percent_columns([str(c) for c in out.columns])
-    for col, is_rate in zip(list(out.columns), percent, strict=True):
-        if pd.api.types.is_float_dtype(out[col]):
-            if is_rate:
-                out[col] = out[col].map(lambda v: "" if pd.isna(v) else f"{100 * v:.1f}%")
-            else:
-                out[col] = out[col].map(_number)
-        elif pd.api.types.is_integer_dtype(out[col]) and not pd.api.types.is_bool_dtype(out[col]):
-            out[col] = out[col].map(lambda v: "" if pd.isna(v) else f"{int(v):,}")
+    for i, kind in enumerate(declared):
+        column = out.iloc[:, i]
+        numeric = pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+        if kind is None:
+            kind = NUMBER if pd.api.types.is_float_dtype(column) else COUNT if numeric else TEXT
+        formatter = _FORMATS.get(kind.removesuffix(BOUND))
+        if numeric and formatter is not None:
+            out.isetitem(i, column.map(formatter))
     return out
 
 

@@ -18,6 +18,7 @@ from analysis import charts
 from analysis.page import FOLD_ROWS, Section, format_table, human_header, per_run, question_order
 from analysis.readings import readings_text, reconstruction_notes
 from analysis.run_labels import run_label
+from storage.run_dir import stopped_adaptively
 
 
 def label_runs(runs: list[Any]) -> list[str]:
@@ -76,6 +77,7 @@ def write_report(sections: list[Section], runs: list[Any], labels: list[str], su
                     f"{' (seats rotated)' if m.get('rotate_seats') else ''}, seed {m['seed']}, "
                     f"n = {run.n_games:,} games"
                     + (f" (<b>{run.partial_note}</b>)" if run.partial_note else "")
+                    + (", played until its verdicts were decided" if stopped_adaptively(m) else "")
                     + f", config {m['config_hash']}"
                     + (f"; rules read as {html.escape(readings)}" if readings else "")
                     + "</li>")

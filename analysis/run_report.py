@@ -15,7 +15,7 @@ from typing import Any
 from analysis import charts
 from analysis.causal_values import is_values_run, read_values_run
 from analysis.ladder_report import is_ladder, ladder_report_parts
-from analysis.page import Section
+from analysis.page import Section, leave_out_fixed_size
 from analysis.report_page import label_runs, write_report
 from analysis.run_tally import read_run_tally
 from analysis.skill import is_profile, profile_report_parts
@@ -26,6 +26,7 @@ from analysis.verdicts import DEFAULT_MARGINS, Margins, run_verdicts
 from analysis.worth_verdicts import worth_verdicts
 from sim import games
 from sim.errors import ConfigError
+from storage.run_dir import stopped_adaptively
 
 
 def default_out(paths: list[str | os.PathLike[str]]) -> Path:
@@ -68,6 +69,7 @@ def _build(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | No
         if not chosen:
             continue
         game_sections, run_summaries = spec.report_sections(dict(chosen))
+        leave_out_fixed_size(game_sections, dict(chosen))  # of runs played until decided
         sections += game_sections
         variants = variant_section(spec.vocabulary.title, dict(chosen), spec.vocabulary.length, jobs,
                                    backend)
@@ -75,11 +77,11 @@ def _build(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | No
             sections.append(variants)
         summary["runs"] += run_summaries
     for label, run in zip(labels, runs, strict=True):
-        handicap = run.handicap
-        if handicap is not None:
-            for record in summary["runs"]:
-                if record.get("label") == label:
-                    record["seat_handicap_points"] = handicap.to_dict(orient="records")
+        for record in summary["runs"]:
+            if record.get("label") == label:
+                record["stopped_adaptively"] = stopped_adaptively(run.manifest)
+                if run.handicap is not None:
+                    record["seat_handicap_points"] = run.handicap.to_dict(orient="records")
     if values_runs:
         named = {f"{r.path.name}" + (f" ({i + 1})" if len(values_runs) > 1 else ""): r
                  for i, r in enumerate(values_runs)}

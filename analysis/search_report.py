@@ -18,7 +18,17 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from analysis import charts
-from analysis.page import Section
+from analysis.page import (
+    COUNT,
+    DIFFERENCE,
+    DIFFERENCE_BOUND,
+    NUMBER,
+    SHARE,
+    SHARE_BOUND,
+    TEXT,
+    Section,
+    declare,
+)
 from analysis.report_page import write_report
 from analysis.stats import wilson_interval
 from sim.errors import ConfigError
@@ -35,6 +45,22 @@ def read_search(folder: str | os.PathLike[str]) -> dict[str, Any]:
     if state.get("state") != "done":
         raise ConfigError(f"{path}: the search has not finished; run the tune again to resume it")
     return state
+
+
+#: the kinds of the search tables' columns: the objectives (seats: the largest seat deviation, a difference
+#: of shares; changes and l1: how far from the base), the fresh checks, the confirmations and the trials
+KINDS = {"study": TEXT, "check": TEXT, "trial": TEXT, "agents": TEXT, "seat": TEXT, "kind": TEXT,
+         "games_spent": COUNT, "search_games": COUNT, "fresh_games": COUNT, "games": COUNT, "played": COUNT,
+         "base_games": COUNT, "search_deviation": DIFFERENCE, "fresh_deviation": DIFFERENCE,
+         "fresh_ci_low": DIFFERENCE_BOUND, "fresh_ci_high": DIFFERENCE_BOUND, "win_rate": SHARE,
+         "ci_low": SHARE_BOUND, "ci_high": SHARE_BOUND, "value": DIFFERENCE, "low": DIFFERENCE_BOUND,
+         "high": DIFFERENCE_BOUND, "valid": TEXT, "seats": DIFFERENCE, "max_rate_deviation": DIFFERENCE,
+         "changes": NUMBER, "l1": NUMBER, "length": NUMBER, "violation": NUMBER, "worth_most": TEXT,
+         "worth_most_value": DIFFERENCE, "any_kind_high": DIFFERENCE_BOUND, "stopped_early": TEXT,
+         "why": TEXT, "confirmed_deviation": DIFFERENCE, "confirmed_ci_low": DIFFERENCE_BOUND,
+         "confirmed_ci_high": DIFFERENCE_BOUND}
+#: a trial's interval bounds its largest seat deviation (the confirmations' bound a seat's win rate)
+_TRIAL_KINDS = {**KINDS, "ci_low": DIFFERENCE_BOUND, "ci_high": DIFFERENCE_BOUND}
 
 
 def curve_frame(state: dict[str, Any]) -> pd.DataFrame:
@@ -183,15 +209,16 @@ def _search_section(state: dict[str, Any]) -> tuple[Section, list[str]]:
                            curve_chart(curve, checks, f"budget {state['budget']:,} games")))
     if not checks.empty:
         sec.tables.append(("search_curve_checks", "The curve's checks: each search's best so far at each "
-                           "share of the budget, on fresh games", checks))
+                           "share of the budget, on fresh games", declare(checks, KINDS)))
     confirm = confirm_frame(state)
     if not confirm.empty:
         sec.tables.append(("search_confirmations", "Seat win rates of the confirmed points on fresh games",
-                           confirm))
+                           declare(confirm, KINDS)))
     kinds = kinds_frame(state)
     if not kinds.empty:
         sec.tables.append(("search_component_kinds", "What each component kind adds to its holder's win "
-                           "rate on the confirmation's fresh base games (simultaneous 95% bounds)", kinds))
+                           "rate on the confirmation's fresh base games (simultaneous 95% bounds)",
+                           declare(kinds, KINDS)))
     return sec, ends
 
 
@@ -270,7 +297,8 @@ def _trials_section(state: dict[str, Any], kind: str) -> Section:
     part = Section(f"Trials: {LABELS[kind]}")
     part.notes.append("Each trial's figures come from its own games (the games column; played: games it "
                       "played itself, 0 when an equal candidate's games were reused).")
-    part.tables.append((f"search_trials_{kind}", f"Trials of the {LABELS[kind]}", trials_frame(state, kind)))
+    part.tables.append((f"search_trials_{kind}", f"Trials of the {LABELS[kind]}",
+                        declare(trials_frame(state, kind), _TRIAL_KINDS)))
     return part
 
 
@@ -283,7 +311,7 @@ def _pareto_section(state: dict[str, Any]) -> Section:
                            "confirmed_ci_high": e["confirm"][agents]["high"]}
                           for e in state["confirmed"]])
     part = Section("Pareto front: fairness against closeness to the base")
-    part.tables.append(("search_pareto", "Confirmed Pareto points", front))
+    part.tables.append(("search_pareto", "Confirmed Pareto points", declare(front, KINDS)))
     fig, ax = plt.subplots(figsize=charts.WIDE)
     ax.errorbar(front[objectives[1]], 100 * front["confirmed_deviation"],
                 yerr=[100 * (front["confirmed_deviation"] - front["confirmed_ci_low"]),

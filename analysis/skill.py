@@ -573,27 +573,45 @@ def read_profile(folder: str | os.PathLike[str]) -> Profile:
     return Profile(folder, manifest, runs=runs, values=values, estimates=estimates, tests=tests, spec=spec)
 
 
-def profile_report_parts(folder: str | os.PathLike[str],
-                         name: str = "skill") -> tuple[Section, list[Run], list[str], dict[str, Any]]:
-    """A profile folder's section "Balance by skill" for `balance report`: (Section, runs, labels,
-    summary record)."""
-    from analysis.page import Section
+def _tables(name: str, est: pd.DataFrame, tests: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
+    """The section's tables with their columns' kinds: the figures as the page shows them, the same as
+    numbers, and the tests."""
+    from analysis.page import (
+        COUNT,
+        DIFFERENCE,
+        DIFFERENCE_BOUND,
+        NUMBER,
+        NUMBER_BOUND,
+        P_VALUE,
+        TEST,
+        TEXT,
+        declare,
+    )
 
-    profile = read_profile(folder)
-    m, est, tests = profile.manifest, profile.estimates, profile.tests
-    players = int(m["players"])
+    table = display_table(est, tests)
+    numbers = est.rename(columns={"value": "estimate (share)"}).drop(columns=["kind"])
+    shown = tests.rename(columns={"difference": "last_minus_first_share", "difference_ci_low": "ci_low",
+                                  "difference_ci_high": "ci_high", "detectable": "detectable_share",
+                                  "statistic": "hotelling_t2", "f": "f_statistic"}).drop(columns=["kind"])
+    return [(name, "Balance by skill: every headline figure per level (95% intervals), the test of 'all "
+                   "levels equal' (Holm over the section)",
+             declare(table, dict.fromkeys(table.columns, TEXT))),  # every cell written as text
+            (f"{name}_estimates", "The same figures as numbers, one row per figure and level (a rate or a "
+                                  "difference of rates, as a fraction of one: 0.25 is 25%, 0.01 is 1 pp)",
+             declare(numbers, {"figure": TEXT, "group": TEXT, "level": TEXT, "estimate (share)": NUMBER,
+                               "ci_low": NUMBER_BOUND, "ci_high": NUMBER_BOUND, "n": COUNT})),
+            (f"{name}_tests", "Tests of 'all levels equal', one row per figure (Holm over the section)",
+             declare(shown, {"figure": TEXT, "group": TEXT, "levels": TEXT, "n_paired": COUNT,
+                             "hotelling_t2": NUMBER, "f_statistic": NUMBER, "dof": NUMBER, "dof2": NUMBER,
+                             "p_value": P_VALUE, "last_minus_first_share": DIFFERENCE,
+                             "ci_low": DIFFERENCE_BOUND, "ci_high": DIFFERENCE_BOUND, "p_holm": P_VALUE,
+                             "depends_on_skill": TEST, "detectable_share": DIFFERENCE, "conclusion": TEXT}))]
+
+
+def _tested_parts(sec: Any, name: str, profile: Profile, n_text: str) -> None:
+    """The section's findings: how they are tested, what depends on skill, the chart and the tables."""
+    est, tests, players = profile.estimates, profile.tests, int(profile.manifest["players"])
     title = profile.spec.vocabulary.title
-    counts = [r.n_games for r in profile.runs.values()]
-    n_text = (f"n = {counts[0]:,} games per level" if len(set(counts)) == 1
-              else f"n = {min(counts):,} to {max(counts):,} games per level")
-    sec = Section(f"Balance by skill: {title}, {players} players ({profile.folder.name})", question="skill",
-                  anchor=f"{name}")
-    missing = [lv["name"] for lv in m["levels"] if lv["name"] not in profile.runs]
-    sec.notes.append(
-        f"Config <b>{m['config']}</b>; self-play at each level ({', '.join(profile.levels)}): every seat "
-        f"plays the level; seed {m['seed']} at every level, so game i has the same deal at every level and "
-        f"the levels differ only in how well the players play; {n_text}."
-        + (f" Not played yet: {', '.join(missing)}." if missing else ""))
     family = tests.attrs.get("family", 0)
     sec.notes.append(
         "Each cell is the figure at that level with its 95% interval (rates: Wilson; differences: normal on "
@@ -616,16 +634,59 @@ def profile_report_parts(folder: str | os.PathLike[str],
                        f"Win rate by seat at each level with 95% intervals ({n_text}); dashed: fair share",
                        skill_chart(est, f"{title} {players}p: win rate by seat and skill level ({n_text})",
                                    players)))
-    sec.tables.append((name, "Balance by skill: every headline figure per level (95% intervals), the test "
-                       "of 'all levels equal' (Holm over the section)", display_table(est, tests)))
-    numbers = est.rename(columns={"value": "estimate (share)"}).drop(columns=["kind"])
-    sec.tables.append((f"{name}_estimates", "The same figures as numbers, one row per figure and level "
-                       "(rates in percent, differences in percentage points)", numbers))
-    shown = tests.rename(columns={"difference": "last_minus_first_share", "difference_ci_low": "ci_low",
-                                  "difference_ci_high": "ci_high", "detectable": "detectable_share",
-                                  "statistic": "hotelling_t2", "f": "f_statistic"}).drop(columns=["kind"])
-    sec.tables.append((f"{name}_tests", "Tests of 'all levels equal', one row per figure (Holm over the "
-                       "section)", shown))
+    sec.tables += _tables(name, est, tests)
+
+
+def _adaptive_parts(sec: Any, name: str, profile: Profile, n_text: str, stopped: set[str]) -> None:
+    """The section's findings when levels were played until their verdicts were decided: the figures
+    without fixed-size intervals or tests (the tests of "all levels equal" would overstate too), and
+    where the valid answer stands: the verdicts' "stable at the top", confidence sequences."""
+    from analysis.adaptive_stop import adaptive_note
+    from analysis.page import without_fixed_size
+
+    est, players = profile.estimates, int(profile.manifest["players"])
+    title = profile.spec.vocabulary.title
+    sec.notes.append(adaptive_note(stopped) + " Whether the answers change with skill: the verdicts' "
+                     "<i>stable at the top</i> above, which compares the two top levels with confidence "
+                     "sequences.")
+    points = est.assign(ci_low=est["value"], ci_high=est["value"])  # bars without whiskers
+    sec.charts.append((f"{name}_seat_win_rates", f"Win rate by seat at each level ({n_text}); no intervals: "
+                       "the levels stopped when their verdicts were decided; dashed: fair share",
+                       skill_chart(points, f"{title} {players}p: win rate by seat and skill level ({n_text})",
+                                   players)))
+    sec.tables += [(table, caption, without_fixed_size(frame, stopped, every_run=True))
+                   for table, caption, frame in _tables(name, est, profile.tests)
+                   if table == f"{name}_estimates"]
+
+
+def profile_report_parts(folder: str | os.PathLike[str],
+                         name: str = "skill") -> tuple[Section, list[Run], list[str], dict[str, Any]]:
+    """A profile folder's section "Balance by skill" for `balance report`: (Section, runs, labels,
+    summary record)."""
+    from analysis.adaptive_stop import adaptive_labels
+    from analysis.page import Section
+
+    profile = read_profile(folder)
+    m, est, tests = profile.manifest, profile.estimates, profile.tests
+    players = int(m["players"])
+    title = profile.spec.vocabulary.title
+    counts = [r.n_games for r in profile.runs.values()]
+    n_text = (f"n = {counts[0]:,} games per level" if len(set(counts)) == 1
+              else f"n = {min(counts):,} to {max(counts):,} games per level")
+    sec = Section(f"Balance by skill: {title}, {players} players ({profile.folder.name})", question="skill",
+                  anchor=f"{name}")
+    missing = [lv["name"] for lv in m["levels"] if lv["name"] not in profile.runs]
+    sec.notes.append(
+        f"Config <b>{m['config']}</b>; self-play at each level ({', '.join(profile.levels)}): every seat "
+        f"plays the level; seed {m['seed']} at every level, so game i has the same deal at every level and "
+        f"the levels differ only in how well the players play; {n_text}."
+        + (f" Not played yet: {', '.join(missing)}." if missing else ""))
+    stopped = adaptive_labels(profile.runs)
+    if stopped:
+        _adaptive_parts(sec, name, profile, n_text, stopped)
+    else:
+        _tested_parts(sec, name, profile, n_text)
+    family = tests.attrs.get("family", 0)
     record = {"folder": str(profile.folder), "game": m["game"], "players": players, "config": m["config"],
               "seed": m["seed"], "levels": profile.levels, "family_tests": family, "alpha": ALPHA,
               "figures": est.to_dict(orient="records"), "tests": tests.to_dict(orient="records")}

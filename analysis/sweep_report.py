@@ -26,7 +26,22 @@ import numpy as np
 import pandas as pd
 
 from analysis import charts
-from analysis.page import Section, interval, pct
+from analysis.page import (
+    BOUND,
+    COUNT,
+    DIFFERENCE,
+    DIFFERENCE_BOUND,
+    NUMBER,
+    P_VALUE,
+    SHARE,
+    SHARE_BOUND,
+    TEST,
+    TEXT,
+    Section,
+    declare,
+    interval,
+    pct,
+)
 from analysis.paired import (
     common_sums,
     compare_sums,
@@ -395,7 +410,8 @@ def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[st
     sec.charts += metric_charts(frame, grid, n_text, spec)
     seats = _seats_section(frame)
     raw_cols = [c for c in frame.columns if c not in ("seat_rates", "seat_changes")]
-    seats.tables.append(("sweep_figures", "Every figure as numbers (also in summary.json)", frame[raw_cols]))
+    seats.tables.append(("sweep_figures", "Every figure as numbers (also in summary.json)",
+                         declare(frame[raw_cols], figure_kinds(manifest))))
     sections = [head, sec, seats]
     summary = {"sweep": {k: manifest[k] for k in ("sweep_file", "base", "game", "players", "agents", "games",
                                                   "seed", "grid_keys")},
@@ -406,6 +422,35 @@ def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[st
                ).to_dict(orient="records")}
     target = Path(out) if out else folder / "report"
     return write_report(sections, runs, labels, summary, target, title="Sweep report")
+
+
+#: what each metric of METRICS is: a share, or a difference of shares (seat 0 minus the fair share, the
+#: largest minus the smallest seat, the most minus the least valuable component), or the game's length
+_METRIC_KINDS = {"start_adv": DIFFERENCE, "gap": DIFFERENCE, "tie_rate": SHARE, "tiebreak_rate": SHARE,
+                 "length": NUMBER, "value_spread": DIFFERENCE}
+
+
+def figure_kinds(manifest: dict[str, Any]) -> dict[str, str]:
+    """The kinds of the columns of the sweep's figures (`sweep_rows` as `sweep_table` lays them out): each
+    metric with its interval, its difference from the base with its interval and test, and the run's
+    labels and swept values."""
+    kinds = {"variant": TEXT, "slug": TEXT, "named": TEXT, "is_base": TEXT, "overrides": TEXT,
+             "players": COUNT, "agents": TEXT, "run": TEXT, "n": COUNT, "gap_max_seat": TEXT,
+             "gap_min_seat": TEXT, "chi2_p": P_VALUE, "paired": TEXT, "tie_is_decided": TEXT,
+             "seat_chi2": NUMBER, "seat_dof": COUNT, "p_seats": P_VALUE, "differs_from_base": TEXT,
+             "value_max_item": TEXT, "value_min_item": TEXT}
+    for extreme in ("max", "min"):
+        kinds |= {f"value_{extreme}_value": DIFFERENCE, f"value_{extreme}_low": DIFFERENCE_BOUND,
+                  f"value_{extreme}_high": DIFFERENCE_BOUND}
+    for key, kind in _METRIC_KINDS.items():
+        change = NUMBER if kind == NUMBER else DIFFERENCE
+        kinds |= {key: kind, f"{key}_low": kind + BOUND, f"{key}_high": kind + BOUND, f"d_{key}": change,
+                  f"d_{key}_low": change + BOUND, f"d_{key}_high": change + BOUND, f"p_{key}": P_VALUE,
+                  f"sig_{key}": TEST}
+    for key in FAMILY:
+        kinds |= {f"holm_{key}": P_VALUE, f"mark_{key}": TEST}
+    kinds |= {f"value:{k}": TEXT for v in manifest["variants"] for k in v.get("values", {})}
+    return kinds
 
 
 def _comparison_section(manifest: dict[str, Any], spec: GameSpec, frame: pd.DataFrame,
@@ -432,9 +477,12 @@ def _comparison_section(manifest: dict[str, Any], spec: GameSpec, frame: pd.Data
         f"{k} = {json.dumps(x)}" for k, x in v["overrides"].items()) or "(none: the base)",
         "also named": ", ".join(v["aliases"]), "config": v["config_file"]} for v in manifest["variants"]])
     sec.tables.append(("sweep_variants", "Variants (each config file is standalone: `balance simulate` "
-                       "accepts it)", variants_table))
+                       "accepts it)", declare(variants_table, dict.fromkeys(variants_table.columns, TEXT))))
+    shown = display_table(frame)
     sec.tables.append(("sweep_comparison", f"Every run: figures with 95% intervals, and the difference from "
-                       f"the base (* significant); game length in {unit}", display_table(frame)))
+                       f"the base (* significant); game length in {unit}",
+                       declare(shown, {**dict.fromkeys(shown.columns, TEXT), "players": COUNT,
+                                       "games": COUNT})))
     return sec
 
 
@@ -449,5 +497,9 @@ def _seats_section(frame: pd.DataFrame) -> Section:
                      "changes but one, their covariance from the games), in the comparison table's 'seats "
                      "changed?' column, judged with the sweep's other differences (Holm).")
     sec.tables.append(("sweep_seat_win_rates", "Seat win rates (seat 0 = start player), Wilson 95%, and "
-                       "the change from the base (paired)", seats))
+                       "the change from the base (paired)",
+                       declare(seats, {"variant": TEXT, "players": COUNT, "agents": TEXT, "seat": TEXT,
+                                       "win_rate": SHARE, "ci_low": SHARE_BOUND, "ci_high": SHARE_BOUND,
+                                       "change": DIFFERENCE, "change_ci_low": DIFFERENCE_BOUND,
+                                       "change_ci_high": DIFFERENCE_BOUND})))
     return sec

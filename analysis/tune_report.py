@@ -16,7 +16,19 @@ from typing import Any
 import pandas as pd
 
 from analysis import charts
-from analysis.page import Section, pct
+from analysis.page import (
+    COUNT,
+    DIFFERENCE,
+    DIFFERENCE_BOUND,
+    NUMBER,
+    NUMBER_BOUND,
+    SEAT_KINDS,
+    SHARE,
+    TEXT,
+    Section,
+    declare,
+    pct,
+)
 from analysis.report_page import write_report
 from analysis.run_tally import RunTally, read_run_tally, seat_win_rates
 from sim.errors import ConfigError
@@ -30,6 +42,23 @@ def read_tune_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
         return json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as err:
         raise ConfigError(f"{path}: unreadable tune manifest ({err})") from None
+
+
+#: the columns of the race's rounds (sim/design/racing.py), the best's deviation renamed
+_ROUND_KINDS = {"round": TEXT, "games_per_candidate": COUNT, "candidates": COUNT, "dropped": COUNT,
+                "left": COUNT, "best": TEXT, "best_rate_deviation": DIFFERENCE,
+                "best_ci_low": DIFFERENCE_BOUND, "best_ci_high": DIFFERENCE_BOUND, "games_in_round": COUNT,
+                "note": TEXT}
+
+
+def candidate_kinds(players: int) -> dict[str, str]:
+    """The kinds of `candidates_table`'s columns."""
+    return {"candidate": TEXT, "values": TEXT, "games": COUNT, "max_rate_deviation": DIFFERENCE,
+            "ci_low": DIFFERENCE_BOUND, "ci_high": DIFFERENCE_BOUND,
+            **{f"seat_{i}_rate": SHARE for i in range(players)}, "constraints": TEXT,
+            "dropped_in_round": TEXT, "why": TEXT, "length": NUMBER, "length_low": NUMBER_BOUND,
+            "length_high": NUMBER_BOUND, "top_chit": TEXT, "top_chit_added": DIFFERENCE,
+            "top_chit_ci_low": DIFFERENCE_BOUND, "top_chit_ci_high": DIFFERENCE_BOUND}
 
 
 def candidates_table(state: dict[str, Any]) -> pd.DataFrame:
@@ -130,7 +159,7 @@ def _tune_section(state: dict[str, Any], g: dict[str, Any]) -> Section:
         "best_value": "best_rate_deviation", "best_low": "best_ci_low", "best_high": "best_ci_high"})
     if not rounds.empty:
         sec.tables.append(("tune_rounds", "Rounds of the race (deviation of the best, in win-rate share)",
-                           rounds))
+                           declare(rounds, _ROUND_KINDS)))
     return sec
 
 
@@ -164,7 +193,7 @@ def _confirm_section(state: dict[str, Any], run: RunTally) -> Section:
     sec.charts.append(("tune_confirm_seats", f"Seat win rates of the recommended config (n = "
                        f"{run.n_games:,} games)", fig))
     sec.tables.append(("tune_confirm_seats", "Seat win rates on the confirmation games",
-                       seats.drop(columns=["wins"])))
+                       declare(seats.drop(columns=["wins"]), SEAT_KINDS)))
     return sec
 
 
@@ -185,5 +214,5 @@ def _candidates_section(state: dict[str, Any]) -> Section:
                                   horizontal=True)
         sec.charts.append(("tune_candidates", "Largest seat deviation per candidate with its simultaneous "
                            "95% interval; dashed: the tolerance", fig))
-    sec.tables.append(("tune_candidates", "Candidates", table))
+    sec.tables.append(("tune_candidates", "Candidates", declare(table, candidate_kinds(state["players"]))))
     return sec

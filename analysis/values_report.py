@@ -13,7 +13,7 @@ import pandas as pd
 
 from analysis import charts
 from analysis.causal_values import MIN_BASE_GAMES, ValuesRun, component_values, group_values, power_values
-from analysis.page import Section
+from analysis.page import COUNT, TEXT, Section, declare
 
 SUMMARY_KEYS = ("component", "position", "seat", "value", "ci_low", "ci_high", "n", "points_equivalent",
                 "pe_ci_low", "pe_ci_high", "significant", "tested", "pe_gain")
@@ -45,6 +45,12 @@ def _where(position: int, unit: str) -> str:
 def _too_few(tested: pd.Series, n: pd.Series, cells: list[str]) -> list[str]:
     """`cells`, with "too few games (n = 4)" where a row was not tested (causal_values.MIN_BASE_GAMES)."""
     return [c if t else f"too few games (n = {int(k):,})" for c, t, k in zip(cells, tested, n, strict=True)]
+
+
+def _declared(frame: pd.DataFrame) -> pd.DataFrame:
+    """A values table with its columns' kinds: the cells written as text here, the counts of base games
+    and of a group's components."""
+    return declare(frame, {c: COUNT if c in ("Base games", "Components") else TEXT for c in frame.columns})
 
 
 def _judged(rows: pd.DataFrame) -> dict[str, list[str]]:
@@ -80,13 +86,13 @@ def values_table(rows: pd.DataFrame, score: str, unit: str) -> pd.DataFrame:
     })
     if "seat" in rows and (rows["seat"].astype(str) != "all").any():
         out.insert(1, "Seat", rows["seat"].astype(str).to_numpy())
-    return out
+    return _declared(out)
 
 
 def powers_table(powers: pd.DataFrame, score: str) -> pd.DataFrame:
     """`analysis.causal_values.power_values` as the page shows it."""
     tested, n = powers["tested"], powers["n"]
-    return pd.DataFrame({
+    return _declared(pd.DataFrame({
         "Component": powers["component"],
         "Power's worth (pp)": [_pp(v) for v in powers["power_value"]],
         "95% interval (pp)": _too_few(tested, n, [_pp_interval(lo, hi) for lo, hi in
@@ -95,20 +101,20 @@ def powers_table(powers: pd.DataFrame, score: str) -> pd.DataFrame:
         f"95% interval ({score})": _too_few(tested, n, [_pts_interval(lo, hi) for lo, hi in zip(
             powers.get("pp_ci_low", pd.Series(np.nan, powers.index)),
             powers.get("pp_ci_high", pd.Series(np.nan, powers.index)), strict=True)]),
-        **_judged(powers)})
+        **_judged(powers)}))
 
 
 def groups_table(grouped: pd.DataFrame, attribute: str, unit: str) -> pd.DataFrame:
     """`analysis.causal_values.group_values` by `attribute` as the page shows it."""
     tested, n = grouped["tested"], grouped["n"]
-    return pd.DataFrame({
+    return _declared(pd.DataFrame({
         attribute.capitalize(): grouped[attribute].astype(str),
         "Position": [_where(int(p), unit) for p in grouped["position"]],
         "Components": grouped["components"].astype(int),
         "Win share change (pp)": [_pp(v) for v in grouped["value"]],
         "95% interval (pp)": _too_few(tested, n, [_pp_interval(lo, hi) for lo, hi in
                                                   zip(grouped["ci_low"], grouped["ci_high"], strict=True)]),
-        **_judged(grouped)})
+        **_judged(grouped)}))
 
 
 def _method_note(score: str) -> str:

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.page import Section
+from analysis.adaptive_stop import adaptive_labels, adaptive_note
+from analysis.page import TEXT, Section, declare
 from analysis.paired import common_sums, compare_sums, paired_tally, same_games
 from analysis.run_tally import RunTally
 from analysis.stats import holm
@@ -111,7 +112,7 @@ def _frame(rows: pd.DataFrame, length: str) -> pd.DataFrame:
         "Significant": np.where(rows["significant"], "yes", "no")})
     if (rows["differs"] != "").any():
         frame["Not the rules alone"] = rows["differs"].to_numpy()
-    return frame
+    return declare(frame, dict.fromkeys(frame.columns, TEXT))  # every cell written as text above
 
 
 def variant_section(title: str, runs: dict[str, RunTally], length: str, jobs: int = 1,
@@ -120,19 +121,25 @@ def variant_section(title: str, runs: dict[str, RunTally], length: str, jobs: in
     by_players: dict[int, dict[str, RunTally]] = {}
     for label, run in runs.items():
         by_players.setdefault(int(run.manifest["players"]), {})[label] = run
-    tables, warnings = [], []
+    tables, warnings, stopped = [], [], set()
     for players, group in sorted(by_players.items()):
         if len(group) < 2:
             continue
         rows = variant_rows(group, length, jobs, backend)
+        frame = _frame(rows, length)
+        if adaptive_labels(group):  # a run stopped on its own data: no fixed-size interval or test
+            stopped |= adaptive_labels(group)
+            frame = frame.drop(columns=["95% interval", "Holm p", "Significant"])
         for (run, base), text in rows.groupby(["run", "base"], sort=False)["differs"].first().items():
             if text:
                 warnings.append(f"<b>{html.escape(run)}</b> minus <b>{html.escape(base)}</b> ({players} "
                                 f"players): {html.escape(text)}.")
-        tables.append((players, _frame(rows, length)))
+        tables.append((players, frame))
     if not tables:
         return None
     sec = Section(f"{title}: each run minus the first")
+    if stopped:
+        sec.notes.append(adaptive_note(stopped))
     if warnings:
         sec.notes.append("<b>Warning: not a comparison of rules alone.</b> " + " ".join(warnings))
     sec.notes.append("Differences of each run from the first run of the same player count: percentage points "

@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 
 from sim.errors import ConfigError
-from storage.run_lock import LOCK_NAME
+from storage.run_lock import LOCK_NAME, RunLock
 from storage.run_parts import (
     RECORDS,
     Damage,
@@ -46,7 +46,8 @@ _MANIFEST: tuple[_Check, ...] = (
     ("seed", int, True), ("rotate_seats", bool, False), ("config_hash", str, False), ("study", str, False),
     ("games_asked", int, False), ("games_finished", int, False), ("sessions", list, False),
     ("wall_time_s", (int, float), False), ("resolved_agents", list, False),
-    ("positions", (list, type(None)), False), ("components", list, False))
+    ("positions", (list, type(None)), False), ("components", list, False),
+    ("stopped_adaptively", bool, False))
 
 
 def _no_constant(name: str) -> float:
@@ -103,6 +104,26 @@ def check_manifest(manifest: dict, path: Path) -> None:
         raise ConfigError(f"{path}: agents: must list one agent name per player ({manifest['players']})")
     if not all(isinstance(s, dict) for s in manifest.get("sessions", [])):
         raise ConfigError(f"{path}: sessions: must list one record (a JSON object) per session")
+
+
+def mark_stopped_adaptively(*paths: str | os.PathLike[str]) -> None:
+    """Record in each run directory's manifest (`stopped_adaptively`) that the run was played until its
+    verdicts were decided (--until-decided): it stopped on its own data, so fixed-size intervals and tests
+    of it would overstate. Sticky: every later session of the run keeps the manifest's key, so a run
+    extended by a fixed --games still stopped adaptively once. A path without a manifest is left alone."""
+    for path in paths:
+        run_dir = RunDirectory(path)
+        if not run_dir.manifest_path.is_file():
+            continue
+        with RunLock(path, wait=True):  # not under a writer's feet: its manifest is rewritten whole
+            manifest = run_dir.read_manifest()
+            if manifest is not None and not manifest.get("stopped_adaptively"):
+                run_dir.write_manifest({**manifest, "stopped_adaptively": True})
+
+
+def stopped_adaptively(manifest: dict) -> bool:
+    """Whether a run's manifest says it stopped when its verdicts were decided (`mark_stopped_adaptively`)."""
+    return bool(manifest.get("stopped_adaptively"))
 
 
 class RunDirectory:

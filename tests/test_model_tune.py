@@ -23,6 +23,7 @@ from sim.design.model_search import played_of
 from sim.design.search_space import SearchSpace, read_constraints, read_dimensions
 from sim.design.tune_file import load_tune
 from sim.errors import ConfigError
+from tests.test_report_columns import impossible_percentages
 
 ROOT = Path(__file__).resolve().parents[1]
 KAMAKURA = ROOT / "configs" / "kamakura" / "base.toml"
@@ -416,4 +417,6 @@ def test_the_component_cap_prices_candidates_by_paired_intervention(tmp_path: Pa
     met = rec["high"] < 0.03 and rec["chit"]["high_any"] <= 0.4 and rec["length_low"] >= 20
     assert rec["met"] == met and ("adds" in rec["statement"] and "cap 40" in rec["statement"])
     assert (outs[1] / "report" / "index.html").is_file()
-    assert "What each component kind adds" in (outs[1] / "report" / "index.html").read_text()
+    page = (outs[1] / "report" / "index.html").read_text()
+    assert "What each component kind adds" in page
+    assert impossible_percentages(page) == []  # only shares are percentages (issue 46)

@@ -30,6 +30,7 @@ from analysis.stats import holm
 from analysis.ties import tie_stats
 from sim.commands import main
 from sim.design.profile import level_slug, run_profile, split_levels
+from tests.test_report_columns import impossible_percentages
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = str(ROOT / "configs" / "kamakura" / "base.toml")
@@ -89,6 +90,7 @@ def test_report_has_the_balance_by_skill_section(profile: Path, tmp_path: Path) 
     assert main(["report", str(profile), "--out", str(tmp_path)]) == 0
     page = (tmp_path / "index.html").read_text()
     assert "'>Balance by skill: Kamakura, 3 players" in page
+    assert impossible_percentages(page) == []  # only shares are percentages (issue 46)
     assert "charts/skill_0_seat_win_rates.png" in page
     assert (tmp_path / "charts" / "skill_0_seat_win_rates.png").stat().st_size > 1000
     table = pd.read_csv(tmp_path / "tables" / "skill_0.csv")

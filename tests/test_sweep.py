@@ -23,6 +23,7 @@ from sim.design.overrides import apply_overrides, dump_toml, parse_key, path_tex
 from sim.design.sweep import load_sweep
 from sim.errors import ConfigError
 from tests.oracles import seat_gap
+from tests.test_report_columns import impossible_percentages
 
 ROOT = Path(__file__).resolve().parents[1]
 KAMAKURA = (ROOT / "configs" / "kamakura" / "base.toml").as_posix()
@@ -181,6 +182,7 @@ seed = 5
 
     # the report: every chart and table exists; the shared tie-break variant is marked against the base
     page = (out / "report" / "index.html").read_text()
+    assert impossible_percentages(page) == []  # only shares are percentages (issue 46)
     for ref in set(re.findall(r"(?:src|href)='([^']+)'", page)):
         assert (out / "report" / ref).is_file(), ref
     summary = json.loads((out / "report" / "summary.json").read_text())

@@ -20,6 +20,7 @@ from sim.design.racing import Standing, best_of, decided, race, race_round, stan
 from sim.design.racing import verdict as tune_verdict
 from sim.design.tune_file import Racing, Target, load_tune
 from sim.errors import ConfigError
+from tests.test_report_columns import impossible_percentages
 
 ROOT = Path(__file__).resolve().parents[1]
 KAMAKURA = (ROOT / "configs" / "kamakura" / "base.toml").as_posix()
@@ -230,6 +231,7 @@ def test_tune_finds_the_known_answer_on_a_tiny_space(tmp_path: Path) -> None:
     assert sim.returncode == 0, sim.stderr
     page = (out / "report" / "index.html").read_text()
     assert "Target met with 95% confidence" in page and "exhaustive" in page
+    assert impossible_percentages(page) == []  # only shares are percentages (issue 46)
     # run again: nothing replayed
     again = balance("tune", str(path), "--out", str(out), "--jobs", "1")
     assert again.returncode == 0 and "0 played now" in again.stdout

@@ -13,9 +13,21 @@ import pandas as pd
 
 from analysis import charts
 from analysis import kamakura as K
+from analysis.adaptive_stop import unless_adaptive
 from analysis.page import (
+    COUNT,
+    DIFFERENCE,
+    DIFFERENCE_BOUND,
+    NUMBER,
+    NUMBER_BOUND,
+    P_VALUE,
+    SHARE,
+    SHARE_BOUND,
+    TEST,
+    TEXT,
     TIE_KEYS,
     Section,
+    declare,
     fair_share,
     length_chart,
     p_value,
@@ -52,6 +64,22 @@ def kamakura_tally(games: pd.DataFrame, players: pd.DataFrame, events: pd.DataFr
 
 #: the descriptive tables' headers: a difference of win rates, an association
 _ASSOCIATION = {"win_added": "win_rate_difference", "detectable": "detectable_rate_difference"}
+#: what the association columns hold (the chit and power tables share them)
+_ASSOCIATION_KINDS = {"others_win_rate": SHARE, "win_rate_difference": DIFFERENCE, "ci_low": DIFFERENCE_BOUND,
+                      "ci_high": DIFFERENCE_BOUND, "p_holm": P_VALUE, "significant": TEST,
+                      "detectable_rate_difference": DIFFERENCE}
+_CHIT_KINDS = {"colour": TEXT, "icons": TEXT, "copies": COUNT, "points": NUMBER, "power": NUMBER,
+               "claim_rate": SHARE, "mean_turn_claimed": NUMBER, "activation_rate": SHARE, "n_holders": COUNT,
+               "holders_win_rate": SHARE, **_ASSOCIATION_KINDS}
+_POWER_KINDS = {"power": TEXT, "n": COUNT, "n_activating": COUNT, "activation_rate": SHARE,
+                "activation_ci_low": SHARE_BOUND, "activation_ci_high": SHARE_BOUND, "activations": COUNT,
+                "mean_activations": NUMBER, "activating_win_rate": SHARE, **_ASSOCIATION_KINDS}
+_SCORE_KINDS = {"seat": TEXT, "n": COUNT, "mean": NUMBER, "sd": NUMBER, "ci_low": NUMBER_BOUND,
+                "ci_high": NUMBER_BOUND, "min": NUMBER, "q25": NUMBER, "median": NUMBER, "q75": NUMBER,
+                "max": NUMBER}
+_PASS_KINDS = {"seat": TEXT, "n": COUNT, "passed": COUNT, "never_passed_rate": SHARE, "ci_low": SHARE_BOUND,
+               "ci_high": SHARE_BOUND, "mean_out_turn": NUMBER, "sd_out_turn": NUMBER, "q25_out_turn": NUMBER,
+               "median_out_turn": NUMBER, "q75_out_turn": NUMBER}
 
 
 def kamakura_sections(runs: dict[str, RunTally]) -> tuple[list[Section], list[dict[str, Any]]]:
@@ -89,10 +117,12 @@ def _seat_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]],
         verdict = "significant" if eq["p_value"] < 0.05 else "not significant"
         notes.append(
             f"<b>{lab}</b>: start-player advantage (seat 0 minus the fair share {pct(a['fair_share'])}) "
-            f"<b>{100 * a['value']:+.1f} percentage points</b> [{100 * a['ci_low']:+.1f}, "
-            f"{100 * a['ci_high']:+.1f}]; "
-            f"all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, {p_value(eq['p_value'])} "
-            f"({verdict} at 5%); {seat_flags_text(f['flags'])}; {_n(run)}.")
+            f"<b>{100 * a['value']:+.1f} percentage points</b>"
+            + unless_adaptive(run, f" [{100 * a['ci_low']:+.1f}, {100 * a['ci_high']:+.1f}]; all seats "
+                                   f"equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, "
+                                   f"{p_value(eq['p_value'])} ({verdict} at 5%); "
+                                   f"{seat_flags_text(f['flags'])}")
+            + f"; {_n(run)}.")
     notes.append("Seat 0 is the start player; ties count by the configured tie-break (shared wins as "
                  "1/k).")
     fair = fair_share(runs)
@@ -120,11 +150,12 @@ def _components_section(figures: dict[str, dict[str, Any]]) -> Section:
             "ci_high", "significant", "detectable"]
     sec.tables.append(("kamakura_chit_values", "Chit types: claim rate, timing, activation, and holders' win "
                        "rate minus the others' (an association)",
-                       wide({k: f["chits"][[c for c in cols if c in f["chits"]]].rename(columns=_ASSOCIATION)
+                       wide({k: declare(f["chits"][[c for c in cols if c in f["chits"]]]
+                                        .rename(columns=_ASSOCIATION), _CHIT_KINDS)
                              for k, f in figures.items()}, ["colour", "icons"])))
     sec.tables.append(("kamakura_power_values", "Powers: activation, and activating player-games' win rate "
                        "minus the others' (an association)",
-                       wide({k: f["powers"].rename(columns=_ASSOCIATION)
+                       wide({k: declare(f["powers"].rename(columns=_ASSOCIATION), _POWER_KINDS)
                              for k, f in figures.items()}, "power")))
     return sec
 
@@ -137,12 +168,13 @@ def _length_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]
         s, lc = figures[lab]["scores"], figures[lab]["leads"]
         m, length = s["margin"], s["length"]
         sec.notes.append(
-            f"<b>{lab}</b>: winning margin (first minus second) mean {m['mean']:.2f} points "
-            f"[{m['ci_low']:.2f}, {m['ci_high']:.2f}], tied on top in {pct(m['zero_rate'])}; game length "
-            f"mean "
-            f"{length['mean']:.1f} turns [{length['ci_low']:.1f}, {length['ci_high']:.1f}], median "
-            f"{length['median']:.0f}; lead changes per game mean {lc['mean']:.2f} "
-            f"[{lc['ci_low']:.2f}, {lc['ci_high']:.2f}], none in {pct(lc['zero_rate'])}; {_n(run)}.")
+            f"<b>{lab}</b>: winning margin (first minus second) mean {m['mean']:.2f} points"
+            + unless_adaptive(run, f" [{m['ci_low']:.2f}, {m['ci_high']:.2f}]")
+            + f", tied on top in {pct(m['zero_rate'])}; game length mean {length['mean']:.1f} turns"
+            + unless_adaptive(run, f" [{length['ci_low']:.1f}, {length['ci_high']:.1f}]")
+            + f", median {length['median']:.0f}; lead changes per game mean {lc['mean']:.2f}"
+            + unless_adaptive(run, f" [{lc['ci_low']:.2f}, {lc['ci_high']:.2f}]")
+            + f", none in {pct(lc['zero_rate'])}; {_n(run)}.")
     sec.charts.append(length_chart("kamakura_length", runs, "turns", "Kamakura", n_all))
     margins = {lab: run.own["flow"]["margin"] for lab, run in runs.items()}
     sec.charts.append(("kamakura_margin", f"Winning margin in points ({n_all})",
@@ -157,9 +189,10 @@ def _length_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]
                        charts.histograms(out_turns, f"Kamakura: turn of passing (R-8) ({n_all})",
                                          "game-wide turn index", "share of passes (%)")))
     sec.tables.append(("kamakura_scores_by_seat", "Final scores by seat",
-                       wide({k: f["scores"]["by_seat"] for k, f in figures.items()}, "seat")))
+                       wide({k: declare(f["scores"]["by_seat"], _SCORE_KINDS) for k, f in figures.items()},
+                            "seat")))
     sec.tables.append(("kamakura_pass_timing", "Passing by seat",
-                       wide({k: f["passing"] for k, f in figures.items()}, "seat")))
+                       wide({k: declare(f["passing"], _PASS_KINDS) for k, f in figures.items()}, "seat")))
     return sec
 
 

@@ -15,9 +15,20 @@ from matplotlib.figure import Figure
 
 from analysis import charts
 from analysis import sakura as S
+from analysis.adaptive_stop import unless_adaptive
 from analysis.page import (
+    COUNT,
+    DIFFERENCE,
+    DIFFERENCE_BOUND,
+    NUMBER,
+    P_VALUE,
+    SHARE,
+    SHARE_BOUND,
+    TEST,
+    TEXT,
     TIE_KEYS,
     Section,
+    declare,
     interval,
     length_chart,
     p_value,
@@ -28,7 +39,9 @@ from analysis.page import (
     seat_section,
     stack,
     tie_section,
+    whiskers_note,
     wide,
+    without_whiskers,
 )
 from analysis.sakura.ties import COURT_CAN_WIN
 from analysis.seats import seat_equality_test, seat_tests, seat_win_rates
@@ -62,7 +75,7 @@ def sakura_sections(runs: dict[str, RunTally]) -> tuple[list[Section], list[dict
                        ties={lab: f["ties"] for lab, f in figures.items()}, rescored=rescored,
                        tied_what="most tokens", rule="R-14", n_all=n_all)
     ties.notes.extend(_r23_notes(runs, rescored))
-    sections += [ties, _components_section(figures, series, n_all),
+    sections += [ties, _components_section(runs, figures, series, n_all),
                  _length_section(runs, figures, series, n_all)]
     return sections, [_summary(lab, run, figures[lab]) for lab, run in runs.items()]
 
@@ -92,26 +105,43 @@ def _seat_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]],
         first = f["seats"].iloc[0]
         eq = f["equality"]
         notes.append(
-            f"<b>{lab}</b>: seat 0 (first to choose) wins {pct(first['win_rate'])} "
-            f"{interval(first['ci_low'], first['ci_high'])} against a fair share of {pct(fair)}; "
-            f"all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, {p_value(eq['p_value'])} "
-            f"({'significant' if eq['p_value'] < 0.05 else 'not significant'} at 5%); "
-            f"{seat_flags_text(f['flags'])}; n = {run.n_games:,} games.")
+            f"<b>{lab}</b>: seat 0 (first to choose) wins {pct(first['win_rate'])}"
+            + unless_adaptive(run, f" {interval(first['ci_low'], first['ci_high'])}")
+            + f" against a fair share of {pct(fair)}"
+            + unless_adaptive(run, f"; all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, "
+                                   f"{p_value(eq['p_value'])} "
+                                   f"({'significant' if eq['p_value'] < 0.05 else 'not significant'} at 5%); "
+                                   f"{seat_flags_text(f['flags'])}")
+            + f"; n = {run.n_games:,} games.")
         if f["court"] is not None:
             c = f["court"].iloc[0]
             notes.append(
                 f"<b>{lab}</b>: played under court_can_win (R-23): the court painter (seat "
-                f"{int(c['seat'])} in the chart and table) won {pct(c['win_rate'])} "
-                f"{interval(c['ci_low'], c['ci_high'])} of the games, which no player won. The seats share "
-                f"the rest, so the fair-share line and the seat tests (against 1/2) overstate what a seat "
-                f"should win: compare the seats with each other.")
+                f"{int(c['seat'])} in the chart and table) won {pct(c['win_rate'])}"
+                + unless_adaptive(run, f" {interval(c['ci_low'], c['ci_high'])}")
+                + " of the games, which no player won. The seats share "
+                "the rest, so the fair-share line and the seat tests (against 1/2) overstate what a seat "
+                "should win: compare the seats with each other.")
     return seat_section("Sakura: seat win rates", "sakura", runs,
-                        seats={lab: f["seats"] for lab, f in figures.items()}, notes=notes,
+                        seats={lab: declare(f["seats"], {"mean_tokens": NUMBER})  # the seats' mean score
+                               for lab, f in figures.items()}, notes=notes,
                         caption=f"Win rate by seat with 95% intervals ({n_all})",
                         chart_title=f"Sakura win rate by seat ({n_all})", xlabel="seat")
 
 
-def _components_section(figures: dict[str, dict[str, Any]], series: str | None, n_all: str) -> Section:
+#: the columns of the card and action tables (analysis.sakura.card_values)
+_PLAYED_KINDS = {"card": TEXT, "garden": TEXT, "painter": TEXT, "half": TEXT, "action": TEXT, "played": COUNT,
+                 "resolved_share": SHARE, "player_games": COUNT, "win_rate": SHARE, "ci_low": SHARE_BOUND,
+                 "ci_high": SHARE_BOUND, "win_added": DIFFERENCE, "added_ci_low": DIFFERENCE_BOUND,
+                 "added_ci_high": DIFFERENCE_BOUND, "p_holm": P_VALUE, "significant": TEST,
+                 "detectable": DIFFERENCE}
+#: the columns of the tokens-at-each-sakura table (analysis.sakura.game_flow.sakura_tokens_from)
+_TREE_KINDS = {"sakura": TEXT, "rank": TEXT, "scorings": COUNT, "mean_tokens": NUMBER, "zero_share": SHARE,
+               "sakura_zero_share": SHARE}
+
+
+def _components_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]], series: str | None,
+                        n_all: str) -> Section:
     """Cards and actions in play (descriptive)."""
     sec = Section("Sakura: cards and actions in play (descriptive)")
     sec.notes.append("Descriptive: the win rate of the player-games in which the card (or action) was played "
@@ -122,15 +152,17 @@ def _components_section(figures: dict[str, dict[str, Any]], series: str | None, 
                      "is played by whoever holds it, when it suits them. What having a card in the starting "
                      "hand <i>causes</i> comes from `balance values` (paired intervention; give its run "
                      "directory to this report).")
-    cards = {lab: f["cards"] for lab, f in figures.items()}
-    actions = {lab: f["actions"] for lab, f in figures.items()}
+    cards = {lab: declare(f["cards"], _PLAYED_KINDS) for lab, f in figures.items()}
+    actions = {lab: declare(f["actions"], _PLAYED_KINDS) for lab, f in figures.items()}
     sec.charts.append(("sakura_card_values", "Played-card win rate minus the overall rate (an association), "
-                       f"by order number ({n_all})",
-                       _card_chart(stack(cards), series, n_all)))
-    long = stack(actions)
+                       f"by order number ({n_all})" + whiskers_note(runs),
+                       _card_chart(without_whiskers(stack(cards), runs, "win_added", "added_ci_low",
+                                                    "added_ci_high"), series, n_all)))
+    long = without_whiskers(stack(actions), runs, "win_added", "added_ci_low", "added_ci_high")
     long["label"] = long["half"].astype(str) + ": " + long["action"].astype(str)
     sec.charts.append(("sakura_action_values",
-                       f"Played-action win rate minus the overall rate (an association) ({n_all})",
+                       f"Played-action win rate minus the overall rate (an association) ({n_all})"
+                       + whiskers_note(runs),
                        charts.grouped_bars(long, "label", "win_added", "added_ci_low", "added_ci_high",
                                            series=series,
                                            title=f"Sakura: win rate added by action type ({n_all})",
@@ -152,12 +184,13 @@ def _length_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]
         b, r = figures[lab]["bumps"], figures[lab]["rounds"]
         n = run.n_games
         sec.notes.append(
-            f"<b>{lab}</b>: {b['bumps_mean']:.2f} bumps per game "
-            f"{_mean_ci(b['bumps_mean'], b['bumps_sd'], n)} (R-15); games with at least one bump "
-            f"{pct(b['games_with_bump_rate'])} "
-            f"{interval(b['games_with_bump_ci_low'], b['games_with_bump_ci_high'])}; tokens lost to bumps "
-            f"{b['tokens_lost_mean']:.2f} per game; game length mean {r['mean']:.1f} rounds "
-            f"{_mean_ci(r['mean'], r['sd'], n)}, median {r['median']:.0f}; n = {n:,} games.")
+            f"<b>{lab}</b>: {b['bumps_mean']:.2f} bumps per game"
+            + unless_adaptive(run, f" {_mean_ci(b['bumps_mean'], b['bumps_sd'], n)}")
+            + f" (R-15); games with at least one bump {pct(b['games_with_bump_rate'])}"
+            + unless_adaptive(run, f" {interval(b['games_with_bump_ci_low'], b['games_with_bump_ci_high'])}")
+            + f"; tokens lost to bumps {b['tokens_lost_mean']:.2f} per game; game length mean "
+            f"{r['mean']:.1f} rounds" + unless_adaptive(run, f" {_mean_ci(r['mean'], r['sd'], n)}")
+            + f", median {r['median']:.0f}; n = {n:,} games.")
         stalled = _limit_note(lab, run, r)
         if stalled:
             sec.notes.insert(0, stalled)
@@ -165,7 +198,7 @@ def _length_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]
                        charts.histograms({lab: r.own["bumps"]["bumps"] for lab, r in runs.items()},
                                          f"Sakura bumps per game ({n_all})", "bumps")))
     sec.charts.append(length_chart("sakura_rounds", runs, "rounds", "Sakura", n_all))
-    trees = {lab: f["trees"] for lab, f in figures.items()}
+    trees = {lab: declare(f["trees"], _TREE_KINDS) for lab, f in figures.items()}
     long = stack(trees)
     long["where"] = "tree " + (long["sakura"].astype(int) + 1).astype(str) + ", rank " + \
         long["rank"].astype(int).astype(str)

@@ -73,20 +73,23 @@ def _play_games(plan, games: int, options: RunOptions, started: float) -> int:
 def _play_until_decided(plan, options: RunOptions, started: float, *, cap: int, margins,
                         minutes: float | None) -> int:
     """Play the run directory in rounds until its verdicts are decided (or a cap), then summarise it."""
+    from analysis.run_tally import read_run_tally
     from analysis.summary_text import format_run
     from sim.app.runner import default_out
     from sim.app.until_decided import RunJudge, first_round, play_until_decided
+    from storage.run_dir import mark_stopped_adaptively
 
     out = options.out or default_out(plan)
     judge = RunJudge(out, margins)
     done = play_until_decided(lambda games: play_run(plan, games, options, "games").played, judge, cap,
                               minutes, options.say(), first=first_round(plan.smallest_chunk()),
                               plan=judge.plan)
+    mark_stopped_adaptively(out)  # it stopped on its own data: its summary and report say so
     seconds = time.perf_counter() - started
     rate = done.played / seconds if seconds > 0 else 0.0
     stopped = ("every verdict decided" if done.decided else f"stopped undecided at the games cap ({cap:,})"
                if done.reason == "games cap" else f"stopped undecided at the time cap ({minutes} min)")
-    print(format_run(judge.run, margins))
+    print(format_run(read_run_tally(out), margins))  # read again: the manifest now says how it stopped
     print(f"until decided: {stopped} at {done.games:,} games, {done.rounds} round(s); {done.played:,} games "
           f"played in {seconds:.1f} s, {rate:,.0f} games/s; run directory: {out}")
     return 0

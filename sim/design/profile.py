@@ -287,6 +287,7 @@ def _until_decided(level: Level, cap: int, minutes: float | None, margins: Any, 
                    say: Callable[[str], None], label: str) -> Any:
     """Play one level in rounds until its run's verdicts are decided (sim/app/until_decided.py)."""
     from sim.app.until_decided import RunJudge, first_round, play_until_decided
+    from storage.run_dir import mark_stopped_adaptively
 
     judge = RunJudge(level.out, margins)
     say(f"{label}: until every verdict is decided at its margin (cap {cap:,} games"
@@ -294,6 +295,7 @@ def _until_decided(level: Level, cap: int, minutes: float | None, margins: Any, 
     done = play_until_decided(lambda n: simulate(level.plan, n, level.out, jobs=jobs, force=force).played,
                               judge, cap, minutes, say, first=first_round(level.plan.smallest_chunk()),
                               plan=judge.plan)
+    mark_stopped_adaptively(level.out)
     verdict = "decided" if done.decided else f"undecided at the {done.reason}"
     say(f"{label}: {verdict} at {done.games:,} games, {done.played:,} played now in {done.seconds:.1f} s "
         f"({level.out})")
