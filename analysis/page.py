@@ -193,8 +193,8 @@ def seat_section(title: str, name: str, runs: dict[str, Any], *, seats: dict[str
     if handicaps:
         unit = next(iter(handicaps.values())).attrs.get("unit", "points")  # the game's score unit
         kinds = {"seat": TEXT, f"handicap ({unit})": NUMBER, "handicap ci_low": NUMBER_BOUND,
-                 "handicap ci_high": NUMBER_BOUND, "win rate then": SHARE, "win rate then ci_low": SHARE_BOUND,
-                 "win rate then ci_high": SHARE_BOUND}
+                 "handicap ci_high": NUMBER_BOUND, "win rate then": SHARE,
+                 "win rate then ci_low": SHARE_BOUND, "win rate then ci_high": SHARE_BOUND}
         frames = {label: declare(pd.DataFrame({
             "seat": h["seat"], f"handicap ({unit})": h["handicap_points"], "handicap ci_low": h["ci_low"],
             "handicap ci_high": h["ci_high"], "win rate then": h["share_at_handicap"],

@@ -48,7 +48,7 @@ FORECAST_SPREAD = 0.25
 #: the loop's forecasts at the audit's truth (0.9 pp off fair, 2 pp margin; scripts/sequential_study.py)
 FORECAST_QUANTILE = 0.6
 #: the quantile each next round of --until-decided plays to
-ROUND_QUANTILE = 0.25
+ROUND_QUANTILE = 0.15
 
 WITHIN, SMALL, BEYOND, UNDECIDED, TOO_FEW = "within", "small", "beyond", "undecided", "too_few"
 #: the seat gap's answers in `balance compare` (is the variant fairer?)

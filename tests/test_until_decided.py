@@ -212,7 +212,7 @@ def _loop(run: Synthetic, cap: int, minutes: float | None = None) -> tuple:
 
 
 @pytest.mark.parametrize("p, seed", [([FAIR] * 3, 1), ([FAIR + 0.05, FAIR - 0.025, FAIR - 0.025], 2)])
-def test_the_loop_stops_once_decided_growing_at_most_twofold(p: list[float], seed: int) -> None:
+def test_the_loop_stops_once_decided_growing_at_most_by_growth_most(p: list[float], seed: int) -> None:
     run = Synthetic(p, seed)
     done, lines = _loop(run, 60_000)
     assert done.reason == "decided" and done.decided and all_decided(done.verdicts)

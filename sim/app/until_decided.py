@@ -11,9 +11,9 @@ outcomes drawn from known distributions, against an ordinary fixed-size interval
 The rounds: the first plays to `first` games (`first_round`: 1,000 for the fast agents, `MIN_GAMES` when a
 seat searches); after it the loop says the plan (the games that would decide every verdict at its margin
 if there were no difference at all, and the time that takes at the pace measured so far). Each next round
-plays to where a quarter of the ways the run can go on decide the undecided questions (`Verdict.soon`,
+plays to where 15% of the ways the run can go on decide the undecided questions (`Verdict.soon`,
 analysis.sequences.stated_forecasts: looking often costs a round's start-up, overshooting costs games), at
-least a tenth more than the games in hand and at most twice as many, never past the games cap; with a
+least 5% more than the games in hand and at most half as many again, never past the games cap; with a
 time cap, never more than the time left allows at the measured pace (the first round is played whole: no
 pace is known before it). After every round it says one line per question, the answer so far in words
 (status, figure, the interval that decided it, and "decided" or the forecast with its chance and time).
@@ -57,7 +57,7 @@ DEFAULT_CAP = 200_000
 FIRST_GAMES = 1000
 #: a round grows the games in hand by at least this factor (a round has a fixed cost: workers start, the
 #: new chunks are tallied) and at most by GROWTH_MOST (scripts/sequential_study.py weighs the two)
-GROWTH_LEAST, GROWTH_MOST = 1.1, 2.0
+GROWTH_LEAST, GROWTH_MOST = 1.05, 1.5
 FORECAST_PERCENT = f"{100 * FORECAST_CHANCE:.0f}%"
 
 REASONS = ("decided", "games cap", "time cap")
@@ -141,8 +141,8 @@ def _round_up(games: int) -> int:
 
 
 def next_target(verdicts: list[Verdict], have: int, cap: int) -> int:
-    """The games in all the next round plays to: where the undecided verdicts are decided in a quarter of
-    the ways the run can go on (the largest `soon`, analysis.sequences.stated_forecasts), at least
+    """The games in all the next round plays to: where the undecided verdicts are decided in 15% of the
+    ways the run can go on (the largest `soon`, analysis.sequences.stated_forecasts), at least
     GROWTH_LEAST and at most GROWTH_MOST times the games in hand, never past the cap. An undecided verdict
     with no forecast (too few games, or its estimate on the margin) asks for the most."""
     needs = [v.soon if v.soon is not None else v.needed for v in verdicts if not v.decided]
