@@ -160,7 +160,7 @@ def _gap(c: dict[str, Any]) -> float:
     return float(rates.max() - rates.min())
 
 
-def gap_verdict(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dict[str, Any],
+def gap_verdict(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dict[str, Any], *,
                 margins: Margins, pace: float | None, alpha: float = ALPHA) -> Verdict:
     """Is the variant fairer? The seat gap (largest minus smallest seat win rate) before and after, with
     the confidence sequence of its change (`gap_family`, `gap_bounds`)."""
@@ -280,11 +280,11 @@ def change_verdicts(base: dict[str, Any], variant: dict[str, Any], pair: dict[st
     split = compare_split(margins)
     verdicts = []
     if margins.judges("seats"):
-        verdicts.append(gap_verdict(pair, k, base, variant, margins, pace, split["gap"]))
+        verdicts.append(gap_verdict(pair, k, base, variant, margins=margins, pace=pace, alpha=split["gap"]))
     verdicts.append(seat_change(pair, k, margins, pace, split.get("seats", ALPHA)) if margins.judges("seats")
                     else _described_seats(pair, k, base, variant))
     return verdicts + [start_change(pair, k, margins, pace, split.get("start", ALPHA)),
-                       tie_change(pair, base, variant, margins, pace, split.get("ties", ALPHA)),
+                       tie_change(pair, base, variant, margins, pace=pace, alpha=split.get("ties", ALPHA)),
                        length_change(pair, base, variant, unit, margins=margins, pace=pace,
                                      alpha=split.get("length", ALPHA))]
 

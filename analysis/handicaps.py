@@ -212,15 +212,20 @@ def handicap_from(tally: dict[str, Any], z: float = 1.959963984540054) -> pd.Dat
         else:
             low, high = float("nan"), float("nan")
         rows.append({"seat": j, "handicap_points": float(value),
-                     **_share_at(mean, half, value, "share_at_handicap", "share_ci_low", "share_ci_high"),
+                     **_share_at(mean, half, value, names=HANDICAP_NAMES),
                      "ci_low": float(low), "ci_high": float(high),
                      "other_points": other,
-                     **_share_at(mean, half, other, "share_at_other", "other_ci_low", "other_ci_high"),
+                     **_share_at(mean, half, other, names=OTHER_NAMES),
                      "n": n})
     return pd.DataFrame(rows)
 
 
-def _share_at(mean: np.ndarray, half: np.ndarray, bonus: float, *names: str) -> dict[str, float]:
+HANDICAP_NAMES = ("share_at_handicap", "share_ci_low", "share_ci_high")
+OTHER_NAMES = ("share_at_other", "other_ci_low", "other_ci_high")
+
+
+def _share_at(mean: np.ndarray, half: np.ndarray, bonus: float, *,
+              names: tuple[str, ...]) -> dict[str, float]:
     """The mean share at a whole `bonus` and its interval (mean +- half, within [0, 1]), under `names`;
     NaN for a bonus that is not finite."""
     if not np.isfinite(bonus):

@@ -164,10 +164,12 @@ def family(mean: Any, sd: Any, n: Any, margin: float, alpha: float = ALPHA,
                   eq_high=mean + eq, design=design)
 
 
-def statuses(value: np.ndarray, low: np.ndarray, high: np.ndarray, eq_low: np.ndarray, eq_high: np.ndarray,
+def statuses(value: np.ndarray, shown: tuple[np.ndarray, np.ndarray], eq: tuple[np.ndarray, np.ndarray],
              margin: float) -> np.ndarray:
     """The status of families of differences against +-margin, vectorised over leading axes (the last
-    axis holds the members): beyond, within, small or undecided (module docstring)."""
+    axis holds the members): beyond, within, small or undecided (module docstring), from the shown and the
+    equivalence intervals' (low, high) bounds."""
+    (low, high), (eq_low, eq_high) = shown, eq
     beyond = ((low > margin) | (high < -margin)).any(axis=-1)
     inside = ((eq_low >= -margin) & (eq_high <= margin)).all(axis=-1)
     real = ((low > 0) | (high < 0)).any(axis=-1)
@@ -180,7 +182,7 @@ def classify(fam: Family, margin: float) -> str:
     MIN_GAMES."""
     if len(fam.n) == 0 or np.nanmin(fam.n) < MIN_GAMES or not np.all(np.isfinite(fam.low)):
         return TOO_FEW
-    return str(statuses(fam.value, fam.low, fam.high, fam.eq_low, fam.eq_high, margin)[()])
+    return str(statuses(fam.value, (fam.low, fam.high), (fam.eq_low, fam.eq_high), margin)[()])
 
 
 def deciding_members(fam: Family, margin: float, status: str) -> list[int]:

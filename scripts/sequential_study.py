@@ -57,13 +57,13 @@ def old_status(value: np.ndarray, sd: np.ndarray, n: np.ndarray) -> np.ndarray:
     when every interval is inside the margin, beyond when one is wholly outside."""
     each = ALPHA / K
     half = half_width(sd, n, each, planned_games(math.sqrt(FAIR * (1 - FAIR)), MARGIN, each))
-    return statuses(value, value - half, value + half, value - half, value + half, MARGIN)
+    return statuses(value, (value - half, value + half), (value - half, value + half), MARGIN)
 
 
 def new_status(value: np.ndarray, sd: np.ndarray, n: np.ndarray) -> np.ndarray:
     design = Design(alpha=ALPHA, members=K, sd=math.sqrt(FAIR * (1 - FAIR)), margin=MARGIN)
     half, eq = design.half(sd, n), design.eq_half(sd, n)
-    return statuses(value, value - half, value + half, value - eq, value + eq, MARGIN)
+    return statuses(value, (value - half, value + half), (value - eq, value + eq), MARGIN)
 
 
 RULES = {"before": old_status, "now": new_status}

@@ -43,6 +43,7 @@ from analysis.verdicts import (
 )
 from sim.app.until_decided import (
     DEFAULT_CAP,
+    GROWTH_LEAST,
     GROWTH_MOST,
     check_caps,
     decided,
@@ -246,9 +247,10 @@ def test_next_target_follows_the_undecided_verdicts_needs() -> None:
     run = Synthetic([FAIR + 0.01, FAIR - 0.005, FAIR - 0.005], 5)
     run.play_to(4000)
     verdicts = run.judge()
-    need = max(v.needed for v in verdicts if not v.decided)
+    soon = max(v.soon for v in verdicts if not v.decided)
     target = next_target(verdicts, 4000, 60_000)
-    assert 4800 <= target <= 8000 and (target == 8000 or 0 <= target - max(need, 4800) < 100)
+    least, most = GROWTH_LEAST * 4000, GROWTH_MOST * 4000
+    assert least <= target <= most and (target == most or 0 <= target - max(soon, least) < 100)
     assert next_target(verdicts, 4000, 5000) == 5000  # never past the cap
 
 

@@ -176,7 +176,8 @@ def progress_lines(verdicts: list[Verdict], words: Mapping[str, str] = WORDS,
     lines = []
     for v in verdicts:
         if v.status == "info":
-            lines.append(f"  {v.key:<7} {words['info']}: {_number(v.value, v.unit)} {_interval(v)}")
+            described = words.get("info", WORDS["info"])
+            lines.append(f"  {v.key:<7} {described}: {_number(v.value, v.unit)} {_interval(v)}")
             continue
         margin = f" (margin ±{_number(v.margin, v.unit).lstrip('+')})" if v.margin is not None else ""
         if v.decided:
