@@ -45,8 +45,6 @@ from analysis.verdicts import (
 CHANGE_WORDS = {WITHIN: "no change beyond the margin", SMALL: "a small change, within the margin",
                 BEYOND: "changed beyond the margin", UNDECIDED: "undecided", TOO_FEW: "too few games",
                 FAIRER: "fairer", LESS_FAIR: "less fair"}
-GAP_WORDS = {FAIRER: "fairer", LESS_FAIR: "less fair", WITHIN: "no change in fairness beyond the margin",
-             UNDECIDED: "undecided", TOO_FEW: "too few games"}
 #: what each judged family of a comparison is called in the error split
 COMPARE_NAMES = {"gap": "the seat gap", "seats": "the seat changes", "start": "the start player",
                  "ties": "ties", "length": "length"}
@@ -108,7 +106,7 @@ def seat_change(pair: dict[str, Any], k: int, margins: Margins, pace: float | No
                  sd_design=math.sqrt(2 * fair * (1 - fair)))
 
     def what(named: list[int], eq: bool) -> str:
-        low, high = (fam.eq_low, fam.eq_high) if eq else (fam.low, fam.high)
+        low, high = fam.bounds(eq)
         return "; ".join(f"seat {s} {pp(fam.value[s])} {pp_interval(low[s], high[s])}" for s in named)
 
     verdict = _judged("seats", "Did the seats' win rates change?", "Seats", fam, margin=margins.seats,
@@ -160,6 +158,13 @@ def _gap(c: dict[str, Any]) -> float:
     return float(rates.max() - rates.min())
 
 
+def _gap_numbers(base: dict[str, Any], variant: dict[str, Any], lower: float, upper: float) -> str:
+    """"seat gap 11.2 -> 5.0 pp, -6.2 pp [-9.0, -3.1]"."""
+    change = _gap(variant) - _gap(base)
+    return (f"seat gap {100 * _gap(base):.1f} -> {100 * _gap(variant):.1f} pp, {pp(change)} "
+            f"{pp_interval(lower, upper)}")
+
+
 def gap_verdict(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dict[str, Any], *,
                 margins: Margins, pace: float | None, alpha: float = ALPHA) -> Verdict:
     """Is the variant fairer? The seat gap (largest minus smallest seat win rate) before and after, with
@@ -176,8 +181,7 @@ def gap_verdict(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dic
             half = fam.design.half(fam.sd, size)
             return gap_status(*gap_bounds(mean - half, mean + half, k), margins.seats) != UNDECIDED
         soon, needed = stated_forecasts(fam, margins.seats, decide=decide)
-    numbers = (f"seat gap {100 * _gap(base):.1f} -> {100 * _gap(variant):.1f} pp, {pp(change)} "
-               f"{pp_interval(lower, upper)}")
+    numbers = _gap_numbers(base, variant, lower, upper)
     words = {FAIRER: f"fairer: the {numbers}", LESS_FAIR: f"less fair: the {numbers}",
              WITHIN: f"no change in fairness beyond the {m} margin: the {numbers}",
              UNDECIDED: f"undecided: the {numbers}; {more_games_text(needed, n, pace)}",
@@ -201,7 +205,7 @@ def start_change(pair: dict[str, Any], k: int, margins: Margins, pace: float | N
     question, topic = "Did the start player's advantage change?", "Start player (seat 0)"
 
     def what(_: list[int], eq: bool) -> str:
-        low, high = (fam.eq_low, fam.eq_high) if eq else (fam.low, fam.high)
+        low, high = fam.bounds(eq)
         return f"{pp(fam.value[0])} {pp_interval(low[0], high[0])}"
 
     if not margins.judges("start"):
@@ -225,7 +229,7 @@ def tie_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str, An
         return int(c["ties"][which]) / int(c["games"])
 
     def what(_: list[int], eq: bool) -> str:
-        low, high = (fam.eq_low, fam.eq_high) if eq else (fam.low, fam.high)
+        low, high = fam.bounds(eq)
         return (f"tied {100 * rate(base):.1f}% -> {100 * rate(variant):.1f}% of games, "
                 f"{pp(fam.value[0])} {pp_interval(low[0], high[0])}")
 
@@ -253,7 +257,7 @@ def length_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str,
         return total / max(n, 1)
 
     def what(_: list[int], eq: bool) -> str:
-        low, high = (fam.eq_low, fam.eq_high) if eq else (fam.low, fam.high)
+        low, high = fam.bounds(eq)
         return (f"{mean(base):.1f} -> {mean(variant):.1f} {unit}, {fam.value[0]:+.2f} "
                 f"[{low[0]:+.2f}, {high[0]:+.2f}]")
 
@@ -267,10 +271,12 @@ def length_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str,
 
 
 def change_verdicts(base: dict[str, Any], variant: dict[str, Any], pair: dict[str, Any], unit: str,
-                    margins: Margins = DEFAULT_MARGINS, pace: float | None = None) -> list[Verdict]:
+                    margins: Margins = DEFAULT_MARGINS, pace: float | None = None, *,
+                    fairer: bool = True) -> list[Verdict]:
     """Every paired verdict of a variant's common tally against its base's, from their pair sums: is it
     fairer (the seat gap), the seats' changes, the start player, ties, length; the asked questions
-    judged at their share of the error rate (`compare_split`), the others described."""
+    judged at their share of the error rate (`compare_split`), the others described. `fairer`: False leaves
+    the seat gap out (comparing levels of play, not rules)."""
     k = len(pair["units"]) // 2  # the variant's seats, then the base's (pair["seats"] adds up over chunks)
     if int(pair["games"]) < MIN_GAMES:
         return [Verdict("gap", "Is the variant fairer?", TOO_FEW,
@@ -279,10 +285,12 @@ def change_verdicts(base: dict[str, Any], variant: dict[str, Any], pair: dict[st
                         unit="pp", margin=None, n=int(pair["games"]))]
     split = compare_split(margins)
     verdicts = []
-    if margins.judges("seats"):
+    if margins.judges("seats") and fairer:
         verdicts.append(gap_verdict(pair, k, base, variant, margins=margins, pace=pace, alpha=split["gap"]))
-    verdicts.append(seat_change(pair, k, margins, pace, split.get("seats", ALPHA)) if margins.judges("seats")
-                    else _described_seats(pair, k, base, variant))
+    if margins.judges("seats"):
+        verdicts.append(seat_change(pair, k, margins, pace, split.get("seats", ALPHA)))
+    elif fairer:
+        verdicts.append(_described_seats(pair, k, base, variant))
     return verdicts + [start_change(pair, k, margins, pace, split.get("start", ALPHA)),
                        tie_change(pair, base, variant, margins, pace=pace, alpha=split.get("ties", ALPHA)),
                        length_change(pair, base, variant, unit, margins=margins, pace=pace,
@@ -295,8 +303,8 @@ def _described_seats(pair: dict[str, Any], k: int, base: dict[str, Any], variant
     fam = gap_family(pair, k, 0.02, ALPHA)
     lower, upper = (float(x) for x in gap_bounds(fam.low, fam.high, k))
     change = _gap(variant) - _gap(base)
-    said = (f"the seat gap {100 * _gap(base):.1f} -> {100 * _gap(variant):.1f} pp, {pp(change)} "
-            f"{pp_interval(lower, upper)} (a description, not judged: --questions seats judges it)")
+    said = (f"the {_gap_numbers(base, variant, lower, upper)} (a description, not judged: --questions seats "
+            "judges it)")
     return Verdict("gap", "Is the variant fairer?", "info", f"Fairer? {said}. n = {n:,} games.", value=change,
                    low=lower, high=upper, unit="pp", margin=None, n=n, short=f"{said}.")
 
@@ -311,8 +319,7 @@ def stable_at_top(strongest: Any, second: Any, margins: Margins = DEFAULT_MARGIN
         return []
     unit = strongest.spec.vocabulary.length
     pair, _ = paired_tally(strongest, second, unit)
-    found = change_verdicts(second.common, strongest.common, pair, unit, margins)
-    return [v for v in found if v.key != "gap"]  # "fairer" compares rules, not levels of play
+    return change_verdicts(second.common, strongest.common, pair, unit, margins, fairer=False)
 
 
 def stable_text(verdicts: list[Verdict], top: str, below: str) -> str:

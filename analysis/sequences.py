@@ -143,13 +143,9 @@ class Family:
     eq_high: np.ndarray
     design: Design
 
-    @property
-    def alpha_each(self) -> float:
-        return self.design.alpha_each
-
-    @property
-    def planned(self) -> float:
-        return self.design.planned
+    def bounds(self, eq: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high): the equivalence bounds when `eq`, else the shown ones."""
+        return (self.eq_low, self.eq_high) if eq else (self.low, self.high)
 
 
 def family(mean: Any, sd: Any, n: Any, margin: float, alpha: float = ALPHA,
@@ -169,12 +165,21 @@ def statuses(value: np.ndarray, shown: tuple[np.ndarray, np.ndarray], eq: tuple[
     """The status of families of differences against +-margin, vectorised over leading axes (the last
     axis holds the members): beyond, within, small or undecided (module docstring), from the shown and the
     equivalence intervals' (low, high) bounds."""
-    (low, high), (eq_low, eq_high) = shown, eq
-    beyond = ((low > margin) | (high < -margin)).any(axis=-1)
-    inside = ((eq_low >= -margin) & (eq_high <= margin)).all(axis=-1)
+    beyond, inside = _decisions(shown, eq, margin)
+    low, high = shown
     real = ((low > 0) | (high < 0)).any(axis=-1)
     out = np.where(beyond, BEYOND, np.where(inside, np.where(real, SMALL, WITHIN), UNDECIDED))
     return out.astype(object)
+
+
+def _decisions(shown: tuple[np.ndarray, np.ndarray], eq: tuple[np.ndarray, np.ndarray],
+               margin: float) -> tuple[np.ndarray, np.ndarray]:
+    """(beyond, inside) per family: a shown interval wholly outside +-margin; every equivalence interval
+    inside it."""
+    (low, high), (eq_low, eq_high) = shown, eq
+    beyond = ((low > margin) | (high < -margin)).any(axis=-1)
+    inside = ((eq_low >= -margin) & (eq_high <= margin)).all(axis=-1)
+    return beyond, inside
 
 
 def classify(fam: Family, margin: float) -> str:
@@ -199,17 +204,6 @@ def deciding_members(fam: Family, margin: float, status: str) -> list[int]:
         open_ = np.flatnonzero(~((fam.eq_low >= -margin) & (fam.eq_high <= margin)))
         return sorted(open_.tolist(), key=lambda i: -abs(fam.value[i]))
     return [int(np.nanargmax(np.abs(fam.value)))] if len(fam.value) else []
-
-
-def games_to_decide(fam: Family, margin: float) -> int:
-    """The games in all that would decide the family if its estimates and sds stayed as they are: every
-    equivalence interval inside the margin (estimates inside it), or the farthest estimate's interval
-    outside (a point figure; `forecast` gives one with its chance)."""
-    value, sd, d = np.abs(fam.value), fam.sd, fam.design
-    if np.any(value > margin):
-        return min(games_for(v - margin, s, d.alpha_each, d.planned)
-                   for v, s in zip(value, sd, strict=True) if v > margin)
-    return max(games_for(margin - v, s, d.eq_alpha, d.eq_planned) for v, s in zip(value, sd, strict=True))
 
 
 # ---- the forecast ---------------------------------------------------------------------------------------
@@ -269,8 +263,8 @@ def forecasts(fam: Family, margin: float, chances: tuple[float, ...] = (ROUND_QU
         mean = total / size
         if decide is None:
             half, eq = fam.design.half(sd, size), fam.design.eq_half(sd, size)
-            far = np.abs(mean)
-            done = ((far - half > margin).any(axis=1)) | ((far + eq <= margin).all(axis=1))
+            beyond, inside = _decisions((mean - half, mean + half), (mean - eq, mean + eq), margin)
+            done = beyond | inside
         else:
             done = decide(mean, size)
         first = np.where(np.isinf(first) & done, size, first)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 
+from analysis.change_verdicts import COMPARE_NAMES
 from analysis.page import Section
 from analysis.verdicts import (
     ALPHA,
@@ -111,8 +112,7 @@ def comparison_section(verdicts: list[Verdict], changes: list[str], game: str) -
     sec.html.append(f"<div class='run-verdicts'><h3>The variant changes: {what}</h3><ul>{''.join(items)}"
                     "</ul></div>")
     judged = {v.key: v.detail["alpha"] for v in verdicts if "alpha" in v.detail and v.status != "info"}
-    names = {"gap": "the seat gap", "seats": "the seat changes", "start": "the start player"}
-    split = ", ".join(f"{100 * a:.3g}% for {names.get(k, k)}" for k, a in judged.items())
+    split = ", ".join(f"{100 * a:.3g}% for {COMPARE_NAMES.get(k, k)}" for k, a in judged.items())
     sec.html.append("<p class='meta'>Both configs were played by the same agents on the same seeds, so each "
                     "change is the mean of per-game differences and the luck of the deal drops out. "
                     "<b>Fairer</b> means the whole interval of the change of the seat gap (the largest minus "

@@ -49,7 +49,6 @@ from analysis.sequences import (  # noqa: F401  (the names verdicts have always 
     forecast,
     forecasts,
     games_for,
-    games_to_decide,
     half_width,
     planned_games,
     stated_forecasts,
@@ -189,8 +188,7 @@ class Verdict:
 def family_estimate(fam: Family, i: int, status: str = "") -> dict[str, float]:
     """A verdict's estimate and the interval that decided it: the family's `i`-th value with its
     equivalence bounds for a verdict within the margin, else its shown bounds."""
-    eq = status in (WITHIN, SMALL)
-    low, high = (fam.eq_low, fam.eq_high) if eq else (fam.low, fam.high)
+    low, high = fam.bounds(status in (WITHIN, SMALL))
     return {"value": float(fam.value[i]), "low": float(low[i]), "high": float(high[i])}
 
 
@@ -321,7 +319,8 @@ def seat_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float
 
 
 def _bounds(fam: Family, i: int, eq: bool) -> tuple[float, float]:
-    return (float(fam.eq_low[i]), float(fam.eq_high[i])) if eq else (float(fam.low[i]), float(fam.high[i]))
+    low, high = fam.bounds(eq)
+    return float(low[i]), float(high[i])
 
 
 def _described_seats(c: dict, fair: float, alpha: float) -> Verdict:
