@@ -190,7 +190,8 @@ def gap_verdict(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dic
     sentence = (f"Fairer? {said[0].upper()}{said[1:]} (the gap is the largest minus the smallest seat win "
                 f"rate). n = {n:,} games.")
     return Verdict("gap", "Is the variant fairer?", status, sentence, value=change, low=lower, high=upper,
-                   unit="pp", margin=margins.seats, n=n, needed=needed, soon=soon, short=f"{said}.",
+                   unit="pp", margin=margins.seats, n=n, needed=needed, soon=soon,
+                   short=f"{said.partition(': ')[2] or said}.",  # the card's topic already says the status
                    detail={"gap_base": _gap(base), "gap_variant": _gap(variant), "gap_change": change,
                            "gap_ci_low": lower, "gap_ci_high": upper, "alpha": alpha})
 

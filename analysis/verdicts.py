@@ -331,7 +331,7 @@ def _described_seats(c: dict, fair: float, alpha: float) -> Verdict:
     rate = float(fam.value[far] + fair)
     share = f"the fair share of {100 * fair:.1f}%"
     words = _seat_words(far, rate, fam, far, share)
-    sentence = f"Seats (a description, not judged: --questions seats judges it): {words}. n = {n:,} games."
+    sentence = f"Seats: {words} (a description, not judged: --questions seats judges it). n = {n:,} games."
     return Verdict("seats", "Are the seats fair?", "info", sentence, **family_estimate(fam, far), unit="pp",
                    margin=None, n=n)
 
@@ -460,9 +460,9 @@ def start_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: floa
     if not margins.judges("start"):
         gap = against(mean, float(fam.low[0]), float(fam.high[0]))
         return Verdict("start", "Does the start player gain?", "info",
-                       f"Start player (seat 0) (a description, not judged: --questions start judges it): it "
-                       f"wins {rate:.1f}%, {gap}. n = {n:,} games.", **family_estimate(fam, 0), unit="pp",
-                       margin=None, n=n)
+                       f"Start player (seat 0): it wins {rate:.1f}%, {gap} (a description, not judged: "
+                       f"--questions start judges it). n = {n:,} games.", **family_estimate(fam, 0),
+                       unit="pp", margin=None, n=n)
     status = classify(fam, margins.start)
     gap = against(mean, *_bounds(fam, 0, status in (WITHIN, SMALL)))
     side = "an advantage" if mean > 0 else "a disadvantage"
