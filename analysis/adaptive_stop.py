@@ -13,8 +13,9 @@ from typing import Any
 from storage.run_dir import stopped_adaptively
 
 #: why a run that stopped on its own data shows no fixed-size interval or test
-ADAPTIVE_NOTE = ("this run stopped when its verdicts were decided, so fixed-size intervals and tests would "
-                 "overstate; the verdicts' confidence sequences above stay valid")
+ADAPTIVE_NOTE = ("this run was played in rounds until its verdicts were decided (--until-decided), looked at "
+                 "after each, so fixed-size intervals and tests would overstate; the verdicts' confidence "
+                 "sequences above stay valid")
 
 
 def adaptive_labels(runs: dict[str, Any]) -> set[str]:

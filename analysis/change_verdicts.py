@@ -118,31 +118,67 @@ def seat_change(pair: dict[str, Any], k: int, margins: Margins, pace: float | No
 
 
 # ---- the seat gap: is the variant fairer? ---------------------------------------------------------------
+#: the seat gap's sequences are tightest where a change of this many margins is told from none: a variant
+#: worth comparing moves the gap by several pp, and "fairer" is decided once the interval leaves 0
+GAP_PLANNED_MARGINS = 2.0
+
+
+def _ordered(k: int) -> list[tuple[int, int]]:
+    return [(i, j) for i in range(k) for j in range(k) if i != j]
+
+
+def gap_contrasts(pair: dict[str, Any], k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every per-game contrast "(variant seat i - seat j) - (base seat a - seat b)", i != j and a != b
+    ((i, j) major), then each seat's own change "variant seat i - base seat i": (means, sds, weights over
+    the pair's 2k seat columns), exact from the pair sums."""
+    pairs = _ordered(k)
+    weights = np.zeros((len(pairs) ** 2 + k, 2 * k), dtype=np.int64)
+    for row, ((i, j), (a, b)) in enumerate((p, q) for p in pairs for q in pairs):
+        weights[row, [i, j, k + a, k + b]] = (1, -1, -1, 1)
+    for i in range(k):
+        weights[len(pairs) ** 2 + i, [i, k + i]] = (1, -1)
+    u, c = np.asarray(pair["units"]).astype(object), np.asarray(pair["cross"]).astype(object)  # exact ints
+    moments = [mean_sd(int(pair["games"]), int(w @ u), int(w @ c @ w), SHARE_SCALE) for w in weights]
+    return np.array([m for m, _ in moments]), np.array([sd for _, sd in moments]), weights
+
+
 def gap_family(pair: dict[str, Any], k: int, margin: float, alpha: float) -> Any:
-    """The k x k per-game differences "variant seat i minus base seat m", as one family of confidence
-    sequences (simultaneous: alpha / k^2 each), from which the seat gap's change is bounded (`gap_bounds`)."""
-    pairs = [(i, m) for i in range(k) for m in range(k)]
-    mean, sd = _combinations(pair, pairs, k)
-    fair = 1 / k
-    return family(mean, sd, np.full(len(pairs), float(pair["games"])), margin, alpha,
-                  sd_design=math.sqrt(2 * fair * (1 - fair)))
+    """The contrasts of `gap_contrasts` as confidence sequences, two-sided at alpha / (k(k-1) + 1) each:
+    the seat gap's change is bounded from them (`gap_bounds`) by k(k-1) one-sided bounds on each side and
+    two of the seats' own changes, so the error rate is split that many ways, not over every contrast."""
+    mean, sd, _ = gap_contrasts(pair, k)
+    return family(mean, sd, np.full(len(mean), float(pair["games"])), GAP_PLANNED_MARGINS * margin, alpha,
+                  sd_design=2 / math.sqrt(k), members=len(_ordered(k)) + 1)
+
+
+def gap_loadings(pair: dict[str, Any], k: int) -> np.ndarray:
+    """One game's contrasts (`gap_contrasts`) as combinations of 2k independent unit normals: the
+    contrasts' weights times a square root of the seat shares' per-game covariance, so the forecast moves
+    them together as the games do."""
+    n = int(pair["games"])
+    mean = np.asarray(pair["units"], dtype=float) / (n * SHARE_SCALE)
+    cov = np.asarray(pair["cross"], dtype=float) / (n * SHARE_SCALE**2) - np.outer(mean, mean)
+    values, vectors = np.linalg.eigh(cov)
+    return gap_contrasts(pair, k)[2] @ (vectors * np.sqrt(np.clip(values, 0.0, None)))
 
 
 def gap_bounds(low: np.ndarray, high: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Bounds on (variant gap - base gap), gap = largest minus smallest seat win rate, from bounds on every
-    "variant seat i minus base seat m" (last axis, i-major). With V the variant's rates and B the base's:
-    gap_V - gap_B <= max_i (V_i - B_a) - min_j (V_j - B_b) for any seats a, b, and >= (V_i - B_A) -
-    (V_j - B_Z) for any i, j, where A and Z are the base's best and worst seats; so the change lies in
-    [max_i min_m L_im - min_j max_m U_jm, min_m max_i U_im - max_m min_j L_jm] whenever every bound holds,
-    intersected with the bound from each seat's own change."""
-    L, U = low.reshape(*low.shape[:-1], k, k), high.reshape(*high.shape[:-1], k, k)
-    upper = U.max(axis=-2).min(axis=-1) - L.min(axis=-2).max(axis=-1)
-    lower = L.min(axis=-1).max(axis=-1) - U.max(axis=-1).min(axis=-1)
-    # and by each seat's own change D_i = V_i - B_i (the diagonal, paired on the deal): the gap's change
-    # lies in [min_i D_i - max_j D_j, max_i D_i - min_j D_j]
-    dl, du = np.diagonal(L, axis1=-2, axis2=-1), np.diagonal(U, axis1=-2, axis2=-1)
-    upper = np.minimum(upper, du.max(axis=-1) - dl.min(axis=-1))
-    lower = np.maximum(lower, dl.min(axis=-1) - du.max(axis=-1))
+    """Bounds on (variant gap - base gap), gap = largest minus smallest seat win rate, from bounds L, U on
+    the contrasts X[ij, ab] = (V_i - V_j) - (B_a - B_b) and the seats' own changes D_i = V_i - B_i (last
+    axis, as `gap_contrasts`).
+
+    Upper: for the variant's extremes (I, J), gap_V - gap_B <= X[IJ, ab] for every (a, b), as gap_B >=
+    B_a - B_b; so min_ab max_ij U[ij, ab] >= the change whenever U[IJ, ab] holds for every (a, b). Lower:
+    for the base's extremes (A, Z), the change >= X[ij, AZ] for every (i, j); so max_ij min_ab L[ij, ab]
+    <= the change whenever L[ij, AZ] holds for every (i, j). Each side rests on k(k-1) one-sided bounds.
+    Both are intersected with [min D - max D, max D - min D], which holds when the bounds of the largest
+    and the smallest true D hold (exact on identical games: every D is 0)."""
+    m = k * (k - 1)
+    grid = (*low.shape[:-1], m, m)
+    L, U = low[..., : m * m].reshape(grid), high[..., : m * m].reshape(grid)
+    dl, du = low[..., m * m:], high[..., m * m:]
+    lower = np.maximum(L.min(axis=-1).max(axis=-1), dl.min(axis=-1) - du.max(axis=-1))
+    upper = np.minimum(U.max(axis=-2).min(axis=-1), du.max(axis=-1) - dl.min(axis=-1))
     return lower, upper
 
 
@@ -180,7 +216,7 @@ def gap_verdict(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dic
         def decide(mean: np.ndarray, size: float) -> np.ndarray:
             half = fam.design.half(fam.sd, size)
             return gap_status(*gap_bounds(mean - half, mean + half, k), margins.seats) != UNDECIDED
-        soon, needed = stated_forecasts(fam, margins.seats, decide=decide)
+        soon, needed = stated_forecasts(fam, margins.seats, decide=decide, loadings=gap_loadings(pair, k))
     numbers = _gap_numbers(base, variant, lower, upper)
     words = {FAIRER: f"fairer: the {numbers}", LESS_FAIR: f"less fair: the {numbers}",
              WITHIN: f"no change in fairness beyond the {m} margin: the {numbers}",

@@ -149,12 +149,14 @@ class Family:
 
 
 def family(mean: Any, sd: Any, n: Any, margin: float, alpha: float = ALPHA,
-           sd_design: float | None = None) -> Family:
+           sd_design: float | None = None, members: int | None = None) -> Family:
     """Simultaneous confidence sequences of several means at a family error rate `alpha` (module
-    docstring), planned for a standard deviation `sd_design` (default: the largest sd here)."""
+    docstring), planned for a standard deviation `sd_design` (default: the largest sd here). `members`:
+    how many of them the error rate is split over (default: all; fewer where a question's bound needs
+    only some of them to hold, as the seat gap's does)."""
     mean, sd, n = (np.atleast_1d(np.asarray(x, dtype=float)) for x in (mean, sd, n))
     design_sd = sd_design if sd_design is not None else float(np.nanmax(sd)) if len(sd) else 0.5
-    design = Design(alpha=alpha, members=max(1, len(mean)), sd=design_sd, margin=margin)
+    design = Design(alpha=alpha, members=members or max(1, len(mean)), sd=design_sd, margin=margin)
     half, eq = design.half(sd, n), design.eq_half(sd, n)
     return Family(value=mean, sd=sd, n=n, low=mean - half, high=mean + half, eq_low=mean - eq,
                   eq_high=mean + eq, design=design)
@@ -218,15 +220,18 @@ def forecast(fam: Family, margin: float, chance: float = FORECAST_CHANCE, draws:
     return forecasts(fam, margin, (chance,), draws, decide)[0]
 
 
-def stated_forecasts(fam: Family, margin: float, decide: Any = None) -> tuple[int | None, int | None]:
+def stated_forecasts(fam: Family, margin: float, decide: Any = None,
+                     loadings: np.ndarray | None = None) -> tuple[int | None, int | None]:
     """(the next round's target, the stated forecast): the continuations' ROUND_QUANTILE and
     FORECAST_QUANTILE, the latter said as "FORECAST_CHANCE of runs decide within"."""
-    soon, needed = forecasts(fam, margin, (ROUND_QUANTILE, FORECAST_QUANTILE), decide=decide)
+    soon, needed = forecasts(fam, margin, (ROUND_QUANTILE, FORECAST_QUANTILE), decide=decide,
+                             loadings=loadings)
     return soon, needed
 
 
 def forecasts(fam: Family, margin: float, chances: tuple[float, ...] = (ROUND_QUANTILE, FORECAST_QUANTILE),
-              draws: int = 2000, decide: Any = None, spread: float = FORECAST_SPREAD) -> list[int | None]:
+              draws: int = 2000, decide: Any = None, spread: float = FORECAST_SPREAD,
+              loadings: np.ndarray | None = None) -> list[int | None]:
     """The games in all by which the family is decided in each of `chances` of the ways the run can go on
     (None when that is past 256 times the games in hand, or past MOST_GAMES).
 
@@ -234,8 +239,10 @@ def forecasts(fam: Family, margin: float, chances: tuple[float, ...] = (ROUND_QU
     normal around its estimate (its standard error at the games in hand), then the future games' mean
     around it, and the family's status is read at future sizes on a fine grid; a chance's quantile of the
     first decided size is its forecast. `decide(value, n) -> bool array` replaces the status test (for a
-    question that is not a plain family, such as the seat gap). Seeded by the games in hand: the same
-    tally gives the same forecast."""
+    question that is not a plain family, such as the seat gap). `loadings` (members x r): one game's
+    member values as combinations of r independent unit normals, where the members share their sums (the
+    seat gap's contrasts); by default each member varies on its own. Seeded by the games in hand: the
+    same tally gives the same forecast."""
     n0 = float(np.nanmin(fam.n))
     if not np.isfinite(n0) or n0 < 2:
         return [None for _ in chances]
@@ -244,13 +251,15 @@ def forecasts(fam: Family, margin: float, chances: tuple[float, ...] = (ROUND_QU
     shape = (draws, len(sd))
     centred = len(sd) > 1 and abs(float(np.nansum(fam.value))) < 1e-9  # shares of one game: sum 0
 
-    def normal() -> np.ndarray:
+    def noise() -> np.ndarray:  # one game's deviations of the members from their means, per draw
+        if loadings is not None:
+            return rng.standard_normal((draws, loadings.shape[1])) @ loadings.T
         z = rng.standard_normal(shape)
         if centred:  # the members' sum stays 0, each with unit variance
             z = (z - z.mean(axis=1, keepdims=True)) * math.sqrt(len(sd) / (len(sd) - 1))
-        return z
+        return z * sd
 
-    truth = fam.value + spread * normal() * sd / math.sqrt(n0)
+    truth = fam.value + spread * noise() / math.sqrt(n0)
     sizes = n0 * _GRID
     total = fam.value * n0  # the running sums, per draw
     total = np.broadcast_to(total, truth.shape).copy()
@@ -258,7 +267,7 @@ def forecasts(fam: Family, margin: float, chances: tuple[float, ...] = (ROUND_QU
     have = n0
     for size in sizes:
         step = size - have
-        total += truth * step + normal() * sd * math.sqrt(step)
+        total += truth * step + noise() * math.sqrt(step)
         have = size
         mean = total / size
         if decide is None:

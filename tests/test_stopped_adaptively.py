@@ -153,3 +153,22 @@ def test_profile_until_decided_marks_its_levels_and_its_skill_section_says_why(t
     skill = page[page.index("id='skill_0'"):]
     assert ADAPTIVE_NOTE in skill and "Holm's adjustment runs over" not in skill
     assert not (out / "report" / "tables" / "skill_0_tests.csv").exists()
+
+
+def test_a_run_interrupted_between_rounds_is_marked_too(tmp_path: Path, monkeypatch) -> None:
+    """Ctrl-C after a round: the run was already looked at, so its report must not show fixed-size figures."""
+    import sim.app.until_decided as until_decided
+    from sim.commands import main
+
+    def one_round_then_ctrl_c(play, *args, **kwargs):
+        play(200)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(until_decided, "play_until_decided", one_round_then_ctrl_c)
+    out = tmp_path / "cut"
+    code = main(["simulate", KAMAKURA, "--players", "3", "--agents", "greedy,random,random", "--seed", "3",
+                 "--jobs", "1", "--quiet", "--until-decided", "--out", str(out)])
+    assert code == 130
+    manifest = load_manifest(out / "manifest.json")
+    assert manifest["stopped_adaptively"] is True and manifest["games_finished"] == 200
+    assert ADAPTIVE_NOTE in format_run(read_run_tally(out))

@@ -114,9 +114,11 @@ def run_compare(ask: CompareRequest, say: Any) -> Comparison:
         from sim.app.until_decided import first_round, play_until_decided
         from storage.run_dir import mark_stopped_adaptively
 
-        done = play_until_decided(pair.play_to, lambda: pair.judge(margins), games, ask.minutes, say,
-                                  first=first_round(base.smallest_chunk()), words=CHANGE_WORDS)
-        mark_stopped_adaptively(*(out / name for name in pair.plans))
+        try:
+            done = play_until_decided(pair.play_to, lambda: pair.judge(margins), games, ask.minutes, say,
+                                      first=first_round(base.smallest_chunk()), words=CHANGE_WORDS)
+        finally:  # looked at after every round, even when interrupted: only its sequences stay valid
+            mark_stopped_adaptively(*(out / name for name in pair.plans))
         result.played = done.played
     else:
         result.played = pair.play_to(games)

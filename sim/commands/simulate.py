@@ -81,10 +81,12 @@ def _play_until_decided(plan, options: RunOptions, started: float, *, cap: int, 
 
     out = options.out or default_out(plan)
     judge = RunJudge(out, margins)
-    done = play_until_decided(lambda games: play_run(plan, games, options, "games").played, judge, cap,
-                              minutes, options.say(), first=first_round(plan.smallest_chunk()),
-                              plan=judge.plan)
-    mark_stopped_adaptively(out)  # it stopped on its own data: its summary and report say so
+    try:
+        done = play_until_decided(lambda games: play_run(plan, games, options, "games").played, judge, cap,
+                                  minutes, options.say(), first=first_round(plan.smallest_chunk()),
+                                  plan=judge.plan)
+    finally:  # it stopped on its own data, or was looked at before an interruption: its report says so
+        mark_stopped_adaptively(out)
     seconds = time.perf_counter() - started
     rate = done.played / seconds if seconds > 0 else 0.0
     stopped = ("every verdict decided" if done.decided else f"stopped undecided at the games cap ({cap:,})"

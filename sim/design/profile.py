@@ -292,10 +292,12 @@ def _until_decided(level: Level, cap: int, minutes: float | None, margins: Any, 
     judge = RunJudge(level.out, margins)
     say(f"{label}: until every verdict is decided at its margin (cap {cap:,} games"
         + (f" or {minutes:g} min" if minutes is not None else "") + f"; {level.out})")
-    done = play_until_decided(lambda n: simulate(level.plan, n, level.out, jobs=jobs, force=force).played,
-                              judge, cap, minutes, say, first=first_round(level.plan.smallest_chunk()),
-                              plan=judge.plan)
-    mark_stopped_adaptively(level.out)
+    try:
+        done = play_until_decided(lambda n: simulate(level.plan, n, level.out, jobs=jobs, force=force).played,
+                                  judge, cap, minutes, say, first=first_round(level.plan.smallest_chunk()),
+                                  plan=judge.plan)
+    finally:  # looked at after every round, even when interrupted
+        mark_stopped_adaptively(level.out)
     verdict = "decided" if done.decided else f"undecided at the {done.reason}"
     say(f"{label}: {verdict} at {done.games:,} games, {done.played:,} played now in {done.seconds:.1f} s "
         f"({level.out})")
