@@ -213,7 +213,13 @@ def deciding_members(fam: Family, margin: float, status: str) -> list[int]:
 _GRID = np.unique(np.round(np.geomspace(1.0, 256.0, 161), 4))[1:]
 
 
-def forecast(fam: Family, margin: float, chance: float = FORECAST_CHANCE, draws: int = 2000,
+def forecast_draws(members: int) -> int:
+    """How many continuations a forecast simulates: 2,000, fewer for a family of hundreds of members (the
+    seat gap's contrasts at 5 or 6 seats) so that a forecast takes about a second."""
+    return max(400, min(2000, 300_000 // max(1, members)))
+
+
+def forecast(fam: Family, margin: float, chance: float = FORECAST_CHANCE, draws: int | None = None,
              decide: Any = None) -> int | None:
     """The games in all by which the family is decided in `chance` of the ways the run can go on
     (`forecasts`, one chance)."""
@@ -230,7 +236,7 @@ def stated_forecasts(fam: Family, margin: float, decide: Any = None,
 
 
 def forecasts(fam: Family, margin: float, chances: tuple[float, ...] = (ROUND_QUANTILE, FORECAST_QUANTILE),
-              draws: int = 2000, decide: Any = None, spread: float = FORECAST_SPREAD,
+              draws: int | None = None, decide: Any = None, spread: float = FORECAST_SPREAD,
               loadings: np.ndarray | None = None) -> list[int | None]:
     """The games in all by which the family is decided in each of `chances` of the ways the run can go on
     (None when that is past 256 times the games in hand, or past MOST_GAMES).
@@ -246,6 +252,7 @@ def forecasts(fam: Family, margin: float, chances: tuple[float, ...] = (ROUND_QU
     n0 = float(np.nanmin(fam.n))
     if not np.isfinite(n0) or n0 < 2:
         return [None for _ in chances]
+    draws = draws or forecast_draws(len(fam.value))
     rng = np.random.default_rng([int(n0), len(fam.value), 46])
     sd = np.where(np.isfinite(fam.sd), fam.sd, 0.0)
     shape = (draws, len(sd))
