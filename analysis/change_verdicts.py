@@ -121,6 +121,9 @@ def seat_change(pair: dict[str, Any], k: int, margins: Margins, pace: float | No
 #: the seat gap's sequences are tightest where a change of this many margins is told from none: a variant
 #: worth comparing moves the gap by several pp, and "fairer" is decided once the interval leaves 0
 GAP_PLANNED_MARGINS = 2.0
+#: the continuations' quantile the seat gap's forecast states as FORECAST_CHANCE: the one measured to hold
+#: in that share of forecasts at the newcomer's rates (scripts/gap_coverage.py --forecast)
+GAP_FORECAST_QUANTILE = 0.8
 
 
 def _ordered(k: int) -> list[tuple[int, int]]:
@@ -216,7 +219,8 @@ def gap_verdict(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dic
         def decide(mean: np.ndarray, size: float) -> np.ndarray:
             half = fam.design.half(fam.sd, size)
             return gap_status(*gap_bounds(mean - half, mean + half, k), margins.seats) != UNDECIDED
-        soon, needed = stated_forecasts(fam, margins.seats, decide=decide, loadings=gap_loadings(pair, k))
+        soon, needed = stated_forecasts(fam, margins.seats, decide=decide, loadings=gap_loadings(pair, k),
+                                        quantile=GAP_FORECAST_QUANTILE)
     numbers = _gap_numbers(base, variant, lower, upper)
     words = {FAIRER: f"fairer: the {numbers}", LESS_FAIR: f"less fair: the {numbers}",
              WITHIN: f"no change in fairness beyond the {m} margin: the {numbers}",

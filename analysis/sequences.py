@@ -226,12 +226,12 @@ def forecast(fam: Family, margin: float, chance: float = FORECAST_CHANCE, draws:
     return forecasts(fam, margin, (chance,), draws, decide)[0]
 
 
-def stated_forecasts(fam: Family, margin: float, decide: Any = None,
-                     loadings: np.ndarray | None = None) -> tuple[int | None, int | None]:
-    """(the next round's target, the stated forecast): the continuations' ROUND_QUANTILE and
-    FORECAST_QUANTILE, the latter said as "FORECAST_CHANCE of runs decide within"."""
-    soon, needed = forecasts(fam, margin, (ROUND_QUANTILE, FORECAST_QUANTILE), decide=decide,
-                             loadings=loadings)
+def stated_forecasts(fam: Family, margin: float, decide: Any = None, loadings: np.ndarray | None = None,
+                     quantile: float = FORECAST_QUANTILE) -> tuple[int | None, int | None]:
+    """(the next round's target, the stated forecast): the continuations' ROUND_QUANTILE and `quantile`,
+    the latter said as "FORECAST_CHANCE of runs decide within" (each question's quantile is the one
+    measured to hold in that share of runs)."""
+    soon, needed = forecasts(fam, margin, (ROUND_QUANTILE, quantile), decide=decide, loadings=loadings)
     return soon, needed
 
 
