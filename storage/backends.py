@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 from sim.errors import ConfigError
@@ -72,13 +73,14 @@ def run_chunks(task: Callable[[int, int], Any], chunks: list[tuple[int, int]], j
                backend: str) -> Iterator[Any]:
     """`task(start, end)` of every chunk, results as they finish, in any order.
 
-    loky: jobs - 1 worker processes (joblib's reusable loky executor) plus this process, which plays
-    chunks too, so the workers' start-up overlaps useful work. A feeder thread per worker hands it the
-    next chunk the moment it is free; all take chunks from one list.
-    Workers are reused from chunk to chunk and load the compiled kernels from numba's cache once; on a
-    fresh checkout every process compiles them at the same time, which costs no more wall time than
-    compiling first and loading after. dask: the same chunks through joblib's dask backend on the
-    cluster the caller connected to.
+    loky: `jobs` lanes take chunks from one list, each the moment it is free: one plays them in this
+    process (so the workers' start-up overlaps useful work), the others hand them to jobs - 1 worker
+    processes (joblib's reusable loky executor), which load the compiled kernels from numba's cache once
+    and are reused from chunk to chunk. Every lane is a thread: this thread only waits for results, so
+    Ctrl-C reaches it at once (a KeyboardInterrupt waits for the bytecode a numba kernel is inside), and
+    the kernels release the GIL while games play. On any exit but the end (Ctrl-C, an error, the caller
+    stopping), `abandon` kills the workers; results that reached this process before Ctrl-C are handed
+    out first. dask: the same chunks through joblib's dask backend on the cluster the caller connected to.
     """
     if backend == "dask":
         from joblib import Parallel, delayed, parallel_config
@@ -87,63 +89,99 @@ def run_chunks(task: Callable[[int, int], Any], chunks: list[tuple[int, int]], j
             yield from Parallel(return_as="generator_unordered")(
                 delayed(task)(a, b) for a, b in chunks)
         return
-    waiting = list(reversed(chunks))
-    if jobs == 1:
-        while waiting:
-            yield task(*waiting.pop())
-        return
-    import queue
-
-
-    executor = loky_executor(jobs)
-    lock = threading.Lock()
-    results: queue.Queue = queue.Queue()
-    stop = threading.Event()
-
-    def take() -> tuple[int, int] | None:
-        with lock:
-            return waiting.pop() if waiting and not stop.is_set() else None
-
-    def feed() -> None:
-        """Keep one worker busy: each chunk is taken only when the worker is free, so the tail of the
-        run never waits on a chunk queued behind a busy worker while this process idles."""
-        try:
-            while (chunk := take()) is not None:
-                results.put(executor.submit(task, *chunk).result())
-        except BaseException as err:  # handed to the main thread, which re-raises it
-            results.put(err)
-        finally:
-            results.put(None)
-
-    feeders = [threading.Thread(target=feed, daemon=True) for _ in range(jobs - 1)]
-    for thread in feeders:
-        thread.start()
-    running = len(feeders)
+    lanes = _Lanes(task, chunks, jobs)
+    finished = False
     try:
-        while running:
-            chunk = take()
-            if chunk is not None:
-                yield task(*chunk)
-            block = chunk is None  # wait for the workers only when nothing is left to play here
-            while running:
-                try:
-                    item = results.get(block=block)
-                except queue.Empty:
-                    break
-                block = False
-                if item is None:
-                    running -= 1
-                elif isinstance(item, BaseException):
-                    raise item
-                else:
-                    yield item
+        try:
+            yield from lanes.played()
+        except KeyboardInterrupt:
+            lanes.stop.set()
+            yield from lanes.ready()  # chunks played before the signal: still the caller's to keep
+            raise
+        finished = True
     finally:
-        stop.set()
-        for thread in feeders:
+        if finished:
+            lanes.close()
+        else:
+            lanes.abandon()
+
+
+class _Lanes:
+    """The lanes of `run_chunks` (loky): threads that take chunks from one list and put each result (or
+    the exception that stopped the lane, then None when the lane ends) on one queue."""
+
+    def __init__(self, task: Callable[[int, int], Any], chunks: list[tuple[int, int]], jobs: int) -> None:
+        import queue
+
+        self.waiting = list(reversed(chunks))
+        self.lock = threading.Lock()
+        self.results: queue.Queue = queue.Queue()
+        self.stop = threading.Event()
+        self.executor = loky_executor(jobs) if jobs > 1 else None
+        plays = [task] + [partial(_in_worker, self.executor, task) for _ in range(jobs - 1)]
+        self.threads = [threading.Thread(target=self.lane, args=(play,), daemon=True) for play in plays]
+        self.running = len(self.threads)
+        for thread in self.threads:
+            thread.start()
+
+    def take(self) -> tuple[int, int] | None:
+        with self.lock:
+            return self.waiting.pop() if self.waiting and not self.stop.is_set() else None
+
+    def lane(self, play: Callable[[int, int], Any]) -> None:
+        """Play chunks until none is left: each taken only when this lane is free, so the tail of the run
+        never waits on a chunk queued behind a busy worker while another lane idles."""
+        try:
+            while (chunk := self.take()) is not None:
+                self.results.put(play(*chunk))
+        except BaseException as err:  # handed to the waiting thread, which re-raises it
+            self.results.put(err)
+        finally:
+            self.results.put(None)
+
+    def played(self) -> Iterator[Any]:
+        """The chunks' results as they come, until every lane has ended; a lane's exception re-raised."""
+        while self.running:
+            item = self.results.get()  # a wait Ctrl-C interrupts at once
+            if item is None:
+                self.running -= 1
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                yield item
+
+    def ready(self) -> Iterator[Any]:
+        """The results already waiting on the queue (not the lanes' ends or errors)."""
+        import queue
+
+        while True:
+            try:
+                item = self.results.get_nowait()
+            except queue.Empty:
+                return
+            if item is not None and not isinstance(item, BaseException):
+                yield item
+
+    def close(self) -> None:
+        """Every chunk played: join the lanes, and let the idle workers exit now rather than in the
+        interpreter's exit."""
+        for thread in self.threads:
             thread.join()
-        executor.shutdown(wait=True)  # idle workers exit now rather than in the interpreter's exit
+        if self.executor is not None:
+            self.executor.shutdown(wait=True)
+
+    def abandon(self) -> None:
+        """Stop taking chunks and kill the workers (their chunks in play are lost; a finished chunk is on
+        disk already). The lane of this process finishes the chunk its kernel is inside (a kernel cannot
+        be stopped from outside) and takes no other; the `balance` command exits without waiting for it."""
+        self.stop.set()
+        if self.executor is not None:
+            self.executor.shutdown(wait=True, kill_workers=True)
 
 
+def _in_worker(executor: Any, task: Callable[[int, int], Any], start: int, end: int) -> Any:
+    """`task(start, end)` in one of the executor's workers, waited for."""
+    return executor.submit(task, start, end).result()
 
 
 def loky_executor(jobs: int):

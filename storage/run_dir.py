@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 from sim.errors import ConfigError
+from storage.interrupts import deferred_interrupt
 from storage.run_lock import LOCK_NAME, RunLock
 from storage.run_parts import (
     RECORDS,
@@ -194,6 +195,12 @@ class RunDirectory:
                     p.unlink()
 
     def write_chunk(self, start: int, end: int, parts: dict[str, bytes]) -> None:
+        """Write a chunk's parts (temporary files renamed into place, the last table last) and record it;
+        Ctrl-C waits for the record (storage/interrupts.py)."""
+        with deferred_interrupt():
+            self._write_chunk(start, end, parts)
+
+    def _write_chunk(self, start: int, end: int, parts: dict[str, bytes]) -> None:
         name_of = f"part-{start:010d}-{end:010d}.parquet"
         staged = []
         try:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.errors import ConfigError
+from sim.errors import ConfigError, Interrupted
+from storage.run_dir import RunDirectory
 
 DEFAULT_GAMES = 2000
 
@@ -138,12 +139,18 @@ class _Pair:
         self.last: tuple[Any, Any, dict[str, Any]] = ()  # the tallies of the last look (`judge`)
 
     def play_to(self, games: int) -> int:
+        """Play both runs to `games` games; Ctrl-C (Interrupted) says what both kept."""
         from sim.app.runner import simulate
 
         played = 0
-        for name, plan in self.plans.items():
-            played += simulate(plan, games, self.out / name, jobs=self.jobs, backend=self.ask.backend,
-                               scheduler=self.ask.scheduler, force=self.ask.force).played
+        try:
+            for name, plan in self.plans.items():
+                played += simulate(plan, games, self.out / name, jobs=self.jobs, backend=self.ask.backend,
+                                   scheduler=self.ask.scheduler, force=self.ask.force).played
+        except Interrupted:
+            kept = {name: RunDirectory(self.out / name).finished_total() for name in self.plans}
+            raise Interrupted(f"{sum(kept.values()):,} games kept in {self.out} (base {kept['base']:,}, "
+                              f"variant {kept['variant']:,}); run the same command again to resume") from None
         self.played += played
         return played
 

@@ -16,6 +16,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field, fields
 from functools import partial
 from importlib import metadata
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from sim import games
 from sim.agent_spec import agent_arrays, check_models, parse_agents, parse_spec, resolved
-from sim.errors import ConfigError, RunFailed
+from sim.errors import ConfigError, Interrupted, RunFailed
 from sim.game_spec import GameSpec
 from storage.backends import close_dask, connect_dask, loky_executor, run_chunks, watch_runner
 from storage.run_dir import TABLES, RunDirectory, check_directory, refuse_foreign
@@ -257,15 +258,16 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
         start = time.perf_counter()
         played = stalled = 0
         if todo:
-            failure: OSError | None = None
+            failure: OSError | KeyboardInterrupt | None = None
             try:
-                for a, b, parts in run_chunks(partial(play_chunk, plan), todo, jobs, backend):
-                    run_dir.write_chunk(a, b, parts)
-                    played += b - a
-                    stalled += limit_games(plan.spec, parts)
-                    if progress:
-                        progress(b - a)
-            except OSError as err:
+                with closing(run_chunks(partial(play_chunk, plan), todo, jobs, backend)) as chunks:
+                    for a, b, parts in chunks:
+                        run_dir.write_chunk(a, b, parts)
+                        played += b - a
+                        stalled += limit_games(plan.spec, parts)
+                        if progress:
+                            progress(b - a)
+            except (OSError, KeyboardInterrupt) as err:
                 failure = err
             finally:
                 seconds = time.perf_counter() - start
@@ -277,16 +279,25 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
                     run_dir.write_manifest(manifest)
                 except OSError as err:  # the disk that stopped the run may refuse this too: say the first
                     failure = failure or err
-            if failure is not None:
-                raise RunFailed(f"{failure.filename or run_dir.path}: {failure.strerror or failure}; the run "
-                                f"stopped after {manifest['games_finished']:,} finished games, which are "
-                                "safe: run the same command again to play the rest") from None
+            _stopped(failure, run_dir, manifest["games_finished"])
         return SimulateResult(run_dir=run_dir.path, played=played, already=already,
                               seconds=time.perf_counter() - start,
                               damaged=[d.text() for d in damage], quarantined=quarantined, stalled=stalled)
     finally:
         if client is not None:
             close_dask(client)
+
+
+def _stopped(failure: OSError | KeyboardInterrupt | None, run_dir: RunDirectory, kept: int) -> None:
+    """Say why a run stopped part-way, with the `kept` games finished before it: Ctrl-C (Interrupted) or a
+    failure of the machine (RunFailed). Nothing when it did not stop."""
+    if isinstance(failure, KeyboardInterrupt):
+        raise Interrupted(f"{kept:,} games kept in {run_dir.path}; run the same command again to "
+                          "resume") from None
+    if failure is not None:
+        raise RunFailed(f"{failure.filename or run_dir.path}: {failure.strerror or failure}; the run stopped "
+                        f"after {kept:,} finished games, which are safe: run the same command again to play "
+                        "the rest") from None
 
 
 def recover_manifest(plan: RunPlan, run_dir: RunDirectory) -> None:

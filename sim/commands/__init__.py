@@ -17,6 +17,7 @@ from types import ModuleType
 from sim.commands import (
     bench,
     compare,
+    interrupt,
     ladder,
     play,
     profile,
@@ -79,8 +80,13 @@ def _close_figures_since(before: set[int]) -> None:
         pyplot.close(number)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
+    """Run the command `argv` asks for and return its exit status. `own_process`: this is the `balance`
+    process itself (entry), so Ctrl-C may end it within 2 s where the command cannot (interrupt.watch),
+    unless the command stops on Ctrl-C by itself (its module's OWN_CTRL_C: the workbench's server)."""
     args = build_parser().parse_args(argv)
+    if own_process and not getattr(COMMANDS[args.command], "OWN_CTRL_C", False):
+        interrupt.watch()
     figures = _open_figures()
     try:
         return COMMANDS[args.command].run(args)
@@ -94,8 +100,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"balance: {err.filename or ''}{': ' if err.filename else ''}{err.strerror or err}",
               file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("balance: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as err:  # Interrupted says what a run kept
+        print(f"balance: interrupted{f': {err}' if str(err) else ''}", file=sys.stderr)
+        interrupt.said()
         return 130
     finally:
         _close_figures_since(figures)
@@ -109,15 +116,16 @@ def entry() -> None:
     import atexit
 
     try:
-        code = main()
+        code = main(own_process=True)
     except SystemExit as stop:  # argparse's --help, --version and usage errors
         code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
         if not isinstance(stop.code, int) and stop.code is not None:
             print(stop.code, file=sys.stderr)
     # loky's own exit handler sits in threading's shutdown, which os._exit skips: stop its workers here
+    # (killed after Ctrl-C: a worker still loading the kernels would hold the exit for seconds)
     executors = sys.modules.get("joblib.externals.loky.reusable_executor")
     if executors is not None and getattr(executors, "_executor", None) is not None:
-        executors._executor.shutdown(wait=True)
+        executors._executor.shutdown(wait=True, kill_workers=code == 130)
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -15,6 +15,8 @@ HELP = ("edit a config in the browser, run it and watch its verdicts firm up, co
         "take the TOML away")
 PARSER = examples("balance workbench", "balance workbench --workspace my-game --port 8800",
                   "balance workbench --jobs 8 --scheduler tcp://10.0.0.5:8786")
+#: Ctrl-C is the server's own to handle (uvicorn stops the runs, then returns): no 2 s watch (interrupt.py)
+OWN_CTRL_C = True
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,0 +1,176 @@
+"""Ctrl-C (issue 46): SIGINT to the process group of a command that plays games, the way a terminal sends it,
+ends the command within 2 s with one line on stderr and status 130, keeps every chunk finished before it
+(recorded, none half-written), releases the run's lock and leaves no worker process running; the same
+command run again completes, with the tables of an uninterrupted run.
+
+The games are sized so that a chunk is in play for seconds when the signal comes: a command that waits
+for its chunk to end fails the 2 s."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from sim.app.runner import plan_run, simulate
+from storage.run_dir import RunDirectory
+from storage.run_lock import held_by
+from storage.run_parts import read_records
+from tests.test_runner import assert_same_tables
+
+ROOT = Path(__file__).resolve().parents[1]
+KAMAKURA = str(ROOT / "configs" / "kamakura" / "base.toml")
+SAKURA = str(ROOT / "configs" / "sakura" / "base.toml")
+#: the product's promise: seconds from Ctrl-C to the end of the command
+LIMIT = 2.0
+
+
+@pytest.fixture
+def start() -> Iterator[Callable[[list[str], Path], subprocess.Popen]]:
+    """`start(ARGS, logs)`: `balance ARGS` in a session of its own (its pid is the session's id), output to
+    files in `logs`; whatever a failed test leaves of it is killed afterwards."""
+    started: list[subprocess.Popen] = []
+
+    def run(args: list[str], logs: Path) -> subprocess.Popen:
+        logs.mkdir(exist_ok=True)
+        with open(logs / "stdout", "w") as out, open(logs / "stderr", "w") as err:
+            started.append(subprocess.Popen([sys.executable, "-m", "sim", *args], cwd=ROOT, stdout=out,
+                                            stderr=err, start_new_session=True))
+        return started[-1]
+
+    yield run
+    for proc in started:
+        if alive_in_session(proc.pid):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def wait_until(proc: subprocess.Popen, ready, what: str, timeout: float = 600) -> None:
+    """Poll until ready() (the command still running), or fail saying what never came."""
+    deadline = time.monotonic() + timeout
+    while not ready():
+        assert proc.poll() is None, f"the command ended (status {proc.returncode}) before {what}"
+        assert time.monotonic() < deadline, f"no {what} within {timeout} s"
+        time.sleep(0.02)
+
+
+def recorded(run: Path) -> int:
+    """Games in the chunks `run`'s chunks.jsonl records (0 before its first)."""
+    return sum(b - a for a, b in read_records(run)) if (run / "chunks.jsonl").is_file() else 0
+
+
+def ctrl_c(proc: subprocess.Popen, logs: Path) -> tuple[float, str]:
+    """SIGINT to the command's process group: the seconds until it ended (waited for up to a minute) and
+    what it wrote on stderr after the signal."""
+    said = (logs / "stderr").stat().st_size
+    os.killpg(proc.pid, signal.SIGINT)
+    sent = time.monotonic()
+    proc.wait(timeout=60)
+    seconds = time.monotonic() - sent
+    with open(logs / "stderr", "rb") as f:
+        f.seek(said)
+        return seconds, f.read().decode()
+
+
+def alive_in_session(sid: int) -> list[str]:
+    """The command lines of the processes of session `sid` still running (zombies are not: a process whose
+    parent has ended waits there for the system to reap it)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+            cmdline = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # ended meanwhile
+            continue
+        if int(fields[3]) == sid and fields[0] not in "ZX":
+            out.append(cmdline)
+    return out
+
+
+def assert_stopped(proc: subprocess.Popen, stopped: tuple[float, str]) -> str:
+    """Status 130 within LIMIT, one line on stderr and no traceback; no worker left running, nor (a moment
+    later, once they read that the command is gone) loky's resource trackers. Returns the line."""
+    left = alive_in_session(proc.pid)
+    seconds, err = stopped
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    assert seconds < LIMIT, f"Ctrl-C took {seconds:.2f} s to stop the command"
+    assert not [cmd for cmd in left if "resource_tracker" not in cmd], left
+    deadline = time.monotonic() + 2
+    while alive_in_session(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive_in_session(proc.pid)
+    return err.strip()
+
+
+def assert_kept(run: Path) -> int:
+    """Every finished chunk of `run` recorded and whole, no temporary part, the manifest counting them, the
+    lock free. Returns the games kept."""
+    run_dir = RunDirectory(run)
+    assert sorted(read_records(run)) == run_dir.finished() == run_dir.intact()
+    assert not list(run.rglob(".tmp-*"))
+    kept = run_dir.finished_total()
+    assert run_dir.read_manifest()["games_finished"] == kept
+    assert held_by(run) is None
+    return kept
+
+
+def test_ctrl_c_stops_simulate_in_2_s_and_the_run_resumes(tmp_path: Path, start) -> None:
+    """Two jobs (a lane in the command and a loky worker), expert chunks of seconds each: the signal comes
+    a second after the first chunk is recorded, with chunks in play."""
+    args = ["simulate", KAMAKURA, "--players", "3", "--agents", "expert", "--games", "900", "--chunk-size",
+            "300", "--jobs", "2", "--seed", "5", "--quiet", "--out", str(tmp_path / "cut")]
+    proc = start(args, tmp_path / "logs")
+    wait_until(proc, lambda: recorded(tmp_path / "cut"), "chunk recorded")
+    time.sleep(1)  # into the chunks in play (a moment after a record the command may be between kernels)
+    line = assert_stopped(proc, ctrl_c(proc, tmp_path / "logs"))
+    kept = assert_kept(tmp_path / "cut")
+    assert 300 <= kept < 900
+    assert line == (f"balance: interrupted: {kept:,} games kept in {tmp_path / 'cut'}; run the same command "
+                    "again to resume")
+    again = subprocess.run([sys.executable, "-m", "sim", *args], cwd=ROOT, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert f"({kept} were already there)" in again.stdout
+    simulate(plan_run(KAMAKURA, 3, "expert", 5, False), 900, tmp_path / "whole", jobs=1)
+    assert_same_tables(tmp_path / "whole", tmp_path / "cut")
+
+
+def test_ctrl_c_stops_compare_until_decided_in_2_s_and_it_resumes(tmp_path: Path, start) -> None:
+    """`balance compare --until-decided` with one job (its chunks play in the command itself), stopped a
+    second into the variant's chunk (six players' greedy games, seconds a chunk), its base finished."""
+    variant = tmp_path / "shared.toml"
+    variant.write_text(f'extends = "{SAKURA}"\n\n[rules]\ntie_break = "shared"\n')
+    out = tmp_path / "compare"
+    args = ["compare", SAKURA, str(variant), "--players", "6", "--agents", "greedy", "--until-decided",
+            "--games", "1000", "--jobs", "1", "--seed", "3", "--quiet", "--out", str(out)]
+    proc = start(args, tmp_path / "logs")
+    wait_until(proc, lambda: (out / "variant" / "manifest.json").is_file(), "variant started")
+    time.sleep(1)  # into its chunk
+    line = assert_stopped(proc, ctrl_c(proc, tmp_path / "logs"))
+    assert (assert_kept(out / "base"), assert_kept(out / "variant")) == (1000, 0)
+    base = read_records(out / "base")
+    assert line == (f"balance: interrupted: 1,000 games kept in {out} (base 1,000, variant 0); run the "
+                    "same command again to resume")
+    again = subprocess.run([sys.executable, "-m", "sim", *args], cwd=ROOT, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert "1,000 games each" in again.stdout
+    assert read_records(out / "base") == base  # kept, not played again
+    simulate(plan_run(variant, 6, "greedy", 3, False), 1000, tmp_path / "whole", jobs=1)
+    assert_same_tables(tmp_path / "whole", out / "variant")
+
+
+def test_ctrl_c_stops_a_command_inside_a_kernel_in_2_s(tmp_path: Path, start) -> None:
+    """`balance study` plays its games in one kernel call in its main thread, where Python sees no Ctrl-C
+    until the kernel returns (minutes here): the watch (sim/commands/interrupt.py) ends it."""
+    proc = start(["study", KAMAKURA, "--players", "3", "--agents", "expert", "--games", "10000"],
+                 tmp_path / "logs")
+    time.sleep(8)  # past its start-up, into the kernel
+    assert proc.poll() is None
+    line = assert_stopped(proc, ctrl_c(proc, tmp_path / "logs"))
+    assert line == "balance: interrupted"
