@@ -232,7 +232,7 @@ def test_module_names_do_not_collide_across_layers():
                 generic.setdefault(path.stem, []).append(str(path.relative_to(ROOT)))
     assert {name: paths for name, paths in generic.items() if len(paths) > 1} == {}
     assert in_games & set(generic) == {"bench", "ties"}
-    helpers = {"options", "playing", "compile_kernels"}
+    helpers = {"options", "playing", "compile_kernels", "interrupt"}  # the dispatcher's, not commands
     commands = {p.stem for p in (ROOT / "sim" / "commands").glob("*.py") if p.stem != "__init__"}
     assert commands - helpers == set(COMMANDS)
 
