@@ -59,17 +59,17 @@ def compare_split(margins: Margins) -> dict[str, float]:
 
 def _seat_changes(pair: dict[str, Any], k: int) -> tuple[np.ndarray, np.ndarray]:
     """Each seat's per-game change of win share (variant minus base): means and sds from the pair sums."""
-    return _combinations(pair, [(s, s) for s in range(k)], k)
+    weights = np.zeros((k, 2 * k), dtype=np.int64)
+    weights[np.arange(k), np.arange(k)], weights[np.arange(k), k + np.arange(k)] = 1, -1
+    return _contrast_moments(pair, weights)
 
 
-def _combinations(pair: dict[str, Any], pairs: list[tuple[int, int]],
-                  k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-game differences of the variant's seat i and the base's seat m, for each (i, m) of `pairs`:
-    means and sds from the pair sums (the variant's seats first in them)."""
-    u, c, n = pair["units"], pair["cross"], int(pair["games"])
-    moments = [mean_sd(n, int(u[i] - u[k + m]), int(c[i, i] + c[k + m, k + m] - 2 * c[i, k + m]), SHARE_SCALE)
-               for i, m in pairs]
-    return np.array([x for x, _ in moments]), np.array([x for _, x in moments])
+def _contrast_moments(pair: dict[str, Any], weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Means and sds of per-game contrasts (rows of whole-number `weights` over the pair's 2k seat
+    columns, the variant's seats first), exact from the pair sums."""
+    u, c = np.asarray(pair["units"]).astype(object), np.asarray(pair["cross"]).astype(object)  # exact ints
+    moments = [mean_sd(int(pair["games"]), int(w @ u), int(w @ c @ w), SHARE_SCALE) for w in weights]
+    return np.array([m for m, _ in moments]), np.array([sd for _, sd in moments])
 
 
 def _judged(key: str, question: str, topic: str, fam: Any, *, margin: float, margin_text: str, n: int,
@@ -130,45 +130,43 @@ def _ordered(k: int) -> list[tuple[int, int]]:
     return [(i, j) for i in range(k) for j in range(k) if i != j]
 
 
-def gap_contrasts(pair: dict[str, Any], k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every per-game contrast "(variant seat i - seat j) - (base seat a - seat b)", i != j and a != b
-    ((i, j) major), then each seat's own change "variant seat i - base seat i": (means, sds, weights over
-    the pair's 2k seat columns), exact from the pair sums."""
+def gap_weights(k: int) -> np.ndarray:
+    """The seat gap's per-game contrasts as weights over a pair's 2k seat columns: every "(variant seat i -
+    seat j) - (base seat a - seat b)", i != j and a != b ((i, j) major), then each seat's own change
+    "variant seat i - base seat i"."""
     pairs = _ordered(k)
     weights = np.zeros((len(pairs) ** 2 + k, 2 * k), dtype=np.int64)
     for row, ((i, j), (a, b)) in enumerate((p, q) for p in pairs for q in pairs):
         weights[row, [i, j, k + a, k + b]] = (1, -1, -1, 1)
     for i in range(k):
         weights[len(pairs) ** 2 + i, [i, k + i]] = (1, -1)
-    u, c = np.asarray(pair["units"]).astype(object), np.asarray(pair["cross"]).astype(object)  # exact ints
-    moments = [mean_sd(int(pair["games"]), int(w @ u), int(w @ c @ w), SHARE_SCALE) for w in weights]
-    return np.array([m for m, _ in moments]), np.array([sd for _, sd in moments]), weights
+    return weights
 
 
 def gap_family(pair: dict[str, Any], k: int, margin: float, alpha: float) -> Any:
-    """The contrasts of `gap_contrasts` as confidence sequences, two-sided at alpha / (k(k-1) + 1) each:
+    """The contrasts of `gap_weights` as confidence sequences, two-sided at alpha / (k(k-1) + 1) each:
     the seat gap's change is bounded from them (`gap_bounds`) by k(k-1) one-sided bounds on each side and
     two of the seats' own changes, so the error rate is split that many ways, not over every contrast."""
-    mean, sd, _ = gap_contrasts(pair, k)
+    mean, sd = _contrast_moments(pair, gap_weights(k))
     return family(mean, sd, np.full(len(mean), float(pair["games"])), GAP_PLANNED_MARGINS * margin, alpha,
                   sd_design=2 / math.sqrt(k), members=len(_ordered(k)) + 1)
 
 
 def gap_loadings(pair: dict[str, Any], k: int) -> np.ndarray:
-    """One game's contrasts (`gap_contrasts`) as combinations of 2k independent unit normals: the
+    """One game's contrasts (`gap_weights`) as combinations of 2k independent unit normals: the
     contrasts' weights times a square root of the seat shares' per-game covariance, so the forecast moves
     them together as the games do."""
     n = int(pair["games"])
     mean = np.asarray(pair["units"], dtype=float) / (n * SHARE_SCALE)
     cov = np.asarray(pair["cross"], dtype=float) / (n * SHARE_SCALE**2) - np.outer(mean, mean)
     values, vectors = np.linalg.eigh(cov)
-    return gap_contrasts(pair, k)[2] @ (vectors * np.sqrt(np.clip(values, 0.0, None)))
+    return gap_weights(k) @ (vectors * np.sqrt(np.clip(values, 0.0, None)))
 
 
 def gap_bounds(low: np.ndarray, high: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Bounds on (variant gap - base gap), gap = largest minus smallest seat win rate, from bounds L, U on
     the contrasts X[ij, ab] = (V_i - V_j) - (B_a - B_b) and the seats' own changes D_i = V_i - B_i (last
-    axis, as `gap_contrasts`).
+    axis, as `gap_weights`).
 
     Upper: for the variant's extremes (I, J), gap_V - gap_B <= X[IJ, ab] for every (a, b), as gap_B >=
     B_a - B_b; so min_ab max_ij U[ij, ab] >= the change whenever U[IJ, ab] holds for every (a, b). Lower:
@@ -190,6 +188,15 @@ def gap_status(lower: Any, upper: Any, margin: float) -> Any:
     (inside +-margin, holding 0), else undecided; vectorised."""
     within = (lower >= -margin) & (upper <= margin)
     return np.where(upper < 0, FAIRER, np.where(lower > 0, LESS_FAIR, np.where(within, WITHIN, UNDECIDED)))
+
+
+def gap_decider(fam: Any, k: int, margin: float) -> Any:
+    """`decide(means, games) -> bool array` for the forecast: whether the seat gap would be decided with
+    these contrast means at that many games (the family's sds held)."""
+    def decide(mean: np.ndarray, size: float) -> np.ndarray:
+        half = fam.design.half(fam.sd, size)
+        return gap_status(*gap_bounds(mean - half, mean + half, k), margin) != UNDECIDED
+    return decide
 
 
 def _gap(c: dict[str, Any]) -> float:
@@ -216,9 +223,7 @@ def gap_verdict(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dic
     m = margins.text("seats")
     soon = needed = None
     if status == UNDECIDED:
-        def decide(mean: np.ndarray, size: float) -> np.ndarray:
-            half = fam.design.half(fam.sd, size)
-            return gap_status(*gap_bounds(mean - half, mean + half, k), margins.seats) != UNDECIDED
+        decide = gap_decider(fam, k, margins.seats)
         soon, needed = stated_forecasts(fam, margins.seats, decide=decide, loadings=gap_loadings(pair, k),
                                         quantile=GAP_FORECAST_QUANTILE)
     numbers = _gap_numbers(base, variant, lower, upper)

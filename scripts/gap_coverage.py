@@ -7,8 +7,9 @@ Games are drawn with known seat win rates, base and variant independently; the i
 the gap (analysis.change_verdicts.gap_bounds, at the gap's 2.5% share of the error rate) is looked at 25
 times between 200 and 12,000 games. Truths: every seat tied (the worst case of a largest-minus-smallest),
 the newcomer's order-chit variant, and two seats tied at each end. With --forecast: in 300 runs at the
-newcomer's rates, the gap's forecast made at 1,000 games ("about N more games (80% of runs decide
-within)") against the games at which the run was in fact decided (looked at every 2% more games).
+newcomer's rates, the gap's forecasts made at 1,000 and 2,500 games while undecided ("about N more games
+(80% of runs decide within)") against the games at which the run was in fact decided (looked at every 2%
+more games); the seed is the last argument (default 4646).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from analysis.change_verdicts import (  # noqa: E402
     GAP_FORECAST_QUANTILE,
     gap_bounds,
+    gap_decider,
     gap_family,
     gap_loadings,
     gap_status,
@@ -44,8 +46,7 @@ def missed_at_some_look(base: list[float], variant: list[float], truth: float,
     shares[np.arange(games), rng.choice(SEATS, games, p=variant)] = SHARE_SCALE
     shares[np.arange(games), SEATS + rng.choice(SEATS, games, p=base)] = SHARE_SCALE
     for n in LOOKS:
-        x = shares[:n]
-        fam = gap_family({"games": int(n), "units": x.sum(axis=0), "cross": x.T @ x}, SEATS, 0.02, ALPHA)
+        fam = gap_family(pair_at(shares, int(n)), SEATS, 0.02, ALPHA)
         low, high = gap_bounds(fam.low, fam.high, SEATS)
         if not low <= truth <= high:
             return True
@@ -81,13 +82,8 @@ def forecasts_held(base: list[float], variant: list[float], rng: np.random.Gener
         if first <= at:
             continue
         fam = family_at(at)
-
-        def decide(mean: np.ndarray, size: float, fam=fam) -> np.ndarray:
-            half = fam.design.half(fam.sd, size)
-            return gap_status(*gap_bounds(mean - half, mean + half, SEATS), 0.02) != UNDECIDED
-
-        loadings = gap_loadings(pair_at(shares, at), SEATS)
-        said = forecasts(fam, 0.02, QUANTILES, decide=decide, loadings=loadings)
+        said = forecasts(fam, 0.02, QUANTILES, decide=gap_decider(fam, SEATS, 0.02),
+                         loadings=gap_loadings(pair_at(shares, at), SEATS))
         out.append([said_n is not None and first <= said_n for said_n in said])
     return out
 
