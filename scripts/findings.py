@@ -1,7 +1,7 @@
 """Regenerate docs/findings.md: run the seeded `balance` commands behind every figure of the page, then fill
 the page (scripts/findings.md.j2, through scripts/findings_page.py) from their outputs and record what
-made them: each agent's and config's identity (sim/app/identity.py), which tests/test_findings_identity.py
-compares with the current code.
+made them: each agent's and config's identity (scripts/findings_identity.py), which
+tests/test_findings_identity.py compares with the current code.
 
     make findings                                   # or: python scripts/findings.py --jobs 2
     python scripts/findings.py --render-only        # refill the page from the finished runs
@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a file: this tree's sim and analysis, not an installed copy
 
-from sim.app.identity import identities  # noqa: E402
+from findings_identity import identities  # noqa: E402
 
 PAGE = ROOT / "docs" / "findings.md"
 TEMPLATE = ROOT / "scripts" / "findings.md.j2"
@@ -125,7 +125,8 @@ def uses(step: Step) -> tuple[list[tuple[str, int, str]], list[str]]:
 
 
 def identity_block(plan: list[Step]) -> dict:
-    """The identities of every agent and config the plan uses (sim/app/identity.py; no game is played)."""
+    """The identities of every agent and config the plan uses (scripts/findings_identity.py; no game is
+    played)."""
     agents, configs = [], []
     for step in plan:
         a, c = uses(step)
@@ -167,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     only = set(filter(None, args.only.split(",")))
     if only - {s.name for s in plan}:
-        parser.error(f"--only: no step {', '.join(sorted(only - {s.name for s in plan}))} (--list names them)")
+        unknown = ", ".join(sorted(only - {s.name for s in plan}))
+        parser.error(f"--only: no step {unknown} (--list names them)")
     if not args.render_only:
         run([s for s in plan if not only or s.name in only], out, args.jobs)
     from findings_page import render  # scripts/findings_page.py: the page from the runs' outputs

@@ -17,11 +17,12 @@ from typing import Any
 import jinja2
 import numpy as np
 import pandas as pd
+from findings_identity import render_block
 
 from analysis.causal_values import component_values, group_values, power_values, read_values_run
 from analysis.stats import wilson_intervals
+from analysis.verdicts import BEYOND, SMALL, TOO_FEW, UNDECIDED, WITHIN
 from analysis.worth_verdicts import worth_verdicts
-from sim.app.identity import render_block
 
 
 class Unsupported(Exception):
@@ -34,6 +35,11 @@ def require(condition: bool, sentence: str) -> str:
         raise Unsupported(f"findings: the figures no longer support \"{sentence}\": rewrite it in "
                           "scripts/findings.md.j2")
     return ""
+
+
+#: a worth verdict's status as the page's table words it (the tool's words, without the sign)
+WORTH_WORD = {WITHIN: "priced right", SMALL: "priced right", BEYOND: "mispriced", UNDECIDED: "undecided",
+              TOO_FEW: "too few games"}
 
 
 # ---- number formats ----------------------------------------------------------------------------------------
@@ -71,7 +77,11 @@ def _json(path: Path) -> dict[str, Any]:
 
 def _verdicts(summary: dict, folder: str) -> dict[str, dict]:
     """The verdicts of the run of a report whose directory ends in `folder`, by question."""
-    label = next(r["label"] for r in summary["runs"] if str(r["run"]).rstrip("/").endswith(folder))
+    labels = [r["label"] for r in summary["runs"] if str(r["run"]).rstrip("/").endswith(folder)]
+    labels += [key for key in summary["verdicts"] if key.endswith(folder)]  # a profile's level, a values run
+    if not labels:
+        raise SystemExit(f"findings: the demo report has no verdicts of {folder}: run `make findings`")
+    label = labels[0]
     return {v["question"]: v for v in summary["verdicts"][label]}
 
 
@@ -85,7 +95,7 @@ def demo(out: Path) -> dict[str, Any]:
     values = _verdicts(summary, "demo-values-kamakura-3p")
     return {"levels": levels, "stable": profile["stable_at_top"],
             "stable_by": {v["question"]: v for v in profile["stable_at_top"]["verdicts"]},
-            "sakura": _verdicts(summary, "demo-sakura-4p"), "values": values,
+            "sakura": _verdicts(summary, "demo-sakura-4p"), "valued": values,
             "worth": {q.split(":", 1)[1]: v for q, v in values.items() if q.startswith("worth:")}}
 
 
@@ -121,8 +131,19 @@ def kamakura_values(folder: Path) -> dict[str, Any]:
     return {"start": {r["component"]: r for r in start.to_dict(orient="records")},
             "powers": powers.to_dict(orient="records"), "worth": worth,
             "n": int(run.table["game_id"].nunique()), "positions": run.manifest["positions"],
-            "games": len(run.table.drop_duplicates(["game_id", "position", "component", "holder", "with_power"])),
-            "unchanged": unchanged_games(folder)}
+            "games": len(run.table.drop_duplicates(["game_id", "position", "component", "holder",
+                                                    "with_power"])),
+            "unchanged": unchanged_games(folder), "unchanged_words": _blue_words(worth)}
+
+
+def _blue_words(worth: dict[str, Any]) -> str:
+    """What the long run says of the chits without a power: their worth verdicts, in a clause."""
+    blue = {name: v for name, v in worth.items() if v.detail.get("face") is not None and "power" not in name}
+    said = [f"{name.split(' (')[0]} is {WORTH_WORD[v.status]} ({v.detail['worth']:.0f} "
+            f"[{v.detail['worth_low']:.0f}, {v.detail['worth_high']:.0f}] "
+            f"against a face of {v.detail['face']:.0f})"
+            for name, v in blue.items()]
+    return "; ".join(said)
 
 
 def sakura_values(folder: Path) -> dict[str, Any]:
@@ -131,7 +152,8 @@ def sakura_values(folder: Path) -> dict[str, Any]:
     groups = []
     for attribute in run.study.groups:
         for r in group_values(run, attribute).to_dict(orient="records"):
-            groups.append({**r, "kind": attribute, "action": r[attribute], "half": (r["ci_high"] - r["ci_low"]) / 2})
+            half = (r["ci_high"] - r["ci_low"]) / 2
+            groups.append({**r, "kind": attribute, "action": r[attribute], "half": half})
     return {"groups": groups, "n": int(run.table["game_id"].nunique()), "cards": len(run.components),
             "games": len(run.table.drop_duplicates(["game_id", "position", "component", "holder"])),
             "significant": sorted((g for g in groups if g["significant"]), key=lambda g: g["value"]),
@@ -151,7 +173,8 @@ def sweep(folder: Path) -> dict[str, Any]:
             "n": r["n"], "start_adv": r["start_adv"], "start_low": r["start_adv_low"],
             "start_high": r["start_adv_high"], "rates": [s[0] for s in r["seat_rates"]],
             "changes": [{"value": c[0], "low": c[1], "high": c[2]} for c in changes],
-            "marked": bool(r.get("mark_seats")), "tie_rate": r["tie_rate"]}
+            "marked": bool(r.get("mark_seats")), "tie_rate": r["tie_rate"],
+            "unchanged": bool(changes) and all(c[0] == c[1] == c[2] == 0 for c in changes)}
     players = sorted({p for runs in variants.values() for p in runs})
     return {"sweep": summary["sweep"], "variants": variants, "players": players, "runs": len(summary["runs"]),
             "games": sum(r["n"] for r in summary["runs"]),
@@ -180,7 +203,8 @@ def profile(folder: Path) -> dict[str, Any]:
     for f in p["figures"]:
         figures.setdefault(f["figure"], {})[f["level"]] = f
     return {"levels": p["levels"], "figures": figures, "tests": {t["figure"]: t for t in p["tests"]},
-            "players": p["players"], "n": p["figures"][0]["n"], "seed": p["seed"], "family": p["family_tests"]}
+            "players": p["players"], "n": p["figures"][0]["n"], "seed": p["seed"],
+            "family": p["family_tests"]}
 
 
 def skill_cell(p: dict, figure: str) -> str:
@@ -216,7 +240,8 @@ def model_tune(folder: Path) -> dict[str, Any]:
     fresh games (seats' win rates with their Wilson intervals) and its trials."""
     s = _json(folder / "search.json")
     out: dict[str, Any] = {"search": s, "changes": s.get("changes")}
-    for key, study, entry in (("tpe", "model", s["recommended"]), ("random", "random", s["baseline_confirmed"])):
+    studies = (("tpe", "model", s["recommended"]), ("random", "random", s["baseline_confirmed"]))
+    for key, study, entry in studies:
         if entry is None or study not in s["studies"]:
             raise SystemExit(f"findings: {folder}: no {study} study; run the tune with and without "
                              "--baseline random")
@@ -236,17 +261,21 @@ def context(out: Path) -> dict[str, Any]:
             "sakura_values": sakura_values(out / "values-sakura-4p"),
             "kamakura_sweep": sweep(out / "sweep-kamakura-readings"),
             "sakura_sweep": sweep(out / "sweep-sakura-readings"),
-            "profiles": {3: profile(out / "demo-profile-kamakura-3p"), 4: profile(out / "profile-kamakura-4p")},
-            "order": race(out / "tune-order-chits"), "order_shared": race(out / "tune-order-chits-shared-ties"),
+            "profiles": {3: profile(out / "demo-profile-kamakura-3p"),
+                         4: profile(out / "profile-kamakura-4p")},
+            "order": race(out / "tune-order-chits"),
+            "order_shared": race(out / "tune-order-chits-shared-ties"),
             "chits": model_tune(out / "tune-chit-points")}
 
 
 def render(out: Path, template: Path, plan: list, block: dict[str, Any], chart: Path | None = None) -> str:
     """The page: the template filled from the outputs under `out`, with the plan's commands (by step name)
     and the identities that made them; copies the values report's chart to `chart`."""
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(template.parent), undefined=jinja2.StrictUndefined,
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(template.parent),
+                             undefined=jinja2.StrictUndefined,
                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
-    env.globals.update(require=require, pct=pct, pp=pp, ci=ci, count=count, said=said, seat_cell=seat_cell,
+    env.globals.update(worth_word=WORTH_WORD, require=require, pct=pct, pp=pp, ci=ci, count=count, said=said,
+                       seat_cell=seat_cell,
                        skill_cell=skill_cell, abs=abs, min=min, max=max, len=len)
     try:
         page = env.get_template(template.name).render(

@@ -1,29 +1,30 @@
 """docs/findings.md was measured by the current agents on the current configs: its identity block (written by
-`make findings`, scripts/findings.py) equals what sim/app/identity.py computes now, so a retrained model, a
-new default parameter (the expert's `settle`) or a change of how an agent plays makes this test fail
-with "run `make findings`" instead of leaving stale figures on the page."""
+`make findings`, scripts/findings.py) equals what scripts/findings_identity.py computes now, so a
+retrained model, a new default parameter (the expert's `settle`) or a change of how an agent plays makes
+this test fail with "run `make findings`" instead of leaving stale figures on the page."""
 
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
-from sim.app.identity import agent_identity, read_block, render_block, stale
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))  # the page's own tools: scripts/findings*.py
+
+from findings_identity import agent_identity, read_block, render_block, stale  # noqa: E402
+
 PAGE = ROOT / "docs" / "findings.md"
 
 
 def _script():
-    """scripts/findings.py as a module: the agents and configs the page is made with."""
-    spec = importlib.util.spec_from_file_location("findings_script", ROOT / "scripts" / "findings.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """scripts/findings.py as a module: the steps the page is made with and their identities."""
+    import findings
+
+    return findings
 
 
 @pytest.fixture(scope="module")
@@ -34,19 +35,16 @@ def recorded() -> dict:
 
 
 def test_the_page_records_every_agent_and_config_the_script_uses(recorded: dict) -> None:
-    script = _script()
-    keys = {f"{game} {players}p {agent}" for game, players, agent in script.AGENTS}
-    assert set(recorded["agents"]) == keys, \
+    current = _script().identity_block(_script().steps())
+    assert set(recorded["agents"]) == set(current["agents"]), \
         "the page's agents are not scripts/findings.py's: run `make findings`"
-    assert set(recorded["configs"]) == set(script.CONFIGS), \
+    assert set(recorded["configs"]) == set(current["configs"]), \
         "the page's configs are not scripts/findings.py's: run `make findings`"
 
 
-def test_the_page_was_made_by_the_current_agents_and_configs(recorded: dict) -> None:
+def test_the_page_was_made_by_the_current_agents_and_configs() -> None:
     script = _script()
-    from sim.app.identity import identities
-
-    message = stale(PAGE.read_text(), identities(script.AGENTS, script.CONFIGS))
+    message = stale(PAGE.read_text(), script.identity_block(script.steps()))
     if message:
         pytest.fail(message)
 
@@ -93,5 +91,14 @@ def test_the_identity_follows_the_agent() -> None:
     base = agent_identity("kamakura", 3, "expert")
     settled = agent_identity("kamakura", 3, "expert:settle=0")
     assert settled["resolved"] != base["resolved"] and "settle=0.0" in settled["resolved"]
-    assert settled["plays"] != base["plays"]  # settle=0 looks deep on every turn: other games
     assert json.dumps(base) != json.dumps(settled)
+
+
+def test_the_pages_demo_commands_are_make_demos() -> None:
+    """The page quotes `make demo`'s verdicts: each of its demo steps is a command of the Makefile's demo
+    target (the same arguments; the Makefile adds only --out and --quiet)."""
+    makefile = (ROOT / "Makefile").read_text()
+    demo = makefile[makefile.index("\ndemo:"):makefile.index("\ntest:")]
+    for step in _script().steps():
+        if step.name.startswith("demo-"):
+            assert f"$(BIN)/{step.shown()} " in demo, f"{step.shown()} is not make demo's"

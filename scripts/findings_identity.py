@@ -71,8 +71,9 @@ def differences(recorded: Block, current: Block) -> list[str]:
             elif key not in old:
                 lines.append(f"{group}: {key} is used but not recorded on the page")
             elif isinstance(new[key], dict) and isinstance(old[key], dict):
-                lines += [f"{group}: {key}: {f} was {old[key].get(f)!r}, now {new[key].get(f)!r}"
-                          for f in sorted(set(old[key]) | set(new[key])) if old[key].get(f) != new[key].get(f)]
+                was, now = old[key], new[key]
+                fields = sorted(f for f in set(was) | set(now) if was.get(f) != now.get(f))
+                lines += [f"{group}: {key}: {f} was {was.get(f)!r}, now {now.get(f)!r}" for f in fields]
             elif old[key] != new[key]:
                 lines.append(f"{group}: {key} was {old[key]!r}, now {new[key]!r}")
     return lines
