@@ -323,6 +323,147 @@ def _tune_out(html: str) -> str:
     return re.search(r"--out (runs/tunes/\S+)", html).group(1)
 
 
+# ---- the questions asked ----------------------------------------------------------------------------------
+def _args(server: Server, job: str) -> list[str]:
+    return json.loads((server.workspace / ".workbench/jobs" / f"{job}.json").read_text())["args"]
+
+
+def _asked(args: list[str]) -> str:
+    return args[args.index("--questions") + 1]
+
+
+def test_the_form_offers_the_questions_with_seats_ticked(server):
+    cookie = {"cookie": f"balance_workbench={server.token}"}  # the page's own requests carry the cookie
+    request = urllib.request.Request(f"{server.base}/", headers=cookie)
+    with urllib.request.urlopen(request) as response:
+        page = response.read().decode()
+    boxes = re.findall(r'<input type="checkbox" name="questions"\s+value="(\w+)"( checked)?>', page)
+    assert boxes == [("seats", " checked"), ("start", ""), ("ties", ""), ("length", "")]
+    assert "until the ticked questions are decided" in page
+
+
+def test_the_questions_ticked_go_to_the_command_line_and_its_verdicts(server):
+    draft = _draft(server, "asked.toml")
+    ask = {"draft": draft, "players": 3, "agents": "greedy", "seed": 8, "games": 300}
+    status, answer = server.call("/run", {**ask, "questions": ["length", "seats", "seats"],
+                                          "until_decided": True})
+    assert status == 200, answer
+    assert _asked(_args(server, answer["job"])) == "seats,length"  # the order of analysis.questions
+    view = server.wait(answer["job"])
+    assert view["status"] == "finished", view["html"]
+    assert "--questions seats,length" in view["html"] and "judged: seats, length" in view["html"]
+    assert "(a description, not judged: --questions start judges it)" in view["html"]  # not asked: described
+    assert "verdict-seats\"><span class='status status-info'" not in view["html"]  # asked: judged
+    # without --until-decided, simulate judges nothing (it refuses --questions): the cards judge them
+    status, answer = server.call("/run", {**ask, "seed": 9, "questions": ["start"]})
+    assert status == 200 and "--questions" not in _args(server, answer["job"])
+    view = server.wait(answer["job"])
+    assert view["status"] == "finished" and "judged: start" in view["html"], view["html"]
+    assert "verdict-seats\"><span class='status status-info'" in view["html"]  # not asked: described
+    status, answer = server.call("/compare", {**ask, "start": "shipped:kamakura/base.toml", "seed": 9})
+    assert status == 200 and _asked(_args(server, answer["job"])) == "seats"  # none given: the default
+    server.wait(answer["job"])
+
+
+def test_a_compare_until_decided_asks_the_ticked_questions(server):
+    draft = _draft(server, "asked-compare.toml")
+    status, answer = server.call("/compare", {"draft": draft, "start": "shipped:kamakura/base.toml",
+                                              "players": 3, "agents": "greedy", "seed": 0, "games": 20000,
+                                              "until_decided": True, "questions": ["start", "seats"]})
+    assert status == 200, answer
+    args = _args(server, answer["job"])
+    assert args[0] == "compare" and "--until-decided" in args
+    assert _asked(args) == "seats,start"
+    view = server.wait(answer["job"])
+    assert view["status"] == "finished"
+    # stopped on its own: the status line counts the games it played, not what the runs' own (unasked
+    # for a comparison) verdicts would need
+    line = _text(re.search(r'<p class="progress">(.*?)</p>', view["html"], re.S).group(1))
+    assert f"games of {view['games']:,} each" in line, line
+    # the changes carry compare's badges: a change "unchanged within the margin", not a run's "fair"
+    changes = view["html"].split('class="verdicts changes"')[1].split("</ul>")[0]
+    badges = re.findall(r"<span class='status status-\w+'>([^<]+)</span>", changes)
+    assert badges[:3] == ["unchanged within the margin"] * 3, badges  # the gap, the seats, the start player
+
+
+@pytest.mark.parametrize("questions, said", [
+    ([], "questions: tick at least one question to judge (seats, start, ties, length)"),
+    (["seats", "lenght"], "--questions: unknown question 'lenght' (did you mean length?); known: "),
+    (7, "questions: a list of question names is needed, got 7")])
+def test_a_run_asking_no_question_or_an_unknown_one_is_refused_at_the_field(server, questions, said):
+    draft = _draft(server, "refused-questions.toml")
+    for kind in ("/run", "/compare"):
+        status, answer = server.call(kind, {"draft": draft, "start": "shipped:kamakura/base.toml",
+                                            "players": 3, "agents": "greedy", "seed": 0, "games": 300,
+                                            "questions": questions})
+        assert status == 400, answer
+        assert answer["field"] == "questions" and answer["message"].startswith(said), answer
+    assert not list((server.workspace / "runs").glob("*refused-questions-*"))  # nothing played
+
+
+# ---- what the page counts -----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> Path:
+    """A run directory of 400 greedy games in two chunks."""
+    out = tmp_path_factory.mktemp("played") / "run"
+    done = subprocess.run([sys.executable, "-m", "sim", "simulate", str(ROOT / "configs/kamakura/base.toml"),
+                           "--players", "3", "--agents", "greedy", "--games", "400", "--chunk-size", "200",
+                           "--jobs", "1", "--seed", "11", "--out", str(out), "--quiet"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def _running(workspace: Path, job_id: str, kind: str, outs: list[str], about: dict) -> None:
+    """A job record as the workbench writes it, of a command still running (its run directories' locks
+    are held by the test, as a command an earlier server started holds them)."""
+    record = {"id": job_id, "kind": kind, "args": [kind], "outs": outs, "started": time.time() - 30,
+              "status": "running", "about": {"config": "d.toml", "players": 3, "agents": "greedy", "seed": 11,
+                                             "games": 1000, "until_decided": False, "had": 0, **about}}
+    (workspace / ".workbench/jobs").mkdir(parents=True, exist_ok=True)
+    (workspace / ".workbench/jobs" / f"{job_id}.json").write_text(json.dumps(record))
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
+
+
+def _card_and_line(server: Server, job: str) -> tuple[dict, str, str]:
+    """A job's answer to the page's poll, its status line and its line in the runs list (both as text)."""
+    status, view = server.call(f"/jobs/{job}")
+    assert status == 200, view
+    line = _text(re.search(r'<p class="progress">(.*?)</p>', view["html"], re.S).group(1))
+    listing = view.get("list") or server.call("/jobs")[1]
+    row = _text(re.search(rf'<tr[^>]*>\s*<td><a [^>]*data-job="{job}".*?</tr>', listing, re.S).group(0))
+    return view, line, row
+
+
+def test_the_status_line_the_runs_list_and_the_cards_count_the_same_games_while_they_land(tmp_path, played):
+    ws = tmp_path / "ws"
+    shutil.copytree(played, ws / "runs/sim-x")
+    shutil.copytree(played, ws / "runs/compare-x/base")  # the base config played first: the draft has none
+    _running(ws, "simulate-1", "simulate", ["runs/sim-x"], {})
+    _running(ws, "compare-1", "compare", ["runs/compare-x/base", "runs/compare-x/variant"],
+             {"folder": "runs/compare-x", "start": "base"})
+    runs = ws / "runs"
+    with RunLock(runs / "sim-x"), RunLock(runs / "compare-x/base"), RunLock(runs / "compare-x/variant"):
+        srv = Server(ws)
+        try:
+            view, line, row = _card_and_line(srv, "simulate-1")
+            assert view["active"] and view["busy"]
+            n = {int(x.replace(",", "")) for x in re.findall(r"n = ([\d,]+) games", view["html"])}
+            assert n == {400}  # every card of the run: its tally's games
+            assert "running 400 games of 1,000" in line and "400 games of 1,000" in row, (line, row)
+            view, line, row = _card_and_line(srv, "compare-1")
+            base_card = view["html"].split('<div class="run">')[1]
+            assert re.search(r"n = 400 games", base_card), base_card
+            assert view["counts"] == [400, 0]
+            for said in (line, row):
+                assert "start 400 · draft 0 games of 1,000 each" in said, (line, row)
+        finally:
+            srv.stop()
+
+
 def test_a_restarted_server_lists_the_interrupted_run_and_resumes_it(tmp_path):
     first = Server(tmp_path / "ws")
     draft = _draft(first)

@@ -31,13 +31,14 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Redire
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from analysis.questions import DEFAULT_QUESTIONS, QUESTIONS, parse_questions
 from sim.agent_spec import parse_agents
 from sim.app.values_run import VALUES_TABLES
 from sim.errors import ConfigError
 from sim.workbench import views
 from sim.workbench.drafts import Draft, bulk_edit, create, field_edit
-from sim.workbench.jobs import Jobs
-from sim.workbench.status import Looks, finished_games
+from sim.workbench.jobs import Job, Jobs
+from sim.workbench.status import JobView, Looks, finished_games
 from sim.workbench.tuning import Dimension, outcome, write_tune_file
 from sim.workbench.workspace import Refused, Workspace, checked_name
 
@@ -108,6 +109,24 @@ def _share(value: Any) -> float:
     if not 0 < x < 50:
         raise Refused(f"tolerance: percentage points of win rate between 0 and 50, got {x:g}", "tolerance")
     return x / 100
+
+
+def _questions(body: dict) -> tuple[str, ...]:
+    """The questions a run or compare request asks (its ticked boxes, a list of names; absent: the
+    command line's default), checked by `analysis.questions.parse_questions` as `--questions` is; none
+    ticked is refused, since a run then judges nothing."""
+    ticked = body.get("questions", list(DEFAULT_QUESTIONS))
+    if isinstance(ticked, str):
+        ticked = ticked.split(",")
+    if not isinstance(ticked, list) or not all(isinstance(w, str) for w in ticked):
+        raise Refused(f"questions: a list of question names is needed, got {ticked!r}", "questions")
+    ticked = [w for w in ticked if w.strip()]
+    if not ticked:
+        raise Refused(f"questions: tick at least one question to judge ({', '.join(QUESTIONS)})", "questions")
+    try:
+        return parse_questions(",".join(ticked))
+    except ConfigError as err:
+        raise Refused(str(err), "questions") from None
 
 
 def _int(body: dict, key: str, lo: int = 0) -> int:
@@ -226,12 +245,16 @@ class Workbench:
         body = await request.json()
         draft = self.draft(str(body.get("draft", "")))
         players, agents, seed, counts = self._run_options(body, draft)
+        questions = _questions(body)
         out = f"runs/{self._job_name(draft, players, agents, seed)}"
+        asking = ["--questions", ",".join(questions)] if body.get("until_decided") else []  # (the cards
+        # judge the questions asked either way; simulate takes --questions only to know when to stop)
         args = ["simulate", draft.path.name, "--players", str(players), "--agents", agents, "--seed",
-                str(seed), "--out", out, *counts, *self._workers(), "--quiet"]
+                str(seed), "--out", out, *counts, *asking, *self._workers(), "--quiet"]
+        had = finished_games(self.ws.root / out)
         about = {"config": draft.path.name, "players": players, "agents": agents, "seed": seed,
                  "games": int(counts[-1]), "until_decided": bool(body.get("until_decided")),
-                 "had": finished_games(self.ws.root / out)}
+                 "questions": list(questions), "had": had, "had_each": [had]}
         job = self.jobs.start("simulate", args, [out], about)
         return JSONResponse({"ok": True, "job": job.id})
 
@@ -241,14 +264,16 @@ class Workbench:
         draft = self.draft(str(body.get("draft", "")))
         start = self.ws.start(str(body.get("start", "")))
         players, agents, seed, counts = self._run_options(body, draft)
+        questions = _questions(body)
         folder = f"runs/{self._job_name(draft, players, agents, seed, prefix='compare-', vs=start.path.stem)}"
         args = ["compare", self.ws.relative(start.path), draft.path.name, "--players", str(players),
-                "--agents", agents, "--seed", str(seed), "--out", folder, *counts, *self._workers(),
-                "--quiet"]
+                "--agents", agents, "--seed", str(seed), "--out", folder, *counts, "--questions",
+                ",".join(questions), *self._workers(), "--quiet"]
         outs = [f"{folder}/base", f"{folder}/variant"]
+        had = [finished_games(self.ws.root / o) for o in outs]
         about = {"config": draft.path.name, "start": start.label, "players": players, "agents": agents,
                  "seed": seed, "games": int(counts[-1]), "until_decided": bool(body.get("until_decided")),
-                 "folder": folder, "had": min(finished_games(self.ws.root / o) for o in outs)}
+                 "questions": list(questions), "folder": folder, "had": min(had), "had_each": had}
         job = self.jobs.start("compare", args, outs, about)
         return JSONResponse({"ok": True, "job": job.id})
 
@@ -316,14 +341,26 @@ class Workbench:
         draft.edit({path: new for path, (_, new) in found.changes.items()}, _int(body, "players", 1))
         return JSONResponse({"ok": True, "changed": len(found.changes), "draft": draft.path.name})
 
+    def _looks(self, shown: JobView | None = None) -> list[JobView]:
+        """Every job's look, the newest first; `shown`, the look of the job on the page, stands for its
+        job, so that the page's card and its line in the list are one look."""
+        return [shown if shown and shown.job is job else self.looks.view(job) for job in self.jobs.listed()]
+
+    def _job_answer(self, job: Job) -> dict[str, Any]:
+        view = self.looks.view(job)
+        listed = self._looks(view)
+        return {"ok": True, "active": job.active, "status": job.status, "games": view.games,
+                "counts": view.counts, "busy": any(v.job.active for v in listed),
+                "html": views.job(view, str(self.ws.root)), "list": views.job_list(listed)}
+
     async def job(self, request: Request) -> Response:
+        """The card of a job, with the runs list of the same moment (the page refreshes both together,
+        every second while any job runs)."""
         job = self.jobs.get(request.path_params["job"])
-        view = await run_in_threadpool(self.looks.view, job)
-        return JSONResponse({"ok": True, "active": job.active, "status": job.status,
-                             "games": view.games, "html": views.job(view, str(self.ws.root))})
+        return JSONResponse(await run_in_threadpool(self._job_answer, job))
 
     async def job_list(self, request: Request) -> Response:
-        return HTMLResponse(views.job_list(self.jobs.listed()))
+        return HTMLResponse(views.job_list(await run_in_threadpool(self._looks)))
 
     async def stop(self, request: Request) -> Response:
         return JSONResponse({"ok": True, "job": self.jobs.stop(request.path_params["job"]).id})

@@ -2,6 +2,10 @@
 and the verdicts with their evidence, computed by the same functions as `balance summary` and `balance
 compare` (analysis.verdicts, sim.app.compare) from the chunks finished at the moment of looking. A look is
 remembered until another chunk lands, so a page that refreshes every second reads the disk only then.
+
+A run's games in a look are one number (`RunView.games`): the games of the tally its verdicts were judged
+on (the cards' n) once there is one, else the run directory's finished games; the status line, the runs
+list and the cards all show it.
 """
 
 from __future__ import annotations
@@ -12,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analysis.causal_values import read_values_run
+from analysis.questions import DEFAULT_QUESTIONS
 from analysis.run_tally import read_run_tally
-from analysis.verdicts import DEFAULT_MARGINS, MIN_GAMES, Verdict, run_verdicts
+from analysis.verdicts import DEFAULT_MARGINS, MIN_GAMES, Margins, Verdict, run_verdicts
 from analysis.worth_verdicts import worth_verdicts
 from sim.app.values_run import VALUES_TABLES
 from sim.errors import ConfigError
@@ -25,7 +30,7 @@ from storage.run_dir import TABLES, RunDirectory
 
 @dataclass
 class RunView:
-    """One run directory's look: games finished, and (once there are some) its tally and verdicts."""
+    """One run directory's look: its games (the tally's once read: the cards' n), its tally and verdicts."""
 
     out: str
     games: int = 0
@@ -63,15 +68,21 @@ class JobView:
 
     @property
     def games(self) -> int:
+        """The games every run holds (a compare job's paired games: the fewer of its two runs')."""
         if self.spent:
             return self.spent[0]
         return min(r.games for r in self.runs) if self.runs else 0
 
     @property
+    def counts(self) -> list[int]:
+        """Each run's games, as its card counts them (a tune: the games spent)."""
+        return [r.games for r in self.runs] if self.runs and not self.spent else [self.games]
+
+    @property
     def seconds_left(self) -> float | None:
         if not self.job.active or not self.rate or self.target is None:
             return None
-        return max(0.0, (self.target - self.games) / self.rate)
+        return max(0.0, (self.target * len(self.counts) - sum(self.counts)) / self.rate)
 
 
 def finished_games(path, tables: tuple[str, ...] = TABLES) -> int:
@@ -95,7 +106,9 @@ def look_values(workspace: Workspace, out: str, ended: bool, margins=DEFAULT_MAR
     return view
 
 
-def look_run(workspace: Workspace, out: str, margins=DEFAULT_MARGINS) -> RunView:
+def look_run(workspace: Workspace, out: str, margins: Margins = DEFAULT_MARGINS) -> RunView:
+    """A self-play run: its finished games and, once there are some, its tally and verdicts; its games
+    are then the tally's (the verdicts' n), read in the same snapshot of its chunks."""
     path = workspace.root / out
     view = RunView(out, finished_games(path))
     if view.games:
@@ -103,8 +116,14 @@ def look_run(workspace: Workspace, out: str, margins=DEFAULT_MARGINS) -> RunView
             view.run = read_run_tally(path)
         except ConfigError:  # between a chunk's parts: the next look has it
             return view
+        view.games = view.run.n_games
         view.verdicts = run_verdicts(view.run, margins)
     return view
+
+
+def job_margins(job: Job) -> Margins:
+    """The margins a job's verdicts are judged at: the defaults, asking the questions the job asked."""
+    return Margins(asked=tuple(job.about.get("questions") or DEFAULT_QUESTIONS))
 
 
 class Looks:
@@ -125,10 +144,10 @@ class Looks:
         if job.kind == "values":
             view = JobView(job, [look_values(self.workspace, job.outs[0], not job.active)])
         else:
-            view = JobView(job, [look_run(self.workspace, out) for out in job.outs])
+            view = JobView(job, [look_run(self.workspace, out, job_margins(job)) for out in job.outs])
         paired = len(set(chunks)) == 1  # both configs hold the same games: a round is over
         if job.kind == "compare" and paired and view.games >= MIN_GAMES:
-            view.changes = compare_changes(self.workspace, job)
+            view.changes = compare_changes(self.workspace, job, job_margins(job))
         self._seen[job.id] = (key, view)
         return _paced(view)
 
@@ -151,18 +170,28 @@ def _chunks(workspace: Workspace, out: str) -> tuple:
 
 
 def _paced(view: JobView) -> JobView:
-    """The view with the pace so far (games per second since the job started, start-up included, so the
-    time left errs long) and the games it plays to: --games, or with --until-decided the most games an
-    undecided verdict needs (at least the games in hand), capped by --games."""
+    """The view with the pace so far (games per second since the job started, over all its runs, start-up
+    included, so the time left errs long) and the games each run plays to: --games, or with
+    --until-decided the most games an undecided verdict it stops on needs (a comparison's changes; at least
+    the games in hand), capped by --games, and once it has stopped on its own the games it played."""
     job = view.job
-    played = view.games - int(job.about.get("had", 0))
+    had = job.about.get("had_each") or [int(job.about.get("had", 0))] * len(view.counts)
+    played = sum(view.counts) - sum(had)
     elapsed = (job.finished or time.time()) - job.started
     view.rate = played / elapsed if played > 0 and elapsed > 0 else None
     cap = int(job.about.get("games") or 0) or None
     if view.spent:
         view.target = view.spent[1]
     elif job.about.get("until_decided"):
-        needed = [v.needed for r in view.runs for v in r.verdicts if v.needed]
+        if job.status == "finished":  # stopped on its own: every asked question decided (or the cap)
+            view.target = view.games
+            return view
+        # what the run stops on: a comparison's changes, a single run's own verdicts
+        judged = view.changes if job.kind == "compare" else [v for r in view.runs for v in r.verdicts]
+        needed = [v.needed for v in judged if v.needed]
+        if job.kind == "compare" and not view.changes:
+            view.target = None  # no paired look yet: the games it needs are not known
+            return view
         goal = max([view.games, *needed]) if needed else view.games
         view.target = min(goal, cap) if cap else goal
     else:
@@ -170,11 +199,11 @@ def _paced(view: JobView) -> JobView:
     return view
 
 
-def compare_changes(workspace: Workspace, job: Job) -> list[Verdict]:
+def compare_changes(workspace: Workspace, job: Job, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:
     """The paired verdicts of a compare job's two runs, as `balance compare` judges them."""
     from sim.app.compare import judge_folder
 
     try:
-        return judge_folder(workspace.root / job.about["folder"], DEFAULT_MARGINS)[3]
+        return judge_folder(workspace.root / job.about["folder"], margins)[3]
     except ConfigError:
         return []

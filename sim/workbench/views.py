@@ -10,7 +10,8 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from analysis.verdict_section import badge
+from analysis.questions import DEFAULT_QUESTIONS, QUESTIONS
+from analysis.verdict_section import CHANGE_BADGES, badge, badge_words
 from analysis.verdicts import duration
 from sim import games
 from sim.workbench.form import groups
@@ -18,11 +19,38 @@ from sim.workbench.status import JobView, RunView
 from sim.workbench.workspace import Start
 
 _ENV = Environment(loader=PackageLoader("sim.workbench", "templates"), autoescape=select_autoescape())
-_ENV.globals.update(badge=lambda v: Markup(badge(v)), duration=duration)
+
+
+def counted(view: JobView) -> str:
+    """A job's games as the status line and the runs list both say them, from the look its cards show:
+    "735 games of 1,000"; a comparison's each config's, "start 735 · draft 0 games of 1,000 each"."""
+    games = (f"start {view.counts[0]:,} · draft {view.counts[1]:,} games" if view.job.kind == "compare"
+             and len(view.counts) == 2 else f"{view.games:,} games")
+    if not view.target:
+        return games
+    return f"{games} of {view.target:,}" + (" each" if len(view.counts) > 1 else "")
+
+
+def change_badge(verdict: Any) -> Markup:
+    """A comparison's verdict badge in `balance compare`'s words ("fairer", "unchanged within the margin")."""
+    words = badge_words(verdict, CHANGE_BADGES)
+    return Markup(f"<span class='status status-{verdict.status}'>{words}</span> ") if words else Markup("")
+
+
+_ENV.globals.update(badge=lambda v: Markup(badge(v)), change_badge=change_badge, duration=duration,
+                    counted=counted)
+
+
+#: each question's check box says, on hover, what it asks (analysis.questions names them)
+QUESTION_WORDS = {"seats": "are the seats fair? (compare: is the draft fairer than its start?)",
+                  "start": "does the start player gain?", "ties": "how often do games tie, and whom does the "
+                  "tie-break favour?", "length": "how long do games run?"}
 
 
 def page(workspace: str, starts: list[Start]) -> str:
-    return _ENV.get_template("page.html").render(workspace=workspace, games=games.specs(), starts=starts)
+    questions = [(q, QUESTION_WORDS.get(q, q)) for q in QUESTIONS]
+    return _ENV.get_template("page.html").render(workspace=workspace, games=games.specs(), starts=starts,
+                                                 questions=questions, asked=DEFAULT_QUESTIONS)
 
 
 def editor(draft: Any, players: int, problem: str | None) -> str:
@@ -54,8 +82,9 @@ def job(view: JobView, workspace: str) -> str:
                                                 seat_chart=seat_chart, worth_chart=worth_chart)
 
 
-def job_list(jobs: list[Any]) -> str:
-    return _ENV.get_template("jobs.html").render(jobs=jobs)
+def job_list(looks: list[JobView]) -> str:
+    """The runs list: each job's kind, config, state and games (its look's, as its card counts them)."""
+    return _ENV.get_template("jobs.html").render(looks=looks, busy=any(v.job.active for v in looks))
 
 
 def seat_chart(run: RunView) -> Markup:

@@ -1,10 +1,11 @@
 // The workbench page's behaviour: send each edit to the server (which validates it as the command line
-// does and refuses it at the field), start and stop jobs, and refresh the job being watched every second
-// while it runs. No library: every request goes to this server, with the page's cookie as its token.
+// does and refuses it at the field), start and stop jobs, and refresh the job being watched and the runs
+// list together every second while a job runs. No library: every request goes to this server, with the
+// page's cookie as its token.
 "use strict";
 
 const $ = (sel, root = document) => root.querySelector(sel);
-const state = { draft: null, job: null, timer: null };
+const state = { draft: null, job: null, timer: null, turn: 0 };
 
 async function call(method, url, body) {
   const response = await fetch(url, {
@@ -54,6 +55,7 @@ function showError(key, message) {
   let slot = key && document.querySelector(`[data-error-for="${CSS.escape(key)}"]`);
   if (!slot && input) slot = input.closest("fieldset").querySelector(".group-error");
   if (input) input.classList.add("invalid");
+  else if (slot && slot.closest("fieldset")) slot.closest("fieldset").classList.add("invalid");
   (slot || $("#run-message")).textContent = message;
 }
 
@@ -97,12 +99,14 @@ async function bulk() {
 }
 
 function runBody() {
+  const questions = [...document.querySelectorAll("#questions input:checked")].map((box) => box.value);
   return { draft: state.draft, start: $("#start").value, players: players(), agents: $("#agents").value,
-           seed: Number($("#seed").value), games: Number($("#games").value),
+           seed: Number($("#seed").value), games: Number($("#games").value), questions,
            until_decided: $("#until_decided").checked, base_games: $("#base_games").value || null };
 }
 
 async function start(kind) {
+  clearErrors();
   $("#run-message").textContent = "";
   if (!state.draft) { $("#run-message").textContent = "Open a draft first."; return; }
   const data = await call("POST", kind, runBody());
@@ -131,29 +135,35 @@ async function apply(job) {
 
 function watch(job) {
   state.job = job;
-  clearTimeout(state.timer);
   refresh();
 }
 
+// One loop refreshes the job on the page and the runs list together, from one answer of the server
+// (the card and its line in the list are the same look), every second while any job runs.
 async function refresh() {
-  if (!state.job) return;
-  const data = await call("GET", `jobs/${encodeURIComponent(state.job)}`);
-  if (data.html !== undefined) $("#live").innerHTML = data.html;
-  else $("#run-message").textContent = data.message;
-  if (data.active) state.timer = setTimeout(refresh, 1000);
-  else listJobs();
-}
-
-async function listJobs() {
-  const data = await call("GET", "jobs");
-  $("#jobs").innerHTML = data.html;
+  clearTimeout(state.timer);
+  const turn = ++state.turn;
+  let busy;
+  if (state.job) {
+    const data = await call("GET", `jobs/${encodeURIComponent(state.job)}`);
+    if (turn !== state.turn) return;  // a newer refresh (another job shown) has taken over
+    if (data.html === undefined) { $("#run-message").textContent = data.message; return; }
+    $("#live").innerHTML = data.html;
+    $("#jobs").innerHTML = data.list;
+    busy = data.busy;
+  } else {
+    const data = await call("GET", "jobs");
+    if (turn !== state.turn) return;
+    $("#jobs").innerHTML = data.html;
+    busy = $("#jobs .job-list[data-busy=yes]") !== null;
+  }
+  if (busy) state.timer = setTimeout(refresh, 1000);
 }
 
 async function jobAction(action, job) {
   const data = await call("POST", `jobs/${encodeURIComponent(job)}/${action}`);
   if (!data.ok) { $("#run-message").textContent = data.message; return; }
   watch(data.job);
-  listJobs();
 }
 
 document.addEventListener("change", (event) => {
@@ -182,5 +192,5 @@ document.addEventListener("click", (event) => {
 
 document.addEventListener("DOMContentLoaded", () => {
   showStarts();
-  listJobs();
+  refresh();
 });
