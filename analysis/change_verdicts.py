@@ -205,9 +205,9 @@ def _gap(c: dict[str, Any]) -> float:
 
 
 def _gap_numbers(base: dict[str, Any], variant: dict[str, Any], lower: float, upper: float) -> str:
-    """"seat gap 11.2 -> 5.0 pp, -6.2 pp [-9.0, -3.1]"."""
+    """"11.2 -> 5.0 pp, -6.2 pp [-9.0, -3.1]"."""
     change = _gap(variant) - _gap(base)
-    return (f"seat gap {100 * _gap(base):.1f} -> {100 * _gap(variant):.1f} pp, {pp(change)} "
+    return (f"{100 * _gap(base):.1f} -> {100 * _gap(variant):.1f} pp, {pp(change)} "
             f"{pp_interval(lower, upper)}")
 
 
@@ -227,16 +227,16 @@ def gap_verdict(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dic
         soon, needed = stated_forecasts(fam, margins.seats, decide=decide, loadings=gap_loadings(pair, k),
                                         quantile=GAP_FORECAST_QUANTILE)
     numbers = _gap_numbers(base, variant, lower, upper)
-    words = {FAIRER: f"fairer: the {numbers}", LESS_FAIR: f"less fair: the {numbers}",
-             WITHIN: f"no change in fairness beyond the {m} margin: the {numbers}",
-             UNDECIDED: f"undecided: the {numbers}; {more_games_text(needed, n, pace)}",
+    words = {FAIRER: f"fairer, {numbers}", LESS_FAIR: f"less fair, {numbers}",
+             WITHIN: f"no change in fairness beyond the {m} margin, {numbers}",
+             UNDECIDED: f"undecided, {numbers}; {more_games_text(needed, n, pace)}",
              TOO_FEW: f"too few games ({n:,} paired; at least {MIN_GAMES} are needed)"}
     said = words[status]
-    sentence = (f"Fairer? {said[0].upper()}{said[1:]} (the gap is the largest minus the smallest seat win "
-                f"rate). n = {n:,} games.")
+    sentence = (f"Seat gap: {said} (the seat gap is the largest minus the smallest seat win rate). "
+                f"n = {n:,} games.")
     return Verdict("gap", "Is the variant fairer?", status, sentence, value=change, low=lower, high=upper,
                    unit="pp", margin=margins.seats, n=n, needed=needed, soon=soon,
-                   short=f"{said.partition(': ')[2] or said}.",  # the card's topic already says the status
+                   short=f"{said}.",
                    detail={"gap_base": _gap(base), "gap_variant": _gap(variant), "gap_change": change,
                            "gap_ci_low": lower, "gap_ci_high": upper, "alpha": alpha})
 
@@ -326,7 +326,7 @@ def change_verdicts(base: dict[str, Any], variant: dict[str, Any], pair: dict[st
     k = len(pair["units"]) // 2  # the variant's seats, then the base's (pair["seats"] adds up over chunks)
     if int(pair["games"]) < MIN_GAMES:
         return [Verdict("gap", "Is the variant fairer?", TOO_FEW,
-                        f"Fairer? Too few games for a verdict ({int(pair['games']):,} paired; at least "
+                        f"Seat gap: too few games for a verdict ({int(pair['games']):,} paired; at least "
                         f"{MIN_GAMES} are needed).", value=float("nan"), low=float("nan"), high=float("nan"),
                         unit="pp", margin=None, n=int(pair["games"]))]
     split = compare_split(margins)
@@ -349,10 +349,10 @@ def _described_seats(pair: dict[str, Any], k: int, base: dict[str, Any], variant
     fam = gap_family(pair, k, 0.02, ALPHA)
     lower, upper = (float(x) for x in gap_bounds(fam.low, fam.high, k))
     change = _gap(variant) - _gap(base)
-    said = (f"the {_gap_numbers(base, variant, lower, upper)} (a description, not judged: --questions seats "
+    said = (f"{_gap_numbers(base, variant, lower, upper)} (a description, not judged: --questions seats "
             "judges it)")
-    return Verdict("gap", "Is the variant fairer?", "info", f"Fairer? {said}. n = {n:,} games.", value=change,
-                   low=lower, high=upper, unit="pp", margin=None, n=n, short=f"{said}.")
+    return Verdict("gap", "Is the variant fairer?", "info", f"Seat gap: {said}. n = {n:,} games.",
+                   value=change, low=lower, high=upper, unit="pp", margin=None, n=n, short=f"{said}.")
 
 
 def stable_at_top(strongest: Any, second: Any, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:

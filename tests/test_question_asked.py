@@ -161,7 +161,7 @@ def test_a_clearly_fairer_variant_is_called_fairer() -> None:
     b = rng.choice(3, 6000, p=[0.42, 0.33, 0.25])
     v = rng.choice(3, 6000, p=[0.34, 0.33, 0.33])
     gap = change_verdicts(common_of(b), common_of(v), pair_of(v, b), "turns")[0]
-    assert gap.status == FAIRER and gap.sentence.startswith("Fairer? Fairer: the seat gap")
+    assert gap.status == FAIRER and gap.sentence.startswith("Seat gap: fairer, ")
     assert gap.high < 0
 
 

@@ -118,7 +118,7 @@ def test_compare_of_a_config_with_itself_finds_no_change_and_repeats_itself(tmp_
                 ("Seats", "Start player (seat 0)", "Ties", "Length")]
     assert len(verdicts) == 4
     assert all("no change beyond the margin" in line for line in verdicts), verdicts
-    assert any(line.strip().startswith("Fairer? No change in fairness beyond the 2 pp margin: the seat gap")
+    assert any(line.strip().startswith("Seat gap: no change in fairness beyond the 2 pp margin, ")
                for line in lines), lines
     assert "nothing (the same rules)" in first.stdout
     assert balance(*args).stdout == first.stdout  # the second finds the games played: the same text
@@ -131,8 +131,8 @@ def test_compare_reports_the_tie_break_by_seat(tmp_path: Path) -> None:
     assert 'rules.tie_break: "last_in_order" -> "shared"' in done.stdout
     seats = next(line for line in done.stdout.splitlines() if line.strip().startswith("Seats:"))
     assert "seat " in seats and "Seats: changed beyond the margin" in seats
-    gap = next(line for line in done.stdout.splitlines() if line.strip().startswith("Fairer?"))
-    assert "the seat gap" in gap and "pp [" in gap
+    gap = next(line for line in done.stdout.splitlines() if line.strip().startswith("Seat gap:"))
+    assert "the seat gap is the largest minus" in gap and "pp [" in gap
     page = (tmp_path / "cmp" / "report" / "index.html").read_text()
     assert page.index("The answer: what the change did") < page.index("The runs")
 

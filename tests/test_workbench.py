@@ -546,7 +546,7 @@ def test_the_designers_loop_in_a_browser(server, tmp_path):
         page.click("#compare-button")
         page.wait_for_selector(".changes li", timeout=300_000)
         page.wait_for_selector(".job-head[data-active=no]", timeout=300_000)
-        assert "Fairer?" in page.inner_text(".changes") and "the seat gap" in page.inner_text(".changes")
+        assert "Seat gap: " in page.inner_text(".changes") and "seat win rate" in page.inner_text(".changes")
         with page.expect_download() as download:
             page.click("#download-toml")
         toml = tmp_path / "fewer-blue.toml"
