@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Generator, Iterator
+from contextlib import closing, contextmanager
 from functools import partial
 from typing import Any
 
@@ -104,6 +104,30 @@ def run_chunks(task: Callable[[int, int], Any], chunks: list[tuple[int, int]], j
             lanes.close()
         else:
             lanes.abandon()
+
+
+def keep_results(results: Generator[Any, None, None], keep: Callable[[Any], None]) -> None:
+    """`keep(result)` for every result of a `run_chunks` generator, then close it. Ctrl-C while `keep`
+    runs (between results, where the generator cannot see it) is handed to the generator, which stops its
+    lanes and still gives the results that reached this process before the signal: those are kept too,
+    then the KeyboardInterrupt goes on."""
+    with closing(results):
+        try:
+            for result in results:
+                keep(result)
+        except KeyboardInterrupt as err:
+            for result in _told(results, err):
+                keep(result)
+            raise
+
+
+def _told(results: Generator[Any, None, None], interrupt: KeyboardInterrupt) -> Iterator[Any]:
+    """The results `run_chunks` still hands out once told of Ctrl-C (none if it raised it itself)."""
+    try:
+        yield results.throw(interrupt)
+        yield from results
+    except (KeyboardInterrupt, StopIteration):
+        return
 
 
 class _Lanes:

@@ -231,6 +231,16 @@ def test_the_loop_stops_once_decided_growing_at_most_by_growth_most(p: list[floa
     assert lines[-1].startswith("until decided: stopped: every verdict decided")
 
 
+def test_a_resumed_loop_says_its_first_games_were_already_there() -> None:
+    """Run again after Ctrl-C, the first look finds the kept games: no pace is claimed for them."""
+    run = Synthetic([FAIR] * 3, 6)
+    run.play_to(1500)
+    done, lines = _loop(run, 60_000)
+    rounds = [line for line in lines if "after round" in line]
+    assert rounds[0].startswith("until decided: 1,500 games after round 1 (1,500 already there; ")
+    assert "games/s" in rounds[1] and done.looks[0] == 1500
+
+
 def test_the_loop_stops_at_the_games_cap_and_the_time_cap() -> None:
     edge = [FAIR + MARGIN, FAIR - MARGIN / 2, FAIR - MARGIN / 2]  # never decided in expectation
     run = Synthetic(edge, 3)

@@ -108,8 +108,18 @@ def run_compare(ask: CompareRequest, say: Any) -> Comparison:
     out = Path(ask.out) if ask.out else default_out(ask.base, ask.variant, ask.players, ask.agents, ask.seed)
     if ask.backend == "loky":
         prestart_workers(jobs, base.spec)
-    result = Comparison(out)
     pair = _Pair(base, variant, out, jobs, ask)
+    try:
+        return _compared(pair, margins, games, say)
+    except KeyboardInterrupt:  # while playing, judging between rounds or writing the report
+        raise pair.interrupted() from None
+
+
+def _compared(pair: _Pair, margins: Any, games: int, say: Any) -> Comparison:
+    """Play the pair (to `games`, or until decided with `games` the cap), judge it, write the report."""
+    ask, out = pair.ask, pair.out
+    base, variant = pair.plans["base"], pair.plans["variant"]
+    result = Comparison(out)
     if ask.until_decided:
         from analysis.change_verdicts import CHANGE_WORDS
         from sim.app.until_decided import first_round, play_until_decided
@@ -139,20 +149,24 @@ class _Pair:
         self.last: tuple[Any, Any, dict[str, Any]] = ()  # the tallies of the last look (`judge`)
 
     def play_to(self, games: int) -> int:
-        """Play both runs to `games` games; Ctrl-C (Interrupted) says what both kept."""
+        """Play both runs to `games` games."""
         from sim.app.runner import simulate
 
         played = 0
-        try:
-            for name, plan in self.plans.items():
-                played += simulate(plan, games, self.out / name, jobs=self.jobs, backend=self.ask.backend,
-                                   scheduler=self.ask.scheduler, force=self.ask.force).played
-        except Interrupted:
-            kept = {name: RunDirectory(self.out / name).finished_total() for name in self.plans}
-            raise Interrupted(f"{sum(kept.values()):,} games kept in {self.out} (base {kept['base']:,}, "
-                              f"variant {kept['variant']:,}); run the same command again to resume") from None
+        for name, plan in self.plans.items():
+            played += simulate(plan, games, self.out / name, jobs=self.jobs, backend=self.ask.backend,
+                               scheduler=self.ask.scheduler, force=self.ask.force).played
         self.played += played
         return played
+
+    def interrupted(self) -> Interrupted:
+        """What Ctrl-C says of the pair: the games both runs kept, and how to go on."""
+        from sim.app.runner import interrupted
+
+        kept = {name: RunDirectory(self.out / name, plan.tables).finished_total()
+                for name, plan in self.plans.items()}
+        return interrupted(sum(kept.values()), self.out,
+                           f" (base {kept['base']:,}, variant {kept['variant']:,})")
 
     def judge(self, margins: Any) -> list:
         base, variant, pair, verdicts = judge_folder(self.out, margins)

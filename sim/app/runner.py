@@ -16,7 +16,6 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
-from contextlib import closing
 from dataclasses import dataclass, field, fields
 from functools import partial
 from importlib import metadata
@@ -26,7 +25,7 @@ from sim import games
 from sim.agent_spec import agent_arrays, check_models, parse_agents, parse_spec, resolved
 from sim.errors import ConfigError, Interrupted, RunFailed
 from sim.game_spec import GameSpec
-from storage.backends import close_dask, connect_dask, loky_executor, run_chunks, watch_runner
+from storage.backends import close_dask, connect_dask, keep_results, loky_executor, run_chunks, watch_runner
 from storage.run_dir import TABLES, RunDirectory, check_directory, refuse_foreign
 from storage.run_lock import RunLock
 from storage.run_parts import part_name, read_records
@@ -256,17 +255,11 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
                         config_path=plan.config_path, package_versions=_versions())
         run_dir.write_manifest(manifest)
         start = time.perf_counter()
-        played = stalled = 0
+        written = _Written(plan, run_dir, progress)
         if todo:
             failure: OSError | KeyboardInterrupt | None = None
             try:
-                with closing(run_chunks(partial(play_chunk, plan), todo, jobs, backend)) as chunks:
-                    for a, b, parts in chunks:
-                        run_dir.write_chunk(a, b, parts)
-                        played += b - a
-                        stalled += limit_games(plan.spec, parts)
-                        if progress:
-                            progress(b - a)
+                keep_results(run_chunks(partial(play_chunk, plan), todo, jobs, backend), written.keep)
             except (OSError, KeyboardInterrupt) as err:
                 failure = err
             finally:
@@ -274,30 +267,56 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
                 manifest["games_finished"] = run_dir.finished_total()
                 manifest["wall_time_s"] = manifest.get("wall_time_s", 0.0) + seconds
                 manifest["sessions"].append({"started": time.time() - seconds, "seconds": round(seconds, 3),
-                                             "games_played": played, "jobs": jobs, "backend": backend})
+                                             "games_played": written.played, "jobs": jobs,
+                                             "backend": backend})
                 try:
                     run_dir.write_manifest(manifest)
                 except OSError as err:  # the disk that stopped the run may refuse this too: say the first
                     failure = failure or err
             _stopped(failure, run_dir, manifest["games_finished"])
-        return SimulateResult(run_dir=run_dir.path, played=played, already=already,
-                              seconds=time.perf_counter() - start,
-                              damaged=[d.text() for d in damage], quarantined=quarantined, stalled=stalled)
+        return SimulateResult(run_dir=run_dir.path, played=written.played, already=already,
+                              seconds=time.perf_counter() - start, damaged=[d.text() for d in damage],
+                              quarantined=quarantined, stalled=written.stalled)
     finally:
         if client is not None:
             close_dask(client)
+
+
+@dataclass
+class _Written:
+    """A run's chunks written as they come (`keep`), counting the games played and how many of them
+    stopped at the engine's limit."""
+
+    plan: RunPlan
+    run_dir: RunDirectory
+    progress: Callable[[int], None] | None
+    played: int = 0
+    stalled: int = 0
+
+    def keep(self, chunk: tuple[int, int, dict[str, bytes]]) -> None:
+        a, b, parts = chunk
+        self.run_dir.write_chunk(a, b, parts)
+        self.played += b - a
+        self.stalled += limit_games(self.plan.spec, parts)
+        if self.progress:
+            self.progress(b - a)
 
 
 def _stopped(failure: OSError | KeyboardInterrupt | None, run_dir: RunDirectory, kept: int) -> None:
     """Say why a run stopped part-way, with the `kept` games finished before it: Ctrl-C (Interrupted) or a
     failure of the machine (RunFailed). Nothing when it did not stop."""
     if isinstance(failure, KeyboardInterrupt):
-        raise Interrupted(f"{kept:,} games kept in {run_dir.path}; run the same command again to "
-                          "resume") from None
+        raise interrupted(kept, run_dir.path) from None
     if failure is not None:
         raise RunFailed(f"{failure.filename or run_dir.path}: {failure.strerror or failure}; the run stopped "
                         f"after {kept:,} finished games, which are safe: run the same command again to play "
                         "the rest") from None
+
+
+def interrupted(kept: int, where: str | os.PathLike[str], split: str = "") -> Interrupted:
+    """What Ctrl-C says of a run: the `kept` games finished in `where` (`split`: whose they are), and how
+    to go on."""
+    return Interrupted(f"{kept:,} games kept in {where}{split}; run the same command again to resume")
 
 
 def recover_manifest(plan: RunPlan, run_dir: RunDirectory) -> None:

@@ -193,6 +193,14 @@ def progress_lines(verdicts: list[Verdict], words: Mapping[str, str] = WORDS,
     return lines
 
 
+def _gained_text(gained: int, got: int, spent: float) -> str:
+    """A round's new games: played, at what pace, or (a resumed run's first look) already there."""
+    if gained and not got:
+        return f"{gained:,} already there"
+    rate = f", {gained / spent:,.0f} games/s" if gained and spent > 0 else ""
+    return f"{gained:,} more in {spent:.1f} s{rate}"
+
+
 def play_until_decided(play_to: Callable[[int], Any], judge: Callable[[], list[Verdict]], cap_games: int,
                        cap_minutes: float | None = None, say: Callable[[str], None] = print, *,
                        first: int = FIRST_GAMES, plan: Callable[[], int | None] | None = None,
@@ -237,8 +245,7 @@ def play_until_decided(play_to: Callable[[int], Any], judge: Callable[[], list[V
             planned = plan()
             if planned is not None:
                 say(_plan_line(planned, pace, cap_games, cap_minutes))
-        rate = f", {gained / spent:,.0f} games/s" if gained and spent > 0 else ""
-        say(f"until decided: {have:,} games after round {rounds} ({gained:,} more in {spent:.1f} s{rate}; "
+        say(f"until decided: {have:,} games after round {rounds} ({_gained_text(gained, got, spent)}; "
             f"{duration(clock() - started)} in all)")
         for line in progress_lines(verdicts, words, pace):
             say(line)

@@ -9,7 +9,7 @@ import time
 from sim.app.until_decided import add_until_decided_options
 from sim.commands.options import RunOptions, examples, games_int
 from sim.commands.playing import add_play_options, play_run, start_workers
-from sim.errors import ConfigError
+from sim.errors import ConfigError, Interrupted
 
 NAME = "simulate"
 HELP = "self-play games in parallel into a resumable run directory"
@@ -53,7 +53,21 @@ def run(args: argparse.Namespace) -> int:
     start_workers(options, plan.spec)
     if not args.until_decided:
         return _play_games(plan, args.games, options, started)
-    return _play_until_decided(plan, options, started, cap=cap, margins=margins, minutes=args.minutes)
+    try:
+        return _play_until_decided(plan, options, started, cap=cap, margins=margins, minutes=args.minutes)
+    except Interrupted:  # while playing: it says what was kept
+        raise
+    except KeyboardInterrupt:  # between rounds, while the verdicts are read
+        raise _kept(plan, options) from None
+
+
+def _kept(plan, options: RunOptions) -> Interrupted:
+    """What Ctrl-C says of the plan's run directory: the games it kept."""
+    from sim.app.runner import default_out, interrupted
+    from storage.run_dir import RunDirectory
+
+    out = options.out or default_out(plan)
+    return interrupted(RunDirectory(out, plan.tables).finished_total(), out)
 
 
 def _play_games(plan, games: int, options: RunOptions, started: float) -> int:
