@@ -86,7 +86,8 @@ def ctrl_c(proc: subprocess.Popen, logs: Path) -> tuple[float, str]:
 
 def alive_in_session(sid: int) -> list[str]:
     """The command lines of the processes of session `sid` still running (zombies are not: a process whose
-    parent has ended waits there for the system to reap it)."""
+    parent has ended waits there for the system to reap it; nor is a process whose memory is already gone,
+    an empty command line: a killed worker in its last moment of exiting)."""
     out = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -94,7 +95,7 @@ def alive_in_session(sid: int) -> list[str]:
             cmdline = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:  # ended meanwhile
             continue
-        if int(fields[3]) == sid and fields[0] not in "ZX":
+        if int(fields[3]) == sid and fields[0] not in "ZX" and cmdline.strip():
             out.append(cmdline)
     return out
 
