@@ -244,7 +244,8 @@ def test_a_stopped_run_keeps_its_games_and_resumes(server):
     view = server.wait(answer["job"])
     assert view["status"] == "stopped" and 0 < view["games"] < 12000
     status, again = server.call(f"/jobs/{answer['job']}/resume", {})
-    assert server.wait(again["job"])["games"] == 12000
+    done = server.wait(again["job"])
+    assert done["games"] == 12000, done["html"]
 
 
 def test_a_run_of_the_same_config_and_seed_finds_its_games_and_takes_away_its_tables(server):
@@ -389,7 +390,7 @@ def test_a_compare_until_decided_asks_the_ticked_questions(server):
 @pytest.mark.parametrize("questions, said", [
     ([], "questions: tick at least one question to judge (seats, start, ties, length)"),
     (["seats", "lenght"], "--questions: unknown question 'lenght' (did you mean length?); known: "),
-    (7, "questions: a list of question names is needed, got 7")])
+    (7, "questions: input should be a valid list, got 7")])
 def test_a_run_asking_no_question_or_an_unknown_one_is_refused_at_the_field(server, questions, said):
     draft = _draft(server, "refused-questions.toml")
     for kind in ("/run", "/compare"):
