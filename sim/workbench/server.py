@@ -178,9 +178,9 @@ class Workbench:
         name = ask.draft or f"{start.path.stem}-draft.toml"
         path = self.ws.draft(name)
         _check_start(start, ask.players, self.ws)  # before anything is written
+        if path.exists():
+            self.ws.check_owned(path, "reset" if ask.reset else "open")
         if ask.reset or not path.exists():
-            if path.exists() or path.is_symlink():
-                self.ws.check_owned(path, "reset")
             self.ws.write_draft(path, create(start, path, write=False).text)
         return await self.editor_of(name, ask.players)
 
