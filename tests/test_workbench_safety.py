@@ -8,13 +8,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
@@ -251,6 +253,7 @@ def test_generated_requests_never_get_a_5xx_and_a_refusal_writes_nothing(fuzzed,
     body = data.draw(_bodies(route), label="body")
     before = _files(ws)
     status, answer = _post(client, route, body)
+    event(f"{route} {status}")  # the counts per route and answer (pytest --hypothesis-show-statistics)
     assert status < 500, (route, body, answer)
     if status >= 400:
         assert _files(ws) == before, (route, body, answer)
@@ -270,3 +273,52 @@ def fuzzed(tmp_path_factory):
         _open(client)
         yield client, outside / "ws", outside
     patch.undo()
+
+
+# ---- at the field, in a browser --------------------------------------------------------------------------
+CHROMIUM = shutil.which("chromium")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+def test_every_form_shows_a_refusal_at_its_field(tmp_path) -> None:
+    """The run form's games, the tune form's rows and the draft's name: each refusal beside its field."""
+    from playwright.sync_api import sync_playwright
+
+    ws = tmp_path / "ws"
+    proc = subprocess.Popen([sys.executable, "-m", "sim", "workbench", "--workspace", str(ws), "--port", "0",
+                             "--jobs", "1"], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    url = next(m.group(1) for line in proc.stdout if (m := re.search(r"(http://\S+/\?token=\S+)", line)))
+    said = "document.querySelector('[data-error-for={}]').textContent.length > 0"
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(url)
+            page.fill("#draft", "d.toml")
+            page.click("[data-action=open]")
+            page.wait_for_selector("#editor fieldset")
+            page.fill("#games", str(10**12))
+            page.click("#run-button")
+            page.wait_for_function(said.format("games"))
+            shown = page.inner_text("[data-error-for=games]")
+            assert shown.startswith("games: must be at most 1,000,000,000"), shown
+            assert "invalid" in page.get_attribute("#games", "class")
+            page.fill("#games", "2000")
+            page.click("#fix summary")
+            page.fill(".tune-pattern", "chits.blue[*].points")
+            page.fill(".tune-min", "nan")
+            page.fill(".tune-max", "8")
+            page.click("#tune-button")
+            page.wait_for_function(said.format("tune"))
+            assert page.inner_text("[data-error-for=tune]") == \
+                "tune row 1, min: input should be a finite number, got 'nan'"
+            (ws / "notes.toml").write_text('title = "mine"\n')
+            page.fill("#draft", "notes.toml")
+            page.click("[data-action=reset]")
+            page.wait_for_function(said.format("draft"))
+            assert "will not overwrite it" in page.inner_text("[data-error-for=draft]")
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    assert (ws / "notes.toml").read_text() == 'title = "mine"\n'

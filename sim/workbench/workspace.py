@@ -93,8 +93,8 @@ class Workspace:
         outside it since: the workbench never overwrites a designer's own file."""
         if not self.owned(path):
             raise Refused(f"{action}: {path.name} is not a draft this workbench wrote (or it was changed "
-                          "outside it since), so the workbench will not overwrite it; choose it under "
-                          "'start from' and give the draft another name", "draft")
+                          "outside it since), so the workbench will not overwrite it: give the draft another "
+                          "name (a config of yours can be chosen under 'start from')", "draft")
 
     def write_draft(self, path: Path, text: str) -> None:
         """Write a draft (whole, through a temporary file) and remember it as the workbench's own."""
