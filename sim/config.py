@@ -392,7 +392,7 @@ def _read_one(shown: str, real: Path) -> dict[str, Any]:
         fail(shown, "", f"TOML syntax error: {exc}")
     except RecursionError:  # tomllib parses nested arrays and tables recursively
         fail(shown, "", f"arrays or tables nested too deeply (at most {MAX_DEPTH} levels)")
-    _check_values(data, shown)
+    check_values(data, shown)
     return data
 
 
@@ -401,7 +401,7 @@ def _read_one(shown: str, real: Path) -> dict[str, Any]:
 MAX_DEPTH = 32
 
 
-def _check_values(data: dict[str, Any], file: str) -> None:
+def check_values(data: dict[str, Any], file: str) -> None:
     """Refuse what no schema's check would catch: nesting past MAX_DEPTH, and a null byte in a key or a
     string (a path with one cannot be opened, and any other string is printed into reports)."""
     todo: list[tuple[Any, str, int]] = [(data, "", 1)]

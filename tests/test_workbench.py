@@ -244,7 +244,8 @@ def test_a_stopped_run_keeps_its_games_and_resumes(server):
     view = server.wait(answer["job"])
     assert view["status"] == "stopped" and 0 < view["games"] < 12000
     status, again = server.call(f"/jobs/{answer['job']}/resume", {})
-    assert server.wait(again["job"])["games"] == 12000
+    done = server.wait(again["job"])
+    assert done["games"] == 12000, done["html"]
 
 
 def test_a_run_of_the_same_config_and_seed_finds_its_games_and_takes_away_its_tables(server):
@@ -389,7 +390,7 @@ def test_a_compare_until_decided_asks_the_ticked_questions(server):
 @pytest.mark.parametrize("questions, said", [
     ([], "questions: tick at least one question to judge (seats, start, ties, length)"),
     (["seats", "lenght"], "--questions: unknown question 'lenght' (did you mean length?); known: "),
-    (7, "questions: a list of question names is needed, got 7")])
+    (7, "questions: input should be a valid list, got 7")])
 def test_a_run_asking_no_question_or_an_unknown_one_is_refused_at_the_field(server, questions, said):
     draft = _draft(server, "refused-questions.toml")
     for kind in ("/run", "/compare"):
@@ -442,19 +443,19 @@ def test_the_status_line_the_runs_list_and_the_cards_count_the_same_games_while_
     ws = tmp_path / "ws"
     shutil.copytree(played, ws / "runs/sim-x")
     shutil.copytree(played, ws / "runs/compare-x/base")  # the base config played first: the draft has none
-    _running(ws, "simulate-1", "simulate", ["runs/sim-x"], {})
-    _running(ws, "compare-1", "compare", ["runs/compare-x/base", "runs/compare-x/variant"],
+    _running(ws, "simulate-20261205-120000-1", "simulate", ["runs/sim-x"], {})
+    _running(ws, "compare-20261205-120000-1", "compare", ["runs/compare-x/base", "runs/compare-x/variant"],
              {"folder": "runs/compare-x", "start": "base"})
     runs = ws / "runs"
     with RunLock(runs / "sim-x"), RunLock(runs / "compare-x/base"), RunLock(runs / "compare-x/variant"):
         srv = Server(ws)
         try:
-            view, line, row = _card_and_line(srv, "simulate-1")
+            view, line, row = _card_and_line(srv, "simulate-20261205-120000-1")
             assert view["active"] and view["busy"]
             n = {int(x.replace(",", "")) for x in re.findall(r"n = ([\d,]+) games", view["html"])}
             assert n == {400}  # every card of the run: its tally's games
             assert "running 400 games of 1,000" in line and "400 games of 1,000" in row, (line, row)
-            view, line, row = _card_and_line(srv, "compare-1")
+            view, line, row = _card_and_line(srv, "compare-20261205-120000-1")
             base_card = view["html"].split('<div class="run">')[1]
             assert re.search(r"n = 400 games", base_card), base_card
             assert view["counts"] == [400, 0]

@@ -35,7 +35,11 @@ def _socket(host: str, port: int) -> socket.socket:
     try:
         sock = socket.create_server((host, port), reuse_port=False)
     except OSError as err:
+        if isinstance(err, socket.gaierror) or (err.errno or 0) < 0:  # the resolver's: no such host
+            raise ConfigError(f"--host: {host!r} is no address of this machine ({err.strerror})") from None
         raise ConfigError(f"--port: cannot serve on {host}:{port} ({err.strerror or err})") from None
+    except (UnicodeError, ValueError) as err:  # a host name no resolver takes
+        raise ConfigError(f"--host: {host!r} is not an address to serve on ({err})") from None
     return sock
 
 
@@ -48,10 +52,21 @@ def run(args: argparse.Namespace) -> int:
     check_jobs(args.jobs, args.scheduler)
     if not 0 <= args.port <= 65535:
         raise ConfigError(f"--port: must be in 0..65535, got {args.port}")
-    workspace = Workspace(args.workspace)
+    if not args.host.strip():
+        raise ConfigError("--host: empty; give the address to serve on, e.g. 127.0.0.1 (this machine "
+                          "only) or 0.0.0.0 (every interface, said outright)")
+    if not args.workspace.strip():
+        raise ConfigError("--workspace: empty; give the folder of drafts and runs, e.g. --workspace "
+                          "workbench")
+    sock = _socket(args.host, args.port)  # before the workspace is made: a refused address creates nothing
+    try:
+        workspace = Workspace(args.workspace)
+    except OSError as err:
+        sock.close()
+        raise ConfigError(f"--workspace: {args.workspace}: cannot make the folder ({err.strerror or err})") \
+            from None
     token = secrets.token_urlsafe(24)
     app = make_app(Settings(workspace, token, args.jobs, args.scheduler))
-    sock = _socket(args.host, args.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"workbench on {workspace.root}\nopen http://{shown}:{port}/?token={token}\n(Ctrl-C stops it; "

@@ -141,7 +141,7 @@ def run_tune(tune_file: str | os.PathLike[str], out: str | os.PathLike[str] | No
     tune = load_tune(tune_file)
     out = Path(out) if out else default_out(tune_file)
     _check_out(out)
-    _check_budget(tune)
+    check_budget(tune)
     plans = _write_candidates(tune, out, force)
     result = _race(tune, out, plans, jobs, say)
     cand = {c.slug: c for c in tune.candidates}[result.winner]
@@ -178,7 +178,7 @@ def _check_out(out: Path) -> None:
                           f"(no {TUNE_MANIFEST}); choose another --out")
 
 
-def _check_budget(tune: Tune) -> None:
+def check_budget(tune: Tune) -> None:
     """Refuse a budget that cannot pay round 1 and the confirmation (with a cap, and their pricing)."""
     racing, target = tune.racing, tune.target
     first_round = len(tune.candidates) * racing.first_games + racing.confirm_games

@@ -18,7 +18,16 @@ from typing import Any
 
 import tomlkit
 
-from sim.config import KeyPath, apply_overrides, expand, get_path, load_toml, parse_key, path_text
+from sim.config import (
+    KeyPath,
+    apply_overrides,
+    check_values,
+    expand,
+    get_path,
+    load_toml,
+    parse_key,
+    path_text,
+)
 from sim.errors import ConfigError
 from sim.game_spec import GameSpec
 from sim.workbench.workspace import Refused, Start
@@ -50,17 +59,28 @@ class Draft:
     def check(self, config: Mapping[str, Any], players: int) -> Any:
         """The validated rules of `config` for `players`, or Refused with the command line's message."""
         try:
+            check_values(dict(config), self.path.name)  # what a file read by the command line gets too
             return self.spec.rules(dict(config), players, self.path.name)
         except ConfigError as err:
             raise Refused(str(err), message_key(str(err))) from None
 
     def edit(self, changes: Mapping[KeyPath, Any], players: int) -> None:
         """Set every changed value at once if the result is valid for `players`, then write the file."""
+        self.path.write_text(self.edited(changes, players))
+
+    def edited(self, changes: Mapping[KeyPath, Any], players: int) -> str:
+        """The draft's text with every change set, once the result (the changes merged as the command
+        line merges overrides) is valid for `players`; what is written is exactly what was checked."""
         candidate = apply_overrides(self.config, changes, self.path.name)
         self.check(candidate, players)
+        doc = tomlkit.parse(self.text)
         for path, value in changes.items():
-            _set(self.doc, path, value)
-        self.path.write_text(self.text)
+            _merge(doc, path, value)
+        if doc.unwrap() != candidate:  # a change tomlkit cannot hold as checked: write nothing
+            raise Refused(f"{self.path.name}: this edit cannot be written as it was checked; edit the keys "
+                          "inside the table one by one")
+        self.doc = doc
+        return self.text
 
 
 def message_key(message: str) -> str | None:
@@ -69,17 +89,24 @@ def message_key(message: str) -> str | None:
     return found.group(1) if found else None
 
 
-def _set(doc: Any, path: KeyPath, value: Any) -> None:
+def _merge(doc: Any, path: KeyPath, value: Any) -> None:
+    """Set `value` at `path`, a table into a table key by key (as `apply_overrides` merges it)."""
     node = doc
     for part in path[:-1]:
         node = node[part]
-    node[path[-1]] = value
+    old = node[path[-1]] if isinstance(path[-1], int) or path[-1] in node else None
+    if isinstance(value, Mapping) and isinstance(old, Mapping):
+        for key, inner in value.items():
+            _merge(doc, (*path, key), inner)
+    else:
+        node[path[-1]] = value
 
 
-def create(start: Start, target: Path) -> Draft:
+def create(start: Start, target: Path, write: bool = True) -> Draft:
     """A new draft at `target` holding the starting config whole: its own text when it extends nothing,
     else the root file of its `extends` chain (whose comments describe every key) with the merged values
-    set, and no `extends` (so the draft is one file a designer can take away)."""
+    set, and no `extends` (so the draft is one file a designer can take away). Written unless `write` is
+    False (the workbench writes it as its own file: Workspace.write_draft)."""
     merged, _ = load_toml(start.path)
     root = start.path
     while "extends" in (data := tomllib.loads(root.read_text())):
@@ -88,7 +115,8 @@ def create(start: Start, target: Path) -> Draft:
     if root != start.path:
         _overlay(doc, merged)
     draft = Draft(target, start.spec, doc)
-    target.write_text(draft.text)
+    if write:
+        target.write_text(draft.text)
     return draft
 
 

@@ -20,11 +20,17 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sim.workbench.workspace import Refused, Workspace
 from storage.run_lock import held_by
 
 RUNNING, FINISHED, FAILED, STOPPED, INTERRUPTED = "running", "finished", "failed", "stopped", "interrupted"
+#: a record on disk that is not a job this workbench could have written: listed, never followed or run
+DAMAGED = "damaged"
+KINDS = ("simulate", "compare", "values", "tune")
 #: a job whose command outlived the server that started it, seen ending by the next one: its tables are
 #: whole as far as they go; running it again plays anything missing
 ENDED = "ended"
@@ -70,10 +76,7 @@ class Jobs:
 
     def _load(self) -> None:
         for path in sorted(self.workspace.jobs.glob("*.json")):
-            try:
-                job = Job(**json.loads(path.read_text()))
-            except (OSError, ValueError, TypeError):
-                continue
+            job = read_record(path, self.workspace)
             self.jobs[job.id] = job
             if job.active and any(held_by(self.workspace.root / out) for out in job.outs):
                 threading.Thread(target=self._watch_lock, args=(job,), daemon=True).start()
@@ -117,6 +120,8 @@ class Jobs:
         old = self.get(job_id)
         if old.active:
             raise Refused(f"{job_id}: still running")
+        if old.status == DAMAGED:
+            raise Refused(f"{job_id}: its record is damaged ({old.error}); start the run again from the form")
         return self.start(old.kind, old.args, old.outs, old.about)
 
     def _new_id(self, kind: str) -> str:
@@ -197,3 +202,73 @@ def failure_text(log: str) -> str:
     lines = [line for line in log.splitlines() if line.strip()]
     said = [line for line in lines if line.startswith("balance: ")]
     return "\n".join(said or lines[-12:]) or "the command ended without saying why"
+
+
+class _About(BaseModel):
+    """What a job record says for the page (`Job.about`)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
+
+    config: str
+    start: str = ""
+    players: int
+    agents: str
+    seed: int
+    games: int
+    until_decided: bool = False
+    questions: list[str] | None = None
+    folder: str | None = None
+    had: int = 0
+    had_each: list[int] | None = None
+
+
+class _Record(BaseModel):
+    """A job record as this workbench writes it (`Jobs._save`): checked before anything in it is used."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
+
+    id: Annotated[str, Field(pattern=r"^[a-z]+-\d{8}-\d{6}-\d+$")]
+    kind: Literal[KINDS]  # type: ignore[valid-type]
+    args: list[str]
+    outs: list[str]
+    started: float
+    status: Literal[RUNNING, FINISHED, FAILED, STOPPED, INTERRUPTED, ENDED]  # type: ignore[valid-type]
+    finished: float | None = None
+    error: str = ""
+    returncode: int | None = None
+    about: _About
+
+
+def read_record(path: Path, workspace: Workspace) -> Job:
+    """The job a record holds, or (when it is not one this workbench wrote: damaged, edited, or naming a
+    folder outside the workspace's runs) a DAMAGED job that is shown but never followed nor run."""
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > 1_000_000:
+            raise ValueError("not a regular file of at most 1 MB")
+        record = _Record.model_validate_json(path.read_bytes())
+        if record.id != path.stem or not record.args or record.args[0] != record.kind:
+            raise ValueError("its id, file name and command disagree")
+        pairs = zip(record.args, record.args[1:], strict=False)
+        named = [b for a, b in pairs if a == "--out"] + record.outs + [record.about.folder or "runs/x"]
+        for out in named:
+            if not _inside(workspace.runs, workspace.root / out):
+                raise ValueError(f"it names {out!r}, outside the workspace's runs")
+        return Job(**{**record.model_dump(), "about": record.about.model_dump(exclude_none=True)})
+    except (OSError, ValueError) as err:
+        reason = str(err)
+        if isinstance(err, ValidationError):
+            first = err.errors(include_url=False)[0]
+            reason = f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+        return Job(path.stem, "damaged", [], [], _mtime(path), status=DAMAGED,
+                   error=f"damaged record: {reason}", about={"config": path.name})
+
+
+def _inside(folder: Path, path: Path) -> bool:
+    return path.resolve().is_relative_to(folder.resolve()) and path.resolve() != folder.resolve()
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.lstat().st_mtime
+    except OSError:
+        return 0.0

@@ -34,10 +34,13 @@ from starlette.staticfiles import StaticFiles
 from analysis.questions import DEFAULT_QUESTIONS, QUESTIONS, parse_questions
 from sim.agent_spec import parse_agents
 from sim.app.values_run import VALUES_TABLES
+from sim.commands.options import MOST_GAMES
+from sim.config import load_toml
 from sim.errors import ConfigError
 from sim.workbench import views
 from sim.workbench.drafts import Draft, bulk_edit, create, field_edit
 from sim.workbench.jobs import Job, Jobs
+from sim.workbench.requests import Apply, Edit, OpenDraft, RunAsk, TuneAsk, parsed
 from sim.workbench.status import JobView, Looks, finished_games
 from sim.workbench.tuning import Dimension, outcome, write_tune_file
 from sim.workbench.workspace import Refused, Workspace, checked_name
@@ -90,13 +93,11 @@ def refusal(err: Refused | ConfigError) -> JSONResponse:
                         status_code=400)
 
 
-def _dimension(row: dict) -> Dimension:
-    try:
-        low, high = float(row["min"]), float(row["max"])
-    except (KeyError, TypeError, ValueError):
-        raise Refused(f"tune: each row needs a key, a min and a max, got {row!r}", "tune") from None
+def _dimension(row: Any) -> Dimension:
+    if row.min is None or row.max is None:
+        raise Refused(f"tune: {row.pattern.strip()}: each row needs a min and a max", "tune")
     whole = lambda x: int(x) if x == int(x) else x  # noqa: E731 (points are integers)
-    return Dimension(str(row["pattern"]).strip(), whole(low), whole(high))
+    return Dimension(row.pattern.strip(), whole(row.min), whole(row.max))
 
 
 def _share(value: Any) -> float:
@@ -111,15 +112,21 @@ def _share(value: Any) -> float:
     return x / 100
 
 
-def _questions(body: dict) -> tuple[str, ...]:
+def _check_start(start: Any, players: int, ws: Workspace) -> None:
+    """Refuse a starting config that is not valid for `players`, as a run of it would be refused."""
+    try:
+        start.spec.rules(load_toml(start.path)[0], players, ws.relative(start.path))
+    except ConfigError as err:
+        raise Refused(str(err), "players") from None
+
+
+def _questions(ask: RunAsk) -> tuple[str, ...]:
     """The questions a run or compare request asks (its ticked boxes, a list of names; absent: the
     command line's default), checked by `analysis.questions.parse_questions` as `--questions` is; none
     ticked is refused, since a run then judges nothing."""
-    ticked = body.get("questions", list(DEFAULT_QUESTIONS))
+    ticked = list(DEFAULT_QUESTIONS) if ask.questions is None else ask.questions
     if isinstance(ticked, str):
         ticked = ticked.split(",")
-    if not isinstance(ticked, list) or not all(isinstance(w, str) for w in ticked):
-        raise Refused(f"questions: a list of question names is needed, got {ticked!r}", "questions")
     ticked = [w for w in ticked if w.strip()]
     if not ticked:
         raise Refused(f"questions: tick at least one question to judge ({', '.join(QUESTIONS)})", "questions")
@@ -164,14 +171,18 @@ class Workbench:
         return Draft.read(path, start.spec)
 
     async def open_draft(self, request: Request) -> Response:
-        """Create the draft from its start (or keep the one there, unless `reset`), then its editor."""
-        body = await request.json()
-        start = self.ws.start(str(body.get("start", "")))
-        name = str(body.get("draft") or f"{start.path.stem}-draft.toml")
+        """Create the draft from its start (or keep the one there, unless `reset`), then its editor. The
+        players are checked first, and a file the workbench did not write is never replaced."""
+        ask = parsed(await request.body(), OpenDraft)
+        start = self.ws.start(ask.start)
+        name = ask.draft or f"{start.path.stem}-draft.toml"
         path = self.ws.draft(name)
-        if body.get("reset") or not path.exists():
-            create(start, path)
-        return await self.editor_of(name, _int(body, "players", 1))
+        _check_start(start, ask.players, self.ws)  # before anything is written
+        if path.exists():
+            self.ws.check_owned(path, "reset" if ask.reset else "open")
+        if ask.reset or not path.exists():
+            self.ws.write_draft(path, create(start, path, write=False).text)
+        return await self.editor_of(name, ask.players)
 
     async def editor_of(self, name: str, players: int) -> Response:
         draft = self.draft(name)
@@ -189,28 +200,31 @@ class Workbench:
 
     async def edit(self, request: Request) -> Response:
         """One field's edit, or (with `pattern`) a bulk edit; validated before anything is written."""
-        body = await request.json()
-        draft = self.draft(str(body.get("draft", "")))
-        players = _int(body, "players", 1)
-        if "pattern" in body:
-            changes = bulk_edit(draft, str(body["pattern"]), str(body.get("operation", "")),
-                                str(body.get("value", "")))
+        ask = parsed(await request.body(), Edit)
+        draft = self.draft(ask.draft)
+        self.ws.check_owned(draft.path, "edit")
+        if ask.pattern is not None:
+            changes = bulk_edit(draft, ask.pattern, ask.operation, ask.value)
         else:
-            changes = field_edit(draft, str(body.get("key", "")), str(body.get("value", "")))
-        draft.edit(changes, players)
+            changes = field_edit(draft, ask.key or "", ask.value)
+        self._write_edit(draft, changes, ask.players)
         return JSONResponse({"ok": True, "changed": len(changes)})
+
+    def _write_edit(self, draft: Draft, changes: dict, players: int) -> None:
+        """Write `changes` to the draft once the result is valid, as the workbench's own file."""
+        self.ws.write_draft(draft.path, draft.edited(changes, players))
 
     async def download(self, request: Request) -> Response:
         path = self.draft(request.path_params["name"]).path
         return FileResponse(path, media_type="application/toml", filename=path.name)
 
     # ---- runs -------------------------------------------------------------------------------------
-    def _run_options(self, body: dict, draft: Draft) -> tuple[int, str, int, list[str]]:
+    def _run_options(self, ask: RunAsk, draft: Draft) -> tuple[int, str, int, list[str]]:
         """players, agents, seed and the game-count options of a run request, checked as the command
-        line would check them."""
-        players = _int(body, "players", 1)
+        line would check them (the counts' ranges by the request's model)."""
+        players = ask.players
         draft.check(draft.config, players)
-        agents = str(body.get("agents", ""))
+        agents = ask.agents
         if not _AGENTS.fullmatch(agents):
             raise Refused(f"agents: {agents!r} is not an agent list like greedy or expert,greedy,greedy",
                           "agents")
@@ -218,11 +232,9 @@ class Workbench:
             parse_agents(agents, players, draft.spec)
         except ConfigError as err:
             raise Refused(str(err), "agents") from None
-        seed = _int(body, "seed", 0)
-        games = _int(body, "games", 1)
-        counts = ["--until-decided", "--games", str(games)] if body.get("until_decided") else [
-            "--games", str(games)]
-        return players, agents, seed, counts
+        counts = ["--until-decided", "--games", str(ask.games)] if ask.until_decided else [
+            "--games", str(ask.games)]
+        return players, agents, ask.seed, counts
 
     def _workers(self, cluster: bool = True) -> list[str]:
         """The options that say where a command's games run: --jobs, and the Dask cluster when the
@@ -242,29 +254,33 @@ class Workbench:
         return checked_name(name.replace(",", "_"), kind)
 
     async def run(self, request: Request) -> Response:
-        body = await request.json()
-        draft = self.draft(str(body.get("draft", "")))
-        players, agents, seed, counts = self._run_options(body, draft)
-        questions = _questions(body)
+        ask = parsed(await request.body(), RunAsk)
+        draft = self.draft(ask.draft)
+        players, agents, seed, counts = self._run_options(ask, draft)
+        questions = _questions(ask)
         out = f"runs/{self._job_name(draft, players, agents, seed)}"
-        asking = ["--questions", ",".join(questions)] if body.get("until_decided") else []  # (the cards
+        asking = ["--questions", ",".join(questions)] if ask.until_decided else []  # (the cards
         # judge the questions asked either way; simulate takes --questions only to know when to stop)
         args = ["simulate", draft.path.name, "--players", str(players), "--agents", agents, "--seed",
                 str(seed), "--out", out, *counts, *asking, *self._workers(), "--quiet"]
         had = finished_games(self.ws.root / out)
         about = {"config": draft.path.name, "players": players, "agents": agents, "seed": seed,
-                 "games": int(counts[-1]), "until_decided": bool(body.get("until_decided")),
+                 "games": ask.games, "until_decided": ask.until_decided,
                  "questions": list(questions), "had": had, "had_each": [had]}
         job = self.jobs.start("simulate", args, [out], about)
         return JSONResponse({"ok": True, "job": job.id})
 
     async def compare(self, request: Request) -> Response:
         """The draft against its starting config on the same seeds (`balance compare`)."""
-        body = await request.json()
-        draft = self.draft(str(body.get("draft", "")))
-        start = self.ws.start(str(body.get("start", "")))
-        players, agents, seed, counts = self._run_options(body, draft)
-        questions = _questions(body)
+        ask = parsed(await request.body(), RunAsk)
+        draft = self.draft(ask.draft)
+        start = self.ws.start(ask.start)
+        if start.spec.name != draft.spec.name:
+            raise Refused(f"start: {start.label} is a {start.spec.name} config and {draft.path.name} a "
+                          f"{draft.spec.name} one: compare a draft with a start of its own game", "start")
+        players, agents, seed, counts = self._run_options(ask, draft)
+        _check_start(start, players, self.ws)
+        questions = _questions(ask)
         folder = f"runs/{self._job_name(draft, players, agents, seed, prefix='compare-', vs=start.path.stem)}"
         args = ["compare", self.ws.relative(start.path), draft.path.name, "--players", str(players),
                 "--agents", agents, "--seed", str(seed), "--out", folder, *counts, "--questions",
@@ -272,19 +288,19 @@ class Workbench:
         outs = [f"{folder}/base", f"{folder}/variant"]
         had = [finished_games(self.ws.root / o) for o in outs]
         about = {"config": draft.path.name, "start": start.label, "players": players, "agents": agents,
-                 "seed": seed, "games": int(counts[-1]), "until_decided": bool(body.get("until_decided")),
+                 "seed": seed, "games": ask.games, "until_decided": ask.until_decided,
                  "questions": list(questions), "folder": folder, "had": min(had), "had_each": had}
         job = self.jobs.start("compare", args, outs, about)
         return JSONResponse({"ok": True, "job": job.id})
 
     async def values(self, request: Request) -> Response:
         """What each component of the draft is worth (`balance values`), played on request."""
-        body = await request.json()
-        draft = self.draft(str(body.get("draft", "")))
+        ask = parsed(await request.body(), RunAsk)
+        draft = self.draft(ask.draft)
         if draft.spec.values is None:
             raise Refused(f"{draft.spec.name} has no values study", "values")
-        players, agents, seed, _ = self._run_options({**body, "until_decided": False, "games": 1}, draft)
-        base = _int(body, "base_games", 1) if body.get("base_games") else draft.spec.values.games
+        players, agents, seed, _ = self._run_options(ask, draft)
+        base = ask.base_games or draft.spec.values.games
         out = f"runs/{self._job_name(draft, players, agents, seed, prefix='values-')}"
         args = ["values", draft.path.name, "--players", str(players), "--agents", agents, "--seed", str(seed),
                 "--games", str(base), "--out", out, *self._workers(), "--quiet"]
@@ -296,13 +312,12 @@ class Workbench:
 
     async def tune(self, request: Request) -> Response:
         """A tune of the components the designer picked, within their ranges (`balance tune`)."""
-        body = await request.json()
-        draft = self.draft(str(body.get("draft", "")))
-        players, agents, seed, _ = self._run_options({**body, "until_decided": False, "games": 1}, draft)
-        rows = [row for row in body.get("space") or [] if str(row.get("pattern", "")).strip()]
-        dimensions = [_dimension(row) for row in rows]
-        budget = self._budget(body, draft, players, agents)
-        tolerance = _share(body.get("tolerance", 2))
+        ask = parsed(await request.body(), TuneAsk)
+        draft = self.draft(ask.draft)
+        players, agents, seed, _ = self._run_options(ask, draft)
+        dimensions = [_dimension(row) for row in ask.space if row.pattern.strip()]
+        budget = self._budget(ask, draft, players, agents)
+        tolerance = _share(ask.tolerance)
         name = self._job_name(draft, players, agents, seed, suffix=f"-{len(self.jobs.jobs) + 1}", kind="tune")
         tune_file = self.ws.root / "tunes" / f"{name}.toml"
         run = {"players": players, "agents": agents, "seed": seed, "budget": budget}
@@ -314,31 +329,31 @@ class Workbench:
         job = self.jobs.start("tune", args, [out], about)
         return JSONResponse({"ok": True, "job": job.id})
 
-    def _budget(self, body: dict, draft: Draft, players: int, agents: str) -> int:
+    def _budget(self, ask: TuneAsk, draft: Draft, players: int, agents: str) -> int:
         """The tune's budget in games: as given, or minutes at the pace of this draft's last finished run
-        with the same players and skill."""
-        amount = _int(body, "budget", 1)
-        if body.get("budget_unit", "games") == "games":
-            return amount
+        with the same players and skill (within the command line's ceiling of games)."""
+        if ask.budget_unit == "games":
+            return ask.budget
         runs = [j for j in self.jobs.listed() if j.kind == "simulate" and j.status == "finished"
                 and j.about.get("config") == draft.path.name and j.about.get("players") == players
-                and j.about.get("agents") == agents]
+                and j.about.get("agents") == agents and j.finished]
         if not runs:
             raise Refused("budget: minutes need this draft's pace; run it first with the same players and "
                           "skill, or give the budget in games", "budget")
         job = runs[0]
         rate = (job.about["games"] - job.about.get("had", 0)) / max(1e-9, job.finished - job.started)
-        return max(1, int(amount * 60 * rate))
+        return min(MOST_GAMES, max(1, int(ask.budget * 60 * rate)))
 
     async def apply(self, request: Request) -> Response:
         """Set the finished tune's recommended values in the draft (validated like any edit)."""
-        body = await request.json()
-        job = self.jobs.get(str(body.get("job", "")))
-        draft = self.draft(job.about["config"])
+        ask = parsed(await request.body(), Apply)
+        job = self.jobs.get(ask.job)
+        draft = self.draft(str(job.about.get("config", "")))
+        self.ws.check_owned(draft.path, "apply")
         found = outcome(self.ws.root / job.outs[0], draft.config) if job.kind == "tune" else None
         if found is None:
             raise Refused(f"{job.id}: no recommendation to apply", "tune")
-        draft.edit({path: new for path, (_, new) in found.changes.items()}, _int(body, "players", 1))
+        self._write_edit(draft, {path: new for path, (_, new) in found.changes.items()}, ask.players)
         return JSONResponse({"ok": True, "changed": len(found.changes), "draft": draft.path.name})
 
     def _looks(self, shown: JobView | None = None) -> list[JobView]:

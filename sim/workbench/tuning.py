@@ -14,7 +14,7 @@ from typing import Any
 import tomlkit
 
 from sim.config import KeyPath, path_text
-from sim.design.tune import TUNE_MANIFEST
+from sim.design.tune import TUNE_MANIFEST, check_budget
 from sim.design.tune_file import load_tune
 from sim.errors import ConfigError
 from sim.workbench.drafts import Draft
@@ -52,12 +52,18 @@ def write_tune_file(path: Path, draft: Draft, run: dict[str, Any], dimensions: l
             "space": {d.pattern: {"min": d.low, "max": d.high} for d in dimensions},
             "target": {"tolerance": tolerance},
             "search": {"confirm_games": confirm}, "racing": {"confirm_games": confirm}}
+    made = not path.parent.exists()
     path.parent.mkdir(exist_ok=True)
     path.write_text(tomlkit.dumps(data))
     try:
-        return load_tune(path)
+        tune = load_tune(path)
+        if tune.method != "model":  # a race's budget, checked by `balance tune` before it plays
+            check_budget(tune)
+        return tune
     except ConfigError as err:
         path.unlink()
+        if made:
+            path.parent.rmdir()  # a refused tune leaves no trace
         message = str(err)
         raise Refused(message, "budget" if ": budget: " in message else "tune") from None
 

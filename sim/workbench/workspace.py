@@ -8,6 +8,9 @@ refused, never followed, so no request reads or writes outside the workspace.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
 import tomllib
 from dataclasses import dataclass
@@ -57,10 +60,51 @@ class Workspace:
         self.runs = self.root / "runs"
         self.jobs = self.root / ".workbench" / "jobs"
         self.jobs.mkdir(parents=True, exist_ok=True)
+        self.written = self.root / ".workbench" / "drafts.json"
 
     def draft(self, name: str) -> Path:
-        """The workspace file of a draft config named `name` (a bare `*.toml` name)."""
-        return self.root / checked_name(name, "config", ".toml")
+        """The workspace file of a draft config named `name` (a bare `*.toml` name); a link or anything
+        but a regular file there is refused, never followed."""
+        path = self.root / checked_name(name, "config", ".toml")
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            raise Refused(f"config: {name} is a link or not a regular file; the workbench only reads and "
+                          "writes its own files", "draft")
+        return path
+
+    def _hashes(self) -> dict[str, str]:
+        """What the workbench last wrote to each draft (name -> sha256 of the text)."""
+        try:
+            data = json.loads(self.written.read_text())
+        except (OSError, ValueError):
+            return {}
+        return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)} \
+            if isinstance(data, dict) else {}
+
+    def owned(self, path: Path) -> bool:
+        """Whether `path` holds exactly what the workbench last wrote there."""
+        try:
+            text = path.read_bytes()
+        except OSError:
+            return False
+        return self._hashes().get(path.name) == hashlib.sha256(text).hexdigest()
+
+    def check_owned(self, path: Path, action: str) -> None:
+        """Refuse to `action` (reset, edit, apply) a file the workbench did not write, or that was changed
+        outside it since: the workbench never overwrites a designer's own file."""
+        if not self.owned(path):
+            raise Refused(f"{action}: {path.name} is not a draft this workbench wrote (or it was changed "
+                          "outside it since), so the workbench will not overwrite it: give the draft another "
+                          "name (a config of yours can be chosen under 'start from')", "draft")
+
+    def write_draft(self, path: Path, text: str) -> None:
+        """Write a draft (whole, through a temporary file) and remember it as the workbench's own."""
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, path)
+        hashes = {**self._hashes(), path.name: hashlib.sha256(path.read_bytes()).hexdigest()}
+        record = self.written.with_suffix(".tmp")
+        record.write_text(json.dumps(hashes, indent=1, sort_keys=True))
+        os.replace(record, self.written)
 
     def run_dir(self, name: str) -> Path:
         """The run directory `runs/<name>` (a bare name)."""

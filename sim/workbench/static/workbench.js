@@ -52,8 +52,9 @@ function fieldOf(key) {
 function showError(key, message) {
   let input = null;
   if (key) [key, input] = fieldOf(key);
+  if (!input && key && /^[a-z_]+$/.test(key)) input = document.getElementById(key);  // a form's own field
   let slot = key && document.querySelector(`[data-error-for="${CSS.escape(key)}"]`);
-  if (!slot && input) slot = input.closest("fieldset").querySelector(".group-error");
+  if (!slot && input && input.closest("fieldset")) slot = input.closest("fieldset").querySelector(".group-error");
   if (input) input.classList.add("invalid");
   else if (slot && slot.closest("fieldset")) slot.closest("fieldset").classList.add("invalid");
   (slot || $("#run-message")).textContent = message;
@@ -69,9 +70,12 @@ function showEditor(data) {
 }
 
 async function openDraft(reset) {
-  const body = { start: $("#start").value, draft: $("#draft").value || null, players: players(), reset };
-  showEditor(await call("POST", "drafts", body));
+  clearErrors();
   $("#run-message").textContent = "";
+  const body = { start: $("#start").value, draft: $("#draft").value || null, players: players(), reset };
+  const data = await call("POST", "drafts", body);
+  if (data.html === undefined) { showError(data.field, data.message); return; }  // refused: at its field
+  showEditor(data);
 }
 
 async function reloadEditor() {

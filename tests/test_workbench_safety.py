@@ -1,0 +1,324 @@
+"""The workbench never loses a designer's file and never answers 500 (issue 47): bodies checked by their
+declared models, drafts written only when the workbench wrote them, job records checked before they are
+followed, and a fuzz of every POST route. The app is served in-process (Starlette's test client) and a
+job's command is recorded, not run: what is under test is the API, not the games."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from starlette.testclient import TestClient
+
+from sim.workbench import jobs as jobs_module
+from sim.workbench.requests import BODIES
+from sim.workbench.server import COOKIE, Settings, make_app
+from sim.workbench.workspace import Workspace
+
+ROOT = Path(__file__).resolve().parents[1]
+TOKEN = "t" * 32
+BASE = "shipped:kamakura/base.toml"
+POSTS = list(BODIES)
+
+
+def _recorded(self, job) -> None:
+    """Jobs._launch without the command: the job is recorded, as finished."""
+    job.status, job.finished, job.returncode = jobs_module.FINISHED, time.time(), 0
+    self.jobs[job.id] = job
+    self._save(job)
+
+
+@pytest.fixture
+def bench(tmp_path, monkeypatch):
+    monkeypatch.setattr(jobs_module.Jobs, "_launch", _recorded)
+    ws = tmp_path / "ws"
+    with TestClient(make_app(Settings(Workspace(ws), TOKEN)), raise_server_exceptions=False) as client:
+        client.cookies.set(COOKIE, TOKEN)
+        yield client, ws
+
+
+def _post(client: TestClient, route: str, body) -> tuple[int, dict]:
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+    response = client.post(route, content=raw, headers={"content-type": "application/json"})
+    try:
+        return response.status_code, response.json()
+    except ValueError:
+        return response.status_code, {"text": response.text}
+
+
+def _open(client: TestClient, name: str = "d.toml", players: int = 3) -> None:
+    status, answer = _post(client, "/drafts", {"start": BASE, "draft": name, "players": players})
+    assert status == 200 and answer["ok"], answer
+
+
+def _files(folder: Path) -> dict[str, str]:
+    """Every file under `folder` with a hash of its bytes."""
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+# ---- item 1: a body that is not a JSON object --------------------------------------------------------------
+@pytest.mark.parametrize("raw", [b"{", b"[]", b"null", b"3", b"", b"\xff\xfe{}", b"[" * 100_000, b'"x"'],
+                         ids=["broken", "list", "null", "number", "empty", "not-utf8", "deep", "string"])
+def test_a_body_that_is_not_a_json_object_is_refused_on_every_post_route(bench, raw: bytes) -> None:
+    client, ws = bench
+    before = _files(ws)
+    for route in POSTS:
+        status, answer = _post(client, route, raw)
+        assert status == 400, (route, answer)
+        assert answer["message"].startswith("request: "), answer
+    assert _files(ws) == before
+
+
+# ---- item 2: numbers that are not finite, rows that are not rows -----------------------------------------
+@pytest.mark.parametrize("route, body, field", [
+    ("/run", b'{"draft": "d.toml", "players": Infinity, "agents": "greedy"}', "players"),
+    ("/values", b'{"draft": "d.toml", "players": 3, "agents": "greedy", "base_games": NaN}', "base_games"),
+    ("/tune", b'{"draft": "d.toml", "players": 3, "agents": "greedy", "space": [{"pattern": '
+              b'"chits.blue[*].points", "min": "nan", "max": 5}]}', "tune"),
+    ("/tune", b'{"draft": "d.toml", "players": 3, "agents": "greedy", "space": [{"pattern": '
+              b'"chits.blue[*].points", "min": 1, "max": "inf"}]}', "tune"),
+    ("/tune", b'{"draft": "d.toml", "players": 3, "agents": "greedy", "space": "chits"}', "tune"),
+    ("/tune", b'{"draft": "d.toml", "players": 3, "agents": "greedy", "space": [3]}', "tune")])
+def test_numbers_that_are_not_finite_and_rows_that_are_not_rows_are_refused_at_the_field(bench, route, body,
+                                                                                        field) -> None:
+    client, ws = bench
+    _open(client)
+    before = _files(ws)
+    status, answer = _post(client, route, body)
+    assert status == 400 and answer["field"] == field, answer
+    assert _files(ws) == before
+
+
+# ---- items 3-5: drafts --------------------------------------------------------------------------------
+def test_opening_a_draft_checks_the_players_before_writing_it(bench) -> None:
+    client, ws = bench
+    status, answer = _post(client, "/drafts", {"start": BASE, "draft": "d.toml", "players": 9})
+    assert status == 400 and answer["field"] == "players", answer
+    assert "players" in answer["message"] and not (ws / "d.toml").exists()
+
+
+@pytest.mark.parametrize("name, text", [
+    ("notes.toml", 'title = "my notes"\n'),
+    ("my-variant.toml", f'extends = "{ROOT}/configs/kamakura/base.toml"\n\n[rules]\n'
+                        'order_chit_moves = [0, 1, 2, 3]\n')])
+def test_reset_and_open_never_replace_a_file_the_workbench_did_not_write(bench, name: str, text: str) -> None:
+    client, ws = bench
+    (ws / name).write_text(text)
+    for reset in (True, False):
+        ask = {"start": BASE, "draft": name, "players": 3, "reset": reset}
+        status, answer = _post(client, "/drafts", ask)
+        assert status == 400 and "will not overwrite it" in answer["message"], answer
+        assert (ws / name).read_text() == text
+    status, answer = _post(client, "/edit", {"draft": name, "players": 3, "key": "rules.tie_break",
+                                            "value": "shared"})
+    assert status == 400 and (ws / name).read_text() == text
+
+
+def test_a_draft_the_workbench_wrote_resets_but_not_once_changed_outside_it(bench) -> None:
+    client, ws = bench
+    _open(client)
+    fresh = (ws / "d.toml").read_text()
+    assert _post(client, "/edit", {"draft": "d.toml", "players": 3, "key": "rules.tie_break",
+                                   "value": "shared"})[0] == 200
+    assert _post(client, "/drafts", {"start": BASE, "draft": "d.toml", "players": 3, "reset": True})[0] == 200
+    assert (ws / "d.toml").read_text() == fresh
+    (ws / "d.toml").write_text(fresh + "# the designer's own note\n")  # edited in a text editor
+    status, answer = _post(client, "/drafts", {"start": BASE, "draft": "d.toml", "players": 3, "reset": True})
+    assert status == 400 and "changed outside it" in answer["message"]
+    assert (ws / "d.toml").read_text().endswith("# the designer's own note\n")
+
+
+def test_an_edit_writes_exactly_what_was_validated(bench) -> None:
+    client, ws = bench
+    _open(client)
+    import tomllib
+
+    before = tomllib.loads((ws / "d.toml").read_text())
+    status, answer = _post(client, "/edit", {"draft": "d.toml", "players": 3, "key": "chits", "value": "{}"})
+    after = tomllib.loads((ws / "d.toml").read_text())
+    assert after == before, answer  # merged, as it was checked: an empty table changes nothing
+    status, answer = _post(client, "/edit", {"draft": "d.toml", "players": 3, "key": "chits.blue[0].points",
+                                            "value": "3"})
+    assert status == 200, answer  # the draft is still one the command line accepts
+    assert tomllib.loads((ws / "d.toml").read_text())["chits"]["blue"][0]["points"] == 3
+
+
+# ---- item 6: what the command line refuses, the page refuses ---------------------------------------------
+RUN = {"draft": "d.toml", "players": 3, "agents": "greedy", "seed": 0, "games": 1000}
+
+
+@pytest.mark.parametrize("route, change, field, said", [
+    ("/edit", {"key": "description", "value": "a\0b"}, "description", "has a null byte"),
+    ("/run", {"games": 10**12}, "games", "must be at most 1,000,000,000"),
+    ("/values", {"base_games": 10**12}, "base_games", "must be at most 1,000,000,000"),
+    ("/run", {"seed": 2**63}, "seed", "must be between 0 and 2**63 - 1"),
+    ("/compare", {"start": "shipped:sakura/base.toml"}, "start", "compare a draft with a start of its own"),
+    ("/tune", {"budget": 1, "space": [{"pattern": "rules.order_chit_moves[1]", "min": 0, "max": 4}]},
+     "budget", "budget: 1 games cannot pay round 1")])
+def test_the_page_refuses_what_the_command_line_refuses(bench, route, change, field, said) -> None:
+    client, ws = bench
+    _open(client)
+    before = _files(ws)
+    status, answer = _post(client, route, {**RUN, "start": BASE, **change})
+    assert status == 400 and answer["field"] == field and said in answer["message"], answer
+    assert _files(ws) == before
+    assert not (ws / "tunes").exists()  # a refused tune leaves no folder behind
+
+
+# ---- item 7: job records -----------------------------------------------------------------------------
+def _record(**change) -> dict:
+    record = {"id": "simulate-20261205-120000-1", "kind": "simulate",
+              "args": ["simulate", "d.toml", "--out", "runs/x"], "outs": ["runs/x"], "started": 1.0e9,
+              "status": "stopped", "finished": 1.0e9 + 5, "error": "", "returncode": -15,
+              "about": {"config": "d.toml", "players": 3, "agents": "greedy", "seed": 0, "games": 100}}
+    return {**record, **change}
+
+
+@pytest.mark.parametrize("change", [
+    {"started": "yesterday"}, {"outs": ["/etc"]}, {"args": ["simulate", "d.toml", "--out", "/etc/x"]},
+    {"outs": ["runs/../../x"]}, {"about": {"config": "d.toml"}}, {"kind": "rm"}, {"id": "../x"}])
+def test_a_damaged_job_record_is_listed_as_damaged_and_never_followed(tmp_path, monkeypatch, change) -> None:
+    monkeypatch.setattr(jobs_module.Jobs, "_launch", _recorded)
+    ws = Workspace(tmp_path / "ws")
+    (ws.jobs / "simulate-20261205-120000-1.json").write_text(json.dumps(_record(**change)))
+    with TestClient(make_app(Settings(ws, TOKEN)), raise_server_exceptions=False) as client:
+        client.cookies.set(COOKIE, TOKEN)
+        listing = client.get("/jobs")
+        assert listing.status_code == 200 and "damaged" in listing.text
+        card = client.get("/jobs/simulate-20261205-120000-1")
+        assert card.status_code == 200 and "damaged record" in card.json()["html"]
+        status, answer = _post(client, "/jobs/simulate-20261205-120000-1/resume", {})
+        assert status == 400 and "damaged" in answer["message"]
+    assert [p.name for p in ws.jobs.iterdir()] == ["simulate-20261205-120000-1.json"]  # nothing run
+
+
+def test_a_job_record_this_workbench_wrote_is_read_back_whole(tmp_path) -> None:
+    ws = Workspace(tmp_path / "ws")
+    (ws.jobs / "simulate-20261205-120000-1.json").write_text(json.dumps(_record()))
+    job = jobs_module.read_record(ws.jobs / "simulate-20261205-120000-1.json", ws)
+    assert job.status == "stopped" and job.outs == ["runs/x"] and job.about["players"] == 3
+
+
+# ---- item 8: the server's own options ----------------------------------------------------------------
+@pytest.mark.parametrize("options, said", [
+    (["--host", ""], "--host: empty"), (["--workspace", ""], "--workspace: empty"),
+    (["--host", "no.such.host.invalid"], "--host: 'no.such.host.invalid' is no address of this machine")])
+def test_the_workbench_refuses_an_empty_or_unknown_address_or_folder_and_makes_nothing(tmp_path, options,
+                                                                                       said) -> None:
+    args = ["workbench", "--workspace", str(tmp_path / "ws"), "--port", "0", *options]
+    done = subprocess.run([sys.executable, "-m", "sim", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and done.stderr.startswith(f"balance: {said}"), done.stderr
+    assert "Traceback" not in done.stderr and list(tmp_path.iterdir()) == []
+
+
+# ---- the fuzz: generated bodies on every POST route -------------------------------------------------
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
+                     st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=30),
+                     st.sampled_from(["d.toml", "greedy", BASE, "shipped:sakura/base.toml", "chits",
+                                      "../d.toml", "chits.blue[*].points", "rules.tie_break", "add", "set",
+                                      "seats", "3",
+                                      "nan", "inf", "1e999", "\0", "minutes"]))
+_json = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+    st.text(max_size=8), inner, max_size=4), max_leaves=12)
+
+
+def _bodies(route: str) -> st.SearchStrategy:
+    """A body for `route`: any JSON, or an object of the route's own fields (some missing, some of
+    another type or out of range), most of them near a valid request."""
+    fields = list(BODIES[route].model_fields)
+    near = st.fixed_dictionaries({}, optional={f: _json for f in fields}).map(
+        lambda body: {**RUN, "start": BASE, "space": [{"pattern": "rules.order_chit_moves[1]", "min": 0,
+                                                       "max": 4}], "job": "x", **body})
+    return st.one_of(_json, st.dictionaries(st.sampled_from(fields), _json, max_size=6), near)
+
+
+@settings(max_examples=int(os.environ.get("FUZZ_REQUESTS", "150")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data())
+def test_generated_requests_never_get_a_5xx_and_a_refusal_writes_nothing(fuzzed, data) -> None:
+    client, ws, outside = fuzzed
+    route = data.draw(st.sampled_from(POSTS), label="route")
+    body = data.draw(_bodies(route), label="body")
+    before = _files(ws)
+    status, answer = _post(client, route, body)
+    event(f"{route} {status}")  # the counts per route and answer (pytest --hypothesis-show-statistics)
+    assert status < 500, (route, body, answer)
+    if status >= 400:
+        assert _files(ws) == before, (route, body, answer)
+        assert answer.get("message"), answer
+    assert [p.name for p in outside.iterdir()] == ["ws"]  # nothing written beside the workspace
+
+
+@pytest.fixture(scope="module")
+def fuzzed(tmp_path_factory):
+    """One workspace for the whole fuzz, with a draft the workbench wrote (jobs recorded, not run)."""
+    patch = pytest.MonkeyPatch()
+    patch.setattr(jobs_module.Jobs, "_launch", _recorded)
+    outside = tmp_path_factory.mktemp("fuzz")
+    with TestClient(make_app(Settings(Workspace(outside / "ws"), TOKEN)),
+                    raise_server_exceptions=False) as client:
+        client.cookies.set(COOKIE, TOKEN)
+        _open(client)
+        yield client, outside / "ws", outside
+    patch.undo()
+
+
+# ---- at the field, in a browser --------------------------------------------------------------------------
+CHROMIUM = shutil.which("chromium")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+def test_every_form_shows_a_refusal_at_its_field(tmp_path) -> None:
+    """The run form's games, the tune form's rows and the draft's name: each refusal beside its field."""
+    from playwright.sync_api import sync_playwright
+
+    ws = tmp_path / "ws"
+    proc = subprocess.Popen([sys.executable, "-m", "sim", "workbench", "--workspace", str(ws), "--port", "0",
+                             "--jobs", "1"], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    url = next(m.group(1) for line in proc.stdout if (m := re.search(r"(http://\S+/\?token=\S+)", line)))
+    said = "document.querySelector('[data-error-for={}]').textContent.length > 0"
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(url)
+            page.fill("#draft", "d.toml")
+            page.click("[data-action=open]")
+            page.wait_for_selector("#editor fieldset")
+            page.fill("#games", str(10**12))
+            page.click("#run-button")
+            page.wait_for_function(said.format("games"))
+            shown = page.inner_text("[data-error-for=games]")
+            assert shown.startswith("games: must be at most 1,000,000,000"), shown
+            assert "invalid" in page.get_attribute("#games", "class")
+            page.fill("#games", "2000")
+            page.click("#fix summary")
+            page.fill(".tune-pattern", "chits.blue[*].points")
+            page.fill(".tune-min", "nan")
+            page.fill(".tune-max", "8")
+            page.click("#tune-button")
+            page.wait_for_function(said.format("tune"))
+            assert page.inner_text("[data-error-for=tune]") == \
+                "tune row 1, min: input should be a finite number, got 'nan'"
+            (ws / "notes.toml").write_text('title = "mine"\n')
+            page.fill("#draft", "notes.toml")
+            page.click("[data-action=reset]")
+            page.wait_for_function(said.format("draft"))
+            assert "will not overwrite it" in page.inner_text("[data-error-for=draft]")
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    assert (ws / "notes.toml").read_text() == 'title = "mine"\n'
