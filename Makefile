@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench docs clean
+.PHONY: demo test lint bench docs findings clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,13 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/balance bench
+
+# docs/findings.md from the commands behind its figures (scripts/findings.py: a few hours of games on two
+# cores; an interrupted run resumes) and the agents and configs that made them, which
+# tests/test_findings_identity.py compares with the current ones. JOBS=1 leaves a core free.
+JOBS ?= 2
+findings: $(STAMP)
+	$(BIN)/python scripts/findings.py --jobs $(JOBS)
 
 # The documentation site (mkdocs.yml, docs/): open site/index.html; the commands page comes from the parser
 docs: $(STAMP)
