@@ -33,8 +33,8 @@ from starlette.staticfiles import StaticFiles
 
 from analysis.questions import DEFAULT_QUESTIONS, QUESTIONS, parse_questions
 from sim.agent_spec import parse_agents
+from sim.app.bounds import MOST_GAMES
 from sim.app.values_run import VALUES_TABLES
-from sim.commands.options import MOST_GAMES
 from sim.config import load_toml
 from sim.errors import ConfigError
 from sim.workbench import views
