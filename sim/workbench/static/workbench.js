@@ -70,10 +70,10 @@ function showEditor(data) {
 }
 
 async function openDraft(reset) {
-  clearErrors();
-  $("#run-message").textContent = "";
   const body = { start: $("#start").value, draft: $("#draft").value || null, players: players(), reset };
   const data = await call("POST", "drafts", body);
+  clearErrors();  // with the answer in hand: the old editor and its marks go in the same moment
+  $("#run-message").textContent = "";
   if (data.html === undefined) { showError(data.field, data.message); return; }  // refused: at its field
   showEditor(data);
 }
