@@ -176,6 +176,24 @@ def test_the_page_refuses_what_the_command_line_refuses(bench, route, change, fi
     assert not (ws / "tunes").exists()  # a refused tune leaves no folder behind
 
 
+# ---- the tune form's rows --------------------------------------------------------------------------------
+BLANK = {"pattern": "", "min": "", "max": ""}  # an empty row, as the page sends it
+
+
+def test_the_pages_tune_body_with_empty_rows_is_accepted(bench) -> None:
+    """The page sends every row of the tune form, the empty ones with their blank texts (min "", max ""):
+    they are no rows, not numbers refused (which refused every tune the page sent with a row left empty)."""
+    client, ws = bench
+    _open(client)
+    page = {**RUN, "games": 2000, "questions": ["seats"], "until_decided": False, "base_games": None,
+            "space": [{"pattern": "rules.order_chit_moves[1]", "min": "0", "max": "4"}, BLANK, BLANK],
+            "budget": 40000, "budget_unit": "games", "tolerance": "2"}
+    status, answer = _post(client, "/tune", page)
+    assert status == 200 and answer["ok"], answer
+    tune = next((ws / "tunes").glob("*.toml")).read_text()
+    assert '"rules.order_chit_moves[1]"' in tune and "min = 0" in tune and "max = 4" in tune
+
+
 # ---- item 7: job records -----------------------------------------------------------------------------
 def _record(**change) -> dict:
     record = {"id": "simulate-20261205-120000-1", "kind": "simulate",

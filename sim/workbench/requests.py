@@ -85,10 +85,20 @@ class RunAsk(Body):
     base_games: Games | None = None
 
 
+def _blank_is_none(value: Any) -> Any:
+    """A row's min or max left empty on the page (it sends the text of each input) is no value."""
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+Bound = Annotated[float | None, BeforeValidator(_blank_is_none)]
+
+
 class TuneRow(Body):
+    """One row of the tune form; the page sends every row, the empty ones too (all three inputs blank)."""
+
     pattern: Text = ""
-    min: float | None = None
-    max: float | None = None
+    min: Bound = None
+    max: Bound = None
 
 
 class TuneAsk(RunAsk):
