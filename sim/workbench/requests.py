@@ -85,10 +85,20 @@ class RunAsk(Body):
     base_games: Games | None = None
 
 
+def _blank_is_none(value: Any) -> Any:
+    """A row's min or max left empty on the page (it sends the text of each input) is no value."""
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+Bound = Annotated[float | None, BeforeValidator(_blank_is_none)]
+
+
 class TuneRow(Body):
+    """One row of the tune form; the page sends every row, the empty ones too (all three inputs blank)."""
+
     pattern: Text = ""
-    min: float | None = None
-    max: float | None = None
+    min: Bound = None
+    max: Bound = None
 
 
 class TuneAsk(RunAsk):
@@ -130,15 +140,19 @@ def refusal(err: ValidationError) -> Refused:
     loc = [str(part) for part in first["loc"] if "[" not in str(part)]  # not a union member's tag
     field = loc[0] if loc else "request"
     where = field if len(loc) < 2 else f"{field}[{loc[1]}]" + "".join(f".{p}" for p in loc[2:])
+    at = None
     if field == "space" and len(loc) >= 2 and loc[1].isdigit():  # the form's words: its rows from 1
         where = f"tune row {int(loc[1]) + 1}" + "".join(f", {p}" for p in loc[2:])
+        at = {"row": int(loc[1]) + 1}  # the row, and its input when the failure is one of them
+        if len(loc) >= 3 and loc[2] in TuneRow.model_fields:
+            at["inputs"] = [loc[2]]
     shown = "tune" if field == "space" else field
     if first["type"] == "value_error":  # the command line's own words, which say what was given
-        return Refused(f"{where}: {first['msg'].removeprefix('Value error, ')}", shown)
+        return Refused(f"{where}: {first['msg'].removeprefix('Value error, ')}", shown, at)
     got = repr(first.get("input"))
     got = got if len(got) <= 60 else got[:57] + "..."
     what = first["msg"]
-    return Refused(f"{where}: {what[0].lower()}{what[1:]}, got {got}", shown)
+    return Refused(f"{where}: {what[0].lower()}{what[1:]}, got {got}", shown, at)
 
 
 def _kind(data: Any) -> str:

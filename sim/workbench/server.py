@@ -89,15 +89,33 @@ class TokenGuard:
 
 
 def refusal(err: Refused | ConfigError) -> JSONResponse:
-    return JSONResponse({"ok": False, "message": str(err), "field": getattr(err, "field", None)},
-                        status_code=400)
+    """The answer to a refused request: its message, the field it is shown at and (for a row of a form)
+    where in the field."""
+    answer = {"ok": False, "message": str(err), "field": getattr(err, "field", None)}
+    if getattr(err, "at", None):
+        answer["at"] = err.at
+    return JSONResponse(answer, status_code=400)
 
 
-def _dimension(row: Any) -> Dimension:
-    if row.min is None or row.max is None:
-        raise Refused(f"tune: {row.pattern.strip()}: each row needs a min and a max", "tune")
-    whole = lambda x: int(x) if x == int(x) else x  # noqa: E731 (points are integers)
-    return Dimension(row.pattern.strip(), whole(row.min), whole(row.max))
+def _dimensions(space: list[Any]) -> list[Dimension]:
+    """The tune form's rows that name values to tune (empty ones skipped), each with its row on the form;
+    a row without its min or max, or naming the values of an earlier row again, is refused at the row."""
+    out: list[Dimension] = []
+    for n, row in enumerate(space, start=1):
+        pattern = row.pattern.strip()
+        if not pattern:
+            continue
+        if row.min is None or row.max is None:
+            which = "min" if row.min is None else "max"
+            raise Refused(f"tune row {n} ({pattern}), {which}: each row needs a min and a max", "tune",
+                          {"row": n, "inputs": [which]})
+        earlier = next((d.row for d in out if d.pattern == pattern), None)
+        if earlier is not None:  # else the later row's range would silently replace the earlier one
+            raise Refused(f"tune row {n} ({pattern}): row {earlier} tunes these values already", "tune",
+                          {"row": n, "inputs": ["pattern"]})
+        whole = lambda x: int(x) if x == int(x) else x  # noqa: E731 (points are integers)
+        out.append(Dimension(pattern, whole(row.min), whole(row.max), n))
+    return out
 
 
 def _share(value: Any) -> float:
@@ -315,7 +333,7 @@ class Workbench:
         ask = parsed(await request.body(), TuneAsk)
         draft = self.draft(ask.draft)
         players, agents, seed, _ = self._run_options(ask, draft)
-        dimensions = [_dimension(row) for row in ask.space if row.pattern.strip()]
+        dimensions = _dimensions(ask.space)
         budget = self._budget(ask, draft, players, agents)
         tolerance = _share(ask.tolerance)
         name = self._job_name(draft, players, agents, seed, suffix=f"-{len(self.jobs.jobs) + 1}", kind="tune")

@@ -13,7 +13,7 @@ from typing import Any
 
 import tomlkit
 
-from sim.config import KeyPath, path_text
+from sim.config import ANY_INDEX, WILD, KeyPath, parse_key, parse_pattern, path_text
 from sim.design.tune import TUNE_MANIFEST, check_budget
 from sim.design.tune_file import load_tune
 from sim.errors import ConfigError
@@ -26,11 +26,13 @@ _SPENT = re.compile(r"([\d,]+) of ([\d,]+) games")
 
 @dataclass
 class Dimension:
-    """One row of the page's tune form: every value `pattern` matches, between `low` and `high`."""
+    """One row of the page's tune form: every value `pattern` matches, between `low` and `high`; `row` is
+    its row on the form (from 1; 0: not known)."""
 
     pattern: str
     low: int | float
     high: int | float
+    row: int = 0
 
 
 def confirm_games(budget: int) -> int:
@@ -43,7 +45,8 @@ def write_tune_file(path: Path, draft: Draft, run: dict[str, Any], dimensions: l
     """A tune file of the draft (`base` relative to `path`), checked as `balance tune` checks it before
     anything runs; Refused at the tune form with the command line's message. Returns the tune as read."""
     if not dimensions:
-        raise Refused("tune: name at least one value to tune, e.g. chits.blue[*].points from 1 to 8", "tune")
+        raise Refused("tune: name at least one value to tune, e.g. chits.blue[*].points from 1 to 8", "tune",
+                      {"row": 1, "inputs": ["pattern"]})
     confirm = confirm_games(run["budget"])
     what = ", ".join(d.pattern for d in dimensions)
     data = {"description": f"workbench tune of {draft.path.name}: {what}",
@@ -65,7 +68,79 @@ def write_tune_file(path: Path, draft: Draft, run: dict[str, Any], dimensions: l
         if made:
             path.parent.rmdir()  # a refused tune leaves no trace
         message = str(err)
-        raise Refused(message, "budget" if ": budget: " in message else "tune") from None
+        if not message.startswith(str(path)):
+            raise Refused(message, "tune") from None
+        said = message.removeprefix(str(path))  # the file is the workbench's, and is gone: the form's words
+        if said.startswith(": budget: "):
+            raise Refused(said.removeprefix(": "), "budget") from None
+        at = located(said, dimensions)
+        raise Refused(_worded(said, at), "tune", at) from None
+
+
+#: where `balance tune` says a refused tune file is wrong, after the file's name (sim.design.tune_file)
+_SPACE_KEY = re.compile(r': space\.("(?:[^"\\]|\\.)*")(?:\.(min|max))?: (.*)', re.S)
+_TWICE = re.compile(r": space: names (\S+) twice")
+_CANDIDATE = re.compile(r" \((?:candidate (?P<label>.*?)|every searched value at its "
+                        r"(?P<end>lowest|highest), repaired)\): (?P<path>[^\s:]+): (?P<what>.*)", re.S)
+
+#: what the game says of a key a row's pattern names when it is not there, or holds no number
+_NAMES_NO_NUMBER = re.compile(r"unknown key|is not in|has no key|is not a table|is not an array|"
+                              r"must be an? (?:table|string|array|boolean|list|dict)\b")
+
+
+def located(said: str, dimensions: list[Dimension]) -> dict[str, Any] | None:
+    """The row of the tune form (and its inputs) that `balance tune`'s refusal of the tune file is about
+    (`said`: its message after the file's name), when the message tells: a space key's min, max or range,
+    a key named twice, or a candidate (or a model search's extreme one) the game refuses at a key one row
+    names. None when it does not."""
+    dimensions = [d for d in dimensions if d.row]  # rows the form numbered
+    if found := _SPACE_KEY.match(said):
+        key, end, what = json.loads(found.group(1)), found.group(2), found.group(3)
+        row = next((d for d in dimensions if d.pattern == key), None)
+        if row is None:
+            return None
+        inputs = [end] if end else ["min", "max"] if "a space key takes at most" in what else ["pattern"]
+        return {"row": row.row, "inputs": inputs}
+    if found := _TWICE.match(said):  # the later row names again what an earlier one does
+        rows = [d for d in dimensions if _covers(d.pattern, found.group(1))]
+        return {"row": rows[-1].row, "inputs": ["pattern"]} if rows else None
+    if found := _CANDIDATE.match(said):
+        path = found.group("path")
+        row = next((d for d in dimensions if _covers(d.pattern, path)), None)
+        if row is None:
+            return None
+        if _NAMES_NO_NUMBER.search(found.group("what")):
+            return {"row": row.row, "inputs": ["pattern"]}  # it names what is not there, or no number
+        if found.group("end"):
+            return {"row": row.row, "inputs": ["min" if found.group("end") == "lowest" else "max"]}
+        value = re.search(rf"(?:^|, ){re.escape(path)} = ([^,]*)", found.group("label") or "")
+        ends = [name for name, end in (("min", row.low), ("max", row.high))
+                if value and value.group(1).strip() == json.dumps(end)]
+        return {"row": row.row, "inputs": ends or ["min", "max"]}
+    return None
+
+
+def _worded(said: str, at: dict[str, Any] | None) -> str:
+    """`balance tune`'s refusal of the page's tune file (`said`, after the file's name) in the form's words:
+    the row it is about, when known, and no advice about keys the form does not have (skip_invalid)."""
+    said = re.sub(r" \(set skip_invalid = true [^)]*\)$", "", said)
+    if at is None:
+        return f"tune{said}"
+    found = _SPACE_KEY.match(said)
+    if found:  # the row's own values: its pattern, and its min or max
+        end = f", {found.group(2)}" if found.group(2) else ""
+        return f"tune row {at['row']} ({json.loads(found.group(1))}){end}: {found.group(3)}"
+    return f"tune row {at['row']}{said}"
+
+
+def _covers(pattern: str, path: str) -> bool:
+    """Whether the config key `path` is one `pattern` names, or a table on its way (an unknown key)."""
+    try:
+        want, got = parse_pattern(pattern, "", ""), parse_key(path, "", "")
+    except ConfigError:
+        return False
+    return all(w == g or (w == ANY_INDEX and isinstance(g, int)) or (w == WILD and isinstance(g, str))
+               for w, g in zip(want, got, strict=False))
 
 
 @dataclass

@@ -25,11 +25,14 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
 class Refused(ValueError):
     """A request the workbench will not carry out. `field` is the config key the message belongs to (shown
-    beside that field), if any."""
+    beside that field), if any; `at` says where within a field of rows, when that is known: the row (the
+    form's, from 1) and its inputs at fault, e.g. {"row": 2, "inputs": ["min"]} for the tune form (no
+    "inputs": the whole row)."""
 
-    def __init__(self, message: str, field: str | None = None) -> None:
+    def __init__(self, message: str, field: str | None = None, at: dict | None = None) -> None:
         super().__init__(message)
         self.field = field
+        self.at = at
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ function fieldOf(key) {
   return [key, null];
 }
 
-function showError(key, message) {
+function showError(key, message, at) {
   let input = null;
   if (key) [key, input] = fieldOf(key);
   if (!input && key && /^[a-z_]+$/.test(key)) input = document.getElementById(key);  // a form's own field
@@ -57,7 +57,19 @@ function showError(key, message) {
   if (!slot && input && input.closest("fieldset")) slot = input.closest("fieldset").querySelector(".group-error");
   if (input) input.classList.add("invalid");
   else if (slot && slot.closest("fieldset")) slot.closest("fieldset").classList.add("invalid");
+  markRow(key, at);
   (slot || $("#run-message")).textContent = message;
+}
+
+function markRow(key, at) {
+  // a field of rows (the tune form's): mark the inputs of the row the server names (at.row counts from 1;
+  // no at.inputs: the whole row), while the message stays in the field's slot
+  const table = key && at && at.row && document.querySelector(`[data-rows-for="${CSS.escape(key)}"]`);
+  const row = table && table.tBodies[0].rows[at.row - 1];
+  if (!row) return;
+  const inputs = at.inputs ? at.inputs.map((c) => row.querySelector(`[data-column="${CSS.escape(c)}"]`))
+                           : [...row.querySelectorAll("[data-column]")];
+  inputs.forEach((i) => i && i.classList.add("invalid"));
 }
 
 function showEditor(data) {
@@ -125,7 +137,7 @@ async function tune() {
     pattern: $(".tune-pattern", row).value, min: $(".tune-min", row).value, max: $(".tune-max", row).value }));
   const data = await call("POST", "tune", { ...runBody(), space, budget: Number($("#budget").value),
     budget_unit: $("#budget_unit").value, tolerance: $("#tolerance").value });
-  if (!data.ok) { showError(data.field, data.message); return; }
+  if (!data.ok) { showError(data.field, data.message, data.at); return; }
   watch(data.job);
 }
 
