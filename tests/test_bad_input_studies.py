@@ -14,7 +14,7 @@ import pytest
 from sim.commands import main
 from sim.design.files import MAX_GAMES
 from sim.design.sweep import MAX_VARIANTS
-from sim.design.tune_file import MAX_DIMENSION_VALUES, MAX_RACED
+from sim.design.tune_file import GROWTH, MAX_DIMENSION_VALUES, MAX_RACED
 
 ROOT = Path(__file__).resolve().parents[1]
 KAMAKURA = (ROOT / "configs" / "kamakura" / "base.toml").as_posix()
@@ -79,6 +79,11 @@ CASES = [
     *[(f"tune length {end} {bad}", "tune", tune_text(tail=f"length = {{{end} = {bad}}}"),
        f"target.length.{end}", "must be a finite number")
       for end in ("min", "max") for bad in ("nan", "inf")],
+    # factors whose next round of games would overflow a count (OverflowError before)
+    *[(f"tune {key} 1e308", "tune", tune_text(tail=f"[racing]\n{key} = 1e308"), f"racing.{key}",
+       f"must be in {GROWTH[0]}..{GROWTH[1]}") for key in ("growth", "eta")],
+    ("tune search growth 1e308", "tune", tune_text(tail=MODEL + "growth = 1e308"), "search.growth",
+     f"must be in {GROWTH[0]}..{GROWTH[1]}"),
     ("tune constraint bound nan", "tune",
      tune_text(tail='[[constraints]]\nsum = "rules.order_chit_moves[*]"\nmax = nan'), "constraints[0].max",
      "must be a finite number"),
@@ -190,7 +195,8 @@ def test_a_model_tune_that_has_played_its_space_through_stops_and_says_so(
 
 @pytest.mark.parametrize("command, limits", [
     ("sweep", [MAX_VARIANTS, "games at most 10^9"]),
-    ("tune", [MAX_DIMENSION_VALUES, MAX_RACED, "game counts at most 10^9", "no nan or inf"])])
+    ("tune", [MAX_DIMENSION_VALUES, MAX_RACED, "game counts at most 10^9", "no nan or inf",
+              f"growth and eta from {GROWTH[0]:g} to {GROWTH[1]:g}"])])
 def test_the_limits_are_said_in_help(command: str, limits: list, capsys: pytest.CaptureFixture) -> None:
     assert MAX_GAMES == 10**9
     with pytest.raises(SystemExit):
