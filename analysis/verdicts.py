@@ -94,8 +94,8 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
-#: the bounds of --margin, said in its help: a win-rate margin in percentage points, from the first to below the
-#: second (a smaller one asks for more games than any run plays); a length or worth margin, in the game's unit
+#: the bounds of --margin, said in its help: a win-rate margin in percentage points, from the first to below
+#: the second (a smaller one asks for more games than any run plays); a length or worth margin, in its unit
 MARGIN_PP = (0.01, 100)
 MARGIN_UNITS = (1e-6, 1e6)
 
@@ -126,8 +126,8 @@ def parse_margins(text: str | None, questions: str | None = None) -> Margins:
                 raise ConfigError(f"--margin: {name} is in percentage points of win rate (2 = 2 pp), from "
                                   f"{MARGIN_PP[0]:g} to below {MARGIN_PP[1]:g}, got {number:g}")
             if name not in Margins.RATES and not MARGIN_UNITS[0] <= number <= MARGIN_UNITS[1]:
-                raise ConfigError(f"--margin: {name} must be from {MARGIN_UNITS[0]:g} to {MARGIN_UNITS[1]:g}, "
-                                  f"got {number:g}")
+                raise ConfigError(f"--margin: {name} must be from {MARGIN_UNITS[0]:g} to "
+                                  f"{MARGIN_UNITS[1]:g}, got {number:g}")
             margins = replace(margins, **{name: number / 100 if name in Margins.RATES else number})
     return margins
 
