@@ -258,6 +258,22 @@ class RunDirectory:
         self.manifest_path.unlink(missing_ok=True)
 
 
+def check_out(out: str | os.PathLike[str], what: str, marks: tuple[str, ...], *,
+              otherwise: str = "choose another --out") -> None:
+    """The one rule of every --out: refuse (ConfigError) a file, and a folder that exists, is not empty (its
+    lock aside) and holds none of `marks` (the paths, inside it, that make it this command's own earlier
+    output: a manifest, a report's summary.json). Checked before anything is played or written, so that
+    `--out /` or a designer's folder of configs is never written into. `what` names the command's folder
+    ("report folder"); `otherwise` is the way out the message suggests."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"{out}: --out is a file, not a {what}")
+    if out.is_dir() and not any((out / mark).exists() for mark in marks) and any(
+            p.name != LOCK_NAME for p in out.iterdir()):
+        raise ConfigError(f"{out}: --out is a non-empty folder that is not a {what} (no {marks[0]}); "
+                          f"{otherwise}")
+
+
 def refuse_foreign(run_dir: RunDirectory) -> None:
     """Refuse (ConfigError) an --out that is a file, or a non-empty folder that is not a run directory:
     checked before the run's lock is taken, so that nothing is written into such a place."""

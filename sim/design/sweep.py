@@ -79,10 +79,9 @@ from sim.design.overrides import (
     parse_key,
     path_text,
 )
-from sim.errors import ConfigError
 from sim.game_spec import GameSpec
-from storage.run_dir import RunDirectory, check_directory
-from storage.run_lock import LOCK_NAME, RunLock
+from storage.run_dir import RunDirectory, check_directory, check_out
+from storage.run_lock import RunLock
 
 _SWEEP_KEYS = {"base", "description", "players", "agents", "games", "seed", "rotate_seats", "grid",
                "variants"}
@@ -393,12 +392,7 @@ def plan_sweep(sweep: Sweep, out: str | os.PathLike[str], force: bool = False) -
     every plan is made, each directory is checked: one that holds a different run is refused (ConfigError,
     nothing touched), or with `force` emptied."""
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"{out}: --out is a file, not a sweep folder")
-    foreign = out.is_dir() and any(p.name != LOCK_NAME for p in out.iterdir())
-    if foreign and not (out / SWEEP_MANIFEST).is_file():
-        raise ConfigError(f"{out}: --out is a non-empty folder that is not a sweep folder "
-                          f"(no {SWEEP_MANIFEST}); choose another --out")
+    check_out(out, "sweep folder", (SWEEP_MANIFEST,))  # the rule of every --out
     runs = []
     base_description = str(sweep.base_config.get("description") or "")
     for variant in sweep.variants:
