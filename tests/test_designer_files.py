@@ -7,6 +7,9 @@ exit status 2, no traceback, nothing written."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,7 @@ import pytest
 from sim.commands import main
 from tests import test_bad_run_dirs as made
 from tests.test_bad_run_dirs import listing, refused
-from tests.test_runner import KAMAKURA
+from tests.test_runner import KAMAKURA, ROOT
 
 runs, run = made.runs, made.run  # the fixtures: a 5-game run of each game, and a copy of the Kamakura one
 
@@ -98,3 +101,58 @@ def test_out_tilde_is_the_home_folder_for_writers_and_readers(run: Path, tmp_pat
     assert main(["summary", "~/compare/base"]) == 0
     assert (home / "report" / "index.html").is_file() and (home / "compare" / "base").is_dir()
     assert list(work.iterdir()) == []
+
+
+# ---- C: only regular files are read, within a size -------------------------------------------------------
+
+def balance(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """`python -m sim argv` in a subprocess with a timeout: a read that blocks (a FIFO) or never ends
+    (/dev/zero) fails the test instead of hanging it."""
+    return subprocess.run([sys.executable, "-m", "sim", *argv], capture_output=True, text=True, timeout=90,
+                          cwd=cwd or ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def one_line_refusal(done: subprocess.CompletedProcess, *words: str) -> None:
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and all(w in lines[0] for w in words), done.stderr
+
+
+def _zero(path: Path) -> None:
+    path.unlink()
+    path.symlink_to("/dev/zero")
+
+
+def _fifo(path: Path) -> None:
+    path.unlink(missing_ok=True)
+    os.mkfifo(path)
+
+
+RESUME = ["simulate", KAMAKURA, "--players", "3", "--agents", "random", "--games", "5", "--seed", "0",
+          "--jobs", "1", "--quiet"]
+
+
+@pytest.mark.parametrize("name, make, kind", [("manifest.json", _zero, "device"),
+                                              ("manifest.json", _fifo, "FIFO"),
+                                              ("chunks.jsonl", _fifo, "FIFO")])
+@pytest.mark.parametrize("command", ["summary", "resume"])
+def test_a_run_file_that_is_not_regular_is_refused_not_read(name: str, make, kind: str, command: str,
+                                                            run: Path) -> None:
+    """`ln -sf /dev/zero RUN/manifest.json` made a resume read without end; a FIFO as chunks.jsonl or the
+    manifest blocked `balance summary RUN` and a resume forever."""
+    make(run / name)
+    argv = ["summary", str(run)] if command == "summary" else [*RESUME, "--out", str(run)]
+    one_line_refusal(balance(*argv), str(run / name), kind)
+
+
+@pytest.mark.parametrize("kind", ["FIFO", "folder"])
+def test_a_config_or_extends_target_that_is_not_regular_is_refused(kind: str, tmp_path: Path) -> None:
+    """A config that is a FIFO blocked the read; `extends` at a FIFO or a folder said "file not found"."""
+    odd = tmp_path / "odd.toml"
+    os.mkfifo(odd) if kind == "FIFO" else odd.mkdir()
+    child = tmp_path / "child.toml"
+    child.write_text('extends = "odd.toml"\n')
+    study = ["--players", "3", "--games", "10", "--agents", "random"]
+    one_line_refusal(balance("study", str(child), *study), str(child), "extends", kind)
+    if kind == "FIFO":
+        one_line_refusal(balance("study", str(odd), *study), str(odd), kind)
