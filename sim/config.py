@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from sim.errors import ConfigError
+from sim.file_reads import not_regular, read_regular
 
 __all__ = [
     "ANY_INDEX",
@@ -378,10 +379,14 @@ def _copy(value: Any) -> Any:
     return value
 
 
+#: a config is a few kilobytes (the largest shipped, about 10 KB): past this it is not one
+MAX_CONFIG_BYTES = 16 * 2**20
+
+
 def _read_one(shown: str, real: Path) -> dict[str, Any]:
     """Parse one TOML file; ``shown`` is the path as the user will recognise it in messages."""
-    try:
-        text = real.read_bytes().decode("utf-8")
+    try:  # only a regular file, within MAX_CONFIG_BYTES: a FIFO or a device is refused, not read
+        text = read_regular(real, "config", MAX_CONFIG_BYTES, shown).decode("utf-8")
     except UnicodeDecodeError as exc:
         fail(shown, "", f"not UTF-8 text: {exc.reason} at byte {exc.start}")
     except OSError as exc:
@@ -449,7 +454,9 @@ def _load(shown: str, chain: tuple[Path, ...]) -> dict[str, Any]:
         loop = " -> ".join([*(str(p) for p in chain), str(parent_real)])
         fail(shown, "extends", f"cycle: {loop}")
     if not parent_real.is_file():
-        fail(shown, "extends", _not_found(target, parent_real, shown, data.get("game")))
+        kind = not_regular(parent_real)
+        fail(shown, "extends", f"{target!r} is {kind}, not a config file" if kind else
+             _not_found(target, parent_real, shown, data.get("game")))
     return _apply_dotted(deep_merge(_load(parent_shown, chain), data), overrides, shown)
 
 
@@ -504,7 +511,8 @@ def load_toml(path: str | os.PathLike[str]) -> tuple[dict[str, Any], str]:
     shown = os.fspath(path)
     real = _resolve(shown, shown, "")
     if not real.is_file():
-        fail(shown, "", "file not found" if not real.exists() else "not a file")
+        kind = not_regular(real)
+        fail(shown, "", f"not a file: it is {kind}" if kind else "file not found")
     return _load(shown, ()), str(real)
 
 
