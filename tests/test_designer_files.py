@@ -156,3 +156,27 @@ def test_a_config_or_extends_target_that_is_not_regular_is_refused(kind: str, tm
     one_line_refusal(balance("study", str(child), *study), str(child), "extends", kind)
     if kind == "FIFO":
         one_line_refusal(balance("study", str(odd), *study), str(odd), kind)
+
+
+# ---- D: a refused run leaves no lock -----------------------------------------------------------------------
+
+def test_a_dead_dask_scheduler_leaves_no_lock(tmp_path: Path) -> None:
+    """`--backend dask --scheduler tcp://127.0.0.1:1` was refused but left OUT/.lock (and OUT) behind."""
+    out = tmp_path / "run"
+    done = balance(*RESUME, "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1", "--out", str(out))
+    one_line_refusal(done, "127.0.0.1:1")
+    assert not out.exists(), sorted(p.name for p in out.iterdir())
+
+
+def test_a_refused_writer_leaves_an_empty_folder_as_it_was(tmp_path: Path) -> None:
+    """The lock's file goes with a refusal that wrote nothing; an empty folder given as --out stays."""
+    from storage.run_lock import RunLock
+
+    out = tmp_path / "empty"
+    out.mkdir()
+    with pytest.raises(RuntimeError), RunLock(out):
+        raise RuntimeError("refused")
+    assert out.is_dir() and list(out.iterdir()) == []
+    with RunLock(out):
+        (out / "manifest.json").write_text("{}")
+    assert (out / ".lock").exists()  # a run's lock stays with its files (removing it would race)
