@@ -336,8 +336,10 @@ def _set(config: dict[str, Any], path: KeyPath, value: Any, file: str, where: st
         if isinstance(part, str) and part not in node:
             nxt = path[depth + 1]
             if isinstance(nxt, int):
-                fail(file, where, f"{path_text(path[:depth + 1])} is not in the base config, so "
-                                  f"[{nxt}] cannot index it; override the whole value")
+                hint = did_you_mean(part, sorted(node))  # a misspelt table, as the table form says it
+                fail(file, where, f"{path_text(path[:depth + 1])} is not in the base config" + (
+                    f"; {hint} (allowed: {', '.join(sorted(node))})" if hint else
+                    f", so [{nxt}] cannot index it; override the whole value"))
             node[part] = {}
         node = node[part]
 
@@ -433,6 +435,10 @@ def _resolve(shown: str, file: str, key: str) -> Path:
         fail(file, key, f"cannot resolve {shown}: a loop of symbolic links ({exc})")
 
 
+#: the most files an extends chain may hold (a designer's are a few deep; Python's recursion ends near 500)
+MAX_EXTENDS = 100
+
+
 def _load(shown: str, chain: tuple[Path, ...]) -> dict[str, Any]:
     real = _resolve(shown, shown, "")
     data = _read_one(shown, real)
@@ -448,6 +454,11 @@ def _load(shown: str, chain: tuple[Path, ...]) -> dict[str, Any]:
     if not isinstance(target, str) or not target:
         fail(shown, "extends",
              f"must be a non-empty string (a path relative to this file), {value_described(target)}")
+    if any(ord(c) < 32 for c in target):  # a newline would split the message naming it
+        fail(shown, "extends", f"must be a path on one line, without control characters, got {target!r}")
+    if len(chain) >= MAX_EXTENDS:
+        fail(shown, "extends", f"the chain of extends from {chain[0]} is longer than {MAX_EXTENDS} files: "
+                               "extend a file nearer the base")
     parent_shown = os.path.normpath(os.path.join(os.path.dirname(shown), target))
     parent_real = _resolve(parent_shown, shown, "extends")
     if parent_real in chain:

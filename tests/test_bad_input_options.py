@@ -336,3 +336,16 @@ def test_margin_and_minutes_bounds_are_said_in_help(command: str) -> None:
     assert f"from {MARGIN_UNITS[0]:g} to {MARGIN_UNITS[1]:g}" in text
     if command in MINUTES_HEADS:
         assert f"at most {MOST_MINUTES:,}" in text
+
+
+@pytest.mark.parametrize("value", ["1e-300", "0.001", "5e-324"])
+@pytest.mark.parametrize("argv", [[*HEADS["simulate"], "--until-decided"], HEADS["compare"],
+                                  [*HEADS["profile"], "--until-decided"], ["report", "RUN"],
+                                  ["summary", "RUN"]],
+                         ids=["simulate", "compare", "profile", "report", "summary"])
+def test_a_margin_below_its_floor_refused(argv: list[str], value: str, here: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """`report RUN --margin 1e-300` (and simulate --until-decided, compare, profile) was a traceback: the
+    games a margin that small asks for overflow. The margin is refused before a run is read or played."""
+    line = refuse([*argv, "--margin", value], here, capsys)
+    assert "--margin" in line and "from 0.01" in line, line

@@ -180,3 +180,52 @@ def test_a_refused_writer_leaves_an_empty_folder_as_it_was(tmp_path: Path) -> No
     with RunLock(out):
         (out / "manifest.json").write_text("{}")
     assert (out / ".lock").exists()  # a run's lock stays with its files (removing it would race)
+
+
+# ---- E: what cannot mean anything is refused ------------------------------------------------------------
+
+def test_play_with_an_empty_agents_list_is_refused() -> None:
+    """`balance play kamakura --agents ''` started a game with the default seats as if --agents were left
+    out; an empty list names no agent."""
+    done = subprocess.run([sys.executable, "-m", "sim", "play", "kamakura", "--agents", ""], input="q\n",
+                          capture_output=True, text=True, timeout=90, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    one_line_refusal(done, "--agents")
+    assert done.stdout == "", done.stdout  # no board was drawn
+
+
+# ---- F: a config's keys and extends chains, refused in one line that says what is wrong -------------------
+
+def _config(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text)
+    return path
+
+
+def test_a_dotted_key_into_a_misspelt_table_suggests_the_table(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """`"chits.blu[0].points" = 1` said "cannot index it; override the whole value"; the table form
+    (`[chits] blu = ...`) already said "did you mean blue?"."""
+    base = Path(KAMAKURA).as_posix()
+    path = _config(tmp_path, "v.toml", f'extends = "{base}"\n"chits.blu[0].points" = 1\n')
+    refused(capsys, ["study", str(path), "--players", "3"], "chits.blu[0].points", "did you mean blue?")
+
+
+def test_a_long_extends_chain_is_refused_by_its_length_not_called_a_link_loop(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A chain of 1,500 extends files was called "a loop of symbolic links" (Python's recursion ran out)."""
+    from sim.config import MAX_EXTENDS
+
+    (tmp_path / "c0.toml").write_text(Path(KAMAKURA).read_text())
+    for i in range(1, 1501):
+        _config(tmp_path, f"c{i}.toml", f'extends = "c{i - 1}.toml"\n')
+    refused(capsys, ["study", str(tmp_path / "c1500.toml"), "--players", "3"], "extends",
+            f"longer than {MAX_EXTENDS} files")
+    assert main(["simulate", str(tmp_path / f"c{MAX_EXTENDS - 1}.toml"), "--players", "3", "--games", "2",
+                 "--agents", "random", "--jobs", "1", "--out", str(tmp_path / "run"), "--quiet"]) == 0
+
+
+def test_an_extends_value_with_a_newline_is_refused_in_one_line(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    path = _config(tmp_path, "v.toml", 'extends = "base.toml\\nother.toml"\n')
+    refused(capsys, ["study", str(path), "--players", "3"], "extends", "one line", "'base.toml\\nother.toml'")

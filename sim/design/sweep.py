@@ -303,12 +303,16 @@ def _read_grid(table: Any, file: str) -> tuple[list[KeyPath], list[list[Any]], l
 def _read_variants(items: Any, file: str, spec: GameSpec, players: tuple[int, ...]) -> list[Listed]:
     """The ``[[variants]]``: each named once, with its overrides and its own player counts."""
     items = expect_list(items, file, "variants")
+    if not items:
+        fail(file, "variants", "is empty: list at least one [[variants]] table, or leave the key out")
     names: set[str] = set()
     listed = []
     for i, item in enumerate(items):
         key = f"variants[{i}]"
         table = dict(expect_table(item, file, key))
-        name = expect_str(table.pop("name", ""), file, f"{key}.name") or f"variant {i + 1}"
+        name = expect_str(table.pop("name", f"variant {i + 1}"), file, f"{key}.name")
+        if not name.strip():
+            fail(file, f"{key}.name", f"is empty: name the variant, or leave name out for 'variant {i + 1}'")
         if name in names:
             fail(file, f"{key}.name", f"repeats the name {name!r}")
         names.add(name)

@@ -162,6 +162,9 @@ class Tune:
 #: the bounds of a factor between rounds (racing.growth, search.growth, racing.eta), said in `balance tune
 #: --help`: past the ceiling the next round's games overflow a count; at the floor a round adds a game
 GROWTH = (1.01, 100.0)
+#: the least target.tolerance, said in `balance tune --help`: the smallest --margin (0.01 pp); a tolerance of
+#: 0 asks for seats exactly equal, which no count of games can show
+LEAST_TOLERANCE = 0.0001
 
 
 def _number(value: object, file: str, key: str, lo: float, hi: float | None = None) -> float:
@@ -376,8 +379,8 @@ def _read_target(table: Any, file: str, spec: GameSpec) -> Target:
         if spec.values is None:
             fail(file, "target.chit_cap", f"{spec.name} has no values study to price its components by")
         chit_cap = _share(t["chit_cap"], file, "target.chit_cap")
-    return Target(tolerance=_share(t.get("tolerance", 0.02), file, "target.tolerance"), length=length,
-                  chit_cap=chit_cap)
+    return Target(tolerance=_share(t.get("tolerance", 0.02), file, "target.tolerance", LEAST_TOLERANCE),
+                  length=length, chit_cap=chit_cap)
 
 
 def _read_racing(table: Any, file: str, chit_cap: float | None) -> Racing:
