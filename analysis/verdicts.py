@@ -265,7 +265,7 @@ def seat_family(c: dict, fair: float, margin: float, alpha: float = ALPHA) -> Fa
                for s in range(k)]
     design = math.sqrt(fair * (1 - fair))
     return family(np.array([m for m, _ in moments]), np.array([s for _, s in moments]),
-                  c["seat_games"].astype(float), margin, alpha, sd_design=design)
+                  c["seat_games"].astype(float), margin, alpha, sd_design=design, within=(-fair, 1 - fair))
 
 
 def _seat_words(s: int, rate: float, fam: Family, i: int, share: str, eq: bool = False) -> str:
@@ -407,7 +407,7 @@ def start_family(c: dict, fair: float, margin: float, alpha: float = ALPHA) -> F
     """Seat 0's win rate minus the fair share (a common tally's sums), as a family of one."""
     mean, sd = share_moments(int(c["seat_games"][0]), c["seat_units"][0], c["seat_squares"][0], fair)
     return family(np.array([mean]), np.array([sd]), np.array([float(c["seat_games"][0])]), margin, alpha,
-                  sd_design=math.sqrt(fair * (1 - fair)))
+                  sd_design=math.sqrt(fair * (1 - fair)), within=(-fair, 1 - fair))
 
 
 def tiebreak_family(rescore: dict | None, margin: float, alpha: float = ALPHA) -> Family | None:
@@ -420,7 +420,7 @@ def tiebreak_family(rescore: dict | None, margin: float, alpha: float = ALPHA) -
     moments = [mean_sd(int(games[s]), -int(t["change"][s]), int(t["change_squares"][s]), SHARE_SCALE)
                for s in range(len(games))]
     return family(np.array([m for m, _ in moments]), np.array([s for _, s in moments]), games.astype(float),
-                  margin, alpha, sd_design=0.2)
+                  margin, alpha, sd_design=0.2, within=(-1, 1))
 
 
 #: what each judged family of a self-play run is called in the error split
