@@ -103,7 +103,7 @@ def seat_change(pair: dict[str, Any], k: int, margins: Margins, pace: float | No
     mean, sd = _seat_changes(pair, k)
     fair = 1 / k
     fam = family(mean, sd, np.full(k, float(n)), margins.seats, alpha,
-                 sd_design=math.sqrt(2 * fair * (1 - fair)))
+                 sd_design=math.sqrt(2 * fair * (1 - fair)), within=(-1, 1))
 
     def what(named: list[int], eq: bool) -> str:
         low, high = fam.bounds(eq)
@@ -247,7 +247,7 @@ def start_change(pair: dict[str, Any], k: int, margins: Margins, pace: float | N
     n = int(pair["games"])
     mean, sd = _seat_changes(pair, k)
     fam = family(mean[:1], sd[:1], np.array([float(n)]), margins.start, alpha,
-                 sd_design=math.sqrt(2 / k * (1 - 1 / k)))
+                 sd_design=math.sqrt(2 / k * (1 - 1 / k)), within=(-1, 1))
     question, topic = "Did the start player's advantage change?", "Start player (seat 0)"
 
     def what(_: list[int], eq: bool) -> str:

@@ -26,7 +26,7 @@ from analysis.verdicts import DEFAULT_MARGINS, Margins, run_verdicts
 from analysis.worth_verdicts import worth_verdicts
 from sim import games
 from sim.errors import ConfigError
-from storage.run_dir import stopped_adaptively
+from storage.run_dir import check_out, stopped_adaptively
 
 
 def default_out(paths: list[str | os.PathLike[str]]) -> Path:
@@ -113,7 +113,9 @@ def refuse_out(out: Path) -> None:
         if place.exists():
             if not place.is_dir():
                 raise ConfigError(f"{place}: --out: a file stands there, not a folder; choose another --out")
-            return
+            break
+    # as every --out: a non-empty folder that is not a report (`--out /`, a run directory) is not written into
+    check_out(out, "report folder", ("summary.json", "index.html"))
 
 
 def _verdicts(runs: list, labels: list[str], margins: Margins, summary: dict[str, Any], *,

@@ -165,9 +165,7 @@ def run_snapshot(run_dir: str | os.PathLike[str], allow_partial: bool = False) -
     adds chunks, never half of one), checked against their records (storage/run_parts.py): a damaged run
     is refused naming its parts, unless `allow_partial`. Nothing of the tables is read but footers."""
     path = Path(run_dir)
-    if not (path / "manifest.json").is_file():
-        raise ConfigError(f"{run_dir}: not a run directory (no manifest.json)")
-    manifest = checked_manifest(path)
+    manifest = checked_manifest(path)  # a manifest that is not a regular file is refused by what it is
     for name in TABLES:
         if not (path / f"{name}.parquet").is_dir():
             raise ConfigError(f"{run_dir}: not a run directory (no {name}.parquet)")

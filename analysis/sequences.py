@@ -149,17 +149,21 @@ class Family:
 
 
 def family(mean: Any, sd: Any, n: Any, margin: float, alpha: float = ALPHA,
-           sd_design: float | None = None, members: int | None = None) -> Family:
+           sd_design: float | None = None, members: int | None = None,
+           within: tuple[float, float] = (-math.inf, math.inf)) -> Family:
     """Simultaneous confidence sequences of several means at a family error rate `alpha` (module
     docstring), planned for a standard deviation `sd_design` (default: the largest sd here). `members`:
     how many of them the error rate is split over (default: all; fewer where a question's bound needs
-    only some of them to hold, as the seat gap's does)."""
+    only some of them to hold, as the seat gap's does). `within`: the values the means can take (a win
+    rate's difference from a fair share of 1/3 lies in [-1/3, 2/3]); the bounds are cut to it, which
+    keeps their coverage and spares a small run an interval of -354 pp."""
     mean, sd, n = (np.atleast_1d(np.asarray(x, dtype=float)) for x in (mean, sd, n))
     design_sd = sd_design if sd_design is not None else float(np.nanmax(sd)) if len(sd) else 0.5
     design = Design(alpha=alpha, members=members or max(1, len(mean)), sd=design_sd, margin=margin)
     half, eq = design.half(sd, n), design.eq_half(sd, n)
-    return Family(value=mean, sd=sd, n=n, low=mean - half, high=mean + half, eq_low=mean - eq,
-                  eq_high=mean + eq, design=design)
+    lo, hi = within
+    return Family(value=mean, sd=sd, n=n, low=np.clip(mean - half, lo, hi), high=np.clip(mean + half, lo, hi),
+                  eq_low=np.clip(mean - eq, lo, hi), eq_high=np.clip(mean + eq, lo, hi), design=design)
 
 
 def statuses(value: np.ndarray, shown: tuple[np.ndarray, np.ndarray], eq: tuple[np.ndarray, np.ndarray],

@@ -94,6 +94,12 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
+#: the bounds of --margin, said in its help: a win-rate margin in percentage points, from the first to below
+#: the second (a smaller one asks for more games than any run plays); a length or worth margin, in its unit
+MARGIN_PP = (0.01, 100)
+MARGIN_UNITS = (1e-6, 1e6)
+
+
 def parse_margins(text: str | None, questions: str | None = None) -> Margins:
     """`--margin` and `--questions`: one number (percentage points of win rate, for every win-rate
     question: ``2`` or ``2pp``) or ``key=value`` pairs (``seats=2,start=1,length=1,worth=1``), and the
@@ -116,11 +122,12 @@ def parse_margins(text: str | None, questions: str | None = None) -> Margins:
         if not math.isfinite(number) or number <= 0:
             raise ConfigError(f"--margin: must be a positive number, got {part!r}")
         for name in [key] if key else Margins.RATES:
-            if name in Margins.RATES and not 0.01 <= number < 100:
+            if name in Margins.RATES and not MARGIN_PP[0] <= number < MARGIN_PP[1]:
                 raise ConfigError(f"--margin: {name} is in percentage points of win rate (2 = 2 pp), from "
-                                  f"0.01 to below 100, got {number:g}")
-            if name not in Margins.RATES and not 1e-6 <= number <= 1e6:
-                raise ConfigError(f"--margin: {name} must be from 1e-06 to 1e+06, got {number:g}")
+                                  f"{MARGIN_PP[0]:g} to below {MARGIN_PP[1]:g}, got {number:g}")
+            if name not in Margins.RATES and not MARGIN_UNITS[0] <= number <= MARGIN_UNITS[1]:
+                raise ConfigError(f"--margin: {name} must be from {MARGIN_UNITS[0]:g} to "
+                                  f"{MARGIN_UNITS[1]:g}, got {number:g}")
             margins = replace(margins, **{name: number / 100 if name in Margins.RATES else number})
     return margins
 
@@ -258,7 +265,7 @@ def seat_family(c: dict, fair: float, margin: float, alpha: float = ALPHA) -> Fa
                for s in range(k)]
     design = math.sqrt(fair * (1 - fair))
     return family(np.array([m for m, _ in moments]), np.array([s for _, s in moments]),
-                  c["seat_games"].astype(float), margin, alpha, sd_design=design)
+                  c["seat_games"].astype(float), margin, alpha, sd_design=design, within=(-fair, 1 - fair))
 
 
 def _seat_words(s: int, rate: float, fam: Family, i: int, share: str, eq: bool = False) -> str:
@@ -400,7 +407,7 @@ def start_family(c: dict, fair: float, margin: float, alpha: float = ALPHA) -> F
     """Seat 0's win rate minus the fair share (a common tally's sums), as a family of one."""
     mean, sd = share_moments(int(c["seat_games"][0]), c["seat_units"][0], c["seat_squares"][0], fair)
     return family(np.array([mean]), np.array([sd]), np.array([float(c["seat_games"][0])]), margin, alpha,
-                  sd_design=math.sqrt(fair * (1 - fair)))
+                  sd_design=math.sqrt(fair * (1 - fair)), within=(-fair, 1 - fair))
 
 
 def tiebreak_family(rescore: dict | None, margin: float, alpha: float = ALPHA) -> Family | None:
@@ -413,7 +420,7 @@ def tiebreak_family(rescore: dict | None, margin: float, alpha: float = ALPHA) -
     moments = [mean_sd(int(games[s]), -int(t["change"][s]), int(t["change_squares"][s]), SHARE_SCALE)
                for s in range(len(games))]
     return family(np.array([m for m, _ in moments]), np.array([s for _, s in moments]), games.astype(float),
-                  margin, alpha, sd_design=0.2)
+                  margin, alpha, sd_design=0.2, within=(-1, 1))
 
 
 #: what each judged family of a self-play run is called in the error split

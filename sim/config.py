@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from sim.errors import ConfigError
+from sim.file_reads import not_regular, read_regular
 
 __all__ = [
     "ANY_INDEX",
@@ -335,8 +336,10 @@ def _set(config: dict[str, Any], path: KeyPath, value: Any, file: str, where: st
         if isinstance(part, str) and part not in node:
             nxt = path[depth + 1]
             if isinstance(nxt, int):
-                fail(file, where, f"{path_text(path[:depth + 1])} is not in the base config, so "
-                                  f"[{nxt}] cannot index it; override the whole value")
+                hint = did_you_mean(part, sorted(node))  # a misspelt table, as the table form says it
+                fail(file, where, f"{path_text(path[:depth + 1])} is not in the base config" + (
+                    f"; {hint} (allowed: {', '.join(sorted(node))})" if hint else
+                    f", so [{nxt}] cannot index it; override the whole value"))
             node[part] = {}
         node = node[part]
 
@@ -378,10 +381,14 @@ def _copy(value: Any) -> Any:
     return value
 
 
+#: a config is a few kilobytes (the largest shipped, about 10 KB): past this it is not one
+MAX_CONFIG_BYTES = 16 * 2**20
+
+
 def _read_one(shown: str, real: Path) -> dict[str, Any]:
     """Parse one TOML file; ``shown`` is the path as the user will recognise it in messages."""
-    try:
-        text = real.read_bytes().decode("utf-8")
+    try:  # only a regular file, within MAX_CONFIG_BYTES: a FIFO or a device is refused, not read
+        text = read_regular(real, "config", MAX_CONFIG_BYTES, shown).decode("utf-8")
     except UnicodeDecodeError as exc:
         fail(shown, "", f"not UTF-8 text: {exc.reason} at byte {exc.start}")
     except OSError as exc:
@@ -428,6 +435,10 @@ def _resolve(shown: str, file: str, key: str) -> Path:
         fail(file, key, f"cannot resolve {shown}: a loop of symbolic links ({exc})")
 
 
+#: the most files an extends chain may hold (a designer's are a few deep; Python's recursion ends near 500)
+MAX_EXTENDS = 100
+
+
 def _load(shown: str, chain: tuple[Path, ...]) -> dict[str, Any]:
     real = _resolve(shown, shown, "")
     data = _read_one(shown, real)
@@ -443,13 +454,20 @@ def _load(shown: str, chain: tuple[Path, ...]) -> dict[str, Any]:
     if not isinstance(target, str) or not target:
         fail(shown, "extends",
              f"must be a non-empty string (a path relative to this file), {value_described(target)}")
+    if any(ord(c) < 32 for c in target):  # a newline would split the message naming it
+        fail(shown, "extends", f"must be a path on one line, without control characters, got {target!r}")
+    if len(chain) >= MAX_EXTENDS:
+        fail(shown, "extends", f"the chain of extends from {chain[0]} is longer than {MAX_EXTENDS} files: "
+                               "extend a file nearer the base")
     parent_shown = os.path.normpath(os.path.join(os.path.dirname(shown), target))
     parent_real = _resolve(parent_shown, shown, "extends")
     if parent_real in chain:
         loop = " -> ".join([*(str(p) for p in chain), str(parent_real)])
         fail(shown, "extends", f"cycle: {loop}")
     if not parent_real.is_file():
-        fail(shown, "extends", _not_found(target, parent_real, shown, data.get("game")))
+        kind = not_regular(parent_real)
+        fail(shown, "extends", f"{target!r} is {kind}, not a config file" if kind else
+             _not_found(target, parent_real, shown, data.get("game")))
     return _apply_dotted(deep_merge(_load(parent_shown, chain), data), overrides, shown)
 
 
@@ -504,7 +522,8 @@ def load_toml(path: str | os.PathLike[str]) -> tuple[dict[str, Any], str]:
     shown = os.fspath(path)
     real = _resolve(shown, shown, "")
     if not real.is_file():
-        fail(shown, "", "file not found" if not real.exists() else "not a file")
+        kind = not_regular(real)
+        fail(shown, "", f"not a file: it is {kind}" if kind else "file not found")
     return _load(shown, ()), str(real)
 
 

@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 from sim.errors import ConfigError
+from sim.file_reads import read_regular_text
 from storage.interrupts import deferred_interrupt
 from storage.run_lock import LOCK_NAME, RunLock
 from storage.run_parts import (
@@ -58,13 +59,12 @@ def _no_constant(name: str) -> float:
 def read_json_object(path: Path, what: str, lists: tuple[str, ...] = ()) -> dict:
     """A JSON object the toolkit wrote (`what`: "run manifest", "profile manifest" ...), whose `lists`
     keys are lists of objects: one line naming the file (and key) for bytes that are not JSON, NaN,
-    nesting deeper than the parser's stack, another type, or a file past `MAX_MANIFEST_BYTES`."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_MANIFEST_BYTES:
-            raise ConfigError(f"{path}: not a {what} ({size:,} bytes; one is at most "
-                              f"{MAX_MANIFEST_BYTES // 2**20} MB)")
-        found = json.loads(path.read_text(), parse_constant=_no_constant)
+    nesting deeper than the parser's stack, another type, a file past `MAX_MANIFEST_BYTES`, or one that is
+    not a regular file (a FIFO, a device, a folder: sim.file_reads)."""
+    try:  # only a regular file, within MAX_MANIFEST_BYTES: a FIFO or /dev/zero is refused, not read
+        found = json.loads(read_regular_text(path, what, MAX_MANIFEST_BYTES), parse_constant=_no_constant)
+    except ConfigError:
+        raise
     except (OSError, ValueError) as err:  # JSONDecodeError, UnicodeDecodeError and NaN are ValueErrors
         raise ConfigError(f"{path}: not a readable {what} ({getattr(err, 'strerror', None) or err})") \
             from None
@@ -256,6 +256,22 @@ class RunDirectory:
         shutil.rmtree(self.path / SUMMARIES, ignore_errors=True)
         (self.path / RECORDS).unlink(missing_ok=True)
         self.manifest_path.unlink(missing_ok=True)
+
+
+def check_out(out: str | os.PathLike[str], what: str, marks: tuple[str, ...], *,
+              otherwise: str = "choose another --out") -> None:
+    """The one rule of every --out: refuse (ConfigError) a file, and a folder that exists, is not empty (its
+    lock aside) and holds none of `marks` (the paths, inside it, that make it this command's own earlier
+    output: a manifest, a report's summary.json). Checked before anything is played or written, so that
+    `--out /` or a designer's folder of configs is never written into. `what` names the command's folder
+    ("report folder"); `otherwise` is the way out the message suggests."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"{out}: --out is a file, not a {what}")
+    if out.is_dir() and not any((out / mark).exists() for mark in marks) and any(
+            p.name != LOCK_NAME for p in out.iterdir()):
+        raise ConfigError(f"{out}: --out is a non-empty folder that is not a {what} (no {marks[0]}); "
+                          f"{otherwise}")
 
 
 def refuse_foreign(run_dir: RunDirectory) -> None:

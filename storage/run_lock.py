@@ -64,8 +64,11 @@ class RunLock:
     def __enter__(self) -> RunLock:
         if self.folder.exists() and not self.folder.is_dir():
             raise ConfigError(f"{self.folder}: --out is a file, not a run directory")
+        self._made = [] if self.folder.is_dir() else [p for p in (self.folder, *self.folder.parents)
+                                                          if not p.exists()]
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
+            self._new_lock = not self.path.exists()
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as err:
             raise ConfigError(f"{self.folder}: cannot create the run directory ({err.strerror})") from None
@@ -89,7 +92,23 @@ class RunLock:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
         if self._fd is not None:
+            if error is not None:
+                self._leave_nothing()
             os.ftruncate(self._fd, 0)  # nobody holds it now (the file stays: removing it would race)
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
+
+    def _leave_nothing(self) -> None:
+        """After a failure that wrote nothing (a refusal: a dead Dask scheduler, a bad option found late),
+        the lock file this writer made goes, and so do the folders it made: a refused command leaves the
+        disk as it found it. A folder holding anything else keeps its lock, which a later writer may be
+        waiting on."""
+        try:
+            if not self._new_lock or any(p.name != LOCK_NAME for p in self.folder.iterdir()):
+                return
+            self.path.unlink()
+            for made in self._made:  # the deepest first; one that now holds something else stays
+                made.rmdir()
+        except OSError:
+            return

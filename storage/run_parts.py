@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sim.errors import ConfigError
+from sim.file_reads import read_regular
 
 RECORDS = "chunks.jsonl"
 QUARANTINE = "quarantine"
@@ -67,14 +68,10 @@ def read_records(run: Path) -> dict[tuple[int, int], dict[str, int]]:
     after it) is ignored; any other line that is not a record is refused (ConfigError naming the file and
     line): a record that cannot be read would let a damaged chunk pass as intact."""
     path = run / RECORDS
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return {}
-    try:
-        if path.stat().st_size > MAX_RECORDS_BYTES:
-            raise ConfigError(f"{path}: {path.stat().st_size:,} bytes, past the "
-                              f"{MAX_RECORDS_BYTES // 2**20} MB a run's chunk records can take: not a chunk "
-                              "record file")
-        text = path.read_bytes().decode()
+    try:  # only a regular file, within MAX_RECORDS_BYTES: a FIFO or a device is refused, not read
+        text = read_regular(path, "chunk record file", MAX_RECORDS_BYTES).decode()
     except (OSError, UnicodeDecodeError) as err:
         raise ConfigError(f"{path}: unreadable chunk records ({getattr(err, 'strerror', None) or err})") \
             from None

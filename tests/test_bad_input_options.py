@@ -308,3 +308,44 @@ def test_bench_scale_nan_inf_zero_negative(here: Path, capsys: pytest.CaptureFix
 
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     assert "at most 100" in " ".join(sub.choices["bench"].format_help().split())
+
+
+# ---- bounds of the numbers a run's arithmetic works with (issue: never lose a designer's file, A) --------
+
+MINUTES_HEADS = {"simulate": HEADS["simulate"], "compare": HEADS["compare"], "profile": HEADS["profile"]}
+
+
+@pytest.mark.parametrize("command", sorted(MINUTES_HEADS))
+@pytest.mark.parametrize("value", ["1e308", "nan", "0", "-1", "1e-400"])
+def test_minutes_past_the_bound_refused(command: str, value: str, here: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """--minutes 1e308 made the time left infinite, and a count of games from it an OverflowError."""
+    line = refuse([*MINUTES_HEADS[command], "--until-decided", "--minutes", value], here, capsys)
+    assert "--minutes" in line, line
+
+
+@pytest.mark.parametrize("command", ["simulate", "compare", "profile", "report", "summary", "values"])
+def test_margin_and_minutes_bounds_are_said_in_help(command: str) -> None:
+    from analysis.verdicts import MARGIN_PP, MARGIN_UNITS
+    from sim.app.until_decided import MOST_MINUTES
+    from sim.commands import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    text = " ".join(sub.choices[command].format_help().split())
+    assert f"from {MARGIN_PP[0]:g} to below {MARGIN_PP[1]:g}" in text
+    assert f"from {MARGIN_UNITS[0]:g} to {MARGIN_UNITS[1]:g}" in text
+    if command in MINUTES_HEADS:
+        assert f"at most {MOST_MINUTES:,}" in text
+
+
+@pytest.mark.parametrize("value", ["1e-300", "0.001", "5e-324"])
+@pytest.mark.parametrize("argv", [[*HEADS["simulate"], "--until-decided"], HEADS["compare"],
+                                  [*HEADS["profile"], "--until-decided"], ["report", "RUN"],
+                                  ["summary", "RUN"]],
+                         ids=["simulate", "compare", "profile", "report", "summary"])
+def test_a_margin_below_its_floor_refused(argv: list[str], value: str, here: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """`report RUN --margin 1e-300` (and simulate --until-decided, compare, profile) was a traceback: the
+    games a margin that small asks for overflow. The margin is refused before a run is read or played."""
+    line = refuse([*argv, "--margin", value], here, capsys)
+    assert "--margin" in line and "from 0.01" in line, line

@@ -14,7 +14,7 @@ import pytest
 from sim.commands import main
 from sim.design.files import MAX_GAMES
 from sim.design.sweep import MAX_VARIANTS
-from sim.design.tune_file import MAX_DIMENSION_VALUES, MAX_RACED
+from sim.design.tune_file import GROWTH, LEAST_TOLERANCE, MAX_DIMENSION_VALUES, MAX_RACED
 
 ROOT = Path(__file__).resolve().parents[1]
 KAMAKURA = (ROOT / "configs" / "kamakura" / "base.toml").as_posix()
@@ -79,6 +79,11 @@ CASES = [
     *[(f"tune length {end} {bad}", "tune", tune_text(tail=f"length = {{{end} = {bad}}}"),
        f"target.length.{end}", "must be a finite number")
       for end in ("min", "max") for bad in ("nan", "inf")],
+    # factors whose next round of games would overflow a count (OverflowError before)
+    *[(f"tune {key} 1e308", "tune", tune_text(tail=f"[racing]\n{key} = 1e308"), f"racing.{key}",
+       f"must be in {GROWTH[0]}..{GROWTH[1]}") for key in ("growth", "eta")],
+    ("tune search growth 1e308", "tune", tune_text(tail=MODEL + "growth = 1e308"), "search.growth",
+     f"must be in {GROWTH[0]}..{GROWTH[1]}"),
     ("tune constraint bound nan", "tune",
      tune_text(tail='[[constraints]]\nsum = "rules.order_chit_moves[*]"\nmax = nan'), "constraints[0].max",
      "must be a finite number"),
@@ -91,6 +96,19 @@ CASES = [
      tune_text(tail="[racing]\nfinal_games = 1000000000000000000000000000000"), "racing.final_games",
      f"1..{MAX_GAMES}"),
     ("sweep games 10**10", "sweep", sweep_text("games = 10000000000"), "games", f"1..{MAX_GAMES}"),
+    # accepted though they cannot mean anything (issue 47, item 14)
+    *[(f"tune tolerance {zero}", "tune", tune_text().replace("tolerance = 0.1", f"tolerance = {zero}"),
+       "target.tolerance", f"must be at least {LEAST_TOLERANCE:g}") for zero in ("0", "0.0", "1e-9")],
+    *[(f"tune count of a value never taken ({bounds})", "tune",
+       tune_text(tail=f'[[constraints]]\ncount = "rules.order_chit_moves[*]"\nvalue = 7\n{bounds}'),
+       "constraints[0].value", "7 is a value none of the counted keys takes")
+      for bounds in ("max = 1", "min = 0")],
+    ("sweep variants empty", "sweep",
+     sweep_text().split("[grid]")[0] + "variants = []\n",
+     "variants", "is empty"),
+    *[(f"sweep variant named {name!r}", "sweep", sweep_text(tail=f'[[variants]]\nname = "{name}"\n'
+                                                                 '"rules.voluntary_pass" = true'),
+       "variants[0].name", "is empty") for name in ("", "  ")],
     # a constraint naming a key the base config does not have
     ("tune constraint unknown key", "tune",
      tune_text(tail='[[constraints]]\nsum = "rules.order_chit_movez"\nmin = 1'), "constraints[0].sum",
@@ -190,7 +208,8 @@ def test_a_model_tune_that_has_played_its_space_through_stops_and_says_so(
 
 @pytest.mark.parametrize("command, limits", [
     ("sweep", [MAX_VARIANTS, "games at most 10^9"]),
-    ("tune", [MAX_DIMENSION_VALUES, MAX_RACED, "game counts at most 10^9", "no nan or inf"])])
+    ("tune", [MAX_DIMENSION_VALUES, MAX_RACED, "game counts at most 10^9", "no nan or inf",
+              f"growth and eta from {GROWTH[0]:g} to {GROWTH[1]:g}"])])
 def test_the_limits_are_said_in_help(command: str, limits: list, capsys: pytest.CaptureFixture) -> None:
     assert MAX_GAMES == 10**9
     with pytest.raises(SystemExit):

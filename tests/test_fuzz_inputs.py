@@ -6,8 +6,9 @@ the files of a run directory (cut, garbage, odd JSON, deleted) and a sweep or tu
 and runs the command in-process. Every outcome must be one of: accepted (exit 0), or refused (exit 2) in
 one line with nothing written anywhere under the test's folder. An exception escaping `main` is a traceback
 the user would see; a call past BOUND seconds is a hang. The draws are derandomized, so the suite
-tries the same inputs on every run and a failure reproduces; to explore others, set derandomize=False and
-raise EXAMPLES.
+tries the same inputs on every run and a failure reproduces; FUZZ_FRESH=1 draws new ones (hypothesis
+prints the seed of a failure) and FUZZ_EXAMPLES sets the draws per family:
+`FUZZ_FRESH=1 FUZZ_EXAMPLES=100 pytest tests/test_fuzz_inputs.py tests/test_fuzz_writers.py -s`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import hashlib
 import io
 import json
 import math
+import os
 import shutil
 import signal
 import tomllib
@@ -32,12 +34,15 @@ from sim.commands import main
 
 ROOT = Path(__file__).resolve().parents[1]
 BOUND = 60  # seconds: far above any tiny run here; past it a call counts as a hang
-EXAMPLES = 60  # inputs per family: the file runs in about a minute
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))  # inputs per family: the file runs in about a minute
+FRESH = os.environ.get("FUZZ_FRESH") == "1"  # new draws rather than the suite's fixed ones
 
 ODD = [math.nan, math.inf, -math.inf, -1, 0, 1, 0.5, 2**63, 10**30, "", "x", "nan", True, [], [1, "a"], {},
        {"a": 1}, datetime.date(2020, 1, 1), "a\x00b", [[[[[1]]]]]]
 ODD_WORDS = ["", "x", "nan", "inf", "-1", "0", "0.5", "1e30", "10000000000", "2000000000", "-0", " 3",
              "3,", "a:b=c", "\x00", "9" * 40]
+FUZZ = settings(deadline=None, max_examples=EXAMPLES, derandomize=not FRESH,
+                suppress_health_check=list(HealthCheck))
 RESULTS: dict[str, dict[str, int]] = {}  # family -> outcome -> count, for the closing note
 
 
@@ -55,15 +60,20 @@ def _tree(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if not p.is_symlink()}
 
 
-def run_balance(argv: list[str], family: str, watched: Path) -> tuple[int, str]:
-    """main(argv) with a time bound; asserts the outcome's contract and counts it under `family`."""
+def run_balance(argv: list[str], family: str, watched: Path, outputs: tuple[Path, ...] | None = None,
+                stdin: str = "") -> tuple[int, str]:
+    """main(argv) with a time bound; asserts the outcome's contract and counts it under `family`. With
+    `outputs`, an accepted call may change files only inside them. The home folder (`~`) is
+    watched/home, so a write there is seen too; `stdin` is what a person would type."""
+    home = watched / "home"
+    home.mkdir(exist_ok=True)
     before = _tree(watched)
     err = io.StringIO()
     old = signal.signal(signal.SIGALRM, _alarm)
     signal.setitimer(signal.ITIMER_REAL, BOUND)
     try:  # in the watched folder: a relative path an odd option makes lands there too
         with (contextlib.chdir(watched), contextlib.redirect_stderr(err),
-              contextlib.redirect_stdout(io.StringIO())):
+              contextlib.redirect_stdout(io.StringIO()), _home(home), _stdin(stdin)):
             try:
                 code = main(argv)
             except SystemExit as stop:  # argparse's refusals
@@ -81,10 +91,37 @@ def run_balance(argv: list[str], family: str, watched: Path) -> tuple[int, str]:
         assert len(said.strip().splitlines()) == 1, f"not one line: balance {' '.join(argv)}: {said}"
         assert "Traceback" not in said
         assert _tree(watched) == before, f"a refusal wrote files: balance {' '.join(argv)}: {said}"
+    if code == 0 and outputs is not None:
+        after = _tree(watched)
+        inside = [out.relative_to(watched).as_posix() for out in outputs]
+        changed = {k for k in set(before) | set(after) if before.get(k) != after.get(k)}
+        strays = sorted(k for k in changed if not any(k == o or k.startswith(o + "/") for o in inside))
+        assert not strays, f"wrote outside its output {inside}: {strays[:5]}: balance {' '.join(argv)}"
     outcome = "refused" if code == 2 else "accepted"
     RESULTS.setdefault(family, {}).setdefault(outcome, 0)
     RESULTS[family][outcome] += 1
     return code, said
+
+
+@contextlib.contextmanager
+def _home(folder: Path):
+    old = os.environ.get("HOME")
+    os.environ["HOME"] = str(folder)
+    try:
+        yield
+    finally:
+        os.environ["HOME"] = old if old is not None else ""
+
+
+@contextlib.contextmanager
+def _stdin(text: str):
+    import sys
+
+    old, sys.stdin = sys.stdin, io.StringIO(text)
+    try:
+        yield
+    finally:
+        sys.stdin = old
 
 
 def _leaves(table, prefix=()):
@@ -137,7 +174,7 @@ def _mutated_file(source: Path, pick: tuple, folder: Path) -> Path:
 CONFIGS = [ROOT / "configs/kamakura/base.toml", ROOT / "configs/sakura/base.toml"]
 
 
-@settings(deadline=None, max_examples=EXAMPLES, derandomize=True, suppress_health_check=list(HealthCheck))
+@FUZZ
 @given(config=st.sampled_from(CONFIGS), pick=mutation, players=st.sampled_from(["2", "3", "4"]))
 def test_a_mutated_config_is_played_or_refused_without_writing(tmp_path_factory, config, pick, players):
     folder = tmp_path_factory.mktemp("config")
@@ -159,7 +196,7 @@ AGENT_WORDS = ["mcts:iters={w},horizon=1", "expert:width={w},deep=1", "expert:ho
                "mcts:iters=2,horizon={w}", "greedy:{w}", "{w}", "random,random,{w}"]
 
 
-@settings(deadline=None, max_examples=EXAMPLES, derandomize=True, suppress_health_check=list(HealthCheck))
+@FUZZ
 @given(command=st.sampled_from(sorted(BASE_ARGV)), slot=st.integers(0, 50), word=st.sampled_from(ODD_WORDS),
        agents=st.sampled_from([None, *AGENT_WORDS]))
 def test_an_odd_option_is_refused_without_writing(tmp_path_factory, command, slot, word, agents):
@@ -198,7 +235,7 @@ def _damage(path: Path, how: str, at: int, value) -> None:
         path.unlink()
 
 
-@settings(deadline=None, max_examples=EXAMPLES, derandomize=True, suppress_health_check=list(HealthCheck))
+@FUZZ
 @given(which=st.integers(0, 10**6), how=st.sampled_from(["cut", "garbage", "json", "append", "delete"]),
        at=st.integers(0, 10**6), value=st.sampled_from(ODD), command=st.sampled_from(["summary", "report"]))
 def test_a_damaged_run_directory_is_refused_by_name_or_read(tmp_path_factory, template_run, which, how, at,
@@ -244,7 +281,7 @@ final_games = 40
 """
 
 
-@settings(deadline=None, max_examples=EXAMPLES, derandomize=True, suppress_health_check=list(HealthCheck))
+@FUZZ
 @given(kind=st.sampled_from(["sweep", "tune"]), pick=mutation)
 def test_a_mutated_sweep_or_tune_file_runs_or_is_refused_without_writing(tmp_path_factory, kind, pick):
     folder = tmp_path_factory.mktemp(kind)

@@ -161,8 +161,12 @@ BAD = [
      "constraints[3]", "no candidate can meet it: the sum can only be 10 to 100"),
     ("min above max", SEARCH + '\n[[constraints]]\nsum = "chits.red[*].points"\nmin = 50\nmax = 40\n',
      "constraints[3]", "min 50 is above max 40"),
-    ("impossible count", SEARCH + '\n[[constraints]]\ncount = "chits.red[*].points"\nvalue = 11\nmin = 1\n',
-     "constraints[3]", "the count of 11 can only be 0 to 0"),
+    ("impossible count", SEARCH + '\n[[constraints]]\ncount = "chits.red[*].points"\nvalue = 10\nmin = 11\n',
+     "constraints[3]", "the count of 10 can only be 0 to 10"),
+    # a value no counted key takes counts 0 whatever the bounds: it cannot mean anything (accepted before)
+    *[(f"count of a value never taken {bounds}", SEARCH + '\n[[constraints]]\ncount = "chits.red[*].points"\n'
+       f'value = 11\n{bounds}\n', "constraints[3].value", "11 is a value none of the counted keys takes")
+      for bounds in ("max = 3", "min = 0", "min = 1")],
     ("order against fixed values", SEARCH + '\n[[constraints]]\nnondecreasing = "chits.*[*].icons"\n',
      "constraints[3]", "already fall as the rank rises"),
     ("order by a searched value", SEARCH + '\n[[constraints]]\nnondecreasing = "chits.red[*].icons"\n'

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -159,3 +160,17 @@ def test_a_chit_of_no_points_and_no_power_is_worth_nothing_and_priced_right(tmp_
     assert zero.status == WITHIN and (zero.low, zero.value, zero.high) == (0, 0, 0)
     assert "worth 0 score points [0, 0], face value 0; priced right" in zero.sentence
     assert verdicts[0].key == "components" and "over-valued" in verdicts[0].sentence
+
+
+@pytest.mark.parametrize("wins, games", [([3, 0, 3], 6), ([0, 6, 0], 6), ([6, 0, 0], 6), ([1, 1], 2),
+                                         ([40, 30, 30], 100)])
+def test_a_win_rate_interval_never_leaves_what_a_win_rate_can_be(wins: list[int], games: int) -> None:
+    """A 6-game run said "+16.7 pp [-354.5, +387.8] against the fair share": a win rate's difference from
+    the fair share lies in [-fair, 1 - fair], and its interval is cut to it (coverage kept)."""
+    fair = 1 / len(wins)
+    start = start_verdict(tally(wins, games), fair, Margins())
+    assert -fair - 1e-12 <= start.low <= start.value <= start.high <= 1 - fair + 1e-12, start.sentence
+    numbers = [float(x) for x in re.findall(r"[-+]?\d+\.\d", start.sentence.split("wins", 1)[1])]
+    assert all(-100 * fair - 0.05 <= x <= 100 for x in numbers), start.sentence
+    seats = seat_verdict(tally(wins, games), fair, Margins())
+    assert all(-fair - 1e-12 <= x <= 1 - fair + 1e-12 for x in (seats.low, seats.high)), seats.sentence

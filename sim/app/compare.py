@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.errors import ConfigError, Interrupted
-from storage.run_dir import RunDirectory
+from storage.run_dir import RunDirectory, check_out
 
 DEFAULT_GAMES = 2000
 
@@ -106,6 +106,7 @@ def run_compare(ask: CompareRequest, say: Any) -> Comparison:
                           f"a {base.game} config")
     jobs = ask.jobs or os.cpu_count() or 1
     out = Path(ask.out) if ask.out else default_out(ask.base, ask.variant, ask.players, ask.agents, ask.seed)
+    check_out(out, "compare folder", ("base/manifest.json", "variant/manifest.json", "report/summary.json"))
     if ask.backend == "loky":
         prestart_workers(jobs, base.spec)
     pair = _Pair(base, variant, out, jobs, ask)

@@ -46,7 +46,8 @@ def make_seats(game: GameSpec, players: int, agents: str | None, seed: int) -> l
     `default_agents`."""
     policies = game.policies
     seats = []
-    for seat, spec in enumerate(parse_agents(agents or default_agents(players), players, game,
+    chosen = default_agents(players) if agents is None else agents  # "" is refused by parse_agents
+    for seat, spec in enumerate(parse_agents(chosen, players, game,
                                              extra_names=(HUMAN,))):
         if spec.name == HUMAN:
             seats.append(Seat(HUMAN, None))

@@ -36,6 +36,8 @@ from analysis.verdicts import (
     DECIDED,
     DEFAULT_MARGINS,
     FORECAST_CHANCE,
+    MARGIN_PP,
+    MARGIN_UNITS,
     MIN_GAMES,
     MOST_GAMES,
     STATUS_WORDS,
@@ -124,8 +126,9 @@ def check_caps(cap_games: int, cap_minutes: float | None) -> None:
     if cap_games < MIN_GAMES:
         raise ConfigError(f"--games: with --until-decided it is the cap, and no verdict is given on fewer "
                           f"than {MIN_GAMES} games; got {cap_games:,}")
-    if cap_minutes is not None and not (math.isfinite(cap_minutes) and cap_minutes > 0):
-        raise ConfigError(f"--minutes: must be a positive number of minutes, got {cap_minutes:g}")
+    if cap_minutes is not None and not (math.isfinite(cap_minutes) and 0 < cap_minutes <= MOST_MINUTES):
+        raise ConfigError(f"--minutes: must be a positive number of minutes, at most {MOST_MINUTES:,}, "
+                          f"got {cap_minutes:g}")
 
 
 def first_round(smallest_chunk: int) -> int:
@@ -321,7 +324,24 @@ class RunJudge:
 # ---- the options, as every command that plays until decided takes them ---------------------------------
 MARGIN_HELP = ("the difference that matters, for the verdicts: percentage points of win rate (default 2, for "
                "seats, start player and tie-break), or per question, e.g. seats=2,start=1,length=1,worth=1 "
-               "(length in the game's unit, worth in score points)")
+               f"(length in the game's unit, worth in score points); a win-rate margin from {MARGIN_PP[0]:g} "
+               f"to below {MARGIN_PP[1]:g}, length and worth from {MARGIN_UNITS[0]:g} to {MARGIN_UNITS[1]:g}")
+#: the ceiling of --minutes (about two years), said in its help: past it the time left overflows a count of
+#: games
+MOST_MINUTES = 1_000_000
+
+
+def minutes_float(text: str) -> float:
+    """The argparse type of --minutes: a finite number above 0, at most MOST_MINUTES."""
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of minutes, got {text!r}") from None
+    if not 0 < value <= MOST_MINUTES:  # nan fails this too
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most {MOST_MINUTES:,}, got {text!r}")
+    return value
 
 
 def add_margin_option(parser: Any) -> None:
@@ -348,8 +368,9 @@ def add_until_decided_options(parser: Any, what: str = "the run") -> None:
                              "seats) is decided at its --margin, or --games or --minutes is reached; the "
                              "verdicts' intervals are confidence sequences, so looking after every round is "
                              "allowed")
-    parser.add_argument("--minutes", type=float, metavar="M",
-                        help="with --until-decided: stop after about this many minutes too (default: no "
+    parser.add_argument("--minutes", type=minutes_float, metavar="M",
+                        help=f"with --until-decided: stop after about this many minutes too, at most "
+                             f"{MOST_MINUTES:,} (default: no "
                              "time cap)")
     add_margin_option(parser)
     add_questions_option(parser)

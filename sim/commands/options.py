@@ -48,14 +48,22 @@ def positive_float(most: float) -> Callable[[str], float]:
     return factor
 
 
+def user_path(text: str) -> str:
+    """A path as a user types it, `~` read as the home folder (os.path.expanduser): the one place it is
+    expanded, so that the writers (pathlib, which keeps a literal ~) and the readers (pyarrow and pandas,
+    which expand it) see the same folder. The argparse type of every path that is written or read."""
+    if "\0" in text:
+        raise argparse.ArgumentTypeError("the path has a null byte")
+    return os.path.expanduser(text)
+
+
 def out_path(text: str) -> str:
-    """The argparse type of --out: a path, not empty (an empty one would write to the default place)."""
+    """The argparse type of --out: a path, not empty (an empty one would write to the default place), `~`
+    expanded (`user_path`)."""
     if not text.strip():
         raise argparse.ArgumentTypeError("must name a path, got an empty one (leave --out out for the "
                                          "default)")
-    if "\0" in text:
-        raise argparse.ArgumentTypeError("the path has a null byte")
-    return text
+    return user_path(text)
 
 
 def cores() -> int:
@@ -116,7 +124,8 @@ def add_run_dirs_options(parser: argparse.ArgumentParser, *, partial: str, talli
     from storage.run_dir import MAX_MANIFEST_BYTES
     from storage.run_parts import MAX_RECORDS_BYTES
 
-    parser.add_argument("runs", nargs="+", help="run directories written by simulate; a manifest.json "
+    parser.add_argument("runs", nargs="+", type=user_path,
+                        help="run directories written by simulate; a manifest.json "
                         f"past {MAX_MANIFEST_BYTES // 2**20} MB or a chunks.jsonl past "
                         f"{MAX_RECORDS_BYTES // 2**20} MB is refused (no run writes one that large)")
     if out is not None:

@@ -19,10 +19,13 @@ PARSER = examples("balance tune configs/tunes/kamakura-3p-chit-points.toml",
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sim.design.tune_file import GROWTH, LEAST_TOLERANCE
+
     parser.add_argument("tune_file",
                         help="TOML tune file, e.g. one of configs/tunes/; limits: budget and game counts "
                              "at most 10^9, at most 10,000 values a space key, racing at most 5,000 "
-                             "candidates, finite numbers (no nan or inf)")
+                             f"candidates, growth and eta from {GROWTH[0]:g} to {GROWTH[1]:g}, "
+                             f"target.tolerance from {LEAST_TOLERANCE:g}, finite numbers (no nan or inf)")
     add_run_options(parser, jobs=True,
                     out="tune folder (default: runs/tunes/<tune file name>)",
                     force="replace candidate run directories (or a model search's study) made by a different "

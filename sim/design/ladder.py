@@ -26,7 +26,7 @@ from analysis.ladder_report import LADDER_MANIFEST
 from sim.app.runner import RunPlan, plan_run, simulate
 from sim.errors import ConfigError
 from sim.game_spec import GameSpec
-from storage.run_dir import RunDirectory, check_directory
+from storage.run_dir import RunDirectory, check_directory, check_out
 
 DEFAULT_ITERS = (25, 50, 100, 200, 400)
 DEFAULT_GAMES = 600  # a multiple of every player count 2-6; a 95% interval of about +-3.8 pp at 1/3
@@ -127,12 +127,8 @@ def plan_ladder(spec: GameSpec, players: int, config: str | os.PathLike[str] | N
         if plan.game != game:
             raise ConfigError(f"--config: {config} is a {plan.game} config, the ladder is for {game}")
         steps.append(Step(higher, lower, plan, out / f"{higher.name}-vs-{lower.name}"))
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"{out}: --out is a file, not a ladder folder")
+    check_out(out, "ladder folder", (LADDER_MANIFEST,))  # the rule of every --out
     manifest_path = out / LADDER_MANIFEST
-    if out.is_dir() and any(out.iterdir()) and not manifest_path.is_file():
-        raise ConfigError(f"{out}: --out is a non-empty folder that is not a ladder (no {LADDER_MANIFEST}); "
-                          "choose another --out")
     if manifest_path.is_file():
         from analysis.ladder_report import read_ladder_manifest
 

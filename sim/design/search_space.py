@@ -386,8 +386,23 @@ class _ConstraintReader:
         if "value" not in item:
             fail(file, f"{where}.value", "missing: the value to count")
         value = item["value"]
-        return Constraint(kind, paths, where, low, high,
-                          value=tuple(value) if isinstance(value, list) else value)
+        counted = Constraint(kind, paths, where, low, high,
+                             value=tuple(value) if isinstance(value, list) else value)
+        self.check_taken(counted, where)
+        return counted
+
+    def check_taken(self, c: Constraint, where: str) -> None:
+        """A count constraint counts a value some key it runs over can take (searched, or kept from the
+        base): counting a value none takes is always 0, a bound that cannot mean anything."""
+        taken = []
+        for p in c.paths:
+            taken.extend(self.searched[p].values if p in self.searched else [get_path(self.base, p)])
+        if not any(c.counts(x) for x in taken):
+            seen = sorted({json.dumps(x, default=str) for x in taken}, key=lambda t: (len(t), t))
+            shown = ", ".join(seen[:8]) + (", ..." if len(seen) > 8 else "")
+            counted = json.dumps(c.value, default=str)
+            fail(self.file, f"{where}.value", f"{counted} is a value none of the counted keys takes (they "
+                 f"take {shown}): the count would always be 0")
 
     def ranks(self, item: dict[str, Any], where: str, paths: tuple[KeyPath, ...],
               pattern: str) -> tuple[float, ...]:

@@ -79,10 +79,9 @@ from sim.design.overrides import (
     parse_key,
     path_text,
 )
-from sim.errors import ConfigError
 from sim.game_spec import GameSpec
-from storage.run_dir import RunDirectory, check_directory
-from storage.run_lock import LOCK_NAME, RunLock
+from storage.run_dir import RunDirectory, check_directory, check_out
+from storage.run_lock import RunLock
 
 _SWEEP_KEYS = {"base", "description", "players", "agents", "games", "seed", "rotate_seats", "grid",
                "variants"}
@@ -304,12 +303,16 @@ def _read_grid(table: Any, file: str) -> tuple[list[KeyPath], list[list[Any]], l
 def _read_variants(items: Any, file: str, spec: GameSpec, players: tuple[int, ...]) -> list[Listed]:
     """The ``[[variants]]``: each named once, with its overrides and its own player counts."""
     items = expect_list(items, file, "variants")
+    if not items:
+        fail(file, "variants", "is empty: list at least one [[variants]] table, or leave the key out")
     names: set[str] = set()
     listed = []
     for i, item in enumerate(items):
         key = f"variants[{i}]"
         table = dict(expect_table(item, file, key))
-        name = expect_str(table.pop("name", ""), file, f"{key}.name") or f"variant {i + 1}"
+        name = expect_str(table.pop("name", f"variant {i + 1}"), file, f"{key}.name")
+        if not name.strip():
+            fail(file, f"{key}.name", f"is empty: name the variant, or leave name out for 'variant {i + 1}'")
         if name in names:
             fail(file, f"{key}.name", f"repeats the name {name!r}")
         names.add(name)
@@ -393,12 +396,7 @@ def plan_sweep(sweep: Sweep, out: str | os.PathLike[str], force: bool = False) -
     every plan is made, each directory is checked: one that holds a different run is refused (ConfigError,
     nothing touched), or with `force` emptied."""
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"{out}: --out is a file, not a sweep folder")
-    foreign = out.is_dir() and any(p.name != LOCK_NAME for p in out.iterdir())
-    if foreign and not (out / SWEEP_MANIFEST).is_file():
-        raise ConfigError(f"{out}: --out is a non-empty folder that is not a sweep folder "
-                          f"(no {SWEEP_MANIFEST}); choose another --out")
+    check_out(out, "sweep folder", (SWEEP_MANIFEST,))  # the rule of every --out
     runs = []
     base_description = str(sweep.base_config.get("description") or "")
     for variant in sweep.variants:

@@ -27,7 +27,7 @@ from sim.design.racing import RaceResult, Standing, race, standing, verdict
 from sim.design.tune_file import Candidate, Target, Tune, load_tune
 from sim.errors import ConfigError
 from sim.game_spec import GameSpec
-from storage.run_dir import RunDirectory, check_directory, load_manifest
+from storage.run_dir import RunDirectory, check_directory, check_out, load_manifest
 
 TUNE_MANIFEST = "tune.json"
 
@@ -170,12 +170,9 @@ def run_tune(tune_file: str | os.PathLike[str], out: str | os.PathLike[str] | No
 
 
 def _check_out(out: Path) -> None:
-    """Refuse an --out that is a file, or a non-empty folder that is not a tune folder."""
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"{out}: --out is a file, not a tune folder")
-    if out.is_dir() and any(out.iterdir()) and not (out / TUNE_MANIFEST).is_file():
-        raise ConfigError(f"{out}: --out is a non-empty folder that is not a tune folder "
-                          f"(no {TUNE_MANIFEST}); choose another --out")
+    """Refuse an --out that is a file, or a non-empty folder that is not a tune folder (the rule of every
+    --out, storage.run_dir.check_out)."""
+    check_out(out, "tune folder", (TUNE_MANIFEST,))
 
 
 def check_budget(tune: Tune) -> None:

@@ -159,6 +159,14 @@ class Tune:
         return self.spec.name
 
 
+#: the bounds of a factor between rounds (racing.growth, search.growth, racing.eta), said in `balance tune
+#: --help`: past the ceiling the next round's games overflow a count; at the floor a round adds a game
+GROWTH = (1.01, 100.0)
+#: the least target.tolerance, said in `balance tune --help`: the smallest --margin (0.01 pp); a tolerance of
+#: 0 asks for seats exactly equal, which no count of games can show
+LEAST_TOLERANCE = 0.0001
+
+
 def _number(value: object, file: str, key: str, lo: float, hi: float | None = None) -> float:
     """A finite number in [lo, hi] (nan and inf are refused: a growth, eta or length bound of inf or nan
     would run a race forever or make every comparison false)."""
@@ -253,7 +261,8 @@ def _search(table: Any, file: str, spec: GameSpec, players: int, capped: bool) -
     return Search(sampler=sampler, objectives=objectives,
                   first_games=games_count(t.get("first_games", min(d.first_games, final)), file,
                                          "search.first_games", 1, final),
-                  growth=_number(t.get("growth", d.growth), file, "search.growth", 1.01), final_games=final,
+                  growth=_number(t.get("growth", d.growth), file, "search.growth", *GROWTH),
+                  final_games=final,
                   confirm_games=games_count(t.get("confirm_games", d.confirm_games), file,
                                             "search.confirm_games", 1),
                   confirm_agents=confirm_agents,
@@ -370,8 +379,8 @@ def _read_target(table: Any, file: str, spec: GameSpec) -> Target:
         if spec.values is None:
             fail(file, "target.chit_cap", f"{spec.name} has no values study to price its components by")
         chit_cap = _share(t["chit_cap"], file, "target.chit_cap")
-    return Target(tolerance=_share(t.get("tolerance", 0.02), file, "target.tolerance"), length=length,
-                  chit_cap=chit_cap)
+    return Target(tolerance=_share(t.get("tolerance", 0.02), file, "target.tolerance", LEAST_TOLERANCE),
+                  length=length, chit_cap=chit_cap)
 
 
 def _read_racing(table: Any, file: str, chit_cap: float | None) -> Racing:
@@ -385,11 +394,11 @@ def _read_racing(table: Any, file: str, chit_cap: float | None) -> Racing:
                                  ("intervals", "halving")),
         first_games=games_count(r.get("first_games", min(defaults.first_games, final)), file,
                                "racing.first_games", 1, final),
-        growth=_number(r.get("growth", defaults.growth), file, "racing.growth", 1.01),
+        growth=_number(r.get("growth", defaults.growth), file, "racing.growth", *GROWTH),
         final_games=final,
         confirm_games=games_count(r.get("confirm_games", final), file, "racing.confirm_games", 0),
         confidence=_share(r.get("confidence", defaults.confidence), file, "racing.confidence", 0.5, 0.9999),
-        eta=_number(r.get("eta", defaults.eta), file, "racing.eta", 1.01),
+        eta=_number(r.get("eta", defaults.eta), file, "racing.eta", *GROWTH),
         stop_when_decided=expect_bool(r.get("stop_when_decided", True), file, "racing.stop_when_decided"),
         values_games=games_count(r.get("values_games", defaults.values_games), file, "racing.values_games",
                                  2),

@@ -36,6 +36,7 @@ from sim.agent_spec import parse_agents
 from sim.app.bounds import MOST_GAMES
 from sim.app.values_run import VALUES_TABLES
 from sim.config import load_toml
+from sim.design.tune_file import LEAST_TOLERANCE
 from sim.errors import ConfigError
 from sim.workbench import views
 from sim.workbench.drafts import Draft, bulk_edit, create, field_edit
@@ -125,8 +126,10 @@ def _share(value: Any) -> float:
     except (TypeError, ValueError):
         raise Refused(f"tolerance: a number of percentage points is needed, e.g. 2, got {value!r}",
                       "tolerance") from None
-    if not 0 < x < 50:
-        raise Refused(f"tolerance: percentage points of win rate between 0 and 50, got {x:g}", "tolerance")
+    least = LEAST_TOLERANCE * 100  # the tune file's own floor, in the form's percentage points
+    if not least <= x < 50:
+        raise Refused(f"tolerance: percentage points of win rate from {least:g} to below 50, got {x:g}",
+                      "tolerance")
     return x / 100
 
 
