@@ -29,6 +29,8 @@ import pandas as pd
 
 from analysis import tally
 from analysis.tally import SHARE_SCALE
+from sim.errors import ConfigError
+from sim.file_reads import read_regular_text
 from storage.run_dir import SUMMARIES as CACHE
 
 __all__ = ["CACHE", "SHARE_SCALE", "Kind", "cached_stats", "chunk_stats", "part_key",
@@ -81,6 +83,10 @@ def chunk_stats(run: str, start: int, end: int, *, kind: Kind, manifest: dict, r
     return text, True, problem
 
 
+#: the largest cache entry read (one holds a chunk's statistics: tens of kilobytes)
+MAX_CACHE_BYTES = 64 * 2**20
+
+
 def _digest(stats: Any) -> str:
     """The digest of statistics as JSON holds them: a cache file's integrity record."""
     return hashlib.sha256(json.dumps(stats).encode()).hexdigest()
@@ -91,8 +97,8 @@ def _cached(cached: Path, key: dict[str, Any]) -> tuple[str | None, str]:
     is: it is absent, another key's or an older format, all recomputed without a word)."""
     if not cached.exists():
         return None, ""
-    try:
-        held = json.loads(cached.read_text())
+    try:  # only a regular file, within a size: a FIFO or /dev/zero put there would be read for ever
+        held = json.loads(read_regular_text(cached, "cache entry", MAX_CACHE_BYTES))
         if not isinstance(held, dict) or not {"key", "stats"} <= held.keys():
             return None, "not a cache entry"
         if held["key"] != key or "digest" not in held:
@@ -102,6 +108,8 @@ def _cached(cached: Path, key: dict[str, Any]) -> tuple[str | None, str]:
         text = json.dumps(held["stats"])
         tally.loads(text)  # statistics that do not decode are recomputed, not handed to the report
         return text, ""
+    except ConfigError as err:  # not a regular file, or too large
+        return None, str(err).split(": ", 1)[-1]
     except (OSError, ValueError, RecursionError) as err:  # ValueError: JSON, UTF-8
         return None, f"unreadable ({getattr(err, 'strerror', None) or type(err).__name__})"
     except (TypeError, KeyError, AttributeError, IndexError):

@@ -145,6 +145,18 @@ def test_a_run_file_that_is_not_regular_is_refused_not_read(name: str, make, kin
     one_line_refusal(balance(*argv), str(run / name), kind)
 
 
+@pytest.mark.parametrize("make", [_zero, _fifo])
+def test_a_cache_entry_that_is_not_regular_is_recomputed_not_read(make, run: Path) -> None:
+    """A FIFO or a link to /dev/zero in the run's summaries cache blocked `balance summary` (found by the
+    fuzz): the cache is the tool's own, so the entry is recomputed from the logs and rewritten."""
+    assert balance("summary", str(run)).returncode == 0
+    entry = next((run / "summaries").glob("*.json"))
+    make(entry)
+    done = balance("summary", str(run))
+    assert done.returncode == 0 and "recomputed" in done.stderr, done.stderr
+    assert entry.is_file() and not entry.is_symlink()
+
+
 @pytest.mark.parametrize("kind", ["FIFO", "folder"])
 def test_a_config_or_extends_target_that_is_not_regular_is_refused(kind: str, tmp_path: Path) -> None:
     """A config that is a FIFO blocked the read; `extends` at a FIFO or a folder said "file not found"."""
