@@ -273,8 +273,7 @@ budget = 200
 [target]
 tolerance = 0.2
 
-[search]
-method = "race"
+[racing]
 first_games = 10
 growth = 2
 final_games = 40

@@ -203,6 +203,15 @@ def test_a_margin_or_minutes_of_any_size_is_used_or_refused(tmp_path_factory, te
     run_balance([*argv, option, value], "margin and minutes", folder, outputs=(out, folder / "run"))
 
 
+MODEL_TUNE = SMALL_TUNE.replace("budget = 200", "budget = 400").split("[racing]")[0] + """[search]
+method = "model"
+first_games = 10
+final_games = 20
+confirm_games = 20
+verify_games = 20
+curve_checks = 1
+curve_games = 10
+"""
 TUNE_NUMBERS = ["racing.growth", "racing.eta", "racing.confidence", "target.tolerance", "search.growth",
                 "search.confidence", "target.chit_cap"]
 toml_numbers = st.one_of(st.sampled_from(["0", "0.0", "1e-300", "1e308", "nan", "inf", "-1", "1", "1.01",
@@ -216,11 +225,7 @@ def test_a_tune_factor_of_any_size_is_used_or_refused(tmp_path_factory, key, val
     folder = tmp_path_factory.mktemp("tunenumbers")
     files = _files(_mkdir(folder / "files"))
     table, name = key.split(".")
-    text = SMALL_TUNE
-    if table == "search":  # a model-based search reads [search]; racing reads [racing]
-        text = text.replace('method = "race"', 'method = "model"')
-    elif table == "racing":
-        text = text.replace("[search]", "[racing]").replace('method = "race"\n', "")
+    text = SMALL_TUNE if table != "search" else MODEL_TUNE  # racing reads [racing], a model [search]
     document = tomlkit.parse(text)
     document.setdefault(table, tomlkit.table())[name] = tomlkit.parse(f"x = {value}")["x"]
     files["tune"].write_text(tomlkit.dumps(document))

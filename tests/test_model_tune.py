@@ -424,3 +424,12 @@ def test_the_component_cap_prices_candidates_by_paired_intervention(tmp_path: Pa
     page = (outs[1] / "report" / "index.html").read_text()
     assert "What each component kind adds" in page
     assert impossible_percentages(page) == []  # only shares are percentages (issue 46)
+
+
+def test_a_small_space_is_counted_in_words() -> None:
+    """A 3-candidate model tune said "10^0.5 candidates"."""
+    from sim.commands.tune import _candidates
+
+    assert _candidates(math.log10(3)) == "3 candidates"
+    assert _candidates(math.log10(250_000)) == "250,000 candidates"
+    assert _candidates(12.4) == "10^12.4 candidates"

@@ -84,6 +84,11 @@ def _model_search(args: argparse.Namespace, tune, options: RunOptions, started: 
     print((f"recommended: {summary['recommended_config']} ({summary['recommended_label']})\n"
            f"{rec['confirm'][tune.agents]['statement']}{stopped}" if rec else why_nothing(summary, tune))
           + f"\n{study.get('spent', 0):,} games searching ({len(study.get('records', []))} trials, "
-          f"10^{summary['space']['log10_candidates']:.1f} candidates); {summary['played_now']:,} "
+          f"{_candidates(summary['space']['log10_candidates'])}); {summary['played_now']:,} "
           f"played now in {time.perf_counter() - started:.1f} s; report: {summary.get('report')}")
     return 0
+
+
+def _candidates(log10: float) -> str:
+    """A space's size in words: "3 candidates" while it is countable at a glance, "10^12.4" past a million."""
+    return f"{round(10 ** log10):,} candidates" if log10 < 6 else f"10^{log10:.1f} candidates"
