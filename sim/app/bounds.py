@@ -15,6 +15,22 @@ def _whole_number(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
 
 
+def positive_float(most: float, what: str = "a number") -> Callable[[str], float]:
+    """The argparse type of a factor or a time: a finite number above 0, at most `most` (nan and inf
+    refused); `what` names it in the refusal ("a number of minutes")."""
+    def factor(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not 0 < value <= most:  # nan fails this too
+            ceiling = f"{most:,}" if isinstance(most, int) else f"{most:g}"
+            raise argparse.ArgumentTypeError(f"must be above 0 and at most {ceiling}, got {text!r}")
+        return value
+    factor.__name__ = "factor"
+    return factor
+
+
 def positive_int(text: str) -> int:
     """The argparse type of a count (--jobs, --games, --rounds, ...): a whole number, at least 1."""
     value = _whole_number(text)

@@ -51,6 +51,7 @@ from analysis.verdicts import (
     games_for,
     judged_families,
 )
+from sim.app.bounds import positive_float
 from sim.errors import ConfigError, RunFailed
 
 #: the games cap of --until-decided when --games is not given
@@ -331,17 +332,8 @@ MARGIN_HELP = ("the difference that matters, for the verdicts: percentage points
 MOST_MINUTES = 1_000_000
 
 
-def minutes_float(text: str) -> float:
-    """The argparse type of --minutes: a finite number above 0, at most MOST_MINUTES."""
-    import argparse
-
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of minutes, got {text!r}") from None
-    if not 0 < value <= MOST_MINUTES:  # nan fails this too
-        raise argparse.ArgumentTypeError(f"must be above 0 and at most {MOST_MINUTES:,}, got {text!r}")
-    return value
+#: the argparse type of --minutes: a finite number above 0, at most MOST_MINUTES
+minutes_float = positive_float(MOST_MINUTES, "a number of minutes")
 
 
 def add_margin_option(parser: Any) -> None:

@@ -22,6 +22,7 @@ from sim.app.bounds import (  # noqa: F401 (the options' types, re-exported for 
     games_in_memory_int,
     games_int,
     players_int,
+    positive_float,
     positive_int,
     seed_int,
 )
@@ -32,20 +33,6 @@ def examples(*lines: str) -> dict[str, Any]:
     """A command's `PARSER`: its help ends with these example command lines, kept as written."""
     return {"epilog": "examples:\n" + "\n".join(f"  {line}" for line in lines),
             "formatter_class": argparse.RawDescriptionHelpFormatter}
-
-
-def positive_float(most: float) -> Callable[[str], float]:
-    """The argparse type of a factor: a finite number above 0, at most `most` (nan and inf refused)."""
-    def factor(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        if not 0 < value <= most:  # nan fails this too
-            raise argparse.ArgumentTypeError(f"must be above 0 and at most {most:g}, got {text!r}")
-        return value
-    factor.__name__ = "factor"
-    return factor
 
 
 def user_path(text: str) -> str:
