@@ -169,7 +169,7 @@ RUN = {"draft": "d.toml", "players": 3, "agents": "greedy", "seed": 0, "games": 
     ("/run", {"seed": 2**63}, "seed", "must be between 0 and 2**63 - 1"),
     ("/compare", {"start": "shipped:sakura/base.toml"}, "start", "compare a draft with a start of its own"),
     ("/tune", {"budget": 1, "space": [{"pattern": "rules.order_chit_moves[1]", "min": 0, "max": 4}]},
-     "budget", "budget: 1 games cannot pay round 1")])
+     "budget", "budget: 1 game is too few: round 1")])
 def test_the_page_refuses_what_the_command_line_refuses(bench, route, change, field, said) -> None:
     client, ws = bench
     _open(client)
@@ -237,7 +237,7 @@ def test_a_budget_too_small_is_refused_at_the_budget(bench) -> None:
     space = [{"pattern": "rules.order_chit_moves[1]", "min": "0", "max": "4"}, BLANK, BLANK]
     status, answer = _post(client, "/tune", {**RUN, "space": space, "budget": 1})
     assert status == 400 and answer["field"] == "budget" and "at" not in answer, answer
-    assert answer["message"].startswith("budget: 1 games cannot pay round 1 (5 candidates"), answer
+    assert answer["message"].startswith("budget: 1 game is too few: round 1 (5 candidates"), answer
 
 
 def test_the_pages_tune_body_with_empty_rows_is_accepted(bench) -> None:
@@ -604,7 +604,7 @@ def _tune_rows_refused_at_their_inputs(page, said: str) -> None:
     rows.nth(0).locator(".tune-max").fill("4")
     page.fill("#budget", "1")
     page.click("#tune-button")
-    page.wait_for_function(shown.format("budget", "1 games cannot pay round 1"))
+    page.wait_for_function(shown.format("budget", "1 game is too few: round 1"))
     assert page.inner_text("[data-error-for=tune]") == "" and _marked(page) == ["budget"]
     if shots:
         page.locator("#fix").screenshot(path=Path(shots, "tune-budget-refused.png"))

@@ -186,9 +186,11 @@ def check_budget(tune: Tune) -> None:
         first_round += sum(games_bound(k, tune.players, racing.values_at(racing.first_games)) for k in kinds)
         first_round += games_bound(max(kinds), tune.players, racing.confirm_values_games)
     if first_round > tune.budget:
-        raise ConfigError(f"{tune.file}: budget: {tune.budget:,} games cannot pay round 1 "
-                          f"({len(tune.candidates)} candidates x {racing.first_games:,}) and the "
-                          f"confirmation ({racing.confirm_games:,}): {first_round:,} games")
+        games = f"{tune.budget:,} game" + ("" if tune.budget == 1 else "s")
+        priced = " with their pricing" if target.chit_cap is not None else ""
+        raise ConfigError(f"{tune.file}: budget: {games} is too few: round 1 ({len(tune.candidates)} "
+                          f"candidates x {racing.first_games:,} games) and the confirmation "
+                          f"({racing.confirm_games:,}){priced} need {first_round:,}; give at least that")
 
 
 def _write_candidates(tune: Tune, out: Path, force: bool) -> dict[str, RunPlan]:
