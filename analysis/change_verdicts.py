@@ -36,6 +36,7 @@ from analysis.verdicts import (
     error_split,
     family,
     family_estimate,
+    games_for,
     more_games_text,
     pp,
     pp_interval,
@@ -48,6 +49,11 @@ CHANGE_WORDS = {WITHIN: "no change beyond the margin", SMALL: "a small change, w
 #: what each judged family of a comparison is called in the error split
 COMPARE_NAMES = {"gap": "the seat gap", "seats": "the seat changes", "start": "the start player",
                  "ties": "ties", "length": "length"}
+
+
+#: the sds the tie and length sequences are planned for (per-game differences: tied or not, and a length
+#: difference in the game's unit)
+TIE_SD_DESIGN, LENGTH_SD_DESIGN = 0.3, 3.0
 
 
 def compare_split(margins: Margins) -> dict[str, float]:
@@ -96,14 +102,26 @@ def _described(key: str, question: str, topic: str, fam: Any, *, n: int, what: s
                    margin=None, n=n, short=f"{said}.")
 
 
+def _seats_family(pair: dict[str, Any], k: int, margin: float, alpha: float) -> Any:
+    """Every seat's per-game change of win share as one family of sequences."""
+    mean, sd = _seat_changes(pair, k)
+    fair = 1 / k
+    return family(mean, sd, np.full(k, float(pair["games"])), margin, alpha,
+                  sd_design=math.sqrt(2 * fair * (1 - fair)), within=(-1, 1))
+
+
+def _start_family(pair: dict[str, Any], k: int, margin: float, alpha: float) -> Any:
+    """The start player's (seat 0's) per-game change of win share."""
+    mean, sd = _seat_changes(pair, k)
+    return family(mean[:1], sd[:1], np.array([float(pair["games"])]), margin, alpha,
+                  sd_design=math.sqrt(2 / k * (1 - 1 / k)), within=(-1, 1))
+
+
 def seat_change(pair: dict[str, Any], k: int, margins: Margins, pace: float | None,
                 alpha: float = ALPHA) -> Verdict:
     """Every seat's change of win rate as one family; the seats named are those that decided it."""
     n = int(pair["games"])
-    mean, sd = _seat_changes(pair, k)
-    fair = 1 / k
-    fam = family(mean, sd, np.full(k, float(n)), margins.seats, alpha,
-                 sd_design=math.sqrt(2 * fair * (1 - fair)), within=(-1, 1))
+    fam = _seats_family(pair, k, margins.seats, alpha)
 
     def what(named: list[int], eq: bool) -> str:
         low, high = fam.bounds(eq)
@@ -245,9 +263,7 @@ def start_change(pair: dict[str, Any], k: int, margins: Margins, pace: float | N
                  alpha: float = ALPHA) -> Verdict:
     """The start player's (seat 0's) change of win rate."""
     n = int(pair["games"])
-    mean, sd = _seat_changes(pair, k)
-    fam = family(mean[:1], sd[:1], np.array([float(n)]), margins.start, alpha,
-                 sd_design=math.sqrt(2 / k * (1 - 1 / k)), within=(-1, 1))
+    fam = _start_family(pair, k, margins.start, alpha)
     question, topic = "Did the start player's advantage change?", "Start player (seat 0)"
 
     def what(_: list[int], eq: bool) -> str:
@@ -269,7 +285,7 @@ def _difference_family(sums: Any, margin: float, design: float, alpha: float) ->
 def tie_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str, Any], margins: Margins,
                pace: float | None, alpha: float = ALPHA) -> Verdict:
     """The change of how often the top score is tied; how often the tie-break decides, described."""
-    fam = _difference_family(pair["tie"], margins.ties, 0.3, alpha)
+    fam = _difference_family(pair["tie"], margins.ties, TIE_SD_DESIGN, alpha)
 
     def rate(c: dict[str, Any], which: int = 0) -> float:  # tied (0) or decided by the tie-break (1)
         return int(c["ties"][which]) / int(c["games"])
@@ -296,7 +312,7 @@ def length_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str,
     """The change of the mean game length, in the game's own unit."""
     from analysis.tally import hist_moments
 
-    fam = _difference_family(pair["length"], margins.length, 3.0, alpha)
+    fam = _difference_family(pair["length"], margins.length, LENGTH_SD_DESIGN, alpha)
 
     def mean(c: dict[str, Any]) -> float:
         n, total, _ = hist_moments(c["length"])
@@ -355,29 +371,90 @@ def _described_seats(pair: dict[str, Any], k: int, base: dict[str, Any], variant
                    value=change, low=lower, high=upper, unit="pp", margin=None, n=n, short=f"{said}.")
 
 
+def games_if_unchanged(pair: dict[str, Any], margins: Margins = DEFAULT_MARGINS) -> int:
+    """The plan of a paired comparison without the seat gap (two levels of play on the same deals): the
+    games in all at which every judged change's equivalence interval would lie inside its margin were
+    every change exactly 0, at the observed sds of the per-game differences (as
+    sim.app.until_decided.games_if_no_difference plans one run). MOST_GAMES + 1 when none up to it would."""
+    k = len(pair["units"]) // 2
+    split = compare_split(margins)
+    families = []
+    if margins.judges("seats"):
+        families.append((_seats_family(pair, k, margins.seats, split["seats"]), margins.seats))
+    if margins.judges("start"):
+        families.append((_start_family(pair, k, margins.start, split["start"]), margins.start))
+    if margins.judges("ties"):
+        families.append((_difference_family(pair["tie"], margins.ties, TIE_SD_DESIGN, split["ties"]),
+                         margins.ties))
+    if margins.judges("length"):
+        families.append((_difference_family(pair["length"], margins.length, LENGTH_SD_DESIGN,
+                                            split["length"]), margins.length))
+    need = MIN_GAMES
+    for fam, margin in families:
+        for sd in fam.sd:
+            need = max(need, games_for(margin, float(sd), fam.design.eq_alpha, fam.design.eq_planned))
+    return need
+
+
 def stable_at_top(strongest: Any, second: Any, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:
     """Is every answer stable at the top of a skill profile? The paired verdicts of the strongest level's
     run (RunTally) against the second strongest's, which played the same deals: stable where every
     change is equivalent within its margin."""
-    from analysis.paired import paired_tally, same_games
-
-    if not same_games(strongest, second):
+    pair = top_pair(strongest, second)
+    if pair is None:
         return []
     unit = strongest.spec.vocabulary.length
-    pair, _ = paired_tally(strongest, second, unit)
     return change_verdicts(second.common, strongest.common, pair, unit, margins, fairer=False)
 
 
+def top_pair(strongest: Any, second: Any) -> dict[str, Any] | None:
+    """The pair sums of the two top levels of a profile (RunTally each), or None when they did not play
+    the same deals."""
+    from analysis.paired import paired_tally, same_games
+
+    if not same_games(strongest, second):
+        return None
+    return paired_tally(strongest, second, strongest.spec.vocabulary.length)[0]
+
+
+#: what each answer of a profile is called in the stable-at-the-top sentence
+STABLE_NAMES = {"seats": "the seats' win rates", "start": "the start player's win rate", "ties": "ties",
+                "length": "game length"}
+
+
+_PLURAL = {"the seats' win rates", "ties"}
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _plural(names: list[str]) -> bool:
+    return len(names) > 1 or names[0] in _PLURAL
+
+
 def stable_text(verdicts: list[Verdict], top: str, below: str) -> str:
-    """One sentence: stable at the top or not, and what moves."""
+    """Which answers hold for strong play (the same for `below` and `top`, within their margins), which
+    still move (changed beyond the margin from one to the other) and which are open, in words."""
     if not verdicts:
         return f"Stable at the top: not judged ({top} and {below} did not play the same deals)."
-    moved = [v.sentence.split(":")[0] for v in verdicts if v.status == BEYOND]
-    open_ = [v.sentence.split(":")[0] for v in verdicts if v.status in (UNDECIDED, TOO_FEW)]
-    if not moved and not open_:
-        return (f"Stable at the top: every answer is the same for {below} and {top}, equivalent within its "
-                "margin, so better play would not change them.")
+    judged = [v for v in verdicts if v.status != "info"]
+    if not judged:
+        return "Stable at the top: not judged (no question was asked)."
+
+    def names(*statuses: str) -> list[str]:
+        return [STABLE_NAMES.get(v.key, v.key) for v in judged if v.status in statuses]
+
+    held, moved, open_ = names(WITHIN, SMALL), names(BEYOND), names(UNDECIDED, TOO_FEW)
+    hold = (f"{_listed(held)} {'hold' if _plural(held) else 'holds'} for strong play "
+            f"(the same for {below} and {top} within the margin)") if held else ""
     if moved:
-        return (f"Not stable at the top: from {below} to {top} these answers change beyond the margin: "
-                f"{', '.join(moved)}; stronger play may move them further.")
-    return f"Stable at the top: undecided for {', '.join(open_)} (more games per level would decide it)."
+        said = (f"Not stable at the top: {_listed(moved)} still {'move' if _plural(moved) else 'moves'} "
+                f"from {below} to {top} (changed beyond the margin), so stronger play may move "
+                f"{'them' if _plural(moved) else 'it'} further")
+        rest = [part for part in (hold, f"undecided: {_listed(open_)}" if open_ else "") if part]
+        return said + ("; " + "; ".join(rest) if rest else "") + "."
+    if open_:
+        return (f"Stable at the top: undecided for {_listed(open_)} (more games of {below} and {top} would "
+                f"decide {'them' if _plural(open_) else 'it'})" + (f"; {hold}" if hold else "") + ".")
+    return f"Stable at the top: every answer asked holds for strong play: {hold}."

@@ -325,9 +325,13 @@ def test_profile_until_decided_plays_each_level_to_its_caps(tmp_path: Path) -> N
     found = re.findall(r"(random|greedy) (?:decided|undecided at the games cap) at ([\d,]+) games", line)
     counts = dict(found)
     assert set(counts) == {"random", "greedy"}, line
+    paired = re.search(r"stable at the top (?:decided|undecided at the games cap) at ([\d,]+) paired games",
+                       line)
+    assert paired, line  # then the two top levels play on together, on the same deals
+    paired_games = int(paired.group(1).replace(",", ""))
     for level, games in counts.items():
-        assert 1000 <= int(games.replace(",", "")) <= 2000
-        assert read_run_tally(out / level).n_games == int(games.replace(",", ""))
+        assert 1000 <= int(games.replace(",", "")) <= paired_games <= 2000
+        assert read_run_tally(out / level).n_games == paired_games
     assert "[1/2] random: until every verdict is decided" in done.stderr
     assert (out / "report" / "index.html").is_file()
     again = balance(*args, "--quiet")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 from sim.commands.options import RunOptions, add_run_options, examples, games_int, players_int
 
@@ -18,12 +19,14 @@ PARSER = examples("balance profile configs/kamakura/base.toml --players 3 --leve
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from sim.app.until_decided import DEFAULT_CAP, add_until_decided_options
-    from sim.design.profile import DEFAULT_GAMES, DEFAULT_LEVELS
+    from sim.design.profile import DEFAULT_GAMES, DEFAULT_LEVELS, TOP_RUNG
 
     parser.add_argument("config", help="TOML config of any game (its `game` key says which)")
     parser.add_argument("--players", type=players_int, required=True, help="number of players (required)")
-    parser.add_argument("--levels", default=DEFAULT_LEVELS,
-                        help=f"--agents strings for one seat, weakest first (default {DEFAULT_LEVELS}); "
+    parser.add_argument("--levels",
+                        help=f"--agents strings for one seat, weakest first (default {DEFAULT_LEVELS},"
+                             f"{TOP_RUNG}); with --until-decided the top two also play until it is "
+                             "decided which answers stay the same from one to the other; "
                              "every seat plays the level")
     parser.add_argument("--games", type=games_int,
                         help=f"games per level (default {DEFAULT_GAMES:,}); with --until-decided each "
@@ -56,10 +59,19 @@ def run(args: argparse.Namespace) -> int:
     if result.until:
         print("until decided: " + "; ".join(
             f"{name} {'decided' if done.decided else 'undecided at the ' + done.reason} at "
-            f"{done.games:,} games" for name, done in result.until.items()))
+            f"{done.games:,} games" for name, done in result.until.items())
+            + _stable_said(result.stable))
     print(f"{result.text}\n{len(result.levels)} levels ({result.skipped} finished already), "
           f"{result.played:,} games played"
           + (f" and {result.values_played:,} values base games" if args.values else "")
           + f" in {time.perf_counter() - started:.1f} s; profile folder: {result.out}; "
           f"report: {result.report}")
     return 0
+
+
+def _stable_said(done: Any) -> str:
+    """The stable-at-the-top stage in the until-decided line ("" when there was none)."""
+    if done is None:
+        return ""
+    status = "decided" if done.decided else f"undecided at the {done.reason}"
+    return f"; stable at the top {status} at {done.games:,} paired games"

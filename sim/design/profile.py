@@ -41,6 +41,8 @@ from sim.game_spec import GameSpec
 from storage.run_dir import RunDirectory, check_directory
 
 DEFAULT_LEVELS = "greedy,mcts:iters=250,expert"
+#: the rung above expert, added to the default levels of a game whose registry offers it
+TOP_RUNG = "search"
 DEFAULT_GAMES = 2000  # a 95% interval of about +-2 points on a seat's win rate near 1/3
 
 
@@ -68,6 +70,8 @@ class ProfileResult:
     seconds: float = 0.0
     #: with until_decided: each level's `sim.app.until_decided.UntilDecidedResult`, by level name
     until: dict[str, Any] = field(default_factory=dict)
+    #: with until_decided: the stable-at-the-top stage's UntilDecidedResult (the two top levels, paired)
+    stable: Any = None
 
 
 def split_levels(text: str) -> list[str]:
@@ -82,6 +86,12 @@ def split_levels(text: str) -> list[str]:
     return parts
 
 
+def default_levels(game: GameSpec) -> str:
+    """The default levels of a game: greedy, MCTS, expert and, where the game offers it, the search rung
+    above expert (the top two are the ones "stable at the top" compares)."""
+    return DEFAULT_LEVELS + (f",{TOP_RUNG}" if TOP_RUNG in game.agents else "")
+
+
 def level_slug(agent: str) -> str:
     """The folder name of a level: its agent string with every run of other characters turned into one
     ``-`` (``mcts:iters=250`` -> ``mcts-iters-250``)."""
@@ -94,7 +104,7 @@ def parse_levels(text: str | None, game: GameSpec) -> list[tuple[str, str]]:
     ``mcts:iters=1000`` (its default) are the same level."""
     from sim.agent_spec import resolved
 
-    text = DEFAULT_LEVELS if text is None else text
+    text = default_levels(game) if text is None else text
     levels, seen, slugs = [], {}, {}
     for part in split_levels(text):
         if not part:
@@ -274,11 +284,15 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
             res = simulate(level.values_plan, base_games, level.values_out, jobs=jobs, force=force)
             result.values_played += res.played
             say(f"{label} values: {res.played:,} base games in {res.seconds:.1f} s ({level.values_out})")
+    if until_decided and len(planned) >= 2:
+        result.stable = _stable_until_decided(planned[-1], planned[-2], games, minutes, margins=margins,
+                                              jobs=jobs, force=force, say=say)
+        result.played += result.stable.played
     from analysis.run_report import build_report
     from analysis.skill import format_profile, read_profile
 
     result.report = build_report([out], out / "report", margins=margins)
-    result.text = format_profile(read_profile(out))
+    result.text = format_profile(read_profile(out)) + "\n" + _stable_sentence(planned, margins)
     result.seconds = time.perf_counter() - started
     return result
 
@@ -301,6 +315,72 @@ def _until_decided(level: Level, cap: int, minutes: float | None, margins: Any, 
     verdict = "decided" if done.decided else f"undecided at the {done.reason}"
     say(f"{label}: {verdict} at {done.games:,} games, {done.played:,} played now in {done.seconds:.1f} s "
         f"({level.out})")
+    return done
+
+
+def _stable_sentence(planned: list[Level], margins: Any) -> str:
+    """Which answers hold for strong play and which still move: the two top levels' paired verdicts."""
+    from analysis.change_verdicts import stable_at_top, stable_text
+    from analysis.run_tally import read_run_tally
+
+    top, second = planned[-1], planned[-2]
+    found = stable_at_top(read_run_tally(top.out), read_run_tally(second.out), margins)
+    return stable_text(found, top.name, second.name)
+
+
+class StableJudge:
+    """The stable-at-the-top verdicts of a profile's two top levels, read afresh at every look; `plan` is
+    the games that would decide them were nothing to change from one level to the other."""
+
+    def __init__(self, top: Level, second: Level, margins: Any) -> None:
+        self.top, self.second, self.margins = top, second, margins
+        self.pair: dict[str, Any] | None = None
+
+    def __call__(self) -> list:
+        from analysis.change_verdicts import change_verdicts, top_pair
+        from analysis.run_tally import read_run_tally
+
+        top, second = read_run_tally(self.top.out), read_run_tally(self.second.out)
+        self.pair = top_pair(top, second)
+        if self.pair is None:  # play_to brings both to the same games: a damaged level's parts
+            raise ConfigError(f"{self.top.out} and {self.second.out}: the two top levels hold different "
+                              "games after playing to the same number; run the profile again to mend them")
+        unit = top.spec.vocabulary.length
+        return change_verdicts(second.common, top.common, self.pair, unit, self.margins, fairer=False)
+
+    def plan(self) -> int | None:
+        from analysis.change_verdicts import games_if_unchanged
+
+        return games_if_unchanged(self.pair, self.margins) if self.pair is not None else None
+
+
+def _stable_until_decided(top: Level, second: Level, cap: int, minutes: float | None, margins: Any, jobs: int,
+                          force: bool, say: Callable[[str], None]) -> Any:
+    """Play the two top levels on the same deals, in rounds, until every answer's change from the second
+    to the top is decided at its margin: which answers hold for strong play and which still move."""
+    from analysis.change_verdicts import CHANGE_WORDS
+    from sim.app.until_decided import first_round, play_until_decided
+    from storage.run_dir import mark_stopped_adaptively
+
+    def play_to(games: int) -> int:
+        have = max(RunDirectory(level.out, level.plan.tables).finished_games() for level in (top, second))
+        target = max(games, have)  # both levels to the same games: the same deals, paired
+        return sum(simulate(level.plan, target, level.out, jobs=jobs, force=force).played
+                   for level in (second, top))
+
+    judge = StableJudge(top, second, margins)
+    label = f"stable at the top ({second.name} -> {top.name})"
+    say(f"{label}: until every answer's change is decided at its margin (cap {cap:,} games"
+        + (f" or {minutes:g} min" if minutes is not None else "") + ")")
+    try:
+        done = play_until_decided(play_to, judge, cap, minutes, say,
+                                  first=first_round(top.plan.smallest_chunk()), plan=judge.plan,
+                                  words=CHANGE_WORDS)
+    finally:  # looked at after every round, even when interrupted
+        mark_stopped_adaptively(top.out, second.out)
+    verdict = "decided" if done.decided else f"undecided at the {done.reason}"
+    say(f"{label}: {verdict} at {done.games:,} paired games, {done.played:,} played now in "
+        f"{done.seconds:.1f} s")
     return done
 
 
