@@ -158,6 +158,9 @@ class GameSpec:
     #: (end_reason label, what it is): games the engine stopped at its safety limit, not by the rules (a
     #: deck that cannot progress); `balance simulate` and the report count them (None: the game has none)
     limit_end: tuple[str, str] | None = None
+    #: (players, dotted key, its values): a rule that exists at that player count only and changes the
+    #: game, so that count is played once per value where every count is played (`balance sheet`)
+    player_variants: tuple[tuple[int, str, tuple[str, ...]], ...] = ()
 
     # ---- references -----------------------------------------------------------------------------------
     @property

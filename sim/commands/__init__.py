@@ -22,6 +22,7 @@ from sim.commands import (
     play,
     profile,
     report,
+    sheet,
     simulate,
     study,
     summary,
@@ -36,7 +37,7 @@ from sim.errors import ConfigError, RunFailed
 #: every `balance` subcommand by name, in the order `balance --help` lists them
 COMMANDS: dict[str, ModuleType] = {command.NAME: command for command in (
     study, simulate, values, report, summary, ladder, play, train, bench, compare, sweep, tune, profile,
-    workbench)}
+    sheet, workbench)}
 
 
 def _version() -> str:

@@ -145,4 +145,5 @@ SPEC = GameSpec(
              ("rules.bump_from", BUMP_FROM), ("cards[*].garden", GARDEN_ACTIONS),
              ("cards[*].painter", PAINTER_ACTIONS)),
     limit_end=("round_limit", "the 2,000-round limit (kernels.MAX_ROUNDS)"),
+    player_variants=((2, "rules.two_player_variant", VARIANTS),),  # docs/rules.md "Two players"
 )

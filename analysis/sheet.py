@@ -1,0 +1,119 @@
+"""The balance sheet of a config (`balance sheet`, issue 48): for every player count, the top level's
+answers on the seats, the start player and the tie-break, and whether each holds for strong play (the
+same at the two top levels, within its margin) or still moves.
+
+Pure functions: `sheet_row` (one table's verdicts -> a row), `sheet_frame` (rows -> the sheet),
+`sheet_lead` (the sheet -> its sentences), `sheet_section` (the sheet -> the report's lead section),
+`sheet_text` (the sheet -> the printed table).
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import pandas as pd
+
+from analysis.page import Section
+from analysis.verdicts import BEYOND, SMALL, STATUS_WORDS, TOO_FEW, UNDECIDED, WITHIN, Verdict
+
+#: the top level's verdicts on the sheet (run verdict keys) and the paired change that says whether each
+#: is stable at the top (change verdict keys): the tie-break's effect pairs with how often the top score
+#: is tied, the change the tie-break acts on
+ANSWERS = (("seats", "seats", "seats"), ("start", "start", "start player"), ("tiebreak", "ties", "ties"))
+HOLDS, MOVES, OPEN, NOT_ASKED = "holds", "still moves", "undecided", "not asked"
+
+
+def _stable_word(verdict: Verdict | None) -> str:
+    if verdict is None or verdict.status == "info":
+        return NOT_ASKED
+    if verdict.status in (WITHIN, SMALL):
+        return HOLDS
+    if verdict.status == BEYOND:
+        return MOVES
+    return OPEN if verdict.status == UNDECIDED else STATUS_WORDS[TOO_FEW]
+
+
+def _answer(verdict: Verdict | None) -> tuple[str, str]:
+    """(status, words): the verdict's status and its answer in a few words."""
+    if verdict is None:
+        return "", "not judged"
+    if verdict.status == "info":
+        return "info", f"not asked: {verdict.short or verdict.sentence}"
+    return verdict.status, f"{STATUS_WORDS[verdict.status]}: {verdict.short or verdict.sentence}"
+
+
+def sheet_row(table: str, players: int, top: str, below: str, top_verdicts: list[Verdict],
+              stable_verdicts: list[Verdict], games: int, paired: int) -> dict[str, Any]:
+    """One table of the sheet (a player count, or a count's variant): each answer at the top level with
+    its status, and whether it holds for strong play."""
+    found = {v.key: v for v in top_verdicts}
+    changes = {v.key: v for v in stable_verdicts}
+    row: dict[str, Any] = {"table": table, "players": players, "top": top, "below": below, "games": games,
+                           "paired_games": paired}
+    for key, change_key, name in ANSWERS:
+        status, words = _answer(found.get(key))
+        row[f"{name}"] = words
+        row[f"{name} status"] = status
+        row[f"{name} at the top"] = _stable_word(changes.get(change_key)) if stable_verdicts else "not judged"
+    return row
+
+
+def sheet_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The sheet: one row per table, in the order played."""
+    return pd.DataFrame(rows)
+
+
+def _tables(frame: pd.DataFrame, mask: pd.Series) -> str:
+    names = list(frame.loc[mask, "table"])
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def sheet_lead(frame: pd.DataFrame) -> list[str]:
+    """The sheet's answer in sentences, one per question: where the top level finds it fair, unfair or
+    undecided, and where that answer holds for strong play."""
+    if frame.empty:
+        return []
+    top, below = frame["top"].iloc[0], frame["below"].iloc[0]
+    said = []
+    for _, _, name in ANSWERS:
+        status = frame[f"{name} status"]
+        if (status == "info").all() or (status == "").all():
+            continue
+        parts = []
+        for word, statuses in (("unfair", (BEYOND,)), ("fair within the margin", (WITHIN, SMALL)),
+                               ("undecided", (UNDECIDED, TOO_FEW))):
+            mask = status.isin(statuses)
+            if mask.any():
+                parts.append(f"{word} at {_tables(frame, mask)}")
+        holds = frame[f"{name} at the top"] == HOLDS
+        moves = frame[f"{name} at the top"] == MOVES
+        stable = (f"; the answer holds for strong play at {_tables(frame, holds)}" if holds.any() else
+                  "; at no table is the answer yet shown to hold for strong play")
+        stable += f", and still moves from {below} to {top} at {_tables(frame, moves)}" if moves.any() else ""
+        said.append(f"{name.capitalize()}, at the top level ({top}): {'; '.join(parts)}{stable}.")
+    return said
+
+
+def sheet_section(frame: pd.DataFrame, margins_text: str) -> Section:
+    """The report's lead section: the sentences, then the sheet as a table."""
+    notes = [html.escape(s) for s in sheet_lead(frame)]
+    notes.append(html.escape(
+        f"Each answer is the top level's verdict ({margins_text}); 'holds' means its change from the level "
+        "below to the top level is equivalent within the margin on the same deals (better play did not move "
+        "it), 'still moves' that it changed beyond the margin, so stronger play than these may move it "
+        "further. Every table is its own report section below."))
+    shown = frame[[c for c in frame.columns if not c.endswith(" status")]]
+    return Section("Balance sheet", notes=notes, tables=[("sheet", "The balance sheet, one row per table",
+                                                           shown)], question="verdicts", anchor="sheet")
+
+
+def sheet_text(frame: pd.DataFrame) -> str:
+    """The sheet as printed: the sentences, then per table each answer and whether it holds at the top."""
+    lines = sheet_lead(frame)
+    for row in frame.to_dict(orient="records"):
+        lines.append(f"{row['table']} ({row['games']:,} games of {row['top']}, {row['paired_games']:,} "
+                     f"paired with {row['below']}):")
+        for _, _, name in ANSWERS:
+            lines.append(f"  {name:<13} {row[name]}  [at the top: {row[f'{name} at the top']}]")
+    return "\n".join(lines)

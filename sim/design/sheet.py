@@ -1,0 +1,251 @@
+"""`balance sheet CONFIG`: the balance sheet of a config (issue 48, point 5).
+
+Every player count the game allows (and, where a rule exists at one count only, that count once per value
+of it: Sakura's two two-player variants, `GameSpec.player_variants`) is one *table*: a profile of the two
+top levels (default: the game's two strongest agents, `expert` and `search`) played until decided
+(sim/design/profile.py: each level until its own verdicts are decided, then both together until every
+answer's change between them is), `--games` the cap of each level, into ``OUT/<table>/``. A variant's
+config is written as ``OUT/configs/<table>.toml``: the designer's config extended with the one key.
+
+``OUT/sheet.json`` lists the tables; ``OUT/report/`` leads with the sheet (analysis.sheet: for each table
+the seat, start-player and tie-break verdicts at the top level and whether each holds for strong play),
+then every table's own sections. The sheet resumes like a profile: a decided table plays nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+
+from sim import games
+from sim.design.profile import default_levels, split_levels
+from sim.errors import ConfigError
+from sim.game_spec import GameSpec
+from storage.run_dir import check_out
+
+SHEET_MANIFEST = "sheet.json"
+#: each level's cap at each table: the top rung is about 20 times the expert's cost
+DEFAULT_CAP = 4000
+#: what the sheet judges: the seats, the start player and the tie-break
+DEFAULT_QUESTIONS = "seats,start,ties"
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of the sheet: a player count, or a count with one value of a rule that exists there only."""
+
+    label: str  # "3 players", "2 players (tactical)"
+    slug: str  # its folder: "3p", "2p-tactical"
+    players: int
+    config: Path
+    out: Path
+    variant: dict[str, str] = field(default_factory=dict)  # dotted key -> value, for a variant table
+
+
+@dataclass
+class SheetResult:
+    out: Path
+    tables: list[Table]
+    played: int = 0
+    report: Path | None = None
+    text: str = ""
+    seconds: float = 0.0
+    stops: dict[str, str] = field(default_factory=dict)  # table label -> how its top stage ended
+
+
+def default_out(game: str, config: str | os.PathLike[str]) -> Path:
+    """runs/sheets/<game>-<config stem>."""
+    return Path("runs") / "sheets" / f"{game}-{Path(config).stem}"
+
+
+def top_levels(spec: GameSpec, text: str | None) -> str:
+    """The two levels of the sheet: the game's two strongest by default; exactly two if given."""
+    if text is None:
+        return ",".join(split_levels(default_levels(spec))[-2:])
+    if len(split_levels(text)) != 2:
+        raise ConfigError("--levels: the sheet compares two levels, the second strongest then the "
+                          f"strongest; got {text!r}")
+    return text
+
+
+def plan_tables(spec: GameSpec, config: Path, out: Path, players: list[int] | None = None) -> list[Table]:
+    """The tables of the sheet: every player count (or those asked), a count with a rule of its own once
+    per value of that rule."""
+    counts = players or list(range(spec.min_players, spec.max_players + 1))
+    for n in counts:
+        if not spec.min_players <= n <= spec.max_players:
+            raise ConfigError(f"--players: {spec.name} is played by {spec.min_players} to {spec.max_players} "
+                              f"players, got {n}")
+    tables = []
+    for n in counts:
+        variants = [(key, values) for count, key, values in spec.player_variants if count == n]
+        if not variants:
+            tables.append(Table(f"{n} players", f"{n}p", n, config, out / f"{n}p"))
+            continue
+        for key, values in variants:
+            for value in values:
+                slug = f"{n}p-{value}"
+                tables.append(Table(f"{n} players ({value})", slug, n, out / "configs" / f"{slug}.toml",
+                                    out / slug, {key: value}))
+    return tables
+
+
+def _variant_text(config: Path, variant: dict[str, str], label: str) -> str:
+    """A variant table's config: the designer's, extended with the one key."""
+    doc = tomlkit.document()
+    doc.add(tomlkit.comment(f"written by `balance sheet`: {label}"))
+    doc["extends"] = str(config.resolve())
+    for dotted, value in variant.items():
+        *tables, key = dotted.split(".")
+        node: Any = doc
+        for name in tables:
+            node = node.setdefault(name, tomlkit.table())
+        node[key] = value
+    return tomlkit.dumps(doc)
+
+
+def _parse_players(text: str | None) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        counts = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise ConfigError(f"--players: whole numbers separated by commas, got {text!r}") from None
+    if len(set(counts)) != len(counts):
+        raise ConfigError(f"--players: a player count given twice in {text!r}")
+    return counts
+
+
+def run_sheet(config: str | os.PathLike[str], *, players: str | None = None, levels: str | None = None,
+              games_cap: int = DEFAULT_CAP, minutes: float | None = None, margins: Any = None, jobs: int = 1,
+              seed: int = 0, out: str | os.PathLike[str] | None = None, force: bool = False,
+              say: Callable[[str], None] = print) -> SheetResult:
+    """Plan every table (refusing bad input before any game or file), play each as a profile until
+    decided, write sheet.json and the report."""
+    from analysis.verdicts import DEFAULT_MARGINS
+    from sim.config import load_toml
+    from sim.design.profile import run_profile
+
+    started = time.perf_counter()
+    margins = margins or DEFAULT_MARGINS
+    config = Path(config)
+    merged, _ = load_toml(config)
+    spec = games.spec_of_config(merged, config)
+    levels = top_levels(spec, levels)
+    out = Path(out) if out else default_out(spec.name, config)
+    check_out(out, "balance sheet folder", (SHEET_MANIFEST,))
+    tables = plan_tables(spec, config, out, _parse_players(players))
+    identity = {"game": spec.name, "config_hash": _check_tables(spec, merged, config, tables, levels, seed,
+                                                                force),
+                "seed": seed, "levels": levels}
+    _check_earlier(out, identity, force)
+    out.mkdir(parents=True, exist_ok=True)
+    for table in tables:
+        if table.variant:
+            _write_variant(table, config)
+    manifest = {"study": "sheet", **identity, "config": str(config), "games": games_cap, "minutes": minutes,
+                "tables": [{"label": t.label, "players": t.players, "variant": t.variant,
+                            "config": os.path.relpath(t.config, out) if t.variant else str(config),
+                            "dir": os.path.relpath(t.out, out)} for t in tables]}
+    (out / SHEET_MANIFEST).write_text(json.dumps(manifest, indent=2))
+    result = SheetResult(out, tables)
+    for i, table in enumerate(tables, 1):
+        say(f"[{i}/{len(tables)}] {table.label}: {levels}, until decided (cap {games_cap:,} games a level)")
+        done = run_profile(table.config, table.players, levels=levels, games=games_cap, jobs=jobs, seed=seed,
+                           out=table.out, force=force, say=say, until_decided=True, minutes=minutes,
+                           margins=margins)
+        result.played += done.played
+        stable = done.stable
+        result.stops[table.label] = ("decided" if stable.decided else f"undecided at the {stable.reason}") \
+            if stable is not None else "not played"
+    result.report, result.text = write_sheet_report(out, margins)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _check_tables(spec: GameSpec, merged: dict, config: Path, tables: list[Table], levels: str, seed: int,
+                  force: bool) -> str:
+    """Refuse (ConfigError), before any game or file, a table the config, the levels or a folder in the way
+    would fail: each count's rules (a variant's with its key set), its levels' agents and models, its
+    folder. Returns the config's hash."""
+    import copy
+    import tempfile
+
+    from sim.design.profile import plan_profile
+
+    for table in tables:
+        rules_of = copy.deepcopy(merged)
+        for dotted, value in table.variant.items():
+            *names, key = dotted.split(".")
+            node = rules_of
+            for name in names:
+                node = node.setdefault(name, {})
+            node[key] = value
+        spec.rules(rules_of, table.players, os.fspath(config))
+        # the levels at this count (agents, models): a variant table's folder is checked once its config is
+        # written; here its levels are planned on the designer's config, into a folder that is not there
+        nowhere = Path(tempfile.gettempdir()) / f"balance-sheet-{os.getpid()}"
+        where = nowhere if table.variant else table.out
+        plan_profile(config, table.players, levels=levels, seed=seed, out=where, force=force)
+    return spec.rules(merged, tables[0].players, os.fspath(config)).config_hash
+
+
+def _check_earlier(out: Path, identity: dict[str, Any], force: bool) -> None:
+    """Refuse a folder holding a sheet of another config, seed or levels (with --force its tables are
+    replaced, as a profile's)."""
+    if force or not (out / SHEET_MANIFEST).is_file():
+        return
+    old = read_sheet_manifest(out)
+    differs = [k for k, v in identity.items() if old.get(k) != v]
+    if differs:
+        shown = "; ".join(f"{k}: sheet has {old.get(k)!r}, asked {identity[k]!r}" for k in differs)
+        raise ConfigError(f"{out}: made by a different sheet ({shown}); use another --out, or --force to "
+                          "replace its tables")
+
+
+def _write_variant(table: Table, config: Path) -> None:
+    """Write a variant table's config (the tool's own file, in the sheet's folder)."""
+    table.config.parent.mkdir(parents=True, exist_ok=True)
+    text = _variant_text(config, table.variant, table.label)
+    if not table.config.is_file() or table.config.read_text() != text:
+        table.config.write_text(text)
+
+
+def read_sheet_manifest(out: Path) -> dict[str, Any]:
+    from storage.run_dir import read_json_object
+
+    return read_json_object(out / SHEET_MANIFEST, "sheet manifest", ("tables",))
+
+
+def write_sheet_report(out: Path, margins: Any) -> tuple[Path, str]:
+    """The sheet's report from its tables' runs alone: OUT/report/ (the sheet first, then every table's
+    sections) and the printed sheet."""
+    from analysis.change_verdicts import stable_at_top
+    from analysis.run_report import build_report
+    from analysis.run_tally import read_run_tally
+    from analysis.sheet import sheet_frame, sheet_row, sheet_section, sheet_text
+    from analysis.verdicts import run_verdicts
+    from sim.design.profile import level_slug
+
+    manifest = read_sheet_manifest(out)
+    below, top = split_levels(manifest["levels"])
+    rows, folders = [], []
+    for table in manifest["tables"]:
+        folder = out / table["dir"]
+        folders.append(folder)
+        top_run, below_run = (read_run_tally(folder / level_slug(name)) for name in (top, below))
+        paired = stable_at_top(top_run, below_run, margins)
+        rows.append(sheet_row(table["label"], table["players"], top, below, run_verdicts(top_run, margins),
+                              paired, top_run.n_games, paired[0].n if paired else 0))
+    frame = sheet_frame(rows)
+    margins_text = ", ".join(f"{q} ±{margins.text(q)}" for q in ("seats", "start", "tiebreak")
+                             if margins.judges(q))
+    report = build_report(folders, out / "report", margins=margins, lead=[sheet_section(frame, margins_text)])
+    return report, sheet_text(frame)
