@@ -10,12 +10,13 @@ k times in the denominator (`choice_sets` writes each place as such a choice fro
 
 **Order of a game's seats.** By win share first (the winner, or the winners of a shared win, ahead of the
 others even when a tie-break on equal scores decided it), then by score. Seats equal in both are tied: a
-shared win, or equal scores behind the winner. A game whose win went to no seat (Sakura's court painter)
-is ordered by score alone. **Ties** follow Breslow's rule (the same product-of-choices likelihood as the
-Cox model's, where it handles tied times): each seat of a tied group counts as chosen from all the seats
-not placed ahead of it, the others of its group included, so a tie is read as evidence that the tied
-levels are alike (a two-player tie counts as a half win to each side, with the weight of two games). Ties
-cannot be written as a strict ranking; as choices they can, which is why the fit takes top-1 choices.
+shared win, or equal scores behind the winner. A game whose win went to no seat (a neutral painter that
+a game lets win) is ordered by score alone. **Ties** follow Breslow's rule (the same product-of-choices
+likelihood as the Cox model's, where it handles tied times): each seat of a tied group counts as chosen
+from all the seats not placed ahead of it, the others of its group included, so a tie is read as evidence
+that the tied levels are alike (a two-player tie counts as a half win to each side, with the weight of
+two games). Ties cannot be written as a strict ranking; as choices they can, which is why the fit takes
+top-1 choices.
 
 **Unit and anchor.** A rating is a natural-log strength relative to the lowest level (random), which is 0
 with no interval. A level rated d above another wins a game against N-1 seats of that other with chance
@@ -105,13 +106,15 @@ class Choices:
     def top1(self, keep: np.ndarray, local: np.ndarray) -> list[tuple[int, list[int]]]:
         """The choices `keep` (a mask) as choix's top-1 data over the levels renumbered by `local` (level
         index -> item): (winner, losers), the losers a list with one entry per seat."""
-        data = []
-        for c in np.flatnonzero(keep):
-            counts = self.counts[c].copy()
-            counts[self.chosen[c]] -= 1
-            data.append((int(local[self.chosen[c]]), [int(local[lv]) for lv in np.repeat(
-                np.arange(len(counts)), counts)]))
-        return data
+        kinds, which = np.unique(np.column_stack([self.chosen[keep], self.counts[keep]]), axis=0,
+                                 return_inverse=True)  # a ladder has few kinds of choice: build each once
+        made = []
+        for kind in kinds:
+            counts = kind[1:].copy()
+            counts[kind[0]] -= 1
+            made.append((int(local[kind[0]]), [int(local[lv]) for lv in np.repeat(np.arange(len(counts)),
+                                                                                  counts)]))
+        return [made[i] for i in which.reshape(-1)]
 
 
 def choice_sets(places: pd.DataFrame, levels: list[str]) -> Choices:
