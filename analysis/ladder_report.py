@@ -193,6 +193,7 @@ def ratings_chart(ratings: pd.DataFrame, title: str) -> Figure:
                         (xi, row.ci_high), textcoords="offset points", xytext=(0, 4), ha="center",
                         fontsize=7)
     ax.set_xticks(x, [str(v) for v in ratings["level"]], fontsize=8)
+    ax.set_xlim(-0.5, len(ratings) - 0.5)  # room for the labels of the first and last levels
     ax.margins(y=0.15)
     ax.legend(fontsize=8, loc="upper left")
     ax.set_title(title, fontsize=11)
@@ -232,15 +233,17 @@ def rating_lines(ratings: pd.DataFrame) -> list[str]:
              "seat's win share against N-1 of it"]
     for r in ratings.itertuples(index=False):
         if np.isnan(r.rating):
-            lines.append(f"  {r.level:<12} {'-':>7}  {r.note}")
-            continue
-        head = f"  {r.level:<12} {r.rating:7.2f}  " + (
-            f"{'(anchor)':<16}" if r.level == anchor else f"[{r.ci_low:5.2f}, {r.ci_high:5.2f}]  ")
+            head = f"  {r.level:<12} {'-':>7}  {'(no rating)':<16}"
+        else:
+            head = f"  {r.level:<12} {r.rating:7.2f}  " + (
+                f"{'(anchor)':<16}" if r.level == anchor else f"[{r.ci_low:5.2f}, {r.ci_high:5.2f}]  ")
         if not np.isnan(r.gain):
             head += (f"{r.gain:+.2f} [{r.gain_low:+.2f}, {r.gain_high:+.2f}]: "
                      f"{100 * r.share_vs_below:.1f}% [{100 * r.share_low:.1f}%, {100 * r.share_high:.1f}%] "
                      f"against {r.players - 1:.0f} {r.below}")
         lines.append(head.rstrip())
+        if r.note:
+            lines.append(f"  {'':<12} {'':>7}  {r.note}")
     lines += ["  a rating difference d means one seat of the stronger level wins e^d / (e^d + N - 1) of its "
               "games",
               f"  against N-1 of the weaker (N = {_players_of(ratings)}: d = 1 -> "
@@ -400,11 +403,14 @@ def ladder_report_parts(folder: str | os.PathLike[str],
         f"/ (e<sup>d</sup> + {players - 1}) of games against {players - 1} of the weaker: d = 1 is "
         f"{pct(_share(1.0, ratings))}, d = 2 is {pct(_share(2.0, ratings))} (the fair share is "
         f"{pct(1 / players)}). Each rung's gain over the level below is also given as that win share.")
-    missing_ratings = ratings.loc[ratings["note"] != "", "level"].tolist()
-    if missing_ratings:
-        sec.notes.append("No rating for " + ", ".join(missing_ratings) + ": it finished ahead of the levels "
-                         "below it in every game (or behind them), so its strength has no finite estimate "
-                         "yet; more games give one.")
+    missing = ratings[ratings["note"] != ""]
+    if len(missing):
+        sec.notes.append("No rating for " + "; ".join(f"<b>{r.level}</b> ({r.note})" for r in
+                                                      missing.itertuples(index=False))
+                         + ". A level that finished ahead of (or behind) every player of the level below "
+                         "in every game has no finite strength on this scale, nor have the levels above it; "
+                         "more games give one. A rung's gain over the level below is still shown where "
+                         "their own games decide it.")
     sec.charts.append((f"{name}_ratings", f"Each level's rating, with its 95% interval ({n_text}); above "
                        f"each level, its win share against {players - 1} of the level below",
                        ratings_chart(ratings, f"{manifest['game']} {players}p ladder: each level's rating "

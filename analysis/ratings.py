@@ -64,7 +64,10 @@ Z95 = float(norm.ppf(0.975))
 SEAT_COLUMNS = ("step", "game_id", "level", "score", "win_share")
 RATING_COLUMNS = ("level", "rating", "se", "ci_low", "ci_high", "games", "below", "gain", "gain_low",
                   "gain_high", "players", "share_vs_below", "share_low", "share_high", "note")
-NO_RATING = "no finite rating: it finished ahead of the levels below it in every game, or behind them"
+#: why a level has no rating (`ladder_rating_note`)
+AHEAD, BEHIND, ABOVE = ("no finite rating: it finished ahead of every {below} player in every game",
+                        "no finite rating: it finished behind every {below} player in every game",
+                        "no rating: {level} below it has none")
 
 
 def win_share_against(gain: float | np.ndarray, players: int | np.ndarray) -> np.ndarray:
@@ -151,17 +154,18 @@ class LevelFit:
 
     ratings: pd.DataFrame
     cov: pd.DataFrame
+    behind: pd.DataFrame  # levels x levels: [a, b] whether a seat of a ever finished behind a seat of b
 
 
-def _groups(choices: Choices, n_levels: int) -> np.ndarray:
+def _groups(choices: Choices, n_levels: int) -> tuple[np.ndarray, np.ndarray]:
     """Each level's strongly connected group of the "finished behind" graph (an edge from each level of a
-    choice's set to the chosen one)."""
+    choice's set to the chosen one), and that graph."""
     present = (choices.counts > 0).astype(np.int64)
     chosen = np.zeros((len(choices.chosen), n_levels), dtype=np.int64)
     chosen[np.arange(len(choices.chosen)), choices.chosen] = 1
     behind = (present.T @ chosen) > 0
     np.fill_diagonal(behind, False)
-    return connected_components(behind, directed=True, connection="strong")[1]
+    return connected_components(behind, directed=True, connection="strong")[1], behind
 
 
 def _fit_group(choices: Choices, members: np.ndarray, n_levels: int) -> tuple[np.ndarray, np.ndarray]:
@@ -200,7 +204,7 @@ def fit_levels(seats: pd.DataFrame, levels: list[str]) -> LevelFit:
     matter."""
     n_levels = len(levels)
     choices = choice_sets(game_places(seats), levels)
-    group = _groups(choices, n_levels)
+    group, behind = _groups(choices, n_levels)
     relative = np.full(n_levels, np.nan)
     cov = np.full((n_levels, n_levels), np.nan)
     played = np.zeros(n_levels, dtype=bool)
@@ -218,7 +222,24 @@ def fit_levels(seats: pd.DataFrame, levels: list[str]) -> LevelFit:
                             "ci_high": rating + Z95 * se,
                             "games": [int(games.get(x, 0)) for x in levels], "group": group,
                             "relative": relative})
-    return LevelFit(ratings, pd.DataFrame(cov, index=levels, columns=levels))
+    return LevelFit(ratings, pd.DataFrame(cov, index=levels, columns=levels),
+                    pd.DataFrame(behind, index=levels, columns=levels))
+
+
+def _no_rating(fit: LevelFit, levels: list[str], i: int) -> str:
+    """Why level i has no rating: not played; or it is the lowest of its group, which finished ahead of
+    (or behind) every seat of the level below in every game; or a level below it has no rating."""
+    if fit.ratings["games"].iloc[i] == 0:
+        return "not played"
+    group = fit.ratings["group"].to_numpy()
+    first = i
+    while first > 1 and group[first - 1] == group[i]:
+        first -= 1
+    if first < i:
+        return ABOVE.format(level=levels[first])
+    below = levels[i - 1]
+    never_behind = not fit.behind.iloc[i, i - 1]  # its seats never finished behind one of the level below
+    return (AHEAD if never_behind else BEHIND).format(below=below)
 
 
 def ladder_ratings(seats: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
@@ -249,6 +270,6 @@ def ladder_ratings(seats: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
                 row.update(gain=gain, gain_low=gain - half, gain_high=gain + half,
                            share_vs_below=shares[0], share_low=shares[1], share_high=shares[2])
         if np.isnan(table["rating"].iloc[i]):
-            row["note"] = "not played" if table["games"].iloc[i] == 0 else NO_RATING
+            row["note"] = _no_rating(fit, levels, i)
         rows.append(row)
     return pd.concat([table, pd.DataFrame(rows)], axis=1)[list(RATING_COLUMNS)]

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 
 from analysis.ladder_report import ratings_chart, steps_frame
-from analysis.ratings import NO_RATING, SEAT_COLUMNS, fit_levels, ladder_ratings, win_share_against
+from analysis.ratings import ABOVE, AHEAD, SEAT_COLUMNS, fit_levels, ladder_ratings, win_share_against
 
 ROOT = Path(__file__).resolve().parents[1]
 LADDER = ("ladder", "kamakura", "--players", "3", "--games", "30", "--iters", "none", "--jobs", "1",
@@ -182,7 +182,7 @@ def test_ratings_chart_is_written_with_a_level_without_rating(tmp_path: Path) ->
     rng = np.random.default_rng(1)
     ratings = ladder_ratings(simulated_ladder(rng, TRUTH[:3], 3, 60), ladder_steps(3, 3))
     ratings.loc[2, ["rating", "ci_low", "ci_high"]] = np.nan
-    ratings.loc[2, "note"] = NO_RATING
+    ratings.loc[2, "note"] = AHEAD.format(below="greedy")
     fig = ratings_chart(ratings, "a ladder's ratings (n = 60 games per step)")
     fig.savefig(tmp_path / "ratings.png")
     assert (tmp_path / "ratings.png").stat().st_size > 1000
@@ -198,7 +198,9 @@ def test_a_level_ahead_in_every_game_has_no_rating_but_the_rungs_above_keep_thei
     seats.loc[first, "win_share"] = (seats.loc[first, "level"] == "greedy").astype(float)
     ratings = ladder_ratings(seats, ladder_steps(3, 3))
     assert ratings["rating"].iloc[0] == 0 and ratings["rating"].iloc[1:].isna().all()
-    assert (ratings["note"].iloc[1:] == NO_RATING).all()
+    assert ratings["note"].tolist() == [
+        "", "no finite rating: it finished ahead of every random player in every game",
+        ABOVE.format(level="greedy")]
     assert math.isnan(ratings["gain"].iloc[1]) and np.isfinite(ratings["gain"].iloc[2])
     assert ratings["gain_low"].iloc[2] < ratings["gain"].iloc[2] < ratings["gain_high"].iloc[2]
 
