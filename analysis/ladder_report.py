@@ -7,9 +7,14 @@ steps (random -> greedy -> MCTS at doubling iteration counts) is the skill-versu
 SkillTrace: where a doubled budget still wins significantly more than 1/N, skill pays; where the share
 falls back to 1/N, luck (or the game's depth for these agents) has taken over.
 
+Beside the steps' shares, each level gets one rating from all the ladder's games (analysis.ratings: a
+Plackett-Luce log-strength with random at 0 and a 95% interval), shown in one chart by
+``ratings_chart``.
+
 Pure functions: ``ladder_table_from`` (the players tables of the steps -> one row per step), ``skill_trace``
-(that table -> the SkillTrace-style summary), ``ladder_chart`` (table -> figure), ``format_ladder`` (text);
-``ladder_report_parts`` reads a ladder folder (analysis.runs.read_run) for `balance report`.
+(that table -> the SkillTrace-style summary), ``ladder_chart`` (table -> figure), ``ratings_chart``
+(ratings -> figure), ``format_ladder`` (text); ``ladder_report_parts`` reads a ladder folder
+(analysis.runs.read_run) for `balance report`.
 """
 
 from __future__ import annotations
@@ -165,8 +170,44 @@ def ladder_chart(table: pd.DataFrame, title: str) -> Figure:
     return fig
 
 
-def format_ladder(table: pd.DataFrame, summary: dict[str, Any]) -> str:
-    """The ladder as a plain-text table plus the SkillTrace-style summary."""
+def ratings_chart(ratings: pd.DataFrame, title: str) -> Figure:
+    """The levels on the x axis, each level's rating (log-strength, the first level at 0) with its 95%
+    interval; above each rung, its gain over the level below as a win share against N-1 of that level.
+    A level with no finite rating is named on the axis and marked "no rating"."""
+    from analysis import charts
+
+    plt = charts.plt
+    fig, ax = plt.subplots(figsize=charts.WIDE)
+    x = np.arange(len(ratings), dtype=float)
+    y = ratings["rating"].to_numpy(dtype=float)
+    shown = ~np.isnan(y)
+    err = np.vstack([y - ratings["ci_low"].to_numpy(dtype=float),
+                     ratings["ci_high"].to_numpy(dtype=float) - y])
+    ax.errorbar(x[shown], y[shown], yerr=err[:, shown], marker="o", capsize=4,
+                label="rating (95% interval)")
+    for xi, row in zip(x, ratings.itertuples(index=False), strict=True):
+        if np.isnan(row.rating):
+            ax.annotate("no rating", (xi, 0.0), ha="center", fontsize=8, color="grey")
+        elif not np.isnan(row.share_vs_below):
+            ax.annotate(f"wins {100 * row.share_vs_below:.0f}%\nvs {row.players - 1:.0f} {row.below}",
+                        (xi, row.ci_high), textcoords="offset points", xytext=(0, 4), ha="center",
+                        fontsize=7)
+    ax.set_xticks(x, [str(v) for v in ratings["level"]], fontsize=8)
+    ax.set_xlim(-0.5, len(ratings) - 0.5)  # room for the labels of the first and last levels
+    ax.margins(y=0.15)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.set_title(title, fontsize=11)
+    ax.set_xlabel("level (MCTS: iterations per decision)")
+    ax.set_ylabel(f"rating (log-strength, {ratings['level'].iloc[0]} = 0)")
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    charts.fit_titles(fig)
+    return fig
+
+
+def format_ladder(table: pd.DataFrame, summary: dict[str, Any], ratings: pd.DataFrame | None = None) -> str:
+    """The ladder as a plain-text table plus the SkillTrace-style summary, and with `ratings`
+    (analysis.ratings.ladder_ratings) each level's rating with its interval."""
     lines = [f"  {'step':<22} {'n':>6}  {'win share':>9}  {'95% CI':<16} {'fair':>6}  verdict"]
     for r in table.itertuples(index=False):
         if r.n == 0:
@@ -177,7 +218,48 @@ def format_ladder(table: pd.DataFrame, summary: dict[str, Any]) -> str:
                      f"{r.verdict}{' *' if r.significant else ''}")
     lines.append("  * the interval lies above the fair share 1/N: the stronger level wins significantly more")
     lines += ["  " + line for line in summary_lines(summary)]
+    if ratings is not None:
+        lines += ["  " + line for line in rating_lines(ratings)]
     return "\n".join(lines)
+
+
+def rating_lines(ratings: pd.DataFrame) -> list[str]:
+    """The ratings as plain-text lines: each level's rating with its 95% interval, and its gain over the
+    level below as a win share against N-1 seats of that level."""
+    anchor = ratings["level"].iloc[0]
+    lines = [f"each level's rating, with its 95% interval (log-strength from all the ladder's games, "
+             f"{anchor} = 0; Plackett-Luce):",
+             f"  {'level':<12} {'rating':>7}  {'95% interval':<16}  gain over the level below, as one "
+             "seat's win share against N-1 of it"]
+    for r in ratings.itertuples(index=False):
+        if np.isnan(r.rating):
+            head = f"  {r.level:<12} {'-':>7}  {'(no rating)':<16}"
+        else:
+            head = f"  {r.level:<12} {r.rating:7.2f}  " + (
+                f"{'(anchor)':<16}" if r.level == anchor else f"[{r.ci_low:5.2f}, {r.ci_high:5.2f}]  ")
+        if not np.isnan(r.gain):
+            head += (f"{r.gain:+.2f} [{r.gain_low:+.2f}, {r.gain_high:+.2f}]: "
+                     f"{100 * r.share_vs_below:.1f}% [{100 * r.share_low:.1f}%, {100 * r.share_high:.1f}%] "
+                     f"against {r.players - 1:.0f} {r.below}")
+        lines.append(head.rstrip())
+        if r.note:
+            lines.append(f"  {'':<12} {'':>7}  {r.note}")
+    lines += ["  a rating difference d means one seat of the stronger level wins e^d / (e^d + N - 1) of its "
+              "games",
+              f"  against N-1 of the weaker (N = {_players_of(ratings)}: d = 1 -> "
+              f"{100 * _share(1.0, ratings):.0f}%, d = 2 -> {100 * _share(2.0, ratings):.0f}%)"]
+    return lines
+
+
+def _players_of(ratings: pd.DataFrame) -> int:
+    players = ratings["players"].dropna()
+    return int(players.iloc[0]) if len(players) else 2
+
+
+def _share(gain: float, ratings: pd.DataFrame) -> float:
+    from analysis.ratings import win_share_against
+
+    return float(win_share_against(gain, _players_of(ratings)))
 
 
 def summary_lines(summary: dict[str, Any]) -> list[str]:
@@ -232,11 +314,54 @@ def read_ladder(folder: str | os.PathLike[str]) -> tuple[dict[str, Any], pd.Data
     return manifest, table, skill_trace(table), runs
 
 
+def ladder_seats(folder: str | os.PathLike[str], manifest: dict[str, Any],
+                 runs: dict[str, RunTally]) -> pd.DataFrame:
+    """Every seat of every finished game of the ladder (the chunks each step's RunTally read, so the
+    ratings and the shares come from one snapshot), as analysis.ratings.SEAT_COLUMNS: ``step, game_id,
+    level, score, win_share``, the level named by the step's manifest entry."""
+    from analysis.ratings import SEAT_COLUMNS
+    from analysis.runs import read_table
+
+    frames = []
+    for step in manifest["steps"]:
+        run = runs.get(step["name"])
+        if run is None:
+            continue
+        players = read_table(Path(folder) / step["run_dir"], "players", run.ranges,
+                             columns=["game_id", "agent", "score", "win_share"])
+        names = {step["higher_agent"]: step["higher"], step["lower_agent"]: step["lower"]}
+        frames.append(pd.DataFrame({"step": step["name"], "game_id": players["game_id"].to_numpy(np.int64),
+                                    "level": players["agent"].astype(str).map(names).to_numpy(),
+                                    "score": players["score"].to_numpy(float),
+                                    "win_share": players["win_share"].to_numpy(float)}))
+    return pd.concat(frames, ignore_index=True)[list(SEAT_COLUMNS)]
+
+
+def read_ladder_ratings(folder: str | os.PathLike[str], manifest: dict[str, Any],
+                        runs: dict[str, RunTally]) -> pd.DataFrame:
+    """The ladder's ratings (analysis.ratings.ladder_ratings) from the seats of its finished games
+    (`ladder_seats`; `read_ladder`'s manifest and runs)."""
+    from analysis.ratings import ladder_ratings
+
+    return ladder_ratings(ladder_seats(folder, manifest, runs), steps_frame(manifest))
+
+
 def ladder_report_parts(folder: str | os.PathLike[str],
                         name: str = "ladder") -> tuple[Section, list[RunTally], list[str], dict[str, Any]]:
     """A ladder folder's report section for `balance report`: (Section, runs, labels, summary record).
     Steps not played yet are left out of the runs and named in a note."""
-    from analysis.page import COUNT, SHARE, SHARE_BOUND, TEXT, Section, declare, interval, pct
+    from analysis.page import (
+        COUNT,
+        NUMBER,
+        NUMBER_BOUND,
+        SHARE,
+        SHARE_BOUND,
+        TEXT,
+        Section,
+        declare,
+        interval,
+        pct,
+    )
 
     folder = Path(folder)
     manifest, table, summary, runs = read_ladder(folder)
@@ -268,6 +393,38 @@ def ladder_report_parts(folder: str | os.PathLike[str],
                     {"step": TEXT, "higher": TEXT, "lower": TEXT, "n": COUNT, "win_share": SHARE,
                      "ci_low": SHARE_BOUND, "ci_high": SHARE_BOUND, "fair_share": SHARE, "verdict": TEXT})
     sec.tables.append((name, "Ladder: the stronger level's win share per step (Wilson 95%)", shown))
+    ratings = read_ladder_ratings(folder, manifest, runs)
+    anchor = ratings["level"].iloc[0]
+    sec.notes.append(
+        f"<b>Each level's rating, with its 95% interval</b>, fitted from all the ladder's games at once: a "
+        f"log-strength with {anchor} at 0 (a Plackett-Luce model of each game's finishing order, winner "
+        "first, then by score; the interval is robust to the games of every step sharing their deals). "
+        f"A difference of d between two levels means one player of the stronger wins a share e<sup>d</sup> "
+        f"/ (e<sup>d</sup> + {players - 1}) of games against {players - 1} of the weaker: d = 1 is "
+        f"{pct(_share(1.0, ratings))}, d = 2 is {pct(_share(2.0, ratings))} (the fair share is "
+        f"{pct(1 / players)}). Each rung's gain over the level below is also given as that win share.")
+    missing = ratings[ratings["note"] != ""]
+    if len(missing):
+        sec.notes.append("No rating for " + "; ".join(f"<b>{r.level}</b> ({r.note})" for r in
+                                                      missing.itertuples(index=False))
+                         + ". A level that finished ahead of (or behind) every player of the level below "
+                         "in every game has no finite strength on this scale, nor have the levels above it; "
+                         "more games give one. A rung's gain over the level below is still shown where "
+                         "their own games decide it.")
+    sec.charts.append((f"{name}_ratings", f"Each level's rating, with its 95% interval ({n_text}); above "
+                       f"each level, its win share against {players - 1} of the level below",
+                       ratings_chart(ratings, f"{manifest['game']} {players}p ladder: each level's rating "
+                                     f"({n_text})")))
+    rated = declare(ratings[["level", "rating", "ci_low", "ci_high", "games", "below", "gain", "gain_low",
+                             "gain_high", "share_vs_below", "share_low", "share_high", "note"]],
+                    {"level": TEXT, "rating": NUMBER, "ci_low": NUMBER_BOUND, "ci_high": NUMBER_BOUND,
+                     "games": COUNT, "below": TEXT, "gain": NUMBER, "gain_low": NUMBER_BOUND,
+                     "gain_high": NUMBER_BOUND, "share_vs_below": SHARE, "share_low": SHARE_BOUND,
+                     "share_high": SHARE_BOUND, "note": TEXT})
+    sec.tables.append((f"{name}_ratings", f"Ladder: each level's rating (log-strength, {anchor} = 0) with "
+                       "its 95% interval, and its gain over the level below as a win share against N-1 of it",
+                       rated))
     record = {"folder": str(folder), "game": manifest["game"], "players": players,
-              "config": manifest["config"], "steps": table.to_dict(orient="records"), **summary}
+              "config": manifest["config"], "steps": table.to_dict(orient="records"), **summary,
+              "ratings": ratings.to_dict(orient="records")}
     return sec, list(runs.values()), [f"{folder.name}/{step}" for step in runs], record

@@ -29,6 +29,11 @@ from storage.run_parts import (
     trim_cut_record,
 )
 
+#: the manifest as it is written, before it replaces manifest.json in one step
+MANIFEST_TMP = ".manifest.json.tmp"
+#: what a run leaves in its folder before it has a manifest (its lock, a manifest being written when the
+#: process was killed): such a folder is the run's own, resumed, not a folder of something else
+SCRATCH = (LOCK_NAME, MANIFEST_TMP)
 TABLES = ("events", "players", "games")  # write order: games last marks a chunk finished
 SUMMARIES = "summaries"  # each chunk's cached statistics (analysis/parts.py), keyed by its parts
 #: the manifest keys that make two runs the same run (with resolved_agents)
@@ -147,7 +152,7 @@ class RunDirectory:
         return load_manifest(self.manifest_path)
 
     def write_manifest(self, manifest: dict) -> None:
-        tmp = self.path / ".manifest.json.tmp"
+        tmp = self.path / MANIFEST_TMP
         tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True))
         os.replace(tmp, self.manifest_path)
 
@@ -269,7 +274,7 @@ def check_out(out: str | os.PathLike[str], what: str, marks: tuple[str, ...], *,
     if out.exists() and not out.is_dir():
         raise ConfigError(f"{out}: --out is a file, not a {what}")
     if out.is_dir() and not any((out / mark).exists() for mark in marks) and any(
-            p.name != LOCK_NAME for p in out.iterdir()):
+            p.name not in SCRATCH for p in out.iterdir()):
         raise ConfigError(f"{out}: --out is a non-empty folder that is not a {what} (no {marks[0]}); "
                           f"{otherwise}")
 
@@ -280,7 +285,7 @@ def refuse_foreign(run_dir: RunDirectory) -> None:
     if run_dir.path.exists() and not run_dir.path.is_dir():
         raise ConfigError(f"{run_dir.path}: --out is a file, not a run directory")
     if not run_dir.manifest_path.exists() and run_dir.path.exists() and not run_dir.finished() and any(
-            p.name != LOCK_NAME for p in run_dir.path.iterdir()):
+            p.name not in SCRATCH for p in run_dir.path.iterdir()):
         raise ConfigError(f"{run_dir.path}: --out is a non-empty folder that is not a run directory "
                           "(no manifest.json); choose another --out")
 

@@ -89,6 +89,21 @@ def test_a_killed_holder_leaves_no_lock(tmp_path: Path) -> None:
     assert again.returncode == 0, again.stderr  # the kernel dropped the dead holder's lock
 
 
+def test_a_holder_killed_while_writing_its_first_manifest_is_resumed(tmp_path: Path) -> None:
+    # what a SIGKILL between the manifest's write and its rename leaves (seen once in CI on a loaded
+    # machine): the lock and the manifest half written; the folder is the run's own, not someone else's
+    from storage.run_dir import MANIFEST_TMP
+
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / LOCK_NAME).write_text("")
+    (out / MANIFEST_TMP).write_text('{"game": "kama')
+    again = simulate(*ARGS, "--games", "600", "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    assert json.loads((out / "manifest.json").read_text())["games_finished"] == 600
+    assert not (out / MANIFEST_TMP).exists()
+
+
 def test_a_sweep_folder_has_one_writer(tmp_path: Path) -> None:
     from sim.errors import ConfigError
     from storage.run_lock import RunLock

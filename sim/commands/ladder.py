@@ -12,8 +12,8 @@ from sim.errors import ConfigError
 from sim.game_spec import GameSpec
 
 NAME = "ladder"
-HELP = ("strength ladder: each level (random, greedy, MCTS at doubling iterations) against the level below; "
-        "win share vs 1/N")
+HELP = ("strength ladder: each level (random, greedy, MCTS at doubling iterations, expert, search) against "
+        "the level below; win share vs 1/N and one rating per level")
 PARSER = examples("balance ladder kamakura --players 3",
                   "balance ladder sakura --players 4 --games 400 --iters 50,200")
 
@@ -29,8 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_options(parser, jobs=True, seed=True,
                     out="ladder folder (default: runs/ladder-<game>-<N>p-seed<S>)")
     parser.add_argument("--no-expert", action="store_true",
-                        help="leave out the last level, the expert agent (its shipped model) against the "
-                             "strongest MCTS level")
+                        help="leave out the expert level (the expert agent, its shipped model, against the "
+                             "strongest MCTS level); a search level, where the game has one, then plays "
+                             "against the strongest MCTS level")
     add_run_options(parser, quiet="no line per step")
 
 

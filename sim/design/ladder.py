@@ -1,14 +1,17 @@
 """`balance ladder GAME --players N`: a strength ladder (Ludii's SkillTrace, issue 6).
 
 Levels, weakest first: ``random``, ``greedy``, then ``mcts`` at the given iteration counts (default 25, 50,
-100, 200, 400: doubling, as SkillTrace doubles), and last the ``expert`` agent with its shipped model
-(issue 14; ``--no-expert`` leaves it out) against the strongest MCTS level. Each step seats one player of
+100, 200, 400: doubling, as SkillTrace doubles), then the ``expert`` agent with its shipped model
+(issue 14; ``--no-expert`` leaves it out) against the strongest MCTS level, and last the ``search`` agent
+against the level below it (expert) when the game's registry has an agent named ``search`` (issue 48: the
+new rung appears by itself once a game registers it). Each step seats one player of
 a level against N-1 players of the level below, seats rotated (each seat holds the stronger player equally
 often when the number of games is a multiple of N), and plays G games into its own run directory
 ``OUT/<higher>-vs-<lower>/`` through `sim.app.runner.simulate`, so the ladder resumes: a finished step is
 not touched again, an interrupted one plays only its missing games. ``OUT/ladder.json`` lists the steps;
 the report (``OUT/report/``: HTML, CSV, PNG) and the printed table are computed from the run directories'
-logs (analysis.ladder_report).
+logs (analysis.ladder_report), and so are the ratings, one per level from all the ladder's games
+(analysis.ratings).
 
 Every step plays the same game seeds (game i from the seed of (seed, i)): the deals are common to all
 steps, so the steps differ only in who plays.
@@ -85,12 +88,20 @@ def parse_iters(text: str | None, highest: float | None = None) -> tuple[int, ..
     return tuple(values)
 
 
-def levels(iters: tuple[int, ...], expert: bool = False) -> list[Level]:
-    """The levels, weakest first; with `expert`, the `expert` agent (its shipped model) last, against the
-    strongest MCTS level (or greedy)."""
+def levels(iters: tuple[int, ...], expert: bool = False, search: bool = False) -> list[Level]:
+    """The levels, weakest first; with `expert`, the `expert` agent (its shipped model) after the MCTS
+    levels, against the strongest of them (or greedy); with `search`, the `search` agent last, against the
+    level below it (expert, or the strongest MCTS level without expert)."""
     return [Level("random", "random"), Level("greedy", "greedy"),
             *(Level(f"mcts{i}", f"mcts:iters={i}") for i in iters),
-            *([Level("expert", "expert")] if expert else [])]
+            *([Level("expert", "expert")] if expert else []),
+            *([Level("search", "search")] if search else [])]
+
+
+def game_levels(spec: GameSpec, iters: tuple[int, ...], expert: bool = True) -> list[Level]:
+    """The ladder's levels for a game: `levels` with expert when asked and the game has that agent, and
+    search whenever the game's registry (``spec.agents``) has an agent named ``search``."""
+    return levels(iters, expert and "expert" in spec.agents, "search" in spec.agents)
 
 
 def default_config(spec: GameSpec) -> Path:
@@ -119,7 +130,7 @@ def plan_ladder(spec: GameSpec, players: int, config: str | os.PathLike[str] | N
             raise ConfigError(f"--iters: {game} has no mcts agent in this build; use --iters none for the "
                               "random and greedy levels only")
     out = Path(out) if out else default_out(game, players, seed, config)
-    ladder = levels(iters, expert and "expert" in spec.agents)
+    ladder = game_levels(spec, iters, expert)
     steps = []
     for lower, higher in zip(ladder, ladder[1:], strict=False):
         agents = ",".join([higher.agent] + [lower.agent] * (players - 1))
@@ -180,11 +191,12 @@ def run_ladder(spec: GameSpec, players: int, config: str | os.PathLike[str] | No
         res = simulate(step.plan, games, step.out, jobs=jobs)  # small chunks for MCTS: RunPlan.smallest_chunk
         result.played += res.played
         say(f"{label}: {res.played} games in {res.seconds:.1f} s ({step.out})")
-    from analysis.ladder_report import format_ladder, read_ladder
+    from analysis.ladder_report import format_ladder, read_ladder, read_ladder_ratings
     from analysis.run_report import build_report
 
     result.report = build_report([out], out / "report")
-    manifest, table, summary, _ = read_ladder(out)
+    manifest, table, summary, runs = read_ladder(out)
+    ratings = read_ladder_ratings(out, manifest, runs)
     result.text = (f"{game} ladder, {players} players, {manifest['config']}, {games:,} games per step, "
-                   f"seed {seed}:\n" + format_ladder(table, summary))
+                   f"seed {seed}:\n" + format_ladder(table, summary, ratings))
     return result

@@ -1,0 +1,275 @@
+"""Ratings of a ladder's levels (issue 48): one Plackett-Luce log-strength per level, fitted from all the
+ladder's games at once, with a 95% interval.
+
+**Model.** A game is a ranking of its seats. Under Plackett-Luce a seat whose level is l has strength
+w = exp(theta_l), and the chance of a game's order is the product, place by place, of the chance that the
+seat placed there is chosen from the seats not placed yet: w_seat / (sum of w over those seats). Several
+seats of one game hold the same level (one seat of the higher level against N-1 of the lower): each seat is
+its own item and the seats of a level share its parameter, so a level held by k seats not yet placed counts
+k times in the denominator (`choice_sets` writes each place as such a choice from a multiset of levels).
+
+**Order of a game's seats.** By win share first (the winner, or the winners of a shared win, ahead of the
+others even when a tie-break on equal scores decided it), then by score. Seats equal in both are tied: a
+shared win, or equal scores behind the winner. A game whose win went to no seat (a neutral painter that
+a game lets win) is ordered by score alone. **Ties** follow Breslow's rule (the same product-of-choices
+likelihood as the Cox model's, where it handles tied times): each seat of a tied group counts as chosen
+from all the seats not placed ahead of it, the others of its group included, so a tie is read as evidence
+that the tied levels are alike (a two-player tie counts as a half win to each side, with the weight of
+two games). Ties cannot be written as a strict ranking; as choices they can, which is why the fit takes
+top-1 choices.
+
+**Unit and anchor.** A rating is a natural-log strength relative to the lowest level (random), which is 0
+with no interval. A level rated d above another wins a game against N-1 seats of that other with chance
+e^d / (e^d + N - 1) (`win_share_against`): for two players the logistic 1 / (1 + e^-d), so d = 1 is 73%,
+d = 2 is 88%; for three players d = 1 is 58% against the fair 33%.
+
+**Fit.** `choix.ilsr_top1` (iterative Luce spectral ranking, Maystre and Grossglauser 2015), whose fixed
+point is the maximum-likelihood estimate. It is right with repeated items: its Markov chain adds one rate
+per occurrence of a loser, and the self-loop a repeated winner adds cancels in the generator, so the fixed
+point solves the likelihood equations of the multiset model (checked against a direct maximisation in
+tests/test_ladder_ratings.py). choix's `opt_*` functions are not: their gradient adds into repeated indices
+with numpy's fancy `+=`, which keeps only one of them.
+
+**Interval.** Wald, rating +- 1.96 standard errors, on the log-strength scale, with the cluster-robust
+(sandwich) covariance I^-1 (sum over clusters g of s_g s_g') I^-1 x G / (G - 1): I is the observed Fisher
+information of the Plackett-Luce likelihood at the estimate (the anchor's parameter held at 0), s_g the
+score summed over cluster g, G the number of clusters. A cluster is a game index (``game_id``): every step
+of a ladder plays the same seeds, so game i of every step shares its deal, and those games are the
+independent unit; a game's seats are never split. The sandwich keeps the interval honest where the shared
+deals tie steps together and where a full ranking is less informative than the model says.
+
+**When no rating exists.** The maximum-likelihood estimate exists only when the levels' "finished ahead
+of" graph is strongly connected (Hunter 2004): a level that finished ahead of every seat of the levels
+below it in every game has no finite rating. Such a ladder is fitted per strongly connected group of levels:
+levels outside the anchor's group get no rating (NaN) and a note; a gain between two levels of one group
+is still given.
+
+Pure functions: `game_places` (seats -> seats with their place), `choice_sets` (places -> the choices),
+`fit_levels` (seats -> ratings and covariance), `ladder_ratings` (seats and the ladder's steps -> one row per
+level, with the gain over the level below and that gain as a win share).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.sparse.csgraph import connected_components
+from scipy.stats import norm
+
+Z95 = float(norm.ppf(0.975))
+#: the columns of the seats table `fit_levels` and `ladder_ratings` read: one row per seat of a game; a
+#: game is (step, game_id), a cluster of dependent games is a game_id (the same seed in every step)
+SEAT_COLUMNS = ("step", "game_id", "level", "score", "win_share")
+RATING_COLUMNS = ("level", "rating", "se", "ci_low", "ci_high", "games", "below", "gain", "gain_low",
+                  "gain_high", "players", "share_vs_below", "share_low", "share_high", "note")
+#: why a level has no rating (`ladder_rating_note`)
+AHEAD, BEHIND, ABOVE = ("no finite rating: it finished ahead of every {below} player in every game",
+                        "no finite rating: it finished behind every {below} player in every game",
+                        "no rating: {level} below it has none")
+
+
+def win_share_against(gain: float | np.ndarray, players: int | np.ndarray) -> np.ndarray:
+    """The chance that one seat rated `gain` above the others wins a game against `players` - 1 of them:
+    e^gain / (e^gain + players - 1) (Plackett-Luce's first place)."""
+    gain = np.asarray(gain, dtype=float)
+    return 1.0 / (1.0 + (np.asarray(players, dtype=float) - 1.0) * np.exp(-gain))
+
+
+def game_places(seats: pd.DataFrame) -> pd.DataFrame:
+    """`seats` (SEAT_COLUMNS) ordered by game and place, with ``place``: 1 + the number of seats of the
+    same game strictly ahead of it (ahead: a larger win share, or the same win share and a larger score);
+    tied seats share a place."""
+    frame = seats.reset_index(drop=True)
+    share = frame["win_share"].to_numpy(dtype=float)
+    score = frame["score"].to_numpy(dtype=float)
+    game = frame.groupby(["step", "game_id"], sort=True).ngroup().to_numpy()
+    order = np.lexsort((-score, -share, game))
+    frame = frame.iloc[order].reset_index(drop=True)
+    game, share, score = game[order], share[order], score[order]
+    first = np.ones(len(frame), dtype=bool)  # the first row of a game, or of a new (share, score)
+    first[1:] = (game[1:] != game[:-1]) | (share[1:] != share[:-1]) | (score[1:] != score[:-1])
+    position = np.arange(len(frame))
+    game_start = np.maximum.accumulate(np.where(np.r_[True, game[1:] != game[:-1]], position, 0))
+    group_start = np.maximum.accumulate(np.where(first, position, 0))
+    return frame.assign(place=group_start - game_start + 1)
+
+
+@dataclass
+class Choices:
+    """A ladder's games as top-1 choices: choice c picks a seat of level ``chosen[c]`` from the multiset
+    of levels ``counts[c]`` (how many seats of each level were not placed ahead of it, the chosen one
+    included); ``cluster[c]`` is its game's game_id."""
+
+    chosen: np.ndarray  # (choices,) level index
+    counts: np.ndarray  # (choices, levels) seats of each level in the set
+    cluster: np.ndarray  # (choices,) game_id
+
+    def top1(self, keep: np.ndarray, local: np.ndarray) -> list[tuple[int, list[int]]]:
+        """The choices `keep` (a mask) as choix's top-1 data over the levels renumbered by `local` (level
+        index -> item): (winner, losers), the losers a list with one entry per seat."""
+        kinds, which = np.unique(np.column_stack([self.chosen[keep], self.counts[keep]]), axis=0,
+                                 return_inverse=True)  # a ladder has few kinds of choice: build each once
+        made = []
+        for kind in kinds:
+            counts = kind[1:].copy()
+            counts[kind[0]] -= 1
+            made.append((int(local[kind[0]]), [int(local[lv]) for lv in np.repeat(np.arange(len(counts)),
+                                                                                  counts)]))
+        return [made[i] for i in which.reshape(-1)]
+
+
+def choice_sets(places: pd.DataFrame, levels: list[str]) -> Choices:
+    """The Plackett-Luce choices of `game_places`' output (Breslow's rule for ties: a seat is chosen from
+    every seat not placed strictly ahead of it). A choice from one seat (the last place) says nothing and
+    is left out; seats whose level is not in `levels` are refused (ValueError)."""
+    index = {name: i for i, name in enumerate(levels)}
+    unknown = sorted(set(places["level"].astype(str)) - set(index))
+    if unknown:
+        raise ValueError(f"seats of levels not in the ladder: {', '.join(unknown)}")
+    game = places.groupby(["step", "game_id"], sort=False).ngroup().to_numpy()
+    n_games, n_levels = int(game.max()) + 1 if len(game) else 0, len(levels)
+    slot = places.groupby(game).cumcount().to_numpy()
+    width = int(slot.max()) + 1 if len(slot) else 0
+    level = np.full((n_games, width), -1)
+    place = np.full((n_games, width), np.iinfo(np.int64).max)
+    level[game, slot] = [index[str(x)] for x in places["level"]]
+    place[game, slot] = places["place"].to_numpy()
+    cluster = np.zeros(n_games, dtype=np.int64)
+    cluster[game] = places["game_id"].to_numpy(dtype=np.int64)
+    valid = level >= 0
+    onehot = (level[:, :, None] == np.arange(n_levels)).astype(np.int64)  # (games, seats, levels)
+    in_set = valid[:, None, :] & (place[:, None, :] >= place[:, :, None])  # [g, j, k]: k in j's set
+    counts = np.einsum("gjk,gkl->gjl", in_set.astype(np.int64), onehot)
+    keep = valid & (in_set.sum(axis=2) > 1)
+    return Choices(level[keep], counts[keep], np.broadcast_to(cluster[:, None], level.shape)[keep])
+
+
+@dataclass
+class LevelFit:
+    """`fit_levels`' result: ``ratings`` (level, rating, se, ci_low, ci_high, games; ``group``, the level's
+    strongly connected group, and ``relative``, its rating against the lowest level of its group) and
+    ``cov`` (levels x levels, the sandwich covariance of ``relative``; NaN between groups)."""
+
+    ratings: pd.DataFrame
+    cov: pd.DataFrame
+    behind: pd.DataFrame  # levels x levels: [a, b] whether a seat of a ever finished behind a seat of b
+
+
+def _groups(choices: Choices, n_levels: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each level's strongly connected group of the "finished behind" graph (an edge from each level of a
+    choice's set to the chosen one), and that graph."""
+    present = (choices.counts > 0).astype(np.int64)
+    chosen = np.zeros((len(choices.chosen), n_levels), dtype=np.int64)
+    chosen[np.arange(len(choices.chosen)), choices.chosen] = 1
+    behind = (present.T @ chosen) > 0
+    np.fill_diagonal(behind, False)
+    return connected_components(behind, directed=True, connection="strong")[1], behind
+
+
+def _fit_group(choices: Choices, members: np.ndarray, n_levels: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ratings (members[0] at 0) and their sandwich covariance over the choices whose whole set lies
+    in `members`."""
+    import choix
+
+    inside = np.zeros(n_levels, dtype=bool)
+    inside[members] = True
+    keep = ~((choices.counts > 0) & ~inside).any(axis=1)
+    local = np.full(n_levels, -1)
+    local[members] = np.arange(len(members))
+    theta = choix.ilsr_top1(len(members), choices.top1(keep, local), max_iter=10_000, tol=1e-10)
+    theta = theta - theta[0]
+    counts = choices.counts[keep][:, members].astype(float)
+    weights = counts * np.exp(theta)
+    p = weights / weights.sum(axis=1, keepdims=True)  # each level's chance of being chosen, per choice
+    score = -p
+    score[np.arange(len(p)), local[choices.chosen[keep]]] += 1.0
+    info = np.diag(p.sum(axis=0)) - p.T @ p  # the observed information: sum of diag(p) - p p'
+    _, cluster = np.unique(choices.cluster[keep], return_inverse=True)
+    g = int(cluster.max()) + 1
+    per_cluster = np.zeros((g, len(members)))
+    np.add.at(per_cluster, cluster, score)
+    bread = np.linalg.inv(info[1:, 1:])
+    meat = per_cluster[:, 1:].T @ per_cluster[:, 1:]
+    cov = np.zeros((len(members), len(members)))
+    cov[1:, 1:] = bread @ meat @ bread * (g / (g - 1) if g > 1 else np.nan)
+    return theta, cov
+
+
+def fit_levels(seats: pd.DataFrame, levels: list[str]) -> LevelFit:
+    """One rating per level of `levels` (weakest first; the first is the anchor, rated 0) from the seats
+    of all the games (SEAT_COLUMNS), with its 95% interval (the module's docstring says how). A level in
+    no game, or with no finite rating, has NaN rating and interval. The order of the games does not
+    matter."""
+    n_levels = len(levels)
+    choices = choice_sets(game_places(seats), levels)
+    group, behind = _groups(choices, n_levels)
+    relative = np.full(n_levels, np.nan)
+    cov = np.full((n_levels, n_levels), np.nan)
+    played = np.zeros(n_levels, dtype=bool)
+    played[[levels.index(x) for x in set(seats["level"].astype(str))]] = True
+    for g in np.unique(group):
+        members = np.flatnonzero((group == g) & played)
+        if len(members) >= 2:
+            relative[members], cov[np.ix_(members, members)] = _fit_group(choices, members, n_levels)
+    relative[0], cov[0, 0] = 0.0, 0.0
+    anchored = group == group[0]
+    rating = np.where(anchored, relative, np.nan)  # a rating against another level is not shown as one
+    se = np.where(anchored, np.sqrt(np.diag(cov)), np.nan)
+    games = seats.drop_duplicates(["step", "game_id", "level"])["level"].astype(str).value_counts()
+    ratings = pd.DataFrame({"level": levels, "rating": rating, "se": se, "ci_low": rating - Z95 * se,
+                            "ci_high": rating + Z95 * se,
+                            "games": [int(games.get(x, 0)) for x in levels], "group": group,
+                            "relative": relative})
+    return LevelFit(ratings, pd.DataFrame(cov, index=levels, columns=levels),
+                    pd.DataFrame(behind, index=levels, columns=levels))
+
+
+def _no_rating(fit: LevelFit, levels: list[str], i: int) -> str:
+    """Why level i has no rating: not played; or it is the lowest of its group, which finished ahead of
+    (or behind) every seat of the level below in every game; or a level below it has no rating."""
+    if fit.ratings["games"].iloc[i] == 0:
+        return "not played"
+    group = fit.ratings["group"].to_numpy()
+    first = i
+    while first > 1 and group[first - 1] == group[i]:
+        first -= 1
+    if first < i:
+        return ABOVE.format(level=levels[first])
+    below = levels[i - 1]
+    never_behind = not fit.behind.iloc[i, i - 1]  # its seats never finished behind one of the level below
+    return (AHEAD if never_behind else BEHIND).format(below=below)
+
+
+def ladder_ratings(seats: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
+    """The ladder's ratings, one row per level (weakest first, from `steps`: analysis.ladder_report's
+    `steps_frame`, whose first step's ``lower`` is the anchor) with RATING_COLUMNS: ``rating`` with ``se``
+    and its 95% interval ``ci_low``, ``ci_high``; ``games`` it played; ``below`` the level it played
+    against; ``gain`` its rating minus that level's, with its 95% interval ``gain_low``, ``gain_high``;
+    ``share_vs_below`` that gain as the win share of one seat of it against ``players`` - 1 seats of the
+    level below (`win_share_against`), with ``share_low``, ``share_high``; ``note`` why a rating is missing.
+    `seats`: SEAT_COLUMNS, ``level`` the level's name (as in `steps`)."""
+    levels = [str(steps["lower"].iloc[0]), *(str(x) for x in steps["higher"])]
+    fit = fit_levels(seats, levels)
+    table = fit.ratings.drop(columns=["group", "relative"])
+    relative = fit.ratings["relative"].to_numpy()
+    group = fit.ratings["group"].to_numpy()
+    rows = []
+    for i in range(len(levels)):
+        row = {"below": "", "gain": np.nan, "gain_low": np.nan, "gain_high": np.nan, "players": np.nan,
+               "share_vs_below": np.nan, "share_low": np.nan, "share_high": np.nan, "note": ""}
+        if i > 0:
+            below, players = levels[i - 1], int(steps["players"].iloc[i - 1])
+            row.update(below=below, players=players)
+            if group[i] == group[i - 1] and not np.isnan(relative[i]):
+                gain = relative[i] - relative[i - 1]
+                var = fit.cov.iloc[i, i] + fit.cov.iloc[i - 1, i - 1] - 2 * fit.cov.iloc[i, i - 1]
+                half = Z95 * float(np.sqrt(max(var, 0.0)))
+                shares = win_share_against(np.array([gain, gain - half, gain + half]), players)
+                row.update(gain=gain, gain_low=gain - half, gain_high=gain + half,
+                           share_vs_below=shares[0], share_low=shares[1], share_high=shares[2])
+        if np.isnan(table["rating"].iloc[i]):
+            row["note"] = _no_rating(fit, levels, i)
+        rows.append(row)
+    return pd.concat([table, pd.DataFrame(rows)], axis=1)[list(RATING_COLUMNS)]
