@@ -1,15 +1,15 @@
 """`balance sheet CONFIG`: the balance sheet of a config (issue 48, point 5).
 
 Every player count the game allows (and, where a rule exists at one count only, that count once per value
-of it: Sakura's two two-player variants, `GameSpec.player_variants`) is one *table*: a profile of the two
-top levels (default: the game's two strongest agents, `expert` and `search`) played until decided
+of it, `GameSpec.player_variants`) is one *table*: a profile of the two top levels (default: the game's
+two strongest agents, `expert` and `search`) played until decided
 (sim/design/profile.py: each level until its own verdicts are decided, then both together until every
 answer's change between them is), `--games` the cap of each level, into ``OUT/<table>/``. A variant's
 config is written as ``OUT/configs/<table>.toml``: the designer's config extended with the one key.
 
-``OUT/sheet.json`` lists the tables; ``OUT/report/`` leads with the sheet (analysis.sheet: for each table
-the seat, start-player and tie-break verdicts at the top level and whether each holds for strong play),
-then every table's own sections. The sheet resumes like a profile: a decided table plays nothing.
+``OUT/sheet.json`` lists the tables; ``OUT/report/`` leads with the sheet (analysis.sheet_report: for each
+table the seat, start-player and tie-break verdicts at the top level and whether each holds for strong
+play), then every table's own sections. The sheet resumes like a profile: a decided table plays nothing.
 """
 
 from __future__ import annotations
@@ -130,11 +130,13 @@ def run_sheet(config: str | os.PathLike[str], *, players: str | None = None, lev
     """Plan every table (refusing bad input before any game or file), play each as a profile until
     decided, write sheet.json and the report."""
     from analysis.verdicts import DEFAULT_MARGINS
+    from sim.app.until_decided import check_caps
     from sim.config import load_toml
     from sim.design.profile import run_profile
 
     started = time.perf_counter()
     margins = margins or DEFAULT_MARGINS
+    check_caps(games_cap, minutes)
     config = Path(config)
     merged, _ = load_toml(config)
     spec = games.spec_of_config(merged, config)
@@ -142,10 +144,10 @@ def run_sheet(config: str | os.PathLike[str], *, players: str | None = None, lev
     out = Path(out) if out else default_out(spec.name, config)
     check_out(out, "balance sheet folder", (SHEET_MANIFEST,))
     tables = plan_tables(spec, config, out, _parse_players(players))
-    identity = {"game": spec.name, "config_hash": _check_tables(spec, merged, config, tables, levels, seed,
-                                                                force),
-                "seed": seed, "levels": levels}
+    config_hash = spec.rules(merged, tables[0].players, os.fspath(config)).config_hash
+    identity = {"game": spec.name, "config_hash": config_hash, "seed": seed, "levels": levels}
     _check_earlier(out, identity, force)
+    _check_tables(spec, merged, config, tables, levels, seed, force)
     out.mkdir(parents=True, exist_ok=True)
     for table in tables:
         if table.variant:
@@ -171,10 +173,10 @@ def run_sheet(config: str | os.PathLike[str], *, players: str | None = None, lev
 
 
 def _check_tables(spec: GameSpec, merged: dict, config: Path, tables: list[Table], levels: str, seed: int,
-                  force: bool) -> str:
+                  force: bool) -> None:
     """Refuse (ConfigError), before any game or file, a table the config, the levels or a folder in the way
     would fail: each count's rules (a variant's with its key set), its levels' agents and models, its
-    folder. Returns the config's hash."""
+    folder."""
     import copy
     import tempfile
 
@@ -194,7 +196,6 @@ def _check_tables(spec: GameSpec, merged: dict, config: Path, tables: list[Table
         nowhere = Path(tempfile.gettempdir()) / f"balance-sheet-{os.getpid()}"
         where = nowhere if table.variant else table.out
         plan_profile(config, table.players, levels=levels, seed=seed, out=where, force=force)
-    return spec.rules(merged, tables[0].players, os.fspath(config)).config_hash
 
 
 def _check_earlier(out: Path, identity: dict[str, Any], force: bool) -> None:
@@ -230,7 +231,7 @@ def write_sheet_report(out: Path, margins: Any) -> tuple[Path, str]:
     from analysis.change_verdicts import stable_at_top
     from analysis.run_report import build_report
     from analysis.run_tally import read_run_tally
-    from analysis.sheet import sheet_frame, sheet_row, sheet_section, sheet_text
+    from analysis.sheet_report import sheet_frame, sheet_row, sheet_section, sheet_text
     from analysis.verdicts import run_verdicts
     from sim.design.profile import level_slug
 
