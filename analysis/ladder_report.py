@@ -381,19 +381,7 @@ def ladder_report_parts(folder: str | os.PathLike[str],
                         name: str = "ladder") -> tuple[Section, list[RunTally], list[str], dict[str, Any]]:
     """A ladder folder's report section for `balance report`: (Section, runs, labels, summary record).
     Steps not played yet are left out of the runs and named in a note."""
-    from analysis.page import (
-        COUNT,
-        NUMBER,
-        NUMBER_BOUND,
-        SHARE,
-        SHARE_BOUND,
-        TEXT,
-        Section,
-        declare,
-        interval,
-        pct,
-    )
-    from analysis.ratings import anchor_level
+    from analysis.page import COUNT, SHARE, SHARE_BOUND, TEXT, Section, declare, interval, pct
 
     folder = Path(folder)
     manifest, table, summary, runs = read_ladder(folder)
@@ -426,6 +414,19 @@ def ladder_report_parts(folder: str | os.PathLike[str],
                      "ci_low": SHARE_BOUND, "ci_high": SHARE_BOUND, "fair_share": SHARE, "verdict": TEXT})
     sec.tables.append((name, "Ladder: the stronger level's win share per step (Wilson 95%)", shown))
     ratings = read_ladder_ratings(folder, manifest, runs)
+    _ratings_parts(sec, ratings, name=name, players=players, title=f"{manifest['game']} {players}p ladder",
+                   n_text=n_text)
+    record = {"folder": str(folder), "game": manifest["game"], "players": players,
+              "config": manifest["config"], "steps": table.to_dict(orient="records"), **summary,
+              "ratings": ratings.to_dict(orient="records")}
+    return sec, list(runs.values()), [f"{folder.name}/{step}" for step in runs], record
+
+def _ratings_parts(sec: Section, ratings: pd.DataFrame, *, name: str, players: int, title: str,
+                   n_text: str) -> None:
+    """The ratings' notes, chart and table in the ladder's section."""
+    from analysis.page import COUNT, NUMBER, NUMBER_BOUND, SHARE, SHARE_BOUND, TEXT, declare, pct
+    from analysis.ratings import anchor_level
+
     anchor = anchor_level(ratings)
     why = "" if anchor == str(ratings["level"].iloc[0]) else \
         "the anchor: the lowest level on the top level's scale, as the note below says; "
@@ -451,8 +452,7 @@ def ladder_report_parts(folder: str | os.PathLike[str],
     sec.charts.append((f"{name}_ratings", f"Each level's rating ({anchor} = 0), with its 95% interval "
                        f"({n_text}); above each level, its win share against {players - 1} of the level "
                        "below",
-                       ratings_chart(ratings, f"{manifest['game']} {players}p ladder: each level's rating "
-                                     f"({n_text})")))
+                       ratings_chart(ratings, f"{title}: each level's rating ({n_text})")))
     rated = declare(ratings[["level", "rating", "ci_low", "ci_high", "games", "below", "gain", "gain_low",
                              "gain_high", "share_vs_below", "share_low", "share_high", "note"]],
                     {"level": TEXT, "rating": NUMBER, "ci_low": NUMBER_BOUND, "ci_high": NUMBER_BOUND,
@@ -462,7 +462,3 @@ def ladder_report_parts(folder: str | os.PathLike[str],
     sec.tables.append((f"{name}_ratings", f"Ladder: each level's rating (log-strength, {anchor} = 0) with "
                        "its 95% interval, and its gain over the level below as a win share against N-1 of it",
                        rated))
-    record = {"folder": str(folder), "game": manifest["game"], "players": players,
-              "config": manifest["config"], "steps": table.to_dict(orient="records"), **summary,
-              "ratings": ratings.to_dict(orient="records")}
-    return sec, list(runs.values()), [f"{folder.name}/{step}" for step in runs], record

@@ -235,7 +235,7 @@ def fit_levels(seats: pd.DataFrame, levels: list[str]) -> LevelFit:
     anchor = int(np.flatnonzero(anchored)[0])
     relative[anchor], cov[anchor, anchor] = 0.0, 0.0  # a group of one level is its own anchor
     rating = np.where(anchored, relative, np.nan)  # a rating on another group's scale is not shown
-    se = np.where(anchored, np.sqrt(np.diag(cov)), np.nan)
+    se = np.where(anchored, np.sqrt(np.clip(np.diag(cov), 0.0, None)), np.nan)  # -1e-17 is 0
     games = seats.drop_duplicates(["step", "game_id", "level"])["level"].astype(str).value_counts()
     ratings = pd.DataFrame({"level": levels, "rating": rating, "se": se, "ci_low": rating - Z95 * se,
                             "ci_high": rating + Z95 * se,
