@@ -8,7 +8,8 @@ SkillTrace: where a doubled budget still wins significantly more than 1/N, skill
 falls back to 1/N, luck (or the game's depth for these agents) has taken over.
 
 Beside the steps' shares, each level gets one rating from all the ladder's games (analysis.ratings: a
-Plackett-Luce log-strength with random at 0 and a 95% interval), shown in one chart by
+Plackett-Luce log-strength with a 95% interval, 0 at the anchor: random, or when a level beat the one below
+it in every game, the lowest level that shares a scale with the top), shown in one chart by
 ``ratings_chart``.
 
 Pure functions: ``ladder_table_from`` (the players tables of the steps -> one row per step), ``skill_trace``
@@ -171,34 +172,62 @@ def ladder_chart(table: pd.DataFrame, title: str) -> Figure:
 
 
 def ratings_chart(ratings: pd.DataFrame, title: str) -> Figure:
-    """The levels on the x axis, each level's rating (log-strength, the first level at 0) with its 95%
-    interval; above each rung, its gain over the level below as a win share against N-1 of that level.
-    A level with no finite rating is named on the axis and marked "no rating"."""
+    """The levels on the x axis, each rated level's rating (log-strength, the anchor at 0, marked) with
+    its 95% interval; above each rung, its gain over the level below as a win share against N-1 of that
+    level. A level with no rating is named on the axis and marked in a grey band under the plot ("below
+    the scale"), or over it ("above the scale")."""
     from analysis import charts
+    from analysis.ratings import ABOVE, ANCHOR, BELOW, anchor_level
 
     plt = charts.plt
     fig, ax = plt.subplots(figsize=charts.WIDE)
     x = np.arange(len(ratings), dtype=float)
     y = ratings["rating"].to_numpy(dtype=float)
+    low, high = ratings["ci_low"].to_numpy(dtype=float), ratings["ci_high"].to_numpy(dtype=float)
     shown = ~np.isnan(y)
-    err = np.vstack([y - ratings["ci_low"].to_numpy(dtype=float),
-                     ratings["ci_high"].to_numpy(dtype=float) - y])
-    ax.errorbar(x[shown], y[shown], yerr=err[:, shown], marker="o", capsize=4,
-                label="rating (95% interval)")
+    anchor = ratings["scale"].to_numpy() == ANCHOR
+    bottom, top = float(np.nanmin(low[shown])), float(np.nanmax(high[shown]))
+    span = max(top - bottom, 1.0)
+    off = ~shown
+    above = off & (ratings["scale"].to_numpy() == ABOVE)
+    below = off & ~above
+    ax.axhline(0.0, color="grey", linewidth=0.8, linestyle=":")
+    ax.errorbar(x[shown], y[shown], yerr=np.vstack([y - low, high - y])[:, shown], marker="o", capsize=4,
+                label="rating (95% interval)", zorder=3)
+    ax.plot(x[anchor], y[anchor], marker="D", markersize=9, linestyle="none", color="black", zorder=4,
+            label=f"anchor: {anchor_level(ratings)} = 0")
+    for xi, yi in zip(x[shown], y[shown], strict=True):
+        ax.annotate(f"{yi:.2f}", (xi, yi), textcoords="offset points", xytext=(8, -3), fontsize=8)
     for xi, row in zip(x, ratings.itertuples(index=False), strict=True):
-        if np.isnan(row.rating):
-            ax.annotate("no rating", (xi, 0.0), ha="center", fontsize=8, color="grey")
-        elif not np.isnan(row.share_vs_below):
+        if not np.isnan(row.rating) and not np.isnan(row.share_vs_below):
             ax.annotate(f"wins {100 * row.share_vs_below:.0f}%\nvs {row.players - 1:.0f} {row.below}",
                         (xi, row.ci_high), textcoords="offset points", xytext=(0, 4), ha="center",
-                        fontsize=7)
-    ax.set_xticks(x, [str(v) for v in ratings["level"]], fontsize=8)
+                        fontsize=7, bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})
+    lowest, highest = bottom - 0.15 * span, top + 0.3 * span  # room for the rungs' win shares
+    for mask, sign, marker in ((below, -1, "v"), (above, 1, "^")):
+        if not mask.any():
+            continue
+        band = (bottom - 0.45 * span, bottom - 0.15 * span) if sign < 0 else \
+            (top + 0.35 * span, top + 0.65 * span)
+        lowest, highest = min(lowest, band[0]), max(highest, band[1])
+        ax.axhspan(*band, color="0.92", zorder=0)
+        middle = sum(band) / 2
+        where = set(ratings["scale"].to_numpy()[mask])
+        label = f"no rating: {where.pop()}" if len(where) == 1 and where <= {BELOW, ABOVE} else "no rating"
+        ax.plot(x[mask], np.full(mask.sum(), middle + sign * 0.05 * span), marker=marker, linestyle="none",
+                color="grey", markersize=8, label=label)
+        for xi, scale in zip(x[mask], ratings["scale"].to_numpy()[mask], strict=True):
+            ax.annotate(scale, (xi, middle - sign * 0.06 * span), ha="center", va="center", fontsize=7,
+                        color="dimgrey")
+    ax.set_ylim(lowest, highest)
+    ticks = ax.get_yticks()  # no rating values in the bands: their levels have none
+    ax.set_yticks(ticks[(ticks >= bottom - 0.15 * span) & (ticks <= top + 0.3 * span)])
+    ax.set_xticks(x, [str(v) for v in ratings["level"]], fontsize=9)
     ax.set_xlim(-0.5, len(ratings) - 0.5)  # room for the labels of the first and last levels
-    ax.margins(y=0.15)
     ax.legend(fontsize=8, loc="upper left")
     ax.set_title(title, fontsize=11)
     ax.set_xlabel("level (MCTS: iterations per decision)")
-    ax.set_ylabel(f"rating (log-strength, {ratings['level'].iloc[0]} = 0)")
+    ax.set_ylabel(f"rating (log-strength, {anchor_level(ratings)} = 0)")
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     charts.fit_titles(fig)
@@ -226,7 +255,9 @@ def format_ladder(table: pd.DataFrame, summary: dict[str, Any], ratings: pd.Data
 def rating_lines(ratings: pd.DataFrame) -> list[str]:
     """The ratings as plain-text lines: each level's rating with its 95% interval, and its gain over the
     level below as a win share against N-1 seats of that level."""
-    anchor = ratings["level"].iloc[0]
+    from analysis.ratings import ANCHOR, anchor_level
+
+    anchor = anchor_level(ratings)
     lines = [f"each level's rating, with its 95% interval (log-strength from all the ladder's games, "
              f"{anchor} = 0; Plackett-Luce):",
              f"  {'level':<12} {'rating':>7}  {'95% interval':<16}  gain over the level below, as one "
@@ -236,7 +267,7 @@ def rating_lines(ratings: pd.DataFrame) -> list[str]:
             head = f"  {r.level:<12} {'-':>7}  {'(no rating)':<16}"
         else:
             head = f"  {r.level:<12} {r.rating:7.2f}  " + (
-                f"{'(anchor)':<16}" if r.level == anchor else f"[{r.ci_low:5.2f}, {r.ci_high:5.2f}]  ")
+                f"{'(anchor)':<16}" if r.scale == ANCHOR else f"[{r.ci_low:5.2f}, {r.ci_high:5.2f}]  ")
         if not np.isnan(r.gain):
             head += (f"{r.gain:+.2f} [{r.gain_low:+.2f}, {r.gain_high:+.2f}]: "
                      f"{100 * r.share_vs_below:.1f}% [{100 * r.share_low:.1f}%, {100 * r.share_high:.1f}%] "
@@ -350,18 +381,7 @@ def ladder_report_parts(folder: str | os.PathLike[str],
                         name: str = "ladder") -> tuple[Section, list[RunTally], list[str], dict[str, Any]]:
     """A ladder folder's report section for `balance report`: (Section, runs, labels, summary record).
     Steps not played yet are left out of the runs and named in a note."""
-    from analysis.page import (
-        COUNT,
-        NUMBER,
-        NUMBER_BOUND,
-        SHARE,
-        SHARE_BOUND,
-        TEXT,
-        Section,
-        declare,
-        interval,
-        pct,
-    )
+    from analysis.page import COUNT, SHARE, SHARE_BOUND, TEXT, Section, declare, interval, pct
 
     folder = Path(folder)
     manifest, table, summary, runs = read_ladder(folder)
@@ -394,11 +414,27 @@ def ladder_report_parts(folder: str | os.PathLike[str],
                      "ci_low": SHARE_BOUND, "ci_high": SHARE_BOUND, "fair_share": SHARE, "verdict": TEXT})
     sec.tables.append((name, "Ladder: the stronger level's win share per step (Wilson 95%)", shown))
     ratings = read_ladder_ratings(folder, manifest, runs)
-    anchor = ratings["level"].iloc[0]
+    _ratings_parts(sec, ratings, name=name, players=players, title=f"{manifest['game']} {players}p ladder",
+                   n_text=n_text)
+    record = {"folder": str(folder), "game": manifest["game"], "players": players,
+              "config": manifest["config"], "steps": table.to_dict(orient="records"), **summary,
+              "ratings": ratings.to_dict(orient="records")}
+    return sec, list(runs.values()), [f"{folder.name}/{step}" for step in runs], record
+
+def _ratings_parts(sec: Section, ratings: pd.DataFrame, *, name: str, players: int, title: str,
+                   n_text: str) -> None:
+    """The ratings' notes, chart and table in the ladder's section."""
+    from analysis.page import COUNT, NUMBER, NUMBER_BOUND, SHARE, SHARE_BOUND, TEXT, declare, pct
+    from analysis.ratings import anchor_level
+
+    anchor = anchor_level(ratings)
+    why = "" if anchor == str(ratings["level"].iloc[0]) else \
+        "the anchor: the lowest level on the top level's scale, as the note below says; "
     sec.notes.append(
         f"<b>Each level's rating, with its 95% interval</b>, fitted from all the ladder's games at once: a "
-        f"log-strength with {anchor} at 0 (a Plackett-Luce model of each game's finishing order, winner "
-        "first, then by score; the interval is robust to the games of every step sharing their deals). "
+        f"log-strength with <b>{anchor} at 0</b> ({why}a Plackett-Luce model of each game's finishing "
+        "order, winner first, then by score; the interval is robust to the games of every step sharing their "
+        "deals). "
         f"A difference of d between two levels means one player of the stronger wins a share e<sup>d</sup> "
         f"/ (e<sup>d</sup> + {players - 1}) of games against {players - 1} of the weaker: d = 1 is "
         f"{pct(_share(1.0, ratings))}, d = 2 is {pct(_share(2.0, ratings))} (the fair share is "
@@ -407,14 +443,16 @@ def ladder_report_parts(folder: str | os.PathLike[str],
     if len(missing):
         sec.notes.append("No rating for " + "; ".join(f"<b>{r.level}</b> ({r.note})" for r in
                                                       missing.itertuples(index=False))
-                         + ". A level that finished ahead of (or behind) every player of the level below "
-                         "in every game has no finite strength on this scale, nor have the levels above it; "
-                         "more games give one. A rung's gain over the level below is still shown where "
-                         "their own games decide it.")
-    sec.charts.append((f"{name}_ratings", f"Each level's rating, with its 95% interval ({n_text}); above "
-                       f"each level, its win share against {players - 1} of the level below",
-                       ratings_chart(ratings, f"{manifest['game']} {players}p ladder: each level's rating "
-                                     f"({n_text})")))
+                         + ". When a level finished ahead of every player of the level below in every game, "
+                         "no finite strength puts the two on one scale; the scale is then that of the top "
+                         f"of the ladder, anchored at its lowest level ({anchor}), and the levels under the "
+                         "split get no rating (the chart marks them below the scale). More games can join "
+                         "the scales. A rung's gain over the level below is still shown where their own "
+                         "games decide it.")
+    sec.charts.append((f"{name}_ratings", f"Each level's rating ({anchor} = 0), with its 95% interval "
+                       f"({n_text}); above each level, its win share against {players - 1} of the level "
+                       "below",
+                       ratings_chart(ratings, f"{title}: each level's rating ({n_text})")))
     rated = declare(ratings[["level", "rating", "ci_low", "ci_high", "games", "below", "gain", "gain_low",
                              "gain_high", "share_vs_below", "share_low", "share_high", "note"]],
                     {"level": TEXT, "rating": NUMBER, "ci_low": NUMBER_BOUND, "ci_high": NUMBER_BOUND,
@@ -424,7 +462,3 @@ def ladder_report_parts(folder: str | os.PathLike[str],
     sec.tables.append((f"{name}_ratings", f"Ladder: each level's rating (log-strength, {anchor} = 0) with "
                        "its 95% interval, and its gain over the level below as a win share against N-1 of it",
                        rated))
-    record = {"folder": str(folder), "game": manifest["game"], "players": players,
-              "config": manifest["config"], "steps": table.to_dict(orient="records"), **summary,
-              "ratings": ratings.to_dict(orient="records")}
-    return sec, list(runs.values()), [f"{folder.name}/{step}" for step in runs], record

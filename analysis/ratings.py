@@ -18,10 +18,11 @@ that the tied levels are alike (a two-player tie counts as a half win to each si
 two games). Ties cannot be written as a strict ranking; as choices they can, which is why the fit takes
 top-1 choices.
 
-**Unit and anchor.** A rating is a natural-log strength relative to the lowest level (random), which is 0
-with no interval. A level rated d above another wins a game against N-1 seats of that other with chance
-e^d / (e^d + N - 1) (`win_share_against`): for two players the logistic 1 / (1 + e^-d), so d = 1 is 73%,
-d = 2 is 88%; for three players d = 1 is 58% against the fair 33%.
+**Unit and anchor.** A rating is a natural-log strength relative to the anchor, which is 0 with no
+interval: the lowest level of the strongly connected group that holds the top level (below), which is the
+lowest level (random) whenever every level can be rated. A level rated d above another wins a game against
+N-1 seats of that other with chance e^d / (e^d + N - 1) (`win_share_against`): for two players the logistic
+1 / (1 + e^-d), so d = 1 is 73%, d = 2 is 88%; for three players d = 1 is 58% against the fair 33%.
 
 **Fit.** `choix.ilsr_top1` (iterative Luce spectral ranking, Maystre and Grossglauser 2015), whose fixed
 point is the maximum-likelihood estimate. It is right with repeated items: its Markov chain adds one rate
@@ -39,14 +40,17 @@ independent unit; a game's seats are never split. The sandwich keeps the interva
 deals tie steps together and where a full ranking is less informative than the model says.
 
 **When no rating exists.** The maximum-likelihood estimate exists only when the levels' "finished ahead
-of" graph is strongly connected (Hunter 2004): a level that finished ahead of every seat of the levels
-below it in every game has no finite rating. Such a ladder is fitted per strongly connected group of levels:
-levels outside the anchor's group get no rating (NaN) and a note; a gain between two levels of one group
-is still given.
+of" graph is strongly connected (Hunter 2004): if a level finished ahead of every seat of the level below
+in every game, no finite rating puts the two on one scale. Such a ladder is fitted per strongly connected
+group of levels, and the scale is that of the group holding the top level (the last one played), since the
+strong levels are the ones a designer reads: its lowest level is the anchor. The levels outside that group
+(in a ladder, below it: greedy beats random in every game of many games) get no rating (NaN), a ``scale``
+saying where they lie and a note saying why; a gain between two levels of one group is still given.
 
 Pure functions: `game_places` (seats -> seats with their place), `choice_sets` (places -> the choices),
 `fit_levels` (seats -> ratings and covariance), `ladder_ratings` (seats and the ladder's steps -> one row per
-level, with the gain over the level below and that gain as a win share).
+level, with the gain over the level below and that gain as a win share), `anchor_level` (that table -> the
+level rated 0).
 """
 
 from __future__ import annotations
@@ -63,11 +67,21 @@ Z95 = float(norm.ppf(0.975))
 #: game is (step, game_id), a cluster of dependent games is a game_id (the same seed in every step)
 SEAT_COLUMNS = ("step", "game_id", "level", "score", "win_share")
 RATING_COLUMNS = ("level", "rating", "se", "ci_low", "ci_high", "games", "below", "gain", "gain_low",
-                  "gain_high", "players", "share_vs_below", "share_low", "share_high", "note")
-#: why a level has no rating (`ladder_rating_note`)
-AHEAD, BEHIND, ABOVE = ("no finite rating: it finished ahead of every {below} player in every game",
-                        "no finite rating: it finished behind every {below} player in every game",
-                        "no rating: {level} below it has none")
+                  "gain_high", "players", "share_vs_below", "share_low", "share_high", "scale", "note")
+#: a level's ``scale``: the anchor (rated 0), rated on its scale, or without a rating: below it (a level
+#: above finished ahead of it in every game), above it (the reverse), off it (not connected otherwise), or
+#: not played
+ANCHOR, ON, BELOW, ABOVE, OFF, UNPLAYED = ("anchor", "rated", "below the scale", "above the scale",
+                                           "off the scale", "not played")
+#: why a level has no rating (`_no_rating`): the rung to the level above it splits the groups ...
+AHEAD = BELOW + (": {upper} finished ahead of every {lower} player in every game, so no finite rating puts "
+                 "{lower} on {upper}'s scale")
+BEHIND = ABOVE + (": {upper} finished behind every {lower} player in every game, so no finite rating puts "
+                  "{lower} on {upper}'s scale")
+NEVER = OFF + ": it never played {upper}, so no game puts it on {upper}'s scale"
+#: ... or the level above it has no rating either
+UNDER = "{scale}: {upper} above it has none"
+APART = OFF + ": its games do not connect it both ways with the levels rated from {anchor}"
 
 
 def win_share_against(gain: float | np.ndarray, players: int | np.ndarray) -> np.ndarray:
@@ -149,12 +163,14 @@ def choice_sets(places: pd.DataFrame, levels: list[str]) -> Choices:
 @dataclass
 class LevelFit:
     """`fit_levels`' result: ``ratings`` (level, rating, se, ci_low, ci_high, games; ``group``, the level's
-    strongly connected group, and ``relative``, its rating against the lowest level of its group) and
-    ``cov`` (levels x levels, the sandwich covariance of ``relative``; NaN between groups)."""
+    strongly connected group, and ``relative``, its rating against the lowest level of its group),
+    ``cov`` (levels x levels, the sandwich covariance of ``relative``; NaN between groups) and ``anchor``
+    (the index of the level rated 0: the lowest of the group that holds the top level played)."""
 
     ratings: pd.DataFrame
     cov: pd.DataFrame
     behind: pd.DataFrame  # levels x levels: [a, b] whether a seat of a ever finished behind a seat of b
+    anchor: int
 
 
 def _groups(choices: Choices, n_levels: int) -> tuple[np.ndarray, np.ndarray]:
@@ -198,10 +214,11 @@ def _fit_group(choices: Choices, members: np.ndarray, n_levels: int) -> tuple[np
 
 
 def fit_levels(seats: pd.DataFrame, levels: list[str]) -> LevelFit:
-    """One rating per level of `levels` (weakest first; the first is the anchor, rated 0) from the seats
-    of all the games (SEAT_COLUMNS), with its 95% interval (the module's docstring says how). A level in
-    no game, or with no finite rating, has NaN rating and interval. The order of the games does not
-    matter."""
+    """One rating per level of `levels` (weakest first) from the seats of all the games (SEAT_COLUMNS),
+    with its 95% interval (the module's docstring says how). The ratings are those of the strongly
+    connected group that holds the last level played, anchored at that group's lowest level (rated 0): the
+    first level when the graph is whole. A level in no game, or outside that group, has NaN rating and
+    interval. The order of the games does not matter."""
     n_levels = len(levels)
     choices = choice_sets(game_places(seats), levels)
     group, behind = _groups(choices, n_levels)
@@ -213,50 +230,63 @@ def fit_levels(seats: pd.DataFrame, levels: list[str]) -> LevelFit:
         members = np.flatnonzero((group == g) & played)
         if len(members) >= 2:
             relative[members], cov[np.ix_(members, members)] = _fit_group(choices, members, n_levels)
-    relative[0], cov[0, 0] = 0.0, 0.0
-    anchored = group == group[0]
-    rating = np.where(anchored, relative, np.nan)  # a rating against another level is not shown as one
-    se = np.where(anchored, np.sqrt(np.diag(cov)), np.nan)
+    top = int(np.flatnonzero(played)[-1])
+    anchored = (group == group[top]) & played
+    anchor = int(np.flatnonzero(anchored)[0])
+    relative[anchor], cov[anchor, anchor] = 0.0, 0.0  # a group of one level is its own anchor
+    rating = np.where(anchored, relative, np.nan)  # a rating on another group's scale is not shown
+    se = np.where(anchored, np.sqrt(np.clip(np.diag(cov), 0.0, None)), np.nan)  # -1e-17 is 0
     games = seats.drop_duplicates(["step", "game_id", "level"])["level"].astype(str).value_counts()
     ratings = pd.DataFrame({"level": levels, "rating": rating, "se": se, "ci_low": rating - Z95 * se,
                             "ci_high": rating + Z95 * se,
                             "games": [int(games.get(x, 0)) for x in levels], "group": group,
                             "relative": relative})
     return LevelFit(ratings, pd.DataFrame(cov, index=levels, columns=levels),
-                    pd.DataFrame(behind, index=levels, columns=levels))
+                    pd.DataFrame(behind, index=levels, columns=levels), anchor)
 
 
-def _no_rating(fit: LevelFit, levels: list[str], i: int) -> str:
-    """Why level i has no rating: not played; or it is the lowest of its group, which finished ahead of
-    (or behind) every seat of the level below in every game; or a level below it has no rating."""
+def _no_rating(fit: LevelFit, levels: list[str], i: int,
+               notes: dict[int, tuple[str, str]]) -> tuple[str, str]:
+    """Where level i lies off the scale, and why in words (AHEAD, BEHIND, NEVER, UNDER, APART): not played;
+    or the rung to the level above it splits the groups (that level finished ahead of every seat of it in
+    every game, or behind; or they never met); or it shares its group with the level above, which has no
+    rating either. `notes`: those of the levels above it, found first."""
     if fit.ratings["games"].iloc[i] == 0:
-        return "not played"
+        return UNPLAYED, UNPLAYED
     group = fit.ratings["group"].to_numpy()
-    first = i
-    while first > 1 and group[first - 1] == group[i]:
-        first -= 1
-    if first < i:
-        return ABOVE.format(level=levels[first])
-    below = levels[i - 1]
-    never_behind = not fit.behind.iloc[i, i - 1]  # its seats never finished behind one of the level below
-    return (AHEAD if never_behind else BEHIND).format(below=below)
+    if i > fit.anchor or i + 1 >= len(levels):  # not below the anchor's group: no rung explains it
+        return OFF, APART.format(anchor=levels[fit.anchor])
+    lower, upper = levels[i], levels[i + 1]
+    if group[i + 1] == group[i]:
+        scale = notes[i + 1][0] if i + 1 in notes else OFF
+        return scale, UNDER.format(scale=scale, upper=upper)
+    upper_behind, lower_behind = bool(fit.behind.iloc[i + 1, i]), bool(fit.behind.iloc[i, i + 1])
+    if lower_behind and not upper_behind:
+        return BELOW, AHEAD.format(upper=upper, lower=lower)
+    if upper_behind and not lower_behind:
+        return ABOVE, BEHIND.format(upper=upper, lower=lower)
+    if not upper_behind:
+        return OFF, NEVER.format(upper=upper)
+    return OFF, APART.format(anchor=levels[fit.anchor])
 
 
 def ladder_ratings(seats: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
     """The ladder's ratings, one row per level (weakest first, from `steps`: analysis.ladder_report's
-    `steps_frame`, whose first step's ``lower`` is the anchor) with RATING_COLUMNS: ``rating`` with ``se``
-    and its 95% interval ``ci_low``, ``ci_high``; ``games`` it played; ``below`` the level it played
+    `steps_frame`) with RATING_COLUMNS: ``rating`` (against the anchor: `fit_levels`) with ``se`` and its
+    95% interval ``ci_low``, ``ci_high``; ``games`` it played; ``below`` the level it played
     against; ``gain`` its rating minus that level's, with its 95% interval ``gain_low``, ``gain_high``;
     ``share_vs_below`` that gain as the win share of one seat of it against ``players`` - 1 seats of the
-    level below (`win_share_against`), with ``share_low``, ``share_high``; ``note`` why a rating is missing.
+    level below (`win_share_against`), with ``share_low``, ``share_high``; ``scale`` (ANCHOR, ON, or where
+    a level without a rating lies: BELOW, ABOVE, OFF, UNPLAYED) and ``note``, why a rating is missing.
     `seats`: SEAT_COLUMNS, ``level`` the level's name (as in `steps`)."""
     levels = [str(steps["lower"].iloc[0]), *(str(x) for x in steps["higher"])]
     fit = fit_levels(seats, levels)
     table = fit.ratings.drop(columns=["group", "relative"])
     relative = fit.ratings["relative"].to_numpy()
     group = fit.ratings["group"].to_numpy()
-    rows = []
-    for i in range(len(levels)):
+    rows: list[dict] = []
+    notes: dict[int, tuple[str, str]] = {}
+    for i in reversed(range(len(levels))):  # from the top, where the scale is
         row = {"below": "", "gain": np.nan, "gain_low": np.nan, "gain_high": np.nan, "players": np.nan,
                "share_vs_below": np.nan, "share_low": np.nan, "share_high": np.nan, "note": ""}
         if i > 0:
@@ -269,7 +299,13 @@ def ladder_ratings(seats: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
                 shares = win_share_against(np.array([gain, gain - half, gain + half]), players)
                 row.update(gain=gain, gain_low=gain - half, gain_high=gain + half,
                            share_vs_below=shares[0], share_low=shares[1], share_high=shares[2])
+        row["scale"] = ANCHOR if i == fit.anchor else ON
         if np.isnan(table["rating"].iloc[i]):
-            row["note"] = _no_rating(fit, levels, i)
+            row["scale"], row["note"] = notes[i] = _no_rating(fit, levels, i, notes)
         rows.append(row)
-    return pd.concat([table, pd.DataFrame(rows)], axis=1)[list(RATING_COLUMNS)]
+    return pd.concat([table, pd.DataFrame(rows[::-1])], axis=1)[list(RATING_COLUMNS)]
+
+
+def anchor_level(ratings: pd.DataFrame) -> str:
+    """The level rated 0 in `ladder_ratings`' table."""
+    return str(ratings.loc[ratings["scale"] == ANCHOR, "level"].iloc[0])

@@ -2,8 +2,10 @@
 independent fit written here (a direct maximisation of the seat-level Plackett-Luce log-likelihood with
 scipy, numerical derivatives for the sandwich interval); their 95% intervals cover the truth in 200 seeded
 ladders simulated from known strengths; the chart is written; properties (the order of the games does not
-matter, the anchor is 0, duplicated games give the same ratings and narrower intervals); the default
-levels end with expert and then search when a game registers one."""
+matter, the anchor is 0 and the top level is rated, duplicated games give the same ratings and narrower
+intervals); a ladder whose lowest level never beat the next (synthetic, and a real 90-game Kamakura ladder
+where greedy beat random in every game) rates its top levels from the lowest level of the top's group; the
+default levels end with expert and then search when a game registers one."""
 
 from __future__ import annotations
 
@@ -22,7 +24,18 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 
 from analysis.ladder_report import ratings_chart, steps_frame
-from analysis.ratings import ABOVE, AHEAD, SEAT_COLUMNS, fit_levels, ladder_ratings, win_share_against
+from analysis.ratings import (
+    AHEAD,
+    ANCHOR,
+    BELOW,
+    ON,
+    SEAT_COLUMNS,
+    UNDER,
+    anchor_level,
+    fit_levels,
+    ladder_ratings,
+    win_share_against,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 LADDER = ("ladder", "kamakura", "--players", "3", "--games", "30", "--iters", "none", "--jobs", "1",
@@ -66,9 +79,27 @@ def game_loglik(theta: np.ndarray, seats: list[tuple[int, float, float]]) -> flo
     return total
 
 
-def independent_fit(levels: list[str], games: dict) -> tuple[np.ndarray, np.ndarray]:
+def seat_games(seats: pd.DataFrame, levels: list[str]) -> dict:
+    """`logged_games`' games from a seats table (SEAT_COLUMNS): (step, game_id) -> [(level index, win
+    share, score) per seat]."""
+    games: dict[tuple[str, int], list[tuple[int, float, float]]] = {}
+    for row in seats.itertuples(index=False):
+        games.setdefault((row.step, int(row.game_id)), []).append(
+            (levels.index(row.level), float(row.win_share), float(row.score)))
+    return games
+
+
+def independent_fit(levels: list[str], games: dict,
+                    members: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Ratings (level 0 fixed at 0) by BFGS on the summed log-likelihood, and their 95% intervals from the
-    sandwich over game ids, with a central-difference Hessian and per-game-id scores."""
+    sandwich over game ids, with a central-difference Hessian and per-game-id scores. With `members` (level
+    indices, lowest first): the ratings of those levels alone, from the games all of whose seats are of
+    them, members[0] fixed at 0."""
+    if members is not None:
+        local = {level: i for i, level in enumerate(members)}
+        games = {key: [(local[level], share, score) for level, share, score in seats]
+                 for key, seats in games.items() if all(level in local for level, _, _ in seats)}
+        levels = [levels[i] for i in members]
     k = len(levels) - 1
 
     def total(free: np.ndarray, subset=None) -> float:
@@ -162,6 +193,9 @@ def coverage(ladders: int = 200, players: int = 3, games: int = 200, seed: int =
     covered = []
     for _ in range(ladders):
         ratings = ladder_ratings(simulated_ladder(rng, TRUTH, players, games), steps)
+        # TRUTH is on random's scale: each simulated ladder must be whole, so the anchor is random (it is:
+        # greedy, 1.5 above, finishing ahead of both random seats in all 200 games has chance ~0.5^200)
+        assert anchor_level(ratings) == "random" and ratings["rating"].notna().all()
         covered.append(((ratings["ci_low"] <= TRUTH) & (TRUTH <= ratings["ci_high"])).to_numpy()[1:])
     return np.array(covered)
 
@@ -178,31 +212,112 @@ def test_intervals_cover_the_truth_in_200_simulated_ladders() -> None:
 
 
 # ---- the chart -----------------------------------------------------------------------------------------
-def test_ratings_chart_is_written_with_a_level_without_rating(tmp_path: Path) -> None:
-    rng = np.random.default_rng(1)
-    ratings = ladder_ratings(simulated_ladder(rng, TRUTH[:3], 3, 60), ladder_steps(3, 3))
-    ratings.loc[2, ["rating", "ci_low", "ci_high"]] = np.nan
-    ratings.loc[2, "note"] = AHEAD.format(below="greedy")
+def test_ratings_chart_marks_the_anchor_and_the_levels_below_the_scale(tmp_path: Path) -> None:
+    ratings = ladder_ratings(separated_ladder(), ladder_steps(3, 4))
     fig = ratings_chart(ratings, "a ladder's ratings (n = 60 games per step)")
     fig.savefig(tmp_path / "ratings.png")
     assert (tmp_path / "ratings.png").stat().st_size > 1000
-    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == NAMES[:3]
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == NAMES[:4]
+    assert ax.get_ylabel() == "rating (log-strength, greedy = 0)"
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "anchor: greedy = 0" in legend and "no rating: below the scale" in legend
+    assert "below the scale" in [t.get_text() for t in ax.texts]
+    assert all(t >= ratings["ci_low"].min() - 1 for t in ax.get_yticks())  # no values in the band
 
 
-# ---- separation: no finite rating ------------------------------------------------------------------------
-def test_a_level_ahead_in_every_game_has_no_rating_but_the_rungs_above_keep_their_gain() -> None:
-    rng = np.random.default_rng(2)
-    seats = simulated_ladder(rng, np.array([0.0, 0.5, 1.0]), 3, 60)
-    first = seats["step"] == "greedy-vs-random"  # greedy wins and random seats finish last, every game
-    seats.loc[first, "score"] = np.where(seats.loc[first, "level"] == "greedy", 100.0, 0.0)
-    seats.loc[first, "win_share"] = (seats.loc[first, "level"] == "greedy").astype(float)
-    ratings = ladder_ratings(seats, ladder_steps(3, 3))
-    assert ratings["rating"].iloc[0] == 0 and ratings["rating"].iloc[1:].isna().all()
+# ---- separation: the scale of the top level ----------------------------------------------------------------
+def separated_ladder(ahead: tuple[str, ...] = ("greedy-vs-random",), truth=(0.0, 0.5, 1.0, 1.3),
+                     games: int = 60, seed: int = 2) -> pd.DataFrame:
+    """A simulated ladder (`simulated_ladder`, 3 players) whose steps `ahead` are rewritten so the higher
+    level wins and the lower seats finish last in every game."""
+    seats = simulated_ladder(np.random.default_rng(seed), np.array(truth), 3, games)
+    for step in ahead:
+        rows = seats["step"] == step
+        higher = seats.loc[rows, "level"] == step.split("-vs-")[0]
+        seats.loc[rows, "score"] = np.where(higher, 100.0, 0.0)
+        seats.loc[rows, "win_share"] = higher.astype(float)
+    return seats
+
+
+def test_a_lowest_level_never_beaten_leaves_the_top_rated_from_the_next_level() -> None:
+    """random never finishes ahead of greedy: the top's group is greedy, mcts25, mcts50, rated from greedy
+    (the anchor), as an independent fit of those levels' games alone gives them; random is below the scale
+    with a note saying why; each rung in the group keeps its gain."""
+    seats = separated_ladder()
+    ratings = ladder_ratings(seats, ladder_steps(3, 4))
+    assert ratings["scale"].tolist() == [BELOW, ANCHOR, ON, ON] and anchor_level(ratings) == "greedy"
+    assert math.isnan(ratings["rating"].iloc[0])
+    assert tuple(ratings.iloc[1][["rating", "ci_low", "ci_high"]]) == (0.0, 0.0, 0.0)
     assert ratings["note"].tolist() == [
-        "", "no finite rating: it finished ahead of every random player in every game",
-        ABOVE.format(level="greedy")]
-    assert math.isnan(ratings["gain"].iloc[1]) and np.isfinite(ratings["gain"].iloc[2])
-    assert ratings["gain_low"].iloc[2] < ratings["gain"].iloc[2] < ratings["gain_high"].iloc[2]
+        "below the scale: greedy finished ahead of every random player in every game, so no finite rating "
+        "puts random on greedy's scale", "", "", ""]
+    expected, (low, high) = independent_fit(NAMES[:4], seat_games(seats, NAMES[:4]), members=[1, 2, 3])
+    assert ratings["rating"].iloc[1:].to_numpy() == pytest.approx(expected, abs=1e-4)
+    assert ratings["ci_low"].iloc[1:].to_numpy() == pytest.approx(low, abs=1e-3)
+    assert ratings["ci_high"].iloc[1:].to_numpy() == pytest.approx(high, abs=1e-3)
+    assert (ratings["ci_low"] < ratings["rating"]).iloc[2:].all()
+    assert math.isnan(ratings["gain"].iloc[1])  # random and greedy share no scale
+    assert ratings["gain"].iloc[2:].to_numpy() == pytest.approx(np.diff(expected), abs=1e-4)
+
+
+@pytest.mark.parametrize(("ahead", "scales", "notes"), [
+    (("greedy-vs-random", "mcts25-vs-greedy"), [BELOW, BELOW, ANCHOR, ON],
+     [AHEAD.format(upper="greedy", lower="random"), AHEAD.format(upper="mcts25", lower="greedy"), "", ""]),
+    (("mcts25-vs-greedy",), [BELOW, BELOW, ANCHOR, ON],
+     [UNDER.format(scale=BELOW, upper="greedy"), AHEAD.format(upper="mcts25", lower="greedy"), "", ""]),
+    (("mcts50-vs-mcts25",), [BELOW, BELOW, BELOW, ANCHOR],
+     [UNDER.format(scale=BELOW, upper="greedy"), UNDER.format(scale=BELOW, upper="mcts25"),
+      AHEAD.format(upper="mcts50", lower="mcts25"), ""]),
+])
+def test_levels_under_a_split_say_why_and_keep_their_gains(ahead, scales, notes) -> None:
+    """Splits higher up: the levels under the last split are below the scale, the one just under it says
+    which level beat it in every game, those further down that the level above has none; a rung within a
+    group below the scale keeps its gain."""
+    ratings = ladder_ratings(separated_ladder(ahead), ladder_steps(3, 4))
+    assert ratings["scale"].tolist() == scales and ratings["note"].tolist() == notes
+    assert ratings["rating"].notna().tolist() == [scale in (ANCHOR, ON) for scale in scales]
+    split = {NAMES.index(step.split("-vs-")[0]) for step in ahead}
+    assert [bool(np.isfinite(g)) for g in ratings["gain"].iloc[1:]] == [k not in split for k in range(1, 4)]
+
+
+# ---- a real ladder whose greedy beats random in every game ---------------------------------------------
+SEPARATED = ("ladder", "kamakura", "--players", "3", "--iters", "10", "--games", "90", "--jobs", "1",
+             "--seed", "0", "--quiet")
+
+
+def test_a_real_ladder_where_greedy_beats_random_in_every_game(tmp_path: Path) -> None:
+    """The 90-game 3-player Kamakura ladder of seed 0 (random, greedy, mcts10, expert): greedy finished
+    ahead of both random seats in all 90 games. The top three levels are rated from greedy, as the
+    independent fit of their games alone gives them; random is below the scale, in the printed table, the
+    report's table and its notes."""
+    out = tmp_path / "kamakura-3p"
+    done = subprocess.run([sys.executable, "-m", "sim", *SEPARATED, "--out", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    levels, games = logged_games(out)
+    assert levels == ["random", "greedy", "mcts10", "expert"]
+    first = [seats for (step, _), seats in games.items() if step == "greedy-vs-random"]
+    assert len(first) == 90 and all(  # the case this test is about: if the game changes, find another seed
+        min((s, c) for lv, s, c in seats if lv == 1) > max((s, c) for lv, s, c in seats if lv == 0)
+        for seats in first)
+    ratings, (low, high) = independent_fit(levels, games, members=[1, 2, 3])
+    shown = pd.read_csv(out / "report" / "tables" / "ladder_0_ratings.csv")
+    assert list(shown["level"]) == levels and shown["rating"].iloc[:1].isna().all()
+    assert shown["rating"].iloc[1:].to_numpy() == pytest.approx(ratings, abs=1e-4)
+    assert shown["ci_low"].iloc[1:].to_numpy() == pytest.approx(low, abs=1e-3)
+    assert shown["ci_high"].iloc[1:].to_numpy() == pytest.approx(high, abs=1e-3)
+    note = AHEAD.format(upper="greedy", lower="random")
+    assert shown["note"].iloc[0] == note
+    lines = done.stdout.splitlines()
+    assert any("log-strength from all the ladder's games, greedy = 0" in line for line in lines)
+    assert any(line.split() == ["greedy", "0.00", "(anchor)"] for line in lines)
+    assert any(line.strip() == note for line in lines)
+    for level, rating, lo, hi in zip(levels[2:], ratings[1:], low[1:], high[1:], strict=True):
+        line = next(line for line in lines if line.strip().startswith(level + " ") and "[" in line)
+        assert f"{rating:.2f}" in line and f"{lo:5.2f}" in line and f"{hi:5.2f}" in line
+    page = (out / "report" / "index.html").read_text()
+    assert "<b>greedy at 0</b>" in page and f"<b>random</b> ({note})" in page
 
 
 # ---- properties ------------------------------------------------------------------------------------------
@@ -241,10 +356,13 @@ def test_ratings_do_not_depend_on_the_order_of_games_or_seats(ladder_seats, rand
 
 @settings(deadline=None, max_examples=40)
 @given(small_ladders())
-def test_the_anchor_is_zero_and_intervals_hold_their_rating(ladder_seats) -> None:
+def test_the_anchor_is_zero_the_top_is_rated_and_intervals_hold_their_rating(ladder_seats) -> None:
     seats, steps = ladder_seats
     ratings = ladder_ratings(seats, steps)
-    assert tuple(ratings.iloc[0][["rating", "ci_low", "ci_high"]]) == (0.0, 0.0, 0.0)
+    anchor = ratings.index[ratings["scale"] == ANCHOR]
+    assert len(anchor) == 1 and tuple(ratings.loc[anchor[0], ["rating", "ci_low", "ci_high"]]) == (0, 0, 0)
+    assert np.isfinite(ratings["rating"].iloc[-1])  # the top level is always on the scale
+    assert ratings["rating"].notna().tolist() == [k >= anchor[0] for k in range(len(ratings))]
     rated = ratings.dropna(subset=["rating"])
     assert (rated["ci_low"] <= rated["rating"]).all() and (rated["rating"] <= rated["ci_high"]).all()
     both = ratings.iloc[1:].dropna(subset=["rating"])
