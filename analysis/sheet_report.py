@@ -43,7 +43,7 @@ def _answer(verdict: Verdict | None) -> tuple[str, str]:
     return verdict.status, f"{STATUS_WORDS[verdict.status]}: {verdict.short or verdict.sentence}"
 
 
-def sheet_row(table: str, players: int, top: str, below: str, top_verdicts: list[Verdict],
+def sheet_row(table: str, players: int, *, top: str, below: str, top_verdicts: list[Verdict],
               stable_verdicts: list[Verdict], games: int, paired: int) -> dict[str, Any]:
     """One table of the sheet (a player count, or a count's variant): each answer at the top level with
     its status, and whether it holds for strong play."""

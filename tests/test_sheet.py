@@ -59,8 +59,10 @@ def test_the_two_levels_are_the_games_strongest_or_exactly_two_given() -> None:
 def _row(table: str, seats: str, stable_seats: str | None) -> dict:
     stable = [] if stable_seats is None else [_verdict("seats", stable_seats), _verdict("start", WITHIN),
                                                _verdict("ties", UNDECIDED)]
-    return sheet_row(table, 3, "search", "expert", [_verdict("seats", seats), _verdict("start", WITHIN),
-                                                    _verdict("tiebreak", "info")], stable, 2000, 2000)
+    return sheet_row(table, 3, top="search", below="expert",
+                     top_verdicts=[_verdict("seats", seats), _verdict("start", WITHIN),
+                                   _verdict("tiebreak", "info")],
+                     stable_verdicts=stable, games=2000, paired=2000)
 
 
 def test_a_row_says_each_answer_and_whether_it_holds_at_the_top() -> None:

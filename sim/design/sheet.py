@@ -87,13 +87,15 @@ def plan_tables(spec: GameSpec, config: Path, out: Path, players: list[int] | No
     for n in counts:
         variants = [(key, values) for count, key, values in spec.player_variants if count == n]
         if not variants:
-            tables.append(Table(f"{n} players", f"{n}p", n, config, out / f"{n}p"))
+            tables.append(Table(label=f"{n} players", slug=f"{n}p", players=n, config=config,
+                                out=out / f"{n}p"))
             continue
         for key, values in variants:
             for value in values:
                 slug = f"{n}p-{value}"
-                tables.append(Table(f"{n} players ({value})", slug, n, out / "configs" / f"{slug}.toml",
-                                    out / slug, {key: value}))
+                tables.append(Table(label=f"{n} players ({value})", slug=slug, players=n,
+                                    config=out / "configs" / f"{slug}.toml", out=out / slug,
+                                    variant={key: value}))
     return tables
 
 
@@ -147,7 +149,7 @@ def run_sheet(config: str | os.PathLike[str], *, players: str | None = None, lev
     config_hash = spec.rules(merged, tables[0].players, os.fspath(config)).config_hash
     identity = {"game": spec.name, "config_hash": config_hash, "seed": seed, "levels": levels}
     _check_earlier(out, identity, force)
-    _check_tables(spec, merged, config, tables, levels, seed, force)
+    _check_tables(spec, merged, config, tables, levels=levels, seed=seed, force=force)
     out.mkdir(parents=True, exist_ok=True)
     for table in tables:
         if table.variant:
@@ -172,7 +174,7 @@ def run_sheet(config: str | os.PathLike[str], *, players: str | None = None, lev
     return result
 
 
-def _check_tables(spec: GameSpec, merged: dict, config: Path, tables: list[Table], levels: str, seed: int,
+def _check_tables(spec: GameSpec, merged: dict, config: Path, tables: list[Table], *, levels: str, seed: int,
                   force: bool) -> None:
     """Refuse (ConfigError), before any game or file, a table the config, the levels or a folder in the way
     would fail: each count's rules (a variant's with its key set), its levels' agents and models, its
@@ -243,8 +245,9 @@ def write_sheet_report(out: Path, margins: Any) -> tuple[Path, str]:
         folders.append(folder)
         top_run, below_run = (read_run_tally(folder / level_slug(name)) for name in (top, below))
         paired = stable_at_top(top_run, below_run, margins)
-        rows.append(sheet_row(table["label"], table["players"], top, below, run_verdicts(top_run, margins),
-                              paired, top_run.n_games, paired[0].n if paired else 0))
+        rows.append(sheet_row(table["label"], table["players"], top=top, below=below,
+                              top_verdicts=run_verdicts(top_run, margins), stable_verdicts=paired,
+                              games=top_run.n_games, paired=paired[0].n if paired else 0))
     frame = sheet_frame(rows)
     margins_text = ", ".join(f"{q} ±{margins.text(q)}" for q in ("seats", "start", "tiebreak")
                              if margins.judges(q))
