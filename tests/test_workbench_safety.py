@@ -46,7 +46,8 @@ def _recorded(self, job) -> None:
 def bench(tmp_path, monkeypatch):
     monkeypatch.setattr(jobs_module.Jobs, "_launch", _recorded)
     ws = tmp_path / "ws"
-    with TestClient(make_app(Settings(Workspace(ws), TOKEN)), raise_server_exceptions=False) as client:
+    with TestClient(make_app(Settings(Workspace(ws), TOKEN, skill_seconds=0.01)),
+                    raise_server_exceptions=False) as client:
         client.cookies.set(COOKIE, TOKEN)
         yield client, ws
 
@@ -493,7 +494,8 @@ def fuzzed(tmp_path_factory):
     patch.setattr(jobs_module.Jobs, "_launch", _recorded)
     outside = tmp_path_factory.mktemp("fuzz")
     ws = outside / "ws"
-    with TestClient(make_app(Settings(Workspace(ws), TOKEN)), raise_server_exceptions=False) as client:
+    with TestClient(make_app(Settings(Workspace(ws), TOKEN, skill_seconds=0.01)),
+                    raise_server_exceptions=False) as client:
         client.cookies.set(COOKIE, TOKEN)
         _open(client)
         jobs = {kind: _post(client, f"/{kind}", {**RUN, "space": [_row(ORDER, 0, 4)]})[1]["job"]

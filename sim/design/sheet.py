@@ -249,7 +249,8 @@ def write_sheet_report(out: Path, margins: Any) -> tuple[Path, str]:
                               top_verdicts=run_verdicts(top_run, margins), stable_verdicts=paired,
                               games=top_run.n_games, paired=paired[0].n if paired else 0))
     frame = sheet_frame(rows)
-    margins_text = ", ".join(f"{q} ±{margins.text(q)}" for q in ("seats", "start", "tiebreak")
-                             if margins.judges(q))
+    named = {"seats": "seats", "start": "start player", "tiebreak": "tie-break"}
+    margins_text = "margins: " + ", ".join(f"{word} ±{margins.text(q)}" for q, word in named.items()
+                                           if margins.judges(q))
     report = build_report(folders, out / "report", margins=margins, lead=[sheet_section(frame, margins_text)])
     return report, sheet_text(frame)

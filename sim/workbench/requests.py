@@ -110,6 +110,13 @@ class TuneAsk(RunAsk):
     tolerance: float = 2.0  # percentage points of win rate (the server checks its range)
 
 
+class SkillsAsk(Body):
+    """What each skill level costs on a draft, for a number of players."""
+
+    draft: Name
+    players: Players
+
+
 class Apply(Body):
     job: Name
     players: Players
@@ -162,7 +169,7 @@ def _kind(data: Any) -> str:
 
 #: each POST route's body, for the routes' schema and the fuzz test
 BODIES: dict[str, type[Body]] = {"/drafts": OpenDraft, "/edit": Edit, "/run": RunAsk, "/compare": RunAsk,
-                                 "/values": RunAsk, "/tune": TuneAsk, "/apply": Apply}
+                                 "/values": RunAsk, "/tune": TuneAsk, "/apply": Apply, "/skills": SkillsAsk}
 
 
 def schemas() -> dict[str, dict[str, Any]]:

@@ -41,7 +41,7 @@ from sim.errors import ConfigError
 from sim.workbench import views
 from sim.workbench.drafts import Draft, bulk_edit, create, field_edit
 from sim.workbench.jobs import Job, Jobs
-from sim.workbench.requests import Apply, Edit, OpenDraft, RunAsk, TuneAsk, parsed
+from sim.workbench.requests import Apply, Edit, OpenDraft, RunAsk, SkillsAsk, TuneAsk, parsed
 from sim.workbench.status import JobView, Looks, finished_games
 from sim.workbench.tuning import Dimension, outcome, write_tune_file
 from sim.workbench.workspace import Refused, Workspace, checked_name
@@ -59,6 +59,8 @@ class Settings:
     token: str
     jobs: int | None = None
     scheduler: str | None = None
+    #: how long each skill level's cost is measured on a draft (at least one game each)
+    skill_seconds: float = 0.3
 
 
 class TokenGuard:
@@ -175,6 +177,7 @@ class Workbench:
         self.ws = settings.workspace
         self.jobs = Jobs(self.ws)
         self.looks = Looks(self.ws)
+        self.skill_costs: dict[tuple[str, str, int], dict] = {}  # (game, config hash, players) -> rates
 
     # ---- the page and the editor -------------------------------------------------------------------
     async def index(self, request: Request) -> Response:
@@ -234,6 +237,21 @@ class Workbench:
     def _write_edit(self, draft: Draft, changes: dict, players: int) -> None:
         """Write `changes` to the draft once the result is valid, as the workbench's own file."""
         self.ws.write_draft(draft.path, draft.edited(changes, players))
+
+    async def skills(self, request: Request) -> Response:
+        """What each skill level costs on the draft for these players: self-play games per second,
+        measured once per config and player count (sim/app/skill_cost.py)."""
+        from sim.app.skill_cost import skill_rates
+
+        ask = parsed(await request.body(), SkillsAsk)
+        draft = self.draft(ask.draft)
+        rules = draft.check(draft.config, ask.players)
+        key = (draft.spec.name, rules.config_hash, ask.players)
+        if key not in self.skill_costs:
+            self.skill_costs[key] = await run_in_threadpool(skill_rates, draft.spec, rules, ask.players,
+                                                            self.settings.skill_seconds)
+        return JSONResponse({"ok": True, "draft": ask.draft, "players": ask.players,
+                             "skills": self.skill_costs[key]})
 
     async def download(self, request: Request) -> Response:
         path = self.draft(request.path_params["name"]).path
@@ -459,6 +477,7 @@ def make_app(settings: Settings) -> TokenGuard:
               Route("/values", _refusing(bench.values), methods=["POST"]),
               Route("/tune", _refusing(bench.tune), methods=["POST"]),
               Route("/apply", _refusing(bench.apply), methods=["POST"]),
+              Route("/skills", _refusing(bench.skills), methods=["POST"]),
               Route("/jobs", _refusing(bench.job_list)),
               Route("/jobs/{job}", _refusing(bench.job)),
               Route("/jobs/{job}/stop", _refusing(bench.stop), methods=["POST"]),

@@ -49,8 +49,12 @@ QUESTION_WORDS = {"seats": "are the seats fair? (compare: is the draft fairer th
 
 def page(workspace: str, starts: list[Start]) -> str:
     questions = [(q, QUESTION_WORDS.get(q, q)) for q in QUESTIONS]
+    from sim.app.skill_cost import SKILLS
+
+    offered = {name for spec in games.specs() for name in spec.agents}
+    skills = [(name, words) for name, words in SKILLS.items() if name in offered]
     return _ENV.get_template("page.html").render(workspace=workspace, games=games.specs(), starts=starts,
-                                                 questions=questions, asked=DEFAULT_QUESTIONS)
+                                                 questions=questions, asked=DEFAULT_QUESTIONS, skills=skills)
 
 
 def editor(draft: Any, players: int, problem: str | None) -> str:

@@ -88,11 +88,28 @@ async function openDraft(reset) {
   $("#run-message").textContent = "";
   if (data.html === undefined) { showError(data.field, data.message); return; }  // refused: at its field
   showEditor(data);
+  skillCosts();
 }
 
 async function reloadEditor() {
   if (!state.draft) return;
   showEditor(await call("GET", `editor?draft=${encodeURIComponent(state.draft)}&players=${players()}`));
+  skillCosts();
+}
+
+async function skillCosts() {
+  // each skill level with what it costs on the draft (games per second, measured by the server once per
+  // config and player count); a level that cannot play here says why
+  if (!state.draft) return;
+  const asked = { draft: state.draft, players: players() };
+  for (const o of $("#agents").options) o.textContent = `${o.dataset.words}: measuring…`;
+  const data = await call("POST", "skills", asked);
+  if (state.draft !== asked.draft || players() !== asked.players) return;  // a newer question is on its way
+  for (const o of $("#agents").options) {
+    const cost = data.ok && data.skills[o.value];
+    o.textContent = cost ? cost.label : o.dataset.words;
+    o.disabled = Boolean(cost) && cost.games_per_s === null;
+  }
 }
 
 async function edit(input) {
@@ -102,6 +119,7 @@ async function edit(input) {
   if (!data.ok) { showError(data.field || input.dataset.key, data.message); return; }
   input.classList.add("saved");
   setTimeout(() => input.classList.remove("saved"), 800);
+  skillCosts();  // the draft changed: what each level costs on it may too
 }
 
 async function bulk() {
