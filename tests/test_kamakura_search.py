@@ -3,8 +3,8 @@ evaluation at the leaves.
 
 It plays only legal whole turns (a property test over positions reached by play); the same seed gives the
 same turn and the same games whatever the batching, through the readable API too, at any --jobs and after
-a kill and resume; it sees a trap the greedy planner walks into; its budget parameters are refused past
-their ranges."""
+a kill and resume; it plays a winning finishing turn where there is one; its budget parameters are
+refused past their ranges."""
 
 from __future__ import annotations
 
@@ -28,10 +28,11 @@ from sim.kamakura import kernels as K
 from sim.kamakura.agents import MAX_PLAN
 from sim.kamakura.expert import expert_plan
 from sim.kamakura.game import action_to_string
+from sim.kamakura.planner import greedy_plan, turn_candidates
 from sim.kamakura.puct import S_ITERS, S_WIDTH, search_plan
 from sim.rng import game_seeds, new_rng
-from tests.kamakura_helpers import load
-from tests.test_kamakura_turn_mcts import leave_no_blue_pair, turn_points, turn_start_after
+from tests.kamakura_helpers import game, load
+from tests.test_kamakura_turn_mcts import turn_points, turn_start_after
 from tests.test_runner import KAMAKURA, assert_same_tables, simulate
 
 SPEC = games.spec("kamakura")
@@ -65,13 +66,41 @@ def test_same_seed_same_turn_and_the_parameters_are_read():
     assert plan_of(s, 1, params) == plan_of(s, 1, params)
 
 
-def test_sees_the_trap_greedy_walks_into():
-    """tests/test_kamakura_turn_mcts.py's leave_no_blue_pair: only `swap 3 7` before the 3-point gain keeps
-    the opponent from a 10-point blue; the search finds it at every seed."""
-    g, s = load(leave_no_blue_pair())
-    for seed in range(6):
-        codes = [action_to_string(c) for c in plan_of(s.vector, seed, row(2))]
-        assert codes == ["swap 3 7", "gain 0", "end"], codes
+def _wins_outright(s: np.ndarray, codes, me: int) -> bool:
+    st_ = s.copy()
+    for code in codes:
+        K.apply_action(st_, code)
+    score, win = np.zeros(K.MAX_PLAYERS, dtype=np.int64), np.zeros(K.MAX_PLAYERS, dtype=np.int64)
+    K.scores(st_, score)
+    K.winners(st_, score, win)
+    return bool(st_[K.OVER] == 1 and win[me] == 1 and win.sum() == 1)
+
+
+# greedy games (agent stream 3) with a turn start where some of the planner's 16 best turns end the game
+# with the mover the only winner and some do not (10 such positions in 1,500 games)
+FINISHES = [23, 369, 519, 573, 865, 901, 965, 1029, 1195, 1367]
+
+
+def test_plays_a_winning_finishing_turn_where_there_is_one():
+    """The leaves at a finished game are valued by its result, so a turn that ends the game with the
+    mover the only winner is played rather than one that plays on (or loses)."""
+    found = 0
+    for seed in FINISHES:
+        players = 2 + seed % 3
+        s = game(players).new_state(seed=seed).vector.copy()
+        rng = new_rng(seed, 3)
+        plan = np.empty(MAX_PLAN, dtype=np.int64)
+        cand = np.empty((16, MAX_PLAN), dtype=np.int64)
+        while not s[K.OVER]:
+            me = s[K.TO_MOVE]
+            n, lengths = turn_candidates(s.copy(), new_rng(seed, 5), 16, cand)
+            finishing = [_wins_outright(s, cand[i, :lengths[i]], me) for i in range(n)]
+            if any(finishing) and not all(finishing):
+                found += 1
+                assert _wins_outright(s, plan_of(s, seed, row(players)), me), seed
+            for code in plan[:greedy_plan(s, rng, plan)]:
+                K.apply_action(s, code)
+    assert found == len(FINISHES)
 
 
 def test_expert_and_search_agree_where_one_turn_stands_out():
