@@ -36,12 +36,16 @@ def main() -> None:
             start = time.perf_counter()
             spec.run_batch(rules, game_seeds(rep + 1, 0, sizes[agent]), kinds, params)
             rates[agent].append(sizes[agent] / (time.perf_counter() - start))
-    first = statistics.median(rates[next(iter(sizes))])
+    base = rates[next(iter(sizes))]
+    first = statistics.median(base)
     print(f"self-play, {args.players} players, games/s (median of {args.repeats}), "
           "cost relative to the first:")
     for agent, values in rates.items():
         med = statistics.median(values)
-        print(f"  {agent:<40} {med:>9.2f}  x{first / med:6.2f}   ({', '.join(f'{v:.2f}' for v in values)})")
+        paired = sorted(b / v for b, v in zip(base, values, strict=True))
+        within = f"{paired[0]:.1f} to {paired[-1]:.1f}, median {statistics.median(paired):.1f}"
+        print(f"  {agent:<40} {med:>9.2f}  x{first / med:6.2f}   ({', '.join(f'{v:.2f}' for v in values)}; "
+              f"cost within a repeat {within})")
 
 
 if __name__ == "__main__":

@@ -41,8 +41,8 @@ AGENTS = {
     # PUCT over whole turns (sim/kamakura/puct.py): `width` planner turns a node, priors a softmax of the
     # expert's quick leads over `temp` predicted points, leaves valued by the expert's evaluation (a softmax
     # of predicted finals over `spread` points), `iters` expansions a turn; model: as the expert's
-    "search": AgentKind(4, {"iters": (int, 48), "c": (float, 1.0), "width": (int, 16), "temp": (float, 2.0),
-                            "spread": (float, 4.0), "model": (str, "")},
+    "search": AgentKind(4, {"iters": (int, 32), "c": (float, 0.5), "width": (int, 16), "temp": (float, 2.0),
+                            "spread": (float, 2.0), "model": (str, "")},
                         lowest={"iters": 1, "c": 0.0, "width": 1, "temp": 0.01, "spread": 0.01},
                         # a node is about 150 bytes and a search holds width * (iters + 1) of them (96 MB
                         # at the ceilings); no lead comes near 1,000 points
