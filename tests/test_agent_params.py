@@ -30,3 +30,11 @@ def test_kamakura_prior_nan_refused_and_finite_values_kept() -> None:
         parse_spec("expert:temp=nan", games.spec("sakura"))
     spec = parse_spec("mcts:iters=40,c=0.5", games.spec("kamakura"))
     assert spec.params == {"iters": 40, "c": 0.5}
+
+
+def test_kamakura_search_parameters_parse_and_non_finite_refused() -> None:
+    spec = parse_spec("search:iters=40,c=0.5,width=12,temp=3,spread=1.5", games.spec("kamakura"))
+    assert spec.params == {"iters": 40, "c": 0.5, "width": 12, "temp": 3.0, "spread": 1.5}
+    for key in ("c", "temp", "spread"):
+        with pytest.raises(ConfigError, match=f"search:{key} must be a finite number"):
+            parse_spec(f"search:{key}=inf", games.spec("kamakura"))

@@ -82,9 +82,10 @@ def _measure(spec: games.GameSpec, scale: float, repeats: int) -> dict:
 
 
 def _strong_selfplay(spec: games.GameSpec, rules, scale: float, repeats: int) -> dict:
-    """Self-play games per second of the `expert` agent and of the `mcts` agent at its defaults (one core),
-    timed in alternation within each repeat so that a busy spell of a shared machine falls on both, and
-    their ratio: what strong play costs. Empty for a game without an expert."""
+    """Self-play games per second of the `expert` agent, of the `mcts` agent at its defaults and of the
+    `search` agent at its defaults where the game has one (one core), timed in alternation within each
+    repeat so that a busy spell of a shared machine falls on all, and their ratios: what strong play
+    costs. Empty for a game without an expert."""
     if "expert" not in spec.agents:
         return {}
     from sim.agent_spec import agent_arrays
@@ -92,6 +93,8 @@ def _strong_selfplay(spec: games.GameSpec, rules, scale: float, repeats: int) ->
     name, players = spec.name, spec.bench_players
     iters = int(spec.agents["mcts"].params["iters"][1])
     sizes = {"expert": max(4, int(60 * scale)), "mcts": max(1, int(3 * scale))}
+    if "search" in spec.agents:
+        sizes["search"] = max(1, int(6 * scale))
     arrays = {agent: agent_arrays([[agent] * players] * sizes[agent], spec) for agent in sizes}
     rates: dict[str, list[float]] = {agent: [] for agent in sizes}
     for kinds, params in arrays.values():  # compile, or load the cache
@@ -102,7 +105,12 @@ def _strong_selfplay(spec: games.GameSpec, rules, scale: float, repeats: int) ->
             spec.run_batch(rules, game_seeds(rep + 1, 0, sizes[agent]), kinds, params)
             rates[agent].append(sizes[agent] / (time.perf_counter() - start))
     expert, mcts = statistics.median(rates["expert"]), statistics.median(rates["mcts"])
-    return {f"{name}_expert_selfplay_games_per_s": round(expert, 2),
+    out = {}
+    if "search" in sizes:
+        search = statistics.median(rates["search"])
+        out = {f"{name}_search_selfplay_games_per_s": round(search, 3),
+               f"{name}_search_cost_over_expert": round(expert / search, 1)}
+    return {**out, f"{name}_expert_selfplay_games_per_s": round(expert, 2),
             f"{name}_mcts{iters}_selfplay_games_per_s": round(mcts, 3),
             f"{name}_expert_over_mcts{iters}": round(expert / mcts, 1),
             f"{name}_strong_selfplay_games_per_repeat": sizes}
@@ -220,6 +228,11 @@ def format_bench(figures: dict) -> str:
                 f"({strong['mcts']} games a repeat; the expert is "
                 f"{figures[f'{name}_expert_over_mcts{iters}']:,.0f}x faster)",
             ]
+        if f"{name}_search_selfplay_games_per_s" in figures:
+            lines.append(f"  {'':<22} search self-play    : "
+                         f"{figures[f'{name}_search_selfplay_games_per_s']:>10,.2f} games/s "
+                         f"({strong['search']} games a repeat; "
+                         f"{figures[f'{name}_search_cost_over_expert']:,.1f}x the expert's cost)")
     for spec in games.specs():
         if spec.bench is not None:
             lines += spec.bench.lines(figures)

@@ -38,6 +38,17 @@ AGENTS = {
                         highest={"width": 256, "deep": 256, "horizon": 100, "settle": 1000.0},
                         smallest_chunk=100,
                         features=EXPERT_FEATURES),
+    # PUCT over whole turns (sim/kamakura/puct.py): `width` planner turns a node, priors a softmax of the
+    # expert's quick leads over `temp` predicted points, leaves valued by the expert's evaluation (a softmax
+    # of predicted finals over `spread` points), `iters` expansions a turn; model: as the expert's
+    "search": AgentKind(4, {"iters": (int, 32), "c": (float, 0.5), "width": (int, 16), "temp": (float, 2.0),
+                            "spread": (float, 2.0), "model": (str, "")},
+                        lowest={"iters": 1, "c": 0.0, "width": 1, "temp": 0.01, "spread": 0.01},
+                        # a node is about 150 bytes and a search holds width * (iters + 1) of them (96 MB
+                        # at the ceilings); no lead comes near 1,000 points
+                        highest={"iters": 20_000, "c": 100.0, "width": 32, "temp": 1000.0, "spread": 1000.0},
+                        smallest_chunk=10,
+                        features=EXPERT_FEATURES),
 }
 
 #: the agents by the game's name, for the agent parser (sim/agent_spec.py) where the spec is not at hand

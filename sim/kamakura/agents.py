@@ -32,6 +32,7 @@ AGENT_RANDOM = AGENT_CODES["random"]
 AGENT_GREEDY = AGENT_CODES["greedy"]
 AGENT_MCTS = AGENT_CODES["mcts"]  # searched in turn_mcts.py or mcts.py, with the seat's tree
 AGENT_EXPERT = AGENT_CODES["expert"]  # expert.py: the planner's best turns scored by a learned evaluation
+AGENT_SEARCH = AGENT_CODES["search"]  # puct.py: PUCT over whole turns, the expert's evaluation at the leaves
 MAX_PLAN = 96
 
 

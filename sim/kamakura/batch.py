@@ -18,6 +18,7 @@ from sim.kamakura.agents import (
     AGENT_GREEDY,
     AGENT_MCTS,
     AGENT_RANDOM,
+    AGENT_SEARCH,
     MAX_PLAN,
     agent_plan,
     random_step,
@@ -47,6 +48,7 @@ from sim.kamakura.kernels import (
 )
 from sim.kamakura.mcts import NODES_PER_ITER, mcts_action
 from sim.kamakura.planner import greedy_plan
+from sim.kamakura.puct import search_plan
 from sim.kamakura.turn_mcts import PLAN_WIDTH, turn_mcts_plan
 from sim.kamakura.uct import (
     M_VALID,
@@ -114,11 +116,14 @@ def _seat_tree(trees, seat):
 
 @njit(cache=True)
 def next_plan(s, rng, kind, seat_params, trees, history, n_history, plan, buf):
-    """The seat to move's next actions into `plan` (returns how many): a whole turn for the planners and
-    turn-tree MCTS and the expert, one action for action-tree MCTS. `seat_params` is its parameter row."""
+    """The seat to move's next actions into `plan` (returns how many): a whole turn for the planners,
+    turn-tree MCTS, the expert and the search, one action for action-tree MCTS. `seat_params` is its
+    parameter row."""
     seat = s[TO_MOVE]
     if kind == AGENT_EXPERT:
         return expert_plan(s, rng, seat_params, plan)
+    if kind == AGENT_SEARCH:  # a fresh tree every turn: no seat tree, no history
+        return search_plan(s, rng, seat_params, plan)
     if kind == AGENT_MCTS and int(seat_params[P_TREE]) == TREE_TURNS:
         return turn_mcts_plan(s, rng, seat_params, _seat_tree(trees, seat), history, n_history, plan)
     if kind == AGENT_MCTS:

@@ -3,7 +3,7 @@
 RandomPolicy re-states the batch `random` agent's policy (agents.py) over the readable API, drawing from
 the same generator in the same order, so the two paths must play identical games: the agreement test
 relies on this. GreedyPolicy asks the compiled planner for a whole turn and hands it out one action at a
-time; ExpertPolicy does the same with the compiled expert.
+time; ExpertPolicy and SearchPolicy do the same with the compiled expert and search.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from sim.kamakura import agents, search
 from sim.kamakura.agent_kinds import ROSTER
 from sim.kamakura.expert import expert_plan
 from sim.kamakura.game import KamakuraGame, KamakuraState, action_to_string
+from sim.kamakura.puct import search_plan
 from sim.rng import rng_below
 
 
@@ -74,6 +75,9 @@ class ExpertPolicy:
     action at a time. Parameters: the `expert` agent's (width, deep, replies, model; defaults from the
     registry, the shipped model of the game's player count when model is '')."""
 
+    agent = "expert"
+    kernel = staticmethod(expert_plan)
+
     def __init__(self, rng: np.ndarray, **params: float | str) -> None:
         self.rng = rng
         self.params = params
@@ -83,12 +87,21 @@ class ExpertPolicy:
 
     def choose(self, game: KamakuraGame, state: KamakuraState) -> str:
         if self._row is None:  # the model is read once, for the game's player count
-            spec = AgentSpec("expert", dict(self.params))
+            spec = AgentSpec(self.agent, dict(self.params))
             self._row = np.array(agent_row(spec, ROSTER, game.players), dtype=np.float64)
         if not self._queue:
-            n = expert_plan(state.vector.copy(), self.rng, self._row, self._plan)
+            n = self.kernel(state.vector.copy(), self.rng, self._row, self._plan)
             self._queue = [action_to_string(int(code)) for code in self._plan[:n]]
         return self._queue.pop(0)
 
 
-POLICIES = {"random": RandomPolicy, "greedy": GreedyPolicy, "mcts": MctsPolicy, "expert": ExpertPolicy}
+class SearchPolicy(ExpertPolicy):
+    """The compiled `search` agent (puct.py), as ExpertPolicy plays the expert: a fresh search a turn, as in
+    the batch, so both play the same games. Parameters: the `search` agent's."""
+
+    agent = "search"
+    kernel = staticmethod(search_plan)
+
+
+POLICIES = {"random": RandomPolicy, "greedy": GreedyPolicy, "mcts": MctsPolicy, "expert": ExpertPolicy,
+            "search": SearchPolicy}

@@ -3,6 +3,7 @@ the compaction that keeps a subtree between decisions.
 
 Two trees use it: mcts.py, whose edges are single micro-actions (`tree=actions`), and turn_mcts.py, whose
 edges are whole turns (`tree=turns`, the `mcts` agent's default); search.py is the Python face over both.
+The `search` agent's PUCT (puct.py) keeps its tree in a `Tree` too, with `backup` and `most_visited`.
 A tree lives in preallocated numpy arrays, one `Tree`; a node holds its visit count and a reward sum per
 player, and its children are one contiguous block. Selection at a node maximises UCT from the point of view
 of the player to move there (max^n for 2-4 players), plus a progressive bias towards the child the greedy
