@@ -92,6 +92,8 @@ def _strong_selfplay(spec: games.GameSpec, rules, scale: float, repeats: int) ->
     name, players = spec.name, spec.bench_players
     iters = int(spec.agents["mcts"].params["iters"][1])
     sizes = {"expert": max(4, int(60 * scale)), "mcts": max(1, int(3 * scale))}
+    if "search" in spec.agents:  # the rung above expert (issue 48), at its defaults
+        sizes["search"] = max(1, int(6 * scale))
     arrays = {agent: agent_arrays([[agent] * players] * sizes[agent], spec) for agent in sizes}
     rates: dict[str, list[float]] = {agent: [] for agent in sizes}
     for kinds, params in arrays.values():  # compile, or load the cache
@@ -102,10 +104,15 @@ def _strong_selfplay(spec: games.GameSpec, rules, scale: float, repeats: int) ->
             spec.run_batch(rules, game_seeds(rep + 1, 0, sizes[agent]), kinds, params)
             rates[agent].append(sizes[agent] / (time.perf_counter() - start))
     expert, mcts = statistics.median(rates["expert"]), statistics.median(rates["mcts"])
-    return {f"{name}_expert_selfplay_games_per_s": round(expert, 2),
-            f"{name}_mcts{iters}_selfplay_games_per_s": round(mcts, 3),
-            f"{name}_expert_over_mcts{iters}": round(expert / mcts, 1),
-            f"{name}_strong_selfplay_games_per_repeat": sizes}
+    out = {f"{name}_expert_selfplay_games_per_s": round(expert, 2),
+           f"{name}_mcts{iters}_selfplay_games_per_s": round(mcts, 3),
+           f"{name}_expert_over_mcts{iters}": round(expert / mcts, 1),
+           f"{name}_strong_selfplay_games_per_repeat": sizes}
+    if "search" in sizes:
+        search = statistics.median(rates["search"])
+        out[f"{name}_search_selfplay_games_per_s"] = round(search, 3)
+        out[f"{name}_expert_over_search"] = round(expert / search, 1)
+    return out
 
 
 def _cores() -> int:
@@ -220,6 +227,11 @@ def format_bench(figures: dict) -> str:
                 f"({strong['mcts']} games a repeat; the expert is "
                 f"{figures[f'{name}_expert_over_mcts{iters}']:,.0f}x faster)",
             ]
+        if f"{name}_search_selfplay_games_per_s" in figures:
+            lines.append(f"  {'':<22} search self-play    : "
+                         f"{figures[f'{name}_search_selfplay_games_per_s']:>10,.2f} games/s "
+                         f"({figures[f'{name}_strong_selfplay_games_per_repeat']['search']} games a repeat; "
+                         f"the expert is {figures[f'{name}_expert_over_search']:,.1f}x faster)")
     for spec in games.specs():
         if spec.bench is not None:
             lines += spec.bench.lines(figures)
