@@ -30,3 +30,12 @@ def test_kamakura_prior_nan_refused_and_finite_values_kept() -> None:
         parse_spec("expert:temp=nan", games.spec("sakura"))
     spec = parse_spec("mcts:iters=40,c=0.5", games.spec("kamakura"))
     assert spec.params == {"iters": 40, "c": 0.5}
+
+
+def test_sakura_search_nan_refused_and_finite_values_kept() -> None:
+    with pytest.raises(ConfigError, match="search:temp must be a finite number"):
+        parse_spec("search:temp=nan", games.spec("sakura"))
+    with pytest.raises(ConfigError, match="search:depth must be at most 10"):
+        parse_spec("search:depth=11", games.spec("sakura"))
+    spec = parse_spec("search:samples=4,depth=0,z=1.5", games.spec("sakura"))
+    assert spec.params == {"samples": 4, "depth": 0, "z": 1.5}
