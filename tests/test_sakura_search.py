@@ -45,7 +45,7 @@ def rules_of(players: int, config: str | None):
 @settings(deadline=None, max_examples=25)
 @given(st.sampled_from([(2, None), (2, "configs/sakura/two-player-tactical.toml"), (4, None), (6, None)]),
        st.integers(0, 2**31 - 1), st.integers(0, 60),
-       st.sampled_from([{"depth": 0}, {"depth": 1}, {"tree": 1, "iters": 30}]))
+       st.sampled_from([{"depth": 0}, {"depth": 1}]))
 def test_search_plays_a_legal_action_anywhere(case, seed: int, moves: int, design: dict) -> None:
     """From a position reached by random moves, the search's action is legal there."""
     players, config = case
@@ -64,8 +64,7 @@ def test_search_plays_a_legal_action_anywhere(case, seed: int, moves: int, desig
 
 @pytest.mark.parametrize(("players", "config"), [(4, None), (5, None), (2, None),
                                                  (2, "configs/sakura/two-player-tactical.toml")])
-@pytest.mark.parametrize("design", [{"depth": 0}, {"depth": 1}, {"tree": 1, "iters": 60}],
-                         ids=["depth0", "depth1", "tree"])
+@pytest.mark.parametrize("design", [{"depth": 0}, {"depth": 1}], ids=["depth0", "depth1"])
 def test_search_decides_from_the_observation_only(players: int, config: str | None, design: dict) -> None:
     """At every decision of several games (moves at random to reach varied positions), the search returns
     the same action on the true state and on a twin whose hidden information (other hands, deck order,
@@ -146,7 +145,7 @@ def test_search_tables_are_identical_at_any_jobs_and_after_kill_and_resume(tmp_p
     assert_same_tables(tmp_path / "one", cut)
 
 
-@pytest.mark.parametrize("key", ["samples", "most", "z", "depth", "inner", "temp", "tree", "iters", "c"])
+@pytest.mark.parametrize("key", ["samples", "most", "z", "depth", "inner", "temp"])
 def test_search_parameters_past_their_range_are_refused(key: str) -> None:
     kind = games.spec("sakura").agents["search"]
     number = kind.params[key][0]
