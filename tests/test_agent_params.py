@@ -38,3 +38,12 @@ def test_kamakura_search_parameters_parse_and_non_finite_refused() -> None:
     for key in ("c", "temp", "spread"):
         with pytest.raises(ConfigError, match=f"search:{key} must be a finite number"):
             parse_spec(f"search:{key}=inf", games.spec("kamakura"))
+
+
+def test_sakura_search_nan_refused_and_finite_values_kept() -> None:
+    with pytest.raises(ConfigError, match="search:temp must be a finite number"):
+        parse_spec("search:temp=nan", games.spec("sakura"))
+    with pytest.raises(ConfigError, match="search:depth must be at most 10"):
+        parse_spec("search:depth=11", games.spec("sakura"))
+    spec = parse_spec("search:samples=4,depth=0,z=1.5", games.spec("sakura"))
+    assert spec.params == {"samples": 4, "depth": 0, "z": 1.5}

@@ -36,6 +36,18 @@ AGENTS = {
                                  "first": 10_000},
                         smallest_chunk=100,
                         features=EXPERT_FEATURES),
+    # the rung above expert (sim/sakura/search.py): each card played in determinizations drawn from the
+    # seat's observation, the other seats choosing by the expert's policy (`inner` guesses a card) on the
+    # hands dealt to them, then `depth` more rounds of every seat playing that policy, the position scored
+    # by the expert's evaluation (spread `temp`); `samples` determinizations a card, up to `most` where the
+    # choice is close (a race at `z` standard errors); model: a file of `balance train`, as expert's
+    "search": AgentKind(4, {"samples": (int, 8), "most": (int, 32), "z": (float, 2.5), "depth": (int, 0),
+                            "inner": (int, 6), "temp": (float, 2.0), "model": (str, "")},
+                        lowest={"samples": 1, "most": 0, "z": 0.0, "depth": 0, "inner": 1, "temp": 0.0},
+                        highest={"samples": 10_000, "most": 10_000, "z": 10.0, "depth": 10, "inner": 1_000,
+                                 "temp": 100.0},
+                        smallest_chunk=20,
+                        features=EXPERT_FEATURES),
 }
 
 #: the agents by the game's name, for the agent parser (sim/agent_spec.py) where the spec is not at hand

@@ -63,6 +63,7 @@ AGENT_RANDOM = AGENT_CODES["random"]
 AGENT_GREEDY = AGENT_CODES["greedy"]
 AGENT_MCTS = AGENT_CODES["mcts"]  # searched in mcts.py, called by the batch loop
 AGENT_EXPERT = AGENT_CODES["expert"]  # expert.py (it builds on the greedy's look-ahead), batch.next_action
+AGENT_SEARCH = AGENT_CODES["search"]  # search.py (the expert as its policy and evaluation), batch.next_action
 GREEDY_SAMPLES = 8
 
 

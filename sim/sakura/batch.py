@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 
 from sim.batching import batch_inputs, result_arrays
 from sim.rng import rng_seeded
-from sim.sakura.agents import AGENT_EXPERT, AGENT_MCTS, agent_action
+from sim.sakura.agents import AGENT_EXPERT, AGENT_MCTS, AGENT_SEARCH, agent_action
 from sim.sakura.expert import expert_action
 from sim.sakura.kernels import (
     BUMPS,
@@ -43,6 +43,7 @@ from sim.sakura.kernels import (
 )
 from sim.sakura.mcts import N_PARAMS, mcts_action
 from sim.sakura.params import SakuraRules
+from sim.sakura.search import search_action
 
 CARD_COLUMNS = 7   # game, round, painter (seat; players = court), card, resolved, bumps, tokens after
 SAKURA_COLUMNS = 5  # game, round, sakura index, painter, tokens gained
@@ -63,6 +64,8 @@ def next_action(kind, s, rng, seat_params, buf):
         return mcts_action(s, rng, seat_params)
     if kind == AGENT_EXPERT:
         return expert_action(s, rng, seat_params)
+    if kind == AGENT_SEARCH:
+        return search_action(s, rng, seat_params)
     return agent_action(kind, s, rng, buf)
 
 
@@ -84,7 +87,7 @@ def play_batch(first, seeds, args, agent_kinds, agent_params, out, card_log, sak
             round_before = s[ROUND]
             seat = s[TO_MOVE]
             kind = agent_kinds[g, seat]
-            if kind == AGENT_MCTS or kind == AGENT_EXPERT:
+            if kind == AGENT_MCTS or kind == AGENT_EXPERT or kind == AGENT_SEARCH:
                 action = next_action(kind, s, rng, agent_params[g, seat], buf)
             else:  # no parameter row: taking its view at every move of random and greedy play showed
                 action = agent_action(kind, s, rng, buf)

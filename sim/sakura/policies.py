@@ -3,7 +3,8 @@
 RandomPolicy re-states the batch `random` agent over the readable API with the same generator, so both
 paths play identical games (the agreement test relies on it). GreedyPolicy runs the compiled greedy on
 a copy of the state; the greedy reads only what the seat may observe (agents.py), which the no-peeking
-test checks. ExpertPolicy does the same with the compiled expert (expert.py) and its model's weights.
+test checks. ExpertPolicy does the same with the compiled expert (expert.py) and its model's weights,
+SearchPolicy with the compiled search (search.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from sim.sakura.agent_kinds import ROSTER
 from sim.sakura.expert import expert_action
 from sim.sakura.game import SakuraGame, SakuraState, action_to_string
 from sim.sakura.kernels import N_ACTIONS_MAX
+from sim.sakura.search import search_action
 
 
 class RandomPolicy:
@@ -53,6 +55,9 @@ class ExpertPolicy:
     temp, model; defaults from the registry, the shipped model of the game's player count when model is
     '')."""
 
+    agent = "expert"
+    kernel = staticmethod(expert_action)
+
     def __init__(self, rng: np.ndarray, **params: float | str) -> None:
         self.rng = rng
         self.params = params
@@ -60,9 +65,17 @@ class ExpertPolicy:
 
     def choose(self, game: SakuraGame, state: SakuraState) -> str:
         if self._row is None:  # the model is read once, for the game's player count
-            spec = AgentSpec("expert", dict(self.params))
+            spec = AgentSpec(self.agent, dict(self.params))
             self._row = np.array(agent_row(spec, ROSTER, game.players), dtype=np.float64)
-        return action_to_string(int(expert_action(state.vector.copy(), self.rng, self._row)))
+        return action_to_string(int(self.kernel(state.vector.copy(), self.rng, self._row)))
 
 
-POLICIES = {"random": RandomPolicy, "greedy": GreedyPolicy, "mcts": MctsPolicy, "expert": ExpertPolicy}
+class SearchPolicy(ExpertPolicy):
+    """The compiled `search` (search.py) on a copy of the state, its parameters and model as the agent's."""
+
+    agent = "search"
+    kernel = staticmethod(search_action)
+
+
+POLICIES = {"random": RandomPolicy, "greedy": GreedyPolicy, "mcts": MctsPolicy, "expert": ExpertPolicy,
+            "search": SearchPolicy}
