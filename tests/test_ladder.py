@@ -21,7 +21,7 @@ from sim.errors import ConfigError
 from tests.test_report_columns import impossible_percentages
 
 ROOT = Path(__file__).resolve().parents[1]
-STEPS = ["greedy-vs-random", "mcts2-vs-greedy", "mcts4-vs-mcts2", "expert-vs-mcts4"]
+STEPS = ["greedy-vs-random", "mcts2-vs-greedy", "mcts4-vs-mcts2", "expert-vs-mcts4", "search-vs-expert"]
 LADDER = ("ladder", "kamakura", "--players", "3", "--games", "12", "--iters", "2,4", "--jobs", "1",
           "--seed", "5")
 
@@ -48,7 +48,7 @@ def test_ladder_writes_every_step_the_manifest_and_the_report(ladder) -> None:
     out, done = ladder
     manifest = json.loads((out / "ladder.json").read_text())
     assert [s["name"] for s in manifest["steps"]] == STEPS
-    assert manifest["levels"] == ["random", "greedy", "mcts2", "mcts4", "expert"]
+    assert manifest["levels"] == ["random", "greedy", "mcts2", "mcts4", "expert", "search"]
     assert manifest["players"] == 3 and manifest["games"] == 12 and manifest["game"] == "kamakura"
     for step in manifest["steps"]:
         run = json.loads((out / step["run_dir"] / "manifest.json").read_text())
@@ -63,8 +63,8 @@ def test_ladder_writes_every_step_the_manifest_and_the_report(ladder) -> None:
     for step in STEPS:  # the printed table: one line per step with its share, interval and verdict
         line = next(line for line in done.stdout.splitlines() if line.strip().startswith(step))
         assert "%" in line and "[" in line and "33.3%" in line
-    assert "48 games played (0 of 4 steps finished already)" in done.stdout
-    assert "last step expert-vs-mcts4" in done.stdout
+    assert "60 games played (0 of 5 steps finished already)" in done.stdout
+    assert "last step search-vs-expert" in done.stdout
 
 
 def test_ladder_again_plays_nothing(ladder) -> None:
@@ -72,7 +72,7 @@ def test_ladder_again_plays_nothing(ladder) -> None:
     before = _mtimes(out)
     again = balance(*LADDER, "--out", str(out))
     assert again.returncode == 0, again.stderr
-    assert "0 games played (4 of 4 steps finished already)" in again.stdout
+    assert "0 games played (5 of 5 steps finished already)" in again.stdout
     assert _mtimes(out) == before
 
 

@@ -126,7 +126,7 @@ def independent_fit(levels: list[str], games: dict,
 def test_ratings_recomputed_from_the_logs_by_an_independent_fit(ladder) -> None:
     out, done = ladder
     levels, games = logged_games(out)
-    assert levels == ["random", "greedy", "expert"] and len(games) == 60
+    assert levels == ["random", "greedy", "expert", "search"] and len(games) == 90
     ratings, (low, high) = independent_fit(levels, games)
     shown = pd.read_csv(out / "report" / "tables" / "ladder_0_ratings.csv")
     assert list(shown["level"]) == levels
@@ -296,12 +296,12 @@ def test_a_real_ladder_where_greedy_beats_random_in_every_game(tmp_path: Path) -
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
     levels, games = logged_games(out)
-    assert levels == ["random", "greedy", "mcts10", "expert"]
+    assert levels == ["random", "greedy", "mcts10", "expert", "search"]
     first = [seats for (step, _), seats in games.items() if step == "greedy-vs-random"]
     assert len(first) == 90 and all(  # the case this test is about: if the game changes, find another seed
         min((s, c) for lv, s, c in seats if lv == 1) > max((s, c) for lv, s, c in seats if lv == 0)
         for seats in first)
-    ratings, (low, high) = independent_fit(levels, games, members=[1, 2, 3])
+    ratings, (low, high) = independent_fit(levels, games, members=[1, 2, 3, 4])
     shown = pd.read_csv(out / "report" / "tables" / "ladder_0_ratings.csv")
     assert list(shown["level"]) == levels and shown["rating"].iloc[:1].isna().all()
     assert shown["rating"].iloc[1:].to_numpy() == pytest.approx(ratings, abs=1e-4)
@@ -411,17 +411,16 @@ def test_default_levels_end_with_expert_then_search_when_the_game_has_one(monkey
     from sim.design.ladder import game_levels, plan_ladder
 
     spec = games.spec("kamakura")
-    assert "search" not in spec.agents  # built on other branches: not on this one yet
-    assert [lv.name for lv in game_levels(spec, (25,))] == ["random", "greedy", "mcts25", "expert"]
-    monkeypatch.setitem(spec.agents, "search", spec.agents["greedy"])  # a registry with a search agent
-    assert [lv.name for lv in game_levels(spec, (25,))][-2:] == ["expert", "search"]
+    assert [lv.name for lv in game_levels(spec, (25,))] == ["random", "greedy", "mcts25", "expert", "search"]
     assert [lv.name for lv in game_levels(spec, (25,), expert=False)][-2:] == ["mcts25", "search"]
     _, steps = plan_ladder(spec, 3, iters=(25,), out=tmp_path / "ladder")
     assert [s.name for s in steps][-2:] == ["expert-vs-mcts25", "search-vs-expert"]
     assert list(steps[-1].plan.agents) == ["search", "expert", "expert"]
+    monkeypatch.delitem(spec.agents, "search")  # a game without the rung ends with expert
+    assert [lv.name for lv in game_levels(spec, (25,))] == ["random", "greedy", "mcts25", "expert"]
 
 
 def test_ladder_manifest_steps_read_as_the_ratings_steps(ladder) -> None:
     out, _ = ladder
     steps = steps_frame(json.loads((out / "ladder.json").read_text()))
-    assert list(steps["lower"].iloc[:1]) + list(steps["higher"]) == ["random", "greedy", "expert"]
+    assert list(steps["lower"].iloc[:1]) + list(steps["higher"]) == ["random", "greedy", "expert", "search"]
