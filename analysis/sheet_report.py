@@ -20,7 +20,7 @@ from analysis.verdicts import BEYOND, SMALL, STATUS_WORDS, TOO_FEW, UNDECIDED, W
 #: the top level's verdicts on the sheet (run verdict keys) and the paired change that says whether each
 #: is stable at the top (change verdict keys): the tie-break's effect pairs with how often the top score
 #: is tied, the change the tie-break acts on
-ANSWERS = (("seats", "seats", "seats"), ("start", "start", "start player"), ("tiebreak", "ties", "ties"))
+ANSWERS = (("seats", "seats", "seats"), ("start", "start", "start player"), ("tiebreak", "ties", "tie-break"))
 HOLDS, MOVES, OPEN, NOT_ASKED = "holds", "still moves", "undecided", "not asked"
 
 

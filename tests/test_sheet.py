@@ -70,7 +70,7 @@ def test_a_row_says_each_answer_and_whether_it_holds_at_the_top() -> None:
     assert row["seats"] == "unfair: figures" and row["seats at the top"] == MOVES
     assert row["start player"] == "fair within the margin: figures"
     assert row["start player at the top"] == HOLDS
-    assert row["ties"].startswith("not asked") and row["ties at the top"] == OPEN
+    assert row["tie-break"].startswith("not asked") and row["tie-break at the top"] == OPEN
     assert _row("2 players", SMALL, None)["seats at the top"] == "not judged"
 
 
@@ -87,7 +87,7 @@ def test_the_lead_names_the_tables_of_each_answer() -> None:
     assert len(lead) == 2  # the tie-break was not asked: no sentence
     text = sheet_text(frame)
     assert "3 players (2,000 games of search, 2,000 paired with expert):" in text
-    assert "ties          not asked: figures  [at the top: undecided]" in text
+    assert "tie-break     not asked: figures  [at the top: undecided]" in text
 
 
 # ---- bad input, refused before anything is written ----------------------------------------------------
