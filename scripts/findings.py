@@ -33,6 +33,9 @@ TEMPLATE = ROOT / "scripts" / "findings.md.j2"
 CHART = ROOT / "docs" / "kamakura-chit-values.png"
 KAMAKURA, SAKURA = "configs/kamakura/base.toml", "configs/sakura/base.toml"
 CHIT_TUNE = "configs/tunes/kamakura-3p-chit-points.toml"
+#: each level's cap at each table of the balance sheets (the search rung plays about 9 Kamakura and 6.5
+#: Sakura games a second on one core)
+SHEET_GAMES = {"kamakura": 20000, "sakura": 8000}
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,10 @@ def steps() -> list[Step]:
         Step("tune-order-chits", ("tune", "configs/tunes/kamakura-4p-order-chits.toml"), "tune-order-chits"),
         Step("tune-order-chits-shared", ("tune", "configs/tunes/kamakura-4p-order-chits-shared-ties.toml"),
              "tune-order-chits-shared-ties"),
+        Step("sheet-kamakura", ("sheet", KAMAKURA, "--games", str(SHEET_GAMES["kamakura"]), "--seed", "1"),
+             "sheet-kamakura"),
+        Step("sheet-sakura", ("sheet", SAKURA, "--games", str(SHEET_GAMES["sakura"]), "--seed", "1"),
+             "sheet-sakura"),
     ]
 
 
