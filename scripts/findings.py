@@ -126,6 +126,14 @@ def uses(step: Step) -> tuple[list[tuple[str, int, str]], list[str]]:
         agents = table["agents"] if isinstance(table["agents"], list) else [table["agents"]]
         agents += [a for a in [table.get("search", {}).get("confirm_agents", "")] if a]
         return [(game, int(p), a) for p in players for a in agents], [first, base]
+    if command == "sheet":  # every player count, at the game's two strongest levels (sim/design/sheet.py)
+        from sim import games
+        from sim.design.sheet import top_levels
+
+        spec = games.spec(_game(first))
+        levels = top_levels(spec, _option(step.args, "--levels") or None).split(",")
+        counts = range(spec.min_players, spec.max_players + 1)
+        return [(spec.name, n, a) for n in counts for a in levels], [first]
     game, players = _game(first), int(_option(step.args, "--players"))
     levels = _option(step.args, "--levels") if command == "profile" else _option(step.args, "--agents")
     return [(game, players, a) for a in levels.split(",")], [first]
