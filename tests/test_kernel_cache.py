@@ -1,4 +1,4 @@
-"""The first run explains itself (issue 16, item 7): with numba's cache cold the commands announce the
+"""The first run explains itself: with numba's cache cold the commands announce the
 one-time compilation instead of sitting at 0%; with it warm they say nothing. And the cache follows every
 source file (sim/numba_cache.py): numba checks a cached kernel against its own file only, so a kernel whose
 callee in another file was edited must not run the old compiled callee."""

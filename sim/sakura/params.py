@@ -1,7 +1,7 @@
 """Sakura rule knobs (docs/rules.md, Sakura): loading and validating a config into a frozen ``SakuraRules``.
 
-Everything a designer can change lives in the TOML config (API.md schema): the tie-break (R-14), the
-two-player variant, the three alternative readings (R-21 `bump_from`, R-22 `lineup_from_gate`, R-23
+Everything a designer can change lives in the TOML config (docs/reference/configs.md): the tie-break (R-14),
+the two-player variant, the three alternative readings (R-21 `bump_from`, R-22 `lineup_from_gate`, R-23
 `court_can_win`), the board geometry (R-10) and the whole 60-card deck (R-11). This module refuses a bad
 config with the file, the dotted key and what is wrong, before any game runs, and hands the engine plain,
 already-checked values: action ids become their index in ``GARDEN_ACTIONS`` / ``PAINTER_ACTIONS``.
@@ -40,9 +40,9 @@ __all__ = [
     "rules_from_mapping",
 ]
 
-#: Garden action ids (API.md); the index is the engine's code.
+#: Garden action ids (docs/rules.md, R-11); the index is the engine's code.
 GARDEN_ACTIONS: tuple[str, ...] = ("E+1", "E+2", "E-1", "E+-1", "closest-2", "furthest+2")
-#: Painter action ids (API.md); the index is the engine's code.
+#: Painter action ids (docs/rules.md, R-11); the index is the engine's code.
 PAINTER_ACTIONS: tuple[str, ...] = ("P+1", "P+2", "P+3", "P+-1", "P+-2", "P+-3", "leapfrog", "count")
 #: the garden actions that can move the Emperor forward: a deck needs one, or no game ends
 EMPEROR_FORWARD: tuple[str, ...] = ("E+1", "E+2", "E+-1")
@@ -52,7 +52,7 @@ VARIANTS: tuple[str, ...] = ("court", "tactical")  # two-player game
 BUMP_FROM: tuple[str, ...] = ("emperor", "painter")
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 DECK_SIZE = 60  # order numbers 1..60, once each
-# Ranges (issue 16, item 3): the state holds MAX_SAKURA trees; a path of MAX_PATH spaces (three times its
+# Ranges: the state holds MAX_SAKURA trees; a path of MAX_PATH spaces (three times its
 # bridges longer with 5-6 players) keeps every position within the logs' int16.
 MAX_SAKURA = 8
 MAX_PATH = 1000
