@@ -33,6 +33,9 @@ TEMPLATE = ROOT / "scripts" / "findings.md.j2"
 CHART = ROOT / "docs" / "kamakura-chit-values.png"
 KAMAKURA, SAKURA = "configs/kamakura/base.toml", "configs/sakura/base.toml"
 CHIT_TUNE = "configs/tunes/kamakura-3p-chit-points.toml"
+#: each level's cap at each table of the balance sheets: what the search rung plays in about an hour of
+#: one core (docs/findings.md gives each sheet's wall time)
+SHEET_GAMES = {"kamakura": 20000, "sakura": 4000}
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,10 @@ def steps() -> list[Step]:
         Step("tune-order-chits", ("tune", "configs/tunes/kamakura-4p-order-chits.toml"), "tune-order-chits"),
         Step("tune-order-chits-shared", ("tune", "configs/tunes/kamakura-4p-order-chits-shared-ties.toml"),
              "tune-order-chits-shared-ties"),
+        Step("sheet-kamakura", ("sheet", KAMAKURA, "--games", str(SHEET_GAMES["kamakura"]), "--seed", "1"),
+             "sheet-kamakura"),
+        Step("sheet-sakura", ("sheet", SAKURA, "--games", str(SHEET_GAMES["sakura"]), "--seed", "1"),
+             "sheet-sakura"),
     ]
 
 
@@ -119,6 +126,14 @@ def uses(step: Step) -> tuple[list[tuple[str, int, str]], list[str]]:
         agents = table["agents"] if isinstance(table["agents"], list) else [table["agents"]]
         agents += [a for a in [table.get("search", {}).get("confirm_agents", "")] if a]
         return [(game, int(p), a) for p in players for a in agents], [first, base]
+    if command == "sheet":  # every player count, at the game's two strongest levels (sim/design/sheet.py)
+        from sim import games
+        from sim.design.sheet import top_levels
+
+        spec = games.spec(_game(first))
+        levels = top_levels(spec, _option(step.args, "--levels") or None).split(",")
+        counts = range(spec.min_players, spec.max_players + 1)
+        return [(spec.name, n, a) for n in counts for a in levels], [first]
     game, players = _game(first), int(_option(step.args, "--players"))
     levels = _option(step.args, "--levels") if command == "profile" else _option(step.args, "--agents")
     return [(game, players, a) for a in levels.split(",")], [first]

@@ -253,6 +253,22 @@ def model_tune(folder: Path) -> dict[str, Any]:
     return out
 
 
+# ---- the balance sheets -----------------------------------------------------------------------------------
+def sheet(folder: Path) -> dict[str, Any]:
+    """A balance sheet's answer: its sentences, one row per table, its levels and the wall time its games
+    took (every level run's sessions)."""
+    from analysis.sheet_report import sheet_lead
+    from analysis.verdicts import parse_margins
+    from sim.design.sheet import read_sheet_manifest, sheet_frame_of, sheet_seconds
+
+    if not (folder / "sheet.json").is_file():
+        raise SystemExit(f"findings: {folder}: no balance sheet; run `make findings`")
+    manifest = read_sheet_manifest(folder)
+    frame = sheet_frame_of(folder, parse_margins(None, "seats,start,ties"))
+    return {"lead": sheet_lead(frame), "rows": frame.to_dict(orient="records"), "levels": manifest["levels"],
+            "games": manifest["games"], "seconds": sheet_seconds(folder)}
+
+
 # ---- the page ---------------------------------------------------------------------------------------------
 def context(out: Path) -> dict[str, Any]:
     """Every figure of the page, by section."""
@@ -265,7 +281,8 @@ def context(out: Path) -> dict[str, Any]:
                          4: profile(out / "profile-kamakura-4p")},
             "order": race(out / "tune-order-chits"),
             "order_shared": race(out / "tune-order-chits-shared-ties"),
-            "chits": model_tune(out / "tune-chit-points")}
+            "chits": model_tune(out / "tune-chit-points"),
+            "sheets": {"kamakura": sheet(out / "sheet-kamakura"), "sakura": sheet(out / "sheet-sakura")}}
 
 
 def render(out: Path, template: Path, plan: list, block: dict[str, Any], chart: Path | None = None) -> str:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tomlkit
 
@@ -29,6 +29,9 @@ from sim.design.profile import default_levels, split_levels
 from sim.errors import ConfigError
 from sim.game_spec import GameSpec
 from storage.run_dir import check_out
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SHEET_MANIFEST = "sheet.json"
 #: each level's cap at each table: the top rung is about 20 times the expert's cost
@@ -227,28 +230,43 @@ def read_sheet_manifest(out: Path) -> dict[str, Any]:
     return read_json_object(out / SHEET_MANIFEST, "sheet manifest", ("tables",))
 
 
-def write_sheet_report(out: Path, margins: Any) -> tuple[Path, str]:
-    """The sheet's report from its tables' runs alone: OUT/report/ (the sheet first, then every table's
-    sections) and the printed sheet."""
+def sheet_frame_of(out: Path, margins: Any) -> pd.DataFrame:
+    """The sheet of a sheet folder, from its tables' runs alone (analysis.sheet_report.sheet_frame)."""
     from analysis.change_verdicts import stable_at_top
-    from analysis.run_report import build_report
     from analysis.run_tally import read_run_tally
-    from analysis.sheet_report import sheet_frame, sheet_row, sheet_section, sheet_text
+    from analysis.sheet_report import sheet_frame, sheet_row
     from analysis.verdicts import run_verdicts
     from sim.design.profile import level_slug
 
     manifest = read_sheet_manifest(out)
     below, top = split_levels(manifest["levels"])
-    rows, folders = [], []
+    rows = []
     for table in manifest["tables"]:
         folder = out / table["dir"]
-        folders.append(folder)
         top_run, below_run = (read_run_tally(folder / level_slug(name)) for name in (top, below))
         paired = stable_at_top(top_run, below_run, margins)
         rows.append(sheet_row(table["label"], table["players"], top=top, below=below,
                               top_verdicts=run_verdicts(top_run, margins), stable_verdicts=paired,
                               games=top_run.n_games, paired=paired[0].n if paired else 0))
-    frame = sheet_frame(rows)
+    return sheet_frame(rows)
+
+
+def sheet_seconds(out: Path) -> float:
+    """The wall time the sheet's games took to play: every level run's sessions, from their manifests."""
+    from storage.run_dir import load_manifest
+
+    runs = sorted(out.glob("*/*/manifest.json"))
+    return sum(float(load_manifest(path).get("wall_time_s", 0.0)) for path in runs)
+
+
+def write_sheet_report(out: Path, margins: Any) -> tuple[Path, str]:
+    """The sheet's report from its tables' runs alone: OUT/report/ (the sheet first, then every table's
+    sections) and the printed sheet."""
+    from analysis.run_report import build_report
+    from analysis.sheet_report import sheet_section, sheet_text
+
+    frame = sheet_frame_of(out, margins)
+    folders = [out / table["dir"] for table in read_sheet_manifest(out)["tables"]]
     named = {"seats": "seats", "start": "start player", "tiebreak": "tie-break"}
     margins_text = "margins: " + ", ".join(f"{word} ±{margins.text(q)}" for q, word in named.items()
                                            if margins.judges(q))
