@@ -12,9 +12,14 @@ import inspect
 import os
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from sim.agent_types import AgentKind, agent_codes
+
+__all__ = ["AgentKind", "GameSpec", "Ref", "ValuesStudy", "Vocabulary", "agent_codes",
+           "imported_module"]
 
 #: a reference to a game's code: a function that imports the object on first use and returns it
 Ref = Callable[[], Any]
@@ -24,31 +29,6 @@ def imported_module(ref: Ref) -> str:
     """The module a reference imports its object from, read from its source without importing it."""
     tree = ast.parse(textwrap.dedent(inspect.getsource(ref)))
     return next(node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module)
-
-
-@dataclass(frozen=True)
-class AgentKind:
-    """An agent of a game: its code in the kernels and its parameters, name -> (type or choices, default).
-    Kernels read the numeric parameters as one float row per seat, in this order, a choice as its index;
-    a `str` parameter (a model file) is not in the row. An agent with `features` plays a learned model
-    (sim/expert_model.py): the row ends with the model's weights, one per feature, in this order."""
-
-    code: int
-    params: dict[str, tuple[type | tuple[str, ...], float | str]] = field(default_factory=dict)
-    #: smallest allowed value of each numeric parameter
-    lowest: dict[str, float] = field(default_factory=dict)
-    #: largest allowed value of each numeric parameter: past it a search's arrays would not fit in memory,
-    #: or its float row would overflow the kernels' integers (2**63 iterations wrap to none at all)
-    highest: dict[str, float] = field(default_factory=dict)
-    #: games a chunk of the runner holds at least when a seat plays this agent (searching agents are slow)
-    smallest_chunk: int = 1000
-    #: the evaluation's feature names, for an agent that plays a model file (`model=` parameter)
-    features: tuple[str, ...] = ()
-
-
-def agent_codes(agents: dict[str, AgentKind]) -> dict[str, int]:
-    """Each agent's code in the kernels, by name: the one table a GameSpec and an AgentRoster give."""
-    return {name: kind.code for name, kind in agents.items()}
 
 
 @dataclass(frozen=True)
