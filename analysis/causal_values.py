@@ -1,4 +1,5 @@
-"""Causal component values from a `balance values` run (API.md): what holding a component changes, paired.
+"""Causal component values from a `balance values` run (docs/howto/values.md): what holding a component
+changes, paired.
 
 For each (position, component) and seat j the run holds, per base game g, the win share of j when j holds
 the component (treatment) and when nobody does (control), played on from the same state with the same

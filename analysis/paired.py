@@ -1,6 +1,6 @@
-"""Two runs of a game compared figure by figure, from sums (issue 18): the differences the sweep report and
-the report's "each run minus the first" table show, each with its 95% interval, computed from whole-number
-sums that chunks of games add up exactly, so neither run is ever held whole.
+"""Two runs of a game compared figure by figure, from sums (docs/howto/scale.md): the differences the sweep
+report and the report's "each run minus the first" table show, each with its 95% interval, computed from
+whole-number sums that chunks of games add up exactly, so neither run is ever held whole.
 
 - A run alone gives `run_sums`: its games, each seat's win-share sum and the seats' cross-products (in
   1/SHARE_SCALE), ties, games the tie-break decided, and the length's sum and square sum. These come from a

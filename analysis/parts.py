@@ -1,6 +1,6 @@
-"""A run's chunk statistics by parts (issue 18): each chunk's tally, computed from that chunk's parts alone,
-cached beside them, and merged exactly (analysis.tally), so memory is bounded by one part whatever the run's
-size.
+"""A run's chunk statistics by parts (docs/howto/scale.md): each chunk's tally, computed from that chunk's
+parts alone, cached beside them, and merged exactly (analysis.tally), so memory is bounded by one part
+whatever the run's size.
 
 A chunk's statistics are whole numbers (win shares are multiples of 1/SHARE_SCALE, so a seat's share sums
 and squares are too; scores and lengths are integers), so the combination does not depend on the order or

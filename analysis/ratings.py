@@ -1,5 +1,5 @@
-"""Ratings of a ladder's levels (issue 48): one Plackett-Luce log-strength per level, fitted from all the
-ladder's games at once, with a 95% interval.
+"""Ratings of a ladder's levels (docs/explanation/statistics.md): one Plackett-Luce log-strength per level,
+fitted from all the ladder's games at once, with a 95% interval.
 
 **Model.** A game is a ranking of its seats. Under Plackett-Luce a seat whose level is l has strength
 w = exp(theta_l), and the chance of a game's order is the product, place by place, of the chance that the

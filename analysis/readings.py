@@ -1,7 +1,7 @@
 """What a report says about the rules a run read: how it read each rule that docs/rules.md reads two ways (the
 registry's `GameSpec.readings`), and whether its components are the reconstructed defaults the originals
 do not print (`GameSpec.reconstructed`), so that a designer does not take a result of our reconstruction
-for a finding about the published game (issue 15, item 4).
+for a finding about the published game (docs/howto/rule-readings.md).
 """
 
 from __future__ import annotations

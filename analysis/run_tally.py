@@ -1,5 +1,5 @@
-"""A run's report figures by parts (issue 18): every chunk's tally (analysis.tally) computed from that
-chunk's parts alone, cached beside them (analysis.parts), merged exactly, and the figures read off the
+"""A run's report figures by parts (docs/howto/scale.md): every chunk's tally (analysis.tally) computed from
+that chunk's parts alone, cached beside them (analysis.parts), merged exactly, and the figures read off the
 merged tally, so memory holds one chunk a job whatever the run's size.
 
 A run's tally has two halves, and a third when the game can re-score a seat's bonus:

@@ -1,7 +1,7 @@
-"""Reading run directories (API.md): the manifest and the three tables as pandas DataFrames, for people
-who want the raw tables in a notebook (`read_table` with columns= and games=, warning before a read that
-would not fit in memory), and a run's consistent snapshot of chunks (`run_snapshot`) for the figures that
-are computed a chunk at a time (analysis/parts.py)."""
+"""Reading run directories (docs/reference/run-directory.md): the manifest and the three tables as pandas
+DataFrames, for people who want the raw tables in a notebook (`read_table` with columns= and games=, warning
+before a read that would not fit in memory), and a run's consistent snapshot of chunks (`run_snapshot`) for
+the figures that are computed a chunk at a time (analysis/parts.py)."""
 
 from __future__ import annotations
 

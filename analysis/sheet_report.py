@@ -1,5 +1,5 @@
-"""The balance sheet of a config (`balance sheet`, issue 48): for every player count, the top level's
-answers on the seats, the start player and the tie-break, and whether each holds for strong play (the
+"""The balance sheet of a config (`balance sheet`, docs/howto/skill.md): for every player count, the top
+level's answers on the seats, the start player and the tie-break, and whether each holds for strong play (the
 same at the two top levels, within its margin) or still moves.
 
 Pure functions: `sheet_row` (one table's verdicts -> a row), `sheet_frame` (rows -> the sheet),

@@ -1,6 +1,6 @@
-"""Balance by skill (`balance profile`, issue 14): every headline figure at each skill level side by side,
-each with its n and 95% interval, and a flag, with its test, on every figure that differs between levels
-("depends on how well people play").
+"""Balance by skill (`balance profile`, docs/howto/skill.md): every headline figure at each skill level side
+by side, each with its n and 95% interval, and a flag, with its test, on every figure that differs between
+levels ("depends on how well people play").
 
 A profile folder holds ``profile.json`` and one self-play run directory per level (every seat plays the
 level), all played with the same seed: game i has the same deal at every level, so the levels differ only

@@ -1,5 +1,5 @@
-"""Mergeable sufficient statistics (issue 18): what a report figure keeps of one chunk of games, combined
-exactly with the other chunks', so a figure over any number of games holds one chunk in memory.
+"""Mergeable sufficient statistics (docs/howto/scale.md): what a report figure keeps of one chunk of games,
+combined exactly with the other chunks', so a figure over any number of games holds one chunk in memory.
 
 A tally is a nested dict whose leaves are numbers, numpy arrays, `Hist` histograms and sets of names.
 `merge` adds numbers and arrays (zero-padded to a common shape first: arrays are indexed by seat, type or

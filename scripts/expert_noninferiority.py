@@ -1,7 +1,7 @@
-"""Non-inferiority of a changed Kamakura expert (issue 38): ONE `--new` expert against players-1 `--old`
-ones, seats rotated (the new one in seat g mod players of game g, so in each seat equally), its win share
-(a shared win 1/k, as the toolkit scores seats) with a Wilson 95% interval; it passes when the interval's
-lower bound is at least the fair share minus `--margin`.
+"""Non-inferiority of a changed Kamakura expert (docs/design/notes.md, Kamakura speed): ONE `--new` expert
+against players-1 `--old` ones, seats rotated (the new one in seat g mod players of game g, so in each seat
+equally), its win share (a shared win 1/k, as the toolkit scores seats) with a Wilson 95% interval; it passes
+when the interval's lower bound is at least the fair share minus `--margin`.
 
     PYTHONPATH=. python scripts/expert_noninferiority.py --games 20000 --jobs 2
 """

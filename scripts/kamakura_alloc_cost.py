@@ -1,7 +1,8 @@
-"""What the per-call arrays of one Kamakura `greedy_plan` cost (issue 38): a compiled loop making the same
-27 arrays, of the same shapes, that one greedy plan makes (planner.powers_at_hand, line_bounds,
-_search_plans with its memo of line claims, _write_row, write_plan, greedy_plan's row), timed per
-iteration. Read against the ~38 us of a whole plan (scripts/profile_kamakura_expert.py).
+"""What the per-call arrays of one Kamakura `greedy_plan` cost (docs/design/notes.md, Kamakura speed): a
+compiled loop making the same 27 arrays, of the same shapes, that one greedy plan makes
+(planner.powers_at_hand, line_bounds, _search_plans with its memo of line claims, _write_row, write_plan,
+greedy_plan's row), timed per iteration. Read against the ~38 us of a whole plan
+(scripts/profile_kamakura_expert.py).
 
     python scripts/kamakura_alloc_cost.py
 """

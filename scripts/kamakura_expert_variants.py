@@ -1,6 +1,6 @@
-"""Games/s of Kamakura expert variants in one process (issue 38): 3-player self-play of each `--agents`
-spec (base config), the variants in alternation within every repeat so a busy spell of a shared machine
-falls on all of them; prints each one's median and its ratio to the first.
+"""Games/s of Kamakura expert variants in one process (docs/design/notes.md, Kamakura speed): 3-player
+self-play of each `--agents` spec (base config), the variants in alternation within every repeat so a busy
+spell of a shared machine falls on all of them; prints each one's median and its ratio to the first.
 
     PYTHONPATH=. python scripts/kamakura_expert_variants.py --games 100 expert:settle=0 expert
 """

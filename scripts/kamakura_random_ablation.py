@@ -1,6 +1,7 @@
-"""Kamakura random self-play, issue 38 round 3: the changes added one at a time in one compiled loop of
-random self-play (3 players, base config), every variant playing the same games with the same draws (checked),
-alternated within each repeat; prints microseconds a game and the speed-up over the first.
+"""Kamakura random self-play, round 3 of docs/design/notes.md's Kamakura speed: the changes added one at a
+time in one compiled loop of random self-play (3 players, base config), every variant playing the same games
+with the same draws (checked), alternated within each repeat; prints microseconds a game and the speed-up over
+the first.
 
     PYTHONPATH=. python scripts/kamakura_random_ablation.py [games] [repeats]
 

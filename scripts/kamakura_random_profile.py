@@ -1,6 +1,6 @@
-"""Where Kamakura random self-play spends its time (issue 38): records every step of fixed-seed random games
-(3 players, base config), replays each stage of a step on the recorded states in a compiled loop, that
-stage alone, and prints its cost per call and per game, beside the whole batch path.
+"""Where Kamakura random self-play spends its time (docs/design/notes.md, Kamakura speed): records every step
+of fixed-seed random games (3 players, base config), replays each stage of a step on the recorded states in a
+compiled loop, that stage alone, and prints its cost per call and per game, beside the whole batch path.
 
     PYTHONPATH=. python scripts/kamakura_random_profile.py [--games 60] [--repeats 15]
     python scripts/kamakura_random_profile.py [--rounds 5] /tmp/wt-old /tmp/wt-new ...
@@ -49,7 +49,7 @@ from sim.rng import game_seeds, rng_seeded
 
 try:
     from sim.kamakura.agents import random_step
-except ImportError:  # before issue 38's round 3
+except ImportError:  # a checkout before the speed work's round 3
     random_step = None
 
 

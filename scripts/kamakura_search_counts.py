@@ -1,7 +1,8 @@
-"""How much weighing the Kamakura planner's search does (issue 38): on the expert's positions of fixed-seed
-self-play (scripts/profile_kamakura_expert.py's collection), runs a copy of planner._search_plans with
-counters, in Python, and prints per search the first swaps tried, swap pairs looked at, lines weighed and
-plans offered at each depth, for the greedy replies of the deep look and for turn_candidates (width 16).
+"""How much weighing the Kamakura planner's search does (docs/design/notes.md, Kamakura speed): on the
+expert's positions of fixed-seed self-play (scripts/profile_kamakura_expert.py's collection), runs a copy of
+planner._search_plans with counters, in Python, and prints per search the first swaps tried, swap pairs looked
+at, lines weighed and plans offered at each depth, for the greedy replies of the deep look and for
+turn_candidates (width 16).
 
     PYTHONPATH=. python scripts/kamakura_search_counts.py [--games 5]
 """

@@ -1,6 +1,7 @@
-"""Kamakura self-play games/s of several agents side by side (issue 48: the `search` agent's budget):
-3 players, base config, one core, the agents timed in alternation within every repeat so a busy spell of
-a shared machine falls on all of them; prints each one's median and its cost relative to the first.
+"""Kamakura self-play games/s of several agents side by side (the `search` agent's budget,
+docs/design/notes.md): 3 players, base config, one core, the agents timed in alternation within every repeat
+so a busy spell of a shared machine falls on all of them; prints each one's median and its cost relative to
+the first.
 
     PYTHONPATH=. python scripts/kamakura_selfplay_cost.py --repeats 5 expert:8 search:4 search:iters=32:4
 

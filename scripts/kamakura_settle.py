@@ -1,9 +1,9 @@
-"""Calibrates the Kamakura expert's `settle` (issue 38): over the turn starts of fixed-seed expert self-play
-(base config, default parameters but `settle=0`, so every turn looks deep), records the quick gap (the
-best candidate's quick lead minus the second best's, predicted points) and whether the deep look chose
-another turn than the quick best; prints, for each threshold, the share of turns whose gap exceeds it
-(the turns `settle` at that value would play without the deep look) and how often the deep look
-disagreed on those.
+"""Calibrates the Kamakura expert's `settle` (docs/design/notes.md, Kamakura speed, round 2): over the turn
+starts of fixed-seed expert self-play (base config, default parameters but `settle=0`, so every turn looks
+deep), records the quick gap (the best candidate's quick lead minus the second best's, predicted points) and
+whether the deep look chose another turn than the quick best; prints, for each threshold, the share of turns
+whose gap exceeds it (the turns `settle` at that value would play without the deep look) and how often the
+deep look disagreed on those.
 
     PYTHONPATH=. python scripts/kamakura_settle.py [--games 300] [--players 3]
 """

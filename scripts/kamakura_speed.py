@@ -1,11 +1,11 @@
-"""Kamakura self-play games/s of several checkouts side by side (issue 38): random, greedy and expert
-self-play at 3 players (base config, default parameters, one core), each checkout timed in its own
-process, the checkouts in alternation within every repeat so a busy spell of a shared machine falls on
-all of them; prints each figure's median and its ratio to the first checkout's.
+"""Kamakura self-play games/s of several checkouts side by side (docs/design/notes.md, Kamakura speed):
+random, greedy and expert self-play at 3 players (base config, default parameters, one core), each checkout
+timed in its own process, the checkouts in alternation within every repeat so a busy spell of a shared machine
+falls on all of them; prints each figure's median and its ratio to the first checkout's.
 
     python scripts/kamakura_speed.py --repeats 5 /tmp/wt-base /tmp/wt-new ...
 
-A checkout without the expert (before issue 14) reports it as missing.
+A checkout from before the expert existed reports it as missing.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Where the Kamakura `expert` spends its time (issue 38): collects the expert's turn-start positions from
-fixed-seed expert self-play (3 players, base config, default parameters but settle=0: every turn looks
-deep), replays the stages of expert.expert_plan on them in compiled loops, each stage alone, and prints
-the microseconds per expert turn that each stage costs.
+"""Where the Kamakura `expert` spends its time (docs/design/notes.md, Kamakura speed): collects the expert's
+turn-start positions from fixed-seed expert self-play (3 players, base config, default parameters but
+settle=0: every turn looks deep), replays the stages of expert.expert_plan on them in compiled loops, each
+stage alone, and prints the microseconds per expert turn that each stage costs.
 
     PYTHONPATH=. python scripts/profile_kamakura_expert.py [--games 20] [--repeats 5]
 

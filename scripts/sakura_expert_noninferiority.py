@@ -1,6 +1,7 @@
-"""Non-inferiority of the Sakura expert's defaults against the expert before issue 38 (issue 38): one seat
-of `--new` against three of `--current` (by default `expert` against `expert:first=0,most=192`, which
-plays exactly as before), 4 players, base config, the new seat rotated over the four seats game by game.
+"""Non-inferiority of the Sakura expert's defaults against the expert before its speed work
+(docs/design/notes.md, Sakura speed): one seat of `--new` against three of `--current` (by default `expert`
+against `expert:first=0,most=192`, which plays exactly as before), 4 players, base config, the new seat
+rotated over the four seats game by game.
 
 Prints the new seat's win share (a shared win counted as a share), its 95% interval (normal, over games)
 and n, and whether the interval's lower bound clears the fair share less the margin (25% - 1.5 pp).

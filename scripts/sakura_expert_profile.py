@@ -1,13 +1,14 @@
-"""Where the Sakura expert's time goes (issue 38): collects positions from expert self-play (4 players, base
-config, default parameters), then times each stage of its decision over them in compiled loops, for the
-same work the expert does at a select decision (every card in hand against `samples` common guesses):
+"""Where the Sakura expert's time goes (docs/design/notes.md, Sakura speed): collects positions from expert
+self-play (4 players, base config, default parameters), then times each stage of its decision over them in
+compiled loops, for the same work the expert does at a select decision (every card in hand against `samples`
+common guesses):
 
   guesses     the unseen cards, their mix and `samples` guesses of the hidden cards (expert.guess_cards)
   copy        copying the position into the look-ahead vector, once per card and guess
   round       placing the guessed cards, ordering and resolving the round (agents.simulate_round)
   evaluation  the features of every player and the logistic chance of winning (expert.evaluate)
   decision    expert_action itself: without the race (most = samples), with it from `samples` guesses
-              (first = 0, the expert before issue 38), and at its defaults (first look at `first`)
+              (first = 0, the expert before its speed work), and at its defaults (first look at `first`)
 
 Usage: PYTHONPATH=. python scripts/sakura_expert_profile.py [--games 12] [--repeats 3]
 Prints a markdown table (CPU microseconds per decision, share of the race-free decision); docs/design/notes.md

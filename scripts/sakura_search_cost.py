@@ -1,6 +1,7 @@
-"""Sakura self-play cost of agents side by side (issue 48): games per second of each agent in 4-player
-self-play, base config, one core, by this process's CPU time (steadier when other jobs share the cores),
-the agents timed in alternation within each repeat; then the medians and each agent's cost over the first's.
+"""Sakura self-play cost of agents side by side (the `search` agent's cost, docs/design/notes.md): games per
+second of each agent in 4-player self-play, base config, one core, by this process's CPU time (steadier when
+other jobs share the cores), the agents timed in alternation within each repeat; then the medians and each
+agent's cost over the first's.
 
     PYTHONPATH=. python scripts/sakura_search_cost.py "expert;search" 60,6 7
 

@@ -1,15 +1,16 @@
-"""Sakura self-play games per second, 4 players, base config, for the checkout on PYTHONPATH (issue 38): run
-it from several checkouts in alternation to compare them side by side on a shared machine, e.g.
+"""Sakura self-play games per second, 4 players, base config, for the checkout on PYTHONPATH
+(docs/design/notes.md, Sakura speed): run it from several checkouts in alternation to compare them side by
+side on a shared machine, e.g.
 
     for r in 1 2 3 4 5; do for wt in /tmp/wt-d6s /tmp/wt-sbase /tmp/wt-sspeed; do
         (cd $wt && PYTHONPATH=. python $RATES random,greedy,expert $r); done; done
 
 with RATES the path of this script (it imports only the checkout's sim).
 
-Agents: random, greedy, expert (its defaults), expert0 (`expert:first=0,most=192`, the expert before issue
-38; a checkout without `first` takes plain `expert` for it). Prints one JSON line of games per second by the
-clock and by this process's CPU time (`_cpu`, steadier when other jobs share the cores), after a warm-up
-batch (compiling, or loading numba's cache). Runs on checkouts back to d6cd0a5.
+Agents: random, greedy, expert (its defaults), expert0 (`expert:first=0,most=192`, the expert before its
+speed work; a checkout without `first` takes plain `expert` for it). Prints one JSON line of games per second
+by the clock and by this process's CPU time (`_cpu`, steadier when other jobs share the cores), after a
+warm-up batch (compiling, or loading numba's cache). Runs on checkouts back to d6cd0a5.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Behaviour unchanged (issue 35): play the demo's runs, build their report, and keep every summary.json
+"""Behaviour unchanged by a refactoring: play the demo's runs, build their report, and keep every summary.json
 and CSV of it (and `balance summary`'s text), the wall-clock estimates ("about 40 s on this machine")
 masked, and the temporary folder's name. `--save DIR` keeps them; `--against DIR` compares and shows where
 each file that differs first differs (exit 1). Run from the repository root:

@@ -1,5 +1,5 @@
 """The simulation study of docs/explanation/statistics.md, "Deciding sooner": the seats verdict's error rate
-near the margin, the games it takes to decide, and the forecast's coverage, for the rule before issue 46
+near the margin, the games it takes to decide, and the forecast's coverage, for the earlier rule
 (two-sided sequences at 5% / seats, tightest at the margin; rounds to the point estimate's needs) and now
 (analysis.sequences: equivalence decided one-sided, tightest at half the margin; rounds to the forecast).
 

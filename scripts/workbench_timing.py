@@ -1,4 +1,4 @@
-"""What the workbench costs (issue 36): the time from pressing Run to the first seat rates on the page, the
+"""What the workbench costs: the time from pressing Run to the first seat rates on the page, the
 time the server takes to answer one refresh while a run plays, and the run's pace with the page refreshing
 every second against `balance simulate` of the same games without a server, side by side in turns.
 

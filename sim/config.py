@@ -1,8 +1,8 @@
 """Game-independent TOML config loading and validation helpers.
 
 Every bad config must be refused before any game runs, with a message of the form
-``"{file}: {dotted.key}: {what is wrong}"`` (API.md), so the CLI can print it alone. The helpers here keep
-that form in one place; each game's params module uses them to validate its own schema.
+``"{file}: {dotted.key}: {what is wrong}"`` (docs/reference/configs.md), so the CLI can print it alone. The
+helpers here keep that form in one place; each game's params module uses them to validate its own schema.
 """
 
 from __future__ import annotations

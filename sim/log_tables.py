@@ -1,5 +1,5 @@
-"""The kit every game's log tables are built with (API.md: games, players, events): Arrow columns from
-numpy arrays, the columns both games log, and Parquet bytes. Each game's own columns are in
+"""The kit every game's log tables are built with (games, players, events; docs/reference/run-directory.md):
+Arrow columns from numpy arrays, the columns both games log, and Parquet bytes. Each game's own columns are in
 sim/<game>/tables.py.
 
 Pure conversions, vectorised with numpy; column types are the smallest that hold the values and strings
@@ -51,7 +51,7 @@ def ranks(scores: np.ndarray) -> np.ndarray:
 
 def common_columns(game_ids: np.ndarray, seeds: np.ndarray, seating: list[list[str]], out: dict,
                    scores: np.ndarray, end_labels: list[str], config_hash: str) -> tuple[dict, dict]:
-    """The columns every game logs (API.md), from a batch's `winners`, `tie`, `decided_by_tiebreak` and
+    """The columns every game logs, from a batch's `winners`, `tie`, `decided_by_tiebreak` and
     `end_reason` arrays and the final `scores`: (games columns, players columns), to which a game adds its
     own. A batch may also give `other_winners`, per game the winners that are not seats (a neutral
     painter that a game lets win): they count in the 1/k of a shared win, and a game one of them won alone or
@@ -92,7 +92,7 @@ def to_parquet_bytes(table: pa.Table) -> bytes:
     return sink.getvalue()
 
 
-#: the values table's columns (API.md, `balance values`) and their Arrow integer types
+#: the values table's columns (`balance values`, docs/howto/values.md) and their Arrow integer types
 ARMS_COLUMNS = {"game_id": np.int64, "position": np.int16, "component": np.int16, "holder": np.int8,
                 "with_power": np.bool_, "seat": np.int8, "score": np.int32, "win_share": np.float64}
 

@@ -1,5 +1,6 @@
-"""A run directory (API.md): manifest.json and three Parquet datasets, games.parquet/, players.parquet/ and
-events.parquet/, each a folder of parts named by the game range they hold (part-<first>-<end>.parquet).
+"""A run directory (docs/reference/run-directory.md): manifest.json and three Parquet datasets,
+games.parquet/, players.parquet/ and events.parquet/, each a folder of parts named by the game range they hold
+(part-<first>-<end>.parquet).
 
 A chunk's parts are written to hidden temporary files and renamed into place, games last, so a chunk counts
 as finished only when all three parts exist: a killed run loses no finished chunk.

@@ -1,4 +1,4 @@
-"""One writer per run directory (issue 16, item 1): an exclusive advisory lock on `<dir>/.lock`, taken
+"""One writer per run directory: an exclusive advisory lock on `<dir>/.lock`, taken
 before a command plans what to play and held until it has written its last chunk and its manifest.
 
 fcntl's flock, not a lock file's mere existence: the kernel drops the lock when its holder dies, kill -9

@@ -1,4 +1,4 @@
-"""What a run directory's parts should hold, and whether they do (issue 16, item 2).
+"""What a run directory's parts should hold, and whether they do.
 
 Every chunk, once its parts are renamed into place, is recorded in `chunks.jsonl`: its game range and each
 table's row count, one JSON line appended by the run's one writer (storage/run_lock.py). A reader checks

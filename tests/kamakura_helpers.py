@@ -1,4 +1,4 @@
-"""Builders and small reference helpers for the Kamakura rule tests (docs/rules.md, Kamakura, API.md).
+"""Builders and small reference helpers for the Kamakura rule tests (docs/rules.md, Kamakura).
 
 Everything here works on the public, readable API only: state dicts, `from_dict`, `legal_actions`, `apply`.
 """
@@ -109,7 +109,7 @@ def make_state(
     passed: list[bool] | None = None,
     rules: dict | None = None,
 ) -> dict:
-    """A turn-boundary state dict in the API.md form.
+    """A turn-boundary state dict in `to_dict`'s form.
 
     chits: None (every chit DEFAULT_CHIT), a dict {id: partial chit dict} overriding DEFAULT_CHIT, or a full
     list of 40 chit dicts. owners: {id: seat}; unlisted chits lie on the board. rules: partial knob dict,

@@ -1,4 +1,4 @@
-"""What the tests compare the report's figures against (issue 35): independent formulas on tables held whole
+"""What the tests compare the report's figures against: independent formulas on tables held whole
 (or on in-memory arrays), which the analysis package no longer carries, and `tally_of_run`, the tally of
 tables held in memory as one chunk.
 

@@ -1,5 +1,5 @@
-"""Builders and a small reference of the rules for the Sakura tests (docs/rules.md, Sakura, API.md
-"Sakura states and actions").
+"""Builders and a small reference of the rules for the Sakura tests (docs/rules.md, Sakura; the
+readable API's states and actions, sim/sakura/game.py).
 
 Everything here works on the public, readable API only: state dicts, `from_dict`, `to_dict`,
 `legal_actions`, `apply`, `result`, `observe`. The card list is read straight from the shipped TOML config,
@@ -137,7 +137,7 @@ def make_state(
     rng: int | None = None,
     hand_sizes: dict[int, int] | None = None,
 ) -> dict:
-    """A full state dict in the API.md form.
+    """A full state dict in `to_dict`'s form.
 
     hands: {seat: cards that must be in that hand}; each hand is then filled (ascending, from the cards
     nobody else holds) up to 5 minus the cards that seat has selected (or `hand_sizes[seat]`). deck: the

@@ -1,4 +1,4 @@
-"""Agent parameters (issue 16, item 5): NaN, infinities and a key given twice are refused in one line,
+"""Agent parameters: NaN, infinities and a key given twice are refused in one line,
 for every game's searching agents; finite values within range still parse."""
 
 from __future__ import annotations

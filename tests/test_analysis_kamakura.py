@@ -34,7 +34,7 @@ CONFIG = tomllib.loads(BASE.read_text())
 
 
 # ---------------------------------------------------------------------------------------------------------
-# builders of small tables in the run-table layout (API.md "Run directory")
+# builders of small tables in the run-table layout (docs/reference/run-directory.md)
 
 
 def winners_share(scores: list[int], rule: str = "last_in_order",

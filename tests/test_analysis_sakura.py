@@ -208,7 +208,7 @@ def test_action_values_group_by_garden_and_painter_action():
     events, players = card_game()
     table = action_values(events, players)
     assert list(table["half"]) == ["garden"] * 3 + ["painter"] * 2
-    assert list(table["action"]) == ["E+1", "E-1", "closest-2", "P+1", "P+2"]  # API.md order, unused out
+    assert list(table["action"]) == ["E+1", "E-1", "closest-2", "P+1", "P+2"]  # R-11's order, unused out
     rows = table.set_index(["half", "action"])
     # E+1: card 7 (g0 s0 twice, g1 s1) and card 12 (g0 s1, g2 s0) -> player-games g0s0 g0s1 g1s1 g2s0
     assert rows.loc[("garden", "E+1"), "played"] == 5
@@ -591,7 +591,7 @@ def test_a_game_the_court_painter_won_alone_is_not_a_shared_win():
     assert (ties["shared_win_ci_low"], ties["shared_win_ci_high"]) == pytest.approx(wilson_interval(1, 4))
 
 
-# ---- the report by parts (issue 18) --------------------------------------------------------------------
+# ---- the report by parts (docs/howto/scale.md) -----------------------------------------------------
 @pytest.mark.parametrize("players, rules", [(4, ""), (2, 'tie_break = "shared"\ncourt_can_win = true\n')])
 def test_report_by_parts_equals_the_report_of_the_whole_run(tmp_path, players, rules):
     """The report of a run read by parts (each of its 4 chunks tallied, the tallies merged: what `balance

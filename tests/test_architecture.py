@@ -1,4 +1,4 @@
-"""The shape of the house (issues 12 and 35): no import circles in sim/, storage/ and analysis/, layers
+"""The shape of the house (docs/design/layout.md): no import circles in sim/, storage/ and analysis/, layers
 that point one way, and no module outside a game's own packages names a game, except the registry.
 
 The import graph counts every import: module-level, inside functions and under TYPE_CHECKING, `import a.b`
@@ -274,7 +274,7 @@ def test_no_call_outside_the_kernels_passes_more_than_five_positional_arguments(
 
 
 def test_a_game_is_looked_up_by_name_only_where_its_name_comes_in():
-    """Application code receives the game's spec, not its name (issue 35): the registry's `spec(name)` is
+    """Application code receives the game's spec, not its name: the registry's `spec(name)` is
     called only where a name enters, from the command line (sim/commands), a run's manifest
     (analysis.runs.spec_of, used by every loader) or a workspace file's `game` key (the workbench)."""
     lookup = re.compile(r"\b(games|registry)\.spec\(|from sim\.games import[^\n]*\bspec\b")

@@ -1,4 +1,4 @@
-"""Issue 39, configs and options: every bad config, agent parameter, model file and numeric option is
+"""Bad configs and options: every bad config, agent parameter, model file and numeric option is
 refused with exit status 2 and no traceback, before anything is written; a refusal of ours is one line
 naming the file (or option) and the key. Run in-process (`sim.commands.main`), in an empty folder whose
 listing must not change. None of these plays a game, so none compiles a kernel."""
@@ -310,7 +310,7 @@ def test_bench_scale_nan_inf_zero_negative(here: Path, capsys: pytest.CaptureFix
     assert "at most 100" in " ".join(sub.choices["bench"].format_help().split())
 
 
-# ---- bounds of the numbers a run's arithmetic works with (issue: never lose a designer's file, A) --------
+# ---- bounds of the numbers a run's arithmetic works with (never lose a designer's file) ------------------
 
 MINUTES_HEADS = {"simulate": HEADS["simulate"], "compare": HEADS["compare"], "profile": HEADS["profile"]}
 

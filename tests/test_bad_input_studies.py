@@ -1,4 +1,4 @@
-"""Issue 39, sweep and tune files: every bad input of these families is refused by `balance sweep FILE` or
+"""Bad sweep and tune files: every bad input of these families is refused by `balance sweep FILE` or
 `balance tune FILE` in one line naming the file and the key, exit status 2, no traceback, and nothing
 written (the folder is listed before and after); and a model tune over a space it has played through
 stops and says so."""
@@ -96,7 +96,7 @@ CASES = [
      tune_text(tail="[racing]\nfinal_games = 1000000000000000000000000000000"), "racing.final_games",
      f"1..{MAX_GAMES}"),
     ("sweep games 10**10", "sweep", sweep_text("games = 10000000000"), "games", f"1..{MAX_GAMES}"),
-    # accepted though they cannot mean anything (issue 47, item 14)
+    # once accepted though they cannot mean anything
     *[(f"tune tolerance {zero}", "tune", tune_text().replace("tolerance = 0.1", f"tolerance = {zero}"),
        "target.tolerance", f"must be at least {LEAST_TOLERANCE:g}") for zero in ("0", "0.0", "1e-9")],
     *[(f"tune count of a value never taken ({bounds})", "tune",

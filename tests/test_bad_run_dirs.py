@@ -1,5 +1,5 @@
 """Bad run directories are refused in one line naming the file (and key or line), exit 2, no traceback,
-before anything is written (issue 39): a manifest that is not one, chunk records that are not records, a
+before anything is written: a manifest that is not one, chunk records that are not records, a
 run whose every chunk is damaged under --allow-partial, a report --out where a file stands, another run's
 folder (its .lock untouched). A cache of chunk statistics that cannot be read is recomputed with a note.
 Tiny runs report ("too few games"), and a Sakura deck whose Emperor cannot progress is refused when that

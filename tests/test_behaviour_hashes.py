@@ -1,4 +1,4 @@
-"""Behaviour unchanged (issue 12): fixed-seed runs of both games, 2-6 players, random, greedy, mixed and
+"""Behaviour unchanged: fixed-seed runs of both games, 2-6 players, random, greedy, mixed and
 MCTS seats, give tables identical to those of the commit before the registry refactor (d6cd0a5).
 
 The hashes in tests/data/table_hashes.json were computed there from the same chunks; a change that alters

@@ -1,4 +1,4 @@
-"""Claims no stronger than the tests (issue 34, point 6): no significance below a minimum number of games
+"""Claims no stronger than the tests: no significance below a minimum number of games
 and no interval outside what is possible; 'detectable' at the level the family's correction uses; worth
 and handicaps as whole score points (in the game's own unit) with the share they give; values after the
 start labelled as conditional; the power's seat rotated evenly; redundant rows merged and rows that sum
@@ -51,7 +51,7 @@ def _subset(run: ValuesRun, table: pd.DataFrame) -> ValuesRun:
 # ---- 1. no significance below a minimum n, no interval outside [-1, 1] -----------------------------------
 def test_rows_of_too_few_games_are_not_tested(values_run: ValuesRun) -> None:
     """Four base games: every row keeps its value and n but has no interval, no p-value, is never
-    significant and is printed as "too few games (n = 4)"; the issue's 'significant: yes' of 4 games."""
+    significant and is printed as "too few games (n = 4)", where it once read 'significant: yes'."""
     four = _subset(values_run, values_run.table[values_run.table["game_id"] < 4])
     table = component_values(four)
     assert (table["n"] <= 4).all() and table["value"].notna().any()

@@ -41,7 +41,7 @@ def seat_column(text: str) -> list[int]:
 
 
 def test_seats_are_counted_from_zero_where_people_read_them(tmp_path: Path) -> None:
-    """Issue 16 item 8: `summary` and `study` number seats 0..P-1 like the report, `play`, the configs and
+    """`summary` and `study` number seats 0..P-1 like the report, `play`, the configs and
     the tables, and say that seat 0 starts."""
     out = tmp_path / "run"
     made = balance("simulate", str(BASE), "--players", "3", "--games", "60", "--agents", "random",
@@ -124,14 +124,14 @@ def test_bench_json_reports_both_paths() -> None:
     assert figures["kamakura_random_games_per_s"] > 0 and figures["kamakura_api_games_per_s"] > 0
     assert figures["kamakura_players"] == 3 and figures["sakura_players"] == 4
     assert figures["sakura_random_games_per_s"] > 0 and figures["sakura_api_games_per_s"] > 0
-    # strong play's cost, measured in the same run (issue 14): expert and mcts self-play and their ratio
+    # strong play's cost, measured in the same run: expert and mcts self-play and their ratio
     for name, iters in (("kamakura", 1000), ("sakura", 2000)):
         if f"{name}_expert_selfplay_games_per_s" in figures or name == "kamakura":
             expert = figures[f"{name}_expert_selfplay_games_per_s"]
             mcts = figures[f"{name}_mcts{iters}_selfplay_games_per_s"]
             assert expert > 0 and mcts > 0
             assert figures[f"{name}_expert_over_mcts{iters}"] == pytest.approx(expert / mcts, rel=0.05)
-    search = figures["sakura_search_selfplay_games_per_s"]  # the rung above expert (issue 48)
+    search = figures["sakura_search_selfplay_games_per_s"]  # the rung above expert
     assert search > 0 and figures["sakura_search_cost_over_expert"] == pytest.approx(
         figures["sakura_expert_selfplay_games_per_s"] / search, rel=0.05)
 

@@ -1,4 +1,4 @@
-"""`balance --help` and every subcommand's (issue 16, item 8): each option says what it means, and each
+"""`balance --help` and every subcommand's: each option says what it means, and each
 option with a default names it; `balance --version` prints the installed version."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def test_version() -> None:
 
 
 def test_every_command_ends_its_help_with_examples_that_parse() -> None:
-    """Issue 37, point 6: two or three example lines at the end of each command's help, each one a command
+    """Two or three example lines at the end of each command's help, each one a command
     line the parser accepts (its flags and arguments exist)."""
     import shlex
 

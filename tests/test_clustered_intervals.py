@@ -1,4 +1,4 @@
-"""Player-game differences with game-clustered intervals (issue 13, item 4): the holders-minus-others
+"""Player-game differences with game-clustered intervals: the holders-minus-others
 difference of Kamakura's chit and power tables, computed from whole-number sums (analysis.tally), has
 statsmodels' cluster-robust (CR1) standard error; so has the standard error of Sakura's card and action
 tables (analysis.sakura.card_values)."""
@@ -58,7 +58,7 @@ def test_empty_groups_give_nan():
 
 
 def test_sakura_card_se_is_statsmodels_cluster_robust() -> None:
-    """Sakura's card and action tables (issue 13, item 4): the standard error of a key's mean win share
+    """Sakura's card and action tables: the standard error of a key's mean win share
     over the player-games holding it, from the whole-number sums of a chunk (`_key_sums`, `_se_from_sums`),
     is statsmodels' cluster-robust (CR1, by game) one of a regression of the share on a constant over those
     player-games."""

@@ -1,4 +1,4 @@
-"""`balance values` (issue 13): causal component values by paired intervention.
+"""`balance values` (docs/howto/values.md): causal component values by paired intervention.
 
 The pairing is exact: a 0-point chit with no power changes no game (value exactly 0, where the old holders-
 versus-others estimator calls it clearly non-zero); a chit without a power changes nothing but its holder's
@@ -288,7 +288,7 @@ def test_sakura_values_play_the_expert_as_the_batch_loop_does() -> None:
 @pytest.mark.parametrize("game", ["kamakura", "sakura"])
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_handicap_sums_by_breakpoints_are_those_of_every_bonus(game: str, players: int) -> None:
-    """Issue 18: the handicap's sums, re-scoring each game at its breakpoints only, equal the sums of
+    """The handicap's sums, re-scoring each game at its breakpoints only, equal the sums of
     re-scoring it at every bonus, under every tie-break rule of the game (ties made common on purpose)."""
     from analysis.handicaps import BONUS_RANGE
     from analysis.tally import share_units

@@ -1,5 +1,5 @@
 """Kamakura config loading: the shipped configs match docs/rules.md, and every bad config is refused with the
-file and the dotted key (API.md), before any game could run."""
+file and the dotted key (docs/reference/configs.md), before any game could run."""
 
 from __future__ import annotations
 
@@ -153,7 +153,7 @@ def test_extends_chain_is_recursive(tmp_path: Path) -> None:
 
 
 def test_variant_sets_one_element_by_dotted_key(variant) -> None:
-    """Issue 16 item 8: a variant config changes one chit with the dotted key a sweep or tune file uses,
+    """A variant config changes one chit with the dotted key a sweep or tune file uses,
     with the same rules (and hash) as copying the colour's whole array with that one change; a bad dotted
     key is refused by file and key."""
     merged, _ = load_toml(BASE)
@@ -226,7 +226,7 @@ BAD_CASES = [
     ("players-1", "", 1, "players", "2 to 4 players, got 1"),
     ("players-5", "", 5, "players", "Kamakura is for 2 to 4 players, got 5"),
     ("tie-break-unknown", '[rules]\ntie_break = "coin_flip"\n', 3, "rules.tie_break", '"coin_flip"'),
-    # issue 16, item 3: ranges that keep scores within the logs' int16 and powers within int8
+    # ranges that keep scores within the logs' int16 and powers within int8
     ("order-1e17", "[rules]\norder_chit_moves = [0, 100000000000000000, 3, 4]\n", 3,
      "rules.order_chit_moves[1]", "0..16"),
     ("points-40000", "[chits]\nblue = " + chit_list(points=40000) + "\n", 3, "chits.blue[0].points",

@@ -1,6 +1,6 @@
 """Sakura config loading: the shipped configs match docs/rules.md (R-10 board, R-11 deck, R-14 tie-break), the
 played board is expanded for 5-6 players, and every bad config is refused with the file and the dotted key
-(API.md), before any game could run."""
+(docs/reference/configs.md), before any game could run."""
 
 from __future__ import annotations
 
@@ -220,7 +220,7 @@ BAD_CASES = [
     ("bridge-on-torii", "[board]\nbridges = [4]\n", 4, "board.bridges[0]", "torii"),
     ("bridge-on-sakura", "[board]\nbridges = [8, 20]\n", 4, "board.bridges[1]", "sakura"),
     ("length-1", "[board]\nlength = 1\n", 4, "board.length", "2..1000, got 1"),
-    # issue 16, item 3: ranges that keep positions within the logs' int16 and the state's trees
+    # ranges that keep positions within the logs' int16 and the state's trees
     ("length-1e8", "[board]\nlength = 100000000\n", 4, "board.length", "2..1000, got 100000000"),
     ("sakura-nine", "[board]\nlength = 60\nsakura = [10, 15, 20, 25, 30, 35, 40, 45, 50]\nbridges = []\n",
      4, "board.sakura", "at most 8 sakura spaces"),

@@ -1,5 +1,6 @@
-"""The `expert` agents (issue 14): model files and their refusals, determinism per seed, replay through the
-readable API with legality at every action, the features on built positions, and `balance train`."""
+"""The `expert` agents (docs/reference/agents.md): model files and their refusals, determinism per seed,
+replay through the readable API with legality at every action, the features on built positions, and
+`balance train`."""
 
 from __future__ import annotations
 

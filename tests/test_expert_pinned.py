@@ -1,4 +1,4 @@
-"""The Kamakura `expert` decides exactly as before its speed work (issue 38): fixed-seed expert self-play
+"""The Kamakura `expert` decides exactly as before its speed work: fixed-seed expert self-play
 batches at 2, 3 and 4 players give the same scores, winners, turns and action records (events) as the code
 before any speed-up. A change of the expert's decisions must come as a registered parameter whose default
 keeps these (see docs/design/notes.md, Kamakura speed); the hashes were computed on commit 1dd45e3. The

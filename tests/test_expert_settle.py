@@ -1,4 +1,4 @@
-"""The Kamakura expert's `settle` (issue 38): a turn whose quick gap exceeds it is played without the deep
+"""The Kamakura expert's `settle`: a turn whose quick gap exceeds it is played without the deep
 look, as the quick best; `settle=0` always looks deep and plays what expert_plan plays."""
 
 from __future__ import annotations

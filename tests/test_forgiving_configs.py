@@ -1,4 +1,4 @@
-"""Configs that forgive (issue 37, point 5): a config's dotted keys take the wildcards a tune file's space
+"""Configs that forgive: a config's dotted keys take the wildcards a tune file's space
 keys take, an unknown key or name comes with the near one meant, a missing `extends` says where it looked
 (and where the shipped file of that name is), and a share typed as a percentage says how to write it."""
 

@@ -1,4 +1,4 @@
-"""Bad input never crashes, hangs or writes (issue 39, point 4).
+"""Bad input never crashes, hangs or writes.
 
 Hypothesis mutates what a designer hands `balance`: a config (a value of the wrong type, NaN, a huge number,
 a date, a key removed or misspelt), an option of a command (odd numbers, empty strings, agent parameters),

@@ -1,4 +1,4 @@
-"""Never lose a designer's file, fuzzed (issue 47): where a command writes (`--out` at a designer's folder,
+"""Never lose a designer's file, fuzzed: where a command writes (`--out` at a designer's folder,
 a file, a run, `~`), what it reads (a run's or a config's file swapped for a FIFO, a device, a folder or a
 link), the numbers its arithmetic works with (margins, minutes, growth, tolerance), values that cannot mean
 anything (an empty agents list, a count of a value never taken, an empty variants list) and a config's

@@ -1,4 +1,4 @@
-"""Seat handicaps (issue 46, item 6): the whole bonus that brings a seat CLOSEST to the fair share, not the
+"""Seat handicaps: the whole bonus that brings a seat CLOSEST to the fair share, not the
 smallest that reaches it (which can overshoot by more than the seat deviates), 0 when none gets closer
 than no bonus; the share it gives with its 95% interval; a sentence about the seat the verdict names, which
 says so when no whole bonus brings the seat within the margin."""

@@ -1,4 +1,4 @@
-"""Ctrl-C (issue 46): SIGINT to the process group of a command that plays games, the way a terminal sends it,
+"""Ctrl-C: SIGINT to the process group of a command that plays games, the way a terminal sends it,
 ends the command with one line on stderr and status 130, keeps every chunk finished before it (recorded,
 none half-written), releases the run's lock and leaves no worker process running; the same command run
 again completes, with the tables of an uninterrupted run.

@@ -1,7 +1,8 @@
 """The Kamakura `mcts` agent over micro-actions (`tree=actions`, sim/kamakura/mcts.py): it finds forced best
 claims in constructed positions, plays only legal actions (readable API and batch loop), is deterministic
 per seed and seating, keeps its tree correctly between the decisions of a turn, and is named on the command
-line as API.md says. The default whole-turn tree (`tree=turns`) has tests/test_kamakura_turn_mcts.py.
+line as docs/reference/agents.md says. The default whole-turn tree (`tree=turns`) has
+tests/test_kamakura_turn_mcts.py.
 
 Positions are built with tests/kamakura_helpers.make_state on the R-1 LATIN board, where every line holds
 one tile of each colour, so a chit with 1 icon is eligible everywhere and one with 4 icons (the helper's

@@ -1,5 +1,5 @@
 """Property tests for Kamakura: random play through the public API from `new_state(seed)`, checking after
-every action the invariants of docs/rules.md (Kamakura) and API.md, against a small independent
+every action the invariants of docs/rules.md (Kamakura) and of the readable API, against a small independent
 reference of the rules.
 
 The reference tracks the turn (swaps left, gains allowed, greens activated and assigned) from the actions

@@ -1,4 +1,4 @@
-"""The quick path of Kamakura's random self-play (issue 38) keeps the rules and the random agent's draws.
+"""The quick path of Kamakura's random self-play keeps the rules and the random agent's draws.
 
 `gain_reachable` tries the free swaps and the icon counts alone before the powers and greens: its answer is
 held to the full check written out here (every count a green allows, at the whole swap budget). The

@@ -1,5 +1,5 @@
 """Kamakura rule tests: each scenario holds the engine to a decision of docs/rules.md (Kamakura, R-1..R-9)
-and to the action semantics of API.md ("Kamakura states and actions"), through the public readable API only.
+and to the state and action semantics of sim/kamakura/game.py, through the public readable API only.
 
 Boards used below (cells 0..15 row-major; line cells in LINES of kamakura_helpers):
 
@@ -343,7 +343,8 @@ def test_r5_after_first_gain_red_is_not_offered_but_yellow_and_green_are():
 
 
 def test_api_spent_flag_is_set_when_activated():
-    """API.md: `spent` is true once a chit's power has been activated (also mid-turn); the order chit too."""
+    """A state dict's `spent` is true once a chit's power has been activated (also mid-turn); the order chit
+    too."""
     d = make_state(
         chits={0: chit(1), 11: chit(1, 1, 1)}, owners={11: 1}, to_move=1, order_spent=[True, False, False]
     )

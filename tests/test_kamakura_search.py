@@ -1,4 +1,4 @@
-"""The Kamakura `search` agent (sim/kamakura/puct.py, issue 48): PUCT over whole turns, the expert's
+"""The Kamakura `search` agent (sim/kamakura/puct.py): PUCT over whole turns, the expert's
 evaluation at the leaves.
 
 It plays only legal whole turns (a property test over positions reached by play); the same seed gives the

@@ -83,7 +83,7 @@ def test_report_of_a_ladder_folder_has_the_ladder_section(ladder, tmp_path: Path
     page = (tmp_path / "report" / "index.html").read_text()
     assert "'>Ladder: kamakura, 3 players" in page and "charts/ladder_0.png" in page
     assert "'>Kamakura: seat win rates" in page  # the plain run keeps its sections
-    assert impossible_percentages(page) == []  # only shares are percentages (issue 46)
+    assert impossible_percentages(page) == []  # only shares are percentages
     summary = json.loads((tmp_path / "report" / "summary.json").read_text())
     assert summary["games"] == 12  # headline figures of the plain run, as before
     ladder_summary = summary["ladders"][0]

@@ -1,4 +1,4 @@
-"""The ladder's ratings (analysis/ratings.py, issue 48): recomputed from a real ladder's logs by an
+"""The ladder's ratings (analysis/ratings.py): recomputed from a real ladder's logs by an
 independent fit written here (a direct maximisation of the seat-level Plackett-Luce log-likelihood with
 scipy, numerical derivatives for the sandwich interval); their 95% intervals cover the truth in 200 seeded
 ladders simulated from known strengths; the chart is written; properties (the order of the games does not

@@ -1,4 +1,4 @@
-"""`balance tune` beyond enumeration (issue 17): spaces with wildcards, constraints and their repair, bad
+"""`balance tune` beyond enumeration: spaces with wildcards, constraints and their repair, bad
 tune files refused by file and key, and the model search's SQLite study resumed after kill -9 with the same
 result as an uninterrupted tune."""
 
@@ -423,7 +423,7 @@ def test_the_component_cap_prices_candidates_by_paired_intervention(tmp_path: Pa
     assert (outs[1] / "report" / "index.html").is_file()
     page = (outs[1] / "report" / "index.html").read_text()
     assert "What each component kind adds" in page
-    assert impossible_percentages(page) == []  # only shares are percentages (issue 46)
+    assert impossible_percentages(page) == []  # only shares are percentages
 
 
 def test_a_small_space_is_counted_in_words() -> None:

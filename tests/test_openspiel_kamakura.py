@@ -1,5 +1,5 @@
 """The OpenSpiel adapter (sim/kamakura/openspiel_game.py): Kamakura as the pyspiel game "python_kamakura"
-must play exactly like the readable API (API.md) and work with OpenSpiel's own MCTSBot."""
+must play exactly like the readable API and work with OpenSpiel's own MCTSBot."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""How the report prints numbers (issue 13, item 5, first part; issue 46): each column by the kind the
+"""How the report prints numbers: each column by the kind the
 code that built the table declared (`analysis.page.declare`), never by its name: percent only for shares
 and their intervals, a mean's interval in the mean's own unit, differences of shares in pp, counts with
 thousands separators, no exponents."""

@@ -1,4 +1,4 @@
-"""A run's summary by parts (issue 18, analysis/parts.py): the same text as the in-memory path, at any
+"""A run's summary by parts (analysis/parts.py): the same text as the in-memory path, at any
 --jobs or backend; each chunk's statistics cached beside its parts, so a run that grew is read only where
 it is new, and a replaced part is read again."""
 

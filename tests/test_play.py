@@ -1,4 +1,4 @@
-"""`balance play` (API.md): a person plays against agents in the terminal (sim/app/play.py).
+"""`balance play` (docs/howto/play.md): a person plays against agents in the terminal (sim/app/play.py).
 
 The person is a scripted list of answers here. Checked: a whole game of each game completes through the
 readable API; bad answers are refused and asked again; q and a closed input stop the game; the same seed
@@ -119,7 +119,7 @@ def test_unknown_agents_are_refused_naming_human_among_the_known():
 
 
 def test_the_kamakura_view_draws_the_board_as_a_grid_with_cells_and_chits_told_apart():
-    """Issue 16 item 9: the board is a 4x4 grid of cell numbers 0-15 with their tiles' colours (the numbers
+    """The board is a 4x4 grid of cell numbers 0-15 with their tiles' colours (the numbers
     `swap a b` takes); chits are `#id` with their colour (the numbers `gain` and `use` take), so no cell
     reads like a chit; counts agree in number ("1 point", "2 moves")."""
     g = games.load("kamakura", players=2)

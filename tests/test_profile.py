@@ -1,4 +1,4 @@
-"""`balance profile` (issue 14, part 3): one self-play run per skill level on the same game seeds, resumable,
+"""`balance profile`: one self-play run per skill level on the same game seeds, resumable,
 bad input refused with exit 2 and one line; `balance report` of a profile folder has the section "Balance by
 skill" (one column per level, every cell with its interval) whose figures agree with the report's own
 analysis; the paired test flags a built-in difference, not a null one, and holds its family-wise level."""
@@ -90,7 +90,7 @@ def test_report_has_the_balance_by_skill_section(profile: Path, tmp_path: Path) 
     assert main(["report", str(profile), "--out", str(tmp_path)]) == 0
     page = (tmp_path / "index.html").read_text()
     assert "'>Balance by skill: Kamakura, 3 players" in page
-    assert impossible_percentages(page) == []  # only shares are percentages (issue 46)
+    assert impossible_percentages(page) == []  # only shares are percentages
     assert "charts/skill_0_seat_win_rates.png" in page
     assert (tmp_path / "charts" / "skill_0_seat_win_rates.png").stat().st_size > 1000
     table = pd.read_csv(tmp_path / "tables" / "skill_0.csv")

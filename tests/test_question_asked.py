@@ -1,6 +1,6 @@
-"""Issue 46: the question asked decides the stop, and each sentence comes from the test that decided it.
+"""The question asked decides the stop, and each sentence comes from the test that decided it.
 
-Each test names the audit's item it answers; each failed on the code before the issue (the seat named by
+Each test names the flaw it answers; each failed on the code before the fix (the seat named by
 its estimate, not its interval; badges without sign or margin; an undescribed tie-break change inside a
 verdict; the fastest session's pace; a bootstrap seat gap; every question judged at 5% each; the stop
 waiting for questions nobody asked).

@@ -1,4 +1,4 @@
-"""`balance tune`'s race looks at its candidates once a round (issue 13, item 4). A candidate whose true
+"""`balance tune`'s race looks at its candidates once a round. A candidate whose true
 game length sits exactly on the target's boundary should be ruled out ("constraint clearly violated")
 with probability at most 2.5% (one side of a 95% interval) over the whole race; with each round's interval
 at the nominal 95% the repeated looks push that above 2.5%, and Bonferroni over the planned looks

@@ -1,4 +1,4 @@
-"""What a report says about the rules a run read (issue 15, items 2 and 4; analysis/readings.py): each
+"""What a report says about the rules a run read (analysis/readings.py): each
 reading knob's value (R-9/R-20, R-14) in the run list, and a one-sentence notice when a run keeps the
 components the originals do not print (Kamakura R-1, R-3, R-4; Sakura R-10, R-11), or plays a player
 count the originals do not describe (Kamakura with 2)."""

@@ -115,7 +115,7 @@ def test_summary_json(report: Path) -> None:
     chit_keys = {"colour", "icons", "claim_rate", "win_added", "ci_low", "ci_high"}
     assert chit_keys <= set(summary["chit_values"][0])
     assert [run["game"] for run in summary["runs"]] == ["kamakura", "kamakura", "sakura"]
-    # issue 13: the causal values of the values runs, and every run's seat handicaps
+    # the causal values of the values runs, and every run's seat handicaps
     keys = {"component", "position", "seat", "value", "ci_low", "ci_high", "n", "points_equivalent",
             "pe_ci_low", "pe_ci_high", "significant"}
     values = summary["component_values"]
@@ -137,7 +137,7 @@ def test_report_renders_in_chromium(report: Path) -> None:
     assert result["errors"] == [] and result["console"] == []
     # Three runs side by side fit a 1400-pixel window (wide tables are shown one run at a time).
     assert result["page_width"] <= 1400 and all(t["width"] <= 1400 for t in result["tables"])
-    # issue 34: the first 1400 x 900 screen holds every run's verdicts
+    # the first 1400 x 900 screen holds every run's verdicts
     assert result["verdicts"] is not None and result["verdicts"]["bottom"] <= 900, result["verdicts"]
     assert result["verdict_items"] >= 3 * 4
     # No interval of a non-rate is printed with "%": an interval column's unit is that of the nearest

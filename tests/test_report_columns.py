@@ -1,4 +1,4 @@
-"""The tables of a real report (issue 46): every numeric column has a kind declared by the code that built
+"""The tables of a real report: every numeric column has a kind declared by the code that built
 it (`analysis.page.declare`), and no cell shown as a percentage lies outside [0%, 100%]: only shares are
 percentages (a difference of shares is in pp), whatever the columns or the runs are called. The runs: the
 audit's pair (Kamakura's base and tie-shared, whose label holds "share"), and a Sakura run."""

@@ -1,4 +1,4 @@
-"""The report by parts (issue 18, analysis/tally.py and analysis/run_tally.py): every figure from chunk
+"""The report by parts (analysis/tally.py and analysis/run_tally.py): every figure from chunk
 tallies merged exactly, so chunking, --jobs, the backend and the cache change no number; the tallies'
 primitives agree with numpy and with the in-memory estimators."""
 

@@ -1,4 +1,4 @@
-"""docs/rules.md, the rules of record in the repository (issue 37): it exists, names both games, and every
+"""docs/rules.md, the rules of record in the repository: it exists, names both games, and every
 decision number R-n cited in the code, the configs or the README has its own anchor and heading there, so
 a citation can always be looked up. Text only: no game is played."""
 
@@ -73,7 +73,7 @@ def test_the_pages_own_links_to_decisions_resolve():
 
 
 def test_no_reference_points_outside_the_repository() -> None:
-    """Issue 37: every R-number points to docs/rules.md; nothing names the rules' old place outside the
+    """Every R-number points to docs/rules.md; nothing names the rules' old place outside the
     repository (../shared) or its file name there."""
     import subprocess
 

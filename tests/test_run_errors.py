@@ -1,4 +1,4 @@
-"""Machine failures are one line, not a traceback (issue 16, items 3 and 4): a --games whose logs cannot fit
+"""Machine failures are one line, not a traceback: a --games whose logs cannot fit
 is refused before anything is written; an --out or report --out where a file stands, exit 2; a disk that
 fills mid-run stops it with exit 1 after the finished chunks are safe and the manifest is true, with no
 .tmp- file left, and the same command then plays the rest."""

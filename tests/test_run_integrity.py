@@ -1,4 +1,4 @@
-"""Nothing silently wrong (issue 16, item 2; storage/run_parts.py): a truncated or deleted part is named by
+"""Nothing silently wrong (storage/run_parts.py): a truncated or deleted part is named by
 `summary` and `report` (exit 2, no traceback) unless --allow-partial, moved to quarantine/ and replayed by
 the next `simulate`, after which the tables equal an uninterrupted run; a run being written reads as one
 consistent snapshot and says "partial: N of M"; the manifest counts every game on disk."""
@@ -104,7 +104,7 @@ def test_reading_a_run_while_it_is_written_gives_one_snapshot(tmp_path: Path) ->
 
 
 def test_a_lost_manifest_is_rebuilt_from_the_parts_with_force(tmp_path: Path) -> None:
-    """Issue 16, item 6: parts without manifest.json are refused (exit 2, saying how to recover); --force
+    """Parts without manifest.json are refused (exit 2, saying how to recover); --force
     with other arguments is refused too (a replayed chunk differs), and with the run's own arguments
     rebuilds the manifest and goes on."""
     whole = made(tmp_path, "whole")

@@ -1,4 +1,4 @@
-"""One writer per run directory (issue 16, item 1; storage/run_lock.py), with real concurrent processes:
+"""One writer per run directory (storage/run_lock.py), with real concurrent processes:
 a second `simulate` on a directory another one is writing is refused at once (exit 2, naming the holder),
 or with --wait runs after it; either way no game is lost or duplicated and the tables equal an
 uninterrupted `--jobs 1` run of the same seed. A killed holder leaves no lock behind."""
@@ -146,7 +146,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_a_killed_runner_leaves_no_worker_alive(tmp_path: Path) -> None:
-    """Issue 16, item 4: kill -9 of a `--jobs 2` run (the runner only, not its process group): its loky
+    """Kill -9 of a `--jobs 2` run (the runner only, not its process group): its loky
     workers watch it and are gone within 5 s."""
     out = tmp_path / "run"
     proc = subprocess.Popen([sys.executable, "-m", "sim", "simulate", *ARGS[:-4], "--jobs", "2", "--games",

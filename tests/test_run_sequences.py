@@ -1,4 +1,4 @@
-"""A property over whole histories of one run directory (issue 16, acceptance): random sequences of
+"""A property over whole histories of one run directory: random sequences of
 kill -9, resume, extend and two writers started together end, after one last resume, with tables equal to
 an uninterrupted `--jobs 1` run of the same seed: no game lost, none duplicated."""
 

@@ -1,8 +1,8 @@
-"""The Sakura expert's decisions are pinned (issue 38): fixed-seed expert self-play batches at 2, 4 and 6
+"""The Sakura expert's decisions are pinned: fixed-seed expert self-play batches at 2, 4 and 6
 players (and the tactical variant, the plain-lead evaluation and a wider race) give tables identical to
 those of the expert before its speed-ups (commit 1dd45e3), so every speed-up keeps its strength by
-construction. The expert of that commit is `expert:first=0,most=192` since (issue 38 made an earlier
-first look of the race and a shorter race the defaults, measured in docs/design/notes.md).
+construction. The expert of that commit is `expert:first=0,most=192` since (the speed work made an
+earlier first look of the race and a shorter race the defaults, measured in docs/design/notes.md).
 
 The digest covers every result array of the batch path (tokens, winners, ties, rounds, end reasons,
 bumps, positions) and its card and sakura logs, which hold every card each seat played in each round.
@@ -37,7 +37,7 @@ PINNED = {
     (6, None, "expert:first=0,most=192", 12, 8):
         "24720e99f071d48962c3dca80f0ceccb9f1fa2e05f2c1480c4c71068d47ada48",
 }
-# The defaults since issue 38 (the race's first look after 16 guesses, most 96), pinned from then on.
+# The defaults since the speed work (the race's first look after 16 guesses, most 96), pinned from then on.
 PINNED_DEFAULTS = {
     (4, None, "expert", 24, 9): "0beb9c16346148245e1e7e8eb6c0a44f27f2e68e206e005692d114a586ee8e71",
     (2, None, "expert", 12, 10): "e2475db611316f7435e4fa5af3267899ad42523b458e7dc9b924e9ca1c19118c",

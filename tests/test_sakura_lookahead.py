@@ -1,4 +1,4 @@
-"""The look-ahead's shortcuts (issue 38) equal the long way: kernels.copy_round_fields undoes a resolved
+"""The look-ahead's shortcuts equal the long way: kernels.copy_round_fields undoes a resolved
 round exactly (so the agents copy ~50 fields back instead of the whole vector), and the expert's hand
 features, read off one walk per painter (expert._hand), equal each painter action's destination by the
 rules' own targets (kernels.forward_target, leapfrog_target, painters_between)."""

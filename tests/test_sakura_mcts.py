@@ -2,8 +2,8 @@
 determinizations keep everything the searching seat can see, it plays legal, deterministic games through
 the readable API and the batch loop, and it finds an obviously best forward/back choice.
 
-Hidden from a seat (API.md `observe`): the other hands, the deck order, the generator that will reshuffle
-the discard pile (R-19) and, in phase select, the other seats' choices of the round.
+Hidden from a seat (`observe`, docs/reference/python-api.md): the other hands, the deck order, the generator
+that will reshuffle the discard pile (R-19) and, in phase select, the other seats' choices of the round.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Property tests for Sakura: random play through the public API from `new_state(seed)` for 2..6 players
 (both two-player variants, both tie-breaks, both readings of R-21 bump_from and R-22 lineup_from_gate at
 every player count, both of R-23 court_can_win at two players), checking after every action the
-invariants of docs/rules.md (Sakura) and API.md, and the
+invariants of docs/rules.md (Sakura) and of the readable API, and the
 engine's step against the plain reference of the rules
 in tests/sakura_helpers.py (`ref_apply`: movement, bumps R-15 / R-21, leapfrog / count R-17, scoring R-13,
 line-up R-18 / R-22, draws R-19 up to the seeded shuffle, the court painter, the tactical variant; and
@@ -10,9 +10,9 @@ line-up R-18 / R-22, draws R-19 up to the seeded shuffle, the court painter, the
 Invariants: painters never share a non-gate space (court painter included); every painter strictly behind
 the Emperor (R-16); tokens never negative; the 60 cards held exactly once across hands, deck, discard,
 selected and the court card; hands at most 5 (exactly 5 in phase select before the seat plays), sorted;
-the Emperor within 1..path_length; JSON-safe to_dict / from_dict round trip; legal actions as API.md says;
-the game ends (after the last sakura scores) with the winners R-14 gives; observations do not depend on
-information the seat may not see.
+the Emperor within 1..path_length; JSON-safe to_dict / from_dict round trip; legal actions as the reference
+gives them; the game ends (after the last sakura scores) with the winners R-14 gives; observations do not
+depend on information the seat may not see.
 """
 
 from __future__ import annotations

@@ -239,8 +239,8 @@ def test_r23_is_ignored_without_a_court_painter():
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_to_dict_exposes_each_knob_under_its_config_key_and_from_dict_accepts_it(players):
-    """API.md: rule knobs appear in to_dict under their config keys; from_dict accepts them and the round
-    trip keeps them."""
+    """Rule knobs appear in to_dict under their config keys (docs/howto/rule-readings.md); from_dict accepts
+    them and the round trip keeps them."""
     g = game(players)
     d = g.to_dict(g.new_state(seed=3))
     assert {k: d["rules"][k] for k in ("bump_from", "lineup_from_gate", "court_can_win")} == {

@@ -1,5 +1,5 @@
 """Sakura rule tests: each scenario holds the engine to a rule of docs/rules.md (Sakura, R-10..R-19 and the
-unnumbered rules) and to the state and action semantics of API.md ("Sakura states and actions"), through
+unnumbered rules) and to the state and action semantics of the readable API (sim/sakura/game.py), through
 the public readable API only.
 
 Board (R-10, 2-4 players): gate 0, path 1..30, torii 4, sakura 12 / 20 / 28. With 5-6 players the bridges
@@ -1001,9 +1001,9 @@ def test_builder_states_account_for_every_card():
 
 
 @pytest.mark.parametrize("players", [2, 4, 5])
-def test_from_dict_accepts_the_api_md_form_without_extra_keys(players):
-    """API.md: from_dict accepts the documented form at any decision point; the engine's extra keys (torii,
-    rules, rng) are optional and the rest comes back unchanged."""
+def test_from_dict_accepts_the_minimal_form_without_extra_keys(players):
+    """from_dict accepts, at any decision point, a dict without the engine's extra keys (torii, rules, rng):
+    they are optional, and the rest comes back unchanged."""
     d = make_state(players, emperor=11, painters=[3, 5] + [0] * (players - 2),
                    selected={0: 31}, hands={1: [10]})
     api = {k: v for k, v in d.items() if k not in ("torii", "rules", "rng")}
@@ -1017,8 +1017,8 @@ def test_from_dict_accepts_the_api_md_form_without_extra_keys(players):
 
 @pytest.mark.parametrize("players", [2, 4, 5])
 def test_from_dict_without_torii_reports_the_boards_torii(players):
-    """R-10: the torii is the board's (index 4 with every player count as played); a dict in the API.md form
-    (no "torii" key) must not change it: to_dict reports the config's torii, not one guessed from the
+    """R-10: the torii is the board's (index 4 with every player count as played); a dict without the
+    engine's "torii" key must not change it: to_dict reports the config's torii, not one guessed from the
     sakura."""
     d = make_state(players, emperor=11, painters=[3, 5] + [0] * (players - 2))
     del d["torii"]

@@ -1,4 +1,4 @@
-"""The Sakura `search` agent (sim/sakura/search.py, issue 48): legal play, no peeking (a redeal of what the
+"""The Sakura `search` agent (sim/sakura/search.py): legal play, no peeking (a redeal of what the
 seat cannot see leaves every decision unchanged), the same games per seed, through the readable API and the
 batch loop, at any --jobs and after a kill and resume, and its parameters refused past their ranges."""
 

@@ -1,4 +1,4 @@
-"""Families of seat flags (issue 13, item 4, first part): each seat tested against the fair share and the
+"""Families of seat flags: each seat tested against the fair share and the
 family Holm-adjusted, so that a run whose seats are all equal flags any seat at most 5% of the time.
 
 Holm is checked against an independent formulation (closed testing with Bonferroni local tests, by brute
@@ -87,7 +87,7 @@ def null_shares(rng: np.random.Generator, games: int, seats: int, tie_rate: floa
 @pytest.mark.parametrize("seats", [2, 3, 4, 6])
 def test_null_runs_flag_any_seat_at_most_five_percent_of_the_time(seats: int) -> None:
     """1,000 seeded null runs of 2,000 games each: the Holm family flags some seat in <= 5% of runs; the
-    old per-seat interval rule flags some seat far more often (12-17% at 3-4 seats, as issue 13 found)."""
+    old per-seat interval rule flags some seat far more often (12-17% at 3-4 seats)."""
     rng = np.random.default_rng(seats)
     runs, games = 1000, 2000
     holm_flags = old_flags = 0
@@ -162,7 +162,7 @@ def test_the_omnibus_chi_square_matches_scipy():
 def test_a_table_of_intervals_is_judged_as_one_family():
     """interval_family: p from each interval's width, Holm over the rows; 1,000 null tables of 60 rows
     (true values 0) call any row significant in <= 5% of them, where 'the interval excludes 0' does in
-    nearly all (the issue's 51 of 60 card intervals were judged one by one)."""
+    nearly all (51 of 60 card intervals, once judged one by one)."""
     from analysis.stats import Z95, interval_family
 
     rng = np.random.default_rng(9)

@@ -1,4 +1,4 @@
-"""The seat gap's interval (issue 13, item 4): simultaneous intervals of the pairwise seat differences
+"""The seat gap's interval: simultaneous intervals of the pairwise seat differences
 cover the true largest gap, including a gap of 0, where the percentile bootstrap never did."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`balance sheet` (issue 48, point 5): every player count of a config (a count with a rule of its own once
+"""`balance sheet` (docs/howto/skill.md): every player count of a config (a count with a rule of its own once
 per value) played by the two top levels until decided, and one report that leads with, for each table,
 the seat, start-player and tie-break verdicts at the top level and whether each holds for strong play."""
 

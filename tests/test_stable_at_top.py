@@ -1,4 +1,4 @@
-"""Stable at the top, decided (issue 48, point 4): under `--until-decided` a profile's two top levels play
+"""Stable at the top, decided (docs/howto/skill.md): under `--until-decided` a profile's two top levels play
 on together, on the same deals, until every answer's change from one to the other is decided at its
 margin; the plan says the games it needs; a sentence says which answers hold for strong play and which
 still move."""

@@ -1,4 +1,4 @@
-"""A run played until its verdicts were decided (issue 46): it stopped on its own data, so its run
+"""A run played until its verdicts were decided: it stopped on its own data, so its run
 directory says so (storage.run_dir.mark_stopped_adaptively, sticky), and the report and `balance summary`
 show for it only the verdicts' confidence sequences: no fixed-size (Wilson) interval, no Holm seat flag or
 other test, a one-line note in their place. An ordinary run keeps them."""

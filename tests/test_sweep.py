@@ -182,7 +182,7 @@ seed = 5
 
     # the report: every chart and table exists; the shared tie-break variant is marked against the base
     page = (out / "report" / "index.html").read_text()
-    assert impossible_percentages(page) == []  # only shares are percentages (issue 46)
+    assert impossible_percentages(page) == []  # only shares are percentages
     for ref in set(re.findall(r"(?:src|href)='([^']+)'", page)):
         assert (out / "report" / ref).is_file(), ref
     summary = json.loads((out / "report" / "summary.json").read_text())
@@ -283,7 +283,7 @@ def test_the_sakura_readings_sweep_plans_every_reading() -> None:
 
 
 def test_a_rebuilt_sweep_report_reads_only_the_new_parts(tmp_path: Path) -> None:
-    """Issue 18: every run's chunk tallies and every pair of runs' window sums are cached beside the
+    """Every run's chunk tallies and every pair of runs' window sums are cached beside the
     parts, so a sweep report rebuilt after one run was extended reads that run's new chunk and nothing
     else; the figures of the untouched runs are unchanged."""
     from analysis.sweep_report import read_sweep_manifest, sweep_rows

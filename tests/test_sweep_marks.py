@@ -1,4 +1,4 @@
-"""Sweep marks as one family (issue 13, item 4): every variant's difference from the base, for every
+"""Sweep marks as one family: every variant's difference from the base, for every
 tested metric, gets a p-value, and the whole sweep is Holm-adjusted, so a sweep whose variants all equal
 the base marks any difference at most 5% of the time, however many variants it has."""
 
@@ -71,9 +71,9 @@ def test_normal_p_inverts_the_interval():
 
 
 def test_seat_changes_are_paired_and_tested_jointly():
-    """Each variant seat's win-rate change from the base seat (issue 15, item 3): paired game by game, so a
+    """Each variant seat's win-rate change from the base seat: paired game by game, so a
     variant that moves only tied games' winners (a tie-break reading) has a narrow interval; the changes sum
-    to 0, so the seats are tested once, jointly (issue 34), in the sweep's family; the seat table describes
+    to 0, so the seats are tested once, jointly, in the sweep's family; the seat table describes
     them; the base's own rows carry no change."""
     from analysis.sweep_report import seat_table
 

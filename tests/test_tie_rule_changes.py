@@ -1,4 +1,4 @@
-"""What a tie-break rule changes for a seat, paired over the same games (issue 13, item 4): the mean of
+"""What a tie-break rule changes for a seat, paired over the same games: the mean of
 the per-game differences of re-scored win shares, with its normal interval, for both games."""
 
 from __future__ import annotations

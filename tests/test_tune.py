@@ -92,7 +92,7 @@ def test_verdicts() -> None:
     met, text = tune_verdict(unsure, target, [unsure], 0.95)
     assert not met and "could not be ruled out: u" in text
     assert "more games per candidate (racing.final_games) would settle them" in text
-    # issue 37: the advice names the setting that stopped the race, the candidates what they change
+    # the advice names the setting that stopped the race, the candidates what they change
     met, text = tune_verdict(unsure, target, [unsure], 0.95, limit="budget",
                              names={"u": 'rules.tie_break = "shared"'})
     assert 'could not be ruled out: rules.tie_break = "shared"; a larger budget would settle them' in text
@@ -134,7 +134,7 @@ def test_race_over_a_constructed_objective_finds_the_best_with_few_games() -> No
     capped = race(slugs, play, racing, budget=30000, say=lines.append)
     assert capped.total <= 30000 and capped.winner in ("c05", "c06", "c07", "c08", "c09")
     assert capped.limited_by == "budget" and result.limited_by == "racing.final_games"
-    # issue 16, item 10: a round line names the candidates the budget cut, so its counts add up
+    # a round line names the candidates the budget cut, so its counts add up
     cut_rounds = [line for line in lines if "cut for budget" in line]
     assert cut_rounds, lines
     for line in cut_rounds:
@@ -231,7 +231,7 @@ def test_tune_finds_the_known_answer_on_a_tiny_space(tmp_path: Path) -> None:
     assert sim.returncode == 0, sim.stderr
     page = (out / "report" / "index.html").read_text()
     assert "Target met with 95% confidence" in page and "exhaustive" in page
-    assert impossible_percentages(page) == []  # only shares are percentages (issue 46)
+    assert impossible_percentages(page) == []  # only shares are percentages
     # run again: nothing replayed
     again = balance("tune", str(path), "--out", str(out), "--jobs", "1")
     assert again.returncode == 0 and "0 played now" in again.stdout

@@ -1,4 +1,4 @@
-"""`--until-decided` (issue 34, point 4): play in rounds until every verdict is decided, or a cap.
+"""`--until-decided`: play in rounds until every verdict is decided, or a cap.
 
 The acceptance simulations run the stopping rule's own code (`tally_statuses`, `decided`) on per-game
 outcomes drawn from known distributions (3 seats, one winner a game), looked at after every chunk of 500

@@ -1,4 +1,4 @@
-"""A report over several runs of a game shows each run minus the first (issue 13, item 4), paired game by
+"""A report over several runs of a game shows each run minus the first, paired game by
 game when the runs share their seeds: the same deals under another tie-break differ only where ties are
 broken, so the paired interval is far narrower than the unpaired one, and the table is one Holm family."""
 
@@ -42,7 +42,7 @@ def test_variant_minus_base_is_paired_on_shared_seeds(tmp_path: Path) -> None:
 
 
 def test_the_paired_rows_by_chunks_are_those_of_the_whole_runs(tmp_path: Path) -> None:
-    """Issue 18: the pair sums of three chunks, merged, give the same differences as the two runs' tables
+    """The pair sums of three chunks, merged, give the same differences as the two runs' tables
     held whole (the same sums in one piece), and a second report reads no part again."""
     variant = tmp_path / "first.toml"
     variant.write_text(f'extends = "{BASE.as_posix()}"\n[rules]\ntie_break = "first_in_order"\n')

@@ -1,5 +1,5 @@
-"""Verdicts (issue 34): the equivalence test against a margin, its statuses and words, `--margin`, and
-`balance compare`'s paired verdicts on real runs."""
+"""Verdicts (docs/explanation/statistics.md): the equivalence test against a margin, its statuses and words,
+`--margin`, and `balance compare`'s paired verdicts on real runs."""
 
 from __future__ import annotations
 

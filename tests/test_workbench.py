@@ -1,6 +1,7 @@
-"""`balance workbench` (issue 36): drafts validated as the command line validates them, requests held to
-the workspace and the token, runs that fail or find their directory locked, a restart that resumes, and
-the designer's loop end to end in Debian's chromium (driven by Playwright through its executable_path)."""
+"""`balance workbench` (docs/howto/workbench.md): drafts validated as the command line validates them,
+requests held to the workspace and the token, runs that fail or find their directory locked, a restart that
+resumes, and the designer's loop end to end in Debian's chromium (driven by Playwright through its
+executable_path)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The workbench never loses a designer's file and never answers 500 (issue 47): bodies checked by their
+"""The workbench never loses a designer's file and never answers 500: bodies checked by their
 declared models, drafts written only when the workbench wrote them, job records checked before they are
 followed, and a fuzz of every POST route. The app is served in-process (Starlette's test client) and a
 job's command is recorded, not run: what is under test is the API, not the games."""

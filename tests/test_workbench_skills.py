@@ -1,4 +1,4 @@
-"""The workbench's skill choice says what each level costs (issue 48, point 6): the levels the games offer,
+"""The workbench's skill choice says what each level costs: the levels the games offer,
 the rung above expert among them, each with its self-play games per second measured on the draft."""
 
 from __future__ import annotations

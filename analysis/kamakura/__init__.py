@@ -1,4 +1,4 @@
-"""Kamakura balance statistics (issue 5, item 2), computed from a run's tables alone (API.md "Run directory"):
+"""Kamakura balance statistics, computed from a run's tables alone (docs/reference/run-directory.md):
 the Kamakura functions of the question modules, for `analysis.kamakura.report` and callers that ask for
 "everything about Kamakura" (``from analysis import kamakura; kamakura.chit_values_from(...)``).
 

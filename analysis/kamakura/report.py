@@ -1,4 +1,4 @@
-"""The Kamakura sections of the report (issue 5, item 2): seats, ties, chit and power values, scores.
+"""The Kamakura sections of the report: seats, ties, chit and power values, scores.
 
 `kamakura_sections` is the registry's `report_sections` of Kamakura (sim/kamakura/spec.py), computed from
 each run's merged tally (analysis.run_tally); `kamakura_tally`, the registry's `report_tally`, is what one

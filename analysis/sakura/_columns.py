@@ -1,6 +1,6 @@
 """Shared plumbing of the Sakura questions (private): column access without conversion and chunked
 walks over the events table (about 60 million rows at a million games), a (game_id, seat) row finder,
-API.md's id-list ordering and the Wilson-interval rate row.
+the id lists' ordering (docs/rules.md, R-11) and the Wilson-interval rate row.
 
 Whole numeric columns convert with the shared `analysis._arrays.ints` / `floats`; `_Col` is for what
 those do not do: text and categorical columns read as codes into their labels, and a column read in
@@ -125,7 +125,8 @@ class _KeyIndex:
 
 
 def _rank(labels: list[str], order: tuple[str, ...]) -> list[int]:
-    """Indices of `labels` sorted as in `order` (API.md's id lists), unknown ids last by name."""
+    """Indices of `labels` sorted as in `order` (the id lists of docs/rules.md, R-11), unknown ids last by
+    name."""
     return sorted(range(len(labels)), key=lambda i: (
         order.index(labels[i]) if labels[i] in order else len(order), labels[i]))
 

@@ -255,7 +255,8 @@ def action_tally(events: pd.DataFrame, players: pd.DataFrame) -> dict[str, Any]:
 
 def action_values_from(tally: Mapping[str, Any]) -> pd.DataFrame:
     """As `card_values_from`, by action type, from a (merged) `action_tally`: one row per garden action
-    (half = "garden") and per painter action (half = "painter"), in the order of API.md's id lists.
+    (half = "garden") and per painter action (half = "painter"), in the order of the id lists of
+    docs/rules.md, R-11.
     Columns: half, action, played, player_games, win_rate, ci_low, ci_high, win_added, added_ci_low,
     added_ci_high, p_holm, significant (Holm over the table's rows)."""
     keys = []

@@ -1,4 +1,4 @@
-"""The Sakura sections of the report (issue 5, item 3): seats, ties, cards, bumps, sakura tokens, length.
+"""The Sakura sections of the report: seats, ties, cards, bumps, sakura tokens, length.
 
 `sakura_sections` is the registry's `report_sections` of Sakura (sim/sakura/spec.py), computed from each
 run's merged tally (analysis.run_tally); `sakura_tally`, the registry's `report_tally`, is what one chunk of

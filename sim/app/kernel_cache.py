@@ -1,4 +1,4 @@
-"""Is a game's compiled code already in numba's cache? (issue 16, item 7)
+"""Is a game's compiled code already in numba's cache?
 
 numba compiles each kernel on its first call and keeps the result in the current sources' cache folder
 (sim/numba_cache.py; `*.nbi` index files); a first run without it spends about a minute compiling before

@@ -240,7 +240,7 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
     run_dir = RunDirectory(out, plan.tables)
     manifest = check_directory(run_dir, plan.identity(), force)
     if manifest is None and run_dir.finished():
-        recover_manifest(plan, run_dir)  # --force on parts without their manifest (issue 16, item 6)
+        recover_manifest(plan, run_dir)  # --force on parts without their manifest: rebuild it
     client = connect_dask(scheduler, jobs) if backend == "dask" else None
     try:
         run_dir.clean_unfinished()

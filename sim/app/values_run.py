@@ -4,8 +4,8 @@ registry, sim/<game>/values.py), written as a resumable run directory like `bala
 A values run's unit is a base game: seed i of the run (the same seed `simulate` gives game i) sets up the
 game, which is played to each position; there every component kind is given to each seat, or to nobody,
 and each arm is played on to the end. A chunk of base games is one part of the run's one table,
-``values.parquet`` (API.md), so a killed run loses no finished chunk and a resumed one plays only what is
-missing, with the same tables at any --jobs or backend.
+``values.parquet`` (docs/howto/values.md), so a killed run loses no finished chunk and a resumed one plays
+only what is missing, with the same tables at any --jobs or backend.
 """
 
 from __future__ import annotations

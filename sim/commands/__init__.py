@@ -1,7 +1,7 @@
-"""The `balance` command line (API.md): one module per command, each with its one-line `HELP`, its
-`add_arguments(parser)` and its `run(args) -> int` (and, if it needs them, `PARSER`: more arguments of its
-parser), listed once in `COMMANDS`, from which `build_parser` builds the parser and `main` dispatches. Bad
-input is refused with one line and exit status 2.
+"""The `balance` command line (docs/reference/commands.md): one module per command, each with its one-line
+`HELP`, its `add_arguments(parser)` and its `run(args) -> int` (and, if it needs them, `PARSER`: more
+arguments of its parser), listed once in `COMMANDS`, from which `build_parser` builds the parser and `main`
+dispatches. Bad input is refused with one line and exit status 2.
 
 The layers: this package sits above `sim.app` (the runner and the application's studies) and `sim.design`
 (the design studies, which use `sim.app`); neither imports it.

@@ -1,4 +1,4 @@
-"""Ctrl-C ends any `balance` command within 2 s (issue 46), its finished games kept.
+"""Ctrl-C ends any `balance` command within 2 s, its finished games kept.
 
 The command's own clean-up comes first: the runner stops its chunks, kills its worker processes, records
 what finished and releases the run's lock (storage/backends.py, sim/app/runner.py), and the dispatcher

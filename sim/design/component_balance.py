@@ -1,5 +1,5 @@
-"""Component balance for the model search (issue 17): what each component kind is worth to its holder,
-measured by the paired intervention of `balance values` (the game's values study, at the start of the
+"""Component balance for the model search (docs/howto/tune.md): what each component kind is worth to its
+holder, measured by the paired intervention of `balance values` (the game's values study, at the start of the
 game), and kept as exact integer sufficient statistics so that a candidate's base games can be played in
 chunks, stored in the study file after each stage, and resumed.
 
@@ -55,8 +55,8 @@ def play_values_chunk(spec: GameSpec, rules: Any, agents: tuple[str, ...], seed:
 
 
 def statistics(table, labels: Sequence[str], players: int) -> dict[str, Any]:
-    """The sufficient statistics of a values table (API.md's values.parquet rows) per kind; ``played`` is
-    every game the table holds (each arm, and each base game itself)."""
+    """The sufficient statistics of a values table (values.parquet's rows, docs/howto/values.md) per kind;
+    ``played`` is every game the table holds (each arm, and each base game itself)."""
     played = int((table["seat"].to_numpy() == 0).sum())
     t = table[(table["component"].to_numpy() >= 0) & (table["position"].to_numpy() == 0)]
     holder, seat = t["holder"].to_numpy(), t["seat"].to_numpy()

@@ -1,4 +1,5 @@
-"""The curve's checks (issue 17): the best objective found against games spent, measured on fresh games.
+"""The curve's checks of the model-based tune (docs/howto/tune.md): the best objective found against games
+spent, measured on fresh games.
 
 Why: a search's own figure for its best candidate is the smallest of many noisy estimates, so it flatters
 whichever search looked at more candidates. Random search stops its many poor proposals early and so

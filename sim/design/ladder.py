@@ -1,9 +1,9 @@
-"""`balance ladder GAME --players N`: a strength ladder (Ludii's SkillTrace, issue 6).
+"""`balance ladder GAME --players N`: a strength ladder (Ludii's SkillTrace; docs/howto/skill.md).
 
 Levels, weakest first: ``random``, ``greedy``, then ``mcts`` at the given iteration counts (default 25, 50,
 100, 200, 400: doubling, as SkillTrace doubles), then the ``expert`` agent with its shipped model
-(issue 14; ``--no-expert`` leaves it out) against the strongest MCTS level, and last the ``search`` agent
-against the level below it (expert) when the game's registry has an agent named ``search`` (issue 48: the
+(``--no-expert`` leaves it out) against the strongest MCTS level, and last the ``search`` agent
+against the level below it (expert) when the game's registry has an agent named ``search`` (the
 new rung appears by itself once a game registers it). Each step seats one player of
 a level against N-1 players of the level below, seats rotated (each seat holds the stronger player equally
 often when the number of games is a multiple of N), and plays G games into its own run directory

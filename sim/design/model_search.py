@@ -1,5 +1,5 @@
-"""`balance tune` over spaces too large to race (issue 17): a model-based search with Optuna, racing on top,
-every finished stage kept in SQLite.
+"""`balance tune` over spaces too large to race (docs/howto/tune.md, docs/design/notes.md): a model-based
+search with Optuna, racing on top, every finished stage kept in SQLite.
 
 Why Optuna: its samplers are the well-kept versions of what a rule-tuner needs (TPE, CMA-ES, NSGA-II for
 several objectives, random search as the baseline), its ask-and-tell interface lets our runner play the

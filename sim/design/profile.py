@@ -1,4 +1,4 @@
-"""`balance profile CONFIG --players N`: balance by skill (issue 14, part 3).
+"""`balance profile CONFIG --players N`: balance by skill (docs/howto/skill.md).
 
 The same game played by better and worse players: for each level of ``--levels`` (``--agents`` strings for
 one seat, default ``greedy,mcts:iters=250,expert``) every seat plays that level (self-play; the seats are

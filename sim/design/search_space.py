@@ -1,5 +1,5 @@
-"""A tune's search space beyond enumeration (issue 17): dimensions by dotted key, with wildcards over whole
-arrays and tables, and constraints a candidate must meet.
+"""A tune's search space beyond enumeration (docs/howto/tune.md): dimensions by dotted key, with wildcards
+over whole arrays and tables, and constraints a candidate must meet.
 
 A space key may name one value (``"rules.order_chit_moves[1]"``) or many at once with wildcards: ``[*]``
 is every element of an array, ``*`` every key of a table, so ``"chits.*[*].points" = {min = 1, max = 10}``

@@ -1,4 +1,4 @@
-"""`balance sheet CONFIG`: the balance sheet of a config (issue 48, point 5).
+"""`balance sheet CONFIG`: the balance sheet of a config (docs/howto/skill.md).
 
 Every player count the game allows (and, where a rule exists at one count only, that count once per value
 of it, `GameSpec.player_variants`) is one *table*: a profile of the two top levels (default: the game's

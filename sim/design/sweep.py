@@ -1,4 +1,4 @@
-"""`balance sweep`: run a grid or a list of config variants and compare them (issue 7).
+"""`balance sweep`: run a grid or a list of config variants and compare them (docs/howto/tune.md).
 
 A sweep file (TOML) names a base config, player counts, agents, games per variant and the variants, as
 dotted-key overrides of the base::

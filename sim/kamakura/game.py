@@ -1,4 +1,4 @@
-"""The readable Kamakura API of API.md: a thin face over the kernels in kernels.py.
+"""The readable Kamakura API (docs/reference/python-api.md): a thin face over the kernels in kernels.py.
 
 Nothing here decides a rule: strings are parsed into action codes, legality and effects come from
 `kernels.legal_actions` / `kernels.apply_action`, and dicts are translated to and from the state vector,
@@ -219,7 +219,7 @@ def _per_seat(r: _Reader, key: str, players: int, kind: type, default: Any = ...
 
 
 def state_from_dict(d: dict[str, Any], rules: KamakuraRules) -> np.ndarray:
-    """Build a state vector from the API.md dict; knobs in d["rules"] override the game's config."""
+    """Build a state vector from a dict of `to_dict`'s form; knobs in d["rules"] override the config."""
     r = _Reader(d)
     if r.get("game", str) != "kamakura":
         raise ValueError(f"state dict: game must be 'kamakura', got {d.get('game')!r}")

@@ -1,6 +1,6 @@
-"""What holding a chit is worth, by paired intervention (issue 13): from a position reached by play, one
-chit of a kind is taken off the board and either given to a seat (a treatment arm) or held by nobody (the
-control), and the game is played on from the same state with the same agent generator in every arm.
+"""What holding a chit is worth, by paired intervention (docs/howto/values.md): from a position reached by
+play, one chit of a kind is taken off the board and either given to a seat (a treatment arm) or held by nobody
+(the control), and the game is played on from the same state with the same agent generator in every arm.
 
 Arms of one (game, position, kind): the control (holder -1); each seat holding it (holder = seat); and, for a
 kind with a power, one seat holding it with its power removed (`with_power` false), which prices the power

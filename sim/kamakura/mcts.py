@@ -2,7 +2,7 @@
 
 (The agent's default, `tree=turns`, searches whole turns instead: turn_mcts.py. Both trees take their
 node storage, selection, rollouts, rewards and backup from uct.py; search.py is the Python face.) The
-tree spans the micro-actions of API.md (swap, use, gain, end, pass), so one turn is several levels deep.
+tree spans the readable API's micro-actions (swap, use, gain, end, pass), so one turn is several levels deep.
 Each node holds its visit count and a reward sum per player; selection at a node maximises UCT from the
 point of view of the player to move there (max^n for 2-4 players). A node's children are created all at
 once, in one contiguous block, when an iteration first reaches it; the actions offered are those the

@@ -17,7 +17,8 @@ Modelling
     Sequential, perfect information, chance mode DETERMINISTIC: the seeded setup happens inside
     ``new_initial_state`` (the seed is a game parameter), so there are no chance nodes and MCTSBot needs
     no chance handling. Action ids are the kernels' micro-action codes (``num_distinct_actions`` =
-    ``kernels.N_ACTIONS``); `_action_to_string` gives the API.md strings (``"swap 0 1"``, ``"gain 12"``).
+    ``kernels.N_ACTIONS``); `_action_to_string` gives the readable API's strings
+    (``"swap 0 1"``, ``"gain 12"``).
 
 Utility (CONSTANT_SUM, terminal rewards, each return in [0, 1], sum 1 at the end)
     the win share of `KamakuraGame.returns`: the winner after the R-9 tie-break gets 1, everyone else 0;
@@ -133,12 +134,12 @@ class KamakuraSpielGame(pyspiel.Game):
         super().__init__(GAME_TYPE, info, {"players": players, "config": config, "seed": seed})
 
     def new_initial_state(self, state: dict[str, Any] | None = None) -> KamakuraSpielState:
-        """The seeded start, or the position of an API.md state dict when ``state`` is given."""
+        """The seeded start, or the position of ``state``, a dict of `KamakuraGame.to_dict`'s form."""
         start = self._start if state is None else self.api.from_dict(state)
         return KamakuraSpielState(self, start)
 
     def state_from_dict(self, d: dict[str, Any]) -> KamakuraSpielState:
-        """A state at the position of an API.md state dict (its history is empty)."""
+        """A state at the position of a state dict (`KamakuraGame.to_dict`'s form; its history is empty)."""
         return self.new_initial_state(d)
 
 
@@ -198,7 +199,8 @@ def load(players: int = 3, config: str | os.PathLike[str] | None = None, seed: i
 
 def from_state_dict(state_dict: dict[str, Any],
                     config: str | os.PathLike[str] | None = None) -> KamakuraSpielState:
-    """An OpenSpiel state at an API.md state dict's position, in a game of that dict's player count.
+    """An OpenSpiel state at the position of a state dict (`KamakuraGame.to_dict`'s form), in a game of that
+    dict's player count.
 
     ``config`` fills in only the rule knobs the dict leaves out (chits, board and knobs in the dict win).
     The state's history is empty: it starts at that position.
@@ -210,7 +212,7 @@ def from_state_dict(state_dict: dict[str, Any],
 
 
 def to_state_dict(spiel_state: KamakuraSpielState) -> dict[str, Any]:
-    """The API.md state dict of an OpenSpiel Kamakura state (`KamakuraGame.to_dict`)."""
+    """The state dict of an OpenSpiel Kamakura state (`KamakuraGame.to_dict`)."""
     return spiel_state._shared.api.to_dict(spiel_state.api_state)
 
 

@@ -1,8 +1,8 @@
 """Kamakura rule knobs (docs/rules.md, Kamakura): loading and validating a config into a frozen
 ``KamakuraRules``.
 
-Everything a designer can change lives in the TOML config (API.md schema); this module refuses a bad one
-with the file, the dotted key and what is wrong, before any game runs, and hands the engine plain,
+Everything a designer can change lives in the TOML config (docs/reference/configs.md); this module refuses a
+bad one with the file, the dotted key and what is wrong, before any game runs, and hands the engine plain,
 already-checked values.
 """
 
@@ -41,7 +41,7 @@ LETTERS = "RYGB"
 #: R-9's tie-break rules and R-20's other reading of it, in the kernels' code order (kernels.TIE_*).
 TIE_BREAKS: tuple[str, ...] = ("last_in_order", "first_in_order", "shared", "last_to_play")
 CHITS_PER_COLOUR = 10  # one per line (R-2)
-# Ranges of the numeric knobs (issue 16, item 3), so that every score, count and logged value fits its
+# Ranges of the numeric knobs, so that every score, count and logged value fits its
 # type: 40 chits of at most MAX_POINTS keep a score within the logs' int16 (40 * 800 = 32,000 < 32,767);
 # a power or an order chit's moves beyond MAX_MOVES buys nothing on a 4x4 board (24 swaps, 10 lines) and
 # stays within the events table's int8.

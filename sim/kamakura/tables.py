@@ -1,4 +1,4 @@
-"""Kamakura's log tables (API.md, "Run directory"): a batch's arrays -> the games, players and events tables.
+"""Kamakura's log tables (docs/reference/run-directory.md): a batch's arrays -> games, players, events.
 
 Events are stored grouped by game, then seat, then turn (a stable sort of play order): play order is
 recovered by a stable sort on (game_id, turn), and the grouping lets Parquet's run-length encoding shrink

@@ -2,12 +2,12 @@
 
 The micro-action tree of mcts.py spends most of its iterations rediscovering, swap by swap, the turn the
 greedy planner finds by exhaustive search; what greedy cannot see is what its turn leaves to the others
-and to its own next turn. Here an edge of the tree is a whole turn, a sequence of API.md micro-actions: a
-node's children are the `width` best distinct plans of planner.py (the greedy planner's search, keeping
-the best few), best first. Node storage, selection, statistics, rollouts and backup are uct.py's, as for
-the micro-action tree: UCT with a reward sum per player, each node choosing for the player to move there
-(max^n), a progressive bias `prior` towards the best-ranked plan (the one greedy would play), the same
-rollouts, horizon and rewards. A node's plan is its row of the tree's plans, its edge the plan's length.
+and to its own next turn. Here an edge of the tree is a whole turn, a sequence of the readable API's
+micro-actions: a node's children are the `width` best distinct plans of planner.py (the greedy planner's
+search, keeping the best few), best first. Node storage, selection, statistics, rollouts and backup are
+uct.py's, as for the micro-action tree: UCT with a reward sum per player, each node choosing for the player to
+move there (max^n), a progressive bias `prior` towards the best-ranked plan (the one greedy would play), the
+same rollouts, horizon and rewards. A node's plan is its row of the tree's plans, its edge the plan's length.
 An iteration descends by UCT, expands the leaf it reaches with its plans, plays one of them, rolls out to
 the horizon (rounds after the searcher's turn; 0: to the end of the game) and backs up the rewards. Tree
 nodes at or past the horizon are not expanded: the scores there are the result.

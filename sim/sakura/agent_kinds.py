@@ -27,7 +27,7 @@ AGENTS = {
     # trees left (0: the plain lead); up to `most` guesses where the choice is close (a race: 16 more
     # for each card not yet `z` standard errors behind the best); the race's first look after `first`
     # guesses when fewer than `samples` (a card clearly behind stops early; 0: after `samples`);
-    # first=0,most=192 plays exactly as the expert before issue 38; model: a file of `balance train`
+    # first=0,most=192 plays exactly as the expert before its speed work; model: a file of `balance train`
     "expert": AgentKind(3, {"samples": (int, 48), "temp": (float, 2.0), "most": (int, 96),
                             "z": (float, 2.5), "first": (int, 16), "model": (str, "")},
                         lowest={"samples": 1, "temp": 0.0, "most": 0, "z": 0.0, "first": 0},

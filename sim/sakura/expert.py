@@ -14,7 +14,7 @@ linear evaluation of each player's tokens still to come, w . features(player), f
 other player, as if independently, the logistic of its predicted lead over that player with a spread of
 `temp` tokens times the square root of the trees left (temp 0: the plain lead over the best other player;
 the default 2 was chosen by the measurements in docs/design/notes.md).
-A finished game counts its actual win share. A forward/back choice (API.md phase `choose`) reveals
+A finished game counts its actual win share. A forward/back choice (the state dict's phase `choose`) reveals
 nothing more to guess: both outcomes of the round are resolved once and scored the same way.
 
 The features (FEATURES, the registry's EXPERT_FEATURES) speak of distances, ranks, awards and card

@@ -1,4 +1,4 @@
-"""The readable Sakura API of API.md: a thin face over the kernels in kernels.py.
+"""The readable Sakura API (docs/reference/python-api.md): a thin face over the kernels in kernels.py.
 
 Strings become action codes, dicts become state vectors and back; every rule is the kernels'.
 """
@@ -220,7 +220,7 @@ def _list(d: dict, key: str, length: int | None = None) -> list:
 
 
 def state_from_dict(d: dict[str, Any], rules: SakuraRules) -> np.ndarray:
-    """Build a state vector from an API.md dict at any decision point; "rules" in d overrides knobs."""
+    """Build a state vector from a dict of `to_dict`'s form at any decision point; "rules" overrides knobs."""
     if not isinstance(d, dict) or d.get("game") != "sakura":
         raise ValueError("state dict: game must be 'sakura'")
     players = _int(d.get("players"), "players", 2, K.MAX_PLAYERS)
@@ -352,8 +352,8 @@ def _read_card_places(v: np.ndarray, d: dict[str, Any], players: int, court_card
         raise ValueError(f"state dict: cards missing from hands, deck, discard and table: {missing}")
 
 
-#: The rule knobs a state dict's "rules" may set (API.md: under their config keys), each with its
-#: SakuraRules attribute and its choices (the value's index is the kernels' code).
+#: The rule knobs a state dict's "rules" may set (under their config keys, docs/howto/rule-readings.md), each
+#: with its SakuraRules attribute and its choices (the value's index is the kernels' code).
 _KNOBS: dict[str, tuple[Any, ...]] = {
     "tie_break": TIE_BREAKS,  # R-14
     "two_player_variant": VARIANTS,

@@ -1,6 +1,6 @@
-"""What a card in the starting hand is worth, by paired intervention (issue 13): for each card and seed, a
-control deal in which the card is in no starting hand, and one arm per seat in which that seat holds it in
-place of a random card of its hand (the displaced card takes the card's place in the deck, so the deck
+"""What a card in the starting hand is worth, by paired intervention (docs/howto/values.md): for each card and
+seed, a control deal in which the card is in no starting hand, and one arm per seat in which that seat holds
+it in place of a random card of its hand (the displaced card takes the card's place in the deck, so the deck
 stays a permutation of the 60). Every arm plays on with the same agent generator.
 
 The control is the seed's own deal, except when the card was dealt to a hand: then it is swapped with a

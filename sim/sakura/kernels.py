@@ -106,7 +106,7 @@ LOG_STEP_TOKENS = _f.add("log_step_tokens", 2 * MAX_PAINTERS * MAX_PAINTERS)
 LOG_STEP_BUMPS = _f.add("log_step_bumps", 2 * MAX_PAINTERS)      # BUMPS after the step
 LOG_STEP_FORWARD = _f.add("log_step_forward", 2 * MAX_PAINTERS)  # 1 forward, 0 back (a choice's answer)
 # 1: keep the round's start and steps above (the readable API sets it, game.py); 0 (new_game): batch play
-# and the searches' play-outs, which never read them, skip writing them at every half card (issue 38).
+# and the searches' play-outs, which never read them, skip writing them at every half card, to save time.
 LOG_STEPS = _f.add("log_steps")
 STATE_SIZE = _f.close(584)
 LOG_START = LOG_N      # the log area runs from here to the end of the vector

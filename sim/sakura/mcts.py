@@ -8,7 +8,7 @@ and the reshuffle generator is replaced by a fresh draw. The pool is gathered by
 slots by their observable counts, so two positions that differ only in what the seat cannot see give the
 same determinizations, and so the same decision.
 
-One tree per decision spans the sequential decisions of API.md (every seat's card choice in turn,
+One tree per decision spans the sequential decisions of the readable API (every seat's card choice in turn,
 forward/back choices, the tactical court pick). Children are keyed by action and linked as siblings;
 an iteration descends through the actions legal in its determinization, counting for each child how
 often it was available (SO-ISMCTS, Cowling, Powley and Whitehouse 2012), expands one untried action,

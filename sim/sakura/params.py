@@ -1,7 +1,7 @@
 """Sakura rule knobs (docs/rules.md, Sakura): loading and validating a config into a frozen ``SakuraRules``.
 
-Everything a designer can change lives in the TOML config (API.md schema): the tie-break (R-14), the
-two-player variant, the three alternative readings (R-21 `bump_from`, R-22 `lineup_from_gate`, R-23
+Everything a designer can change lives in the TOML config (docs/reference/configs.md): the tie-break (R-14),
+the two-player variant, the three alternative readings (R-21 `bump_from`, R-22 `lineup_from_gate`, R-23
 `court_can_win`), the board geometry (R-10) and the whole 60-card deck (R-11). This module refuses a bad
 config with the file, the dotted key and what is wrong, before any game runs, and hands the engine plain,
 already-checked values: action ids become their index in ``GARDEN_ACTIONS`` / ``PAINTER_ACTIONS``.
@@ -53,7 +53,7 @@ __all__ = [
 
 #: the garden actions that can move the Emperor forward: a deck needs one, or no game ends
 EMPEROR_FORWARD: tuple[str, ...] = ("E+1", "E+2", "E+-1")
-# Ranges (issue 16, item 3): the state holds MAX_SAKURA trees; a path of MAX_PATH spaces (three times its
+# Ranges: the state holds MAX_SAKURA trees; a path of MAX_PATH spaces (three times its
 # bridges longer with 5-6 players) keeps every position within the logs' int16.
 MAX_PATH = 1000
 BRIDGE_SPACES = 3  # with 5 or 6 players each bridge counts as three spaces (R-10)

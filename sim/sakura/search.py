@@ -1,5 +1,5 @@
 """The Sakura `search` agent (compiled): the rung above `expert`, an information-set search from the seat's
-observation with the expert as its policy and its evaluation at the leaves (issue 48).
+observation with the expert as its policy and its evaluation at the leaves (docs/design/notes.md).
 
 Why this shape: the expert (expert.py) guesses the other players' cards of the round as random cards of
 those it cannot place. Its opponents are not random: they choose. Here each card in hand is played in

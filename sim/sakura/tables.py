@@ -1,4 +1,4 @@
-"""Sakura's log tables (API.md, "Run directory"): a batch's arrays -> the games, players and events tables.
+"""Sakura's log tables (docs/reference/run-directory.md): a batch's arrays -> games, players, events.
 
 Events hold one row per card played (with its garden and painter actions, whether it resolved, the bumps
 it caused and its owner's tokens after) and one per painter at each sakura scored, in play order. In

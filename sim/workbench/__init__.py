@@ -1,5 +1,5 @@
-"""`balance workbench`: the designer's loop in the browser (issue 36). Edit a config's components, run games
-and watch the verdicts firm up, compare with the starting config, take the config away.
+"""`balance workbench`: the designer's loop in the browser (docs/howto/workbench.md). Edit a config's
+components, run games and watch the verdicts firm up, compare with the starting config, take the config away.
 
 The page drives the same commands a designer types: every run is `balance simulate` or `balance compare` in
 a child process, on the workspace's files, so a run in the page and the command line it shows give the same
