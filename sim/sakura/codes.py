@@ -4,9 +4,9 @@ laid out for. The kernels read them at compile time, so this module imports noth
 compiled kernels' sources (sim/numba_cache.py) while the config validation in params.py is not.
 """
 
-#: Garden action ids, (docs/rules.md, R-11); the index is the engine's code.
+#: Garden action ids (docs/rules.md, R-11); the index is the engine's code.
 GARDEN_ACTIONS: tuple[str, ...] = ("E+1", "E+2", "E-1", "E+-1", "closest-2", "furthest+2")
-#: Painter action ids, (docs/rules.md, R-11); the index is the engine's code.
+#: Painter action ids (docs/rules.md, R-11); the index is the engine's code.
 PAINTER_ACTIONS: tuple[str, ...] = ("P+1", "P+2", "P+3", "P+-1", "P+-2", "P+-3", "leapfrog", "count")
 TIE_BREAKS: tuple[str, ...] = ("closest_to_emperor", "shared")  # R-14
 VARIANTS: tuple[str, ...] = ("court", "tactical")  # two-player game
