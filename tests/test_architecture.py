@@ -145,19 +145,41 @@ def test_the_graph_walk_sees_function_level_imports_registry_references_and_stri
     assert STRING_IMPORT.search('ref = "sim.kamakura.batch:run_batch"').group(2) == "sim.kamakura.batch"
 
 
-def test_layers_point_one_way():
-    """From the bottom: storage; analysis; sim.app (the application); sim.design (the design studies);
-    sim.workbench (the browser's loop over both); sim.commands (the command line). No module imports a
-    layer above its own."""
+#: the layers' folders, top to bottom, as docs/design/layout.md's diagram draws them
+DIAGRAM = re.compile(r"```text\n(.*?)```", re.S)
+
+
+def documented_layers() -> list[str]:
+    """The folders of layout.md's layer diagram, top to bottom, as dotted prefixes (`sim/<game>/` stands
+    for every registered game's package, `sim/*.py` for sim's own modules)."""
+    block = DIAGRAM.search((ROOT / "docs" / "design" / "layout.md").read_text()).group(1)
+    folders = [line.split()[0] for line in block.splitlines() if line.strip() and line.strip() != "|"]
+    return [folder.removesuffix("/").removesuffix("*.py").removesuffix(".py").removesuffix("/")
+            .replace("/", ".") for folder in folders]
+
+
+def layer_of(module: str, layers: list[str]) -> int:
+    """A module's layer: its index in `layers` counted from the bottom (0, the foundation)."""
+    games_here = {f"sim.{name}" for name in games.names()}
+    package = module.split(".")[0] if module.split(".")[0] != "sim" else ".".join(module.split(".")[:2])
+    folder = module if module in layers else "sim.<game>" if package in games_here else package
+    if folder not in layers:  # a module of sim's own, or sim itself
+        folder = "sim"
+    return len(layers) - 1 - layers.index(folder)
+
+
+def test_every_import_points_down_the_documented_layers():
+    """No module imports a layer above its own, counting imports inside functions, by string and by the
+    registry's references; two layers of one rank (sim/app and sim/design) are still ordered as drawn."""
+    layers = documented_layers()
+    assert layers == ["sim.__main__", "sim.commands", "sim.workbench", "sim.design", "sim.app", "analysis",
+                      "storage", "sim.games", "sim.<game>", "sim"]
     graph = import_graph()
-    application = ("sim.app", "sim.design", "sim.workbench", "sim.commands")
-    above = {"storage": ("analysis", *application), "analysis": application,
-             "sim.app": application[1:], "sim.design": application[2:], "sim.workbench": application[3:]}
-    upward = []
-    for name, targets in graph.items():
-        layer = next((top for top in above if name == top or name.startswith(top + ".")), None)
-        upward += [f"{name} -> {t}" for t in sorted(targets) if layer in above and t.startswith(above[layer])]
+    upward = [f"{name} -> {target}" for name, targets in graph.items() for target in sorted(targets)
+              if layer_of(target, layers) > layer_of(name, layers)]
     assert any(name.startswith("sim.commands.") for name in graph)  # the walk found the command modules
+    assert layer_of("sim.kamakura.kernels", layers) == 1 and layer_of("sim.config", layers) == 0
+    assert layer_of("sim.games", layers) == 2 and layer_of("sim.commands.tune", layers) == 8
     assert upward == []
 
 
