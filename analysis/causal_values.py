@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analysis.game_analysis import analysis_of
 from analysis.handicaps import BONUS_RANGE, BONUSES, seats_decide, whole_bonus
 from analysis.stats import detectable_z, holm, mean_interval, normal_p
 from sim.errors import ConfigError
@@ -99,7 +100,7 @@ class ValuesRun:
     def shares(self) -> Callable | None:
         """The game's re-scoring of win shares from the seats' scores (points equivalents), or None when
         it has none or the seats' scores do not decide this run (`seats_decide`)."""
-        return self.study.shares if seats_decide(self.rules) else None
+        return analysis_of(self.spec).win_shares if seats_decide(self.rules) else None
 
 
 def is_values_run(path: str | os.PathLike[str]) -> bool:

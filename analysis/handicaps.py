@@ -243,10 +243,10 @@ def seats_decide(rules) -> bool:
 
 
 def handicap_table(held: dict[str, Any] | None, spec: GameSpec) -> pd.DataFrame | None:
-    """`handicap_from` of a run's merged handicap sums (`run_handicap_tally` of each chunk; the report's
-    tally holds them, `analysis.run_tally.RunTally.handicap`), in the game's score unit (``attrs["unit"]``:
-    points, tokens); None without sums (a game without a re-scoring rule, or a run its seats' scores do
-    not decide, `seats_decide`)."""
+    """`handicap_from` of a run's merged handicap sums (`analysis.run_tally.run_handicap_tally` of each
+    chunk; the report's tally holds them, `analysis.run_tally.RunTally.handicap`), in the game's score
+    unit (``attrs["unit"]``: points, tokens); None without sums (a game without a re-scoring rule, or a run
+    its seats' scores do not decide, `seats_decide`)."""
     if not held:
         return None
     out = handicap_from(held)
@@ -254,17 +254,3 @@ def handicap_table(held: dict[str, Any] | None, spec: GameSpec) -> pd.DataFrame 
     if study is not None:
         out.attrs["unit"] = study.score_unit  # the game's own score unit: points, tokens
     return out
-
-
-def run_handicap_tally(players: pd.DataFrame, manifest: dict, spec: GameSpec) -> dict[str, Any] | None:
-    """`handicap_tally` of some games of a self-play run (its players table and manifest); None for a game
-    without a re-scoring rule, or a run its seats' scores do not decide (`seats_decide`)."""
-    from analysis._arrays import seat_matrix
-
-    study = spec.values
-    rules = spec.rules(manifest["config"], manifest["players"], "manifest.json")
-    if study is None or study.shares is None or not len(players) or not seats_decide(rules):
-        return None
-    names = study.columns_in(players.columns)
-    _, m = seat_matrix(players, ["score", *names])
-    return handicap_tally(m["score"], {names[k]: m[k] for k in names}, study.shares, rules.tie_break)

@@ -1,7 +1,7 @@
 """`balance report`: run directories -> index.html (tables and PNG charts), summary.json and CSVs.
 
 Every figure is computed from the run directories' tables alone (analysis.runs). The sections of a game
-come from its registry entry (sim.games: `GameSpec.report_sections`, in `analysis/<game>/report.py`);
+come from its registry entry (`analysis.game_analysis.analysis_of`, in `analysis/<game>/report.py`);
 the page itself is the kit of `analysis.page`. Several runs of a game are compared side by side: each table
 gets one block of columns per run and charts overlay the runs.
 """
@@ -14,6 +14,7 @@ from typing import Any
 
 from analysis import charts
 from analysis.causal_values import is_values_run, read_values_run
+from analysis.game_analysis import analysis_of
 from analysis.ladder_report import is_ladder, ladder_report_parts
 from analysis.page import Section, leave_out_fixed_size
 from analysis.report_page import label_runs, write_report
@@ -40,7 +41,7 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
                  allow_partial: bool = False, jobs: int = 1, backend: str = "loky",
                  margins: Margins = DEFAULT_MARGINS, lead: list[Section] | None = None) -> Path:
     """Read the runs (refusing bad directories first), compute every section, write the report. Each game's
-    sections come from its registry entry (`GameSpec.report_sections`, in registry order); a ladder folder
+    sections come from its registry entry (`GameAnalysis.sections`, in registry order); a ladder folder
     (`balance ladder`, holding ladder.json) adds its ladder section (analysis.ladder_report), a profile folder
     (`balance profile`, holding profile.json) its section "Balance by skill" (analysis.skill).
 
@@ -68,7 +69,7 @@ def _build(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | No
         chosen = [(label, run) for label, run in zip(labels, runs, strict=True) if run.game == spec.name]
         if not chosen:
             continue
-        game_sections, run_summaries = spec.report_sections(dict(chosen))
+        game_sections, run_summaries = analysis_of(spec).sections(dict(chosen))
         leave_out_fixed_size(game_sections, dict(chosen))  # of runs played until decided
         sections += game_sections
         variants = variant_section(spec.vocabulary.title, dict(chosen), spec.vocabulary.length, jobs,

@@ -8,7 +8,7 @@ A run's tally has two halves, and a third when the game can re-score a seat's bo
   length;
 - ``game``: the game's own figures, from its registry entry (`GameSpec.report_tally`: chits, cards,
   powers, the tie-break re-scoring, lead changes ...);
-- ``handicap``: each seat's re-scored share at every whole bonus (`analysis.handicaps.run_handicap_tally`).
+- ``handicap``: each seat's re-scored share at every whole bonus (`run_handicap_tally`).
 
 `RunTally` stands where a `Run` stood in the report sections: it has the run's path, manifest and rules, its
 number of games, and the tally instead of the tables. The common figures read off ``common`` are
@@ -23,7 +23,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.handicaps import run_handicap_tally
+from analysis._arrays import seat_matrix
+from analysis.game_analysis import analysis_of
+from analysis.handicaps import handicap_tally, seats_decide
 from analysis.parts import Kind, run_stats
 from analysis.seats import (
     fair_share,
@@ -65,8 +67,9 @@ def report_tally(frames: dict[str, pd.DataFrame], manifest: dict,
         spec = spec_of(manifest)
     out: dict[str, Any] = {"common": common_tally(frames["games"], frames["players"],
                                                   spec.vocabulary.length)}
-    if spec.report_tally is not None:
-        out["game"] = spec.report_tally(frames["games"], frames["players"], frames["events"], manifest)
+    game_tally = analysis_of(spec).tally
+    if game_tally is not None:
+        out["game"] = game_tally(frames["games"], frames["players"], frames["events"], manifest)
     handicap = run_handicap_tally(frames["players"], manifest, spec)
     if handicap is not None:
         out["handicap"] = handicap
@@ -92,3 +95,16 @@ def read_run_tally(run_dir: str | os.PathLike[str], allow_partial: bool = False,
         raise ConfigError(f"{run_dir}: the run has no finished games yet")
     return RunTally(path=snap.path, manifest=snap.manifest, spec=spec_of(snap.manifest), tally=tally,
                     parts_read=read, ranges=list(snap.ranges))
+
+
+def run_handicap_tally(players: pd.DataFrame, manifest: dict, spec: GameSpec) -> dict[str, Any] | None:
+    """`handicap_tally` of some games of a self-play run (its players table and manifest); None for a game
+    without a re-scoring rule, or a run its seats' scores do not decide (`seats_decide`)."""
+    study = spec.values
+    rules = spec.rules(manifest["config"], manifest["players"], "manifest.json")
+    shares = analysis_of(spec).win_shares
+    if study is None or shares is None or not len(players) or not seats_decide(rules):
+        return None
+    names = study.columns_in(players.columns)
+    _, m = seat_matrix(players, ["score", *names])
+    return handicap_tally(m["score"], {names[k]: m[k] for k in names}, shares, rules.tie_break)

@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 
 from analysis._arrays import floats, ints, seat_matrix
+from analysis.game_analysis import analysis_of
 from analysis.stats import (
     DETECTABLE_Z,
     Z95,
@@ -494,9 +495,10 @@ def run_per_game(run: Run) -> tuple[pd.DataFrame, str | None]:
     study = spec.values
     rule = run.rules.tie_break
     effect = None
-    if study is not None and study.shares is not None and rule != NEUTRAL_RULE \
+    shares = analysis_of(spec).win_shares
+    if study is not None and shares is not None and rule != NEUTRAL_RULE \
             and NEUTRAL_RULE in spec.tie_breaks and seats_decide(run.rules):
-        effect = tiebreak_effect(run.players, study.shares, study.columns_in(run.players.columns), rule)
+        effect = tiebreak_effect(run.players, shares, study.columns_in(run.players.columns), rule)
     return per_game_figures(run.players, run.games, effect), (rule if effect is not None else None)
 
 

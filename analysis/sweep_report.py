@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import charts
+from analysis.game_analysis import analysis_of
 from analysis.page import (
     BOUND,
     COUNT,
@@ -97,7 +98,7 @@ def value_spread(spec: GameSpec, run: RunTally) -> dict[str, Any]:
     for a game without component values."""
     empty = {"spread": np.nan, "max_item": "", "max_value": np.nan, "max_low": np.nan, "max_high": np.nan,
              "min_item": "", "min_value": np.nan, "min_low": np.nan, "min_high": np.nan}
-    values_of = spec.tally_values
+    values_of = analysis_of(spec).component_values
     if values_of is None or not run.own:
         return empty
     table = values_of(run.own, run.manifest["config"])

@@ -12,8 +12,8 @@ from typing import Protocol
 
 import numpy as np
 
+from sim.agent_types import AgentKind
 from sim.errors import ConfigError
-from sim.game_spec import AgentKind, agent_codes
 
 
 class Roster(Protocol):
@@ -28,15 +28,6 @@ class Roster(Protocol):
     def agents(self) -> dict[str, AgentKind]: ...
 
     def agent_codes(self) -> dict[str, int]: ...
-
-
-@dataclass(frozen=True)
-class AgentRoster:
-    name: str
-    agents: dict[str, AgentKind]
-
-    def agent_codes(self) -> dict[str, int]:
-        return agent_codes(self.agents)
 
 
 @dataclass(frozen=True)

@@ -1,54 +1,36 @@
 """What a game is, for the application: a `GameSpec` (its parameters, agents, vocabulary and the
-references to its forward model, state and reports), with the types it is made of. Each game declares one
-in its package (sim/<game>/spec.py); the registry (sim/games.py) lists them. References are functions
-of the spec's module that import the object they return on first use, so importing a spec loads no kernels
-and a reader (or a linter) follows each reference to its code.
+references to its forward model and state), with the types it is made of. Each game declares one in its
+package (sim/<game>/spec.py) through `engine_spec`, which makes every reference by one rule from the
+engine package's conventional module names; the registry (sim/games.py) lists them. A reference
+(`CodeRef`) imports its object on first use, so importing a spec loads no kernel. The engine knows nothing
+above it: a game's report sections, tallies and component values are the analysis layer's
+(analysis/game_analysis.py, keyed by the game's name).
 """
 
 from __future__ import annotations
 
-import ast
-import inspect
+import importlib
+import importlib.util
 import os
-import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-#: a reference to a game's code: a function that imports the object on first use and returns it
-Ref = Callable[[], Any]
+from sim.agent_types import AgentKind, agent_codes
 
-
-def imported_module(ref: Ref) -> str:
-    """The module a reference imports its object from, read from its source without importing it."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(ref)))
-    return next(node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module)
-
+__all__ = ["AgentKind", "CodeRef", "GameSpec", "ValuesStudy", "Vocabulary", "agent_codes", "engine_spec"]
 
 @dataclass(frozen=True)
-class AgentKind:
-    """An agent of a game: its code in the kernels and its parameters, name -> (type or choices, default).
-    Kernels read the numeric parameters as one float row per seat, in this order, a choice as its index;
-    a `str` parameter (a model file) is not in the row. An agent with `features` plays a learned model
-    (sim/expert_model.py): the row ends with the model's weights, one per feature, in this order."""
+class CodeRef:
+    """A reference to an object of a game's code: `name` in `module`, imported when called."""
 
-    code: int
-    params: dict[str, tuple[type | tuple[str, ...], float | str]] = field(default_factory=dict)
-    #: smallest allowed value of each numeric parameter
-    lowest: dict[str, float] = field(default_factory=dict)
-    #: largest allowed value of each numeric parameter: past it a search's arrays would not fit in memory,
-    #: or its float row would overflow the kernels' integers (2**63 iterations wrap to none at all)
-    highest: dict[str, float] = field(default_factory=dict)
-    #: games a chunk of the runner holds at least when a seat plays this agent (searching agents are slow)
-    smallest_chunk: int = 1000
-    #: the evaluation's feature names, for an agent that plays a model file (`model=` parameter)
-    features: tuple[str, ...] = ()
+    module: str
+    name: str
 
+    def __call__(self) -> Any:
+        return getattr(importlib.import_module(self.module), self.name)
 
-def agent_codes(agents: dict[str, AgentKind]) -> dict[str, int]:
-    """Each agent's code in the kernels, by name: the one table a GameSpec and an AgentRoster give."""
-    return {name: kind.code for name, kind in agents.items()}
 
 
 @dataclass(frozen=True)
@@ -69,19 +51,17 @@ class ValuesStudy:
     """How `balance values` prices a game's components by paired intervention games
     (sim/<game>/interventions.py)."""
 
-    run_ref: Ref                    # (rules, seeds, seating, params, positions, first_game=) -> arrays
-    table_ref: Ref                  # (first game, arrays) -> the values table of a chunk
-    components_ref: Ref             # rules -> one dict per component: `component` label and attributes
+    run_ref: CodeRef                    # (rules, seeds, seating, params, positions, first_game=) -> arrays
+    table_ref: CodeRef                  # (first game, arrays) -> the values table of a chunk
+    components_ref: CodeRef             # rules -> one dict per component: `component` label and attributes
     positions: tuple[int, ...]      # the positions measured by default (turns or rounds played; 0: start)
     games: int                      # base games by default (each plays components x arms games)
     groups: tuple[str, ...] = ()    # component attributes the report also aggregates by
     #: component attributes that make a kind, for a tune's cap on what any kind is worth (components with
     #: equal values pooled, sim/design/component_balance.py); empty: each component is a kind of its own
     kinds: tuple[str, ...] = ()
-    #: analysis: (scores (games, seats), game-specific columns, tie-break rule) -> win shares, to re-score
-    #: games with a bonus (point equivalents, seat handicaps)
-    shares_ref: Ref | None = None
-    #: players-table columns the re-scoring needs besides the score, by the name `shares` takes them
+    #: players-table columns a re-scoring of the seats' scores needs besides the score (the analysis
+    #: layer's `GameAnalysis.win_shares`), by the name it takes them
     player_columns: tuple[tuple[str, str], ...] = ()
     max_position: int = 0           # positions past this are refused
     score_unit: str = "points"      # what a point equivalent counts
@@ -98,14 +78,10 @@ class ValuesStudy:
     def components(self) -> Callable[..., list[dict]]:
         return self.components_ref()
 
-    @property
-    def shares(self) -> Callable[..., Any] | None:
-        return self.shares_ref() if self.shares_ref else None
-
     def columns_in(self, available: Any) -> dict[str, str]:
-        """`player_columns` (players-table column -> the name `shares` takes it by) that a table has: logs
-        written before a column existed (a game's newer re-scoring column) still re-score under the rules that
-        do not need it."""
+        """`player_columns` (players-table column -> the name the re-scoring takes it by) that a table
+        has: logs written before a column existed (a game's newer re-scoring column) still re-score under the
+        rules that do not need it."""
         return {k: v for k, v in self.player_columns if k in available}
 
 
@@ -125,23 +101,18 @@ class GameSpec:
     vocabulary: Vocabulary
     tie_breaks: tuple[str, ...]                  # the tie-break rules, in the order reports show them
     agents: dict[str, AgentKind]
-    rules_ref: Ref                               # (merged config, players, source) -> validated rules
-    batch_ref: Ref                               # run_batch(rules, seeds, seating, params) -> arrays
-    tables_ref: Ref                              # (first game, seeds, seating, batch, rules) -> tables
-    game_ref: Ref                                # the readable API class (sim.game_face.KernelGame)
-    policies_ref: Ref                            # agent name -> readable-API policy class
-    terminal_ref: Ref                            # the `balance play` view of a position
-    report_ref: Ref                              # runs -> (report sections, per-run summaries)
-    bench_ref: Ref | None = None                 # .figures(rules, scale, repeats, rate), .lines(figures)
-    #: (games, players, events, manifest) of one chunk -> the game's mergeable report tally (analysis.tally)
-    report_tally_ref: Ref | None = None
-    #: (the game's half of a run's merged report tally, config) -> each component's worth
-    tally_values_ref: Ref | None = None
+    rules_ref: CodeRef                               # (merged config, players, source) -> validated rules
+    batch_ref: CodeRef                               # run_batch(rules, seeds, seating, params) -> arrays
+    tables_ref: CodeRef                              # (first game, seeds, seating, batch, rules) -> tables
+    game_ref: CodeRef                                # the readable API class (sim.game_face.KernelGame)
+    policies_ref: CodeRef                            # agent name -> readable-API policy class
+    terminal_ref: CodeRef                            # the `balance play` view of a position
+    bench_ref: CodeRef | None = None                 # .figures(rules, scale, repeats, rate), .lines(figures)
     run_label_words: Callable[[dict, int], str] | None = None  # (config rules table, players) -> label words
     values: ValuesStudy | None = None            # `balance values`: causal worth by paired intervention
     #: `balance train`: (rules, seeds, seating, params) -> the expert's training positions: `features`
     #: (rows, features), `gained` (what the seat went on to score from there), `seat`, `game`
-    training_ref: Ref | None = None
+    training_ref: CodeRef | None = None
     bench_players: int = 3
     #: the `[rules]` keys where docs/rules.md names another plausible reading of the originals (R-9/R-20,
     #: R-14, R-21..R-23), each with the player counts it applies to (None: all): a report's run list says
@@ -188,18 +159,6 @@ class GameSpec:
         return self.terminal_ref()
 
     @property
-    def report_sections(self) -> Callable[..., tuple[list, list]]:
-        return self.report_ref()
-
-    @property
-    def report_tally(self) -> Callable[..., dict] | None:
-        return self.report_tally_ref() if self.report_tally_ref else None
-
-    @property
-    def tally_values(self) -> Callable[..., Any] | None:
-        return self.tally_values_ref() if self.tally_values_ref else None
-
-    @property
     def bench(self) -> Callable[..., dict] | None:
         return self.bench_ref() if self.bench_ref else None
 
@@ -229,3 +188,27 @@ class GameSpec:
 
     def agent_codes(self) -> dict[str, int]:
         return agent_codes(self.agents)
+
+
+def _ref_if_there(package: str, module: str, name: str) -> CodeRef | None:
+    """A reference to an optional module's object: None when the game has no such module."""
+    found = importlib.util.find_spec(f"{package}.{module}")
+    return CodeRef(f"{package}.{module}", name) if found is not None else None
+
+
+def engine_spec(package: str, game_class: str, values: dict[str, Any] | None = None,
+                **data: Any) -> GameSpec:
+    """A game's spec: its references made from its engine package's conventional modules (docs/design/
+    layout.md, "Adding a game"), its `data` (name, player counts, vocabulary, agents, ...) as given, and
+    its `values` study's data when it prices components (`balance values`, sim/<game>/interventions.py)."""
+    def ref(module: str, name: str) -> CodeRef:
+        return CodeRef(f"{package}.{module}", name)
+
+    study = None if values is None else ValuesStudy(
+        run_ref=ref("interventions", "run_values"), table_ref=ref("interventions", "values_table"),
+        components_ref=ref("interventions", "components"), **values)
+    return GameSpec(rules_ref=ref("params", "rules_from_mapping"), batch_ref=ref("batch", "run_batch"),
+                    tables_ref=ref("tables", "run_tables"), game_ref=ref("game", game_class),
+                    policies_ref=ref("policies", "POLICIES"), terminal_ref=ref("terminal", "VIEW"),
+                    bench_ref=_ref_if_there(package, "bench", "BENCH"),
+                    training_ref=_ref_if_there(package, "training", "positions"), values=study, **data)

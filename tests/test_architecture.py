@@ -3,10 +3,11 @@ that point one way, and no module outside a game's own packages names a game, ex
 
 The import graph counts every import: module-level, inside functions and under TYPE_CHECKING, `import a.b`
 and `from a import b` (b a submodule or a name), and any import by string (`importlib.import_module("m")`,
-a "module:attribute" reference). The registry (sim/games.py) and each game's spec (sim/<game>/spec.py)
-hand out code through functions that import it on first use, so their references are ordinary
-function-level imports and edges of the graph. An edge from a module to its own parent package is left
-out: Python imports the parent first whatever the child does.
+a "module:attribute" reference). The registry (sim/games.py) hands out each game's spec through a function
+that imports it, an ordinary function-level import. A spec's references (`CodeRef`s, made by one rule in
+`sim.game_spec.engine_spec`) and the analysis entries `analysis.game_analysis` finds by a game's name are
+read from the registered games themselves and added as edges. An edge from a module to its own parent
+package is left out: Python imports the parent first whatever the child does.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import ast
 import re
 from pathlib import Path
 
+from analysis.game_analysis import analysis_of
 from sim import games
-from sim.game_spec import imported_module
+from sim.game_spec import CodeRef
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("sim", "analysis", "storage")
@@ -46,10 +48,27 @@ def _target(name: str, modules: dict[str, Path]) -> str | None:
     return None
 
 
+def _registered_edges(name: str, modules: dict[str, Path]) -> set[str]:
+    """The imports a module makes from names it is handed: a game's spec, of its `CodeRef`s' modules;
+    `analysis.game_analysis`, of each game's `analysis/<game>/entry.py`."""
+    found: set[str] = set()
+    for game in games.names():
+        if name == f"sim.{game}.spec":
+            spec = games.spec(game)
+            refs = [getattr(spec, field) for field in vars(spec) if field.endswith("_ref")]
+            refs += [getattr(spec.values, field) for field in vars(spec.values) if field.endswith("_ref")] \
+                if spec.values else []
+            found |= {ref.module for ref in refs if isinstance(ref, CodeRef)}
+        if name == "analysis.game_analysis":
+            found.add(f"analysis.{game}.entry")
+    return found & set(modules)
+
+
 def import_graph() -> dict[str, set[str]]:
     modules = _modules()
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
+        graph[name] |= _registered_edges(name, modules)
         tree = ast.parse(path.read_text(), filename=str(path))
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         for node in ast.walk(tree):
@@ -119,37 +138,60 @@ def test_no_import_circles_in_sim_storage_and_analysis():
 def test_the_graph_walk_sees_function_level_imports_registry_references_and_strings():
     graph = import_graph()
     assert "sim.kamakura.spec" in graph["sim.games"]                 # a registry reference
-    assert "analysis.kamakura.report" in graph["sim.kamakura.spec"]  # a spec's reference
-    assert "sim.kamakura.batch" in graph["sim.kamakura.spec"]
+    assert "sim.kamakura.batch" in graph["sim.kamakura.spec"]        # a spec's reference
+    assert "sim.sakura.interventions" in graph["sim.sakura.spec"]   # its values study's
+    assert "analysis.sakura.entry" in graph["analysis.game_analysis"]  # an analysis entry
     assert STRING_IMPORT.search('import_module("analysis.runs")').group(1) == "analysis.runs"
     assert STRING_IMPORT.search('ref = "sim.kamakura.batch:run_batch"').group(2) == "sim.kamakura.batch"
 
 
-def test_layers_point_one_way():
-    """From the bottom: storage; analysis; sim.app (the application); sim.design (the design studies);
-    sim.workbench (the browser's loop over both); sim.commands (the command line). No module imports a
-    layer above its own."""
+#: the layers' folders, top to bottom, as docs/design/layout.md's diagram draws them
+DIAGRAM = re.compile(r"```text\n(.*?)```", re.S)
+
+
+def documented_layers() -> list[str]:
+    """The folders of layout.md's layer diagram, top to bottom, as dotted prefixes (`sim/<game>/` stands
+    for every registered game's package, `sim/*.py` for sim's own modules)."""
+    block = DIAGRAM.search((ROOT / "docs" / "design" / "layout.md").read_text()).group(1)
+    folders = [line.split()[0] for line in block.splitlines() if line.strip() and line.strip() != "|"]
+    return [folder.removesuffix("/").removesuffix("*.py").removesuffix(".py").removesuffix("/")
+            .replace("/", ".") for folder in folders]
+
+
+def layer_of(module: str, layers: list[str]) -> int:
+    """A module's layer: its index in `layers` counted from the bottom (0, the foundation)."""
+    games_here = {f"sim.{name}" for name in games.names()}
+    package = module.split(".")[0] if module.split(".")[0] != "sim" else ".".join(module.split(".")[:2])
+    folder = module if module in layers else "sim.<game>" if package in games_here else package
+    if folder not in layers:  # a module of sim's own, or sim itself
+        folder = "sim"
+    return len(layers) - 1 - layers.index(folder)
+
+
+def test_every_import_points_down_the_documented_layers():
+    """No module imports a layer above its own, counting imports inside functions, by string and by the
+    registry's references; two layers of one rank (sim/app and sim/design) are still ordered as drawn."""
+    layers = documented_layers()
+    assert layers == ["sim.__main__", "sim.commands", "sim.workbench", "sim.design", "sim.app", "analysis",
+                      "storage", "sim.games", "sim.<game>", "sim"]
     graph = import_graph()
-    application = ("sim.app", "sim.design", "sim.workbench", "sim.commands")
-    above = {"storage": ("analysis", *application), "analysis": application,
-             "sim.app": application[1:], "sim.design": application[2:], "sim.workbench": application[3:]}
-    upward = []
-    for name, targets in graph.items():
-        layer = next((top for top in above if name == top or name.startswith(top + ".")), None)
-        upward += [f"{name} -> {t}" for t in sorted(targets) if layer in above and t.startswith(above[layer])]
+    upward = [f"{name} -> {target}" for name, targets in graph.items() for target in sorted(targets)
+              if layer_of(target, layers) > layer_of(name, layers)]
     assert any(name.startswith("sim.commands.") for name in graph)  # the walk found the command modules
+    assert layer_of("sim.kamakura.kernels", layers) == 1 and layer_of("sim.config", layers) == 0
+    assert layer_of("sim.games", layers) == 2 and layer_of("sim.commands.tune", layers) == 8
     assert upward == []
 
 
-def test_the_engines_import_nothing_of_the_application():
-    """The games' packages and sim's own modules (the kernels and what they read) sit beneath the
-    application: numba's cache digest leaves the application's layers out on this (sim/numba_cache.py)."""
+def test_the_engines_know_nothing_above_them():
+    """The games' packages and sim's own modules (the kernels, their specs and what they read) sit beneath
+    storage, the analysis and the application: they import none of them, not even inside a function."""
     graph = import_graph()
-    application = ("sim.app", "sim.design", "sim.workbench", "sim.commands")
+    above = ("storage", "analysis", "sim.app", "sim.design", "sim.workbench", "sim.commands")
     engines = [name for name in graph if name.startswith("sim") and name != "sim.__main__"
-               and not name.startswith(application)]
-    assert "sim.kamakura.expert" in engines and "sim.config" in engines
-    assert [f"{n} -> {t}" for n in engines for t in sorted(graph[n]) if t.startswith(application)] == []
+               and not name.startswith(above)]
+    assert "sim.kamakura.expert" in engines and "sim.config" in engines and "sim.sakura.spec" in engines
+    assert [f"{n} -> {t}" for n in engines for t in sorted(graph[n]) if t.startswith(above)] == []
 
 
 def test_the_cycle_finder_finds_a_planted_circle():
@@ -191,9 +233,11 @@ def test_every_registered_game_has_its_packages():
         spec = games.spec(name)
         assert spec.name == name
         for ref in (spec.rules_ref, spec.batch_ref, spec.tables_ref, spec.game_ref, spec.policies_ref,
-                    spec.terminal_ref, spec.report_ref):
-            assert imported_module(ref).startswith((f"sim.{name}.", f"analysis.{name}.")), ref
+                    spec.terminal_ref):
+            assert ref.module.startswith(f"sim.{name}."), ref
             assert ref() is not None
+        entry = analysis_of(spec)
+        assert entry.sections is not None and entry.tally is not None
 
 
 def _njit(decorator: ast.expr) -> bool:

@@ -1,10 +1,12 @@
 """The first run explains itself: with numba's cache cold the commands announce the
 one-time compilation instead of sitting at 0%; with it warm they say nothing. And the cache follows every
-source file (sim/numba_cache.py): numba checks a cached kernel against its own file only, so a kernel whose
-callee in another file was edited must not run the old compiled callee."""
+kernel source (sim/numba_cache.py): numba checks a cached kernel against its own file only, so a kernel whose
+callee in another file was edited must not run the old compiled callee; and only those: editing the config
+validation or the registry compiles nothing."""
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -56,31 +58,57 @@ def _package(root: Path, files: dict[str, str]) -> Path:
     return package
 
 
-def test_the_digest_follows_every_source_file(tmp_path: Path) -> None:
-    package = _package(tmp_path, {"__init__.py": "", "a.py": "X = 1\n"})
-    first = numba_cache.source_digest(package)
-    assert numba_cache.source_digest(package) == first
-    (package / "__pycache__").mkdir()
-    (package / "__pycache__" / "junk.py").write_text("compiled things")
-    assert numba_cache.source_digest(package) == first  # caches are not sources
+def test_the_digest_follows_the_kernels_sources_and_nothing_else(tmp_path: Path) -> None:
+    package = _package(tmp_path, {"__init__.py": "", "a.py": "X = 1\n", "b.py": "Y = 1\n"})
+    first = numba_cache.source_digest(package, ("a.py",))
+    assert numba_cache.source_digest(package, ("a.py",)) == first
+    (package / "b.py").write_text("Y = 2\n")  # not a kernel source: nothing compiles afresh
+    assert numba_cache.source_digest(package, ("a.py",)) == first
     (package / "a.py").write_text("X = 2\n")
-    second = numba_cache.source_digest(package)
+    second = numba_cache.source_digest(package, ("a.py",))
     assert second != first
-    (package / "sub").mkdir()
-    (package / "sub" / "b.py").write_text("")
-    assert numba_cache.source_digest(package) not in (first, second)
+    assert numba_cache.source_digest(package, ("a.py", "b.py")) not in (first, second)
 
 
-def test_the_layers_above_the_kernels_are_left_out_and_hold_no_kernel(tmp_path: Path) -> None:
-    package = _package(tmp_path, {"__init__.py": "", "a.py": "X = 1\n"})
-    first = numba_cache.source_digest(package)
-    (package / "commands").mkdir()
-    (package / "commands" / "c.py").write_text("Y = 1\n")
-    (package / "__main__.py").write_text("")
-    assert numba_cache.source_digest(package) == first
-    for top in numba_cache.ABOVE_KERNELS:
-        for path in (numba_cache.PACKAGE / top).rglob("*.py") if top != "__main__.py" else []:
-            assert "njit" not in path.read_text(), f"{path} compiles a kernel: its layer must be digested"
+def _top_level_imports(path: Path, modules: dict[str, Path]) -> set[str]:
+    """The project modules a file imports at its top (not inside functions, not under TYPE_CHECKING)."""
+    found = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+    return found & set(modules)
+
+
+def _defines_a_kernel(path: Path) -> bool:
+    return any(isinstance(node, ast.FunctionDef) and any("jit" in ast.unparse(d) for d in node.decorator_list)
+               for node in ast.walk(ast.parse(path.read_text())))
+
+
+def kernel_sources() -> set[str]:
+    """The modules that define a kernel and every module they import at their top, transitively: what
+    numba compiles, or freezes into compiled code as a global, as paths relative to sim/."""
+    package = numba_cache.PACKAGE
+    modules = {".".join(p.relative_to(package.parent).with_suffix("").parts).removesuffix(".__init__"): p
+               for p in package.rglob("*.py") if "__pycache__" not in p.parts}
+    todo = [name for name, path in modules.items() if _defines_a_kernel(path)]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += _top_level_imports(modules[name], modules)
+    return {modules[name].relative_to(package).as_posix() for name in seen}
+
+
+def test_the_digest_covers_exactly_the_kernels_sources() -> None:
+    found = numba_cache.kernel_sources()
+    assert set(found) == kernel_sources()
+    for edited in ("config.py", "games.py", "game_spec.py", "agent_spec.py", "kamakura/params.py",
+                   "kamakura/spec.py", "sakura/params.py", "sakura/spec.py", "sakura/game.py",
+                   "app/runner.py"):
+        assert edited not in found, f"editing {edited} would recompile every kernel"
 
 
 def test_the_base_is_the_users_folder_or_ours(tmp_path: Path) -> None:
@@ -121,7 +149,8 @@ CALLER = """
     from pathlib import Path
     from sim import games, numba_cache
     package = Path(sys.argv[1])
-    os.environ["NUMBA_CACHE_DIR"] = str(numba_cache.cache_dir({"NUMBA_CACHE_DIR": sys.argv[2]}, package))
+    os.environ["NUMBA_CACHE_DIR"] = str(numba_cache.cache_dir({"NUMBA_CACHE_DIR": sys.argv[2]}, package,
+                                                              ("callee.py", "caller.py")))
     sys.path.insert(0, str(package.parent))
     from pkg.caller import twice
     print(twice())

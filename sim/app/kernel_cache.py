@@ -12,7 +12,7 @@ import importlib.util
 from pathlib import Path
 
 from sim import numba_cache
-from sim.game_spec import GameSpec, imported_module
+from sim.game_spec import GameSpec
 
 NOTICE = ("compiling the {game} kernels into numba's cache, once (about a minute on 2 cores); later runs "
           "start at once")
@@ -20,7 +20,7 @@ NOTICE = ("compiling the {game} kernels into numba's cache, once (about a minute
 
 def cache_is_warm(spec: GameSpec) -> bool:
     """True when the game's batch module has compiled code in the current sources' numba cache."""
-    module = imported_module(spec.batch_ref)
+    module = spec.batch_ref.module
     found = importlib.util.find_spec(module)
     if found is None or not found.origin:
         return True

@@ -2,8 +2,7 @@
 parameter schemas and the option tuples whose index is the kernels' code. Kernels and policies import
 these from here, beneath the spec, which refers to them."""
 
-from sim.agent_spec import AgentRoster
-from sim.game_spec import AgentKind
+from sim.agent_types import AgentKind, AgentRoster
 
 #: MCTS rollout policies, rewards and trees; the index is the kernels' code (uct.ROLLOUT_*, REWARD_*,
 #: TREE_* are derived from these).

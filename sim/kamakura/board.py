@@ -18,7 +18,9 @@ from numba import njit
 
 N_CELLS = 16
 N_LINES = 10
-N_COLOURS = 4
+#: Colour names in colour-number order (0 red, 1 yellow, 2 green, 3 blue), as keys under ``[chits]``.
+COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue")
+N_COLOURS = len(COLOURS)
 COLOUR_LETTERS = "RYGB"
 
 LINE_CELLS = np.array(

@@ -29,6 +29,7 @@ from numba import njit
 
 from sim.kamakura.agents import MAX_PLAN
 from sim.kamakura.batch import MAX_HISTORY, _seat_trees, next_plan, remember
+from sim.kamakura.board import COLOURS
 from sim.kamakura.kernels import (
     CHITS_LEFT,
     ICONS,
@@ -48,7 +49,6 @@ from sim.kamakura.kernels import (
     scores,
     winners,
 )
-from sim.kamakura.params import COLOURS
 from sim.kamakura.uct import M_VALID, N_PARAMS
 from sim.log_tables import arms_table
 from sim.rng import rng_below, rng_seeded

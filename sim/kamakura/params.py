@@ -26,6 +26,7 @@ from sim.config import (
     expect_table,
     fail,
 )
+from sim.kamakura.board import COLOURS
 
 __all__ = [
     "COLOURS",
@@ -35,8 +36,6 @@ __all__ = [
     "rules_from_mapping",
 ]
 
-#: Colour names in colour-number order (0 red, 1 yellow, 2 green, 3 blue), as keys under ``[chits]``.
-COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue")
 #: Layout letters in colour-number order.
 LETTERS = "RYGB"
 #: R-9's tie-break rules and R-20's other reading of it, in the kernels' code order (kernels.TIE_*).

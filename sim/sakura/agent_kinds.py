@@ -2,8 +2,7 @@
 schemas and the option tuples whose index is the kernels' code. Kernels and policies import these from
 here, beneath the spec, which refers to them."""
 
-from sim.agent_spec import AgentRoster
-from sim.game_spec import AgentKind
+from sim.agent_types import AgentKind, AgentRoster
 
 #: MCTS rewards; the index is the kernels' code (mcts.REWARD_* are derived from it).
 REWARDS = ("win", "score")

@@ -4,7 +4,10 @@ Game i is set up from seeds[i] (stream 0: deck shuffle and reshuffles) and its a
 of the same seed, so a game's record depends on its seed and seating alone.
 """
 
+from __future__ import annotations
+
 from collections import namedtuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
@@ -42,8 +45,10 @@ from sim.sakura.kernels import (
     winners,
 )
 from sim.sakura.mcts import N_PARAMS, mcts_action
-from sim.sakura.params import SakuraRules
 from sim.sakura.search import search_action
+
+if TYPE_CHECKING:
+    from sim.sakura.params import SakuraRules
 
 CARD_COLUMNS = 7   # game, round, painter (seat; players = court), card, resolved, bumps, tokens after
 SAKURA_COLUMNS = 5  # game, round, sakura index, painter, tokens gained

@@ -40,6 +40,7 @@ from numba import njit
 from sim.rng import rng_below
 from sim.sakura.agent_kinds import AGENTS, EXPERT_FEATURES
 from sim.sakura.agents import simulate_round
+from sim.sakura.codes import GARDEN_ACTIONS, PAINTER_ACTIONS
 from sim.sakura.kernels import (
     A_COURT,
     A_FORWARD,
@@ -87,7 +88,6 @@ from sim.sakura.kernels import (
     rivals,
     winners,
 )
-from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS
 
 # The parameter row of an expert seat: its numeric parameters in the registry's order (spec.py), then the
 # model's weights (sim/agent_spec.py agent_row appends them).

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from sim.rng import rng_seeded, shuffle_slice
-from sim.sakura.params import (
+from sim.sakura.codes import (
     BUMP_FROM,
     DECK_SIZE,
     GARDEN_ACTIONS,

@@ -25,6 +25,17 @@ from sim.config import (
     expect_table,
     fail,
 )
+from sim.sakura.codes import (
+    BUMP_FROM,
+    DECK_SIZE,
+    GARDEN_ACTIONS,
+    MAX_PLAYERS,
+    MAX_SAKURA,
+    MIN_PLAYERS,
+    PAINTER_ACTIONS,
+    TIE_BREAKS,
+    VARIANTS,
+)
 
 __all__ = [
     "BUMP_FROM",
@@ -40,21 +51,10 @@ __all__ = [
     "rules_from_mapping",
 ]
 
-#: Garden action ids (docs/rules.md, R-11); the index is the engine's code.
-GARDEN_ACTIONS: tuple[str, ...] = ("E+1", "E+2", "E-1", "E+-1", "closest-2", "furthest+2")
-#: Painter action ids (docs/rules.md, R-11); the index is the engine's code.
-PAINTER_ACTIONS: tuple[str, ...] = ("P+1", "P+2", "P+3", "P+-1", "P+-2", "P+-3", "leapfrog", "count")
 #: the garden actions that can move the Emperor forward: a deck needs one, or no game ends
 EMPEROR_FORWARD: tuple[str, ...] = ("E+1", "E+2", "E+-1")
-TIE_BREAKS: tuple[str, ...] = ("closest_to_emperor", "shared")  # R-14
-VARIANTS: tuple[str, ...] = ("court", "tactical")  # two-player game
-#: R-15 / R-21: where a painter bumped by its own move counts its three spaces back from.
-BUMP_FROM: tuple[str, ...] = ("emperor", "painter")
-MIN_PLAYERS, MAX_PLAYERS = 2, 6
-DECK_SIZE = 60  # order numbers 1..60, once each
 # Ranges: the state holds MAX_SAKURA trees; a path of MAX_PATH spaces (three times its
 # bridges longer with 5-6 players) keeps every position within the logs' int16.
-MAX_SAKURA = 8
 MAX_PATH = 1000
 BRIDGE_SPACES = 3  # with 5 or 6 players each bridge counts as three spaces (R-10)
 DEFAULT_CONFIG: Path = Path(__file__).resolve().parents[2] / "configs" / "sakura" / "base.toml"

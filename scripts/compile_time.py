@@ -1,0 +1,57 @@
+"""What compiling the kernels costs: a fresh clone's `python -m sim.commands.compile_kernels`, then the
+first run after an edit of sim/config.py (a comment appended), for each git revision given, one after the
+other, each in its own fresh clone with its own numba cache.
+
+    python scripts/compile_time.py 0607e7a HEAD
+
+The seconds are wall time on this machine as it is: run it on a quiet machine, and read the figures
+side by side (docs/design/notes.md, "Compiling the kernels").
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RUN = ["-m", "sim", "simulate", "configs/kamakura/base.toml", "--players", "3", "--games", "20", "--jobs",
+       "1", "--quiet"]
+
+
+def _timed(argv: list[str], cwd: Path) -> float:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"} | {"PYTHONPATH": str(cwd)}
+    start = time.perf_counter()
+    subprocess.run(argv, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def measure(revision: str, scratch: Path) -> tuple[float, float]:
+    """(fresh clone's compile, first run after editing sim/config.py) in seconds, for `revision`."""
+    clone = scratch / revision.replace("/", "_")
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    subprocess.run(["git", "checkout", "-q", revision], cwd=clone, check=True)
+    compiled = _timed([sys.executable, "-m", "sim.commands.compile_kernels"], clone)
+    with (clone / "sim" / "config.py").open("a") as config:
+        config.write("# an edit that changes no kernel\n")
+    after_edit = _timed([sys.executable, *RUN, "--out", str(scratch / f"{clone.name}-run")], clone)
+    return compiled, after_edit
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("revisions", nargs="+", help="git revisions to measure, in this order")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        for revision in args.revisions:
+            compiled, after_edit = measure(revision, Path(scratch))
+            print(f"{revision}: fresh clone compiles in {compiled:.0f} s; after editing sim/config.py, a "
+                  f"20-game Kamakura run takes {after_edit:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
