@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from sim.game_spec import GameSpec
+from storage.run_record import RunManifest
 
 BONUS_RANGE = 40          # bonuses -40..40 points are tried (a larger one decides any game we measured)
 BONUSES = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)  # the whole bonuses a seat is re-scored at
@@ -256,13 +257,13 @@ def handicap_table(held: dict[str, Any] | None, spec: GameSpec) -> pd.DataFrame 
     return out
 
 
-def run_handicap_tally(players: pd.DataFrame, manifest: dict, spec: GameSpec) -> dict[str, Any] | None:
+def run_handicap_tally(players: pd.DataFrame, manifest: RunManifest, spec: GameSpec) -> dict[str, Any] | None:
     """`handicap_tally` of some games of a self-play run (its players table and manifest); None for a game
     without a re-scoring rule, or a run its seats' scores do not decide (`seats_decide`)."""
     from analysis._arrays import seat_matrix
 
     study = spec.values
-    rules = spec.rules(manifest["config"], manifest["players"], "manifest.json")
+    rules = spec.rules(manifest.config, manifest.players, "manifest.json")
     if study is None or study.shares is None or not len(players) or not seats_decide(rules):
         return None
     names = study.columns_in(players.columns)

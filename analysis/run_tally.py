@@ -37,6 +37,7 @@ from analysis.tallied_run import RunTally
 from analysis.tally import REPORT_VERSION, hist
 from analysis.ties import tie_stats, tie_tally
 from sim.game_spec import GameSpec
+from storage.run_record import RunManifest
 
 __all__ = ["REPORT", "RunTally", "common_tally", "fair_share", "read_run_tally", "report_tally",
            "seat_equality_test", "seat_tests", "seat_win_rates", "start_player_advantage", "tie_stats"]
@@ -54,7 +55,7 @@ def common_tally(games: pd.DataFrame, players: pd.DataFrame, length: str) -> dic
             "length": hist(games[length].to_numpy(dtype=float, na_value=np.nan))}
 
 
-def report_tally(frames: dict[str, pd.DataFrame], manifest: dict,
+def report_tally(frames: dict[str, pd.DataFrame], manifest: RunManifest,
                  spec: GameSpec | None = None) -> dict[str, Any]:
     """One chunk's whole tally: the common half, the game's own (`GameSpec.report_tally`) and the seats'
     handicap sums. `spec` is the run's game; a chunk worker (analysis.parts), which receives the manifest
@@ -62,7 +63,7 @@ def report_tally(frames: dict[str, pd.DataFrame], manifest: dict,
     if spec is None:
         from analysis.runs import spec_of
 
-        spec = spec_of(manifest)
+        spec = spec_of(manifest.game)
     out: dict[str, Any] = {"common": common_tally(frames["games"], frames["players"],
                                                   spec.vocabulary.length)}
     if spec.report_tally is not None:
@@ -90,5 +91,5 @@ def read_run_tally(run_dir: str | os.PathLike[str], allow_partial: bool = False,
         from sim.errors import ConfigError
 
         raise ConfigError(f"{run_dir}: the run has no finished games yet")
-    return RunTally(path=snap.path, manifest=snap.manifest, spec=spec_of(snap.manifest), tally=tally,
+    return RunTally(path=snap.path, manifest=snap.manifest, spec=spec_of(snap.manifest.game), tally=tally,
                     parts_read=read, ranges=list(snap.ranges))

@@ -100,7 +100,7 @@ def value_spread(spec: GameSpec, run: RunTally) -> dict[str, Any]:
     values_of = spec.tally_values
     if values_of is None or not run.own:
         return empty
-    table = values_of(run.own, run.manifest["config"])
+    table = values_of(run.own, run.manifest.config)
     items, low, high = table["item"], table["ci_low"], table["ci_high"]
     values = table["win_added"].to_numpy(dtype=float)
     if not np.isfinite(values).any():
@@ -395,7 +395,7 @@ def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[st
 
     folder = Path(folder)
     manifest = read_sweep_manifest(folder)
-    spec = spec_of(manifest)  # the game sweep.json names
+    spec = spec_of(manifest["game"])  # the game sweep.json names
     rows, runs, _ = sweep_rows(folder, manifest, jobs, backend)
     frame = sweep_table(rows)
     n_text = f"n = {int(frame['n'].min()):,} to {int(frame['n'].max()):,} games per run" \
