@@ -1,5 +1,5 @@
 """Runs played until their verdicts were decided (`--until-decided`, sim/app/until_decided.py; the run
-directory's manifest says so: storage.run_dir.stopped_adaptively). Such a run stopped on its own data, so a
+directory's manifest says so: its RunManifest.stopped_adaptively). Such a run stopped on its own data, so a
 fixed-size interval or test of it (a Wilson interval, a Holm flag, a chi-square) would overstate; only the
 verdicts' confidence sequences stay valid. What the report and the summary say in their place.
 """
@@ -10,8 +10,6 @@ import html
 from collections.abc import Iterable
 from typing import Any
 
-from storage.run_dir import stopped_adaptively
-
 #: why a run that stopped on its own data shows no fixed-size interval or test
 ADAPTIVE_NOTE = ("this run was played in rounds until its verdicts were decided (--until-decided), looked at "
                  "after each, so fixed-size intervals and tests would overstate; the verdicts' confidence "
@@ -21,7 +19,7 @@ ADAPTIVE_NOTE = ("this run was played in rounds until its verdicts were decided 
 def adaptive_labels(runs: dict[str, Any]) -> set[str]:
     """The labels of the runs (label -> run with a manifest) that stopped when their verdicts were
     decided."""
-    return {label for label, run in runs.items() if stopped_adaptively(run.manifest)}
+    return {label for label, run in runs.items() if run.manifest.stopped_adaptively}
 
 
 def adaptive_note(labels: Iterable[str]) -> str:
@@ -32,4 +30,4 @@ def adaptive_note(labels: Iterable[str]) -> str:
 
 def unless_adaptive(run: Any, text: str) -> str:
     """`text` (a fixed-size interval or test as a note words it), or "" for a run that stopped adaptively."""
-    return "" if stopped_adaptively(run.manifest) else text
+    return "" if run.manifest.stopped_adaptively else text

@@ -26,7 +26,6 @@ that brings its win share closest to 1/N, with the share it gives.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,6 +41,7 @@ from analysis.handicaps import BONUS_RANGE, BONUSES, seats_decide, whole_bonus
 from analysis.stats import detectable_z, holm, mean_interval, normal_p
 from sim.errors import ConfigError
 from sim.game_spec import GameSpec
+from storage.run_record import RunManifest
 
 BOOTSTRAP_DRAWS = 400
 #: A row of fewer base games is not tested: no interval, no p-value, never significant ("too few games").
@@ -58,18 +58,18 @@ class ValuesRun:
     spec (looked up from the manifest by `read_values_run`)."""
 
     path: Path
-    manifest: dict
+    manifest: RunManifest
     table: pd.DataFrame
     components: pd.DataFrame
     spec: GameSpec
 
     @property
     def game(self) -> str:
-        return self.manifest["game"]
+        return self.manifest.game
 
     @property
     def players(self) -> int:
-        return int(self.manifest["players"])
+        return self.manifest.players
 
     @property
     def study(self):
@@ -90,7 +90,7 @@ class ValuesRun:
 
     @property
     def rules(self):
-        return self.spec.rules(self.manifest["config"], self.players, str(self.path / "manifest.json"))
+        return self.spec.rules(self.manifest.config, self.players, str(self.path / "manifest.json"))
 
     @property
     def tie_break(self) -> str:
@@ -106,12 +106,9 @@ class ValuesRun:
 def is_values_run(path: str | os.PathLike[str]) -> bool:
     """Whether `path` holds a `balance values` run (a manifest that cannot be read is no values run: its
     reader as a self-play run refuses it, naming the file)."""
-    manifest = Path(path) / "manifest.json"
-    try:
-        found = json.loads(manifest.read_text()) if manifest.is_file() else None
-    except (OSError, ValueError, RecursionError):
-        return False
-    return isinstance(found, dict) and found.get("study") == "values"
+    from storage.run_dir import manifest_study
+
+    return manifest_study(path) == "values"
 
 
 def read_values_run(path: str | os.PathLike[str], allow_partial: bool = False) -> ValuesRun:
@@ -124,15 +121,15 @@ def read_values_run(path: str | os.PathLike[str], allow_partial: bool = False) -
     if not is_values_run(path):
         raise ConfigError(f"{path}: not a `balance values` run directory (manifest.json with study = values)")
     manifest = checked_manifest(path)
-    if "components" not in manifest:
+    if manifest.components is None:
         raise ConfigError(f"{path / 'manifest.json'}: components: missing (a values run's manifest has them)")
     if not (path / "values.parquet").is_dir():
         raise ConfigError(f"{path}: the values run holds no finished base game yet")
     table = read_table(path, "values", RunDirectory(path, ("values",)).intact(allow_partial))
     if table.empty:
         raise ConfigError(f"{path}: the values run holds no finished base game yet")
-    components = pd.DataFrame(manifest["components"])
-    return ValuesRun(path, manifest, table, components, spec_of(manifest))
+    components = pd.DataFrame(list(manifest.components))
+    return ValuesRun(path, manifest, table, components, spec_of(manifest.game))
 
 
 @dataclass
@@ -442,7 +439,7 @@ def format_values(run: ValuesRun) -> str:
     length = run.spec.vocabulary.length
     everyone = table[table["seat"].astype(str) == "all"]
     family = int(everyone["tested"].sum())
-    lines = [f"{run.game}, {run.players} players, agents {','.join(run.manifest['agents'])}: what holding "
+    lines = [f"{run.game}, {run.players} players, agents {','.join(run.manifest.agents)}: what holding "
              f"each component changes in a seat's win share (paired; percentage points, 95% interval), "
              f"averaged over seats; * = significant after Holm over the table's {family} tested rows; "
              f"fewer than {MIN_BASE_GAMES} base games: too few games, not tested; worth in {score}: the "

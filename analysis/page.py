@@ -91,7 +91,7 @@ def p_value(p: float) -> str:
 
 def fair_share(runs: dict[str, Any]) -> float | None:
     """1/players when every run has the same player count (else no single reference line is right)."""
-    counts = {run.manifest["players"] for run in runs.values()}
+    counts = {run.manifest.players for run in runs.values()}
     return 1 / counts.pop() if len(counts) == 1 else None
 
 

@@ -294,7 +294,7 @@ def compare_sums(variant: dict[str, Any], base: dict[str, Any], pair: dict[str, 
 def same_games(variant: Any, base: Any) -> bool:
     """Whether two runs (RunTally or Snapshot-like: manifest, and `ranges` or games) played the same games:
     the same seed and the same game ids, so game i of each was dealt from the same seed."""
-    return (variant.manifest.get("seed") == base.manifest.get("seed")
+    return (variant.manifest.seed == base.manifest.seed
             and _ids(variant) == _ids(base))
 
 

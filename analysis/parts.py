@@ -32,6 +32,7 @@ from analysis.tally import SHARE_SCALE
 from sim.errors import ConfigError
 from sim.file_reads import read_regular_text
 from storage.run_dir import SUMMARIES as CACHE
+from storage.run_record import RunManifest
 
 __all__ = ["CACHE", "SHARE_SCALE", "Kind", "cached_stats", "chunk_stats", "part_key",
            "run_stats", "store_stats"]
@@ -45,7 +46,7 @@ class Kind:
 
     name: str
     tables: tuple[str, ...]
-    of: Callable[[dict[str, pd.DataFrame], dict], Any]
+    of: Callable[[dict[str, pd.DataFrame], RunManifest], Any]
     version: int
 
 
@@ -62,8 +63,8 @@ def part_key(run: Path, start: int, end: int, record: dict[str, int] | None, kin
     return key
 
 
-def chunk_stats(run: str, start: int, end: int, *, kind: Kind, manifest: dict, record: dict[str, int] | None,
-                cache: bool = True) -> tuple[str, bool, str]:
+def chunk_stats(run: str, start: int, end: int, *, kind: Kind, manifest: RunManifest,
+                record: dict[str, int] | None, cache: bool = True) -> tuple[str, bool, str]:
     """One chunk's statistics of `kind`, from its cache when the key matches, else from its parts (and
     cached): (the statistics as stored, whether the parts were read, what was wrong with a cache file that
     could not be used: '' when it was used, absent or another key's). A worker: reads one chunk, holds
@@ -136,8 +137,9 @@ def store_stats(cached: Path, key: dict[str, Any], text: str) -> None:
 
 
 # ---- a run ----------------------------------------------------------------------------------------------
-def run_stats(run_dir: str | os.PathLike[str], ranges: list[tuple[int, int]], kind: Kind, manifest: dict,
-              jobs: int = 1, backend: str = "loky", cache: bool = True) -> tuple[Any, int]:
+def run_stats(run_dir: str | os.PathLike[str], ranges: list[tuple[int, int]], kind: Kind,
+              manifest: RunManifest, jobs: int = 1, backend: str = "loky", cache: bool = True
+              ) -> tuple[Any, int]:
     """The run's statistics of `kind` over the chunks `ranges` (read_run's consistent snapshot), chunks in
     parallel with `jobs` (joblib's loky, or its dask backend on the runner's client): (statistics merged
     in game order, parts read). The statistics are whole numbers, so any grouping gives the same."""

@@ -18,7 +18,7 @@ def rule_readings(run: Run) -> dict[str, Any]:
     """Each reading knob of the run's game -> the value the run used (its validated rules; a log written
     before a knob existed reads as that knob's default)."""
     rules = run.rules
-    players = int(run.manifest["players"])
+    players = int(run.manifest.players)
     return {key: getattr(rules, key) for key, counts in run.spec.readings
             if hasattr(rules, key) and (counts is None or players in counts)}
 
@@ -49,7 +49,7 @@ def reconstructed_parts(run: Run) -> list[str]:
     default values."""
     spec = run.spec
     default = _default_mapping(Path(spec.default_config))
-    config = run.manifest["config"]
+    config = run.manifest.config
     return [name for key, name in spec.reconstructed
             if _at(config, key) is not None and _at(config, key) == _at(default, key)]
 
@@ -68,7 +68,7 @@ def reconstruction_notes(runs: list[Run], labels: list[str]) -> list[str]:
                     "reconstruction, not findings about the published game (replace them in the config with "
                     "the printed values).")
             notes.setdefault(text, []).append(label)
-        players = int(run.manifest["players"])
+        players = int(run.manifest.players)
         if spec.described_players is not None and players not in spec.described_players:
             counts = " and ".join(str(n) for n in spec.described_players)
             text = (f"{spec.vocabulary.title} with {players} players: the originals describe {counts} "

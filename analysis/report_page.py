@@ -18,7 +18,6 @@ from analysis import charts
 from analysis.page import FOLD_ROWS, Section, format_table, human_header, per_run, question_order
 from analysis.readings import readings_text, reconstruction_notes
 from analysis.run_labels import run_label
-from storage.run_dir import stopped_adaptively
 
 
 def label_runs(runs: list[Any]) -> list[str]:
@@ -72,13 +71,13 @@ def write_report(sections: list[Section], runs: list[Any], labels: list[str], su
     for label, run in zip(labels, runs, strict=True):
         m = run.manifest
         readings = readings_text(run)
-        body.append(f"<li><b>{html.escape(label)}</b>: {html.escape(str(run.path))} — {m['game']}, "
-                    f"{m['players']} players, agents {html.escape(','.join(m['agents']))}"
-                    f"{' (seats rotated)' if m.get('rotate_seats') else ''}, seed {m['seed']}, "
+        body.append(f"<li><b>{html.escape(label)}</b>: {html.escape(str(run.path))} — {m.game}, "
+                    f"{m.players} players, agents {html.escape(','.join(m.agents))}"
+                    f"{' (seats rotated)' if m.rotate_seats else ''}, seed {m.seed}, "
                     f"n = {run.n_games:,} games"
                     + (f" (<b>{run.partial_note}</b>)" if run.partial_note else "")
-                    + (", played until its verdicts were decided" if stopped_adaptively(m) else "")
-                    + f", config {m['config_hash']}"
+                    + (", played until its verdicts were decided" if m.stopped_adaptively else "")
+                    + f", config {m.config_hash}"
                     + (f"; rules read as {html.escape(readings)}" if readings else "")
                     + "</li>")
     body.append("</ul>")

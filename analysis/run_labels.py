@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from sim.game_spec import GameSpec
+from storage.run_record import RunManifest
 
 
 def _agents(agents: Iterable[str]) -> str:
@@ -16,7 +17,7 @@ def _agents(agents: Iterable[str]) -> str:
     return agents[0] if agents and len(set(agents)) == 1 else ",".join(agents)
 
 
-def run_label(manifest: dict, path: str | os.PathLike[str] | None = None,
+def run_label(manifest: RunManifest | None, path: str | os.PathLike[str] | None = None,
               spec: GameSpec | None = None) -> str:
     """A short label for a run: game, player count, agents (one name when every seat has the same),
     "rotated" when seats were rotated, and what sets the config apart: its file name unless that is
@@ -26,24 +27,24 @@ def run_label(manifest: dict, path: str | os.PathLike[str] | None = None,
     "<game> 2p greedy,random tactical". Without a manifest's
     game or players the folder name of `path`. Labels of different runs can collide (same settings, other
     seeds); `run_labels` resolves that."""
-    game = manifest.get("game")
-    players = manifest.get("players")
-    if not game or not players:
+    if manifest is None or not manifest.game or not manifest.players:
         return Path(path).name if path is not None else "run"
-    parts = [str(game), f"{players}p", _agents(manifest.get("agents") or [])]
-    if manifest.get("rotate_seats"):
+    game, players = manifest.game, manifest.players
+    parts = [str(game), f"{players}p", _agents(manifest.agents)]
+    if manifest.rotate_seats:
         parts.append("rotated")
-    stem = Path(str(manifest.get("config_path") or "base.toml")).stem
+    stem = Path(str(manifest.config_path or "base.toml")).stem
     if stem != "base":
         parts.append(stem)
-    rules = (manifest.get("config") or {}).get("rules") or {}
+    rules = (manifest.config or {}).get("rules") or {}
     extra = spec.run_label(rules, players) if spec is not None else ""
     if extra and extra not in stem:
         parts.append(extra)
     return " ".join(p for p in parts if p)
 
 
-def run_labels(runs: Iterable[tuple[dict, str | os.PathLike[str], GameSpec | None]]) -> list[str]:
+def run_labels(runs: Iterable[tuple[RunManifest | None, str | os.PathLike[str], GameSpec | None]],
+               ) -> list[str]:
     """Unique labels for several (manifest, path, spec) runs: run_label where it is unique, else the run
     folder's name (then "parent/folder", then a "#n" suffix, if even those collide)."""
     runs = list(runs)

@@ -27,7 +27,7 @@ from analysis.verdicts import DEFAULT_MARGINS, Margins, run_verdicts
 from analysis.worth_verdicts import worth_verdicts
 from sim import games
 from sim.errors import ConfigError
-from storage.run_dir import check_out, stopped_adaptively
+from storage.run_dir import check_out
 
 
 def default_out(paths: list[str | os.PathLike[str]]) -> Path:
@@ -80,7 +80,7 @@ def _build(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | No
     for label, run in zip(labels, runs, strict=True):
         for record in summary["runs"]:
             if record.get("label") == label:
-                record["stopped_adaptively"] = stopped_adaptively(run.manifest)
+                record["stopped_adaptively"] = run.manifest.stopped_adaptively
                 if run.handicap is not None:
                     record["seat_handicap_points"] = run.handicap.to_dict(orient="records")
     if values_runs:

@@ -6,7 +6,7 @@ A run's tally has two halves, and a third when the game can re-score a seat's bo
 - ``common``: what every game logs (games and players tables): the seats' tally (`analysis.seats.seat_tally`:
   win shares, scores, agents and the seats' per-game cross-products), ties (`analysis.ties.tie_tally`) and
   length;
-- ``game``: the game's own figures, from its registry entry (`GameSpec.report_tally`: chits, cards,
+- ``game``: the game's own figures, from its registry entry (`GameAnalysis.tally`: chits, cards,
   powers, the tie-break re-scoring, lead changes ...);
 - ``handicap``: each seat's re-scored share at every whole bonus (`run_handicap_tally`).
 
@@ -39,6 +39,7 @@ from analysis.tallied_run import RunTally
 from analysis.tally import REPORT_VERSION, hist
 from analysis.ties import tie_stats, tie_tally
 from sim.game_spec import GameSpec
+from storage.run_record import RunManifest
 
 __all__ = ["REPORT", "RunTally", "common_tally", "fair_share", "read_run_tally", "report_tally",
            "seat_equality_test", "seat_tests", "seat_win_rates", "start_player_advantage", "tie_stats"]
@@ -56,15 +57,15 @@ def common_tally(games: pd.DataFrame, players: pd.DataFrame, length: str) -> dic
             "length": hist(games[length].to_numpy(dtype=float, na_value=np.nan))}
 
 
-def report_tally(frames: dict[str, pd.DataFrame], manifest: dict,
+def report_tally(frames: dict[str, pd.DataFrame], manifest: RunManifest,
                  spec: GameSpec | None = None) -> dict[str, Any]:
-    """One chunk's whole tally: the common half, the game's own (`GameSpec.report_tally`) and the seats'
+    """One chunk's whole tally: the common half, the game's own (`GameAnalysis.tally`) and the seats'
     handicap sums. `spec` is the run's game; a chunk worker (analysis.parts), which receives the manifest
     alone, looks it up from the manifest (analysis.runs.spec_of)."""
     if spec is None:
         from analysis.runs import spec_of
 
-        spec = spec_of(manifest)
+        spec = spec_of(manifest.game)
     out: dict[str, Any] = {"common": common_tally(frames["games"], frames["players"],
                                                   spec.vocabulary.length)}
     game_tally = analysis_of(spec).tally
@@ -93,15 +94,15 @@ def read_run_tally(run_dir: str | os.PathLike[str], allow_partial: bool = False,
         from sim.errors import ConfigError
 
         raise ConfigError(f"{run_dir}: the run has no finished games yet")
-    return RunTally(path=snap.path, manifest=snap.manifest, spec=spec_of(snap.manifest), tally=tally,
+    return RunTally(path=snap.path, manifest=snap.manifest, spec=spec_of(snap.manifest.game), tally=tally,
                     parts_read=read, ranges=list(snap.ranges))
 
 
-def run_handicap_tally(players: pd.DataFrame, manifest: dict, spec: GameSpec) -> dict[str, Any] | None:
+def run_handicap_tally(players: pd.DataFrame, manifest: RunManifest, spec: GameSpec) -> dict[str, Any] | None:
     """`handicap_tally` of some games of a self-play run (its players table and manifest); None for a game
     without a re-scoring rule, or a run its seats' scores do not decide (`seats_decide`)."""
     study = spec.values
-    rules = spec.rules(manifest["config"], manifest["players"], "manifest.json")
+    rules = spec.rules(manifest.config, manifest.players, "manifest.json")
     shares = analysis_of(spec).win_shares
     if study is None or shares is None or not len(players) or not seats_decide(rules):
         return None

@@ -19,6 +19,7 @@ from sim.errors import ConfigError
 from sim.game_spec import GameSpec
 from storage.run_dir import RunDirectory
 from storage.run_parts import part_name
+from storage.run_record import RunManifest
 
 TABLES = ("games", "players", "events")
 # Integer columns may hold nulls (a chit id on an order-chit row, the winner of a shared win): read them
@@ -27,19 +28,19 @@ _NULLABLE = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32():
              pa.int64(): pd.Int64Dtype(), pa.uint64(): pd.UInt64Dtype(), pa.bool_(): pd.BooleanDtype()}
 
 
-def spec_of(manifest: dict) -> GameSpec:
+def spec_of(game: str) -> GameSpec:
     """The spec of the game a manifest names (its ``game``): where a run's game enters analysis by name,
     read from a file. Every reader of a run, sweep or profile looks its game up here once and hands the
     spec on; a ConfigError names the known games."""
     from sim import games
 
-    return games.spec(manifest["game"])
+    return games.spec(game)
 
 
 @dataclass
 class Run:
     path: Path
-    manifest: dict
+    manifest: RunManifest
     games: pd.DataFrame
     players: pd.DataFrame
     events: pd.DataFrame
@@ -52,18 +53,18 @@ class Run:
     @property
     def partial_note(self) -> str:
         """"partial: N of M games asked" for a run with fewer games than asked ('' when complete)."""
-        asked = int(self.manifest.get("games_asked", 0) or 0)
+        asked = self.manifest.games_asked
         n = len(self.games)
         return f"partial: {n:,} of {asked:,} games asked" if n < asked else ""
 
     @property
     def game(self) -> str:
-        return self.manifest["game"]
+        return self.manifest.game
 
     @property
     def rules(self):
         """The run's validated rules (its game's validator on the manifest's config snapshot)."""
-        return self.spec.rules(self.manifest["config"], self.manifest["players"],
+        return self.spec.rules(self.manifest.config, self.manifest.players,
                                str(self.path / "manifest.json"))
 
 
@@ -156,7 +157,7 @@ class Snapshot:
     """A run's manifest and the chunks of one consistent snapshot (`run_snapshot`), no table read."""
 
     path: Path
-    manifest: dict
+    manifest: RunManifest
     ranges: list[tuple[int, int]]
 
 
@@ -172,7 +173,7 @@ def run_snapshot(run_dir: str | os.PathLike[str], allow_partial: bool = False) -
     return Snapshot(path, manifest, RunDirectory(path, TABLES).intact(allow_partial))
 
 
-def checked_manifest(run_dir: str | os.PathLike[str]) -> dict:
+def checked_manifest(run_dir: str | os.PathLike[str]) -> RunManifest:
     """A run's manifest (storage/run_dir.py checks its keys and types) whose game is known and whose config
     snapshot its game's validator accepts: a ConfigError names the manifest, before any figure reads it."""
     path = Path(run_dir) / "manifest.json"
@@ -180,10 +181,10 @@ def checked_manifest(run_dir: str | os.PathLike[str]) -> dict:
     if manifest is None:
         raise ConfigError(f"{run_dir}: not a run directory (no manifest.json)")
     try:
-        spec = spec_of(manifest)
+        spec = spec_of(manifest.game)
     except ConfigError as err:
         raise ConfigError(f"{path}: game: {err}") from None
-    spec.rules(manifest["config"], manifest["players"], f"{path} (config)")
+    spec.rules(manifest.config, manifest.players, f"{path} (config)")
     return manifest
 
 
@@ -191,4 +192,4 @@ def read_run(run_dir: str | os.PathLike[str], allow_partial: bool = False) -> Ru
     """A run's manifest and tables, whole, as one consistent snapshot (`run_snapshot`)."""
     snap = run_snapshot(run_dir, allow_partial)
     return Run(snap.path, snap.manifest, *(read_table(snap.path, name, snap.ranges) for name in TABLES),
-               spec=spec_of(snap.manifest))
+               spec=spec_of(snap.manifest.game))

@@ -537,7 +537,7 @@ def read_profile(folder: str | os.PathLike[str]) -> Profile:
     if not runs:
         raise ConfigError(f"{folder}: the profile has no finished games yet")
     players = int(manifest["players"])
-    spec = spec_of(manifest)
+    spec = spec_of(manifest["game"])
     length = spec.vocabulary.length
     compared = list(runs)
     top = max(b for run in runs.values() for _, b in run.ranges)

@@ -4,19 +4,30 @@ seat win rates, agent win rates, ties and game length, all from the run's merged
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Protocol
+
 from analysis.adaptive_stop import ADAPTIVE_NOTE
 from analysis.run_tally import RunTally
 from analysis.seats import agent_win_rates, fair_share, seat_equality_test, seat_tests, seat_win_rates
 from analysis.verdicts import DEFAULT_MARGINS, Margins, error_rate_text, run_split, run_verdicts
-from storage.run_dir import stopped_adaptively
 
 
-def agents_text(manifest: dict) -> str:
+class Seated(Protocol):
+    """What names a run's players: a RunManifest, or the plan of a run (sim.app.runner.RunPlan)."""
+
+    @property
+    def agents(self) -> Sequence[str]: ...
+    @property
+    def rotate_seats(self) -> bool: ...
+
+
+def agents_text(run: Seated) -> str:
     """The players as a run's output names them: "expert in every seat", "greedy,random,random"."""
-    agents = [str(a) for a in manifest.get("agents", [])]
+    agents = [str(a) for a in run.agents]
     if agents and len(set(agents)) == 1:
         return f"{agents[0]} in every seat"
-    return ",".join(agents) + (" (rotated one seat a game)" if manifest.get("rotate_seats") else "")
+    return ",".join(agents) + (" (rotated one seat a game)" if run.rotate_seats else "")
 
 
 def format_run(run: RunTally, margins: Margins = DEFAULT_MARGINS) -> str:
@@ -25,13 +36,13 @@ def format_run(run: RunTally, margins: Margins = DEFAULT_MARGINS) -> str:
     m = run.manifest
     n = run.n_games
     c = run.common
-    lines = [f"{run.path}: {m['game']}, {m['players']} players, {agents_text(m)}, seed {m['seed']}, "
+    lines = [f"{run.path}: {m.game}, {m.players} players, {agents_text(m)}, seed {m.seed}, "
              f"{n:,} games" + (f" ({run.partial_note})" if run.partial_note else "")]
     lines += [f"  {v.sentence}" for v in run_verdicts(run, margins)]
     error = error_rate_text(run_split(margins))
     lines.append("  (verdict intervals are confidence sequences, valid however often the run is looked at or "
                  f"extended; {error[0].lower()}{error[1:-1]})")
-    adaptive = stopped_adaptively(m)
+    adaptive = m.stopped_adaptively
     lines += _seat_lines(c, adaptive)
     if adaptive:  # the seats' Wilson intervals and Holm flags would overstate: the verdicts above stay
         lines.append(f"  (fixed-size intervals and tests left out: {ADAPTIVE_NOTE})")
@@ -39,7 +50,7 @@ def format_run(run: RunTally, margins: Margins = DEFAULT_MARGINS) -> str:
         eq = seat_equality_test(c)
         lines.append(f"  all seats equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, "
                      f"p = {eq['p_value']:.3g}; * = differs from the fair share at 5%,")
-        lines.append(f"  Holm-adjusted over the {m['players']} seats (the chance of any false flag stays "
+        lines.append(f"  Holm-adjusted over the {m.players} seats (the chance of any false flag stays "
                      "<= 5%)")
     lines += _agent_lines(c, adaptive)
     return "\n".join(lines)

@@ -1,7 +1,7 @@
 """The comparison report of a sweep (`balance sweep`): per variant, player count and agents the
 start-player advantage, the largest gap between seat win rates (Ludii's "Balance" is 1 minus this gap), tie
 rate and tie-break share, game length and the spread of the component values (chits, cards: the game's
-registry entry, `GameSpec.tally_values`), each with its n and a 95% interval; charts of each metric
+registry entry, `GameAnalysis.component_values`), each with its n and a 95% interval; charts of each metric
 against the swept parameters; variants whose difference from the base is significant at 95% are marked.
 
 The figures come from the runs' merged tallies (`run_figures`, analysis.run_tally) and from sums
@@ -92,7 +92,7 @@ def share_matrix(frame: pd.DataFrame) -> np.ndarray:
 # ---- component values (chits, cards: the game's registry entry) --------------------------------------
 def value_spread(spec: GameSpec, run: RunTally) -> dict[str, Any]:
     """How unequal the components are: the win added by each component the game prices
-    (`GameSpec.tally_values`, from the run's tally: one row per ``item`` with ``win_added, ci_low,
+    (`GameAnalysis.component_values`, from the run's tally: one row per ``item`` with ``win_added, ci_low,
     ci_high``); ``spread`` (max minus min), the most and least valuable with their intervals: ``spread,
     max_item, max_value, max_low, max_high, min_item, min_value, min_low, min_high``. NaN (and "" items)
     for a game without component values."""
@@ -101,7 +101,7 @@ def value_spread(spec: GameSpec, run: RunTally) -> dict[str, Any]:
     values_of = analysis_of(spec).component_values
     if values_of is None or not run.own:
         return empty
-    table = values_of(run.own, run.manifest["config"])
+    table = values_of(run.own, run.manifest.config)
     items, low, high = table["item"], table["ci_low"], table["ci_high"]
     values = table["win_added"].to_numpy(dtype=float)
     if not np.isfinite(values).any():
@@ -396,7 +396,7 @@ def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[st
 
     folder = Path(folder)
     manifest = read_sweep_manifest(folder)
-    spec = spec_of(manifest)  # the game sweep.json names
+    spec = spec_of(manifest["game"])  # the game sweep.json names
     rows, runs, _ = sweep_rows(folder, manifest, jobs, backend)
     frame = sweep_table(rows)
     n_text = f"n = {int(frame['n'].min()):,} to {int(frame['n'].max()):,} games per run" \

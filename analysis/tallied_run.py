@@ -14,6 +14,7 @@ import pandas as pd
 
 from analysis.handicaps import handicap_table
 from sim.game_spec import GameSpec
+from storage.run_record import RunManifest
 
 
 @dataclass
@@ -21,7 +22,7 @@ class RunTally:
     """A run for the report: its manifest and its merged tally (`read_run_tally`), no table."""
 
     path: Path
-    manifest: dict
+    manifest: RunManifest
     spec: GameSpec                 # the run's game
     tally: dict
     parts_read: int = 0
@@ -33,7 +34,7 @@ class RunTally:
 
     @property
     def own(self) -> dict:
-        """The game's own tally (`GameSpec.report_tally`)."""
+        """The game's own tally (`GameAnalysis.tally`)."""
         return self.tally.get("game") or {}
 
     @property
@@ -42,18 +43,18 @@ class RunTally:
 
     @property
     def game(self) -> str:
-        return self.manifest["game"]
+        return self.manifest.game
 
     @property
     def partial_note(self) -> str:
         """"partial: N of M games asked" for a run with fewer games than asked ('' when complete)."""
-        asked = int(self.manifest.get("games_asked", 0) or 0)
+        asked = self.manifest.games_asked
         n = self.n_games
         return f"partial: {n:,} of {asked:,} games asked" if n < asked else ""
 
     @property
     def rules(self) -> Any:
-        return self.spec.rules(self.manifest["config"], self.manifest["players"],
+        return self.spec.rules(self.manifest.config, self.manifest.players,
                                str(self.path / "manifest.json"))
 
     @cached_property

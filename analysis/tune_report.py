@@ -182,7 +182,7 @@ def _confirm_section(state: dict[str, Any], run: RunTally) -> Section:
     seats = seat_win_rates(run.common)
     sec = Section("Tune: the recommended config on fresh games")
     sec.notes.append(f"Seat win rates of {state['recommended']} on {run.n_games:,} confirmation games "
-                     f"(seed {run.manifest['seed']}), Wilson 95% per seat; fair share "
+                     f"(seed {run.manifest.seed}), Wilson 95% per seat; fair share "
                      f"{pct(1 / state['players'])}, tolerance band ±{100 * state['target']['tolerance']:g} "
                      "percentage points.")
     fig = charts.grouped_bars(seats, category="seat", value="win_rate", low="ci_low", high="ci_high",

@@ -168,9 +168,9 @@ def values_section(runs: dict[str, ValuesRun]) -> tuple[Section, list[dict]]:
         everyone = table[table["seat"].astype(str) == "all"]
         sec.notes.append(
             f"<b>{html.escape(label)}</b>: {html.escape(str(run.path))} — {run.game}, {run.players} players, "
-            f"agents {html.escape(','.join(run.manifest['agents']))}, seed {run.manifest['seed']}, "
+            f"agents {html.escape(','.join(run.manifest.agents))}, seed {run.manifest.seed}, "
             f"n = {n_base:,} base games, "
-            f"positions {', '.join(_where(p, unit) for p in run.manifest['positions'])}.")
+            f"positions {', '.join(_where(p, unit) for p in run.manifest.positions)}.")
         sec.notes.append(_method_note(score))
         shown = everyone.sort_values(["position", "value"], ascending=[True, False])
         sec.tables.append((key, f"{label}: value of each component, averaged over seats "

@@ -34,7 +34,7 @@ def _agents(run: Any) -> str:
     """The run's agents as text (resolved, with their defaults, when the manifest has them; one name when
     every seat plays the same)."""
     m = run.manifest
-    agents = list(m.get("resolved_agents") or m.get("agents") or [])
+    agents = list(m.resolved_agents or m.agents)
     return agents[0] if len(set(agents)) == 1 else ",".join(agents)
 
 
@@ -120,7 +120,7 @@ def variant_section(title: str, runs: dict[str, RunTally], length: str, jobs: in
     """The "variant minus base" section of a game's runs, per player count with two runs or more."""
     by_players: dict[int, dict[str, RunTally]] = {}
     for label, run in runs.items():
-        by_players.setdefault(int(run.manifest["players"]), {})[label] = run
+        by_players.setdefault(int(run.manifest.players), {})[label] = run
     tables, warnings, stopped = [], [], set()
     for players, group in sorted(by_players.items()):
         if len(group) < 2:

@@ -55,6 +55,7 @@ from analysis.sequences import (  # noqa: F401  (the names verdicts have always 
 )
 from analysis.tally import SHARE_SCALE, mean_sd
 from sim.errors import ConfigError
+from storage.run_record import RunManifest
 
 
 @dataclass(frozen=True)
@@ -564,10 +565,10 @@ def length_verdict(c: dict, unit: str) -> Verdict:
                    high=d["ci_high"], unit=unit, margin=None, n=n, detail={"median": d["median"]})
 
 
-def seconds_per_game(manifest: dict) -> float | None:
+def seconds_per_game(manifest: RunManifest) -> float | None:
     """This run's own wall time per game: every session's seconds over its games (starting workers
     included, as the next games will pay it too); None when unknown."""
-    sessions = [s for s in manifest.get("sessions", []) if int(s.get("games_played", 0)) > 0
+    sessions = [s for s in manifest.sessions if int(s.get("games_played", 0)) > 0
                 and float(s.get("seconds", 0.0)) > 0]
     games = sum(int(s["games_played"]) for s in sessions)
     return sum(float(s["seconds"]) for s in sessions) / games if games >= 100 else None

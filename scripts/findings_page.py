@@ -23,6 +23,7 @@ from analysis.causal_values import component_values, group_values, power_values,
 from analysis.stats import wilson_intervals
 from analysis.verdicts import BEYOND, SMALL, TOO_FEW, UNDECIDED, WITHIN
 from analysis.worth_verdicts import worth_verdicts
+from storage.run_dir import load_manifest
 
 
 class Unsupported(Exception):
@@ -105,7 +106,7 @@ def unchanged_games(folder: Path) -> dict[str, dict[str, int]]:
     many differ from the control game with the holder's score raised by the component's points (score or
     game length): 0 means holding it changed no move."""
     table = pd.read_parquet(folder / "values.parquet")
-    components = json.loads((folder / "manifest.json").read_text())["components"]
+    components = load_manifest(folder / "manifest.json").components or ()
     keys = ["game_id", "position", "seat"]
     out = {}
     for k, c in enumerate(components):
@@ -130,7 +131,7 @@ def kamakura_values(folder: Path) -> dict[str, Any]:
     worth = {v.key.split(":", 1)[1]: v for v in worth_verdicts(run)[1:]}
     return {"start": {r["component"]: r for r in start.to_dict(orient="records")},
             "powers": powers.to_dict(orient="records"), "worth": worth,
-            "n": int(run.table["game_id"].nunique()), "positions": run.manifest["positions"],
+            "n": int(run.table["game_id"].nunique()), "positions": run.manifest.positions,
             "games": len(run.table.drop_duplicates(["game_id", "position", "component", "holder",
                                                     "with_power"])),
             "unchanged": unchanged_games(folder), "unchanged_words": _blue_words(worth)}

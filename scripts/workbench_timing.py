@@ -49,7 +49,9 @@ class Workbench:
 
 def pace(run_dir: Path) -> float:
     """Games per second of a run's last session, as its manifest records it."""
-    session = json.loads((run_dir / "manifest.json").read_text())["sessions"][-1]
+    from storage.run_dir import load_manifest
+
+    session = load_manifest(run_dir / "manifest.json").sessions[-1]
     return session["games_played"] / session["seconds"]
 
 

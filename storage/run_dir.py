@@ -29,6 +29,7 @@ from storage.run_parts import (
     rows_of,
     trim_cut_record,
 )
+from storage.run_record import RunManifest
 
 #: the manifest as it is written, before it replaces manifest.json in one step
 MANIFEST_TMP = ".manifest.json.tmp"
@@ -37,25 +38,12 @@ MANIFEST_TMP = ".manifest.json.tmp"
 SCRATCH = (LOCK_NAME, MANIFEST_TMP)
 TABLES = ("events", "players", "games")  # write order: games last marks a chunk finished
 SUMMARIES = "summaries"  # each chunk's cached statistics (analysis/parts.py), keyed by its parts
-#: the manifest keys that make two runs the same run (with resolved_agents)
-IDENTITY = ("game", "config_hash", "players", "agents", "rotate_seats", "seed", "study", "positions")
-#: what a manifest written before a key existed means by its absence
-_ABSENT = {"study": "simulate", "positions": None}
 _PART = re.compile(r"part-(\d{10})-(\d{10})\.parquet$")
 
 
 #: a manifest is a few kilobytes (its config snapshot, a line per session): past this it is not one, and
 #: reading it could exhaust the memory
 MAX_MANIFEST_BYTES = 16 * 2**20
-_Check = tuple[str, type | tuple[type, ...], bool]  # key, JSON type(s), required
-#: what every manifest the toolkit writes holds (simulate and values runs alike), the readers' only keys
-_MANIFEST: tuple[_Check, ...] = (
-    ("game", str, True), ("players", int, True), ("config", dict, True), ("agents", list, True),
-    ("seed", int, True), ("rotate_seats", bool, False), ("config_hash", str, False), ("study", str, False),
-    ("games_asked", int, False), ("games_finished", int, False), ("sessions", list, False),
-    ("wall_time_s", (int, float), False), ("resolved_agents", list, False),
-    ("positions", (list, type(None)), False), ("components", list, False),
-    ("stopped_adaptively", bool, False))
 
 
 def _no_constant(name: str) -> float:
@@ -84,33 +72,23 @@ def read_json_object(path: Path, what: str, lists: tuple[str, ...] = ()) -> dict
     return found
 
 
-def load_manifest(path: Path) -> dict:
+def load_manifest(path: Path) -> RunManifest:
     """Read and check a manifest file: one line naming the file (and key) for anything a reader would trip
     on (bytes that are not JSON, NaN, nesting deeper than the parser's stack, a key missing or of the
     wrong type, a count below zero, a file too large to be a manifest)."""
-    manifest = read_json_object(path, "run manifest")
-    check_manifest(manifest, path)
-    return manifest
+    return RunManifest.from_json(read_json_object(path, "run manifest"), path)
 
 
-def check_manifest(manifest: dict, path: Path) -> None:
-    """Refuse (ConfigError naming `path` and the key) a manifest without the keys and types the toolkit
-    writes (`_MANIFEST`): the readers index it without further checks."""
-    for key, kind, required in _MANIFEST:
-        if key not in manifest:
-            if required:
-                raise ConfigError(f"{path}: {key}: missing (the manifest of a run holds it)")
-            continue
-        value = manifest[key]
-        if not isinstance(value, kind) or (isinstance(value, bool) and kind in (int, (int, float))):
-            raise ConfigError(f"{path}: {key}: wrong type ({type(value).__name__}: {str(value)[:40]!r})")
-        if isinstance(value, int | float) and not isinstance(value, bool) and key != "seed" and value < 0:
-            raise ConfigError(f"{path}: {key}: must not be negative, got {value}")
-    if manifest["players"] < 1 or len(manifest["agents"]) != manifest["players"] or not all(
-            isinstance(a, str) for a in manifest["agents"]):
-        raise ConfigError(f"{path}: agents: must list one agent name per player ({manifest['players']})")
-    if not all(isinstance(s, dict) for s in manifest.get("sessions", [])):
-        raise ConfigError(f"{path}: sessions: must list one record (a JSON object) per session")
+def manifest_study(path: str | os.PathLike[str]) -> str | None:
+    """The study a run directory's manifest names ("simulate", "values"; "simulate" when it names none),
+    read without checking the rest; None when there is no manifest or it cannot be read (its reader then
+    refuses it, naming the file)."""
+    manifest = Path(path) / "manifest.json"
+    try:
+        found = json.loads(manifest.read_text()) if manifest.is_file() else None
+    except (OSError, ValueError, RecursionError):
+        return None
+    return found.get("study", "simulate") if isinstance(found, dict) else None
 
 
 def mark_stopped_adaptively(*paths: str | os.PathLike[str]) -> None:
@@ -124,13 +102,8 @@ def mark_stopped_adaptively(*paths: str | os.PathLike[str]) -> None:
             continue
         with RunLock(path, wait=True):  # not under a writer's feet: its manifest is rewritten whole
             manifest = run_dir.read_manifest()
-            if manifest is not None and not manifest.get("stopped_adaptively"):
-                run_dir.write_manifest({**manifest, "stopped_adaptively": True})
-
-
-def stopped_adaptively(manifest: dict) -> bool:
-    """Whether a run's manifest says it stopped when its verdicts were decided (`mark_stopped_adaptively`)."""
-    return bool(manifest.get("stopped_adaptively"))
+            if manifest is not None and not manifest.stopped_adaptively:
+                run_dir.write_manifest(manifest.updated(stopped_adaptively=True))
 
 
 class RunDirectory:
@@ -145,16 +118,17 @@ class RunDirectory:
     def table_dir(self, name: str) -> Path:
         return self.path / f"{name}.parquet"
 
-    def read_manifest(self) -> dict | None:
+    def read_manifest(self) -> RunManifest | None:
         """The run's manifest, checked (`check_manifest`); None when there is none. A manifest that is not
         what the toolkit writes is refused (ConfigError naming the file and key) before anything reads it."""
         if not self.manifest_path.exists() and not self.manifest_path.is_symlink():
             return None
         return load_manifest(self.manifest_path)
 
-    def write_manifest(self, manifest: dict) -> None:
+    def write_manifest(self, manifest: RunManifest) -> None:
+        """Write the manifest (`RunManifest.to_json`) whole: to a temporary file renamed over the old."""
         tmp = self.path / MANIFEST_TMP
-        tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True))
+        tmp.write_text(json.dumps(manifest.to_json(), indent=2, sort_keys=True))
         os.replace(tmp, self.manifest_path)
 
     def parts(self, name: str) -> set[tuple[int, int]]:
@@ -291,7 +265,7 @@ def refuse_foreign(run_dir: RunDirectory) -> None:
                           "(no manifest.json); choose another --out")
 
 
-def check_directory(run_dir: RunDirectory, identity: dict, force: bool) -> dict | None:
+def check_directory(run_dir: RunDirectory, identity: RunManifest, force: bool) -> RunManifest | None:
     """Refuse (ConfigError) a directory that holds something else or a different run, unless forced.
     `identity` is the asking run's record (RunPlan.identity): IDENTITY's keys and resolved_agents.
     Returns the directory's manifest when it holds the same run (None for a new or replaced one)."""
@@ -303,17 +277,10 @@ def check_directory(run_dir: RunDirectory, identity: dict, force: bool) -> dict 
                               "run the same command with --force to rebuild the manifest from them (checked "
                               "by replaying one chunk)")
         return None
-    ours = identity
-    theirs = {key: manifest.get(key, _ABSENT.get(key)) for key in IDENTITY}
-    asked = {key: ours.get(key, _ABSENT.get(key)) for key in IDENTITY}
-    differs = [key for key in IDENTITY if theirs[key] != asked[key]]
-    # Runs made before agents were recorded resolved lack the key: their agent strings must do.
-    if manifest.get("resolved_agents", ours["resolved_agents"]) != ours["resolved_agents"]:
-        differs.append("resolved_agents")
+    differs = manifest.differences(identity)
     if differs and not force:
-        shown = "; ".join(f"{k}: run has {theirs.get(k, manifest.get(k))!r}, "
-                          f"asked {asked.get(k, ours.get(k))!r}"
-                          for k in differs)
+        shown = "; ".join(f"{key}: run has {theirs!r}, asked {asked!r}"
+                          for key, (theirs, asked) in differs.items())
         raise ConfigError(f"{run_dir.path}: made by a different run ({shown}); use another --out, "
                           "or --force to replace it")
     if differs:

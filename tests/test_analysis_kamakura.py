@@ -448,7 +448,7 @@ def real_run(tmp_path_factory: pytest.TempPathFactory):
 
 def test_smoke_on_a_real_run(real_run) -> None:
     run = real_run
-    players, games, events, config = run.players, run.games, run.events, run.manifest["config"]
+    players, games, events, config = run.players, run.games, run.events, run.manifest.config
     n = len(games)
     assert n == 300
 
@@ -507,7 +507,7 @@ def test_smoke_on_a_real_run(real_run) -> None:
 
 def test_block_processing_gives_the_same_answers(real_run, monkeypatch: pytest.MonkeyPatch) -> None:
     run = real_run
-    config = run.manifest["config"]
+    config = run.manifest.config
 
     def everything():
         return (chit_values(run.events, run.players, config),
@@ -547,7 +547,7 @@ def test_a_last_to_play_run_rescores_to_its_logged_shares(tmp_path: Path) -> Non
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     run = read_run(out)
-    assert run.manifest["config"]["rules"]["tie_break"] == "last_to_play"
+    assert run.manifest.config["rules"]["tie_break"] == "last_to_play"
     rescored = rescore_ties(run.players, reference="last_to_play").set_index(["rule", "seat"])
     logged = seat_win_rates(run.players)["wins"].to_numpy()
     assert rescored.loc["last_to_play", "wins"].to_numpy() == pytest.approx(logged)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ from analysis.run_labels import run_label, run_labels
 from analysis.runs import read_run
 from analysis.stats import wilson_interval
 from sim import games
+from storage.run_record import RunManifest
 from tests import oracles
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -357,17 +359,17 @@ def test_side_by_side_refuses_ambiguous_keys():
 
 def test_run_labels():
     sakura, kamakura_spec = games.spec("sakura"), games.spec("kamakura")
-    base = {"game": "sakura", "players": 4, "agents": ["random"] * 4, "rotate_seats": False,
-            "config_path": "configs/sakura/base.toml", "config": {"rules": {}}}
+    base = RunManifest(game="sakura", players=4, agents=["random"] * 4, rotate_seats=False,
+                       config_path="configs/sakura/base.toml", config={"rules": {}}, seed=1)
     assert run_label(base, "/runs/a", sakura) == "sakura 4p random"
-    kamakura = {"game": "kamakura", "players": 3, "agents": ["greedy", "random", "random"],
-                "rotate_seats": True, "config_path": "configs/kamakura/base.toml"}
+    kamakura = RunManifest(game="kamakura", players=3, agents=["greedy", "random", "random"],
+                           rotate_seats=True, config_path="configs/kamakura/base.toml", config={}, seed=1)
     assert run_label(kamakura, "/runs/k", kamakura_spec) == "kamakura 3p greedy,random,random rotated"
-    tactical = {**base, "players": 2, "agents": ["greedy", "random"],
-                "config": {"rules": {"two_player_variant": "tactical"}}}
+    tactical = replace(base, players=2, agents=["greedy", "random"],
+                       config={"rules": {"two_player_variant": "tactical"}})
     assert run_label(tactical, "/runs/t", sakura) == "sakura 2p greedy,random tactical"
     assert run_label(tactical, "/runs/t") == "sakura 2p greedy,random"  # no spec: no words of its rules
-    assert run_label({}, "/runs/odd") == "odd"
+    assert run_label(None, "/runs/odd") == "odd"
     labels = run_labels([(base, "/runs/a", sakura), (base, "/runs/b", sakura), (tactical, "/runs/t", sakura)])
     assert labels == ["a", "b", "sakura 2p greedy,random tactical"]
     assert len(set(run_labels([(base, "/x/a", sakura), (base, "/y/a", sakura)]))) == 2

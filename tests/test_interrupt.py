@@ -123,7 +123,7 @@ def assert_kept(run: Path) -> int:
     assert sorted(read_records(run)) == run_dir.finished() == run_dir.intact()
     assert not list(run.rglob(".tmp-*"))
     kept = run_dir.finished_total()
-    assert run_dir.read_manifest()["games_finished"] == kept
+    assert run_dir.read_manifest().games_finished == kept
     assert held_by(run) is None
     return kept
 

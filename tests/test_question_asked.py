@@ -34,6 +34,7 @@ from analysis.verdicts import (
     tie_verdict,
 )
 from sim.app.until_decided import play_until_decided, progress_lines, tally_statuses
+from storage.run_record import RunManifest
 
 
 def tally(wins: list[int], games: int) -> dict:
@@ -105,8 +106,9 @@ def test_the_tie_break_share_in_the_ties_change_is_a_description() -> None:
 
 # ---- item 5: the forecast's time is the run's own pace ---------------------------------------------------
 def test_the_pace_is_the_runs_own_not_its_fastest_session() -> None:
-    manifest = {"sessions": [{"games_played": 1000, "seconds": 10.0},
-                             {"games_played": 3000, "seconds": 60.0}]}
+    manifest = RunManifest(game="kamakura", players=2, config={}, agents=["random"] * 2, seed=0,
+                           sessions=[{"games_played": 1000, "seconds": 10.0},
+                                     {"games_played": 3000, "seconds": 60.0}])
     assert seconds_per_game(manifest) == pytest.approx(70 / 4000)
 
 

@@ -13,6 +13,7 @@ from analysis.readings import reconstructed_parts, reconstruction_notes, rule_re
 from analysis.runs import Run
 from sim import games
 from sim.config import load_toml
+from storage.run_record import RunManifest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -20,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def run_of(config: str, players: int, **rules) -> Run:
     merged, _ = load_toml(ROOT / config)
     merged["rules"] = {**merged.get("rules", {}), **rules}
-    manifest = {"game": merged["game"], "players": players, "config": merged}
+    manifest = RunManifest(game=merged["game"], players=players, config=merged, agents=["random"] * players,
+                           seed=0)
     return Run(Path("/nowhere"), manifest, pd.DataFrame(), pd.DataFrame(), pd.DataFrame(),
                spec=games.spec(merged["game"]))
 

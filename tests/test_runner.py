@@ -53,7 +53,7 @@ def test_tables_identical_for_jobs_and_backends(tmp_path: Path) -> None:
     run = read_run(tmp_path / "jobs1")
     assert len(run.games) == 1500 and run.games["game_id"].tolist() == list(range(1500))
     assert len(run.players) == 4500 and set(run.players["agent"]) == {"random", "greedy"}
-    assert run.manifest["games_finished"] == 1500 and run.manifest["config_hash"]
+    assert run.manifest.games_finished == 1500 and run.manifest.config_hash
     # scores in players agree with the gains logged in events (every figure can come from the logs)
     gains = run.events[run.events["kind"] == "gain"].groupby(["game_id", "seat"])["points"].sum()
     scores = run.players.set_index(["game_id", "seat"])["score"]
@@ -103,7 +103,7 @@ def test_sakura_runs_with_rotated_seats(tmp_path: Path) -> None:
                    "--rotate-seats", "--jobs", "2", "--out", str(out))
     assert run.returncode == 0, run.stderr
     r = read_run(out)
-    assert r.game == "sakura" and len(r.games) == 800 and r.manifest["rotate_seats"] is True
+    assert r.game == "sakura" and len(r.games) == 800 and r.manifest.rotate_seats is True
     greedy_seats = r.players[r.players["agent"] == "greedy"]["seat"].value_counts()
     assert sorted(greedy_seats.index) == [0, 1, 2, 3] and set(greedy_seats) == {200}
     cards = r.events[r.events["kind"] == "card"]

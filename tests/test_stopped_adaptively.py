@@ -50,13 +50,13 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 def test_the_mark_is_in_the_manifest_and_survives_an_extension(runs, tmp_path: Path) -> None:
     plain, until = runs
-    assert load_manifest(until / "manifest.json")["stopped_adaptively"] is True
-    assert "stopped_adaptively" not in load_manifest(plain / "manifest.json")
+    assert load_manifest(until / "manifest.json").stopped_adaptively is True
+    assert "stopped_adaptively" not in json.loads((plain / "manifest.json").read_text())
     grown = tmp_path / "grown"
     shutil.copytree(until, grown)
     simulate(grown, 400)  # extended with a fixed --games: it still stopped adaptively once
     manifest = load_manifest(grown / "manifest.json")
-    assert manifest["stopped_adaptively"] is True and manifest["games_finished"] == 400
+    assert manifest.stopped_adaptively is True and manifest.games_finished == 400
     mark_stopped_adaptively(tmp_path / "nothing")  # no run there: nothing made
     assert not (tmp_path / "nothing").exists()
 
@@ -131,14 +131,14 @@ def test_simulate_and_compare_until_decided_mark_their_runs(tmp_path: Path) -> N
     done = balance("simulate", KAMAKURA, "--players", "3", "--agents", "random", "--until-decided", "--games",
                    "200", "--jobs", "1", "--out", str(out))
     assert done.returncode == 0, done.stderr
-    assert load_manifest(out / "manifest.json")["stopped_adaptively"] is True
+    assert load_manifest(out / "manifest.json").stopped_adaptively is True
     assert ADAPTIVE_NOTE in done.stdout and "95% CI" not in done.stdout
     folder = tmp_path / "compare"
     done = balance("compare", KAMAKURA, "configs/kamakura/tie-shared.toml", "--players", "3", "--agents",
                    "random", "--until-decided", "--games", "200", "--jobs", "1", "--out", str(folder))
     assert done.returncode == 0, done.stderr
     for name in ("base", "variant"):
-        assert load_manifest(folder / name / "manifest.json")["stopped_adaptively"] is True
+        assert load_manifest(folder / name / "manifest.json").stopped_adaptively is True
     assert ADAPTIVE_NOTE in (folder / "report" / "index.html").read_text()
 
 
@@ -148,7 +148,7 @@ def test_profile_until_decided_marks_its_levels_and_its_skill_section_says_why(t
                    "--games", "200", "--jobs", "1", "--quiet", "--out", str(out))
     assert done.returncode == 0, done.stderr
     for level in ("random", "greedy"):
-        assert load_manifest(out / level / "manifest.json")["stopped_adaptively"] is True
+        assert load_manifest(out / level / "manifest.json").stopped_adaptively is True
     page = (out / "report" / "index.html").read_text()
     skill = page[page.index("id='skill_0'"):]
     assert ADAPTIVE_NOTE in skill and "Holm's adjustment runs over" not in skill
@@ -170,5 +170,5 @@ def test_a_run_interrupted_between_rounds_is_marked_too(tmp_path: Path, monkeypa
                  "--jobs", "1", "--quiet", "--until-decided", "--out", str(out)])
     assert code == 130
     manifest = load_manifest(out / "manifest.json")
-    assert manifest["stopped_adaptively"] is True and manifest["games_finished"] == 200
+    assert manifest.stopped_adaptively is True and manifest.games_finished == 200
     assert ADAPTIVE_NOTE in format_run(read_run_tally(out))

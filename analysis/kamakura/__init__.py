@@ -5,10 +5,10 @@ the Kamakura functions of the question modules, for `analysis.kamakura.report` a
 Each question lives in its own module: seats in the game-independent `analysis.seats`, how often ties
 decide in `analysis.ties`, the tie re-scoring under every R-9 rule in `analysis.kamakura.ties`, chits and
 powers in `analysis.kamakura.chit_values`, scores, passing and lead changes in
-`analysis.kamakura.game_flow`; the report sections in `analysis.kamakura.report` (the registry's
-`report_sections`). Each figure the report shows has a ``*_tally`` (what some games add, whole numbers that
-merge exactly: analysis.tally) and a ``*_from`` (the figure from a merged tally): a figure of some tables
-held whole is the ``*_from`` of their ``*_tally``, one chunk. All are pure functions: DataFrames in,
+`analysis.kamakura.game_flow`; the report sections in `analysis.kamakura.report` (Kamakura's
+`GameAnalysis.sections`). Each figure the report shows has a ``*_tally`` (what some games add, whole numbers
+that merge exactly: analysis.tally) and a ``*_from`` (the figure from a merged tally): a figure of some
+tables held whole is the ``*_from`` of their ``*_tally``, one chunk. All are pure functions: DataFrames in,
 DataFrames or dicts out; nothing is printed or written. Every rate comes with its n and a Wilson 95%
 interval, every difference with a normal 95% interval. Seats are 0-based as in the tables (seat 0 is the
 start player, "seat 1" in docs/rules.md prose).

@@ -3,7 +3,7 @@ and the win share of holders against the others; per power: activation rate and 
 activating player-games against the others (normal 95% intervals of the differences). All associations,
 not causal effects (those come from `balance values`, analysis/causal_values.py). The logistic regression of
 winning on the chits held was removed: the holdings sum to the score, so it measured points, not chits.
-`component_values_from` is the registry's uniform view of these associations (`GameSpec.tally_values`,
+`component_values_from` is the registry's uniform view of these associations (`GameAnalysis.component_values`,
 used by the sweep report).
 
 The chit colours are the engine's (`sim.kamakura.params.COLOURS`); the events table logs an order chit's
@@ -225,7 +225,8 @@ def power_values_from(tally: Mapping[str, Any]) -> pd.DataFrame:
 
 
 def component_values_from(own: Mapping[str, Any], config: Mapping[str, Any]) -> pd.DataFrame:
-    """The win added by each chit type, in the registry's uniform shape (`GameSpec.tally_values`): ``item``
+    """The win added by each chit type, in the shape every game gives (`GameAnalysis.component_values`):
+    ``item``
     ("<colour> <icons>", e.g. "red 3"), ``win_added``, ``ci_low``, ``ci_high`` (`chit_values_from`), one
     row per chit type of the config's chit set, from the Kamakura half of a run's merged report tally.
     ``config``: the run manifest's config snapshot."""

@@ -1,7 +1,7 @@
 """The Kamakura sections of the report: seats, ties, chit and power values, scores.
 
-`kamakura_sections` is the registry's `report_sections` of Kamakura (sim/kamakura/spec.py), computed from
-each run's merged tally (analysis.run_tally); `kamakura_tally`, the registry's `report_tally`, is what one
+`kamakura_sections` is Kamakura's `GameAnalysis.sections` (analysis/kamakura/entry.py), computed from
+each run's merged tally (analysis.run_tally); `kamakura_tally`, its `GameAnalysis.tally`, is what one
 chunk of games adds to it. The page kit is `analysis.page`.
 """
 
@@ -44,6 +44,7 @@ from analysis.tallied_run import RunTally
 from analysis.tally import Hist
 from analysis.ties import tie_stats
 from sim.kamakura.params import rules_from_mapping
+from storage.run_record import RunManifest
 
 
 def _n(run: RunTally) -> str:
@@ -52,11 +53,11 @@ def _n(run: RunTally) -> str:
 
 
 def kamakura_tally(games: pd.DataFrame, players: pd.DataFrame, events: pd.DataFrame,
-                   manifest: dict) -> dict[str, Any]:
+                   manifest: RunManifest) -> dict[str, Any]:
     """The Kamakura half of one chunk's report tally (analysis.run_tally): scores, passing and lead changes,
     chits, powers, and the tie-break re-scoring against the run's configured rule."""
-    config = manifest["config"]
-    rule = rules_from_mapping(config, manifest["players"], "manifest.json").tie_break
+    config = manifest.config
+    rule = rules_from_mapping(config, manifest.players, "manifest.json").tie_break
     return {"flow": K.flow_tally(players, games, events), "chits": K.chit_tally(events, players, config),
             "powers": K.power_tally(events, players, config),
             "rescore": K.rescore_tally(players, reference=rule)}
@@ -103,7 +104,7 @@ def _figures(run: RunTally) -> dict[str, Any]:
     return {"seats": seat_win_rates(c), "equality": seat_equality_test(c), "flags": seat_tests(c),
             "advantage": start_player_advantage(c), "ties": tie_stats(c),
             "rescored": K.rescore_ties_from(own["rescore"]),
-            "chits": K.chit_values_from(own["chits"], run.manifest["config"]),
+            "chits": K.chit_values_from(own["chits"], run.manifest.config),
             "powers": K.power_values_from(own["powers"]), "scores": K.score_stats_from(own["flow"]),
             "passing": K.pass_timing_from(own["flow"]), "leads": K.lead_changes_from(own["flow"])}
 
@@ -201,7 +202,7 @@ def _summary(lab: str, run: RunTally, f: dict[str, Any]) -> dict[str, Any]:
     m = run.manifest
     return {
         "label": lab, "game": "kamakura", "run": str(run.path), "games": run.n_games,
-        "players": m["players"],
+        "players": m.players,
         "seats": f["seats"][["seat", "win_rate", "ci_low", "ci_high"]].to_dict(orient="records"),
         "seat_equality_test": {k: f["equality"][k] for k in ("statistic", "dof", "p_value")},
         "seat_tests": f["flags"].to_dict(orient="records"),

@@ -7,7 +7,7 @@ their mean score Sakura's tokens), ties in `analysis.sakura.ties` (``tie_stats_f
 of ties to `analysis.ties.tie_stats`; ``rescore_ties_from`` re-scores under every R-14 rule and, with two
 players, both readings of R-23), card and action values in `analysis.sakura.card_values`, bumps, sakura
 scoring and game length in `analysis.sakura.game_flow`; the report sections in `analysis.sakura.report` (the
-registry's `report_sections`). The report reads a run by parts (docs/howto/scale.md): each figure X is
+`GameAnalysis.sections`). The report reads a run by parts (docs/howto/scale.md): each figure X is
 ``X_from(X_tally(tables...))``, where ``X_tally`` is what one chunk of games adds (whole numbers, merged
 exactly by `analysis.tally.merge`) and ``X_from`` reads the figure off a merged tally; the figure of some
 tables held whole is the ``X_from`` of their ``X_tally``, one chunk. Seats are 0-based as in the tables

@@ -4,8 +4,8 @@ intervals cluster-robust by game (the player-games of one game are dependent), a
 win share. The court painter's cards are not counted. Each table is computed from whole-number sums
 (`card_tally`, `action_tally`, mergeable across chunks of games) by `card_values_from`,
 `action_values_from`: the cluster-robust variance is a quadratic form in per-game sums (`_se_from_sums`).
-`component_values_from` is the registry's uniform view of the card values (`GameSpec.tally_values`, used
-by the sweep report). The action ids and their order are the engine's (`sim.sakura.params`).
+`component_values_from` is the uniform view of the card values (`GameAnalysis.component_values`, used by
+the sweep report). The action ids and their order are the engine's (`sim.sakura.params`).
 """
 
 from __future__ import annotations
@@ -274,7 +274,8 @@ def action_values_from(tally: Mapping[str, Any]) -> pd.DataFrame:
 
 
 def component_values_from(own: Mapping[str, Any], config: Mapping[str, Any] | None = None) -> pd.DataFrame:
-    """The win added by each card played, in the registry's uniform shape (`GameSpec.tally_values`): ``item``
+    """The win added by each card played, in the shape every game gives (`GameAnalysis.component_values`):
+    ``item``
     ("card <order number>"), ``win_added``, ``ci_low``, ``ci_high`` (`card_values_from`'s win_added and
     added_ci_low/added_ci_high), one row per card played, from the Sakura half of a run's merged report
     tally. ``config`` (the run manifest's config snapshot) is not needed: the cards' halves are logged with

@@ -1,7 +1,7 @@
 """The Sakura sections of the report: seats, ties, cards, bumps, sakura tokens, length.
 
-`sakura_sections` is the registry's `report_sections` of Sakura (sim/sakura/spec.py), computed from each
-run's merged tally (analysis.run_tally); `sakura_tally`, the registry's `report_tally`, is what one chunk of
+`sakura_sections` is Sakura's `GameAnalysis.sections` (analysis/sakura/entry.py), computed from each
+run's merged tally (analysis.run_tally); `sakura_tally`, its `GameAnalysis.tally`, is what one chunk of
 games adds to it. The page kit is `analysis.page`.
 """
 
@@ -48,19 +48,20 @@ from analysis.seats import seat_equality_test, seat_tests, seat_win_rates
 from analysis.stats import mean_interval
 from analysis.tallied_run import RunTally
 from sim.sakura.params import rules_from_mapping
+from storage.run_record import RunManifest
 
 
 def sakura_tally(games: pd.DataFrame, players: pd.DataFrame, events: pd.DataFrame,
-                 manifest: dict) -> dict[str, Any]:
+                 manifest: RunManifest) -> dict[str, Any]:
     """The Sakura half of one chunk's report tally (analysis.run_tally): the court painter's win share,
     ties, the tie-break re-scoring against the run's own rule (`run_rule`), card and action values,
     bumps, tokens at each sakura and game length."""
-    rules = rules_from_mapping(manifest["config"], manifest["players"], "manifest.json")
+    rules = rules_from_mapping(manifest.config, manifest.players, "manifest.json")
     return {"court": S.court_tally(players, games), "ties": S.tie_tally(games),
             "rescore": S.rescore_tally(players, reference=S.run_rule(rules), games=games),
             "cards": S.card_tally(events, players), "actions": S.action_tally(events, players),
             "bumps": S.bump_tally(games, events, players),
-            "trees": S.sakura_tokens_tally(events, manifest["players"]), "rounds": S.round_tally(games)}
+            "trees": S.sakura_tokens_tally(events, manifest.players), "rounds": S.round_tally(games)}
 
 
 def sakura_sections(runs: dict[str, RunTally]) -> tuple[list[Section], list[dict[str, Any]]]:
@@ -101,7 +102,7 @@ def _seat_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]],
     notes = []
     for lab, run in runs.items():
         f = figures[lab]
-        fair = 1 / run.manifest["players"]
+        fair = 1 / run.manifest.players
         first = f["seats"].iloc[0]
         eq = f["equality"]
         notes.append(
@@ -229,11 +230,11 @@ def _summary(lab: str, run: RunTally, f: dict[str, Any]) -> dict[str, Any]:
     court = f["court"]
     return {
         "label": lab, "game": "sakura", "run": str(run.path), "games": run.n_games,
-        "players": run.manifest["players"],
+        "players": run.manifest.players,
         "seats": f["seats"][["seat", "win_rate", "ci_low", "ci_high"]].to_dict(orient="records"),
         "seat_equality_test": {k: f["equality"][k] for k in ("statistic", "dof", "p_value")},
         "seat_tests": f["flags"].to_dict(orient="records"),
-        "start_player_advantage": _advantage(f["seats"], run.manifest["players"]),
+        "start_player_advantage": _advantage(f["seats"], run.manifest.players),
         "ties": {k: f["ties"][k] for k in TIE_KEYS},
         "tiebreak_rescoring": rescoring_summary(f["rescored"]),
         **({"court_win_rate": {k: float(court.iloc[0][k])
@@ -247,7 +248,7 @@ def _summary(lab: str, run: RunTally, f: dict[str, Any]) -> dict[str, Any]:
 
 def _court_competes(run: RunTally) -> bool:
     """A two-player run played under court_can_win (R-23): the court painter could win."""
-    return run.manifest["players"] == 2 and bool(run.rules.court_can_win)
+    return run.manifest.players == 2 and bool(run.rules.court_can_win)
 
 
 def _r23_notes(runs: dict[str, RunTally], rescored: dict[str, pd.DataFrame]) -> list[str]:
@@ -255,7 +256,7 @@ def _r23_notes(runs: dict[str, RunTally], rescored: dict[str, pd.DataFrame]) -> 
     court painter's own win rate in the rules ending +court_can_win), or why not."""
     notes = []
     for lab, run in runs.items():
-        if run.manifest["players"] != 2:
+        if run.manifest.players != 2:
             continue
         rules = set(rescored[lab]["rule"])
         if any(rule.endswith(COURT_CAN_WIN) for rule in rules):

@@ -29,6 +29,7 @@ from storage.backends import close_dask, connect_dask, keep_results, loky_execut
 from storage.run_dir import TABLES, RunDirectory, check_directory, refuse_foreign
 from storage.run_lock import RunLock
 from storage.run_parts import part_name, read_records
+from storage.run_record import RunManifest
 
 # numpy, numba and pyarrow load lazily, in play_chunk: the parent only validates and plans until its
 # first chunk, so its workers (prestart_workers) start as early as possible.
@@ -62,12 +63,12 @@ class RunPlan:
     study = "simulate"
     tables = TABLES  # (a class attribute, not a field: no annotation)
 
-    def identity(self) -> dict:
-        """The manifest record that makes a run this run (run_dir.IDENTITY, resolved agents too): every
+    def identity(self) -> RunManifest:
+        """The manifest record that makes a run this run (run_record.IDENTITY, resolved agents too): every
         field, the game by its name."""
         record = {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self) if f.name != "spec"}
-        return {"game": self.game, **record, "agents": list(self.agents),
-                "resolved_agents": self.resolved_agents, "study": self.study}
+        return RunManifest(**record, game=self.game, resolved_agents=tuple(self.resolved_agents),
+                           study=self.study)
 
     def manifest_extra(self) -> dict:
         """What else a new run's manifest records (nothing for self-play)."""
@@ -227,7 +228,7 @@ def simulate(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int =
         manifest = check_directory(run_dir, plan.identity(), force)  # (read-only unless forced; again
         read_records(run_dir.path)                                   # under the lock)
         if manifest is not None:  # the config snapshot the reports will read: the run's own validator
-            plan.spec.rules(manifest["config"], plan.players, f"{run_dir.manifest_path} (config)")
+            plan.spec.rules(manifest.config, plan.players, f"{run_dir.manifest_path} (config)")
     check_budget(plan, games, Path(out))
     with RunLock(out, wait=wait):
         return _simulate_locked(plan=plan, games=games, out=out, jobs=jobs, backend=backend,
@@ -248,11 +249,11 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
         done = run_dir.finished()
         already = run_dir.finished_within(games)
         todo = missing_ranges(done, games, jobs, chunk_size, smallest=plan.smallest_chunk())
-        manifest = manifest or {**plan.identity(), **plan.manifest_extra(), "created": time.time(),
-                                "sessions": [], "wall_time_s": 0.0}
-        manifest.update(games_asked=max(games, manifest.get("games_asked", 0)),
-                        games_finished=run_dir.finished_total(),  # all on disk, also past `games`
-                        config_path=plan.config_path, package_versions=_versions())
+        manifest = manifest or plan.identity().updated(**plan.manifest_extra(), created=time.time(),
+                                                       sessions=(), wall_time_s=0.0)
+        manifest = manifest.updated(games_asked=max(games, manifest.games_asked),
+                                    games_finished=run_dir.finished_total(),  # all on disk, also past `games`
+                                    config_path=plan.config_path, package_versions=_versions())
         run_dir.write_manifest(manifest)
         start = time.perf_counter()
         written = _Written(plan, run_dir, progress)
@@ -264,16 +265,16 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
                 failure = err
             finally:
                 seconds = time.perf_counter() - start
-                manifest["games_finished"] = run_dir.finished_total()
-                manifest["wall_time_s"] = manifest.get("wall_time_s", 0.0) + seconds
-                manifest["sessions"].append({"started": time.time() - seconds, "seconds": round(seconds, 3),
-                                             "games_played": written.played, "jobs": jobs,
-                                             "backend": backend})
+                session = {"started": time.time() - seconds, "seconds": round(seconds, 3),
+                           "games_played": written.played, "jobs": jobs, "backend": backend}
+                manifest = manifest.updated(games_finished=run_dir.finished_total(),
+                                            wall_time_s=manifest.wall_time_s + seconds,
+                                            sessions=(*manifest.sessions, session))
                 try:
                     run_dir.write_manifest(manifest)
                 except OSError as err:  # the disk that stopped the run may refuse this too: say the first
                     failure = failure or err
-            _stopped(failure, run_dir, manifest["games_finished"])
+            _stopped(failure, run_dir, manifest.games_finished)
         return SimulateResult(run_dir=run_dir.path, played=written.played, already=already,
                               seconds=time.perf_counter() - start, damaged=[d.text() for d in damage],
                               quarantined=quarantined, stalled=written.stalled)

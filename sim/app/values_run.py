@@ -32,9 +32,6 @@ class ValuesPlan(RunPlan):
     study = "values"
     tables = VALUES_TABLES
 
-    def identity(self) -> dict:
-        return {**super().identity(), "positions": list(self.positions)}
-
     def manifest_extra(self) -> dict:
         """The components priced, in the table's `component` index order (labels and attributes)."""
         values = self.spec.values

@@ -78,7 +78,7 @@ def _play_games(plan, games: int, options: RunOptions, started: float) -> int:
     note = f" ({result.already} were already there)" if result.already else ""
     from analysis.summary_text import agents_text
 
-    players = agents_text({"agents": plan.agents, "rotate_seats": plan.rotate_seats})
+    players = agents_text(plan)
     print(f"{result.played} games played{note} by {players} in {seconds:.1f} s, {rate:,.0f} games/s; "
           f"run directory: {result.run_dir}")
     return 0

@@ -52,7 +52,7 @@ def run_standing(slug: str, run_dir: str | os.PathLike[str], games: int, target:
         length = (float(values.mean()), float(values.std(ddof=1)) if len(values) > 1 else math.inf)
     chits = None
     if target.chit_cap is not None and priced is not None:
-        estimates = kind_estimates(priced, int(manifest["players"]))
+        estimates = kind_estimates(priced, manifest.players)
         chits = [(label, value, se) for label, value, se, _ in estimates]
     return standing(slug, seats["wins"].to_numpy(), n, target, confidence, length=length, chits=chits)
 
@@ -266,8 +266,7 @@ def _confirm(tune: Tune, out: Path, cand: Candidate, jobs: int,
     plan = _plan(tune, config, out / "configs" / f"{cand.slug}.toml", cseed)
     confirm_dir = os.fspath(out / "confirm")
     manifest = RunDirectory(confirm_dir).read_manifest()
-    force = manifest is not None and (manifest.get("config_hash"), manifest.get("seed")) != \
-        (plan.config_hash, plan.seed)
+    force = manifest is not None and (manifest.config_hash, manifest.seed) != (plan.config_hash, plan.seed)
     _, played, confirm = _play(plan, racing.confirm_games, confirm_dir, cand.slug, tune.target,
                                confidence=racing.confidence, jobs=jobs, force=force,
                                values_games=racing.confirm_values_games if tune.target.chit_cap is not None
