@@ -264,10 +264,10 @@ def sheet(folder: Path) -> dict[str, Any]:
 
     if not (folder / "sheet.json").is_file():
         raise SystemExit(f"findings: {folder}: no balance sheet; run `make findings`")
-    manifest = read_sheet_manifest(folder)
+    sheet_file = read_sheet_manifest(folder)  # sheet.json, the sheet's own record
     frame = sheet_frame_of(folder, parse_margins(None, "seats,start,ties"))
-    return {"lead": sheet_lead(frame), "rows": frame.to_dict(orient="records"), "levels": manifest["levels"],
-            "games": manifest["games"], "seconds": sheet_seconds(folder)}
+    return {"lead": sheet_lead(frame), "rows": frame.to_dict(orient="records"),
+            "levels": sheet_file["levels"], "games": sheet_file["games"], "seconds": sheet_seconds(folder)}
 
 
 # ---- the page ---------------------------------------------------------------------------------------------

@@ -256,7 +256,7 @@ def sheet_seconds(out: Path) -> float:
     from storage.run_dir import load_manifest
 
     runs = sorted(out.glob("*/*/manifest.json"))
-    return sum(float(load_manifest(path).get("wall_time_s", 0.0)) for path in runs)
+    return sum(float(load_manifest(path).wall_time_s) for path in runs)
 
 
 def write_sheet_report(out: Path, margins: Any) -> tuple[Path, str]:
