@@ -1,6 +1,6 @@
-"""The paired phase study (sim/sakura/phase_study.py): its positions sit right after a tree scores, the rest
-of a game replays exactly from a position, an arm compared with itself differs nowhere, and the shares do
-not depend on --jobs."""
+"""The paired phase study (sim/sakura/phase_study.py, its kernels in phase_play.py): its positions sit
+right after a tree scores, the rest of a game replays exactly from a position, an arm compared with itself
+differs nowhere, and the shares do not depend on --jobs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from sim import games
 from sim.agent_spec import agent_arrays
 from sim.sakura import kernels as K
-from sim.sakura import phase_study
+from sim.sakura import phase_play, phase_study
 from sim.sakura.batch import run_batch
 from sim.sakura.game import SakuraGame, kernel_rules
 from sim.sakura.spec import SPEC
@@ -34,7 +34,7 @@ def test_the_whole_game_from_its_start_is_the_batch_loops_game() -> None:
     batch = run_batch(rules, seeds, kinds[0], params[0])
     for g, seed in enumerate(seeds):
         start = K.new_game(kernel_rules(rules), seed)
-        shares = [phase_study.finish(start, seed, kinds[0], params[0], seat, phase_study.COLLECT_STREAM)
+        shares = [phase_play.finish(start, seed, kinds[0], params[0], seat, phase_play.COLLECT_STREAM)
                   for seat in range(4)]
         assert shares == batch["winners"][g].tolist()
 
