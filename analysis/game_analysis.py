@@ -22,7 +22,8 @@ class GameAnalysis:
 
     #: the runs of one game by label -> (its report sections, per-run summaries)
     sections: Callable[..., tuple[list, list]]
-    #: (games, players, events, manifest) of one chunk -> the game's mergeable report tally (analysis.tally)
+    #: (games, players, events, manifest, the run's validated rules) of one chunk -> the game's mergeable
+    #: report tally (analysis.tally)
     tally: Callable[..., dict] | None = None
     #: (the game's half of a run's merged report tally, config) -> each component's worth, one row per item
     component_values: Callable[..., Any] | None = None

@@ -18,7 +18,7 @@ from analysis.game_analysis import analysis_of
 from analysis.ladder_report import is_ladder, ladder_report_parts
 from analysis.page import Section, leave_out_fixed_size
 from analysis.report_page import label_runs, write_report
-from analysis.run_tally import read_run_tally
+from analysis.run_tally import RunTally, read_run_tally
 from analysis.skill import is_profile, profile_report_parts
 from analysis.values_report import values_section
 from analysis.variants import variant_section
@@ -53,15 +53,27 @@ def build_report(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str
                       lead=lead)
 
 
+def report_tallied(runs: list[RunTally], out: str | os.PathLike[str], margins: Margins = DEFAULT_MARGINS,
+                   lead: list[Section] | None = None) -> Path:
+    """The report build_report writes of self-play run directories, from their tallies already read (as
+    `balance compare` judged them): the runs are not read again, so the page says what the verdicts read."""
+    refuse_out(Path(out))
+    with charts.closing_new_figures():
+        return _build([], out, allow_partial=False, jobs=1, backend="loky", margins=margins, lead=lead,
+                      tallied=runs)
+
+
 def _build(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | None, *, allow_partial: bool,
-           jobs: int, backend: str, margins: Margins, lead: list[Section] | None) -> Path:
-    """build_report's work, once the output folder is known to be writable."""
+           jobs: int, backend: str, margins: Margins, lead: list[Section] | None,
+           tallied: list[RunTally] | None = None) -> Path:
+    """build_report's work, once the output folder is known to be writable (`tallied`: self-play runs
+    already read, before those of `paths`)."""
     ladders = [ladder_report_parts(p, f"ladder_{i}") for i, p in enumerate(q for q in paths if is_ladder(q))]
     profiles = [profile_report_parts(p, f"skill_{i}")
                 for i, p in enumerate(q for q in paths if is_profile(q) and not is_ladder(q))]
     values_runs = [read_values_run(p, allow_partial) for p in paths if is_values_run(p)]
-    runs = [read_run_tally(p, allow_partial, jobs, backend) for p in paths
-            if not is_ladder(p) and not is_profile(p) and not is_values_run(p)]
+    runs = [*(tallied or []), *(read_run_tally(p, allow_partial, jobs, backend) for p in paths
+                                if not is_ladder(p) and not is_profile(p) and not is_values_run(p))]
     labels = label_runs(runs)
     sections: list[Section] = []
     summary: dict[str, Any] = {"runs": []}

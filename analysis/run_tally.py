@@ -59,9 +59,10 @@ def common_tally(games: pd.DataFrame, players: pd.DataFrame, length: str) -> dic
 
 def report_tally(frames: dict[str, pd.DataFrame], manifest: RunManifest,
                  spec: GameSpec | None = None) -> dict[str, Any]:
-    """One chunk's whole tally: the common half, the game's own (`GameAnalysis.tally`) and the seats'
-    handicap sums. `spec` is the run's game; a chunk worker (analysis.parts), which receives the manifest
-    alone, looks it up from the manifest (analysis.runs.spec_of)."""
+    """One chunk's whole tally: the common half, the game's own (`GameAnalysis.tally`, handed the run's
+    validated rules: `GameSpec.rules` validates a config once in a process) and the seats' handicap sums.
+    `spec` is the run's game; a chunk worker (analysis.parts), which receives the manifest alone, looks it up
+    from the manifest (analysis.runs.spec_of)."""
     if spec is None:
         from analysis.runs import spec_of
 
@@ -70,7 +71,8 @@ def report_tally(frames: dict[str, pd.DataFrame], manifest: RunManifest,
                                                   spec.vocabulary.length)}
     game_tally = analysis_of(spec).tally
     if game_tally is not None:
-        out["game"] = game_tally(frames["games"], frames["players"], frames["events"], manifest)
+        rules = spec.rules(manifest.config, manifest.players, "manifest.json")
+        out["game"] = game_tally(frames["games"], frames["players"], frames["events"], manifest, rules)
     handicap = run_handicap_tally(frames["players"], manifest, spec)
     if handicap is not None:
         out["handicap"] = handicap

@@ -9,9 +9,12 @@ above it: a game's report sections, tallies and component values are the analysi
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
+import json
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +22,40 @@ from typing import Any
 
 from sim.agent_types import AgentKind, agent_codes
 
-__all__ = ["AgentKind", "CodeRef", "GameSpec", "ValuesStudy", "Vocabulary", "agent_codes", "engine_spec"]
+__all__ = ["AgentKind", "CodeRef", "GameSpec", "ValuesStudy", "Vocabulary", "agent_codes", "engine_spec",
+           "validated"]
+
+#: the rules validated in this process: (validator, config as canonical JSON, players) -> rules, the newest
+#: VALIDATED_KEPT of them (`validated`)
+_VALIDATED: dict[tuple[Any, ...], Any] = {}
+_VALIDATED_LOCK = threading.Lock()
+VALIDATED_KEPT = 64
+
+
+def validated(validator: Callable[..., Any], config: dict, players: int, source: str) -> Any:
+    """`validator(config, players, source)` (a game's `rules_from_mapping`), run once per config and player
+    count in a process: a mapping equal to one validated before (compared as canonical JSON, so a run's
+    manifest snapshot is the same config as the file it was merged from) gets those rules again, naming
+    `source` as their own (frozen rules with a `source` field). Validation is a pure function of the mapping
+    and the count, so the rules cannot go stale; a refusal is not kept, so each names its own source, and a
+    mapping that JSON cannot hold is validated every time."""
+    try:
+        key = (validator, json.dumps(config, sort_keys=True), type(players), players)
+        hash(key)
+    except (TypeError, ValueError, RecursionError):
+        return validator(config, players, source)
+    with _VALIDATED_LOCK:
+        rules = _VALIDATED.get(key)
+    if rules is None:
+        rules = validator(config, players, source)
+        with _VALIDATED_LOCK:
+            _VALIDATED[key] = rules
+            while len(_VALIDATED) > VALIDATED_KEPT:
+                del _VALIDATED[next(iter(_VALIDATED))]
+    if dataclasses.is_dataclass(rules) and getattr(rules, "source", source) != source:
+        rules = dataclasses.replace(rules, source=source)
+    return rules
+
 
 @dataclass(frozen=True)
 class CodeRef:
@@ -171,8 +207,9 @@ class GameSpec:
 
     # ---- rules ----------------------------------------------------------------------------------------
     def rules(self, config: dict, players: int, source: str) -> Any:
-        """The game's own validation of an already-merged config for `players` (ConfigError if bad)."""
-        return self.rules_from_mapping(config, players, source)
+        """The game's own validation of an already-merged config for `players` (ConfigError if bad), run
+        once per config and player count in a process (`validated`)."""
+        return validated(self.rules_from_mapping, config, players, source)
 
     def load_rules(self, path: str | os.PathLike[str] | None, players: int) -> Any:
         """Load a config file (resolving `extends`; default: the base config) and validate it."""

@@ -10,7 +10,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
@@ -106,23 +106,12 @@ def run_chunks(task: Callable[[int, int], Any], chunks: list[tuple[int, int]], j
             lanes.abandon()
 
 
-def keep_results(results: Generator[Any, None, None], keep: Callable[[Any], None]) -> None:
-    """`keep(result)` for every result of a `run_chunks` generator, then close it. Ctrl-C while `keep`
-    runs (between results, where the generator cannot see it) is handed to the generator, which stops its
-    lanes and still gives the results that reached this process before the signal: those are kept too,
-    then the KeyboardInterrupt goes on."""
-    with closing(results):
-        try:
-            for result in results:
-                keep(result)
-        except KeyboardInterrupt as err:
-            for result in _told(results, err):
-                keep(result)
-            raise
-
-
-def _told(results: Generator[Any, None, None], interrupt: KeyboardInterrupt) -> Iterator[Any]:
-    """The results `run_chunks` still hands out once told of Ctrl-C (none if it raised it itself)."""
+def told_results(results: Generator[Any, None, None], interrupt: KeyboardInterrupt) -> Iterator[Any]:
+    """The results a `run_chunks` generator still hands out once told of a Ctrl-C its caller caught while
+    keeping a result (between results, where the generator cannot see it): it stops its lanes and gives the
+    results that reached this process before the signal (none if it raised the signal itself). The caller
+    loops over the results and keeps them (sim.app.runner.keep_results): storage hands results up, it
+    calls nothing of the caller's."""
     try:
         yield results.throw(interrupt)
         yield from results

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from sim.app import until_decided
-from sim.app.runner import plan_run, simulate
+from sim.app.runner import keep_results, plan_run, simulate
 from sim.commands import main
-from storage.backends import keep_results, run_chunks
+from storage.backends import run_chunks
 from storage.run_dir import RunDirectory
 from storage.run_lock import held_by
 from storage.run_parts import read_records

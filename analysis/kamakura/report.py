@@ -43,7 +43,6 @@ from analysis.seats import seat_equality_test, seat_tests, seat_win_rates, start
 from analysis.tallied_run import RunTally
 from analysis.tally import Hist
 from analysis.ties import tie_stats
-from sim.kamakura.params import rules_from_mapping
 from storage.run_record import RunManifest
 
 
@@ -53,11 +52,11 @@ def _n(run: RunTally) -> str:
 
 
 def kamakura_tally(games: pd.DataFrame, players: pd.DataFrame, events: pd.DataFrame,
-                   manifest: RunManifest) -> dict[str, Any]:
+                   manifest: RunManifest, rules: Any) -> dict[str, Any]:
     """The Kamakura half of one chunk's report tally (analysis.run_tally): scores, passing and lead changes,
-    chits, powers, and the tie-break re-scoring against the run's configured rule."""
+    chits, powers, and the tie-break re-scoring against the run's configured rule (its validated `rules`)."""
     config = manifest.config
-    rule = rules_from_mapping(config, manifest.players, "manifest.json").tie_break
+    rule = rules.tie_break
     return {"flow": K.flow_tally(players, games, events), "chits": K.chit_tally(events, players, config),
             "powers": K.power_tally(events, players, config),
             "rescore": K.rescore_tally(players, reference=rule)}

@@ -47,16 +47,14 @@ from analysis.sakura.ties import COURT_CAN_WIN
 from analysis.seats import seat_equality_test, seat_tests, seat_win_rates
 from analysis.stats import mean_interval
 from analysis.tallied_run import RunTally
-from sim.sakura.params import rules_from_mapping
 from storage.run_record import RunManifest
 
 
 def sakura_tally(games: pd.DataFrame, players: pd.DataFrame, events: pd.DataFrame,
-                 manifest: RunManifest) -> dict[str, Any]:
+                 manifest: RunManifest, rules: Any) -> dict[str, Any]:
     """The Sakura half of one chunk's report tally (analysis.run_tally): the court painter's win share,
-    ties, the tie-break re-scoring against the run's own rule (`run_rule`), card and action values,
-    bumps, tokens at each sakura and game length."""
-    rules = rules_from_mapping(manifest.config, manifest.players, "manifest.json")
+    ties, the tie-break re-scoring against the run's own rule (`run_rule` of its validated `rules`), card
+    and action values, bumps, tokens at each sakura and game length."""
     return {"court": S.court_tally(players, games), "ties": S.tie_tally(games),
             "rescore": S.rescore_tally(players, reference=S.run_rule(rules), games=games),
             "cards": S.card_tally(events, players), "actions": S.action_tally(events, players),

@@ -3,7 +3,9 @@
 Both configs are played by the same agents on the same seeds (game i of each is dealt from the seed of
 (seed, i)), each into its own run directory (OUT/base, OUT/variant: resumable and locked like `balance
 simulate`), and every headline question's change is judged as a paired verdict in words
-(analysis.change_verdicts). The report (OUT/report) opens with the comparison.
+(analysis.change_verdicts). The report (OUT/report) opens with the comparison: `run_compare` plays and judges,
+and hands back the text of the verdicts as soon as they are decided; `write_compare_report` writes the report
+after, from the same tallies (docs/design/notes.md, "The compare walk").
 """
 
 from __future__ import annotations
@@ -44,13 +46,16 @@ class CompareRequest:
 
 @dataclass
 class Comparison:
-    """What `run_compare` found: both runs' folders, the verdicts and the text printed."""
+    """What `run_compare` found: both runs' folders, the verdicts and the text printed; the report's page
+    once `write_compare_report` has written it."""
 
     out: Path
     verdicts: list = field(default_factory=list)
     text: str = ""
     report: Path | None = None
     played: int = 0
+    margins: Any = None
+    pair: Any = field(default=None, repr=False)  # the runs and the tallies the verdicts read (`_Pair`)
 
 
 def default_out(base: str, variant: str, players: int, agents: str, seed: int) -> Path:
@@ -83,8 +88,8 @@ def config_changes(base: dict[str, Any], variant: dict[str, Any]) -> list[str]:
 
 
 def run_compare(ask: CompareRequest, say: Any) -> Comparison:
-    """Plan both runs (refusing bad input before any game), play them, judge the changes, write the
-    report."""
+    """Plan both runs (refusing bad input before any game), play them and judge the changes: the verdicts
+    and their text, before any report is built (`write_compare_report` writes it, from the same tallies)."""
     import os
 
     from analysis.verdicts import parse_margins
@@ -117,10 +122,10 @@ def run_compare(ask: CompareRequest, say: Any) -> Comparison:
 
 
 def _compared(pair: _Pair, margins: Any, games: int, say: Any) -> Comparison:
-    """Play the pair (to `games`, or until decided with `games` the cap), judge it, write the report."""
+    """Play the pair (to `games`, or until decided with `games` the cap) and judge it."""
     ask, out = pair.ask, pair.out
     base, variant = pair.plans["base"], pair.plans["variant"]
-    result = Comparison(out)
+    result = Comparison(out, margins=margins, pair=pair)
     if ask.until_decided:
         from analysis.change_verdicts import CHANGE_WORDS
         from sim.app.until_decided import first_round, play_until_decided
@@ -136,8 +141,19 @@ def _compared(pair: _Pair, margins: Any, games: int, say: Any) -> Comparison:
         result.played = pair.play_to(games)
     result.verdicts = pair.judge(margins)
     result.text = _text(ask, base, variant, pair, result.verdicts)
-    result.report = _report(pair, result.verdicts, margins, out, _changes(base, variant))
     return result
+
+
+def write_compare_report(result: Comparison) -> Path:
+    """The comparison's report (OUT/report, opening with the comparison) from the tallies its verdicts
+    read: its page."""
+    pair = result.pair
+    try:
+        result.report = _report(pair, result.verdicts, result.margins, result.out,
+                                _changes(pair.plans["base"], pair.plans["variant"]))
+    except KeyboardInterrupt:  # while writing the report: the games are kept all the same
+        raise pair.interrupted() from None
+    return result.report
 
 
 class _Pair:
@@ -221,11 +237,14 @@ def compare_error_text(ask: CompareRequest) -> str:
 
 
 def _report(pair: _Pair, verdicts: list, margins: Any, out: Path, changes: list[str]) -> Path:
-    from analysis.run_report import build_report
+    """The report of both runs' tallies as the last look read them (`_Pair.last`), opening with the
+    comparison."""
+    from analysis.run_report import report_tallied
     from analysis.verdict_section import comparison_section
 
     lead = comparison_section(verdicts, changes, pair.plans["base"].game)
-    return build_report([out / "base", out / "variant"], out / "report", margins=margins, lead=[lead])
+    base, variant, _ = pair.last
+    return report_tallied([base, variant], out / "report", margins=margins, lead=[lead])
 
 
 def judge_folder(out: Path, margins: Any) -> tuple[Any, Any, dict[str, Any], list]:

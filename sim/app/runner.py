@@ -15,17 +15,19 @@ import re
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from contextlib import closing
 from dataclasses import dataclass, field, fields
 from functools import partial
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from sim import games
 from sim.agent_spec import agent_arrays, check_models, parse_agents, parse_spec, resolved
 from sim.errors import ConfigError, Interrupted, RunFailed
 from sim.game_spec import GameSpec
-from storage.backends import close_dask, connect_dask, keep_results, loky_executor, run_chunks, watch_runner
+from storage.backends import close_dask, connect_dask, loky_executor, run_chunks, told_results, watch_runner
 from storage.run_dir import TABLES, RunDirectory, check_directory, refuse_foreign
 from storage.run_lock import RunLock
 from storage.run_parts import part_name, read_records
@@ -281,6 +283,21 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
     finally:
         if client is not None:
             close_dask(client)
+
+
+def keep_results(results: Generator[Any, None, None], keep: Callable[[Any], None]) -> None:
+    """`keep(result)` for every result of a `run_chunks` generator (storage.backends), then close it. Ctrl-C
+    while `keep` runs is handed to the generator (`told_results`), whose results that reached this process
+    before the signal are kept too, then the KeyboardInterrupt goes on. The loop is the runner's: storage
+    hands the results up and calls nothing back."""
+    with closing(results):
+        try:
+            for result in results:
+                keep(result)
+        except KeyboardInterrupt as err:
+            for result in told_results(results, err):
+                keep(result)
+            raise
 
 
 @dataclass

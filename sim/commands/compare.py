@@ -40,8 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The comparison's text on stdout, progress on stderr."""
-    from sim.app.compare import CompareRequest, run_compare
+    """The comparison's text on stdout as soon as its verdicts are decided, then the report's path once it
+    is written; progress on stderr."""
+    from sim.app.compare import CompareRequest, run_compare, write_compare_report
 
     options = RunOptions.from_args(args)
     options.check_backend()
@@ -51,5 +52,6 @@ def run(args: argparse.Namespace) -> int:
                          force=options.force, until_decided=args.until_decided, minutes=args.minutes,
                          margin=args.margin, questions=args.questions)
     result = run_compare(ask, options.say())
-    print(f"{result.text}\nreport: {result.report}")
+    print(result.text, flush=True)
+    print(f"report: {write_compare_report(result)}")
     return 0
