@@ -39,8 +39,8 @@ import pandas as pd
 from analysis.game_analysis import analysis_of
 from analysis.handicaps import BONUS_RANGE, BONUSES, seats_decide, whole_bonus
 from analysis.stats import detectable_z, holm, mean_interval, normal_p
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
 from storage.run_record import RunManifest
 
 BOOTSTRAP_DRAWS = 400
@@ -159,7 +159,7 @@ class Arms:
 
 
 def _extra_columns(table: pd.DataFrame) -> list[str]:
-    from sim.log_tables import ARMS_COLUMNS
+    from sim.core.log_tables import ARMS_COLUMNS
 
     return [c for c in table.columns if c not in ARMS_COLUMNS]
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sim.game_spec import GameSpec
+from sim.core.game_spec import GameSpec
 
 BONUS_RANGE = 40          # bonuses -40..40 points are tried (a larger one decides any game we measured)
 BONUSES = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)  # the whole bonuses a seat is re-scored at

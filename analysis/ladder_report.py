@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats import wilson_intervals
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
 if TYPE_CHECKING:  # the page kit and matplotlib load only when a chart or section is made
     from matplotlib.figure import Figure

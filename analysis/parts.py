@@ -29,8 +29,8 @@ import pandas as pd
 
 from analysis import tally
 from analysis.tally import SHARE_SCALE
-from sim.errors import ConfigError
-from sim.file_reads import read_regular_text
+from sim.core.errors import ConfigError
+from sim.core.file_reads import read_regular_text
 from storage.run_dir import SUMMARIES as CACHE
 from storage.run_record import RunManifest
 

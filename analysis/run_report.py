@@ -26,7 +26,7 @@ from analysis.verdict_section import profile_block, run_block, verdict_section, 
 from analysis.verdicts import DEFAULT_MARGINS, Margins, run_verdicts
 from analysis.worth_verdicts import worth_verdicts
 from sim import games
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 from storage.run_dir import check_out
 
 

@@ -38,7 +38,7 @@ from analysis.seats import (
 from analysis.tallied_run import RunTally
 from analysis.tally import REPORT_VERSION, hist
 from analysis.ties import tie_stats, tie_tally
-from sim.game_spec import GameSpec
+from sim.core.game_spec import GameSpec
 from storage.run_record import RunManifest
 
 __all__ = ["REPORT", "RunTally", "common_tally", "fair_share", "read_run_tally", "report_tally",
@@ -93,7 +93,7 @@ def read_run_tally(run_dir: str | os.PathLike[str], allow_partial: bool = False,
     tally, read = run_stats(snap.path, snap.ranges, REPORT, snap.manifest, jobs=jobs, backend=backend,
                             cache=cache)
     if tally is None:
-        from sim.errors import ConfigError
+        from sim.core.errors import ConfigError
 
         raise ConfigError(f"{run_dir}: the run has no finished games yet")
     return RunTally(path=snap.path, manifest=snap.manifest, spec=spec_of(snap.manifest.game), tally=tally,

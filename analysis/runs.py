@@ -15,8 +15,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
 from storage.run_dir import RunDirectory
 from storage.run_parts import part_name
 from storage.run_record import RunManifest

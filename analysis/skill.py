@@ -64,7 +64,7 @@ from analysis.stats import (
     wilson_intervals,
     z_value,
 )
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
 if TYPE_CHECKING:  # the page kit and matplotlib load only when a section or chart is made
     from matplotlib.figure import Figure
@@ -72,7 +72,7 @@ if TYPE_CHECKING:  # the page kit and matplotlib load only when a section or cha
     from analysis.causal_values import ValuesRun
     from analysis.page import Section
     from analysis.runs import Run
-    from sim.game_spec import GameSpec
+    from sim.core.game_spec import GameSpec
 
 PROFILE_MANIFEST = "profile.json"
 ALPHA = 0.05  # family-wise level of the section's flags

@@ -64,8 +64,8 @@ from analysis.stats import (
     wilson_intervals,
 )
 from analysis.tally import SHARE_SCALE, mean_sd
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
 
 #: Metrics of a run that the report compares and charts: (key, label, percent?).
 METRICS: tuple[tuple[str, str, bool], ...] = (

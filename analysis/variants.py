@@ -22,7 +22,7 @@ from analysis.paired import common_sums, compare_sums, paired_tally, same_games
 from analysis.run_tally import RunTally
 from analysis.stats import holm
 from analysis.sweep_report import TESTED
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
 _LABELS = {"start_adv": ("start-player advantage", "pp"), "gap": ("largest seat gap", "pp"),
            "tie_rate": ("top score tied", "pp"), "tiebreak_rate": ("decided by the tie-break", "pp"),

@@ -54,7 +54,7 @@ from analysis.sequences import (  # noqa: F401  (the names verdicts have always 
     stated_forecasts,
 )
 from analysis.tally import SHARE_SCALE, mean_sd
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 from storage.run_record import RunManifest
 
 

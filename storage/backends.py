@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
 _RUNNER_PID = "BALANCE_RUNNER_PID"  # the runner's pid, in its loky workers' environment (worker_env)
 _watching = False

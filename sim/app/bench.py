@@ -20,7 +20,7 @@ import numba
 import numpy as np
 
 from sim import games
-from sim.rng import game_seeds, new_rng
+from sim.core.rng import game_seeds, new_rng
 
 #: the margin of the seat questions whose time `balance bench` reports (a share: 2 percentage points)
 SEAT_MARGIN = 0.02
@@ -88,7 +88,7 @@ def _strong_selfplay(spec: games.GameSpec, rules, scale: float, repeats: int) ->
     costs. Empty for a game without an expert."""
     if "expert" not in spec.agents:
         return {}
-    from sim.agent_spec import agent_arrays
+    from sim.core.agent_spec import agent_arrays
 
     name, players = spec.name, spec.bench_players
     iters = int(spec.agents["mcts"].params["iters"][1])

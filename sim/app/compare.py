@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.errors import ConfigError, Interrupted
+from sim.core.errors import ConfigError, Interrupted
 from storage.run_dir import RunDirectory, check_out
 
 DEFAULT_GAMES = 2000

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from sim import games
-from sim.agent_spec import agent_arrays, check_models, parse_agents, parse_spec, resolved
-from sim.errors import ConfigError, Interrupted, RunFailed
-from sim.game_spec import GameSpec
+from sim.core.agent_spec import agent_arrays, check_models, parse_agents, parse_spec, resolved
+from sim.core.errors import ConfigError, Interrupted, RunFailed
+from sim.core.game_spec import GameSpec
 from storage.backends import close_dask, connect_dask, loky_executor, run_chunks, told_results, watch_runner
 from storage.run_dir import TABLES, RunDirectory, check_directory, refuse_foreign
 from storage.run_lock import RunLock
@@ -78,8 +78,8 @@ class RunPlan:
 
     def play(self, start: int, end: int) -> dict[str, bytes]:
         """Play games start..end-1 and return their three tables as Parquet bytes (runs in a worker)."""
-        from sim.log_tables import to_parquet_bytes
-        from sim.rng import game_seeds
+        from sim.core.log_tables import to_parquet_bytes
+        from sim.core.rng import game_seeds
 
         spec = self.spec
         rules = plan_rules(self)
@@ -179,7 +179,7 @@ def _warm_worker(spec: GameSpec) -> None:
     """Import a game's kernels and load them from numba's cache (or compile them) in a worker."""
     watch_runner()
     rules = spec.default_rules(spec.min_players)
-    from sim.rng import game_seeds
+    from sim.core.rng import game_seeds
 
     spec.run_batch(rules, game_seeds(0, 0, 1), [0] * rules.players)
 

@@ -7,7 +7,7 @@ model. Each later round plays the expert with the model so far and refits on the
 so far, so the evaluation learns the positions the expert itself reaches. Game g of round r has the seed
 of (seed + r, g): rounds see different deals; every figure is the same at any --jobs.
 
-The model file (sim/expert_model.py) records the game, player count, feature list, config and its hash,
+The model file (sim/core/expert_model.py) records the game, player count, feature list, config and its hash,
 the training (agents, rounds, games, positions, ridge, fit R^2) and the strength measured at the end: the
 win share of one expert against players-1 copies of the data agent, seats rotated, with its Wilson 95%
 interval and n.
@@ -24,11 +24,11 @@ from pathlib import Path
 import numpy as np
 
 from sim import games
-from sim.agent_spec import agent_arrays, parse_agents
-from sim.errors import ConfigError
-from sim.expert_model import ExpertModel, save_model
-from sim.game_spec import GameSpec
-from sim.rng import game_seeds
+from sim.core.agent_spec import agent_arrays, parse_agents
+from sim.core.errors import ConfigError
+from sim.core.expert_model import ExpertModel, save_model
+from sim.core.game_spec import GameSpec
+from sim.core.rng import game_seeds
 
 RIDGE = 1.0  # a light penalty: it only steadies weights of features that hardly vary (unused seats)
 CHUNK = 250

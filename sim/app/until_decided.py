@@ -52,7 +52,7 @@ from analysis.verdicts import (
     judged_families,
 )
 from sim.app.bounds import positive_float
-from sim.errors import ConfigError, RunFailed
+from sim.core.errors import ConfigError, RunFailed
 
 #: the games cap of --until-decided when --games is not given
 DEFAULT_CAP = 200_000

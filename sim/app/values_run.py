@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from sim.agent_spec import agent_arrays
 from sim.app.runner import RunPlan, plan_rules, plan_run
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
+from sim.core.agent_spec import agent_arrays
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
 
 VALUES_TABLES = ("values",)
 #: the run's first base games, played (and not written) to check that they reach the positions asked
@@ -39,8 +39,8 @@ class ValuesPlan(RunPlan):
 
     def play(self, start: int, end: int) -> dict[str, bytes]:
         """Play the arms of base games start..end-1; their values table as Parquet bytes (in a worker)."""
-        from sim.log_tables import to_parquet_bytes
-        from sim.rng import game_seeds
+        from sim.core.log_tables import to_parquet_bytes
+        from sim.core.rng import game_seeds
 
         values = self.spec.values
         rules = plan_rules(self)
@@ -88,7 +88,7 @@ def plan_values(config: str | os.PathLike[str], players: int, agents: str, seed:
 def check_reached(plan: ValuesPlan) -> None:
     """Refuse, before anything is written, positions that none of the run's first base games reaches:
     a component cannot be priced after the game has ended."""
-    from sim.rng import game_seeds
+    from sim.core.rng import game_seeds
 
     count = PROBE_GAMES
     kinds, params = agent_arrays(plan.seating(0, count), plan.spec)

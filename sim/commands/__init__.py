@@ -32,7 +32,7 @@ from sim.commands import (
     values,
     workbench,
 )
-from sim.errors import ConfigError, RunFailed
+from sim.core.errors import ConfigError, RunFailed
 
 #: every `balance` subcommand by name, in the order `balance --help` lists them
 COMMANDS: dict[str, ModuleType] = {command.NAME: command for command in (

@@ -9,7 +9,7 @@ import json
 import sys
 
 from sim.commands.options import at_most, examples, games_int, positive_float
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
 NAME = "bench"
 HELP = "engine and agent throughput on this machine"

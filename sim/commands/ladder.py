@@ -8,8 +8,8 @@ import time
 
 from sim import games
 from sim.commands.options import RunOptions, add_run_options, examples, games_int, players_int
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
 
 NAME = "ladder"
 HELP = ("strength ladder: each level (random, greedy, MCTS at doubling iterations, expert, search) against "

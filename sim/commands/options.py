@@ -26,7 +26,7 @@ from sim.app.bounds import (  # noqa: F401 (the options' types, re-exported for 
     positive_int,
     seed_int,
 )
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
 
 def examples(*lines: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from sim.commands.options import RunOptions, add_run_options, players_int
-from sim.game_spec import GameSpec
+from sim.core.game_spec import GameSpec
 
 
 def add_play_options(parser: argparse.ArgumentParser, agents: str, unit: str, out: str) -> None:

@@ -9,7 +9,7 @@ import time
 from sim.app.until_decided import add_until_decided_options
 from sim.commands.options import RunOptions, examples, games_int
 from sim.commands.playing import add_play_options, play_run, start_workers
-from sim.errors import ConfigError, Interrupted
+from sim.core.errors import ConfigError, Interrupted
 
 NAME = "simulate"
 HELP = "self-play games in parallel into a resumable run directory"

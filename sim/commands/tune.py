@@ -8,7 +8,7 @@ import argparse
 import time
 
 from sim.commands.options import RunOptions, add_run_options, examples
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
 NAME = "tune"
 HELP = ("search a space of config values for the one that best meets a balance target (candidates raced "

@@ -8,7 +8,7 @@ import secrets
 import socket
 
 from sim.commands.options import check_jobs, examples, positive_int
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
 NAME = "workbench"
 HELP = ("edit a config in the browser, run it and watch its verdicts firm up, compare it with its start, "

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from analysis.tally import SHARE_SCALE  # win shares as whole numbers, as a run's chunk statistics count them
-from sim.game_spec import GameSpec
+from sim.core.game_spec import GameSpec
 
 _SUMS = ("games", "m", "s", "ss", "sm", "mm")
 
@@ -44,8 +44,8 @@ def play_values_chunk(spec: GameSpec, rules: Any, agents: tuple[str, ...], seed:
                       count: int) -> dict[str, Any]:
     """Base games start .. start+count-1 of the values study at the start of the game (game i with the
     seed of (seed, i), as every other study), as sufficient statistics per kind (a worker)."""
-    from sim.agent_spec import agent_arrays
-    from sim.rng import game_seeds
+    from sim.core.agent_spec import agent_arrays
+    from sim.core.rng import game_seeds
 
     study = spec.values
     seating, params = agent_arrays([list(agents)], spec)

@@ -27,8 +27,8 @@ from pathlib import Path
 
 from analysis.ladder_report import LADDER_MANIFEST
 from sim.app.runner import RunPlan, plan_run, simulate
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
 from storage.run_dir import RunDirectory, check_directory, check_out
 
 DEFAULT_ITERS = (25, 50, 100, 200, 400)

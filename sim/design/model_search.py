@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sim.core.errors import ConfigError
 from sim.design.component_balance import games_bound, largest, merge_values, play_values_chunk
 from sim.design.files import validate
 from sim.design.overrides import apply_overrides, path_text
 from sim.design.search_space import SearchSpace
 from sim.design.trial_games import GamePool, figures, merge
 from sim.design.tune_file import Search, Target, Tune
-from sim.errors import ConfigError
 
 STUDY_FILE = "study.db"
 SEARCH_JSON = "search.json"
@@ -158,7 +158,7 @@ class ModelSearch:
                  budget: int | None = None) -> None:
         import optuna
 
-        from sim.agent_spec import parse_agents
+        from sim.core.agent_spec import parse_agents
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         self.tune, self.kind, self.say = tune, kind, say
@@ -568,7 +568,7 @@ def confirm_stats(tune: Tune, out: Path, values: list[Any], agents: str, games: 
     (statistics, games played now)."""
     import optuna
 
-    from sim.agent_spec import check_models, parse_agents
+    from sim.core.agent_spec import check_models, parse_agents
 
     space = tune.search_space
     storage = optuna.storages.RDBStorage(f"sqlite:///{out / STUDY_FILE}")

@@ -21,6 +21,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from sim.core.errors import ConfigError
 from sim.design.component_balance import kind_values, largest
 from sim.design.curve_checks import check_curves
 from sim.design.model_search import (
@@ -38,7 +39,6 @@ from sim.design.model_search import (
 from sim.design.overrides import path_text
 from sim.design.trial_games import figures
 from sim.design.tune_file import Candidate, Tune
-from sim.errors import ConfigError
 from storage.run_lock import RunLock
 
 #: search keys that measure the finished search and never change its games (the curve's checks)

@@ -34,10 +34,10 @@ from typing import Any
 
 from analysis.skill import PROFILE_MANIFEST
 from sim import games
-from sim.agent_spec import agent_arrays, parse_spec
 from sim.app.runner import RunPlan, plan_run, simulate
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
+from sim.core.agent_spec import agent_arrays, parse_spec
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
 from storage.run_dir import RunDirectory, check_directory
 
 DEFAULT_LEVELS = "greedy,mcts:iters=250,expert"
@@ -102,7 +102,7 @@ def parse_levels(text: str | None, game: GameSpec) -> list[tuple[str, str]]:
     """(name, slug) of each level of ``--levels`` (ConfigError on an unknown agent or parameter, a level
     given twice, fewer than two levels). Levels are compared by what they resolve to, so ``mcts`` and
     ``mcts:iters=1000`` (its default) are the same level."""
-    from sim.agent_spec import resolved
+    from sim.core.agent_spec import resolved
 
     text = default_levels(game) if text is None else text
     levels, seen, slugs = [], {}, {}

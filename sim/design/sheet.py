@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 import tomlkit
 
 from sim import games
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
 from sim.design.profile import default_levels, split_levels
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
 from storage.run_dir import check_out
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ def run_sheet(config: str | os.PathLike[str], *, players: str | None = None, lev
     decided, write sheet.json and the report."""
     from analysis.verdicts import DEFAULT_MARGINS
     from sim.app.until_decided import check_caps
-    from sim.config import load_toml
+    from sim.core.config import load_toml
     from sim.design.profile import run_profile
 
     started = time.perf_counter()

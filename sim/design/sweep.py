@@ -47,9 +47,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sim.agent_spec import check_models, parse_agents
 from sim.app.runner import RunPlan, free_space, log_bytes_needed, simulate
-from sim.config import (
+from sim.core.agent_spec import check_models, parse_agents
+from sim.core.config import (
     check_unknown_keys,
     expect_bool,
     expect_int,
@@ -59,6 +59,7 @@ from sim.config import (
     fail,
     load_toml,
 )
+from sim.core.game_spec import GameSpec
 from sim.design.files import (
     MAX_GAMES,
     agent_lineups,
@@ -79,7 +80,6 @@ from sim.design.overrides import (
     parse_key,
     path_text,
 )
-from sim.game_spec import GameSpec
 from storage.run_dir import RunDirectory, check_directory, check_out
 from storage.run_lock import RunLock
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from sim.core.game_spec import GameSpec
 from sim.design.component_balance import SHARE_SCALE
 from sim.design.tune_file import Target
-from sim.game_spec import GameSpec
 
 
 # ---- games --------------------------------------------------------------------------------------------
@@ -21,8 +21,8 @@ def play_chunk(spec: GameSpec, rules: Any, agents: tuple[str, ...], seed: int, s
                count: int) -> dict[str, Any]:
     """Games start .. start+count-1 of a candidate, as exact sufficient statistics (a worker)."""
     from analysis.seats import win_shares
-    from sim.agent_spec import agent_arrays
-    from sim.rng import game_seeds
+    from sim.core.agent_spec import agent_arrays
+    from sim.core.rng import game_seeds
 
     seating, params = agent_arrays([list(agents)], spec)
     batch = spec.run_batch(rules, game_seeds(seed, start, count), seating[0], params[0])

@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from sim.app.runner import RunPlan, simulate
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
 from sim.design.component_balance import games_bound, kind_estimates, price
 from sim.design.files import finished_games, validate, write_if_changed
 from sim.design.overrides import dump_toml, path_text
 from sim.design.racing import RaceResult, Standing, race, standing, verdict
 from sim.design.tune_file import Candidate, Target, Tune, load_tune
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
 from storage.run_dir import RunDirectory, check_directory, check_out, load_manifest
 
 TUNE_MANIFEST = "tune.json"
@@ -119,7 +119,7 @@ def candidate_config_text(tune: Tune, cand: Candidate, note: str = "") -> tuple[
 
 
 def _plan(tune: Tune, config: dict[str, Any], path: Path, seed: int) -> RunPlan:
-    from sim.agent_spec import check_models, parse_agents
+    from sim.core.agent_spec import check_models, parse_agents
 
     rules = validate(tune.spec, config, tune.players, os.fspath(path))
     specs = parse_agents(tune.agents, tune.players, tune.spec)

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from sim.config import load_toml
+from sim.core.config import load_toml
 from sim.kamakura import kernels as K
 from sim.kamakura.game import KamakuraGame, KamakuraState
 from sim.kamakura.params import DEFAULT_CONFIG, MAX_PLAYERS, MIN_PLAYERS, rules_from_mapping

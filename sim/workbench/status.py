@@ -21,7 +21,7 @@ from analysis.run_tally import read_run_tally
 from analysis.verdicts import DEFAULT_MARGINS, MIN_GAMES, Margins, Verdict, run_verdicts
 from analysis.worth_verdicts import worth_verdicts
 from sim.app.values_run import VALUES_TABLES
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 from sim.workbench.jobs import Job
 from sim.workbench.tuning import Outcome, outcome, spent
 from sim.workbench.workspace import Workspace

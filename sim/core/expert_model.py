@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
 FORMAT = 1
 _REQUIRED = ("format", "game", "players", "features", "weights", "config_hash")

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
-from sim.errors import ConfigError
-from sim.file_reads import not_regular, read_regular
+from sim.core.errors import ConfigError
+from sim.core.file_reads import not_regular, read_regular
 
 __all__ = [
     "ANY_INDEX",
