@@ -19,6 +19,7 @@ import pandas as pd
 from analysis.adaptive_stop import adaptive_labels, adaptive_note
 from analysis.page import TEXT, Section, declare
 from analysis.paired import common_sums, compare_sums, paired_tally, same_games
+from analysis.readings import rule_readings
 from analysis.run_tally import RunTally
 from analysis.stats import holm
 from analysis.sweep_report import TESTED
@@ -39,7 +40,6 @@ def _agents(run: Any) -> str:
 
 
 def _readings(run: Any) -> dict[str, Any]:
-    from analysis.readings import rule_readings
 
     try:
         return rule_readings(run)

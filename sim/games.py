@@ -15,7 +15,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from sim.core.config import did_you_mean, type_name
+from sim.core.config import did_you_mean, load_toml, type_name
 from sim.core.errors import ConfigError
 from sim.core.game_spec import AgentKind, GameSpec, Vocabulary
 
@@ -73,8 +73,6 @@ def spec_of_config(config: dict, file: str | os.PathLike[str]) -> GameSpec:
 def load_config(path: str | os.PathLike[str], players: int) -> tuple[GameSpec, dict, Any]:
     """Read a config of any game (its `game` key says which) and validate it for `players`:
     (spec, merged config, rules)."""
-    from sim.core.config import load_toml
-
     merged, _ = load_toml(path)
     game = spec_of_config(merged, path)
     return game, merged, game.rules(merged, players, os.fspath(path))

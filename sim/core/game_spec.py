@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.core.agent_types import AgentKind, agent_codes
+from sim.core.config import load_toml
 
 __all__ = ["AgentKind", "CodeRef", "GameSpec", "ValuesStudy", "Vocabulary", "agent_codes", "engine_spec",
            "validated"]
@@ -213,8 +214,6 @@ class GameSpec:
 
     def load_rules(self, path: str | os.PathLike[str] | None, players: int) -> Any:
         """Load a config file (resolving `extends`; default: the base config) and validate it."""
-        from sim.core.config import load_toml
-
         path = self.default_config if path is None else path
         merged, _ = load_toml(path)
         return self.rules(merged, players, os.fspath(path))

@@ -47,7 +47,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sim.app.runner import RunPlan, free_space, log_bytes_needed, simulate
+from analysis.sweep_report import build_sweep_report
+from sim.app.runner import RunPlan, free_space, log_bytes_needed, prestart_workers, simulate
 from sim.core.agent_spec import check_models, parse_agents
 from sim.core.config import (
     check_unknown_keys,
@@ -476,7 +477,6 @@ def _run_locked(sweep: Sweep, out: Path, runs: list, jobs: int, report: bool, sa
     manifest = json.dumps(sweep_manifest(sweep, runs, out), indent=2, default=str)
     write_if_changed(out / SWEEP_MANIFEST, manifest)
     if jobs > 1 and any(finished_games(r.out) < sweep.games for r in runs):
-        from sim.app.runner import prestart_workers
 
         prestart_workers(jobs, sweep.spec)
     played = skipped = 0
@@ -492,7 +492,6 @@ def _run_locked(sweep: Sweep, out: Path, runs: list, jobs: int, report: bool, sa
         say(f"{label}: {res.played} games in {res.seconds:.1f} s ({run.out})")
     result.played, result.skipped = played, skipped
     if report:
-        from analysis.sweep_report import build_sweep_report
 
         result.report = build_sweep_report(out, jobs=jobs)
     result.seconds = time.perf_counter() - started

@@ -27,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
+from sim.core.batching import batch_inputs
 from sim.core.log_tables import arms_table
 from sim.core.rng import rng_below, rng_seeded
 from sim.kamakura.agents import MAX_PLAN
@@ -206,7 +207,6 @@ def run_values(rules: KamakuraRules, seeds: np.ndarray, seating: np.ndarray, par
     """Play the paired arms of every kind (chit_kinds) at every position for one base game per seed;
     seating and params as batch.run_batch takes them. Returns kinds, positions, scores, shares, available
     (see play_values)."""
-    from sim.core.batching import batch_inputs
     from sim.kamakura.game import kernel_rules
 
     players = rules.players
