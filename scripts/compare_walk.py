@@ -88,8 +88,10 @@ def place(filename: str, games: tuple[str, ...]) -> tuple[str, str] | None:
         return module, parts[0]
     if parts == ("sim", "__main__"):
         return module, "commands"
-    if len(parts) == 2:
-        return module, REGISTRY if parts[1] in ("games", "game_spec") else "foundation"
+    if module in ("sim.games", "sim.core.game_spec"):  # the registry, and the specs' references it follows
+        return module, REGISTRY
+    if len(parts) == 2 or parts[1] == "core":
+        return module, "foundation"
     if parts[1] in games:
         return module, REGISTRY if parts[-1] == "spec" else "engines"
     return module, parts[1] if parts[1] in RANK else "foundation"

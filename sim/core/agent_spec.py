@@ -141,7 +141,7 @@ def resolved(spec: AgentSpec, game: Roster, players: int | None = None) -> str:
         path = _model_file(spec, game, players)
         # the shipped model by its place in the repository, so a run made in another clone (or a
         # moved checkout) is the same run; a named file as it was given; either with its bytes' digest
-        shown = path if spec.params.get("model") else path.relative_to(Path(__file__).resolve().parents[1])
+        shown = path if spec.params.get("model") else path.relative_to(Path(__file__).resolve().parents[2])
         values["model"] = f"{shown}@{digest(path)}" if path.is_file() else str(shown)
     return spec.name + ":" + ",".join(f"{key}={value}" for key, value in values.items())
 
