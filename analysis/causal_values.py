@@ -38,9 +38,12 @@ import pandas as pd
 
 from analysis.game_analysis import analysis_of
 from analysis.handicaps import BONUS_RANGE, BONUSES, seats_decide, whole_bonus
+from analysis.runs import checked_manifest, read_table, spec_of
 from analysis.stats import detectable_z, holm, mean_interval, normal_p
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
+from sim.core.log_tables import ARMS_COLUMNS
+from storage.run_dir import RunDirectory, manifest_study
 from storage.run_record import RunManifest
 
 BOOTSTRAP_DRAWS = 400
@@ -106,17 +109,12 @@ class ValuesRun:
 def is_values_run(path: str | os.PathLike[str]) -> bool:
     """Whether `path` holds a `balance values` run (a manifest that cannot be read is no values run: its
     reader as a self-play run refuses it, naming the file)."""
-    from storage.run_dir import manifest_study
-
     return manifest_study(path) == "values"
 
 
 def read_values_run(path: str | os.PathLike[str], allow_partial: bool = False) -> ValuesRun:
     """A values run directory (ConfigError when it is none, holds no finished base game, or has damaged
     parts and not `allow_partial`: storage/run_parts.py)."""
-    from analysis.runs import checked_manifest, read_table, spec_of
-    from storage.run_dir import RunDirectory
-
     path = Path(path)
     if not is_values_run(path):
         raise ConfigError(f"{path}: not a `balance values` run directory (manifest.json with study = values)")
@@ -159,7 +157,6 @@ class Arms:
 
 
 def _extra_columns(table: pd.DataFrame) -> list[str]:
-    from sim.log_tables import ARMS_COLUMNS
 
     return [c for c in table.columns if c not in ARMS_COLUMNS]
 

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from analysis.tally import SHARE_SCALE, mean_sd
+from analysis.paired import paired_tally, same_games
+from analysis.tally import SHARE_SCALE, hist_moments, mean_sd
 from analysis.verdicts import (
     ALPHA,
     BEYOND,
@@ -310,8 +311,6 @@ def tie_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str, An
 def length_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str, Any], unit: str, *,
                   margins: Margins, pace: float | None, alpha: float = ALPHA) -> Verdict:
     """The change of the mean game length, in the game's own unit."""
-    from analysis.tally import hist_moments
-
     fam = _difference_family(pair["length"], margins.length, LENGTH_SD_DESIGN, alpha)
 
     def mean(c: dict[str, Any]) -> float:
@@ -410,8 +409,6 @@ def stable_at_top(strongest: Any, second: Any, margins: Margins = DEFAULT_MARGIN
 def top_pair(strongest: Any, second: Any) -> dict[str, Any] | None:
     """The pair sums of the two top levels of a profile (RunTally each), or None when they did not play
     the same deals."""
-    from analysis.paired import paired_tally, same_games
-
     if not same_games(strongest, second):
         return None
     return paired_tally(strongest, second, strongest.spec.vocabulary.length)[0]

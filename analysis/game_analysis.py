@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from functools import cache
 from typing import Any
 
-from sim.game_spec import GameSpec
+from sim.core.game_spec import GameSpec
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sim.game_spec import GameSpec
+from analysis.tally import SHARE_SCALE, mean_sd, share_units
+from sim.core.game_spec import GameSpec
 
 BONUS_RANGE = 40          # bonuses -40..40 points are tried (a larger one decides any game we measured)
 BONUSES = np.arange(-BONUS_RANGE, BONUS_RANGE + 1, dtype=float)  # the whole bonuses a seat is re-scored at
@@ -157,8 +158,6 @@ def handicap_tally(score: np.ndarray, columns: dict[str, np.ndarray], shares: Ca
     """What `handicap_from` needs of some games (score: (games, seats)), as whole numbers: per seat and
     bonus (-BONUS_RANGE..BONUS_RANGE points added to that seat's score alone) the sum and square sum
     over the games of the seat's re-scored win share (`seat_shares_by_bonus`), in 1/SHARE_SCALE."""
-    from analysis.tally import share_units
-
     games, players = score.shape
     units = np.zeros((players, len(BONUSES)), dtype=np.int64)
     squares = np.zeros((players, len(BONUSES)), dtype=np.int64)
@@ -192,8 +191,6 @@ def handicap_from(tally: dict[str, Any], z: float = 1.959963984540054) -> pd.Dat
     on the lower bound of the share's interval at every bonus (widened to hold the handicap; NaN where that
     leaves the bonus range); other_* the whole bonus nearest the handicap on the other side of 1/N
     (`other_side`) and its share, so the two bracket the fair share (NaN when the handicap gives 1/N)."""
-    from analysis.tally import SHARE_SCALE, mean_sd
-
     n = int(tally["games"])
     players = tally["units"].shape[0]
     fair = 1.0 / players

@@ -28,8 +28,34 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from analysis import charts
+from analysis.page import (
+    COUNT,
+    NUMBER,
+    NUMBER_BOUND,
+    SHARE,
+    SHARE_BOUND,
+    TEXT,
+    Section,
+    declare,
+    interval,
+    pct,
+)
+from analysis.ratings import (
+    ABOVE,
+    ANCHOR,
+    BELOW,
+    SEAT_COLUMNS,
+    anchor_level,
+    ladder_ratings,
+    win_share_against,
+)
+from analysis.run_tally import read_run_tally
+from analysis.runs import read_table, run_snapshot
 from analysis.stats import wilson_intervals
-from sim.errors import ConfigError
+from analysis.tally import SHARE_SCALE
+from sim.core.errors import ConfigError
+from storage.run_dir import read_json_object
 
 if TYPE_CHECKING:  # the page kit and matplotlib load only when a chart or section is made
     from matplotlib.figure import Figure
@@ -68,8 +94,6 @@ def steps_frame(manifest: dict[str, Any]) -> pd.DataFrame:
 def agents_held(c: dict[str, Any]) -> dict[str, tuple[int, float]]:
     """Each agent's (player-games, summed win share) in a step's run, from its (merged) common tally
     (`analysis.seats.seat_tally`'s ``agents``), so a step's run is read a chunk at a time."""
-    from analysis.tally import SHARE_SCALE
-
     return {agent: (int(a[0]), int(a[1]) / SHARE_SCALE) for agent, a in c["agents"].items()}
 
 
@@ -145,8 +169,6 @@ def skill_trace(table: pd.DataFrame) -> dict[str, Any]:
 
 def ladder_chart(table: pd.DataFrame, title: str) -> Figure:
     """The curve: the higher level's win share per step with its 95% interval, and the fair share 1/N."""
-    from analysis import charts
-
     plt = charts.plt
     fig, ax = plt.subplots(figsize=charts.WIDE)
     x = np.arange(len(table), dtype=float)
@@ -176,9 +198,6 @@ def ratings_chart(ratings: pd.DataFrame, title: str) -> Figure:
     its 95% interval; above each rung, its gain over the level below as a win share against N-1 of that
     level. A level with no rating is named on the axis and marked in a grey band under the plot ("below
     the scale"), or over it ("above the scale")."""
-    from analysis import charts
-    from analysis.ratings import ABOVE, ANCHOR, BELOW, anchor_level
-
     plt = charts.plt
     fig, ax = plt.subplots(figsize=charts.WIDE)
     x = np.arange(len(ratings), dtype=float)
@@ -255,8 +274,6 @@ def format_ladder(table: pd.DataFrame, summary: dict[str, Any], ratings: pd.Data
 def rating_lines(ratings: pd.DataFrame) -> list[str]:
     """The ratings as plain-text lines: each level's rating with its 95% interval, and its gain over the
     level below as a win share against N-1 seats of that level."""
-    from analysis.ratings import ANCHOR, anchor_level
-
     anchor = anchor_level(ratings)
     lines = [f"each level's rating, with its 95% interval (log-strength from all the ladder's games, "
              f"{anchor} = 0; Plackett-Luce):",
@@ -288,7 +305,6 @@ def _players_of(ratings: pd.DataFrame) -> int:
 
 
 def _share(gain: float, ratings: pd.DataFrame) -> float:
-    from analysis.ratings import win_share_against
 
     return float(win_share_against(gain, _players_of(ratings)))
 
@@ -316,7 +332,6 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
 
 # ---- reading a ladder folder (for `balance ladder` and `balance report`) ---------------------------------
 def read_ladder_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
-    from storage.run_dir import read_json_object
 
     return read_json_object(Path(folder) / LADDER_MANIFEST, "ladder manifest", ("steps",))
 
@@ -326,9 +341,6 @@ def read_ladder(folder: str | os.PathLike[str]) -> tuple[dict[str, Any], pd.Data
     """A ladder folder, from its run directories' logs: (manifest, ``ladder_table_from``, ``skill_trace``
     summary, {step name: RunTally} of the steps with finished games). A ladder with no finished game is
     refused (ConfigError)."""
-    from analysis.run_tally import read_run_tally
-    from analysis.runs import run_snapshot
-
     folder = Path(folder)
     manifest = read_ladder_manifest(folder)
     runs, held = {}, {}
@@ -350,9 +362,6 @@ def ladder_seats(folder: str | os.PathLike[str], manifest: dict[str, Any],
     """Every seat of every finished game of the ladder (the chunks each step's RunTally read, so the
     ratings and the shares come from one snapshot), as analysis.ratings.SEAT_COLUMNS: ``step, game_id,
     level, score, win_share``, the level named by the step's manifest entry."""
-    from analysis.ratings import SEAT_COLUMNS
-    from analysis.runs import read_table
-
     frames = []
     for step in manifest["steps"]:
         run = runs.get(step["name"])
@@ -372,8 +381,6 @@ def read_ladder_ratings(folder: str | os.PathLike[str], manifest: dict[str, Any]
                         runs: dict[str, RunTally]) -> pd.DataFrame:
     """The ladder's ratings (analysis.ratings.ladder_ratings) from the seats of its finished games
     (`ladder_seats`; `read_ladder`'s manifest and runs)."""
-    from analysis.ratings import ladder_ratings
-
     return ladder_ratings(ladder_seats(folder, manifest, runs), steps_frame(manifest))
 
 
@@ -381,8 +388,6 @@ def ladder_report_parts(folder: str | os.PathLike[str],
                         name: str = "ladder") -> tuple[Section, list[RunTally], list[str], dict[str, Any]]:
     """A ladder folder's report section for `balance report`: (Section, runs, labels, summary record).
     Steps not played yet are left out of the runs and named in a note."""
-    from analysis.page import COUNT, SHARE, SHARE_BOUND, TEXT, Section, declare, interval, pct
-
     folder = Path(folder)
     manifest, table, summary, runs = read_ladder(folder)
     players = manifest["players"]
@@ -424,9 +429,6 @@ def ladder_report_parts(folder: str | os.PathLike[str],
 def _ratings_parts(sec: Section, ratings: pd.DataFrame, *, name: str, players: int, title: str,
                    n_text: str) -> None:
     """The ratings' notes, chart and table in the ladder's section."""
-    from analysis.page import COUNT, NUMBER, NUMBER_BOUND, SHARE, SHARE_BOUND, TEXT, declare, pct
-    from analysis.ratings import anchor_level
-
     anchor = anchor_level(ratings)
     why = "" if anchor == str(ratings["level"].iloc[0]) else \
         "the anchor: the lowest level on the top level's scale, as the note below says; "

@@ -19,15 +19,22 @@ covariance; both runs jointly when paired), the gap difference computed on each 
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 
-from analysis.stats import BOOTSTRAP, Z95, diff_of_means_interval, mean_interval, normal_p
+from analysis import tally
+from analysis.parts import cached_stats, store_stats
+from analysis.runs import read_table
+from analysis.stats import BOOTSTRAP, Z95, chi2_sf, diff_of_means_interval, mean_interval, normal_p, z_value
 from analysis.tally import SHARE_SCALE, hist_moments, mean_sd, merge
+from storage.backends import parallel_backend
+from storage.run_dir import SUMMARIES
 
 #: bump when the pair sums change: cached entries of another version are recomputed
 PAIR_VERSION = 1
@@ -112,10 +119,6 @@ def seat_gap_from_sums(n: int, units: np.ndarray, cross: np.ndarray,
     largest upper bound. A percentile bootstrap never covered a true gap of 0: the sample max - min is
     biased upward, worst when seats are equal; this interval reaches 0 whenever no pair can be told
     apart."""
-    import math
-
-    from analysis.stats import z_value
-
     k = len(units)
     rates = units / (n * SHARE_SCALE) if n else np.full(k, np.nan)
     value = float(rates.max() - rates.min()) if n else float("nan")
@@ -177,8 +180,6 @@ def every_tie_decided(variant: dict[str, Any], base: dict[str, Any],
 def _wald(mean: np.ndarray, cov: np.ndarray) -> tuple[float, int, float]:
     """Wald chi-square of "every mean is 0" from means and their covariance (pseudo-inverse, on its rank):
     (statistic, degrees of freedom, p-value). No variance at all: p 1 when every mean is 0, else 0."""
-    from analysis.stats import chi2_sf
-
     if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(cov))):
         return float("nan"), 0, float("nan")
     scale = float(np.abs(cov).max()) if cov.size else 0.0
@@ -327,11 +328,6 @@ def _window_key(variant: Path, base: Path, a: int, b: int) -> dict[str, Any]:
 def pair_window(variant: str, base: str, a: int, b: int, length: str, cache: bool = True) -> tuple[str, bool]:
     """The pair sums of games a..b-1 of two runs, from the cache in the variant's run directory when both
     runs' parts are unchanged, else from the parts (and cached): (sums as text, whether parts were read)."""
-    from analysis import tally
-    from analysis.parts import cached_stats, store_stats
-    from analysis.runs import read_table
-    from storage.run_dir import SUMMARIES
-
     v, bs = Path(variant), Path(base)
     tag = hashlib.sha1(os.fspath(bs.resolve()).encode()).hexdigest()[:12]
     cached = v / SUMMARIES / f"pair-{tag}-{a:010d}-{b:010d}.json"
@@ -355,15 +351,10 @@ def paired_tally(variant: Any, base: Any, length: str, jobs: int = 1, backend: s
                  cache: bool = True) -> tuple[dict[str, Any], int]:
     """The pair sums of two runs that played the same games (`same_games`), window by window over the
     variant's chunks, `jobs` at a time: (sums, windows read from parts)."""
-    from joblib import Parallel, delayed
-
-    from analysis import tally
-
     tasks = [delayed(pair_window)(os.fspath(variant.path), os.fspath(base.path), a, b, length=length,
                                   cache=cache)
              for a, b in sorted(variant.ranges)]
     if jobs > 1 and len(tasks) > 1:
-        from storage.backends import parallel_backend
 
         with parallel_backend(backend, jobs):
             results = list(Parallel(n_jobs=jobs)(tasks))

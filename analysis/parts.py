@@ -26,12 +26,16 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from joblib import Parallel, delayed
 
 from analysis import tally
+from analysis.runs import read_part
 from analysis.tally import SHARE_SCALE
-from sim.errors import ConfigError
-from sim.file_reads import read_regular_text
+from sim.core.errors import ConfigError
+from sim.core.file_reads import read_regular_text
+from storage.backends import parallel_backend
 from storage.run_dir import SUMMARIES as CACHE
+from storage.run_parts import part_name, read_records
 from storage.run_record import RunManifest
 
 __all__ = ["CACHE", "SHARE_SCALE", "Kind", "cached_stats", "chunk_stats", "part_key",
@@ -54,8 +58,6 @@ class Kind:
 def part_key(run: Path, start: int, end: int, record: dict[str, int] | None, kind: Kind) -> dict[str, Any]:
     """What a chunk's cached statistics of `kind` must match: its version, each of its tables' part (size,
     modification time) and the chunk's integrity record."""
-    from storage.run_parts import part_name
-
     key: dict[str, Any] = {"version": kind.version, "record": record}
     for table in kind.tables:
         stat = (run / f"{table}.parquet" / part_name(start, end)).stat()
@@ -69,8 +71,6 @@ def chunk_stats(run: str, start: int, end: int, *, kind: Kind, manifest: RunMani
     cached): (the statistics as stored, whether the parts were read, what was wrong with a cache file that
     could not be used: '' when it was used, absent or another key's). A worker: reads one chunk, holds
     nothing else, and returns text, which every backend carries alike."""
-    from analysis.runs import read_part
-
     path = Path(run)
     key = part_key(path, start, end, record, kind)
     cached = path / CACHE / f"{kind.name}-{start:010d}-{end:010d}.json"
@@ -143,17 +143,12 @@ def run_stats(run_dir: str | os.PathLike[str], ranges: list[tuple[int, int]], ki
     """The run's statistics of `kind` over the chunks `ranges` (read_run's consistent snapshot), chunks in
     parallel with `jobs` (joblib's loky, or its dask backend on the runner's client): (statistics merged
     in game order, parts read). The statistics are whole numbers, so any grouping gives the same."""
-    from joblib import Parallel, delayed
-
-    from storage.run_parts import read_records
-
     path = Path(run_dir)
     records = read_records(path)
     tasks = [delayed(chunk_stats)(os.fspath(path), a, b, kind=kind, manifest=manifest,
                                   record=records.get((a, b)), cache=cache)
              for a, b in sorted(ranges)]
     if jobs > 1 and len(tasks) > 1:
-        from storage.backends import parallel_backend
 
         with parallel_backend(backend, jobs):
             return _combine(Parallel(n_jobs=jobs, return_as="generator")(tasks), path)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import difflib
 
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
 #: every question, in the order the verdicts are given
 QUESTIONS = ("seats", "start", "ties", "length")

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import choix
 import numpy as np
 import pandas as pd
 from scipy.sparse.csgraph import connected_components
@@ -187,8 +188,6 @@ def _groups(choices: Choices, n_levels: int) -> tuple[np.ndarray, np.ndarray]:
 def _fit_group(choices: Choices, members: np.ndarray, n_levels: int) -> tuple[np.ndarray, np.ndarray]:
     """The ratings (members[0] at 0) and their sandwich covariance over the choices whose whole set lies
     in `members`."""
-    import choix
-
     inside = np.zeros(n_levels, dtype=bool)
     inside[members] = True
     keep = ~((choices.counts > 0) & ~inside).any(axis=1)

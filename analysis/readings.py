@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.runs import Run
-from sim.config import get_path, load_toml, parse_key
+from sim.core.config import get_path, load_toml, parse_key
 
 
 def rule_readings(run: Run) -> dict[str, Any]:

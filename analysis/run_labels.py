@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from sim.game_spec import GameSpec
+from sim.core.game_spec import GameSpec
 from storage.run_record import RunManifest
 
 

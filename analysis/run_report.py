@@ -14,19 +14,21 @@ from typing import Any
 
 from analysis import charts
 from analysis.causal_values import is_values_run, read_values_run
+from analysis.change_verdicts import stable_at_top, stable_text
 from analysis.game_analysis import analysis_of
 from analysis.ladder_report import is_ladder, ladder_report_parts
 from analysis.page import Section, leave_out_fixed_size
 from analysis.report_page import label_runs, write_report
 from analysis.run_tally import RunTally, read_run_tally
 from analysis.skill import is_profile, profile_report_parts
+from analysis.summary_text import agents_text
 from analysis.values_report import values_section
 from analysis.variants import variant_section
 from analysis.verdict_section import profile_block, run_block, verdict_section, worth_block
 from analysis.verdicts import DEFAULT_MARGINS, Margins, run_verdicts
 from analysis.worth_verdicts import worth_verdicts
 from sim import games
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 from storage.run_dir import check_out
 
 
@@ -136,9 +138,6 @@ def _verdicts(runs: list, labels: list[str], margins: Margins, summary: dict[str
     """The verdicts section of every self-play run (profile levels included) and, per profile, whether
     its answers are stable at the top; summary.json's ``verdicts``: label -> the verdict records, and each
     profile record's ``stable_at_top``."""
-    from analysis.change_verdicts import stable_at_top, stable_text
-    from analysis.summary_text import agents_text
-
     blocks = []
     summary["verdicts"] = {}
     for label, run in zip(labels, runs, strict=True):

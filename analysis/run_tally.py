@@ -27,6 +27,7 @@ from analysis._arrays import seat_matrix
 from analysis.game_analysis import analysis_of
 from analysis.handicaps import handicap_tally, seats_decide
 from analysis.parts import Kind, run_stats
+from analysis.runs import run_snapshot, spec_of
 from analysis.seats import (
     fair_share,
     seat_equality_test,
@@ -38,7 +39,8 @@ from analysis.seats import (
 from analysis.tallied_run import RunTally
 from analysis.tally import REPORT_VERSION, hist
 from analysis.ties import tie_stats, tie_tally
-from sim.game_spec import GameSpec
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
 from storage.run_record import RunManifest
 
 __all__ = ["REPORT", "RunTally", "common_tally", "fair_share", "read_run_tally", "report_tally",
@@ -64,7 +66,6 @@ def report_tally(frames: dict[str, pd.DataFrame], manifest: RunManifest,
     `spec` is the run's game; a chunk worker (analysis.parts), which receives the manifest alone, looks it up
     from the manifest (analysis.runs.spec_of)."""
     if spec is None:
-        from analysis.runs import spec_of
 
         spec = spec_of(manifest.game)
     out: dict[str, Any] = {"common": common_tally(frames["games"], frames["players"],
@@ -87,13 +88,10 @@ def read_run_tally(run_dir: str | os.PathLike[str], allow_partial: bool = False,
                    backend: str = "loky", cache: bool = True) -> RunTally:
     """A run's merged tally over one consistent snapshot of its chunks (analysis.runs.run_snapshot), the
     chunks tallied in parallel (`jobs`, joblib's loky or dask backend) and cached beside the parts."""
-    from analysis.runs import run_snapshot, spec_of
-
     snap = run_snapshot(run_dir, allow_partial)
     tally, read = run_stats(snap.path, snap.ranges, REPORT, snap.manifest, jobs=jobs, backend=backend,
                             cache=cache)
     if tally is None:
-        from sim.errors import ConfigError
 
         raise ConfigError(f"{run_dir}: the run has no finished games yet")
     return RunTally(path=snap.path, manifest=snap.manifest, spec=spec_of(snap.manifest.game), tally=tally,

@@ -15,8 +15,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
+from sim import games
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
 from storage.run_dir import RunDirectory
 from storage.run_parts import part_name
 from storage.run_record import RunManifest
@@ -32,8 +33,6 @@ def spec_of(game: str) -> GameSpec:
     """The spec of the game a manifest names (its ``game``): where a run's game enters analysis by name,
     read from a file. Every reader of a run, sweep or profile looks its game up here once and hands the
     spec on; a ConfigError names the known games."""
-    from sim import games
-
     return games.spec(game)
 
 

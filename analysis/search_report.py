@@ -31,7 +31,7 @@ from analysis.page import (
 )
 from analysis.report_page import write_report
 from analysis.stats import wilson_interval
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
 LABELS = {"model": "model-based search", "random": "random search (baseline)"}
 

@@ -53,9 +53,29 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from scipy.stats import f as f_distribution
 
+from analysis import charts
 from analysis._arrays import floats, ints, seat_matrix
+from analysis.adaptive_stop import adaptive_labels, adaptive_note
+from analysis.causal_values import is_values_run, read_values_run
 from analysis.game_analysis import analysis_of
+from analysis.handicaps import seats_decide
+from analysis.page import (
+    COUNT,
+    DIFFERENCE,
+    DIFFERENCE_BOUND,
+    NUMBER,
+    NUMBER_BOUND,
+    P_VALUE,
+    TEST,
+    TEXT,
+    Section,
+    declare,
+    without_fixed_size,
+)
+from analysis.run_tally import read_run_tally
+from analysis.runs import Run, read_table, run_snapshot, spec_of
 from analysis.stats import (
     DETECTABLE_Z,
     Z95,
@@ -64,7 +84,9 @@ from analysis.stats import (
     wilson_intervals,
     z_value,
 )
-from sim.errors import ConfigError
+from analysis.tally import merge
+from sim.core.errors import ConfigError
+from storage.run_dir import read_json_object
 
 if TYPE_CHECKING:  # the page kit and matplotlib load only when a section or chart is made
     from matplotlib.figure import Figure
@@ -72,7 +94,7 @@ if TYPE_CHECKING:  # the page kit and matplotlib load only when a section or cha
     from analysis.causal_values import ValuesRun
     from analysis.page import Section
     from analysis.runs import Run
-    from sim.game_spec import GameSpec
+    from sim.core.game_spec import GameSpec
 
 PROFILE_MANIFEST = "profile.json"
 ALPHA = 0.05  # family-wise level of the section's flags
@@ -207,8 +229,6 @@ def estimate_from(sums: Any, interval: str, offset: float = 0.0) -> dict[str, fl
 
 def f_sf(x: float, d1: float, d2: float) -> float:
     """P(F >= x) for F ~ F(d1, d2) (scipy's; an infinite statistic has tail 0)."""
-    from scipy.stats import f as f_distribution
-
     if not math.isfinite(x):
         return 0.0 if x > 0 else 1.0
     return float(f_distribution.sf(x, d1, d2)) if x > 0 else 1.0
@@ -430,8 +450,6 @@ def seat_frame(estimates: pd.DataFrame) -> pd.DataFrame:
 
 def skill_chart(estimates: pd.DataFrame, title: str, players: int) -> Figure:
     """Win rate of each seat at each level with its 95% interval, and the fair share 1/N."""
-    from analysis import charts
-
     return charts.grouped_bars(seat_frame(estimates), "seat", "win_rate", "ci_low", "ci_high", series="level",
                                title=title, xlabel="seat (0 = first to play)", ylabel="win rate (%)",
                                reference=1 / players, reference_label="fair share")
@@ -463,7 +481,6 @@ def is_profile(path: str | os.PathLike[str]) -> bool:
 
 
 def read_profile_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
-    from storage.run_dir import read_json_object
 
     return read_json_object(Path(folder) / PROFILE_MANIFEST, "profile manifest", ("levels",))
 
@@ -489,8 +506,6 @@ class Profile:
 def run_per_game(run: Run) -> tuple[pd.DataFrame, str | None]:
     """One level's per-game figures (`per_game_figures`, with the tie-break effect when the game can
     re-score and its configured rule is not the neutral one) and that rule (None without the effect)."""
-    from analysis.handicaps import seats_decide
-
     spec = run.spec
     study = spec.values
     rule = run.rules.tie_break
@@ -514,11 +529,6 @@ def read_profile(folder: str | os.PathLike[str]) -> Profile:
     games at a time: each window's `skill_sums` (every level compared on every headline figure), merged,
     give the figures of all the games; memory holds one window of every level. The values runs (a few
     hundred base games each) are read whole."""
-    from analysis.causal_values import is_values_run, read_values_run
-    from analysis.run_tally import read_run_tally
-    from analysis.runs import Run, read_table, run_snapshot, spec_of
-    from analysis.tally import merge
-
     folder = Path(folder)
     manifest = read_profile_manifest(folder)
     runs: dict[str, Any] = {}
@@ -578,18 +588,6 @@ def read_profile(folder: str | os.PathLike[str]) -> Profile:
 def _tables(name: str, est: pd.DataFrame, tests: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
     """The section's tables with their columns' kinds: the figures as the page shows them, the same as
     numbers, and the tests."""
-    from analysis.page import (
-        COUNT,
-        DIFFERENCE,
-        DIFFERENCE_BOUND,
-        NUMBER,
-        NUMBER_BOUND,
-        P_VALUE,
-        TEST,
-        TEXT,
-        declare,
-    )
-
     table = display_table(est, tests)
     numbers = est.rename(columns={"value": "estimate (share)"}).drop(columns=["kind"])
     shown = tests.rename(columns={"difference": "last_minus_first_share", "difference_ci_low": "ci_low",
@@ -643,9 +641,6 @@ def _adaptive_parts(sec: Any, name: str, profile: Profile, n_text: str, stopped:
     """The section's findings when levels were played until their verdicts were decided: the figures
     without fixed-size intervals or tests (the tests of "all levels equal" would overstate too), and
     where the valid answer stands: the verdicts' "stable at the top", confidence sequences."""
-    from analysis.adaptive_stop import adaptive_note
-    from analysis.page import without_fixed_size
-
     est, players = profile.estimates, int(profile.manifest["players"])
     title = profile.spec.vocabulary.title
     sec.notes.append(adaptive_note(stopped) + " Whether the answers change with skill: the verdicts' "
@@ -665,9 +660,6 @@ def profile_report_parts(folder: str | os.PathLike[str],
                          name: str = "skill") -> tuple[Section, list[Run], list[str], dict[str, Any]]:
     """A profile folder's section "Balance by skill" for `balance report`: (Section, runs, labels,
     summary record)."""
-    from analysis.adaptive_stop import adaptive_labels
-    from analysis.page import Section
-
     profile = read_profile(folder)
     m, est, tests = profile.manifest, profile.estimates, profile.tests
     players = int(m["players"])

@@ -46,6 +46,8 @@ from analysis.page import (
 from analysis.paired import (
     common_sums,
     compare_sums,
+    frame_sums,
+    pair_sums,
     paired_tally,
     same_games,
     seat_gap_from_sums,
@@ -58,14 +60,15 @@ from analysis.run_tally import (
     start_player_advantage,
     tie_stats,
 )
+from analysis.runs import spec_of
 from analysis.stats import (
     holm,
     mean_interval,
     wilson_intervals,
 )
 from analysis.tally import SHARE_SCALE, mean_sd
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
 
 #: Metrics of a run that the report compares and charts: (key, label, percent?).
 METRICS: tuple[tuple[str, str, bool], ...] = (
@@ -161,8 +164,6 @@ def compare_runs(variant: pd.DataFrame, base: pd.DataFrame, paired: bool | None 
     (change, low, high, p) of its win rate (`seat_table` judges that family with Holm).
     ``paired`` (default: when both hold the same game ids) compares game by game. Computed from the
     frames' sums (analysis.paired.compare_sums), as the report computes it chunk by chunk."""
-    from analysis.paired import compare_sums, frame_sums, pair_sums
-
     if paired is None:
         paired = len(variant) == len(base) and np.array_equal(variant["game_id"].to_numpy(),
                                                               base["game_id"].to_numpy())
@@ -392,8 +393,6 @@ def build_sweep_report(folder: str | os.PathLike[str], out: str | os.PathLike[st
                        jobs: int = 1, backend: str = "loky") -> Path:
     """Read a sweep folder (sweep.json and its finished runs) and write ``report/index.html`` in it (or at
     ``out``), with summary.json and the tables as CSV."""
-    from analysis.runs import spec_of
-
     folder = Path(folder)
     manifest = read_sweep_manifest(folder)
     spec = spec_of(manifest["game"])  # the game sweep.json names

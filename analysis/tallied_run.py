@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.handicaps import handicap_table
-from sim.game_spec import GameSpec
+from sim.core.game_spec import GameSpec
 from storage.run_record import RunManifest
 
 

@@ -31,7 +31,7 @@ from analysis.page import (
 )
 from analysis.report_page import write_report
 from analysis.run_tally import RunTally, read_run_tally, seat_win_rates
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
 
 def read_tune_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:

@@ -19,10 +19,11 @@ import pandas as pd
 from analysis.adaptive_stop import adaptive_labels, adaptive_note
 from analysis.page import TEXT, Section, declare
 from analysis.paired import common_sums, compare_sums, paired_tally, same_games
+from analysis.readings import rule_readings
 from analysis.run_tally import RunTally
 from analysis.stats import holm
 from analysis.sweep_report import TESTED
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
 _LABELS = {"start_adv": ("start-player advantage", "pp"), "gap": ("largest seat gap", "pp"),
            "tie_rate": ("top score tied", "pp"), "tiebreak_rate": ("decided by the tie-break", "pp"),
@@ -39,7 +40,6 @@ def _agents(run: Any) -> str:
 
 
 def _readings(run: Any) -> dict[str, Any]:
-    from analysis.readings import rule_readings
 
     try:
         return rule_readings(run)

@@ -29,6 +29,7 @@ import numpy as np
 
 from analysis.handicaps import BONUS_RANGE
 from analysis.questions import DEFAULT_QUESTIONS, QUESTIONS, parse_questions
+from analysis.seats import fair_share
 from analysis.sequences import (  # noqa: F401  (the names verdicts have always offered)
     ALPHA,
     BEYOND,
@@ -53,8 +54,9 @@ from analysis.sequences import (  # noqa: F401  (the names verdicts have always 
     planned_games,
     stated_forecasts,
 )
-from analysis.tally import SHARE_SCALE, mean_sd
-from sim.errors import ConfigError
+from analysis.tally import SHARE_SCALE, hist_distribution, mean_sd
+from analysis.ties import count_rates
+from sim.core.errors import ConfigError
 from storage.run_record import RunManifest
 
 
@@ -493,8 +495,6 @@ def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, *
     """How often ties decide, and whom the configured tie-break favours: each seat's win rate under the
     run's rule minus under shared wins (the same games re-scored, paired), one family over the seats; the
     seats named are those whose intervals decided it."""
-    from analysis.ties import count_rates
-
     n = int(c["games"])
     counts = count_rates(n, {"tied": int(c["ties"][0]), "decided": int(c["ties"][1])})
     same = int(c["ties"][0]) == int(c["ties"][1])
@@ -554,8 +554,6 @@ def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, *
 def length_verdict(c: dict, unit: str) -> Verdict:
     """How long games run: the mean with its 95% interval, the median and the range (a description: a
     single run's length has nothing to be fair to)."""
-    from analysis.tally import hist_distribution
-
     d = hist_distribution(c["length"])
     n = int(d["n"])
     sentence = (f"Length: games last {d['mean']:.1f} {unit} on average [{d['ci_low']:.1f}, "
@@ -578,8 +576,6 @@ def run_verdicts(run: Any, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:
     """Every headline verdict of a self-play run (a report's RunTally): seats, start player, ties and the
     tie-break, length, in that order; the asked ones judged at their share of the error rate
     (`run_split`), the others described."""
-    from analysis.seats import fair_share
-
     spec = run.spec
     c = run.common
     fair = fair_share(c)

@@ -24,7 +24,7 @@ def _subcommands() -> list[tuple[str, str, argparse.ArgumentParser]]:
 
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return [(name, COMMANDS[name].HELP, sub.choices[name]) for name in COMMANDS]
+    return [(name, COMMANDS[name], sub.choices[name]) for name in COMMANDS]
 
 
 def commands_markdown() -> str:

@@ -14,7 +14,7 @@ is played and tallied here), under instrumentation that counts:
   top: commands, workbench, design, app, analysis, storage, engines, foundation. A call is *downhill* when
   its function's layer is its caller's or below it, *up* when above; a *return* is an up call into a layer
   still on the call stack beneath it (the walk went down and comes back: a callback). The registry
-  (sim/games.py, sim/game_spec.py, each sim/<game>/spec.py) is a table of references, not a step: a call
+  (sim/games.py, sim/core/game_spec.py, each sim/<game>/spec.py) is a table of references, not a step: a call
   through it is judged by who called whom through it, and its own frames are left out. So are calls made
   while a module is imported, and frames of code outside the project (a library calling a function of
   ours counts as the project function that called the library).
@@ -88,8 +88,10 @@ def place(filename: str, games: tuple[str, ...]) -> tuple[str, str] | None:
         return module, parts[0]
     if parts == ("sim", "__main__"):
         return module, "commands"
-    if len(parts) == 2:
-        return module, REGISTRY if parts[1] in ("games", "game_spec") else "foundation"
+    if module in ("sim.games", "sim.core.game_spec"):  # the registry, and the specs' references it follows
+        return module, REGISTRY
+    if len(parts) == 2 or parts[1] == "core":
+        return module, "foundation"
     if parts[1] in games:
         return module, REGISTRY if parts[-1] == "spec" else "engines"
     return module, parts[1] if parts[1] in RANK else "foundation"
@@ -269,7 +271,7 @@ def measure(argv: list[str]) -> Figures:
 
 def _named_configs(counts: dict[str, int], argv: list[str]) -> dict[str, int]:
     """The validation counts keyed by config file where a file of `argv` merges to that config."""
-    from sim.config import load_toml
+    from sim.core.config import load_toml
 
     players = argv[argv.index("--players") + 1]
     names = {}

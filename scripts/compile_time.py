@@ -1,5 +1,5 @@
 """What compiling the kernels costs: a fresh clone's `python -m sim.commands.compile_kernels`, then the
-first run after an edit of sim/config.py (a comment appended), for each git revision given, one after the
+first run after an edit of sim/core/config.py (a comment appended), for each git revision given, one after the
 other, each in its own fresh clone with its own numba cache.
 
     python scripts/compile_time.py 0607e7a HEAD
@@ -31,12 +31,14 @@ def _timed(argv: list[str], cwd: Path) -> float:
 
 
 def measure(revision: str, scratch: Path) -> tuple[float, float]:
-    """(fresh clone's compile, first run after editing sim/config.py) in seconds, for `revision`."""
+    """(fresh clone's compile, first run after editing sim/core/config.py) in seconds, for `revision`."""
     clone = scratch / revision.replace("/", "_")
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
     subprocess.run(["git", "checkout", "-q", revision], cwd=clone, check=True)
     compiled = _timed([sys.executable, "-m", "sim.commands.compile_kernels"], clone)
-    with (clone / "sim" / "config.py").open("a") as config:
+    config_file = next(path for path in (clone / "sim" / "core" / "config.py", clone / "sim" / "config.py")
+                       if path.exists())  # the foundation moved to sim/core/
+    with config_file.open("a") as config:
         config.write("# an edit that changes no kernel\n")
     after_edit = _timed([sys.executable, *RUN, "--out", str(scratch / f"{clone.name}-run")], clone)
     return compiled, after_edit
@@ -49,8 +51,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         for revision in args.revisions:
             compiled, after_edit = measure(revision, Path(scratch))
-            print(f"{revision}: fresh clone compiles in {compiled:.0f} s; after editing sim/config.py, a "
-                  f"20-game Kamakura run takes {after_edit:.0f} s", flush=True)
+            print(f"{revision}: fresh clone compiles in {compiled:.0f} s; after editing the config module, "
+                  f"a 20-game Kamakura run takes {after_edit:.0f} s", flush=True)
 
 
 if __name__ == "__main__":

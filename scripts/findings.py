@@ -104,7 +104,7 @@ def _toml(path: str | Path) -> dict:
 
 def _game(config: str | Path) -> str:
     """The game a config plays (its `game` key, through its `extends` chain)."""
-    from sim.config import load_toml
+    from sim.core.config import load_toml
 
     return str(load_toml(ROOT / config)[0]["game"])
 

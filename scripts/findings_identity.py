@@ -29,8 +29,9 @@ def agent_key(game: str, players: int, agent: str) -> str:
 def agent_identity(game: str, players: int, agent: str) -> dict[str, str]:
     """One agent's identity as it plays `game` with `players` seats: `resolved` (every parameter, defaults
     included) and, for an agent that plays a model file, the file's `model_sha256`."""
-    from sim import expert_model, games
-    from sim.agent_spec import parse_spec, resolved
+    from sim import games
+    from sim.core import expert_model
+    from sim.core.agent_spec import parse_spec, resolved
 
     spec = games.spec(game)
     parsed = parse_spec(agent, spec)
@@ -44,7 +45,7 @@ def agent_identity(game: str, players: int, agent: str) -> dict[str, str]:
 def config_identity(path: str | os.PathLike[str]) -> str:
     """A hash of a game config's merged table (its `extends` chain resolved), or of a sweep or tune file's
     table; `path` is relative to the repository's root."""
-    from sim.config import load_toml
+    from sim.core.config import load_toml
 
     full = ROOT / path
     with open(full, "rb") as handle:

@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit
 
 from sim import games
+from sim.core.rng import game_seeds, rng_below, rng_seeded
 from sim.kamakura.board import MASK_TO_INDEX, SWAP_DISTANCE, SWAPS
 from sim.kamakura.game import kernel_rules
 from sim.kamakura.kernels import (
@@ -54,7 +55,6 @@ from sim.kamakura.kernels import (
     swap_tiles,
     usable_power,
 )
-from sim.rng import game_seeds, rng_below, rng_seeded
 
 
 @njit

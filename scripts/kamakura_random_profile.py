@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from sim import games
+from sim.core.rng import game_seeds, rng_seeded
 from sim.kamakura.agents import random_action, swap_keeps_gain
 from sim.kamakura.batch import run_batch
 from sim.kamakura.game import kernel_rules
@@ -45,7 +46,6 @@ from sim.kamakura.kernels import (
     legal_actions,
     new_game,
 )
-from sim.rng import game_seeds, rng_seeded
 
 try:
     from sim.kamakura.agents import random_step

@@ -18,7 +18,7 @@ from profile_kamakura_expert import collect
 
 import sim.kamakura.planner as planner
 from sim import games
-from sim.agent_spec import agent_arrays
+from sim.core.agent_spec import agent_arrays
 from sim.kamakura.kernels import TO_MOVE, gain_reachable
 
 _MARKS = {  # a line of the search, and the counter bumped just before it

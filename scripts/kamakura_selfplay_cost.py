@@ -15,8 +15,8 @@ import statistics
 import time
 
 from sim import games
-from sim.agent_spec import agent_arrays
-from sim.rng import game_seeds
+from sim.core.agent_spec import agent_arrays
+from sim.core.rng import game_seeds
 
 
 def main() -> None:

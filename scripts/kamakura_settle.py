@@ -15,13 +15,13 @@ import argparse
 import numpy as np
 
 from sim import games
-from sim.agent_spec import agent_arrays
+from sim.core.agent_spec import agent_arrays
+from sim.core.rng import game_seeds, rng_seeded
 from sim.kamakura.agents import MAX_PLAN
 from sim.kamakura.expert import E_WEIGHTS, N_FEATURES, expert_look, lead
 from sim.kamakura.game import kernel_rules
 from sim.kamakura.kernels import OVER, PLAYERS, TO_MOVE, apply_action, gain_reachable, new_game
 from sim.kamakura.planner import greedy_plan
-from sim.rng import game_seeds, rng_seeded
 
 THRESHOLDS = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
 

@@ -20,7 +20,7 @@ import sys
 _CHILD = r"""
 import json, sys, time
 import numpy as np
-from sim.rng import game_seeds
+from sim.core.rng import game_seeds
 from sim.kamakura.batch import run_batch
 rep, sizes = int(sys.argv[1]), json.loads(sys.argv[2])
 try:
@@ -38,7 +38,7 @@ for agent, n in sizes.items():
     if agent == "expert":
         if spec is None or "expert" not in spec.agents:
             continue
-        from sim.agent_spec import agent_arrays
+        from sim.core.agent_spec import agent_arrays
         kinds, params = agent_arrays([["expert"] * 3] * n, spec)
         run = lambda seeds: run_batch(rules, seeds, kinds[:len(seeds)], params[:len(seeds)])
     else:

@@ -21,13 +21,13 @@ import numpy as np
 from numba import njit
 
 from sim import games
-from sim.agent_spec import agent_arrays
+from sim.core.agent_spec import agent_arrays
+from sim.core.rng import game_seeds, rng_seeded
 from sim.kamakura.agents import MAX_PLAN
 from sim.kamakura.expert import E_WEIGHTS, N_FEATURES, expert_plan, lead
 from sim.kamakura.game import kernel_rules
 from sim.kamakura.kernels import OVER, PLAYERS, TO_MOVE, apply_action, gain_reachable, new_game
 from sim.kamakura.planner import greedy_plan, turn_candidates
-from sim.rng import game_seeds, rng_seeded
 
 
 def collect(n_games: int, row: np.ndarray) -> dict[str, np.ndarray]:

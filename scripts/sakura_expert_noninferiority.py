@@ -24,8 +24,8 @@ CHUNK = 200
 def chunk_shares(new: str, current: str, seed: int, start: int, count: int) -> np.ndarray:
     """The new seat's win share in games start..start+count of `seed` (seat = game index mod 4)."""
     from sim import games
-    from sim.agent_spec import agent_arrays
-    from sim.rng import game_seeds
+    from sim.core.agent_spec import agent_arrays
+    from sim.core.rng import game_seeds
     from sim.sakura.batch import run_batch
     from sim.sakura.spec import SPEC
 

@@ -25,8 +25,8 @@ import numpy as np
 from numba import njit
 
 from sim import games
-from sim.agent_spec import AgentSpec, agent_row
-from sim.rng import game_seeds, new_rng
+from sim.core.agent_spec import AgentSpec, agent_row
+from sim.core.rng import game_seeds, new_rng
 from sim.sakura import kernels as K
 from sim.sakura.agents import simulate_round
 from sim.sakura.expert import (

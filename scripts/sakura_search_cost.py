@@ -17,8 +17,8 @@ import time
 
 def main() -> None:
     from sim import games
-    from sim.agent_spec import agent_arrays
-    from sim.rng import game_seeds
+    from sim.core.agent_spec import agent_arrays
+    from sim.core.rng import game_seeds
 
     spec = games.spec("sakura")
     rules = spec.default_rules(4)

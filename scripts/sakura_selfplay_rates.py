@@ -23,7 +23,7 @@ SIZES = {"random": 6000, "greedy": 200, "expert": 40, "expert0": 40}
 
 
 def main() -> None:
-    from sim.rng import game_seeds
+    from sim.core.rng import game_seeds
     from sim.sakura import batch
 
     try:
@@ -39,7 +39,7 @@ def main() -> None:
         seeds = game_seeds(rep + 1, 0, games)
         if agent.startswith("expert"):
             from sim import games as registry
-            from sim.agent_spec import agent_arrays
+            from sim.core.agent_spec import agent_arrays
 
             spec = registry.spec("sakura")
             has_first = "first" in spec.agents["expert"].params

@@ -1,7 +1,7 @@
 """Monte Carlo balance toolkit: game engines, agents and self-play."""
 
-from sim import numba_cache
-from sim.errors import ConfigError
+from sim.core import numba_cache
+from sim.core.errors import ConfigError
 
 numba_cache.use()  # before any kernel is decorated: the compiled cache follows every source file
 

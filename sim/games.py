@@ -2,8 +2,9 @@
 
 Every command (simulate, study, bench, play, ladder, sweep, tune, report, summary) asks this registry what a
 game is; no module outside a game's own packages (`sim/<game>/`, `analysis/<game>/`) names a game. Each
-game's spec (sim/game_spec.py's GameSpec) lives in its package (`sim/<game>/spec.py`, pure data: importing
-it loads no kernels) and is imported only when asked for, like pgx's `make` or a TAG `GameType` entry.
+game's spec (`GameSpec`, sim/core/game_spec.py) lives in its package (`sim/<game>/spec.py`, pure data:
+importing it loads no kernels) and is imported only when asked for, like pgx's `make` or a TAG
+`GameType` entry.
 Adding a game: its packages, and one line in `REGISTRY`.
 """
 
@@ -14,9 +15,9 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from sim.config import did_you_mean, type_name
-from sim.errors import ConfigError
-from sim.game_spec import AgentKind, GameSpec, Vocabulary
+from sim.core.config import did_you_mean, load_toml, type_name
+from sim.core.errors import ConfigError
+from sim.core.game_spec import AgentKind, GameSpec, Vocabulary
 
 __all__ = ["REGISTRY", "AgentKind", "GameSpec", "Vocabulary", "load", "load_config", "names", "spec",
            "spec_of_config", "specs"]
@@ -72,8 +73,6 @@ def spec_of_config(config: dict, file: str | os.PathLike[str]) -> GameSpec:
 def load_config(path: str | os.PathLike[str], players: int) -> tuple[GameSpec, dict, Any]:
     """Read a config of any game (its `game` key says which) and validate it for `players`:
     (spec, merged config, rules)."""
-    from sim.config import load_toml
-
     merged, _ = load_toml(path)
     game = spec_of_config(merged, path)
     return game, merged, game.rules(merged, players, os.fspath(path))

@@ -7,6 +7,7 @@ nothing here knows what a chunk holds.
 from __future__ import annotations
 
 import os
+import queue
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator
@@ -14,7 +15,10 @@ from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
-from sim.errors import ConfigError
+from joblib import Parallel, delayed, parallel_config
+from joblib.externals.loky import get_reusable_executor
+
+from sim.core.errors import ConfigError
 
 _RUNNER_PID = "BALANCE_RUNNER_PID"  # the runner's pid, in its loky workers' environment (worker_env)
 _watching = False
@@ -83,7 +87,6 @@ def run_chunks(task: Callable[[int, int], Any], chunks: list[tuple[int, int]], j
     out first. dask: the same chunks through joblib's dask backend on the cluster the caller connected to.
     """
     if backend == "dask":
-        from joblib import Parallel, delayed, parallel_config
 
         with parallel_config(backend="dask"):
             yield from Parallel(return_as="generator_unordered")(
@@ -124,7 +127,6 @@ class _Lanes:
     the exception that stopped the lane, then None when the lane ends) on one queue."""
 
     def __init__(self, task: Callable[[int, int], Any], chunks: list[tuple[int, int]], jobs: int) -> None:
-        import queue
 
         self.waiting = list(reversed(chunks))
         self.lock = threading.Lock()
@@ -165,8 +167,6 @@ class _Lanes:
 
     def ready(self) -> Iterator[Any]:
         """The results already waiting on the queue (not the lanes' ends or errors)."""
-        import queue
-
         while True:
             try:
                 item = self.results.get_nowait()
@@ -199,8 +199,6 @@ def _in_worker(executor: Any, task: Callable[[int, int], Any], start: int, end: 
 
 def loky_executor(jobs: int):
     """joblib's reusable loky executor of jobs - 1 workers, each watching this process (watch_runner)."""
-    from joblib.externals.loky import get_reusable_executor
-
     return get_reusable_executor(max_workers=jobs - 1, env=worker_env())
 
 
@@ -208,8 +206,6 @@ def loky_executor(jobs: int):
 def parallel_backend(backend: str, jobs: int) -> Iterator[None]:
     """joblib's loky backend, or its dask backend on a LocalCluster of `jobs` workers (closed on leaving):
     the one code path of every by-parts figure."""
-    from joblib import parallel_config
-
     if backend != "dask":
         with parallel_config(backend="loky"):
             yield

@@ -14,8 +14,8 @@ import re
 import shutil
 from pathlib import Path
 
-from sim.errors import ConfigError
-from sim.file_reads import read_regular_text
+from sim.core.errors import ConfigError
+from sim.core.file_reads import read_regular_text
 from storage.interrupts import deferred_interrupt
 from storage.run_lock import LOCK_NAME, RunLock
 from storage.run_parts import (
@@ -54,7 +54,7 @@ def read_json_object(path: Path, what: str, lists: tuple[str, ...] = ()) -> dict
     """A JSON object the toolkit wrote (`what`: "run manifest", "profile manifest" ...), whose `lists`
     keys are lists of objects: one line naming the file (and key) for bytes that are not JSON, NaN,
     nesting deeper than the parser's stack, another type, a file past `MAX_MANIFEST_BYTES`, or one that is
-    not a regular file (a FIFO, a device, a folder: sim.file_reads)."""
+    not a regular file (a FIFO, a device, a folder: sim.core.file_reads)."""
     try:  # only a regular file, within MAX_MANIFEST_BYTES: a FIFO or /dev/zero is refused, not read
         found = json.loads(read_regular_text(path, what, MAX_MANIFEST_BYTES), parse_constant=_no_constant)
     except ConfigError:

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
 LOCK_NAME = ".lock"
 

@@ -21,8 +21,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.errors import ConfigError
-from sim.file_reads import read_regular
+from sim.core.errors import ConfigError
+from sim.core.file_reads import read_regular
 
 RECORDS = "chunks.jsonl"
 QUARANTINE = "quarantine"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
 _Check = tuple[str, type | tuple[type, ...], bool]  # key, JSON type(s), required
 #: what every manifest the toolkit writes holds (simulate and values runs alike), checked before it is read

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from sim import games
-from sim.agent_spec import parse_spec
-from sim.errors import ConfigError
+from sim.core.agent_spec import parse_spec
+from sim.core.errors import ConfigError
 
 
 @pytest.mark.parametrize("game", ["kamakura", "sakura"])

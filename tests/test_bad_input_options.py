@@ -15,7 +15,7 @@ import pytest
 from sim import games
 from sim.commands import main
 from sim.commands.options import check_jobs, cores
-from sim.config import MAX_DEPTH, path_text
+from sim.core.config import MAX_DEPTH, path_text
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = {name: ROOT / "configs" / name / "base.toml" for name in games.names()}

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from sim.app import bench_against as ba
-from sim.errors import ConfigError, RunFailed
+from sim.core.errors import ConfigError, RunFailed
 
 FAKE_MAIN = """import json, os, sys
 print("a line before the object")

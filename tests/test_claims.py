@@ -190,8 +190,8 @@ def test_the_seat_holding_a_chit_without_its_power_rotates_evenly() -> None:
     """The arm pricing a power (the chit held without it) is played for one seat a game: the base game id
     modulo the players, so over any run each seat holds it equally often (a draw gave 569 / 575 / 656)."""
     from sim import games
+    from sim.core.rng import game_seeds
     from sim.kamakura.interventions import chit_kinds, run_values
-    from sim.rng import game_seeds
 
     rules = games.spec("kamakura").default_rules(3)
     first, count = 7, 12

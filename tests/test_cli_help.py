@@ -4,11 +4,13 @@ option with a default names it; `balance --version` prints the installed version
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 from importlib import metadata
+from pathlib import Path
 
-from sim.commands import COMMANDS, build_parser
+from sim.commands import COMMANDS, build_parser, command
 
 
 def _subparsers() -> dict[str, argparse.ArgumentParser]:
@@ -36,8 +38,24 @@ def test_every_option_of_every_subcommand_has_help_and_names_its_default() -> No
 def test_the_parser_is_built_from_the_commands_table() -> None:
     subparsers = _subparsers()
     assert list(subparsers) == list(COMMANDS)
-    for name, command in COMMANDS.items():
-        assert command.NAME == name and command.HELP and callable(command.run)
+    for name, help_line in COMMANDS.items():
+        module = command(name)
+        assert help_line and callable(module.run) and callable(module.add_arguments)
+
+
+def test_balance_help_imports_no_command() -> None:
+    """`balance --help` lists the commands from the table alone: no command module, no numba, no
+    matplotlib; `balance summary --help` imports the summary command and none of the others."""
+    probe = ("import json, sys\nfrom sim.commands import main\ntry:\n    main(sys.argv[1:])\n"
+             "except SystemExit:\n    pass\nprint(json.dumps(sorted(sys.modules)))")
+    loaded = {}
+    for argv in (["--help"], ["summary", "--help"]):
+        done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True,
+                              timeout=120, cwd=Path(__file__).resolve().parents[1])
+        loaded[argv[0]] = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    others = {f"sim.commands.{name}" for name in COMMANDS}
+    assert not loaded["--help"] & (others | {"numba", "matplotlib", "scipy"})
+    assert loaded["summary"] & others == {"sim.commands.summary"}
 
 
 def test_version() -> None:

@@ -13,7 +13,7 @@ instrumentation in a process of its own.
   moment it ends, no call of a project function is to a function of a layer above its caller's: along every
   chain of calls the layers never rise (the command calls the application, which calls the analysis, which
   calls storage), so no layer is entered again from below once the walk has left it downwards (no callback
-  up). The registry (sim/games.py, sim/game_spec.py, sim/<game>/spec.py) is a table of references, not a
+  up). The registry (sim/games.py, sim/core/game_spec.py, sim/<game>/spec.py) is a table of references, not a
   step: a call through it is judged by who called whom through it. Calls made while a module is imported are
   left out, and so are the chunks the backend plays on its lanes (threads and worker processes that run
   the task they are handed, as an executor does), which are beside the walk.

@@ -32,8 +32,8 @@ from analysis.runs import read_table
 from sim import games
 from sim.app.runner import simulate
 from sim.app.values_run import plan_values
+from sim.core.rng import game_seeds
 from sim.kamakura.interventions import chit_kinds, run_values
-from sim.rng import game_seeds
 
 ROOT = Path(__file__).resolve().parents[1]
 KAMAKURA = ROOT / "configs" / "kamakura" / "base.toml"
@@ -189,7 +189,7 @@ def test_sakura_arms_differ_by_one_swap(seed: int, card: int, holder: int, slot:
     """The control deals `card` to no starting hand; a treatment arm gives it to `holder` in place of one
     of its cards, which takes the card's place: hands stay sorted, the deck a permutation of the 60, and the
     two deals differ in exactly two places."""
-    from sim.rng import rng_seeded
+    from sim.core.rng import rng_seeded
     from sim.sakura.game import kernel_rules
     from sim.sakura.interventions import control_deal, treated_deal
     from sim.sakura.kernels import DECK, DECK_N, HAND, HAND_N, HAND_SIZE, new_game
@@ -269,7 +269,7 @@ def test_greedy_claims_legally_when_only_zero_point_chits_are_reachable(zero_con
 def test_sakura_values_play_the_expert_as_the_batch_loop_does() -> None:
     """The values kernel's play-on dispatches every agent as play_batch does (batch.next_action): each
     seed's own deal, played with no intervention, ends with the tokens `balance simulate` gets."""
-    from sim.agent_spec import AgentSpec, agent_row
+    from sim.core.agent_spec import AgentSpec, agent_row
     from sim.sakura.agents import AGENT_EXPERT, AGENT_GREEDY
     from sim.sakura.interventions import run_values as sakura_values
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim import ConfigError
-from sim.config import config_hash, expect_int, load_toml
+from sim.core.config import config_hash, expect_int, load_toml
 from sim.kamakura.params import (
     KamakuraRules,
     rules_from_mapping,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sim import ConfigError
-from sim.config import load_toml
+from sim.core.config import load_toml
 from sim.sakura.params import (
     DEFAULT_CONFIG,
     GARDEN_ACTIONS,

@@ -226,7 +226,7 @@ def test_a_dotted_key_into_a_misspelt_table_suggests_the_table(tmp_path: Path,
 def test_a_long_extends_chain_is_refused_by_its_length_not_called_a_link_loop(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A chain of 1,500 extends files was called "a loop of symbolic links" (Python's recursion ran out)."""
-    from sim.config import MAX_EXTENDS
+    from sim.core.config import MAX_EXTENDS
 
     (tmp_path / "c0.toml").write_text(Path(KAMAKURA).read_text())
     for i in range(1, 1501):

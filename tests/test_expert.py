@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from sim import games
-from sim.agent_spec import agent_arrays, parse_spec, resolved
 from sim.commands import main
-from sim.errors import ConfigError
-from sim.expert_model import ExpertModel, default_model_path, load_model, read_model, save_model
-from sim.rng import game_seeds, new_rng
+from sim.core.agent_spec import agent_arrays, parse_spec, resolved
+from sim.core.errors import ConfigError
+from sim.core.expert_model import ExpertModel, default_model_path, load_model, read_model, save_model
+from sim.core.rng import game_seeds, new_rng
 from tests.kamakura_helpers import make_state
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from sim import games
-from sim.agent_spec import agent_arrays
-from sim.rng import game_seeds
+from sim.core.agent_spec import agent_arrays
+from sim.core.rng import game_seeds
 
 GAMES = 48
 PINNED = {

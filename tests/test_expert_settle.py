@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from sim import games
-from sim.agent_spec import agent_arrays
+from sim.core.agent_spec import agent_arrays
+from sim.core.rng import game_seeds, rng_seeded
 from sim.kamakura.agents import MAX_PLAN
 from sim.kamakura.expert import expert_look, expert_plan
 from sim.kamakura.game import kernel_rules
 from sim.kamakura.kernels import OVER, apply_action, gain_reachable, new_game
-from sim.rng import game_seeds, rng_seeded
 
 
 def _rows(*agents: str) -> list[np.ndarray]:

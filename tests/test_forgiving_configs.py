@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from sim import ConfigError
-from sim.config import load_toml
+from sim.core.config import load_toml
 from sim.design.tune_file import load_tune
 from sim.kamakura.spec import SPEC as KAMAKURA
 from sim.sakura.spec import SPEC as SAKURA
@@ -65,12 +65,12 @@ def test_wildcard_keys_apply_in_the_order_written_over_the_files_own_tables(vari
 
 
 def test_a_config_and_a_tune_file_expand_wildcards_with_one_implementation() -> None:
-    import sim.config
+    import sim.core.config
     import sim.design.search_space as search_space
 
-    assert search_space.expand is sim.config.expand
-    assert search_space.parse_pattern is sim.config.parse_pattern
-    assert search_space.ANY_INDEX == sim.config.ANY_INDEX
+    assert search_space.expand is sim.core.config.expand
+    assert search_space.parse_pattern is sim.core.config.parse_pattern
+    assert search_space.ANY_INDEX == sim.core.config.ANY_INDEX
 
 
 def test_a_wildcard_that_matches_nothing_is_refused_by_file_and_key(tmp_path: Path, variant) -> None:

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sim import games
-from sim.agent_spec import agent_arrays
-from sim.rng import game_seeds, new_rng
+from sim.core.agent_spec import agent_arrays
+from sim.core.rng import game_seeds, new_rng
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = [(name, players) for name in games.names()

@@ -8,11 +8,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sim.core.rng import game_seeds
 from sim.kamakura.batch import EVENT_GAIN, EVENT_USE_CHIT, EVENT_USE_ORDER, run_batch
 from sim.kamakura.game import KamakuraGame
 from sim.kamakura.params import TIE_BREAKS
 from sim.kamakura.spec import SPEC
-from sim.rng import game_seeds
 
 
 @settings(deadline=None, max_examples=40)

@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from sim import ConfigError, games
-from sim.agent_spec import AgentSpec, agent_arrays, agent_row, parse_agents
+from sim.core.agent_spec import AgentSpec, agent_arrays, agent_row, parse_agents
+from sim.core.rng import game_seeds, new_rng, rng_seeded
 from sim.kamakura import kernels as K
 from sim.kamakura.agent_kinds import AGENTS, REWARDS, ROLLOUTS
 from sim.kamakura.agents import AGENT_CODES, AGENT_MCTS, MAX_PLAN, agent_plan
@@ -44,7 +45,6 @@ from sim.kamakura.uct import (
     Tree,
     new_tree,
 )
-from sim.rng import game_seeds, new_rng, rng_seeded
 from tests.kamakura_helpers import ADJACENT, CONFIG, LATIN, chit, count, game, load, make_state, swapped
 from tests.test_runner import assert_same_tables, simulate
 

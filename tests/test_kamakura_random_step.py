@@ -14,6 +14,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from sim.core.rng import game_seeds, rng_seeded
 from sim.kamakura.agents import random_action, random_step
 from sim.kamakura.board import MASK_TO_INDEX, SWAP_DISTANCE
 from sim.kamakura.game import kernel_rules
@@ -36,7 +37,6 @@ from sim.kamakura.kernels import (
     potential_swaps,
 )
 from sim.kamakura.spec import SPEC
-from sim.rng import game_seeds, rng_seeded
 
 RULES = [  # (players, changes to the base config)
     (3, {}),

@@ -22,15 +22,15 @@ from hypothesis import strategies as st
 
 from analysis.runs import read_run
 from sim import games
-from sim.agent_spec import AgentSpec, agent_arrays, agent_row, parse_spec
-from sim.errors import ConfigError
+from sim.core.agent_spec import AgentSpec, agent_arrays, agent_row, parse_spec
+from sim.core.errors import ConfigError
+from sim.core.rng import game_seeds, new_rng
 from sim.kamakura import kernels as K
 from sim.kamakura.agents import MAX_PLAN
 from sim.kamakura.expert import expert_plan
 from sim.kamakura.game import action_to_string
 from sim.kamakura.planner import greedy_plan, turn_candidates
 from sim.kamakura.puct import S_ITERS, S_WIDTH, search_plan
-from sim.rng import game_seeds, new_rng
 from tests.kamakura_helpers import game, load
 from tests.test_kamakura_turn_mcts import turn_points, turn_start_after
 from tests.test_runner import KAMAKURA, assert_same_tables, simulate

@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim import games
-from sim.agent_spec import agent_arrays
+from sim.core.agent_spec import agent_arrays
+from sim.core.rng import game_seeds, new_rng
 from sim.kamakura import kernels as K
 from sim.kamakura.agents import AGENT_RANDOM, MAX_PLAN, agent_plan
 from sim.kamakura.batch import run_batch
@@ -24,7 +25,6 @@ from sim.kamakura.planner import greedy_plan, turn_candidates
 from sim.kamakura.search import search_turn
 from sim.kamakura.turn_mcts import PLAN_WIDTH, at_turn_start, turn_mcts_plan, turn_tree_capacity
 from sim.kamakura.uct import M_NODES, TREE_TURNS, new_tree
-from sim.rng import game_seeds, new_rng
 from tests.kamakura_helpers import CONFIG, LATIN, chit, game, load, make_state, play, swapped
 from tests.test_kamakura_mcts import (
     check_batch_records,

@@ -1,8 +1,8 @@
 """The first run explains itself: with numba's cache cold the commands announce the
 one-time compilation instead of sitting at 0%; with it warm they say nothing. And the cache follows every
-kernel source (sim/numba_cache.py): numba checks a cached kernel against its own file only, so a kernel whose
-callee in another file was edited must not run the old compiled callee; and only those: editing the config
-validation or the registry compiles nothing."""
+kernel source (sim/core/numba_cache.py): numba checks a cached kernel against its own file only, so a
+kernel whose callee in another file was edited must not run the old compiled callee; and only those: editing
+the config validation or the registry compiles nothing."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from sim import games, numba_cache
+from sim import games
 from sim.app import kernel_cache
+from sim.core import numba_cache
 
 
 @pytest.fixture
@@ -137,7 +138,8 @@ def test_sim_points_numba_at_the_current_sources_folder() -> None:
         import numba  # imported before sim: sim still moves the cache
         import sim
         from numba.core import config
-        from sim import games, numba_cache
+        from sim import games
+        from sim.core import numba_cache
         print(config.CACHE_DIR == str(numba_cache.cache_dir()))
     """)], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True"]
@@ -147,7 +149,8 @@ CALLER = """
     import os
     import sys
     from pathlib import Path
-    from sim import games, numba_cache
+    from sim import games
+    from sim.core import numba_cache
     package = Path(sys.argv[1])
     os.environ["NUMBA_CACHE_DIR"] = str(numba_cache.cache_dir({"NUMBA_CACHE_DIR": sys.argv[2]}, package,
                                                               ("callee.py", "caller.py")))

@@ -16,8 +16,8 @@ import pytest
 from analysis.ladder_report import agents_held, ladder_table_from, skill_trace, steps_frame
 from analysis.seats import seat_tally
 from analysis.stats import wilson_interval
+from sim.core.errors import ConfigError
 from sim.design.ladder import DEFAULT_ITERS, levels, parse_iters
-from sim.errors import ConfigError
 from tests.test_report_columns import impossible_percentages
 
 ROOT = Path(__file__).resolve().parents[1]

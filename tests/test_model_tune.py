@@ -18,11 +18,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.config import load_toml
+from sim.core.config import load_toml
+from sim.core.errors import ConfigError
 from sim.design.model_search import played_of
 from sim.design.search_space import SearchSpace, read_constraints, read_dimensions
 from sim.design.tune_file import load_tune
-from sim.errors import ConfigError
 from tests.test_report_columns import impossible_percentages
 
 ROOT = Path(__file__).resolve().parents[1]

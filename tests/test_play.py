@@ -16,8 +16,8 @@ from collections.abc import Iterable
 import pytest
 
 from sim import ConfigError, games
-from sim.agent_spec import parse_spec
 from sim.app.play import make_seats, play_game, policy_params
+from sim.core.agent_spec import parse_spec
 from sim.kamakura.terminal import kamakura_view
 from tests.kamakura_helpers import ROOT
 from tests.sakura_helpers import make_state

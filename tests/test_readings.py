@@ -12,7 +12,7 @@ import pandas as pd
 from analysis.readings import reconstructed_parts, reconstruction_notes, rule_readings
 from analysis.runs import Run
 from sim import games
-from sim.config import load_toml
+from sim.core.config import load_toml
 from storage.run_record import RunManifest
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,7 +15,7 @@ import pytest
 from sim.app import runner
 from sim.app.runner import plan_run
 from sim.app.runner import simulate as simulate_plan
-from sim.errors import ConfigError, RunFailed
+from sim.core.errors import ConfigError, RunFailed
 from tests.test_run_integrity import ARGS, balance
 from tests.test_runner import KAMAKURA, assert_same_tables, simulate
 

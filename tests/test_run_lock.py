@@ -105,7 +105,7 @@ def test_a_holder_killed_while_writing_its_first_manifest_is_resumed(tmp_path: P
 
 
 def test_a_sweep_folder_has_one_writer(tmp_path: Path) -> None:
-    from sim.errors import ConfigError
+    from sim.core.errors import ConfigError
     from storage.run_lock import RunLock
 
     with RunLock(tmp_path / "sweep"):

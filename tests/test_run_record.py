@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 from storage.run_dir import RunDirectory, check_directory, load_manifest
 from storage.run_record import IDENTITY, KEYS, WRITTEN, RunManifest
 
@@ -38,7 +38,7 @@ STUDY_DOCUMENTS = {
     ("sim/design/sheet.py", "manifest"): "sheet.json",
 }
 #: reads of a manifest-only key's name that are something else's: (file, key) -> whose
-OTHER_KEYS = {("sim/expert_model.py", "config_hash"): "an expert model file's own metadata"}
+OTHER_KEYS = {("sim/core/expert_model.py", "config_hash"): "an expert model file's own metadata"}
 _MANIFEST_NAME = re.compile(r"manifest", re.IGNORECASE)
 #: the calls that return a run's manifest
 READERS = {"load_manifest", "read_manifest", "checked_manifest"}

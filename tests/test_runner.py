@@ -192,7 +192,7 @@ def test_other_runs_directory_refused_unless_forced(tmp_path: Path) -> None:
 
 def test_same_seed_same_games_in_study_and_simulate(tmp_path: Path) -> None:
     """The study command and simulate derive game seeds the same way."""
-    from sim.rng import game_seeds
+    from sim.core.rng import game_seeds
 
     out = tmp_path / "run"
     run = simulate(KAMAKURA, "--players", "3", "--games", "50", "--seed", "5", "--out", str(out))

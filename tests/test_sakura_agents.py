@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from sim.rng import new_rng
+from sim.core.rng import new_rng
 from sim.sakura.agents import greedy_action, random_action
 from sim.sakura.game import SakuraGame
 from sim.sakura.kernels import N_ACTIONS_MAX

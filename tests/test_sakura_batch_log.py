@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.rng import game_seeds
+from sim.core.rng import game_seeds
 from sim.sakura.batch import run_batch
 from sim.sakura.spec import SPEC
 

@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim import games
-from sim.agent_spec import AgentSpec, agent_row
-from sim.rng import game_seeds, new_rng
+from sim.core.agent_spec import AgentSpec, agent_row
+from sim.core.rng import game_seeds, new_rng
 from sim.sakura import kernels as K
 from sim.sakura.expert import FEATURES, MIX, expert_action, features, hand_mix, pool_mix, race, unseen_cards
 from sim.sakura.game import SakuraGame, action_to_string

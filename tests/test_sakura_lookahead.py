@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 
-from sim.rng import new_rng
+from sim.core.rng import new_rng
 from sim.sakura import kernels as K
 from sim.sakura.agents import simulate_round
 from sim.sakura.expert import FEATURES, MIX, N_GARDEN, features, hand_mix, pool_mix, unseen_cards

@@ -16,8 +16,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from sim import games
-from sim.agent_spec import agent_arrays
-from sim.rng import game_seeds, new_rng, rng_below
+from sim.core.agent_spec import agent_arrays
+from sim.core.rng import game_seeds, new_rng, rng_below
 from sim.sakura import kernels as K
 from sim.sakura.agents import AGENT_MCTS
 from sim.sakura.batch import run_batch

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from sim import games
-from sim.agent_spec import agent_arrays
+from sim.core.agent_spec import agent_arrays
 from sim.sakura import kernels as K
 from sim.sakura import phase_play, phase_study
 from sim.sakura.batch import run_batch

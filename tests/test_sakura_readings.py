@@ -359,8 +359,8 @@ def test_r23_batch_and_values_win_shares_count_the_court_painter(tmp_path):
     too: the batch path plays the same kernels)."""
     import numpy as np
 
-    from sim.agent_spec import agent_arrays
-    from sim.rng import game_seeds
+    from sim.core.agent_spec import agent_arrays
+    from sim.core.rng import game_seeds
     from tests.test_game_conformance import play_api
 
     path = tmp_path / "court.toml"

@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim import games
-from sim.agent_spec import AgentSpec, agent_arrays, agent_row, parse_spec
-from sim.errors import ConfigError
-from sim.rng import game_seeds, new_rng
+from sim.core.agent_spec import AgentSpec, agent_arrays, agent_row, parse_spec
+from sim.core.errors import ConfigError
+from sim.core.rng import game_seeds, new_rng
 from sim.sakura.game import SakuraGame, action_to_string
 from sim.sakura.search import search_action
 from sim.sakura.spec import SPEC

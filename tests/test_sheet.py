@@ -16,8 +16,8 @@ import pytest
 from analysis.sheet_report import HOLDS, MOVES, OPEN, sheet_frame, sheet_lead, sheet_row, sheet_text
 from analysis.verdicts import BEYOND, SMALL, UNDECIDED, WITHIN, Verdict
 from sim import games
+from sim.core.errors import ConfigError
 from sim.design.sheet import SHEET_MANIFEST, plan_tables, top_levels
-from sim.errors import ConfigError
 from tests.test_runner import KAMAKURA
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""The field counter that declares every game's state vector (sim/state_layout.py)."""
+"""The field counter that declares every game's state vector (sim/core/state_layout.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sim import games
-from sim.state_layout import Fields
+from sim.core.state_layout import Fields
 
 
 def test_offsets_follow_declaration_order_and_the_size_is_asserted():

@@ -18,10 +18,10 @@ import pytest
 from analysis.paired import per_game
 from analysis.sweep_report import compare_runs
 from sim.app.runner import plan_run
-from sim.config import load_toml
+from sim.core.config import load_toml
+from sim.core.errors import ConfigError
 from sim.design.overrides import apply_overrides, dump_toml, parse_key, path_text
 from sim.design.sweep import load_sweep
-from sim.errors import ConfigError
 from tests.oracles import seat_gap
 from tests.test_report_columns import impossible_percentages
 

@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from analysis.stats import seat_deviation
-from sim.config import load_toml
+from sim.core.config import load_toml
+from sim.core.errors import ConfigError
 from sim.design.overrides import dump_toml
 from sim.design.racing import Standing, best_of, decided, race, race_round, standing
 from sim.design.racing import verdict as tune_verdict
 from sim.design.tune_file import Racing, Target, load_tune
-from sim.errors import ConfigError
 from tests.test_report_columns import impossible_percentages
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -52,7 +52,7 @@ from sim.app.until_decided import (
     play_until_decided,
     tally_statuses,
 )
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 from tests.test_runner import KAMAKURA, assert_same_tables
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -29,7 +29,7 @@ from analysis.verdicts import (
     seat_verdict,
     start_verdict,
 )
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = "configs/kamakura/base.toml"

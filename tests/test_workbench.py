@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 
 from sim import games
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 from sim.workbench import drafts
 from sim.workbench.workspace import Refused, Workspace, checked_name
 from storage.run_lock import RunLock

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -287,8 +288,6 @@ def _advantage(seats: pd.DataFrame, players: int) -> dict[str, float]:
 
 def _card_chart(long: pd.DataFrame, series: str | None, n_all: str) -> Figure:
     """Win added per card order number, one marker series per run."""
-    import matplotlib.pyplot as plt
-
     fig, ax = plt.subplots(figsize=(8.0, 4.2))
     for label, part in (long.groupby(series, sort=False) if series else [(None, long)]):
         y = part["win_added"].to_numpy(dtype=float) * 100

@@ -19,8 +19,12 @@ from collections.abc import Callable
 import numba
 import numpy as np
 
+from analysis.tally import SHARE_SCALE
+from analysis.verdicts import Margins, about, duration
 from sim import games
-from sim.rng import game_seeds, new_rng
+from sim.app.until_decided import games_if_no_difference
+from sim.core.agent_spec import agent_arrays
+from sim.core.rng import game_seeds, new_rng
 
 #: the margin of the seat questions whose time `balance bench` reports (a share: 2 percentage points)
 SEAT_MARGIN = 0.02
@@ -88,7 +92,6 @@ def _strong_selfplay(spec: games.GameSpec, rules, scale: float, repeats: int) ->
     costs. Empty for a game without an expert."""
     if "expert" not in spec.agents:
         return {}
-    from sim.agent_spec import agent_arrays
 
     name, players = spec.name, spec.bench_players
     iters = int(spec.agents["mcts"].params["iters"][1])
@@ -127,10 +130,6 @@ def seat_question_games(players: int, margin: float = SEAT_MARGIN) -> int:
     equivalence interval inside +-margin): its rule applied to the tally of games in which every
     seat wins exactly its fair share, each game won outright (no ties), so each seat's win share has the
     sd of a win or a loss, sqrt(f (1 - f)); ties would lower it a little, and the games with it."""
-    from analysis.tally import SHARE_SCALE
-    from analysis.verdicts import Margins
-    from sim.app.until_decided import games_if_no_difference
-
     n = SHARE_SCALE * 1000  # a multiple of every player count up to 7: whole wins at the fair share
     wins = n // players
     common = {"games": n, "seat_games": np.full(players, n), "sizes": {players: n},
@@ -154,8 +153,6 @@ def seat_question(name: str, players: int, games_per_s: float, cores: int,
 
 def seat_question_lines(figures: dict) -> list[str]:
     """`seat_question`'s figures in a designer's words, one line a game that has them."""
-    from analysis.verdicts import about, duration
-
     named = [spec for spec in games.specs() if f"{spec.name}_seat_question_games" in figures]
     if not named:
         return []

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sim.errors import ConfigError, RunFailed
+from sim.core.errors import ConfigError, RunFailed
 
 #: the folder that holds the `sim` package being run (its tree is "current")
 SOURCE_ROOT = Path(__file__).resolve().parents[2]

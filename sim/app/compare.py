@@ -11,13 +11,24 @@ after, from the same tallies (docs/design/notes.md, "The compare walk").
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.errors import ConfigError, Interrupted
-from storage.run_dir import RunDirectory, check_out
+from analysis.change_verdicts import CHANGE_WORDS, COMPARE_NAMES, change_verdicts, compare_split
+from analysis.paired import paired_tally
+from analysis.readings import rule_readings
+from analysis.run_report import report_tallied
+from analysis.run_tally import read_run_tally
+from analysis.summary_text import agents_text
+from analysis.verdict_section import comparison_section
+from analysis.verdicts import parse_margins, seconds_per_game, split_text
+from sim.app.runner import interrupted, plan_run, prestart_workers, simulate
+from sim.app.until_decided import DEFAULT_CAP, check_caps, first_round, play_until_decided
+from sim.core.errors import ConfigError, Interrupted
+from storage.run_dir import RunDirectory, check_out, mark_stopped_adaptively
 
 DEFAULT_GAMES = 2000
 
@@ -90,12 +101,6 @@ def config_changes(base: dict[str, Any], variant: dict[str, Any]) -> list[str]:
 def run_compare(ask: CompareRequest, say: Any) -> Comparison:
     """Plan both runs (refusing bad input before any game), play them and judge the changes: the verdicts
     and their text, before any report is built (`write_compare_report` writes it, from the same tallies)."""
-    import os
-
-    from analysis.verdicts import parse_margins
-    from sim.app.runner import plan_run, prestart_workers
-    from sim.app.until_decided import DEFAULT_CAP, check_caps
-
     margins = parse_margins(ask.margin, ask.questions)
     games = ask.games
     if ask.until_decided:
@@ -127,9 +132,6 @@ def _compared(pair: _Pair, margins: Any, games: int, say: Any) -> Comparison:
     base, variant = pair.plans["base"], pair.plans["variant"]
     result = Comparison(out, margins=margins, pair=pair)
     if ask.until_decided:
-        from analysis.change_verdicts import CHANGE_WORDS
-        from sim.app.until_decided import first_round, play_until_decided
-        from storage.run_dir import mark_stopped_adaptively
 
         try:
             done = play_until_decided(pair.play_to, lambda: pair.judge(margins), games, ask.minutes, say,
@@ -167,8 +169,6 @@ class _Pair:
 
     def play_to(self, games: int) -> int:
         """Play both runs to `games` games."""
-        from sim.app.runner import simulate
-
         played = 0
         for name, plan in self.plans.items():
             played += simulate(plan, games, self.out / name, jobs=self.jobs, backend=self.ask.backend,
@@ -178,8 +178,6 @@ class _Pair:
 
     def interrupted(self) -> Interrupted:
         """What Ctrl-C says of the pair: the games both runs kept, and how to go on."""
-        from sim.app.runner import interrupted
-
         kept = {name: RunDirectory(self.out / name, plan.tables).finished_total()
                 for name, plan in self.plans.items()}
         return interrupted(sum(kept.values()), self.out,
@@ -194,8 +192,6 @@ class _Pair:
 def reading_changes(base: Any, variant: Any) -> str:
     """The rules the originals leave open (docs/rules.md's readings) that the two runs read differently, as
     "tie_break = shared (base: last_in_order)"; "" when they read them alike."""
-    from analysis.readings import rule_readings
-
     b, v = rule_readings(base), rule_readings(variant)
     return "; ".join(f"{k} = {v.get(k)} (base: {b.get(k)})" for k in sorted(set(b) | set(v))
                      if b.get(k) != v.get(k))
@@ -206,7 +202,6 @@ def _changes(base: Any, variant: Any) -> list[str]:
 
 
 def _text(ask: CompareRequest, base: Any, variant: Any, pair: _Pair, verdicts: list) -> str:
-    from analysis.summary_text import agents_text
 
     b, v, p = pair.last  # the tallies `judge` read
     head = (f"compare: {ask.base} (base) with {ask.variant} (variant): {base.game}, {ask.players} "
@@ -226,9 +221,6 @@ def _text(ask: CompareRequest, base: Any, variant: Any, pair: _Pair, verdicts: l
 
 def compare_error_text(ask: CompareRequest) -> str:
     """How to read the intervals, and the comparison's error rate split over its asked questions."""
-    from analysis.change_verdicts import COMPARE_NAMES, compare_split
-    from analysis.verdicts import parse_margins, split_text
-
     split = compare_split(parse_margins(ask.margin, ask.questions))
     return ("(intervals are confidence sequences of the paired per-game changes, valid however often the "
             "runs were looked at, simultaneous within each question; the chance that any verdict above is "
@@ -239,9 +231,6 @@ def compare_error_text(ask: CompareRequest) -> str:
 def _report(pair: _Pair, verdicts: list, margins: Any, out: Path, changes: list[str]) -> Path:
     """The report of both runs' tallies as the last look read them (`_Pair.last`), opening with the
     comparison."""
-    from analysis.run_report import report_tallied
-    from analysis.verdict_section import comparison_section
-
     lead = comparison_section(verdicts, changes, pair.plans["base"].game)
     base, variant, _ = pair.last
     return report_tallied([base, variant], out / "report", margins=margins, lead=[lead])
@@ -250,11 +239,6 @@ def _report(pair: _Pair, verdicts: list, margins: Any, out: Path, changes: list[
 def judge_folder(out: Path, margins: Any) -> tuple[Any, Any, dict[str, Any], list]:
     """A compare folder's two runs (OUT/base, OUT/variant) read and judged as `balance compare` judges
     them: (base tally, variant tally, pair sums, change verdicts)."""
-    from analysis.change_verdicts import change_verdicts
-    from analysis.paired import paired_tally
-    from analysis.run_tally import read_run_tally
-    from analysis.verdicts import seconds_per_game
-
     base, variant = (read_run_tally(out / name) for name in ("base", "variant"))
     unit = base.spec.vocabulary.length
     pair, _ = paired_tally(variant, base, unit)

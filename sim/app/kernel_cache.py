@@ -1,7 +1,7 @@
 """Is a game's compiled code already in numba's cache?
 
 numba compiles each kernel on its first call and keeps the result in the current sources' cache folder
-(sim/numba_cache.py; `*.nbi` index files); a first run without it spends about a minute compiling before
+(sim/core/numba_cache.py; `*.nbi` index files); a first run without it spends about a minute compiling before
 the first game, at 0% on the progress bar. `make` set-up fills the cache (its compile_kernels step); when
 it is cold anyway (a source edited, a cache deleted) the commands say so instead of sitting silent.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from sim import numba_cache
-from sim.game_spec import GameSpec
+from sim.core import numba_cache
+from sim.core.game_spec import GameSpec
 
 NOTICE = ("compiling the {game} kernels into numba's cache, once (about a minute on 2 cores); later runs "
           "start at once")

@@ -21,9 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sim.agent_spec import load_agent_model, parse_agents, policy_params
-from sim.game_spec import GameSpec
-from sim.rng import new_rng
+from sim.core.agent_spec import load_agent_model, parse_agents, policy_params
+from sim.core.game_spec import GameSpec
+from sim.core.rng import new_rng
 
 HUMAN = "human"
 QUIT = ("q", "quit", "exit")

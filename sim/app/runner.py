@@ -10,6 +10,7 @@ plays only the missing games. The game is whatever the config's `game` key names
 from __future__ import annotations
 
 import copy
+import io
 import os
 import re
 import shutil
@@ -23,10 +24,15 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
 from sim import games
-from sim.agent_spec import agent_arrays, check_models, parse_agents, parse_spec, resolved
-from sim.errors import ConfigError, Interrupted, RunFailed
-from sim.game_spec import GameSpec
+from sim.core.agent_spec import agent_arrays, check_models, parse_agents, parse_spec, resolved
+from sim.core.errors import ConfigError, Interrupted, RunFailed
+from sim.core.game_spec import GameSpec
+from sim.core.log_tables import to_parquet_bytes
+from sim.core.rng import game_seeds
 from storage.backends import close_dask, connect_dask, loky_executor, run_chunks, told_results, watch_runner
 from storage.run_dir import TABLES, RunDirectory, check_directory, refuse_foreign
 from storage.run_lock import RunLock
@@ -78,9 +84,6 @@ class RunPlan:
 
     def play(self, start: int, end: int) -> dict[str, bytes]:
         """Play games start..end-1 and return their three tables as Parquet bytes (runs in a worker)."""
-        from sim.log_tables import to_parquet_bytes
-        from sim.rng import game_seeds
-
         spec = self.spec
         rules = plan_rules(self)
         seating = self.seating(start, end)
@@ -179,7 +182,6 @@ def _warm_worker(spec: GameSpec) -> None:
     """Import a game's kernels and load them from numba's cache (or compile them) in a worker."""
     watch_runner()
     rules = spec.default_rules(spec.min_players)
-    from sim.rng import game_seeds
 
     spec.run_batch(rules, game_seeds(0, 0, 1), [0] * rules.players)
 
@@ -210,10 +212,7 @@ def limit_games(spec: GameSpec, parts: dict[str, bytes]) -> int:
     games part's end_reason column (0 for a game without such a limit or a study without a games table)."""
     if spec.limit_end is None or "games" not in parts:
         return 0
-    import io
 
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
 
     reasons = pq.read_table(io.BytesIO(parts["games"]), columns=["end_reason"]).column("end_reason")
     return int(pc.sum(pc.equal(reasons.cast("string"), spec.limit_end[0])).as_py() or 0)
@@ -341,10 +340,6 @@ def recover_manifest(plan: RunPlan, run_dir: RunDirectory) -> None:
     """Parts without their manifest: replay the smallest finished chunk under `plan` and compare its tables
     with the parts on disk. The same: the parts are this plan's, and the run goes on (a new manifest is
     written from the plan, with every finished game counted). Different: ConfigError, nothing touched."""
-    import io
-
-    import pyarrow.parquet as pq
-
     start, end = min(run_dir.finished(), key=lambda r: (r[1] - r[0], r[0]))
     _, _, parts = play_chunk(plan, start, end)
     for name in plan.tables:

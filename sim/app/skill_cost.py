@@ -9,9 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
-from sim.rng import game_seeds
+from sim.core.agent_spec import agent_arrays
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
+from sim.core.rng import game_seeds
 
 #: the skill levels offered where a skill is chosen, with what each is, strongest search after expert
 SKILLS = {"greedy": "greedy (fast)", "expert": "expert (strong)", "search": "search (strongest)",
@@ -31,8 +32,6 @@ def selfplay_rate(spec: GameSpec, rules: Any, agent: str, players: int, seconds:
     """Self-play games per second of `agent` (its defaults) under `rules`: batches of 1, 2, 4, ... games
     (game seeds of seed 1) until `seconds` have passed or MOST_GAMES are played, at least one game; one
     core. ConfigError when the agent cannot play here (no model for this player count)."""
-    from sim.agent_spec import agent_arrays
-
     kinds, params = agent_arrays([[agent] * players], spec)
     if (spec.name, agent, players) not in _WARM:
         spec.run_batch(rules, game_seeds(0, 0, 1), kinds, params)

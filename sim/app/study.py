@@ -13,9 +13,9 @@ import pandas as pd
 from analysis.seats import chi_square_equal, seat_win_rates_from_shares, win_shares
 from analysis.stats import wilson_interval
 from sim import games
-from sim.agent_spec import AgentSpec, agent_arrays, check_models, parse_agents
+from sim.core.agent_spec import AgentSpec, agent_arrays, check_models, parse_agents
+from sim.core.rng import game_seeds
 from sim.games import GameSpec
-from sim.rng import game_seeds
 
 
 @dataclass

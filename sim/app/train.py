@@ -7,7 +7,7 @@ model. Each later round plays the expert with the model so far and refits on the
 so far, so the evaluation learns the positions the expert itself reaches. Game g of round r has the seed
 of (seed + r, g): rounds see different deals; every figure is the same at any --jobs.
 
-The model file (sim/expert_model.py) records the game, player count, feature list, config and its hash,
+The model file (sim/core/expert_model.py) records the game, player count, feature list, config and its hash,
 the training (agents, rounds, games, positions, ridge, fit R^2) and the strength measured at the end: the
 win share of one expert against players-1 copies of the data agent, seats rotated, with its Wilson 95%
 interval and n.
@@ -22,13 +22,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
+from joblib import Parallel, delayed
 
+from analysis.seats import win_shares
+from analysis.stats import wilson_interval
 from sim import games
-from sim.agent_spec import agent_arrays, parse_agents
-from sim.errors import ConfigError
-from sim.expert_model import ExpertModel, save_model
-from sim.game_spec import GameSpec
-from sim.rng import game_seeds
+from sim.core.agent_spec import agent_arrays, parse_agents
+from sim.core.errors import ConfigError
+from sim.core.expert_model import ExpertModel, save_model
+from sim.core.game_spec import GameSpec
+from sim.core.rng import game_seeds
 
 RIDGE = 1.0  # a light penalty: it only steadies weights of features that hardly vary (unused seats)
 CHUNK = 250
@@ -65,7 +68,6 @@ def _positions_chunk(spec: GameSpec, config: dict, config_path: str, players: in
 
 def _play_positions(spec: GameSpec, config: dict, config_path: str, players: int, agent: str, seed: int,
                     n_games: int, jobs: int) -> dict[str, np.ndarray]:
-    from joblib import Parallel, delayed
 
     seeds = game_seeds(seed, 0, n_games)
     chunks = [seeds[i:i + CHUNK] for i in range(0, n_games, CHUNK)]
@@ -78,8 +80,6 @@ def _play_positions(spec: GameSpec, config: dict, config_path: str, players: int
 def _shares_chunk(spec: GameSpec, config: dict, config_path: str, players: int, seating: list[list[str]],
                   seeds: np.ndarray) -> np.ndarray:
     """Each seat's win share in games of seeds (a shared win 1/k)."""
-    from analysis.seats import win_shares
-
     kinds, params = agent_arrays(seating, spec)
     batch = spec.run_batch(spec.rules(config, players, config_path), seeds, kinds, params)
     return win_shares(batch["winners"], batch.get("other_winners"))  # a winner that is no seat counts too
@@ -89,10 +89,6 @@ def measure_strength(spec: GameSpec, config: dict, config_path: str, players: in
                      n_games: int, seed: int, jobs: int) -> dict:
     """Win share of one `expert` seat against players-1 `against` seats, the expert in seat g mod players
     in game g (seats rotated), a shared win counting 1/k; with its Wilson 95% interval."""
-    from joblib import Parallel, delayed
-
-    from analysis.stats import wilson_interval
-
     seating = [[expert if seat == g % players else against for seat in range(players)]
                for g in range(n_games)]
     seeds = game_seeds(seed, 0, n_games)

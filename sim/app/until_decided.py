@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from analysis.run_tally import fair_share
+from analysis.run_tally import fair_share, read_run_tally
 from analysis.verdicts import (
     DECIDED,
     DEFAULT_MARGINS,
@@ -50,9 +50,10 @@ from analysis.verdicts import (
     duration,
     games_for,
     judged_families,
+    run_verdicts,
 )
 from sim.app.bounds import positive_float
-from sim.errors import ConfigError, RunFailed
+from sim.core.errors import ConfigError, RunFailed
 
 #: the games cap of --until-decided when --games is not given
 DEFAULT_CAP = 200_000
@@ -310,8 +311,6 @@ class RunJudge:
         self.run: Any = None
 
     def __call__(self) -> list[Verdict]:
-        from analysis.run_tally import read_run_tally
-        from analysis.verdicts import run_verdicts
 
         self.run = read_run_tally(self.run_dir)
         return run_verdicts(self.run, self.margins)

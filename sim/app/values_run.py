@@ -13,10 +13,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from sim.agent_spec import agent_arrays
 from sim.app.runner import RunPlan, plan_rules, plan_run
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
+from sim.core.agent_spec import agent_arrays
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
+from sim.core.log_tables import to_parquet_bytes
+from sim.core.rng import game_seeds
 
 VALUES_TABLES = ("values",)
 #: the run's first base games, played (and not written) to check that they reach the positions asked
@@ -39,9 +41,6 @@ class ValuesPlan(RunPlan):
 
     def play(self, start: int, end: int) -> dict[str, bytes]:
         """Play the arms of base games start..end-1; their values table as Parquet bytes (in a worker)."""
-        from sim.log_tables import to_parquet_bytes
-        from sim.rng import game_seeds
-
         values = self.spec.values
         rules = plan_rules(self)
         kinds, params = agent_arrays(self.seating(start, end), self.spec)
@@ -88,8 +87,6 @@ def plan_values(config: str | os.PathLike[str], players: int, agents: str, seed:
 def check_reached(plan: ValuesPlan) -> None:
     """Refuse, before anything is written, positions that none of the run's first base games reaches:
     a component cannot be priced after the game has ended."""
-    from sim.rng import game_seeds
-
     count = PROBE_GAMES
     kinds, params = agent_arrays(plan.seating(0, count), plan.spec)
     out = plan.spec.run_batch(plan_rules(plan), game_seeds(plan.seed, 0, count), kinds, params)

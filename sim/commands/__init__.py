@@ -1,7 +1,8 @@
-"""The `balance` command line (docs/reference/commands.md): one module per command, each with its one-line
-`HELP`, its `add_arguments(parser)` and its `run(args) -> int` (and, if it needs them, `PARSER`: more
-arguments of its parser), listed once in `COMMANDS`, from which `build_parser` builds the parser and `main`
-dispatches. Bad input is refused with one line and exit status 2.
+"""The `balance` command line (docs/reference/commands.md): one module per command, each with its
+`add_arguments(parser)` and its `run(args) -> int` (and, if it needs them, `PARSER`: more arguments of its
+parser), listed once with its one line of help in `COMMANDS`, from which `build_parser` builds the parser
+and `main` dispatches, importing only the module of the command asked for. Bad input is refused with one
+line and exit status 2.
 
 The layers: this package sits above `sim.app` (the runner and the application's studies) and `sim.design`
 (the design studies, which use `sim.app`); neither imports it.
@@ -10,38 +11,55 @@ The layers: this package sits above `sim.app` (the runner and the application's 
 from __future__ import annotations
 
 import argparse
+import atexit
+import importlib
 import os
 import sys
+from collections.abc import Iterable
+from importlib import metadata
 from types import ModuleType
 
-from sim.commands import (
-    bench,
-    compare,
-    interrupt,
-    ladder,
-    play,
-    profile,
-    report,
-    sheet,
-    simulate,
-    study,
-    summary,
-    sweep,
-    train,
-    tune,
-    values,
-    workbench,
-)
-from sim.errors import ConfigError, RunFailed
+from sim.commands import interrupt
+from sim.core.errors import ConfigError, RunFailed
 
-#: every `balance` subcommand by name, in the order `balance --help` lists them
-COMMANDS: dict[str, ModuleType] = {command.NAME: command for command in (
-    study, simulate, values, report, summary, ladder, play, train, bench, compare, sweep, tune, profile,
-    sheet, workbench)}
+#: every `balance` subcommand, in the order `balance --help` lists them, with its one line of help; each is
+#: the module of that name here, imported only when its command runs (or `balance --help` of it)
+COMMANDS: dict[str, str] = {
+    "study": "play a batch of games in memory and print seat win rates",
+    "simulate": "self-play games in parallel into a resumable run directory",
+    "values": ("causal value of each component by paired intervention (holding it vs nobody "
+              "holding it, same seeds), in win share and points"),
+    "report": "balance report of run directories (HTML, JSON, CSV)",
+    "summary": "seat win rates and ties of run directories, from their logs",
+    "ladder": ("strength ladder: each level (random, greedy, MCTS at doubling iterations, "
+              "expert, search) against the level below; win share vs 1/N and one rating per "
+              "level"),
+    "play": "play one game in the terminal against agents, to check rules by hand",
+    "train": ("fit the expert agent's evaluation by self-play (expert iteration) and write its "
+              "model file"),
+    "bench": "engine and agent throughput on this machine",
+    "compare": ("play a variant config against its base on the same seeds and say, question by "
+              "question, whether the change made the game fairer"),
+    "sweep": "run a grid or list of config variants and write a comparison report",
+    "tune": ("search a space of config values for the one that best meets a balance target "
+              "(candidates raced with confidence intervals)"),
+    "profile": ("self-play at several skill levels on the same game seeds; the report shows every "
+              "headline figure per level and flags what depends on how well people play"),
+    "sheet": ("the balance sheet: every player count played by the two strongest levels until "
+              "decided; for each, the seats, start player and tie-break, and whether each "
+              "answer holds for strong play"),
+    "workbench": ("edit a config in the browser, run it and watch its verdicts firm up, compare it "
+              "with its start, take the TOML away"),
+}
+
+
+def command(name: str) -> ModuleType:
+    """The module of command `name`: its `add_arguments(parser)`, `run(args) -> int` and, if it needs
+    them, `PARSER` (more arguments of its parser) and `OWN_CTRL_C`."""
+    return importlib.import_module(f"sim.commands.{name}")
 
 
 def _version() -> str:
-    from importlib import metadata
 
     try:
         return metadata.version("balance-toolkit")
@@ -57,13 +75,19 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog="balance",
-                                     description="Monte Carlo balance toolkit for board games.")
+def build_parser(full: Iterable[str] | None = None) -> argparse.ArgumentParser:
+    """The `balance` parser: every command by name and help, and the arguments of the commands in `full`
+    (default: all). A command's module is imported only for its arguments, so `balance --help` and each
+    command load only what they use."""
+    parser = OneLineParser(prog="balance", description="Monte Carlo balance toolkit for board games.")
     parser.add_argument("--version", action="version", version=f"balance {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, command in COMMANDS.items():
-        command.add_arguments(sub.add_parser(name, help=command.HELP, **getattr(command, "PARSER", {})))
+    full = set(COMMANDS if full is None else full)
+    for name, help_line in COMMANDS.items():
+        module = command(name) if name in full else None
+        subparser = sub.add_parser(name, help=help_line, **getattr(module, "PARSER", {}))
+        if module is not None:
+            module.add_arguments(subparser)
     return parser
 
 
@@ -85,12 +109,13 @@ def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
     """Run the command `argv` asks for and return its exit status. `own_process`: this is the `balance`
     process itself (entry), so Ctrl-C may end it within 2 s where the command cannot (interrupt.watch),
     unless the command stops on Ctrl-C by itself (its module's OWN_CTRL_C: the workbench's server)."""
-    args = build_parser().parse_args(argv)
-    if own_process and not getattr(COMMANDS[args.command], "OWN_CTRL_C", False):
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(full=[argv[0]] if argv and argv[0] in COMMANDS else []).parse_args(argv)
+    if own_process and not getattr(command(args.command), "OWN_CTRL_C", False):
         interrupt.watch()
     figures = _open_figures()
     try:
-        return COMMANDS[args.command].run(args)
+        return command(args.command).run(args)
     except ConfigError as err:
         print(f"balance: {err}", file=sys.stderr)
         return 2
@@ -114,8 +139,6 @@ def entry() -> None:
     logging's flush) and an immediate exit. Why not a plain return: Arrow's C++ thread pools can abort the
     interpreter's own teardown after the work is done ("terminate called without an active exception",
     status -6; apache/arrow#34314), which turned a refusal's status 2 into a crash, intermittently."""
-    import atexit
-
     try:
         code = main(own_process=True)
     except SystemExit as stop:  # argparse's --help, --version and usage errors

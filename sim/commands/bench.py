@@ -8,11 +8,12 @@ import argparse
 import json
 import sys
 
+from sim.app.bench import format_bench, run_bench
+from sim.app.bench_against import bench_against, format_against
+from sim.app.bench_runner import format_runner_bench, run_runner_bench
 from sim.commands.options import at_most, examples, games_int, positive_float
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
-NAME = "bench"
-HELP = "engine and agent throughput on this machine"
 PARSER = examples("balance bench --json --repeats 3",
                   "balance bench --against HEAD~3 --scale 0.2 --repeats 3",
                   "balance bench --runner")
@@ -39,19 +40,16 @@ def run(args: argparse.Namespace) -> int:
     if args.against is not None and args.runner:
         raise ConfigError("--against: compares `balance bench`'s figures, not --runner's; give one of them")
     if args.against is not None:
-        from sim.app.bench_against import bench_against, format_against
 
         result = bench_against(args.against, args.scale, args.repeats,
                                say=lambda line: print(line, file=sys.stderr, flush=True))
         print(json.dumps(result, indent=2) if args.json else format_against(result))
         return 0
     if args.runner:
-        from sim.app.bench_runner import format_runner_bench, run_runner_bench
 
         figures = run_runner_bench(args.games, args.repeats)
         print(json.dumps(figures, indent=2) if args.json else format_runner_bench(figures))
         return 0
-    from sim.app.bench import format_bench, run_bench
 
     figures = run_bench(scale=args.scale, repeats=args.repeats)
     print(json.dumps(figures, indent=2) if args.json else format_bench(figures))

@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import argparse
 
+from sim.app.compare import DEFAULT_GAMES, CompareRequest, run_compare, write_compare_report
 from sim.app.until_decided import add_until_decided_options
 from sim.commands.options import RunOptions, add_run_options, examples, games_int, players_int
 
-NAME = "compare"
-HELP = ("play a variant config against its base on the same seeds and say, question by question, whether the "
-        "change made the game fairer")
 PARSER = examples("balance compare base.toml my-variant.toml --players 3",
                   "balance compare base.toml my-variant.toml --players 4 --until-decided",
                   "balance compare base.toml my-variant.toml --players 3 --margin 1 --agents greedy")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from sim.app.compare import DEFAULT_GAMES
 
     parser.add_argument("base", help="the base TOML config")
     parser.add_argument("variant", help="the variant TOML config (the same game)")
@@ -42,8 +39,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """The comparison's text on stdout as soon as its verdicts are decided, then the report's path once it
     is written; progress on stderr."""
-    from sim.app.compare import CompareRequest, run_compare, write_compare_report
-
     options = RunOptions.from_args(args)
     options.check_backend()
     ask = CompareRequest(base=args.base, variant=args.variant, players=args.players, agents=args.agents,

@@ -5,7 +5,7 @@ than half its time compiling (6 min 10 s cold against 2 min 27 s warm, measured 
 It runs the commands themselves on tiny inputs, into a temporary folder: `balance simulate` of a few
 games per game and agent (searching agents at a few iterations) and `balance values` of one base game,
 so the kernels are compiled for exactly the array layouts real runs pass. The games compile side by side,
-one worker process each. The cache is keyed on the kernels' sources (sim/numba_cache.py), so after an
+one worker process each. The cache is keyed on the kernels' sources (sim/core/numba_cache.py), so after an
 edit of a kernel or a pull that changes one the first run compiles afresh rather than run a stale kernel.
 
     python -m sim.commands.compile_kernels
@@ -24,7 +24,7 @@ from joblib import Parallel, delayed
 
 from sim import games
 from sim.commands import main
-from sim.game_spec import GameSpec
+from sim.core.game_spec import GameSpec
 
 
 def _agent_text(spec: GameSpec, name: str) -> str:

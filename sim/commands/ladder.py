@@ -8,12 +8,10 @@ import time
 
 from sim import games
 from sim.commands.options import RunOptions, add_run_options, examples, games_int, players_int
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
+from sim.design.ladder import parse_iters, run_ladder
 
-NAME = "ladder"
-HELP = ("strength ladder: each level (random, greedy, MCTS at doubling iterations, expert, search) against "
-        "the level below; win share vs 1/N and one rating per level")
 PARSER = examples("balance ladder kamakura --players 3",
                   "balance ladder sakura --players 4 --games 400 --iters 50,200")
 
@@ -36,7 +34,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sim.design.ladder import parse_iters, run_ladder
 
     started = time.perf_counter()
     options = RunOptions.from_args(args)

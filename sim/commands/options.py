@@ -26,7 +26,10 @@ from sim.app.bounds import (  # noqa: F401 (the options' types, re-exported for 
     positive_int,
     seed_int,
 )
-from sim.errors import ConfigError
+from sim.app.until_decided import add_margin_option, add_questions_option
+from sim.core.errors import ConfigError
+from storage.run_dir import MAX_MANIFEST_BYTES
+from storage.run_parts import MAX_RECORDS_BYTES
 
 
 def examples(*lines: str) -> dict[str, Any]:
@@ -107,10 +110,6 @@ def add_run_dirs_options(parser: argparse.ArgumentParser, *, partial: str, talli
     directories, --out (`out`: its help, when the command writes a folder), --allow-partial (`partial`:
     what the command does with a damaged run's intact games), --jobs (`tallied`: what it does to the
     chunks), --backend, --margin and --questions."""
-    from sim.app.until_decided import add_margin_option, add_questions_option
-    from storage.run_dir import MAX_MANIFEST_BYTES
-    from storage.run_parts import MAX_RECORDS_BYTES
-
     parser.add_argument("runs", nargs="+", type=user_path,
                         help="run directories written by simulate; a manifest.json "
                         f"past {MAX_MANIFEST_BYTES // 2**20} MB or a chunks.jsonl past "

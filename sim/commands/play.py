@@ -7,10 +7,9 @@ import argparse
 import os
 
 from sim import games
+from sim.app.play import play_game
 from sim.commands.options import add_run_options, examples, players_int
 
-NAME = "play"
-HELP = "play one game in the terminal against agents, to check rules by hand"
 PARSER = examples("balance play kamakura",
                   "balance play sakura --players 4 --agents greedy --seed 7")
 
@@ -27,7 +26,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sim.app.play import play_game
 
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     play_game(games.spec(args.game), args.players, args.agents, seed, config=args.config)

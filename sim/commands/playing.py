@@ -7,8 +7,12 @@ import argparse
 import sys
 from typing import Any
 
+from tqdm import tqdm
+
+from sim.app.kernel_cache import announce_compiling
+from sim.app.runner import default_out, prestart_workers, simulate
 from sim.commands.options import RunOptions, add_run_options, players_int
-from sim.game_spec import GameSpec
+from sim.core.game_spec import GameSpec
 
 
 def add_play_options(parser: argparse.ArgumentParser, agents: str, unit: str, out: str) -> None:
@@ -33,22 +37,15 @@ def add_play_options(parser: argparse.ArgumentParser, agents: str, unit: str, ou
 
 def start_workers(options: RunOptions, spec: GameSpec) -> None:
     """Start the loky workers of a command that plays a plan, before anything else it does."""
-    from sim.app.runner import prestart_workers
-
     if options.backend == "loky":
         prestart_workers(options.jobs, spec)  # first, so their start-up overlaps everything below
 
 
 def play_run(plan: Any, games_asked: int, options: RunOptions, unit: str) -> Any:
     """Play a plan into its run directory with the shared run options, a progress bar on a terminal."""
-    from tqdm import tqdm
-
-    from sim.app.runner import default_out, simulate
-
     out = options.out or default_out(plan)
     show = not options.quiet and sys.stderr.isatty()
     if not options.quiet:
-        from sim.app.kernel_cache import announce_compiling
 
         announce_compiling(plan.spec, lambda line: print(f"balance: {line}", file=sys.stderr, flush=True))
     with tqdm(total=games_asked, unit=unit, disable=not show, smoothing=0.1, desc=plan.game) as bar:

@@ -7,19 +7,17 @@ import argparse
 import time
 from typing import Any
 
+from analysis.verdicts import parse_margins
+from sim.app.until_decided import DEFAULT_CAP, add_until_decided_options
 from sim.commands.options import RunOptions, add_run_options, examples, games_int, players_int
+from sim.design.profile import DEFAULT_GAMES, DEFAULT_LEVELS, TOP_RUNG, run_profile
 
-NAME = "profile"
-HELP = ("self-play at several skill levels on the same game seeds; the report shows every headline figure "
-        "per level and flags what depends on how well people play")
 PARSER = examples("balance profile configs/kamakura/base.toml --players 3 --levels greedy,expert",
                   "balance profile my-variant.toml --players 4 --until-decided",
                   "balance profile my-variant.toml --players 3 --values")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from sim.app.until_decided import DEFAULT_CAP, add_until_decided_options
-    from sim.design.profile import DEFAULT_GAMES, DEFAULT_LEVELS, TOP_RUNG
 
     parser.add_argument("config", help="TOML config of any game (its `game` key says which)")
     parser.add_argument("--players", type=players_int, required=True, help="number of players (required)")
@@ -46,9 +44,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    from analysis.verdicts import parse_margins
-    from sim.app.until_decided import DEFAULT_CAP
-    from sim.design.profile import DEFAULT_GAMES, run_profile
 
     options = RunOptions.from_args(args)
     games = args.games or (DEFAULT_CAP if args.until_decided else DEFAULT_GAMES)

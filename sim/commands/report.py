@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import time
 
+from analysis.run_report import build_report
+from analysis.verdicts import parse_margins
 from sim.commands.options import RunOptions, add_run_dirs_options, examples
 
-NAME = "report"
-HELP = "balance report of run directories (HTML, JSON, CSV)"
 PARSER = examples("balance report runs/my-run --out reports/my-run",
                   "balance report runs/base-run runs/variant-run --out reports/both",
                   "balance report runs/big-run --jobs 8 --backend dask")
@@ -20,10 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from analysis.run_report import build_report
 
     started = time.perf_counter()
-    from analysis.verdicts import parse_margins
 
     options = RunOptions.from_args(args)
     page = build_report(args.runs, options.out, allow_partial=args.allow_partial, jobs=options.jobs,

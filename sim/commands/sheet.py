@@ -6,19 +6,17 @@ from __future__ import annotations
 import argparse
 import time
 
+from analysis.verdicts import parse_margins
+from sim.app.until_decided import MOST_MINUTES, add_margin_option, minutes_float
 from sim.commands.options import RunOptions, add_run_options, examples, games_int
+from sim.design.sheet import DEFAULT_CAP, DEFAULT_QUESTIONS, run_sheet
 
-NAME = "sheet"
-HELP = ("the balance sheet: every player count played by the two strongest levels until decided; for each, "
-        "the seats, start player and tie-break, and whether each answer holds for strong play")
 PARSER = examples("balance sheet configs/kamakura/base.toml --jobs 2",
                   "balance sheet my-variant.toml --players 3,4 --games 2000 --minutes 30",
                   "balance sheet configs/sakura/base.toml --levels greedy,expert")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from sim.app.until_decided import MOST_MINUTES, add_margin_option, minutes_float
-    from sim.design.sheet import DEFAULT_CAP, DEFAULT_QUESTIONS
 
     parser.add_argument("config", help="TOML config of any game (its `game` key says which)")
     parser.add_argument("--players", help="player counts, e.g. 3,4 (default: every count the game allows; a "
@@ -40,8 +38,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from analysis.verdicts import parse_margins
-    from sim.design.sheet import run_sheet
 
     started = time.perf_counter()
     options = RunOptions.from_args(args)

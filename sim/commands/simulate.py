@@ -6,13 +6,23 @@ from __future__ import annotations
 import argparse
 import time
 
-from sim.app.until_decided import add_until_decided_options
+from analysis.run_tally import read_run_tally
+from analysis.summary_text import agents_text, format_run
+from analysis.verdicts import parse_margins
+from sim.app.runner import default_out, interrupted, plan_run
+from sim.app.until_decided import (
+    DEFAULT_CAP,
+    RunJudge,
+    add_until_decided_options,
+    check_caps,
+    first_round,
+    play_until_decided,
+)
 from sim.commands.options import RunOptions, examples, games_int
 from sim.commands.playing import add_play_options, play_run, start_workers
-from sim.errors import ConfigError, Interrupted
+from sim.core.errors import ConfigError, Interrupted
+from storage.run_dir import RunDirectory, mark_stopped_adaptively
 
-NAME = "simulate"
-HELP = "self-play games in parallel into a resumable run directory"
 PARSER = examples("balance simulate configs/kamakura/base.toml --players 3 --games 20000",
                   "balance simulate my-variant.toml --players 4 --until-decided",
                   "balance simulate my-variant.toml --players 2 --agents greedy,random --rotate-seats")
@@ -30,13 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()  # the reported time covers validation and worker start-up too
-    from sim.app.runner import plan_run
 
     options = RunOptions.from_args(args)
     options.check_backend()
     if args.until_decided:  # the caps and margins are refused, if bad, before anything is planned
-        from analysis.verdicts import parse_margins
-        from sim.app.until_decided import DEFAULT_CAP, check_caps
 
         cap = args.games if args.games is not None else DEFAULT_CAP
         check_caps(cap, args.minutes)
@@ -63,9 +70,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _kept(plan, options: RunOptions) -> Interrupted:
     """What Ctrl-C says of the plan's run directory: the games it kept."""
-    from sim.app.runner import default_out, interrupted
-    from storage.run_dir import RunDirectory
-
     out = options.out or default_out(plan)
     return interrupted(RunDirectory(out, plan.tables).finished_total(), out)
 
@@ -76,7 +80,6 @@ def _play_games(plan, games: int, options: RunOptions, started: float) -> int:
     seconds = time.perf_counter() - started
     rate = result.played / seconds if seconds > 0 else 0.0
     note = f" ({result.already} were already there)" if result.already else ""
-    from analysis.summary_text import agents_text
 
     players = agents_text(plan)
     print(f"{result.played} games played{note} by {players} in {seconds:.1f} s, {rate:,.0f} games/s; "
@@ -87,12 +90,6 @@ def _play_games(plan, games: int, options: RunOptions, started: float) -> int:
 def _play_until_decided(plan, options: RunOptions, started: float, *, cap: int, margins,
                         minutes: float | None) -> int:
     """Play the run directory in rounds until its verdicts are decided (or a cap), then summarise it."""
-    from analysis.run_tally import read_run_tally
-    from analysis.summary_text import format_run
-    from sim.app.runner import default_out
-    from sim.app.until_decided import RunJudge, first_round, play_until_decided
-    from storage.run_dir import mark_stopped_adaptively
-
     out = options.out or default_out(plan)
     judge = RunJudge(out, margins)
     try:

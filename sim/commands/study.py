@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from sim.app.study import format_study, run_study
 from sim.commands.options import add_run_options, examples, games_in_memory_int, players_int
 
-NAME = "study"
-HELP = "play a batch of games in memory and print seat win rates"
 PARSER = examples("balance study configs/kamakura/base.toml --players 3 --games 10000 --agents random",
                   "balance study configs/sakura/base.toml --players 4 --agents greedy")
 
@@ -25,7 +24,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sim.app.study import format_study, run_study
 
     print(format_study(run_study(args.config, args.players, args.agents, args.games, args.seed)))
     return 0

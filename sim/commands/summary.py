@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import argparse
 
+from analysis.causal_values import format_values, is_values_run, read_values_run
+from analysis.run_tally import read_run_tally
+from analysis.runs import run_snapshot
+from analysis.summary_text import format_run
+from analysis.verdicts import parse_margins
+from analysis.worth_verdicts import format_worth
 from sim.commands.options import RunOptions, add_run_dirs_options, examples
 
-NAME = "summary"
-HELP = "seat win rates and ties of run directories, from their logs"
 PARSER = examples("balance summary runs/my-run",
                   "balance summary runs/base-run runs/variant-run --margin 1")
 
@@ -18,12 +22,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from analysis.causal_values import format_values, is_values_run, read_values_run
-    from analysis.run_tally import read_run_tally
-    from analysis.runs import run_snapshot
-    from analysis.summary_text import format_run
-    from analysis.verdicts import parse_margins
-    from analysis.worth_verdicts import format_worth
 
     options = RunOptions.from_args(args)
     margins = parse_margins(args.margin, args.questions)

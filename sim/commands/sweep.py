@@ -7,9 +7,8 @@ import argparse
 import time
 
 from sim.commands.options import RunOptions, add_run_options, examples
+from sim.design.sweep import run_sweep
 
-NAME = "sweep"
-HELP = "run a grid or list of config variants and write a comparison report"
 PARSER = examples("balance sweep configs/sweeps/kamakura-tie-break.toml",
                   "balance sweep configs/sweeps/sakura-readings.toml --jobs 8 --out runs/sweeps/readings")
 
@@ -29,7 +28,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    from sim.design.sweep import run_sweep
 
     options = RunOptions.from_args(args)
     result = run_sweep(args.sweep_file, options.out, jobs=options.jobs, force=options.force,

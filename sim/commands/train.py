@@ -7,6 +7,7 @@ import argparse
 import time
 
 from sim import games
+from sim.app.train import train
 from sim.commands.options import (
     MOST_GAMES,
     RunOptions,
@@ -17,8 +18,6 @@ from sim.commands.options import (
     players_int,
 )
 
-NAME = "train"
-HELP = "fit the expert agent's evaluation by self-play (expert iteration) and write its model file"
 PARSER = examples("balance train kamakura --players 3",
                   "balance train sakura --players 4 --rounds 3 --games 2000")
 
@@ -44,7 +43,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sim.app.train import train
 
     started = time.perf_counter()
     options = RunOptions.from_args(args)

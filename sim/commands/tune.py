@@ -6,20 +6,20 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 from sim.commands.options import RunOptions, add_run_options, examples
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
+from sim.design.model_tune import run_model_tune, why_nothing
+from sim.design.tune import default_out, run_tune
+from sim.design.tune_file import GROWTH, LEAST_TOLERANCE, load_tune
 
-NAME = "tune"
-HELP = ("search a space of config values for the one that best meets a balance target (candidates raced "
-        "with confidence intervals)")
 PARSER = examples("balance tune configs/tunes/kamakura-3p-chit-points.toml",
                   "balance tune my-tune.toml --jobs 8 --out runs/tunes/mine",
                   "balance tune my-tune.toml --backend dask --scheduler tcp://10.0.0.5:8786")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from sim.design.tune_file import GROWTH, LEAST_TOLERANCE
 
     parser.add_argument("tune_file",
                         help="TOML tune file, e.g. one of configs/tunes/; limits: budget and game counts "
@@ -44,7 +44,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    from sim.design.tune_file import load_tune
 
     options = RunOptions.from_args(args)
     tune = load_tune(args.tune_file)
@@ -53,7 +52,6 @@ def run(args: argparse.Namespace) -> int:
     if args.baseline or options.backend != "loky":
         raise ConfigError(f"{args.tune_file}: --baseline and --backend are for a model search; this tune "
                           f"races its {len(tune.candidates)} candidates")
-    from sim.design.tune import run_tune
 
     result = run_tune(args.tune_file, options.out, jobs=options.jobs, force=options.force, say=options.say())
     share = (result.race_games + result.confirm_games) / result.exhaustive_games \
@@ -68,11 +66,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _model_search(args: argparse.Namespace, tune, options: RunOptions, started: float) -> int:
     """A tune file of ``method = "model"``: the model search (or its random baseline), then what it found."""
-    from pathlib import Path
-
-    from sim.design.model_tune import run_model_tune, why_nothing
-    from sim.design.tune import default_out
-
     out = Path(options.out) if options.out else default_out(args.tune_file)
     summary = run_model_tune(tune, out, jobs=options.jobs, backend=options.backend,
                              scheduler=options.scheduler, baseline=args.baseline or "", force=options.force,

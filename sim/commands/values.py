@@ -6,13 +6,14 @@ from __future__ import annotations
 import argparse
 import time
 
+from analysis.causal_values import format_values, read_values_run
+from analysis.verdicts import parse_margins
+from analysis.worth_verdicts import format_worth
 from sim.app.until_decided import add_margin_option
+from sim.app.values_run import plan_values
 from sim.commands.options import RunOptions, examples, games_int
 from sim.commands.playing import add_play_options, play_run, start_workers
 
-NAME = "values"
-HELP = ("causal value of each component by paired intervention (holding it vs nobody holding it, same "
-        "seeds), in win share and points")
 PARSER = examples("balance values configs/kamakura/base.toml --players 3",
                   "balance values my-variant.toml --players 4 --agents greedy --games 300",
                   "balance values configs/kamakura/base.toml --players 3 --positions 0,9")
@@ -31,16 +32,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    from analysis.verdicts import parse_margins
-    from sim.app.values_run import plan_values
 
     options = RunOptions.from_args(args)
     options.check_backend()
     margins = parse_margins(args.margin)
     plan = plan_values(args.config, args.players, args.agents, args.seed, args.positions)
     start_workers(options, plan.spec)
-    from analysis.causal_values import format_values, read_values_run
-    from analysis.worth_verdicts import format_worth
 
     result = play_run(plan, args.games or plan.spec.values.games, options, "base games")
     seconds = time.perf_counter() - started

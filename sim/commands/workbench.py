@@ -7,12 +7,13 @@ import argparse
 import secrets
 import socket
 
-from sim.commands.options import check_jobs, examples, positive_int
-from sim.errors import ConfigError
+import uvicorn
 
-NAME = "workbench"
-HELP = ("edit a config in the browser, run it and watch its verdicts firm up, compare it with its start, "
-        "take the TOML away")
+from sim.commands.options import check_jobs, examples, positive_int
+from sim.core.errors import ConfigError
+from sim.workbench.server import Settings, make_app
+from sim.workbench.workspace import Workspace
+
 PARSER = examples("balance workbench", "balance workbench --workspace my-game --port 8800",
                   "balance workbench --jobs 8 --scheduler tcp://10.0.0.5:8786")
 #: Ctrl-C is the server's own to handle (uvicorn stops the runs, then returns): no 2 s watch (interrupt.py)
@@ -44,10 +45,7 @@ def _socket(host: str, port: int) -> socket.socket:
 
 
 def run(args: argparse.Namespace) -> int:
-    import uvicorn
 
-    from sim.workbench.server import Settings, make_app
-    from sim.workbench.workspace import Workspace
 
     check_jobs(args.jobs, args.scheduler)
     if not 0 <= args.port <= 65535:

@@ -27,8 +27,11 @@ from typing import Any
 
 import numpy as np
 
+from analysis.stats import z_value
 from analysis.tally import SHARE_SCALE  # win shares as whole numbers, as a run's chunk statistics count them
-from sim.game_spec import GameSpec
+from sim.core.agent_spec import agent_arrays
+from sim.core.game_spec import GameSpec
+from sim.core.rng import game_seeds
 
 _SUMS = ("games", "m", "s", "ss", "sm", "mm")
 
@@ -44,9 +47,6 @@ def play_values_chunk(spec: GameSpec, rules: Any, agents: tuple[str, ...], seed:
                       count: int) -> dict[str, Any]:
     """Base games start .. start+count-1 of the values study at the start of the game (game i with the
     seed of (seed, i), as every other study), as sufficient statistics per kind (a worker)."""
-    from sim.agent_spec import agent_arrays
-    from sim.rng import game_seeds
-
     study = spec.values
     seating, params = agent_arrays([list(agents)], spec)
     out = study.run(rules, game_seeds(seed, start, count), seating[0], params[0], (0,), first_game=start)
@@ -112,8 +112,6 @@ def kind_estimates(stats: dict[str, Any], players: int) -> list[tuple[str, float
 def kind_values(stats: dict[str, Any], players: int, confidence: float = 0.95) -> list[dict[str, Any]]:
     """Each kind's value with bounds simultaneous over the kinds (normal, Bonferroni at
     ``1 - (1 - confidence) / kinds`` each), largest value first."""
-    from analysis.stats import z_value
-
     estimates = kind_estimates(stats, players)
     z = z_value(confidence, max(1, len(estimates)))
     rows = [{"kind": label, "value": value, "low": value - z * se, "high": value + z * se, "base_games": n}

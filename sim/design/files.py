@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from sim import games
-from sim.agent_spec import parse_agents
-from sim.config import expect_int, expect_str, fail, load_toml
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
+from sim.core.agent_spec import parse_agents
+from sim.core.config import expect_int, expect_str, fail, load_toml
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
 from storage.run_dir import RunDirectory
 
 

@@ -25,10 +25,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis.ladder_report import LADDER_MANIFEST
-from sim.app.runner import RunPlan, plan_run, simulate
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
+from analysis.ladder_report import (
+    LADDER_MANIFEST,
+    format_ladder,
+    read_ladder,
+    read_ladder_manifest,
+    read_ladder_ratings,
+)
+from analysis.run_report import build_report
+from sim.app.runner import RunPlan, plan_run, prestart_workers, simulate
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
 from storage.run_dir import RunDirectory, check_directory, check_out
 
 DEFAULT_ITERS = (25, 50, 100, 200, 400)
@@ -141,7 +148,6 @@ def plan_ladder(spec: GameSpec, players: int, config: str | os.PathLike[str] | N
     check_out(out, "ladder folder", (LADDER_MANIFEST,))  # the rule of every --out
     manifest_path = out / LADDER_MANIFEST
     if manifest_path.is_file():
-        from analysis.ladder_report import read_ladder_manifest
 
         old = read_ladder_manifest(out)
         ours = {"game": game, "players": players, "config_hash": steps[0].plan.config_hash, "seed": seed}
@@ -179,7 +185,6 @@ def run_ladder(spec: GameSpec, players: int, config: str | os.PathLike[str] | No
         path.write_text(text)
     result = LadderResult(out, steps)
     if jobs > 1 and any(RunDirectory(s.out).finished_games() < games for s in steps):
-        from sim.app.runner import prestart_workers
 
         prestart_workers(jobs, spec)
     for i, step in enumerate(steps, 1):
@@ -191,8 +196,6 @@ def run_ladder(spec: GameSpec, players: int, config: str | os.PathLike[str] | No
         res = simulate(step.plan, games, step.out, jobs=jobs)  # small chunks for MCTS: RunPlan.smallest_chunk
         result.played += res.played
         say(f"{label}: {res.played} games in {res.seconds:.1f} s ({step.out})")
-    from analysis.ladder_report import format_ladder, read_ladder, read_ladder_ratings
-    from analysis.run_report import build_report
 
     result.report = build_report([out], out / "report")
     manifest, table, summary, runs = read_ladder(out)

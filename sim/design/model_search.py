@@ -23,13 +23,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import optuna
+from optuna.distributions import IntDistribution
+
+from sim.core.agent_spec import check_models, parse_agents
+from sim.core.errors import ConfigError
 from sim.design.component_balance import games_bound, largest, merge_values, play_values_chunk
 from sim.design.files import validate
 from sim.design.overrides import apply_overrides, path_text
 from sim.design.search_space import SearchSpace
 from sim.design.trial_games import GamePool, figures, merge
 from sim.design.tune_file import Search, Target, Tune
-from sim.errors import ConfigError
 
 STUDY_FILE = "study.db"
 SEARCH_JSON = "search.json"
@@ -57,7 +61,6 @@ UNPRICED = 1.0
 
 
 def make_sampler(name: str, seed: int, startup: int, objectives: int):
-    import optuna
 
     if name == "tpe":
         return optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup, multivariate=True)
@@ -78,8 +81,6 @@ def _uniform_step(d) -> int | None:
 
 def distributions(space: SearchSpace) -> dict[str, Any]:
     """One Optuna distribution per dimension: an integer range, or a choice by index."""
-    from optuna.distributions import IntDistribution
-
     out = {}
     for d in space.dimensions:
         step = _uniform_step(d)
@@ -156,9 +157,7 @@ class ModelSearch:
 
     def __init__(self, tune: Tune, out: Path, kind: str, say: Callable[[str], None],
                  budget: int | None = None) -> None:
-        import optuna
 
-        from sim.agent_spec import parse_agents
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         self.tune, self.kind, self.say = tune, kind, say
@@ -257,8 +256,6 @@ class ModelSearch:
 
     def resume_running(self) -> None:
         """A trial a kill interrupted, finished from its stored stages under its own number."""
-        import optuna
-
         for frozen in self.study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
             self.say(f"resuming trial {frozen.number} from its stored stages")
             # a Trial handle on the stored running trial (Optuna has no public way to reopen one)
@@ -328,8 +325,6 @@ class ModelSearch:
 
     def refuse(self, trial, values: list[Any], why: str) -> None:
         """An invalid candidate: recorded with why, failed in the study, no game played."""
-        import optuna
-
         trial.set_user_attr("invalid", why)
         self.records[trial.number] = TrialRecord.invalid(trial.number, values, len(self.directions), why)
         self.study.tell(trial.number, state=optuna.trial.TrialState.FAIL)
@@ -488,8 +483,6 @@ def _summary(kind: str, sampler: str, spent: int, budget: int, records: dict[int
 def _stored_records(study, target: Target, look: float) -> dict[int, TrialRecord]:
     """The finished trials of a stored study as TrialRecords (complete ones with their figures, invalid
     candidates with why)."""
-    import optuna
-
     out: dict[int, TrialRecord] = {}
     for frozen in study.get_trials(deepcopy=False):
         attrs = frozen.user_attrs
@@ -508,8 +501,6 @@ def _stored_records(study, target: Target, look: float) -> dict[int, TrialRecord
 
 def read_records(tune: Tune, out: Path, kind: str) -> dict[str, Any]:
     """A stored study's summary without playing (empty when it was never run)."""
-    import optuna
-
     empty = {"kind": kind, "sampler": "", "spent": 0, "budget": tune.budget, "records": [],
              "record_objects": [], "curve": [], "schedule": tune.search.schedule()}
     if not (out / STUDY_FILE).exists():
@@ -566,10 +557,6 @@ def confirm_stats(tune: Tune, out: Path, values: list[Any], agents: str, games: 
     """A point's fresh confirmation games (``priced``: base games of the values study, pricing its
     component kinds), kept in the study file's confirmations (so a resumed tune replays none):
     (statistics, games played now)."""
-    import optuna
-
-    from sim.agent_spec import check_models, parse_agents
-
     space = tune.search_space
     storage = optuna.storages.RDBStorage(f"sqlite:///{out / STUDY_FILE}")
     study = optuna.create_study(study_name="confirmations", storage=storage, load_if_exists=True)

@@ -21,6 +21,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from analysis.search_report import build_search_report
+from sim.core.errors import ConfigError
 from sim.design.component_balance import kind_values, largest
 from sim.design.curve_checks import check_curves
 from sim.design.model_search import (
@@ -35,10 +37,10 @@ from sim.design.model_search import (
     run_search,
     write_summary,
 )
-from sim.design.overrides import path_text
+from sim.design.overrides import apply_overrides, path_text
 from sim.design.trial_games import figures
+from sim.design.tune import candidate_config_text, confirm_seed
 from sim.design.tune_file import Candidate, Tune
-from sim.errors import ConfigError
 from storage.run_lock import RunLock
 
 #: search keys that measure the finished search and never change its games (the curve's checks)
@@ -71,7 +73,6 @@ def _points(records: list, tune: Tune) -> list:
 
 
 def _candidate(tune: Tune, values: list[Any], slug: str) -> Candidate:
-    from sim.design.overrides import apply_overrides
 
     space = tune.search_space
     changed = {d.path: v for d, v, b in zip(space.dimensions, values, space.base_values(), strict=True)
@@ -161,7 +162,6 @@ def run_model_tune(tune: Tune, out: Path, jobs: int, backend: str, scheduler: st
             summary.update(_write_recommended(tune, out, rec))
         write_summary(out, summary)
         if report:
-            from analysis.search_report import build_search_report
 
             summary["report"] = os.fspath(build_search_report(out))
     return summary
@@ -199,7 +199,6 @@ class Confirmations:
 
     def __init__(self, tune: Tune, out: Path, jobs: int, backend: str, scheduler: str | None,
                  say: Callable[[str], None], played: int) -> None:
-        from sim.design.tune import confirm_seed
 
         self.tune, self.out, self.say, self.played = tune, out, say, played
         self.pool = {"jobs": jobs, "backend": backend, "scheduler": scheduler}
@@ -258,8 +257,6 @@ def _tune_fields(tune: Tune, ident: str, cseed: int) -> dict[str, Any]:
 
 def _write_recommended(tune: Tune, out: Path, rec: dict[str, Any]) -> dict[str, Any]:
     """recommended.toml, a standalone config with the statement; the summary's fields that name it."""
-    from sim.design.tune import candidate_config_text
-
     cand = _candidate(tune, rec["values"], f"trial-{rec['trial']}")
     text, _ = candidate_config_text(tune, cand, rec["confirm"][tune.agents]["statement"])
     (out / "recommended.toml").write_text(text)

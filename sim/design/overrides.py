@@ -1,5 +1,5 @@
 """Dotted-key overrides of a config for `balance sweep` and `balance tune`, and writing a config back out
-as TOML. The dotted keys themselves (`parse_key`, `apply_overrides`) live in `sim.config`, because a
+as TOML. The dotted keys themselves (`parse_key`, `apply_overrides`) live in `sim.core.config`, because a
 config file may use them too (a variant's ``"chits.blue[9].points" = 6``); they are re-exported here.
 """
 
@@ -12,7 +12,7 @@ import textwrap
 from collections.abc import Mapping
 from typing import Any
 
-from sim.config import KeyPath, apply_overrides, get_path, parse_key, path_text
+from sim.core.config import KeyPath, apply_overrides, get_path, parse_key, path_text
 
 __all__ = ["KeyPath", "apply_overrides", "dump_toml", "format_value", "get_path", "parse_key", "path_text"]
 

@@ -32,13 +32,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis.skill import PROFILE_MANIFEST
+from analysis.change_verdicts import (
+    CHANGE_WORDS,
+    change_verdicts,
+    games_if_unchanged,
+    stable_at_top,
+    stable_text,
+    top_pair,
+)
+from analysis.run_report import build_report
+from analysis.run_tally import read_run_tally
+from analysis.skill import PROFILE_MANIFEST, format_profile, read_profile
+from analysis.verdicts import DEFAULT_MARGINS
 from sim import games
-from sim.agent_spec import agent_arrays, parse_spec
-from sim.app.runner import RunPlan, plan_run, simulate
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
-from storage.run_dir import RunDirectory, check_directory
+from sim.app.runner import RunPlan, plan_run, prestart_workers, simulate
+from sim.app.until_decided import RunJudge, check_caps, first_round, play_until_decided
+from sim.app.values_run import plan_values
+from sim.core.agent_spec import agent_arrays, parse_spec, resolved
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
+from storage.run_dir import RunDirectory, check_directory, mark_stopped_adaptively, read_json_object
 
 DEFAULT_LEVELS = "greedy,mcts:iters=250,expert"
 #: the rung above expert, added to the default levels of a game whose registry offers it
@@ -102,8 +115,6 @@ def parse_levels(text: str | None, game: GameSpec) -> list[tuple[str, str]]:
     """(name, slug) of each level of ``--levels`` (ConfigError on an unknown agent or parameter, a level
     given twice, fewer than two levels). Levels are compared by what they resolve to, so ``mcts`` and
     ``mcts:iters=1000`` (its default) are the same level."""
-    from sim.agent_spec import resolved
-
     text = default_levels(game) if text is None else text
     levels, seen, slugs = [], {}, {}
     for part in split_levels(text):
@@ -135,7 +146,6 @@ def read_profile_manifest(out: Path) -> dict | None:
     path = out / PROFILE_MANIFEST
     if not path.is_file():
         return None
-    from storage.run_dir import read_json_object
 
     return read_json_object(path, "profile manifest", ("levels",))
 
@@ -183,7 +193,6 @@ def plan_profile(config: str | os.PathLike[str], players: int, levels: str | Non
             raise ConfigError(f"--levels: {name}: {err}") from None
         values_plan = values_out = None
         if values:
-            from sim.app.values_run import plan_values
 
             values_plan, values_out = plan_values(config, players, name, seed, None), out / f"{slug}-values"
         planned.append(Level(name=name, slug=slug, plan=plan, out=out / slug, values_plan=values_plan,
@@ -234,9 +243,6 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
     profile.json and the report (OUT/report/). With `until_decided` every level plays until its verdicts
     at `margins` (analysis.verdicts.Margins, default the defaults) are decided, `games` and `minutes` its
     caps; `margins` are the report's too."""
-    from analysis.verdicts import DEFAULT_MARGINS
-    from sim.app.until_decided import check_caps
-
     started = time.perf_counter()
     margins = margins or DEFAULT_MARGINS
     if until_decided:
@@ -259,7 +265,6 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
     if values:
         todo += [(lv.values_plan, lv.values_out, base_games) for lv in planned]
     if jobs > 1 and (until_decided or not all(_finished(o, p, n) for p, o, n in todo)):
-        from sim.app.runner import prestart_workers
 
         prestart_workers(jobs, spec)
     for i, level in enumerate(planned, 1):
@@ -288,8 +293,6 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
         result.stable = _stable_until_decided(planned[-1], planned[-2], games, minutes, margins=margins,
                                               jobs=jobs, force=force, say=say)
         result.played += result.stable.played
-    from analysis.run_report import build_report
-    from analysis.skill import format_profile, read_profile
 
     result.report = build_report([out], out / "report", margins=margins)
     result.text = format_profile(read_profile(out)) + "\n" + _stable_sentence(planned, margins)
@@ -300,9 +303,6 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
 def _until_decided(level: Level, cap: int, minutes: float | None, margins: Any, jobs: int, force: bool,
                    say: Callable[[str], None], label: str) -> Any:
     """Play one level in rounds until its run's verdicts are decided (sim/app/until_decided.py)."""
-    from sim.app.until_decided import RunJudge, first_round, play_until_decided
-    from storage.run_dir import mark_stopped_adaptively
-
     judge = RunJudge(level.out, margins)
     say(f"{label}: until every verdict is decided at its margin (cap {cap:,} games"
         + (f" or {minutes:g} min" if minutes is not None else "") + f"; {level.out})")
@@ -320,9 +320,6 @@ def _until_decided(level: Level, cap: int, minutes: float | None, margins: Any, 
 
 def _stable_sentence(planned: list[Level], margins: Any) -> str:
     """Which answers hold for strong play and which still move: the two top levels' paired verdicts."""
-    from analysis.change_verdicts import stable_at_top, stable_text
-    from analysis.run_tally import read_run_tally
-
     top, second = planned[-1], planned[-2]
     found = stable_at_top(read_run_tally(top.out), read_run_tally(second.out), margins)
     return stable_text(found, top.name, second.name)
@@ -337,8 +334,6 @@ class StableJudge:
         self.pair: dict[str, Any] | None = None
 
     def __call__(self) -> list:
-        from analysis.change_verdicts import change_verdicts, top_pair
-        from analysis.run_tally import read_run_tally
 
         top, second = read_run_tally(self.top.out), read_run_tally(self.second.out)
         self.pair = top_pair(top, second)
@@ -349,7 +344,6 @@ class StableJudge:
         return change_verdicts(second.common, top.common, self.pair, unit, self.margins, fairer=False)
 
     def plan(self) -> int | None:
-        from analysis.change_verdicts import games_if_unchanged
 
         return games_if_unchanged(self.pair, self.margins) if self.pair is not None else None
 
@@ -358,9 +352,6 @@ def _stable_until_decided(top: Level, second: Level, cap: int, minutes: float | 
                           force: bool, say: Callable[[str], None]) -> Any:
     """Play the two top levels on the same deals, in rounds, until every answer's change from the second
     to the top is decided at its margin: which answers hold for strong play and which still move."""
-    from analysis.change_verdicts import CHANGE_WORDS
-    from sim.app.until_decided import first_round, play_until_decided
-    from storage.run_dir import mark_stopped_adaptively
 
     def play_to(games: int) -> int:
         have = max(RunDirectory(level.out, level.plan.tables).finished_games() for level in (top, second))

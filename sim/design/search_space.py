@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sim.config import (
+from sim.core.config import (
     ANY_INDEX,
     WILD,
     KeyPath,
@@ -43,7 +43,7 @@ from sim.config import (
     path_text,
 )
 
-# The wildcards (``[*]`` every element, ``*`` every key) and their expansion are sim.config's, because a
+# The wildcards (``[*]`` every element, ``*`` every key) and their expansion are sim.core.config's, because a
 # config file's dotted keys take them too; they are re-exported here for the design layer.
 __all__ = ["ANY_INDEX", "WILD", "Constraint", "Dimension", "SearchSpace", "expand", "parse_pattern",
            "read_constraints", "read_dimensions"]

@@ -14,8 +14,10 @@ play), then every table's own sections. The sheet resumes like a profile: a deci
 
 from __future__ import annotations
 
+import copy
 import json
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,11 +26,18 @@ from typing import TYPE_CHECKING, Any
 
 import tomlkit
 
+from analysis.change_verdicts import stable_at_top
+from analysis.run_report import build_report
+from analysis.run_tally import read_run_tally
+from analysis.sheet_report import sheet_frame, sheet_row, sheet_section, sheet_text
+from analysis.verdicts import DEFAULT_MARGINS, run_verdicts
 from sim import games
-from sim.design.profile import default_levels, split_levels
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
-from storage.run_dir import check_out
+from sim.app.until_decided import check_caps
+from sim.core.config import load_toml
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
+from sim.design.profile import default_levels, level_slug, plan_profile, run_profile, split_levels
+from storage.run_dir import check_out, load_manifest, read_json_object
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -134,11 +143,6 @@ def run_sheet(config: str | os.PathLike[str], *, players: str | None = None, lev
               say: Callable[[str], None] = print) -> SheetResult:
     """Plan every table (refusing bad input before any game or file), play each as a profile until
     decided, write sheet.json and the report."""
-    from analysis.verdicts import DEFAULT_MARGINS
-    from sim.app.until_decided import check_caps
-    from sim.config import load_toml
-    from sim.design.profile import run_profile
-
     started = time.perf_counter()
     margins = margins or DEFAULT_MARGINS
     check_caps(games_cap, minutes)
@@ -182,11 +186,6 @@ def _check_tables(spec: GameSpec, merged: dict, config: Path, tables: list[Table
     """Refuse (ConfigError), before any game or file, a table the config, the levels or a folder in the way
     would fail: each count's rules (a variant's with its key set), its levels' agents and models, its
     folder."""
-    import copy
-    import tempfile
-
-    from sim.design.profile import plan_profile
-
     for table in tables:
         rules_of = copy.deepcopy(merged)
         for dotted, value in table.variant.items():
@@ -225,19 +224,12 @@ def _write_variant(table: Table, config: Path) -> None:
 
 
 def read_sheet_manifest(out: Path) -> dict[str, Any]:
-    from storage.run_dir import read_json_object
 
     return read_json_object(out / SHEET_MANIFEST, "sheet manifest", ("tables",))
 
 
 def sheet_frame_of(out: Path, margins: Any) -> pd.DataFrame:
     """The sheet of a sheet folder, from its tables' runs alone (analysis.sheet_report.sheet_frame)."""
-    from analysis.change_verdicts import stable_at_top
-    from analysis.run_tally import read_run_tally
-    from analysis.sheet_report import sheet_frame, sheet_row
-    from analysis.verdicts import run_verdicts
-    from sim.design.profile import level_slug
-
     manifest = read_sheet_manifest(out)
     below, top = split_levels(manifest["levels"])
     rows = []
@@ -253,8 +245,6 @@ def sheet_frame_of(out: Path, margins: Any) -> pd.DataFrame:
 
 def sheet_seconds(out: Path) -> float:
     """The wall time the sheet's games took to play: every level run's sessions, from their manifests."""
-    from storage.run_dir import load_manifest
-
     runs = sorted(out.glob("*/*/manifest.json"))
     return sum(float(load_manifest(path).wall_time_s) for path in runs)
 
@@ -262,9 +252,6 @@ def sheet_seconds(out: Path) -> float:
 def write_sheet_report(out: Path, margins: Any) -> tuple[Path, str]:
     """The sheet's report from its tables' runs alone: OUT/report/ (the sheet first, then every table's
     sections) and the printed sheet."""
-    from analysis.run_report import build_report
-    from analysis.sheet_report import sheet_section, sheet_text
-
     frame = sheet_frame_of(out, margins)
     folders = [out / table["dir"] for table in read_sheet_manifest(out)["tables"]]
     named = {"seats": "seats", "start": "start player", "tiebreak": "tie-break"}

@@ -47,9 +47,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sim.agent_spec import check_models, parse_agents
-from sim.app.runner import RunPlan, free_space, log_bytes_needed, simulate
-from sim.config import (
+from analysis.sweep_report import build_sweep_report
+from sim.app.runner import RunPlan, free_space, log_bytes_needed, prestart_workers, simulate
+from sim.core.agent_spec import check_models, parse_agents
+from sim.core.config import (
     check_unknown_keys,
     expect_bool,
     expect_int,
@@ -59,6 +60,7 @@ from sim.config import (
     fail,
     load_toml,
 )
+from sim.core.game_spec import GameSpec
 from sim.design.files import (
     MAX_GAMES,
     agent_lineups,
@@ -79,7 +81,6 @@ from sim.design.overrides import (
     parse_key,
     path_text,
 )
-from sim.game_spec import GameSpec
 from storage.run_dir import RunDirectory, check_directory, check_out
 from storage.run_lock import RunLock
 
@@ -476,7 +477,6 @@ def _run_locked(sweep: Sweep, out: Path, runs: list, jobs: int, report: bool, sa
     manifest = json.dumps(sweep_manifest(sweep, runs, out), indent=2, default=str)
     write_if_changed(out / SWEEP_MANIFEST, manifest)
     if jobs > 1 and any(finished_games(r.out) < sweep.games for r in runs):
-        from sim.app.runner import prestart_workers
 
         prestart_workers(jobs, sweep.spec)
     played = skipped = 0
@@ -492,7 +492,6 @@ def _run_locked(sweep: Sweep, out: Path, runs: list, jobs: int, report: bool, sa
         say(f"{label}: {res.played} games in {res.seconds:.1f} s ({run.out})")
     result.played, result.skipped = played, skipped
     if report:
-        from analysis.sweep_report import build_sweep_report
 
         result.report = build_sweep_report(out, jobs=jobs)
     result.seconds = time.perf_counter() - started

@@ -10,20 +10,22 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from joblib import Parallel, delayed, parallel_config
 
+from analysis.seats import win_shares
+from sim.core.agent_spec import agent_arrays
+from sim.core.game_spec import GameSpec
+from sim.core.rng import game_seeds
 from sim.design.component_balance import SHARE_SCALE
+from sim.design.racing import standing
 from sim.design.tune_file import Target
-from sim.game_spec import GameSpec
+from storage.backends import close_dask, connect_dask
 
 
 # ---- games --------------------------------------------------------------------------------------------
 def play_chunk(spec: GameSpec, rules: Any, agents: tuple[str, ...], seed: int, start: int,
                count: int) -> dict[str, Any]:
     """Games start .. start+count-1 of a candidate, as exact sufficient statistics (a worker)."""
-    from analysis.seats import win_shares
-    from sim.agent_spec import agent_arrays
-    from sim.rng import game_seeds
-
     seating, params = agent_arrays([list(agents)], spec)
     batch = spec.run_batch(rules, game_seeds(seed, start, count), seating[0], params[0])
     shares = win_shares(batch["winners"], batch.get("other_winners"))[:, :len(agents)]
@@ -43,8 +45,6 @@ def merge(a: dict[str, Any] | None, b: dict[str, Any]) -> dict[str, Any]:
 
 def figures(stats: dict[str, Any], target: Target, confidence: float):
     """The race's Standing of a candidate from its statistics (objective with bounds, length)."""
-    from sim.design.racing import standing
-
     n = stats["games"]
     mean = stats["length_sum"] / n
     var = (stats["length_sq"] - n * mean * mean) / (n - 1) if n > 1 else math.inf
@@ -57,14 +57,12 @@ class GamePool:
     whole tune."""
 
     def __init__(self, jobs: int, backend: str = "loky", scheduler: str | None = None) -> None:
-        from joblib import Parallel
 
         self.jobs = jobs
         self.backend = backend
         self._parallel = None
         self._client = None
         if backend == "dask":
-            from storage.backends import connect_dask
 
             self._client = connect_dask(scheduler, jobs)  # the runner's: a LocalCluster, or --scheduler
         elif jobs > 1:
@@ -77,8 +75,6 @@ class GamePool:
              smallest: int = 100) -> dict[str, Any]:
         """Games (or, with `worker`, base games of another study) start .. start+count-1, in up to `jobs`
         chunks of at least `smallest`; their statistics combined in game order."""
-        from joblib import Parallel, delayed, parallel_config
-
         worker, combine = worker or play_chunk, combine or merge
         if (self._parallel is None and self._client is None) or count < 2 * smallest:
             return worker(spec, rules, agents, seed, start=start, count=count)
@@ -100,6 +96,5 @@ class GamePool:
         if self._parallel is not None:
             self._parallel.__exit__(None, None, None)
         if self._client is not None:
-            from storage.backends import close_dask
 
             close_dask(self._client)  # and the LocalCluster it started

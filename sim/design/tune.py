@@ -19,14 +19,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.app.runner import RunPlan, simulate
+from joblib.externals.loky import get_reusable_executor
+
+from analysis.runs import read_table
+from analysis.seats import seat_win_rates
+from analysis.tune_report import build_tune_report
+from sim.app.runner import RunPlan, plan_rules, simulate
+from sim.core.agent_spec import check_models, parse_agents
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
 from sim.design.component_balance import games_bound, kind_estimates, price
 from sim.design.files import finished_games, validate, write_if_changed
 from sim.design.overrides import dump_toml, path_text
 from sim.design.racing import RaceResult, Standing, race, standing, verdict
 from sim.design.tune_file import Candidate, Target, Tune, load_tune
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
 from storage.run_dir import RunDirectory, check_directory, check_out, load_manifest
 
 TUNE_MANIFEST = "tune.json"
@@ -37,9 +43,6 @@ def run_standing(slug: str, run_dir: str | os.PathLike[str], games: int, target:
                  confidence: float, *, spec: GameSpec, priced: dict[str, Any] | None = None) -> Standing:
     """A candidate's standing from its run directory's first `games` games (of `spec`'s game), and with a
     cap from the statistics `priced` of its component kinds (sim/design/component_balance.py)."""
-    from analysis.runs import read_table
-    from analysis.seats import seat_win_rates
-
     manifest = load_manifest(Path(run_dir) / "manifest.json")
     players = read_table(run_dir, "players")
     players = players[players["game_id"] < games]
@@ -65,8 +68,6 @@ def _play(plan: RunPlan, games: int, out: str, slug: str, target: Target, confid
     """Play a candidate up to `games` (resuming its run directory), and with `values_games` price its
     component kinds on that many base games of the values study (same seed: paired across candidates);
     return its standing (a worker)."""
-    from sim.app.runner import plan_rules
-
     played = 0
     if force or finished_games(Path(out)) < games:
         played = simulate(plan, games, out, jobs=jobs, force=force).played
@@ -119,7 +120,6 @@ def candidate_config_text(tune: Tune, cand: Candidate, note: str = "") -> tuple[
 
 
 def _plan(tune: Tune, config: dict[str, Any], path: Path, seed: int) -> RunPlan:
-    from sim.agent_spec import check_models, parse_agents
 
     rules = validate(tune.spec, config, tune.players, os.fspath(path))
     specs = parse_agents(tune.agents, tune.players, tune.spec)
@@ -159,7 +159,6 @@ def run_tune(tune_file: str | os.PathLike[str], out: str | os.PathLike[str] | No
     (out / TUNE_MANIFEST).write_text(json.dumps(state, indent=2, default=_json))
     page = None
     if report:
-        from analysis.tune_report import build_tune_report
 
         page = build_tune_report(out)
     return TuneResult(out=out, recommended=cand, config_file=rec_path, report=page, met=met,
@@ -219,7 +218,6 @@ class CandidatePlays:
         self.tune, self.out, self.plans = tune, out, plans
         self.executor = None
         if jobs > 1:
-            from joblib.externals.loky import get_reusable_executor
 
             self.executor = get_reusable_executor(max_workers=jobs)
 
@@ -327,7 +325,6 @@ class PricingCost:
     `confirmation` the bound for the confirmation's base games at the dearest candidate."""
 
     def __init__(self, tune: Tune, plans: dict[str, RunPlan]) -> None:
-        from sim.app.runner import plan_rules
 
         study = tune.spec.values
         self.kinds = {slug: len(study.components(plan_rules(plan))) for slug, plan in plans.items()}

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from sim.config import (
+from sim.core.config import (
     check_unknown_keys,
     expect_bool,
     expect_int,
@@ -23,11 +23,11 @@ from sim.config import (
     load_toml,
     value_described,
 )
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
 from sim.design.files import agent_lineups, check_agents, games_count, load_base, player_counts, validate
 from sim.design.overrides import KeyPath, apply_overrides, format_value, path_text
 from sim.design.search_space import SearchSpace, read_constraints, read_dimensions
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
 
 _TUNE_KEYS = {"base", "description", "players", "agents", "seed", "budget", "space", "target", "racing",
               "skip_invalid", "constraints", "search"}

@@ -2,7 +2,7 @@
 parameter schemas and the option tuples whose index is the kernels' code. Kernels and policies import
 these from here, beneath the spec, which refers to them."""
 
-from sim.agent_types import AgentKind, AgentRoster
+from sim.core.agent_types import AgentKind, AgentRoster
 
 #: MCTS rollout policies, rewards and trees; the index is the kernels' code (uct.ROLLOUT_*, REWARD_*,
 #: TREE_* are derived from these).
@@ -50,5 +50,5 @@ AGENTS = {
                         features=EXPERT_FEATURES),
 }
 
-#: the agents by the game's name, for the agent parser (sim/agent_spec.py) where the spec is not at hand
+#: the agents by the game's name, for the agent parser (sim/core/agent_spec.py) where the spec is not at hand
 ROSTER = AgentRoster("kamakura", AGENTS)

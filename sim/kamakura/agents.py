@@ -10,6 +10,7 @@ greedy: at the start of each turn plans the swaps, activations and claims that g
 
 from numba import njit
 
+from sim.core.rng import rng_below
 from sim.kamakura.agent_kinds import AGENTS
 from sim.kamakura.board import SWAPS
 from sim.kamakura.kernels import (
@@ -24,7 +25,6 @@ from sim.kamakura.kernels import (
     swap_tiles,
 )
 from sim.kamakura.planner import greedy_plan
-from sim.rng import rng_below
 
 # The codes are declared once, in the game's registry entry (spec.py); plain ints here for numba.
 AGENT_CODES = {name: kind.code for name, kind in AGENTS.items()}

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
-from sim.batching import batch_inputs, result_arrays
+from sim.core.batching import batch_inputs, result_arrays
+from sim.core.rng import rng_seeded
 from sim.kamakura.agents import (
     AGENT_EXPERT,
     AGENT_GREEDY,
@@ -61,7 +62,6 @@ from sim.kamakura.uct import (
     VALUE_COLUMNS,
     Tree,
 )
-from sim.rng import rng_seeded
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

@@ -13,6 +13,8 @@ same number the textbook way (minimum-cost matching of tiles to cells on Manhatt
 target placements); the tests check the table against it.
 """
 
+from itertools import combinations, permutations
+
 import numpy as np
 from numba import njit
 
@@ -118,8 +120,6 @@ def matching_distance(mask: int, line: int, target: int) -> int:
 
     Pure Python and slow; used by tests only.
     """
-    from itertools import combinations, permutations
-
     tiles = [c for c in range(16) if mask >> c & 1]
     in_line = [int(c) for c in LINE_CELLS[line]]
     outside = [c for c in range(16) if c not in in_line]

@@ -21,7 +21,7 @@ order), yellow and green powers; and, by the seat's place in the coming turn ord
 second, ...), the most points one chit can bring it within the swaps it can pay for (its best green
 lowering requirements, R-6), the most one line can bring it with its yellows (R-5: one line a turn), and
 the points within one swap and at two swaps of eligibility. The weights are fitted by `balance train`
-(sim/app/train.py) from self-play; the model files are sim/expert_model.py's.
+(sim/app/train.py) from self-play; the model files are sim/core/expert_model.py's.
 
 Why these defaults (head to head, 600 3-player games, one expert against two, seats rotated, fair share
 33.3%): seeing its own next turn played out (horizon 1) beats stopping before it, 41.5% [37.6, 45.4];
@@ -63,7 +63,7 @@ from sim.kamakura.kernels import (
 from sim.kamakura.planner import greedy_plan, push_top, turn_candidates
 
 # The parameter row of an expert seat: its numeric parameters in the registry's order (spec.py), then the
-# model's weights (sim/agent_spec.py agent_row appends them).
+# model's weights (sim/core/agent_spec.py agent_row appends them).
 _NUMERIC = [key for key, (kind, _default) in AGENTS["expert"].params.items() if kind is not str]
 E_WIDTH, E_DEEP, E_HORIZON, E_SETTLE = (_NUMERIC.index(key) for key in ("width", "deep", "horizon",
                                                                         "settle"))

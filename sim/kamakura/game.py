@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.game_face import KernelGame, KernelState
+from sim.core.game_face import KernelGame, KernelState
 from sim.kamakura import kernels as K
 from sim.kamakura.board import COLOUR_LETTERS, SWAPS
 from sim.kamakura.kernels import FIELDS
@@ -35,7 +35,7 @@ def kernel_rules(rules: KamakuraRules) -> K.KernelRules:
 
 
 class KamakuraState(KernelState):
-    """A Kamakura position: the kernels' state vector (`sim.game_face.KernelState`: treat as immutable,
+    """A Kamakura position: the kernels' state vector (`sim.core.game_face.KernelState`: treat as immutable,
     equal when the vectors are equal). `KamakuraGame.apply` returns a new one."""
 
 

@@ -27,6 +27,9 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
+from sim.core.batching import batch_inputs
+from sim.core.log_tables import arms_table
+from sim.core.rng import rng_below, rng_seeded
 from sim.kamakura.agents import MAX_PLAN
 from sim.kamakura.batch import MAX_HISTORY, _seat_trees, next_plan, remember
 from sim.kamakura.board import COLOURS
@@ -50,8 +53,6 @@ from sim.kamakura.kernels import (
     winners,
 )
 from sim.kamakura.uct import M_VALID, N_PARAMS
-from sim.log_tables import arms_table
-from sim.rng import rng_below, rng_seeded
 
 if TYPE_CHECKING:
     from sim.kamakura.params import KamakuraRules
@@ -206,7 +207,6 @@ def run_values(rules: KamakuraRules, seeds: np.ndarray, seating: np.ndarray, par
     """Play the paired arms of every kind (chit_kinds) at every position for one base game per seed;
     seating and params as batch.run_batch takes them. Returns kinds, positions, scores, shares, available
     (see play_values)."""
-    from sim.batching import batch_inputs
     from sim.kamakura.game import kernel_rules
 
     players = rules.players

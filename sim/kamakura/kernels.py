@@ -11,9 +11,9 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from sim.core.rng import rng_seeded, shuffle_slice
+from sim.core.state_layout import Fields
 from sim.kamakura.board import LINE_MASK, MASK_TO_INDEX, SWAP_DISTANCE, SWAPS, colour_masks, popcount
-from sim.rng import rng_seeded, shuffle_slice
-from sim.state_layout import Fields
 
 MAX_PLAYERS = 4
 N_CHITS = 40

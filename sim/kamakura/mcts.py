@@ -21,6 +21,7 @@ Parameters: the seat's float row (uct.P_*; see uct.py for their meaning).
 import numpy as np
 from numba import njit
 
+from sim.core.rng import rng_below
 from sim.kamakura.agents import AGENT_GREEDY, MAX_PLAN, agent_plan, swap_keeps_gain
 from sim.kamakura.kernels import (
     A_PASS,
@@ -55,7 +56,6 @@ from sim.kamakura.uct import (
     rollout_stop,
     select,
 )
-from sim.rng import rng_below
 
 NODES_PER_ITER = 48  # children made per expansion, on average well below this; 107 at most
 

@@ -44,8 +44,9 @@ from typing import Any
 
 import numpy as np
 import pyspiel
+from open_spiel.python.algorithms import mcts
 
-from sim.config import load_toml
+from sim.core.config import load_toml
 from sim.kamakura import kernels as K
 from sim.kamakura.game import KamakuraGame, KamakuraState
 from sim.kamakura.params import DEFAULT_CONFIG, MAX_PLAYERS, MIN_PLAYERS, rules_from_mapping
@@ -224,8 +225,6 @@ def openspiel_mcts_iters_per_s(state_dict: dict, iterations: int = 1000, repeats
     ``iterations`` simulations), one uniform random rollout per leaf; times ``bot.step(state)``
     ``repeats`` times (each step searches a fresh tree) and returns ``iterations / median seconds``.
     """
-    from open_spiel.python.algorithms import mcts
-
     if iterations < 1 or repeats < 1:
         raise ValueError(f"iterations and repeats must be >= 1, got {iterations}, {repeats}")
     state = from_state_dict(state_dict)

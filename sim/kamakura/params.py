@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.config import (
+from sim.core.config import (
     check_header,
     check_unknown_keys,
     config_hash,

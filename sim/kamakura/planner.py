@@ -16,6 +16,7 @@ line, such as two disjoint swaps made in either order. They are the moves of the
 import numpy as np
 from numba import njit
 
+from sim.core.rng import rng_below
 from sim.kamakura.board import (
     CELL_LINE_MASK,
     LINE_CELLS,
@@ -46,7 +47,6 @@ from sim.kamakura.kernels import (
     gain_reachable,
     usable_power,
 )
-from sim.rng import rng_below
 
 # plan rows kept by the search
 C_POINTS, C_COST, C_DRAW, C_KEY, C_KIND, C_A, C_B, C_LINE = 0, 1, 2, 3, 4, 5, 6, 7

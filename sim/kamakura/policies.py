@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.agent_spec import AgentSpec, agent_row
+from sim.core.agent_spec import AgentSpec, agent_row
+from sim.core.rng import rng_below
 from sim.kamakura import agents, search
 from sim.kamakura.agent_kinds import ROSTER
 from sim.kamakura.expert import expert_plan
 from sim.kamakura.game import KamakuraGame, KamakuraState, action_to_string
 from sim.kamakura.puct import search_plan
-from sim.rng import rng_below
 
 
 class RandomPolicy:

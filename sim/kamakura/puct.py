@@ -16,6 +16,7 @@ the batch's games. Node storage, backup and the choice are uct.py's, a turn's pl
 import numpy as np
 from numba import njit
 
+from sim.core.mcts_rewards import win_rewards
 from sim.kamakura.agent_kinds import AGENTS
 from sim.kamakura.agents import MAX_PLAN
 from sim.kamakura.expert import N_FEATURES, new_eval_space, predicted_finals_in
@@ -32,10 +33,9 @@ from sim.kamakura.kernels import (
 from sim.kamakura.planner import greedy_plan, turn_candidates
 from sim.kamakura.turn_mcts import PLAN_WIDTH
 from sim.kamakura.uct import M_NODES, N_META, PRIOR, VALUE_COLUMNS, Tree, backup, most_visited, reset
-from sim.mcts_rewards import win_rewards
 
 # The parameter row of a search seat: its numeric parameters in the registry's order, then the model's
-# weights (sim/agent_spec.py agent_row appends them).
+# weights (sim/core/agent_spec.py agent_row appends them).
 _NUMERIC = [key for key, (kind, _default) in AGENTS["search"].params.items() if kind is not str]
 S_ITERS, S_C, S_WIDTH, S_TEMP, S_SPREAD = (_NUMERIC.index(key) for key in ("iters", "c", "width", "temp",
                                                                          "spread"))

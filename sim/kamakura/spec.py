@@ -1,8 +1,8 @@
-"""Kamakura's entry in the game registry (sim/games.py; the type: sim/game_spec.py): its parameters,
+"""Kamakura's entry in the game registry (sim/games.py; the type: sim/core/game_spec.py): its parameters,
 agents and vocabulary; its code is referenced by the engine's conventional module names (`engine_spec`)
 and loads nothing until asked for."""
 
-from sim.game_spec import Vocabulary, engine_spec
+from sim.core.game_spec import Vocabulary, engine_spec
 from sim.kamakura.agent_kinds import AGENTS
 from sim.kamakura.params import DEFAULT_CONFIG, MAX_PLAYERS, MIN_PLAYERS, TIE_BREAKS  # R-9
 

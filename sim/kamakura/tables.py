@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from sim.core.log_tables import common_columns, dict_column, ints
 from sim.kamakura.params import COLOURS, KamakuraRules
-from sim.log_tables import common_columns, dict_column, ints
 
 END_REASONS = ["running", "all_chits_gained", "all_passed"]  # kernels.END_*
 ORDER_COLOUR = "order"

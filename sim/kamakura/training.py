@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
-from sim.batching import batch_inputs, training_positions
+from sim.core.batching import batch_inputs, training_positions
+from sim.core.rng import rng_seeded
 from sim.kamakura.agents import MAX_PLAN
 from sim.kamakura.batch import MAX_HISTORY, _seat_trees, next_plan, remember
 from sim.kamakura.expert import N_FEATURES, features
@@ -30,7 +31,6 @@ from sim.kamakura.kernels import (
 )
 from sim.kamakura.turn_mcts import at_turn_start
 from sim.kamakura.uct import M_VALID, N_PARAMS
-from sim.rng import rng_seeded
 
 if TYPE_CHECKING:
     from sim.kamakura.params import KamakuraRules

@@ -24,6 +24,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from sim.core.mcts_rewards import lead_rewards, win_rewards
+from sim.core.rng import rng_below
 from sim.kamakura.agent_kinds import AGENTS, REWARDS, ROLLOUTS, TREES
 from sim.kamakura.agents import AGENT_GREEDY, AGENT_RANDOM, agent_plan
 from sim.kamakura.board import CELL_LINE_MASK, LINE_MASK, SWAPS, popcount
@@ -50,8 +52,6 @@ from sim.kamakura.kernels import (
     scores,
     winners,
 )
-from sim.mcts_rewards import lead_rewards, win_rewards
-from sim.rng import rng_below
 
 # ---- parameters ----------------------------------------------------------------------------------------
 # A parameter row per seat (float64), in the order of the `mcts` agent's parameters in the registry entry

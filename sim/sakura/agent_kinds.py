@@ -2,7 +2,7 @@
 schemas and the option tuples whose index is the kernels' code. Kernels and policies import these from
 here, beneath the spec, which refers to them."""
 
-from sim.agent_types import AgentKind, AgentRoster
+from sim.core.agent_types import AgentKind, AgentRoster
 
 #: MCTS rewards; the index is the kernels' code (mcts.REWARD_* are derived from it).
 REWARDS = ("win", "score")
@@ -49,5 +49,5 @@ AGENTS = {
                         features=EXPERT_FEATURES),
 }
 
-#: the agents by the game's name, for the agent parser (sim/agent_spec.py) where the spec is not at hand
+#: the agents by the game's name, for the agent parser (sim/core/agent_spec.py) where the spec is not at hand
 ROSTER = AgentRoster("sakura", AGENTS)

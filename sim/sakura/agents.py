@@ -13,7 +13,7 @@ greedy: for each card it could play, resolves the round against K guesses of the
 import numpy as np
 from numba import njit
 
-from sim.rng import rng_below
+from sim.core.rng import rng_below
 from sim.sakura.agent_kinds import AGENTS
 from sim.sakura.kernels import (
     A_COURT,

@@ -13,8 +13,8 @@ import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike
 
-from sim.batching import batch_inputs, result_arrays
-from sim.rng import rng_seeded
+from sim.core.batching import batch_inputs, result_arrays
+from sim.core.rng import rng_seeded
 from sim.sakura.agents import AGENT_EXPERT, AGENT_MCTS, AGENT_SEARCH, agent_action
 from sim.sakura.expert import expert_action
 from sim.sakura.kernels import (
@@ -143,7 +143,7 @@ def run_batch(rules: SakuraRules, seeds: ArrayLike, seating: ArrayLike,
               params: ArrayLike | None = None) -> dict[str, np.ndarray]:
     """Play one game per seed; seating is a (games, players) array of agent codes or one row for all,
     params the matching parameter rows ((games, players, n) or one (players, n) table, as
-    sim/agent_spec.py agent_arrays builds them), needed only when a seat plays mcts or expert. tokens
+    sim/core/agent_spec.py agent_arrays builds them), needed only when a seat plays mcts or expert. tokens
     and positions have one more column than players when a court painter plays (two players), and
     other_winners marks the games it won or shared (R-23)."""
     from sim.sakura.game import kernel_rules

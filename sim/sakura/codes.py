@@ -1,7 +1,7 @@
 """Sakura's fixed vocabulary and limits, in the kernels' code order: the action ids (the index is the
 engine's code), the tie-break rules, the two-player variants, the bump readings and the sizes the state is
 laid out for. The kernels read them at compile time, so this module imports nothing: it is part of the
-compiled kernels' sources (sim/numba_cache.py) while the config validation in params.py is not.
+compiled kernels' sources (sim/core/numba_cache.py) while the config validation in params.py is not.
 """
 
 #: Garden action ids (docs/rules.md, R-11); the index is the engine's code.

@@ -37,7 +37,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from sim.rng import rng_below
+from sim.core.rng import rng_below
 from sim.sakura.agent_kinds import AGENTS, EXPERT_FEATURES
 from sim.sakura.agents import simulate_round
 from sim.sakura.codes import GARDEN_ACTIONS, PAINTER_ACTIONS
@@ -90,7 +90,7 @@ from sim.sakura.kernels import (
 )
 
 # The parameter row of an expert seat: its numeric parameters in the registry's order (spec.py), then the
-# model's weights (sim/agent_spec.py agent_row appends them).
+# model's weights (sim/core/agent_spec.py agent_row appends them).
 _NUMERIC = [key for key, (kind, _default) in AGENTS["expert"].params.items() if kind is not str]
 E_SAMPLES, E_TEMP, E_MOST, E_Z, E_FIRST = (_NUMERIC.index(key) for key in ("samples", "temp", "most", "z",
                                                                             "first"))

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from sim.game_face import KernelGame, KernelState
-from sim.rng import new_rng
+from sim.core.game_face import KernelGame, KernelState
+from sim.core.rng import new_rng
 from sim.sakura import kernels as K
 from sim.sakura.params import BUMP_FROM, GARDEN_ACTIONS, PAINTER_ACTIONS, TIE_BREAKS, VARIANTS, SakuraRules
 

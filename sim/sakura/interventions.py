@@ -16,9 +16,11 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
-from sim.log_tables import arms_table
-from sim.rng import rng_below, rng_seeded
+from sim.core.batching import batch_inputs
+from sim.core.log_tables import arms_table
+from sim.core.rng import rng_below, rng_seeded
 from sim.sakura.batch import next_action
+from sim.sakura.codes import GARDEN_ACTIONS, PAINTER_ACTIONS
 from sim.sakura.kernels import (
     DECK,
     DECK_N,
@@ -50,8 +52,6 @@ _PICK_STREAM = 16
 def components(rules: SakuraRules) -> list[dict]:
     """The cards a values run prices, in `component` index order (order number): label, card, garden and
     painter action (the run manifest's ``components``)."""
-    from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS
-
     return [{"component": f"card {order} ({GARDEN_ACTIONS[g]}, {PAINTER_ACTIONS[p]})", "card": int(order),
              "garden": GARDEN_ACTIONS[g], "painter": PAINTER_ACTIONS[p]} for order, g, p in rules.cards]
 
@@ -171,7 +171,6 @@ def run_values(rules: SakuraRules, seeds: np.ndarray, seating: np.ndarray, param
                positions: tuple[int, ...] = POSITIONS, first_game: int = 0) -> dict[str, np.ndarray]:
     """Play the paired arms of every card for one base deal per seed; seating and params as
     batch.run_batch takes them. Only the start is measured (positions must be (0,))."""
-    from sim.batching import batch_inputs
     from sim.sakura.game import kernel_rules
 
     if tuple(positions) != POSITIONS:
@@ -193,7 +192,7 @@ def values_table(first_game: int, out: dict[str, np.ndarray]) -> pa.Table:
     """One row per (game, card, arm, seat) played: ``game_id, position (0), component (card index), holder
     (-1: nobody), with_power (true), seat, score (tokens), win_share, painter_at`` (the final path index,
     the R-14 tie-break's input). Each seed's own deal follows as rows with component -1
-    (sim.log_tables.arms_table)."""
+    (sim.core.log_tables.arms_table)."""
     games, n_cards, n_arms, players = out["tokens"].shape
     g, c, a = np.nonzero(np.broadcast_to(out["available"][:, :, None].astype(bool), (games, n_cards, n_arms)))
     rows = len(g)

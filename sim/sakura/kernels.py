@@ -11,7 +11,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from sim.rng import rng_seeded, shuffle_slice
+from sim.core.rng import rng_seeded, shuffle_slice
+from sim.core.state_layout import Fields
 from sim.sakura.codes import (
     BUMP_FROM,
     DECK_SIZE,
@@ -22,7 +23,6 @@ from sim.sakura.codes import (
     TIE_BREAKS,
     VARIANTS,
 )
-from sim.state_layout import Fields
 
 # DECK_SIZE (60 order numbers) and MAX_PLAYERS (6) are the config's limits, from params.py.
 MAX_PAINTERS = 6       # players, plus the court painter with two players

@@ -19,8 +19,8 @@ or score (the token lead over the best other player, scaled into [0, 1]).
 import numpy as np
 from numba import njit
 
-from sim.mcts_rewards import lead_rewards, win_rewards
-from sim.rng import rng_below, rng_next
+from sim.core.mcts_rewards import lead_rewards, win_rewards
+from sim.core.rng import rng_below, rng_next
 from sim.sakura.agent_kinds import AGENTS, REWARDS
 from sim.sakura.kernels import (
     DECK,
@@ -46,7 +46,7 @@ from sim.sakura.kernels import (
 )
 
 REWARD_WIN, REWARD_SCORE = REWARDS.index("win"), REWARDS.index("score")  # the registry entry's codes
-# A seat's parameter row: the mcts agent's parameters in their declared order (sim/agent_spec.py agent_row).
+# A seat's parameter row: the mcts agent's parameters in their declared order (agent_spec.agent_row).
 _ORDER = list(AGENTS["mcts"].params)  # the registry entry's parameter order (spec.py, declared once)
 P_ITERS, P_C, P_REWARD = (_ORDER.index(key) for key in ("iters", "c", "reward"))
 N_PARAMS = len(_ORDER)

@@ -1,12 +1,12 @@
 """The compiled half of the paired phase study (sim/sakura/phase_study.py): collect positions of self-play
 right after a tree scores, and play the rest of a game from one. Kept apart from the study's command-line
-half, which reads the registry entry, so that only kernel sources key numba's cache (sim/numba_cache.py).
+half, which reads the registry entry, so that only kernel sources key numba's cache (sim/core/numba_cache.py).
 """
 
 import numpy as np
 from numba import njit
 
-from sim.rng import rng_seeded
+from sim.core.rng import rng_seeded
 from sim.sakura.batch import next_action
 from sim.sakura.kernels import (
     MAX_PLAYERS,

@@ -25,8 +25,8 @@ from collections.abc import Sequence
 import numpy as np
 from joblib import Parallel, delayed
 
-from sim.agent_spec import agent_arrays
-from sim.rng import game_seeds
+from sim.core.agent_spec import agent_arrays
+from sim.core.rng import game_seeds
 from sim.sakura.game import kernel_rules
 from sim.sakura.phase_play import collect, finish
 from sim.sakura.spec import SPEC

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.agent_spec import AgentSpec, agent_row
-from sim.rng import rng_below
+from sim.core.agent_spec import AgentSpec, agent_row
+from sim.core.rng import rng_below
 from sim.sakura import agents, mcts
 from sim.sakura.agent_kinds import ROSTER
 from sim.sakura.expert import expert_action
@@ -44,7 +44,7 @@ class MctsPolicy:
 
     def __init__(self, rng: np.ndarray, **params: float) -> None:
         self.rng = rng
-        self.params = params  # iters, c, reward: defaults as the `mcts` agent's (sim/agent_spec.py)
+        self.params = params  # iters, c, reward: defaults as the `mcts` agent's (sim/core/agent_spec.py)
 
     def choose(self, game: SakuraGame, state: SakuraState) -> str:
         return action_to_string(mcts.search(state.vector, self.rng, **self.params))

@@ -23,7 +23,7 @@ The measurements behind the defaults, and the designs tried, are in docs/design/
 import numpy as np
 from numba import njit
 
-from sim.rng import rng_next
+from sim.core.rng import rng_next
 from sim.sakura.agent_kinds import AGENTS
 from sim.sakura.expert import (
     E_FIRST,

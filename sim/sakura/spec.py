@@ -1,8 +1,8 @@
-"""Sakura's entry in the game registry (sim/games.py; the type: sim/game_spec.py): its parameters,
+"""Sakura's entry in the game registry (sim/games.py; the type: sim/core/game_spec.py): its parameters,
 agents and vocabulary; its code is referenced by the engine's conventional module names (`engine_spec`)
 and loads nothing until asked for."""
 
-from sim.game_spec import Vocabulary, engine_spec
+from sim.core.game_spec import Vocabulary, engine_spec
 from sim.sakura.agent_kinds import AGENTS
 from sim.sakura.params import (  # R-14
     BUMP_FROM,

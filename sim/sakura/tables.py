@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from sim.log_tables import common_columns, dict_column, ints, strings
+from sim.core.log_tables import common_columns, dict_column, ints, strings
 from sim.sakura.params import GARDEN_ACTIONS, PAINTER_ACTIONS, SakuraRules
 
 END_REASONS = ["running", "last_sakura", "round_limit"]  # kernels.END_*

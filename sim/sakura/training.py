@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
-from sim.batching import batch_inputs, training_positions
-from sim.rng import rng_seeded
+from sim.core.batching import batch_inputs, training_positions
+from sim.core.rng import rng_seeded
 from sim.sakura.batch import next_action
 from sim.sakura.expert import MIX, N_FEATURES, features, hand_mix
 from sim.sakura.kernels import (

@@ -18,7 +18,7 @@ from typing import Any
 
 import tomlkit
 
-from sim.config import (
+from sim.core.config import (
     KeyPath,
     apply_overrides,
     check_values,
@@ -28,8 +28,8 @@ from sim.config import (
     parse_key,
     path_text,
 )
-from sim.errors import ConfigError
-from sim.game_spec import GameSpec
+from sim.core.errors import ConfigError
+from sim.core.game_spec import GameSpec
 from sim.workbench.workspace import Refused, Start
 
 #: the key a validator's message names: "<file>: <key>: <what>"

@@ -12,7 +12,7 @@ from typing import Any
 
 import tomlkit
 
-from sim.game_spec import GameSpec
+from sim.core.game_spec import GameSpec
 
 _INDEX = re.compile(r"\[\d+\]")
 _HIDDEN = ("game", "extends")

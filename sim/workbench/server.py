@@ -32,12 +32,13 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from analysis.questions import DEFAULT_QUESTIONS, QUESTIONS, parse_questions
-from sim.agent_spec import parse_agents
 from sim.app.bounds import MOST_GAMES
+from sim.app.skill_cost import skill_rates
 from sim.app.values_run import VALUES_TABLES
-from sim.config import load_toml
+from sim.core.agent_spec import parse_agents
+from sim.core.config import load_toml
+from sim.core.errors import ConfigError
 from sim.design.tune_file import LEAST_TOLERANCE
-from sim.errors import ConfigError
 from sim.workbench import views
 from sim.workbench.drafts import Draft, bulk_edit, create, field_edit
 from sim.workbench.jobs import Job, Jobs
@@ -241,8 +242,6 @@ class Workbench:
     async def skills(self, request: Request) -> Response:
         """What each skill level costs on the draft for these players: self-play games per second,
         measured once per config and player count (sim/app/skill_cost.py)."""
-        from sim.app.skill_cost import skill_rates
-
         ask = parsed(await request.body(), SkillsAsk)
         draft = self.draft(ask.draft)
         rules = draft.check(draft.config, ask.players)

@@ -20,8 +20,9 @@ from analysis.questions import DEFAULT_QUESTIONS
 from analysis.run_tally import read_run_tally
 from analysis.verdicts import DEFAULT_MARGINS, MIN_GAMES, Margins, Verdict, run_verdicts
 from analysis.worth_verdicts import worth_verdicts
+from sim.app.compare import judge_folder
 from sim.app.values_run import VALUES_TABLES
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 from sim.workbench.jobs import Job
 from sim.workbench.tuning import Outcome, outcome, spent
 from sim.workbench.workspace import Workspace
@@ -201,8 +202,6 @@ def _paced(view: JobView) -> JobView:
 
 def compare_changes(workspace: Workspace, job: Job, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:
     """The paired verdicts of a compare job's two runs, as `balance compare` judges them."""
-    from sim.app.compare import judge_folder
-
     try:
         return judge_folder(workspace.root / job.about["folder"], margins)[3]
     except ConfigError:

@@ -13,10 +13,10 @@ from typing import Any
 
 import tomlkit
 
-from sim.config import ANY_INDEX, WILD, KeyPath, parse_key, parse_pattern, path_text
+from sim.core.config import ANY_INDEX, WILD, KeyPath, parse_key, parse_pattern, path_text
+from sim.core.errors import ConfigError
 from sim.design.tune import TUNE_MANIFEST, check_budget
 from sim.design.tune_file import load_tune
-from sim.errors import ConfigError
 from sim.workbench.drafts import Draft
 from sim.workbench.workspace import Refused
 

@@ -14,6 +14,7 @@ from analysis.questions import DEFAULT_QUESTIONS, QUESTIONS
 from analysis.verdict_section import CHANGE_BADGES, badge, badge_words
 from analysis.verdicts import duration
 from sim import games
+from sim.app.skill_cost import SKILLS
 from sim.workbench.form import groups
 from sim.workbench.status import JobView, RunView
 from sim.workbench.workspace import Start
@@ -49,7 +50,6 @@ QUESTION_WORDS = {"seats": "are the seats fair? (compare: is the draft fairer th
 
 def page(workspace: str, starts: list[Start]) -> str:
     questions = [(q, QUESTION_WORDS.get(q, q)) for q in QUESTIONS]
-    from sim.app.skill_cost import SKILLS
 
     offered = {name for spec in games.specs() for name in spec.agents}
     skills = [(name, words) for name, words in SKILLS.items() if name in offered]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sim import games
-from sim.game_spec import GameSpec
+from sim.core.game_spec import GameSpec
 
 #: a name a request may give a draft or a run: letters, digits, '_', '-', '.', no leading dot
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")

@@ -12,8 +12,9 @@ from typing import Protocol
 
 import numpy as np
 
-from sim.agent_types import AgentKind
-from sim.errors import ConfigError
+from sim.core.agent_types import AgentKind
+from sim.core.errors import ConfigError
+from sim.core.expert_model import digest, load_model, model_path, warn_config
 
 
 class Roster(Protocol):
@@ -103,16 +104,12 @@ def parse_spec(spec: str, game: Roster, extra_names: tuple[str, ...] = ()) -> Ag
 
 def _model_file(spec: AgentSpec, game: Roster, players: int):
     """The model file an agent with a learned evaluation plays (its `model=`, or the shipped default)."""
-    from sim.expert_model import model_path
-
     return model_path(str(spec.params.get("model", "")), game.name, players)
 
 
 def load_agent_model(spec: AgentSpec, game: Roster, players: int):
     """The checked model of an agent that plays one (ConfigError: missing, malformed, another game, player
-    count or feature list; sim/expert_model.py), or None for the other agents."""
-    from sim.expert_model import load_model
-
+    count or feature list; sim/core/expert_model.py), or None for the other agents."""
     kind = game.agents[spec.name]
     if not kind.features:
         return None
@@ -122,8 +119,6 @@ def load_agent_model(spec: AgentSpec, game: Roster, players: int):
 def check_models(specs: list[AgentSpec], game: Roster, players: int, config_hash: str) -> None:
     """Refuse an unusable model before any game is played, and warn (one line) when one was trained on
     another config."""
-    from sim.expert_model import warn_config
-
     for spec in specs:
         model = load_agent_model(spec, game, players)
         if model is not None:
@@ -142,12 +137,11 @@ def resolved(spec: AgentSpec, game: Roster, players: int | None = None) -> str:
     values = {key: spec.params.get(key, kind[int(default)] if isinstance(kind, tuple) else kind(default))
               for key, (kind, default) in schema.items()}
     if kind_of.features and players is not None:
-        from sim.expert_model import digest
 
         path = _model_file(spec, game, players)
         # the shipped model by its place in the repository, so a run made in another clone (or a
         # moved checkout) is the same run; a named file as it was given; either with its bytes' digest
-        shown = path if spec.params.get("model") else path.relative_to(Path(__file__).resolve().parents[1])
+        shown = path if spec.params.get("model") else path.relative_to(Path(__file__).resolve().parents[2])
         values["model"] = f"{shown}@{digest(path)}" if path.is_file() else str(shown)
     return spec.name + ":" + ",".join(f"{key}={value}" for key, value in values.items())
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.agent_types import AgentKind, agent_codes
+from sim.core.agent_types import AgentKind, agent_codes
+from sim.core.config import load_toml
 
 __all__ = ["AgentKind", "CodeRef", "GameSpec", "ValuesStudy", "Vocabulary", "agent_codes", "engine_spec",
            "validated"]
@@ -140,7 +141,7 @@ class GameSpec:
     rules_ref: CodeRef                               # (merged config, players, source) -> validated rules
     batch_ref: CodeRef                               # run_batch(rules, seeds, seating, params) -> arrays
     tables_ref: CodeRef                              # (first game, seeds, seating, batch, rules) -> tables
-    game_ref: CodeRef                                # the readable API class (sim.game_face.KernelGame)
+    game_ref: CodeRef                                # the readable API class (sim.core.game_face.KernelGame)
     policies_ref: CodeRef                            # agent name -> readable-API policy class
     terminal_ref: CodeRef                            # the `balance play` view of a position
     bench_ref: CodeRef | None = None                 # .figures(rules, scale, repeats, rate), .lines(figures)
@@ -213,8 +214,6 @@ class GameSpec:
 
     def load_rules(self, path: str | os.PathLike[str] | None, players: int) -> Any:
         """Load a config file (resolving `extends`; default: the base config) and validate it."""
-        from sim.config import load_toml
-
         path = self.default_config if path is None else path
         merged, _ = load_toml(path)
         return self.rules(merged, players, os.fspath(path))

@@ -1,7 +1,7 @@
 """What an agent of a game is (`AgentKind`: its kernel code and parameter schema) and a game's table of them
 (`AgentRoster`). The kernels read agent codes and parameter order from each game's `agent_kinds.py`, which is
 built from these alone, so this module imports nothing of the project: it is part of the compiled kernels'
-sources (sim/numba_cache.py), and the validation and registry code above it is not.
+sources (sim/core/numba_cache.py), and the validation and registry code above it is not.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ class AgentKind:
     """An agent of a game: its code in the kernels and its parameters, name -> (type or choices, default).
     Kernels read the numeric parameters as one float row per seat, in this order, a choice as its index;
     a `str` parameter (a model file) is not in the row. An agent with `features` plays a learned model
-    (sim/expert_model.py): the row ends with the model's weights, one per feature, in this order."""
+    (sim/core/expert_model.py): the row ends with the model's weights, one per feature, in this order."""
 
     code: int
     params: dict[str, tuple[type | tuple[str, ...], float | str]] = field(default_factory=dict)

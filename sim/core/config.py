@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
-from sim.errors import ConfigError
-from sim.file_reads import not_regular, read_regular
+from sim.core.errors import ConfigError
+from sim.core.file_reads import not_regular, read_regular
 
 __all__ = [
     "ANY_INDEX",
@@ -482,7 +482,7 @@ def _apply_dotted(config: dict[str, Any], overrides: list[tuple[str, Any]], file
 
 
 #: the configs shipped with the toolkit: a folder per game (configs/<game>/, each with its base.toml)
-SHIPPED_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+SHIPPED_CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
 def _not_found(target: str, looked: Path, shown: str, game: object) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import stat
 
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
 
 def kind_of(mode: int) -> str:

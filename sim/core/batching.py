@@ -27,7 +27,7 @@ def batch_inputs(seeds, seating, players: int, params, n_params: int) -> tuple[n
 
 
 def result_arrays(games: int, players: int) -> dict[str, np.ndarray]:
-    """The outputs every game's play_batch fills for the log tables' common columns (sim/log_tables.py):
+    """The outputs every game's play_batch fills for the log tables' common columns (sim/core/log_tables.py):
     winners (0/1 per seat), the tie and decided-by-tie-break flags and the end reason, zeroed."""
     return {"winners": np.zeros((games, players), dtype=np.int64),
             "tie": np.zeros(games, dtype=np.bool_),

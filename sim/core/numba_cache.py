@@ -26,7 +26,7 @@ import shutil
 import sys
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]  # sim/: this module sits in sim/core/
 PREFIX = "kernels-"
 #: a kernel: a function compiled by numba (`@njit(...)`, `@numba.njit`, `@jit`)
 _KERNEL = re.compile(r"^@(numba\.)?n?jit\b", re.MULTILINE)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.errors import ConfigError
+from sim.core.errors import ConfigError
 
 FORMAT = 1
 _REQUIRED = ("format", "game", "players", "features", "weights", "config_hash")
@@ -57,7 +57,7 @@ class ExpertModel:
 
 def default_model_path(game: str, players: int) -> Path:
     """Where the shipped model of a game and player count lives."""
-    return Path(__file__).resolve().parent / game / "models" / f"expert-{players}p.json"
+    return Path(__file__).resolve().parents[1] / game / "models" / f"expert-{players}p.json"
 
 
 def model_path(text: str, game: str, players: int) -> Path:
