@@ -146,7 +146,7 @@ def run_stats(run_dir: str | os.PathLike[str], ranges: list[tuple[int, int]], ki
     path = Path(run_dir)
     records = read_records(path)
     tasks = [delayed(chunk_stats)(os.fspath(path), a, b, kind=kind, manifest=manifest,
-                                  record=records.get((a, b)), cache=cache)
+                                  record=records[(a, b)].rows if (a, b) in records else None, cache=cache)
              for a, b in sorted(ranges)]
     if jobs > 1 and len(tasks) > 1:
 

@@ -20,6 +20,7 @@ from storage.interrupts import deferred_interrupt
 from storage.run_lock import LOCK_NAME, RunLock
 from storage.run_parts import (
     RECORDS,
+    ChunkRecord,
     Damage,
     adopt_unrecorded,
     damaged,
@@ -196,7 +197,7 @@ class RunDirectory:
             raise
         for tmp, final in staged:  # games last: its presence marks the chunk finished
             os.replace(tmp, final)
-        record_chunk(self.path, start, end, {name: rows_of(parts[name]) for name in self.tables})
+        record_chunk(self.path, ChunkRecord(start, end, {name: rows_of(parts[name]) for name in self.tables}))
 
     def repair(self) -> tuple[list[Damage], Path | None]:
         """The writer's check before it plans (storage/run_parts.py): damaged chunks' parts are moved to

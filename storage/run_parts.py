@@ -63,8 +63,38 @@ _RECORD_KEYS = {"start", "end", "rows"}
 MAX_RECORDS_BYTES = 256 * 2**20  # about two million chunks' records: far past any run the runner plans
 
 
-def read_records(run: Path) -> dict[tuple[int, int], dict[str, int]]:
-    """The recorded chunks: (start, end) -> rows per table. A last line cut short by a kill (no newline
+@dataclass(frozen=True)
+class ChunkRecord:
+    """One line of chunks.jsonl: a finished chunk's games [start, end) and the rows each of its tables
+    holds, which its parts are checked against."""
+
+    start: int
+    end: int
+    rows: dict[str, int]
+
+    def line(self) -> str:
+        return json.dumps({"start": self.start, "end": self.end, "rows": self.rows}) + "\n"
+
+    @classmethod
+    def parse(cls, line: str) -> ChunkRecord:
+        """A record from its line; ValueError saying what is wrong."""
+        try:
+            item = json.loads(line, parse_constant=lambda name: float("nan"))
+        except RecursionError:
+            raise ValueError("JSON nested too deep") from None
+        if not isinstance(item, dict) or set(item) != _RECORD_KEYS:
+            raise ValueError(f"a JSON object with keys {sorted(_RECORD_KEYS)} is expected")
+        start, end, rows = item["start"], item["end"], item["rows"]
+        if not all(type(v) is int for v in (start, end)) or not 0 <= start < end:
+            raise ValueError(f"start and end must be whole numbers 0 <= start < end, got {start!r}, {end!r}")
+        if not isinstance(rows, dict) or not rows \
+                or not all(type(v) is int and v >= 0 for v in rows.values()):
+            raise ValueError("rows must map each table to its row count, a whole number >= 0")
+        return cls(start, end, rows)
+
+
+def read_records(run: Path) -> dict[tuple[int, int], ChunkRecord]:
+    """The recorded chunks by (start, end). A last line cut short by a kill (no newline
     after it) is ignored; any other line that is not a record is refused (ConfigError naming the file and
     line): a record that cannot be read would let a damaged chunk pass as intact."""
     path = run / RECORDS
@@ -76,36 +106,20 @@ def read_records(run: Path) -> dict[tuple[int, int], dict[str, int]]:
         raise ConfigError(f"{path}: unreadable chunk records ({getattr(err, 'strerror', None) or err})") \
             from None
     lines = text.split("\n")
-    out: dict[tuple[int, int], dict[str, int]] = {}
+    out: dict[tuple[int, int], ChunkRecord] = {}
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            start, end, rows = _record(line)
+            record = ChunkRecord.parse(line)
         except ValueError as err:
             if number == len(lines):  # the last line, without its newline: a write a kill cut short
                 break
             raise ConfigError(f"{path}: line {number}: not a chunk record ({err}); `balance simulate` with "
                               "the run's arguments cannot trust the run's parts without it: restore the "
                               "line or remove the run") from None
-        out[(start, end)] = rows
+        out[(record.start, record.end)] = record
     return out
-
-
-def _record(line: str) -> tuple[int, int, dict[str, int]]:
-    """One line of chunks.jsonl: (start, end, rows per table); ValueError saying what is wrong."""
-    try:
-        item = json.loads(line, parse_constant=lambda name: float("nan"))
-    except RecursionError:
-        raise ValueError("JSON nested too deep") from None
-    if not isinstance(item, dict) or set(item) != _RECORD_KEYS:
-        raise ValueError(f"a JSON object with keys {sorted(_RECORD_KEYS)} is expected")
-    start, end, rows = item["start"], item["end"], item["rows"]
-    if not all(type(v) is int for v in (start, end)) or not 0 <= start < end:
-        raise ValueError(f"start and end must be whole numbers 0 <= start < end, got {start!r}, {end!r}")
-    if not isinstance(rows, dict) or not rows or not all(type(v) is int and v >= 0 for v in rows.values()):
-        raise ValueError("rows must map each table to its row count, a whole number >= 0")
-    return start, end, rows
 
 
 def trim_cut_record(run: Path) -> None:
@@ -120,17 +134,18 @@ def trim_cut_record(run: Path) -> None:
             f.truncate(data.rfind(b"\n") + 1)
 
 
-def record_chunk(run: Path, start: int, end: int, rows: dict[str, int]) -> None:
+def record_chunk(run: Path, record: ChunkRecord) -> None:
     with open(run / RECORDS, "a") as f:
-        f.write(json.dumps({"start": start, "end": end, "rows": rows}) + "\n")
+        f.write(record.line())
 
 
 def damaged(run: Path, tables: tuple[str, ...], finished: list[tuple[int, int]],
-            records: dict[tuple[int, int], dict[str, int]]) -> list[Damage]:
+            records: dict[tuple[int, int], ChunkRecord]) -> list[Damage]:
     """Every part of a recorded chunk that is missing, unreadable or holds other rows than recorded, and
     every part of a finished, unrecorded chunk that cannot be read."""
     out: list[Damage] = []
-    for (start, end), rows in sorted(records.items()):
+    for (start, end), record in sorted(records.items()):
+        rows = record.rows
         for table in tables:
             path = run / f"{table}.parquet" / part_name(start, end)
             if not path.is_file():
@@ -164,8 +179,7 @@ def quarantine(run: Path, tables: tuple[str, ...], ranges: set[tuple[int, int]])
                 os.replace(path, folder / f"{table}.parquet" / path.name)
     kept = {k: v for k, v in read_records(run).items() if k not in ranges}
     tmp = run / f".{RECORDS}.tmp"
-    tmp.write_text("".join(json.dumps({"start": a, "end": b, "rows": rows}) + "\n"
-                           for (a, b), rows in sorted(kept.items())))
+    tmp.write_text("".join(record.line() for _, record in sorted(kept.items())))
     os.replace(tmp, run / RECORDS)
     return folder
 
@@ -177,4 +191,4 @@ def adopt_unrecorded(run: Path, tables: tuple[str, ...], finished: list[tuple[in
         if (start, end) not in records:
             rows = {t: footer_rows(run / f"{t}.parquet" / part_name(start, end)) for t in tables}
             if all(r is not None for r in rows.values()):
-                record_chunk(run, start, end, rows)  # type: ignore[arg-type]
+                record_chunk(run, ChunkRecord(start, end, rows))  # type: ignore[arg-type]

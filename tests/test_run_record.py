@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from sim.core.errors import ConfigError
 from storage.run_dir import RunDirectory, check_directory, load_manifest
+from storage.run_parts import RECORDS, ChunkRecord
 from storage.run_record import IDENTITY, KEYS, WRITTEN, RunManifest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -282,3 +283,20 @@ def test_an_updated_record_writes_its_changes(data: dict, changes: dict) -> None
     written = json.loads(json.dumps(record.to_json()))
     assert written == {**data, **changes}
     assert RunManifest.from_json(written, Path("manifest.json")).to_json() == record.to_json()
+
+
+def test_the_chunk_record_is_typed_and_read_in_storage_only() -> None:
+    """chunks.jsonl is read and written as `ChunkRecord`s by storage alone: a record survives its line, a
+    line that is not one is refused, and no module above storage opens the file by its name."""
+    record = ChunkRecord(0, 500, {"games": 500, "seats": 1500})
+    assert ChunkRecord.parse(record.line()) == record
+    for bad in ('{"start": 5, "end": 5, "rows": {"games": 0}}', '{"start": 0, "end": 5}', "[1, 2]",
+                '{"start": 0, "end": 5, "rows": {"games": -1}}'):
+        with pytest.raises(ValueError):
+            ChunkRecord.parse(bad)
+    root = Path(__file__).resolve().parents[1]
+    naming = [str(path.relative_to(root)) for package in ("sim", "analysis")
+              for path in (root / package).rglob("*.py")
+              for node in ast.walk(ast.parse(path.read_text()))
+              if isinstance(node, ast.Constant) and node.value == RECORDS]
+    assert naming == []  # (a message may mention it in a sentence; no code opens it by name)
