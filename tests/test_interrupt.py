@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from sim.app import until_decided
 from sim.app.runner import keep_results, plan_run, simulate
 from sim.commands import main
 from storage.backends import run_chunks
@@ -188,7 +187,8 @@ def test_ctrl_c_between_rounds_says_the_games_kept(tmp_path: Path, monkeypatch, 
         judge()
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(until_decided, "play_until_decided", cut)
+    caller = {"simulate": "sim.commands.simulate", "compare": "sim.app.compare"}[command]
+    monkeypatch.setattr(f"{caller}.play_until_decided", cut)  # patched where it is called
     configs = [KAMAKURA] + ([str(ROOT / "configs" / "kamakura" / "tie-shared.toml")] if command == "compare"
                             else [])
     out = tmp_path / "run"

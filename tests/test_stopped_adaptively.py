@@ -157,14 +157,13 @@ def test_profile_until_decided_marks_its_levels_and_its_skill_section_says_why(t
 
 def test_a_run_interrupted_between_rounds_is_marked_too(tmp_path: Path, monkeypatch) -> None:
     """Ctrl-C after a round: the run was already looked at, so its report must not show fixed-size figures."""
-    import sim.app.until_decided as until_decided
     from sim.commands import main
 
     def one_round_then_ctrl_c(play, *args, **kwargs):
         play(200)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(until_decided, "play_until_decided", one_round_then_ctrl_c)
+    monkeypatch.setattr("sim.commands.simulate.play_until_decided", one_round_then_ctrl_c)
     out = tmp_path / "cut"
     code = main(["simulate", KAMAKURA, "--players", "3", "--agents", "greedy,random,random", "--seed", "3",
                  "--jobs", "1", "--quiet", "--until-decided", "--out", str(out)])

@@ -59,7 +59,6 @@ def test_the_page_offers_the_levels_and_asks_what_they_cost(client) -> None:
 
 
 def test_the_skills_route_measures_the_draft_once_per_config_and_players(client, monkeypatch) -> None:
-    from sim.app import skill_cost
 
     measured = []
 
@@ -67,7 +66,7 @@ def test_the_skills_route_measures_the_draft_once_per_config_and_players(client,
         measured.append(args[2])  # the players
         return skill_rates(*args, **kwargs)
 
-    monkeypatch.setattr(skill_cost, "skill_rates", counted)
+    monkeypatch.setattr("sim.workbench.server.skill_rates", counted)  # patched where the route calls it
     status, opened = _post(client, "/drafts", {"start": BASE, "draft": "d.toml", "players": 3})
     assert status == 200 and opened["ok"], opened
     status, first = _post(client, "/skills", {"draft": "d.toml", "players": 3})
