@@ -90,7 +90,7 @@ def _chits_to_cover(powers, n_powers, need, taken):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _assign_greens(subset, need, greens, n_greens, used, out):
     """Greens for the claimed colours in `subset` (bit per colour): needs in descending order each take
     the smallest unused green that covers them (the sets of fitting greens are nested, so this finds an
@@ -142,7 +142,7 @@ def _line_value(s, board, line, greens, n_greens, yellow_cost, memo, choice, scr
     return memo[line, slot, 0], memo[line, slot, 1]
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _line_best(s, counts, line, greens, n_greens, yellow_cost, choice, scratch):
     """Best claim in one line whose tiles count counts[c] of each colour c: returns (points, chits spent),
     points -1 when no claim is possible (a claim of 0-point chits is a claim, worth 0), and writes into
