@@ -4,14 +4,16 @@ other, each in its own fresh clone with its own numba cache.
 
     python scripts/compile_time.py 0607e7a HEAD
 
-The seconds are wall time on this machine as it is: run it on a quiet machine, and read the figures
-side by side (docs/design/notes.md, "Compiling the kernels").
+The seconds are wall time on this machine as it is, and CPU time (user and system, of the command and
+the worker processes it waited for): run it on a quiet machine, and read the figures side by side
+(docs/design/notes.md, "Compiling the kernels").
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -23,15 +25,22 @@ RUN = ["-m", "sim", "simulate", "configs/kamakura/base.toml", "--players", "3", 
        "1", "--quiet"]
 
 
-def _timed(argv: list[str], cwd: Path) -> float:
+def _cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _timed(argv: list[str], cwd: Path) -> tuple[float, float]:
+    """(wall, CPU) seconds of the command."""
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"} | {"PYTHONPATH": str(cwd)}
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu()
     subprocess.run(argv, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, _cpu() - cpu
 
 
-def measure(revision: str, scratch: Path) -> tuple[float, float]:
-    """(fresh clone's compile, first run after editing sim/core/config.py) in seconds, for `revision`."""
+def measure(revision: str, scratch: Path) -> tuple[tuple[float, float], tuple[float, float]]:
+    """(fresh clone's compile, first run after editing the config module), each (wall, CPU) seconds, for
+    `revision`."""
     clone = scratch / revision.replace("/", "_")
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
     subprocess.run(["git", "checkout", "-q", revision], cwd=clone, check=True)
@@ -51,8 +60,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         for revision in args.revisions:
             compiled, after_edit = measure(revision, Path(scratch))
-            print(f"{revision}: fresh clone compiles in {compiled:.0f} s; after editing the config module, "
-                  f"a 20-game Kamakura run takes {after_edit:.0f} s", flush=True)
+            print(f"{revision}: fresh clone compiles in {compiled[0]:.0f} s ({compiled[1]:.0f} s CPU); after "
+                  f"editing the config module, a 20-game Kamakura run takes {after_edit[0]:.0f} s "
+                  f"({after_edit[1]:.0f} s CPU)", flush=True)
 
 
 if __name__ == "__main__":

@@ -58,6 +58,7 @@ from sim.kamakura.uct import (
     P_ITERS,
     P_TREE,
     P_WIDTH,
+    ROOT,
     TREE_TURNS,
     VALUE_COLUMNS,
     Tree,
@@ -173,7 +174,7 @@ def play_batch(seeds, rules, agent_kinds, agent_params, out):
     for g in range(seeds.shape[0]):
         for seat in range(MAX_PLAYERS):
             trees.meta[seat, M_VALID] = 0
-        n_history = 0
+        n_history = ROOT  # int64 from the start (uct.ROOT)
         s = new_game(rules, seeds[g])
         rng = rng_seeded(seeds[g], 1)
         for chit in range(40):

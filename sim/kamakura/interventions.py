@@ -52,7 +52,7 @@ from sim.kamakura.kernels import (
     scores,
     winners,
 )
-from sim.kamakura.uct import M_VALID, N_PARAMS
+from sim.kamakura.uct import M_VALID, N_PARAMS, ROOT
 
 if TYPE_CHECKING:
     from sim.kamakura.params import KamakuraRules
@@ -68,6 +68,7 @@ NO_ONE = -2  # owner of a chit taken off the board for the control arm
 POSITIONS = (0, 9, 18)
 _PICK_STREAM = 16  # generator streams 16.. of a game's seed pick the chit of each (position, kind)
 LATER_EVERY = 2  # positions after the start are measured in every second base game
+TO_THE_END = np.int64(-1)  # _play_on's stop_turn for a game played out: int64, not a literal (uct.ROOT)
 
 
 def chit_kinds(rules: KamakuraRules) -> np.ndarray:
@@ -102,7 +103,7 @@ def _play_on(s, rng, kinds_row, params_row, trees, history, stop_turn, plan, buf
     """Play on from `s` with generator `rng` until the game is over or, with stop_turn >= 0, until
     stop_turn turns are finished (a turn's last action ends it, so `s` is then at a turn's start). Search
     trees start fresh: every arm of an intervention starts from the same nothing."""
-    n_history = 0
+    n_history = ROOT  # int64 from the start (uct.ROOT)
     for seat in range(MAX_PLAYERS):
         trees.meta[seat, M_VALID] = 0
     while s[OVER] == 0:
@@ -179,10 +180,11 @@ def play_values(seeds, rules, kinds, positions, agent_kinds, agent_params, out, 
                     if arm > players:
                         a[POWER + chit] = 0
                     a[CHITS_LEFT] -= 1
-                    _play_on(a, r, agent_kinds[g], agent_params[g], trees, history, -1, plan, buf)
+                    _play_on(a, r, agent_kinds[g], agent_params[g], trees, history, TO_THE_END, plan, buf)
                     _result(a, score, win, out.scores[g, p, k, arm], out.shares[g, p, k, arm],
                             out.last_turns[g, p, k, arm])
-        _play_on(s, rng, agent_kinds[g], agent_params[g], trees, history, -1, plan, buf)  # the game itself
+        # the game itself
+        _play_on(s, rng, agent_kinds[g], agent_params[g], trees, history, TO_THE_END, plan, buf)
         _result(s, score, win, out.base_scores[g], out.base_shares[g], out.base_last[g])
 
 

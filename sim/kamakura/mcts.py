@@ -46,6 +46,7 @@ from sim.kamakura.uct import (
     P_REWARD,
     P_ROLLOUT,
     PRIOR,
+    ROOT,
     backup,
     compact,
     gain_or_end,
@@ -113,7 +114,7 @@ def _expand(s, node, tree, buf, capacity, guide):
 def _walk(tree, history, n_history):
     """The node reached from the root by the actions played since the root was set, or -1."""
     first = tree.first
-    node = 0
+    node = ROOT
     for h in range(tree.meta[M_ROOT_HIST], n_history):
         if first[node] < 0:
             return -1
@@ -159,14 +160,14 @@ def mcts_action(s, rng, params, tree, history, n_history):
     stop = rollout_stop(s, horizon)
     plan = np.empty(MAX_PLAN, dtype=np.int64)
     if first[0] < 0:
-        _expand(s, 0, tree, buf, capacity, _guide(s, rng, plan, buf) if prior > 0.0 else -1)
+        _expand(s, ROOT, tree, buf, capacity, _guide(s, rng, plan, buf) if prior > 0.0 else -1)
     if tree.count[0] == 1:
         return tree.edge[first[0]]
     st = np.empty_like(s)
     path = np.empty(4096, dtype=np.int64)
     for _ in range(iters):
         st[:] = s
-        node = 0
+        node = ROOT
         depth = 0
         path[0] = 0
         while first[node] >= 0 and st[OVER] == 0:

@@ -32,7 +32,7 @@ from sim.kamakura.kernels import (
 )
 from sim.kamakura.planner import greedy_plan, turn_candidates
 from sim.kamakura.turn_mcts import PLAN_WIDTH
-from sim.kamakura.uct import M_NODES, N_META, PRIOR, VALUE_COLUMNS, Tree, backup, most_visited, reset
+from sim.kamakura.uct import M_NODES, N_META, PRIOR, ROOT, VALUE_COLUMNS, Tree, backup, most_visited, reset
 
 # The parameter row of a search seat: its numeric parameters in the registry's order, then the model's
 # weights (sim/core/agent_spec.py agent_row appends them).
@@ -164,14 +164,14 @@ def search_plan(s, rng, params, plan):
     space = (floats, ints, np.zeros(MAX_PLAYERS, dtype=np.int64), np.zeros(MAX_PLAYERS, dtype=np.int64))
     cand = np.empty((max(int(params[S_WIDTH]), 1), MAX_PLAN), dtype=np.int64)
     work = (cand, np.empty_like(s), space, value)
-    if not _expand(s, rng, 0, tree, params, work):
+    if not _expand(s, rng, ROOT, tree, params, work):
         return greedy_plan(s, rng, plan)  # no turn fits an edge
     st = np.empty_like(s)
     path = np.empty(MAX_DEPTH + 1, dtype=np.int64)
     if tree.count[0] > 1:
         for _ in range(iters - 1):  # the root's expansion was the first
             st[:] = s
-            node = 0
+            node = ROOT
             depth = 0
             path[0] = 0
             while tree.first[node] >= 0 and depth < MAX_DEPTH:

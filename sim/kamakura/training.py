@@ -30,7 +30,7 @@ from sim.kamakura.kernels import (
     scores,
 )
 from sim.kamakura.turn_mcts import at_turn_start
-from sim.kamakura.uct import M_VALID, N_PARAMS
+from sim.kamakura.uct import M_VALID, N_PARAMS, ROOT
 
 if TYPE_CHECKING:
     from sim.kamakura.params import KamakuraRules
@@ -52,7 +52,7 @@ def play_positions(seeds, rules, agent_kinds, agent_params, feats, seat_of, game
     for g in range(seeds.shape[0]):
         for seat in range(MAX_PLAYERS):
             trees.meta[seat, M_VALID] = 0
-        n_history = 0
+        n_history = ROOT  # int64 from the start (uct.ROOT)
         s = new_game(rules, seeds[g])
         rng = rng_seeded(seeds[g], 1)
         first_row = n_rows

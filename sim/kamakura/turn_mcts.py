@@ -50,6 +50,7 @@ from sim.kamakura.uct import (
     P_ROLLOUT,
     P_WIDTH,
     PRIOR,
+    ROOT,
     backup,
     compact,
     leaf_rewards,
@@ -119,7 +120,7 @@ def _walk(tree, history, n_history):
     first = tree.first
     length = tree.edge
     plans = tree.plans
-    node = 0
+    node = ROOT
     h = tree.meta[M_ROOT_HIST]
     if n_history < h:
         return -1
@@ -183,7 +184,7 @@ def turn_mcts_plan(s, rng, params, tree, history, n_history, out_plan):
     stop = rollout_stop(s, horizon)
     cand = np.empty((width, MAX_PLAN), dtype=np.int64)
     if first[0] < 0:
-        _expand(s, rng, 0, width, tree, capacity, cand)
+        _expand(s, rng, ROOT, width, tree, capacity, cand)
     if first[0] < 0:  # no plan fits an edge (or none fits the tree): greedy's turn
         return greedy_plan(s.copy(), rng, out_plan)
     if tree.count[0] > 1:
@@ -193,7 +194,7 @@ def turn_mcts_plan(s, rng, params, tree, history, n_history, out_plan):
         path = np.empty(256, dtype=np.int64)
         for _ in range(iters):
             st[:] = s
-            node = 0
+            node = ROOT
             depth = 0
             path[0] = 0
             while first[node] >= 0 and st[OVER] == 0 and st[TURN] < stop and depth < 255:

@@ -74,6 +74,10 @@ VALUE_COLUMNS = MAX_PLAYERS + 1
 M_NODES, M_ROOT_HIST, M_VALID, M_TURN = 0, 1, 2, 3  # meta fields: nodes in use, history length at the
 #                                                      root, 1 if the tree may be reused, root turn (mcts.py)
 N_META = 4
+# The root node, and the empty history a game starts from, as int64 rather than the literal 0: a literal
+# argument makes numba compile a callee once more for it (a loop variable set to 0 and later to a call's
+# result is typed literal first, then int64), and every kernel below the call once more with it.
+ROOT = np.int64(0)
 
 # The arrays of one tree. Node 0 is the root; a node's children are first[node] .. + count[node] - 1
 # (first -1: not expanded). edge: what leads into the node, its action code (mcts.py) or the length of its
