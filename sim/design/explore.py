@@ -57,10 +57,9 @@ from sim.core.errors import ConfigError
 from sim.core.game_spec import GameSpec
 from sim.design.component_balance import SHARE_SCALE
 from sim.design.files import games_count, validate
-from sim.design.overrides import apply_overrides, format_value, path_text
+from sim.design.overrides import apply_overrides, dump_toml, format_value, path_text
 from sim.design.search_space import SearchSpace
 from sim.design.trial_games import GamePool, batch_stats, merge, play_batch
-from sim.design.tune import candidate_config_text
 from sim.design.tune_file import (
     Candidate,
     Racing,
@@ -136,7 +135,8 @@ def read_settings(table: Any, file: str, budget: int) -> Settings:
     ranges = _ranges(t.get("ranges", {}), file, measures)
     games = games_count(t.get("games", d.games), file, "explore.games", 2)
     batch = expect_int(t.get("batch", d.batch), file, "explore.batch", 1, 1000)
-    elites = expect_int(t.get("elites", d.elites), file, "explore.elites", 1, math.prod(cells))
+    elites = expect_int(t.get("elites", min(d.elites, math.prod(cells))), file, "explore.elites", 1,
+                        math.prod(cells))
     need = games * (1 + batch)
     if budget < need:
         fail(file, "budget", f"{budget:,} games do not pay for the base config's {games:,} games and one "
@@ -439,7 +439,7 @@ class Explorer:
     def play(self, rules: Any) -> dict[str, Any]:
         stats = self.pool.play(self.tune.spec, rules, self.agents, self.tune.seed, start=0,
                                count=self.settings.games, worker=play_measured, combine=merge_measured,
-                               smallest=25)
+                               smallest=10)
         self.played_now += stats["games"]
         return stats
 
@@ -589,20 +589,27 @@ def _changes(tune: Tune, values: Sequence[Any]) -> list[tuple[Any, Any, Any]]:
 
 
 def write_elites(tune: Tune, out: Path, chosen: Sequence[tuple[tuple[int, ...], dict]]) -> list[dict]:
-    """Each elite's config as OUT/elite-<cell>.toml (the base with only the changed keys), and its
-    sentence; elite files of an earlier session are replaced."""
+    """Each elite's config as OUT/elite-<cell>.toml: `extends` the base config and sets only the keys it
+    changes (dotted keys, docs/reference/configs.md), with its sentence at the top; elite files of an
+    earlier session are replaced."""
     for old in out.glob("elite-*.toml"):
         old.unlink()
     written = []
+    base_desc = str(tune.search_space.base.get("description") or "")
     for cell, r in chosen:
         changed = {path: v for path, v, _ in _changes(tune, r["design"])}
         cand = Candidate(f"elite-{'-'.join(str(i) for i in cell)}", tuple(r["design"]), changed,
                          apply_overrides(tune.search_space.base, changed, tune.file))
         sentence = elite_sentence(tune, cand, r)
-        text, _ = candidate_config_text(tune, cand, sentence, command="explore")
-        (out / f"{cand.slug}.toml").write_text(text)
-        written.append({"file": str(out / f"{cand.slug}.toml"), "cell": list(cell),
-                        "iteration": r["iteration"], "slot": r["slot"], "sentence": sentence})
+        header = (f"{cand.slug} of `balance explore {tune.file}` ({tune.players} players, agents "
+                  f"{tune.agents}; batch {r['iteration']}, design {r['slot']}).\n{sentence}")
+        table = {"extends": os.path.relpath(os.path.abspath(tune.base), os.path.abspath(out)),
+                 "description": (base_desc + " | " if base_desc else "") + f"explored: {cand.slug}",
+                 **{path_text(path): v for path, v in changed.items()}}
+        path = out / f"{cand.slug}.toml"
+        path.write_text(dump_toml(table, header))
+        written.append({"file": str(path), "cell": list(cell), "iteration": r["iteration"], "slot": r["slot"],
+                        "changed": len(changed), "sentence": sentence})
     return written
 
 
