@@ -10,6 +10,12 @@ batches of a few dozen designs, and the spaces have tens of integer dimensions. 
 many generations to learn in 40 dimensions, and it ranks designs by their improvement of a cell, which at a
 few hundred games a design is mostly noise; Iso+LineDD mutates elites and crosses them along the line
 between two, needs no ranking, and a step of a few values moves a design on the integer grid at once.
+With `focus` below 1 the mutated elite is drawn from the fairest share of the elites only
+(FocusedIsoLineEmitter): fair designs are rare, and children of fair parents are fairer on average.
+
+The stages after the search (refining the fairest designs on more of the same seeds, confirming the most
+distinct on fresh seeds with `balance compare`'s verdicts, the elites and the report) are
+sim/design/explore_confirm.py's.
 
 A solution is a point of [0, 1]^d (one coordinate a dimension, its value's position among the dimension's
 values), so one step size suits dimensions of every length; it becomes a design by rounding to the nearest
@@ -30,6 +36,7 @@ import hashlib
 import json
 import math
 import os
+import shutil
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -41,6 +48,7 @@ from ribs.archives import GridArchive
 from ribs.emitters import IsoLineEmitter
 from ribs.schedulers import Scheduler
 
+from analysis.sequences import MIN_GAMES
 from analysis.stats import Z95, seat_deviation, wilson_interval
 from sim.core.agent_spec import parse_agents
 from sim.core.config import (
@@ -57,11 +65,10 @@ from sim.core.errors import ConfigError
 from sim.core.game_spec import GameSpec
 from sim.design.component_balance import SHARE_SCALE
 from sim.design.files import games_count, validate
-from sim.design.overrides import apply_overrides, dump_toml, format_value, path_text
+from sim.design.overrides import apply_overrides, path_text
 from sim.design.search_space import SearchSpace
 from sim.design.trial_games import GamePool, batch_stats, merge, play_batch
 from sim.design.tune_file import (
-    Candidate,
     Racing,
     Tune,
     check_corners,
@@ -75,7 +82,12 @@ from sim.design.tune_file import (
 #: the explore file's top-level keys: a tune file's, with [explore] for [search] and [racing]
 FILE_KEYS = ("base", "description", "players", "agents", "seed", "budget", "space", "target", "skip_invalid",
              "constraints", "explore")
-EXPLORE_KEYS = ("measures", "cells", "ranges", "games", "batch", "elites")
+EXPLORE_KEYS = ("measures", "cells", "ranges", "games", "batch", "iso_sigma", "focus", "elites", "refine",
+                "refine_per_cell", "refine_games", "confirm_games", "confirm_agents", "tries")
+#: the [explore] keys of the stages after the search (refining, confirming, the elites): not part of the
+#: archive's identity, so changing them goes on from the archive
+AFTER_SEARCH = ("elites", "refine", "refine_per_cell", "refine_games", "confirm_games", "confirm_agents",
+                "tries")
 #: the measures a design's games give, each with what it is (docs/howto/explore.md)
 MEASURES = {"length": "mean game length, in the game's own unit",
             "ties": "share of games whose top score is shared before the tie-break",
@@ -98,7 +110,21 @@ class Settings:
     ranges: tuple[tuple[float, float] | None, ...] = (None, None)
     games: int = 400    # games a design plays, on the same seeds as every other design
     batch: int = 24     # designs asked of the scheduler at a time
+    iso_sigma: float = 0.08  # Iso+LineDD's isotropic step in the unit cube (ISO_SIGMA)
+    focus: float = 1.0  # the fairest share of the elites that are mutated (FocusedIsoLineEmitter)
     elites: int = 6     # distinct fair designs written as configs
+    refine: int = 24    # the fairest cells whose design plays on to refine_games before confirmation
+    refine_per_cell: int = 2  # of them, the fairest distinct designs of a cell at most
+    refine_games: int = 4000  # games in all of a refined design (common seeds, continuing); 0: none
+    confirm_games: int = 20000  # fresh games of each candidate and of the base (0: no confirmation)
+    confirm_agents: str = ""  # the confirmation's agents ("": the file's)
+    tries: int = 12     # candidates confirmed at most (default twice the elites)
+
+    def reserve(self) -> int:
+        """The games the budget keeps for the stages after the search: every refined design's further
+        games and the confirmation of the base and of every candidate tried, at most."""
+        refining = self.refine * max(0, self.refine_games - self.games)
+        return refining + (self.confirm_games * (1 + self.tries) if self.confirm_games else 0)
 
 
 def load_explore(path: str | os.PathLike[str]) -> tuple[Tune, Settings]:
@@ -135,14 +161,44 @@ def read_settings(table: Any, file: str, budget: int) -> Settings:
     ranges = _ranges(t.get("ranges", {}), file, measures)
     games = games_count(t.get("games", d.games), file, "explore.games", 2)
     batch = expect_int(t.get("batch", d.batch), file, "explore.batch", 1, 1000)
+    iso_sigma = number(t.get("iso_sigma", d.iso_sigma), file, "explore.iso_sigma", 0.001, 1.0)
+    focus = number(t.get("focus", d.focus), file, "explore.focus", 0.01, 1.0)
     elites = expect_int(t.get("elites", min(d.elites, math.prod(cells))), file, "explore.elites", 1,
                         math.prod(cells))
-    need = games * (1 + batch)
+    settings = Settings(measures=measures, cells=cells, ranges=ranges, games=games, batch=batch,
+                        iso_sigma=iso_sigma, focus=focus, elites=elites,
+                        **_after_search(t, file, elites, games))
+    need = games * (1 + batch) + settings.reserve()
     if budget < need:
-        fail(file, "budget", f"{budget:,} games do not pay for the base config's {games:,} games and one "
-                             f"batch of {batch} designs at {games:,} each; give at least {need:,}, or lower "
-                             "explore.games or explore.batch")
-    return Settings(measures=measures, cells=cells, ranges=ranges, games=games, batch=batch, elites=elites)
+        fail(file, "budget", f"{budget:,} games do not pay for the base config's {games:,} games, one "
+                             f"batch of {batch} designs at {games:,} each and the {settings.reserve():,} "
+                             "kept for refining and confirming; give at least "
+                             f"{need:,}, or lower explore.games, explore.batch, explore.refine, "
+                             "explore.confirm_games or explore.tries")
+    return settings
+
+
+def _after_search(t: dict[str, Any], file: str, elites: int, games: int) -> dict[str, Any]:
+    """The keys of the stages after the search: refining (games in all of a refined design: 0, or more
+    than explore.games) and confirming."""
+    refine = expect_int(t.get("refine", 4 * elites), file, "explore.refine", 0, 10_000)
+    per_cell = expect_int(t.get("refine_per_cell", Settings.refine_per_cell), file, "explore.refine_per_cell",
+                          1, 10_000)
+    refine_games = expect_int(t.get("refine_games", max(games, Settings.refine_games)), file,
+                              "explore.refine_games", 0, 10_000_000)
+    if 0 < refine_games < games:
+        fail(file, "explore.refine_games", f"{refine_games:,} is below explore.games ({games:,}): a refined "
+                                           "design plays on from its search games (0: no refining)")
+    confirm_games = expect_int(t.get("confirm_games", Settings.confirm_games), file, "explore.confirm_games",
+                               0, 10_000_000)
+    if 0 < confirm_games < MIN_GAMES:
+        fail(file, "explore.confirm_games", f"{confirm_games:,} games give no verdict (at least {MIN_GAMES}; "
+                                            "0: no confirmation)")
+    agents = expect_str(t.get("confirm_agents", ""), file, "explore.confirm_agents")
+    tries = expect_int(t.get("tries", 2 * elites), file, "explore.tries", 1, 10_000)
+    return {"refine": refine, "refine_per_cell": per_cell, "refine_games": refine_games,
+            "confirm_games": confirm_games,
+            "confirm_agents": agents, "tries": tries}
 
 
 def _measures(value: Any, file: str) -> tuple[str, ...]:
@@ -249,14 +305,16 @@ def default_range(measure: str, base: dict[str, float], players: int) -> tuple[f
 ARCHIVE = "archive.db"
 MANIFEST = "manifest.json"
 SUMMARY = "summary.json"
-_FIGURES = tuple(figures_of({"games": 2, "wins": [1, 1], "length_sum": 2, "length_sq": 2, "ties": 0}))
+FIGURES = tuple(figures_of({"games": 2, "wins": [1, 1], "length_sum": 2, "length_sq": 2, "ties": 0}))
 _COLUMNS = ("iteration", "slot", "solution", "design", "valid", "why", "games", "played", "objective",
-            *_FIGURES, "stats")
+            *FIGURES, "stats")
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
            "CREATE TABLE IF NOT EXISTS designs (iteration INTEGER NOT NULL, slot INTEGER NOT NULL, solution "
            "TEXT NOT NULL, design TEXT NOT NULL, valid INTEGER NOT NULL, why TEXT NOT NULL, games INTEGER "
            "NOT NULL, played INTEGER NOT NULL, objective REAL, "
-           + ", ".join(f"{c} REAL" for c in _FIGURES) + ", stats TEXT, PRIMARY KEY (iteration, slot))")
+           + ", ".join(f"{c} REAL" for c in FIGURES) + ", stats TEXT, PRIMARY KEY (iteration, slot))",
+           "CREATE TABLE IF NOT EXISTS refined (design TEXT NOT NULL, games INTEGER NOT NULL, stats TEXT NOT "
+           "NULL, PRIMARY KEY (design, games))")
 
 
 def identity(tune: Tune, settings: Settings) -> dict[str, Any]:
@@ -266,8 +324,8 @@ def identity(tune: Tune, settings: Settings) -> dict[str, Any]:
     return {"game": tune.spec.name, "base_config": space.base, "players": tune.players, "agents": tune.agents,
             "seed": tune.seed, "dims": [[path_text(d.path), list(d.values)] for d in space.dimensions],
             "constraints": [c.describe() for c in space.constraints],
-            "explore": {k: v for k, v in asdict(settings).items() if k != "elites"},
-            "algorithm": {"emitter": "IsoLineEmitter", "iso_sigma": ISO_SIGMA, "line_sigma": LINE_SIGMA}}
+            "explore": {k: v for k, v in asdict(settings).items() if k not in AFTER_SEARCH},
+            "algorithm": {"emitter": "FocusedIsoLineEmitter", "line_sigma": LINE_SIGMA}}
 
 
 def _digest(value: Any) -> str:
@@ -293,6 +351,8 @@ def open_archive(tune: Tune, settings: Settings, out: Path, force: bool) -> sqli
                                   "[explore] differ); give another --out, or --force to start it again")
             for name in (ARCHIVE, MANIFEST, SUMMARY):
                 (out / name).unlink(missing_ok=True)
+            for folder in ("confirm", "report"):  # another explore's confirmation runs and report
+                shutil.rmtree(out / folder, ignore_errors=True)
             for old_elite in out.glob("elite-*.toml"):
                 old_elite.unlink()
     out.mkdir(parents=True, exist_ok=True)
@@ -336,6 +396,8 @@ LINE_SIGMA = 0.2
 #: the objective told to pyribs for a design that breaks a constraint or that the game refuses: below any
 #: real one (minus a seat deviation, which is above -1)
 INVALID_OBJECTIVE = -1.0
+#: the search ends after this many batches in a row with no new design
+STUCK_BATCHES = 10
 
 
 def derived_seed(*parts: Any) -> int:
@@ -368,6 +430,31 @@ def values_at(space: SearchSpace, x: Sequence[float]) -> list[Any]:
     return space.repair(raw)
 
 
+class FocusedIsoLineEmitter(IsoLineEmitter):
+    """Iso+LineDD whose mutated elite x_i is drawn from the fairest `focus` share of the archive's elites
+    (by objective; at least one), the elite x_j whose line it steps along from all of them: the children
+    stay near the fairest designs found and spread across the cells along the lines to the others. Why:
+    designs within a tolerance of a few pp are rare in a space of tens of dimensions (in the shipped
+    example's archives about one design in twenty is within 3 pp), and plain Iso+LineDD mutates every cell's
+    elite alike, spending most games near designs 10 pp off. focus = 1 is plain Iso+LineDD."""
+
+    def __init__(self, archive: GridArchive, focus: float, **kwargs: Any) -> None:
+        super().__init__(archive, **kwargs)
+        self.focus = focus
+
+    def ask(self) -> np.ndarray:
+        if self.archive.empty or self.focus >= 1.0:
+            return super().ask()
+        data = self.archive.data()
+        order = np.lexsort((data["index"], -data["objective"]))  # fairest first; ties by cell
+        best = data["solution"][order[:max(1, math.ceil(self.focus * len(order)))]]
+        elites = best[self._rng.integers(len(best), size=self.batch_size)]
+        others = data["solution"][self._rng.integers(len(order), size=self.batch_size)]
+        iso = self._rng.normal(scale=self.iso_sigma, size=elites.shape)
+        line = self._rng.normal(scale=self.line_sigma, size=(self.batch_size, 1))
+        return self._clip(elites + iso + line * (others - elites))
+
+
 def make_scheduler(tune: Tune, settings: Settings, ranges: Sequence[tuple[float, float]]) -> Scheduler:
     """MAP-Elites with Iso+LineDD (see the module docstring), every generator seeded from the file's seed:
     the first batch is the base config and uniform points of the cube, the rest mutate the archive's
@@ -378,9 +465,10 @@ def make_scheduler(tune: Tune, settings: Settings, ranges: Sequence[tuple[float,
                           seed=derived_seed("explore-archive", tune.seed), dtype=np.float64)
     rng = np.random.default_rng(derived_seed("explore-start", tune.seed))
     first = np.vstack([start_point(space)[None], rng.uniform(0.0, 1.0, size=(settings.batch - 1, dim))])
-    emitter = IsoLineEmitter(archive, iso_sigma=ISO_SIGMA, line_sigma=LINE_SIGMA, initial_solutions=first,
-                             bounds=[(0.0, 1.0)] * dim, batch_size=settings.batch,
-                             seed=derived_seed("explore-emitter", tune.seed))
+    emitter = FocusedIsoLineEmitter(archive, settings.focus, iso_sigma=settings.iso_sigma,
+                                    line_sigma=LINE_SIGMA, initial_solutions=first,
+                                    bounds=[(0.0, 1.0)] * dim, batch_size=settings.batch,
+                                    seed=derived_seed("explore-emitter", tune.seed))
     return Scheduler(archive, [emitter])
 
 
@@ -399,7 +487,8 @@ class Explorer:
         self.pool: GamePool | None = None
 
     def run(self, jobs: int) -> list[dict[str, Any]]:
-        """Play the session; every design of the archive, in batch order."""
+        """Play the session's search (the pool stays open for the stages after it: `close`); every design
+        of the archive, in batch order."""
         self.pool = GamePool(jobs)
         try:
             base = self.base_figures()
@@ -407,12 +496,25 @@ class Explorer:
             scheduler = make_scheduler(self.tune, self.settings, ranges)
             iteration = self.replay(scheduler)
             step = self.settings.batch * self.settings.games
-            while self.spent + step <= self.tune.budget:
+            while self.spent + step <= self.tune.budget - self.settings.reserve() and not self.stuck():
                 iteration += 1
                 self.step(scheduler, iteration)
-        finally:
-            self.pool.close()
+        except BaseException:
+            self.close()
+            raise
         return read_designs(self.db)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
+    def stuck(self) -> bool:
+        """Whether the last STUCK_BATCHES batches played no new design (each asked only designs played
+        before, which costs no game): the search has stopped moving, and the budget would never run out."""
+        rows = self.db.execute("SELECT SUM(played) FROM designs GROUP BY iteration ORDER BY iteration DESC "
+                               "LIMIT ?", (STUCK_BATCHES,)).fetchall()
+        return len(rows) == STUCK_BATCHES and not any(played for (played,) in rows)
 
     def meta(self, key: str) -> Any:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -436,10 +538,11 @@ class Explorer:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('ranges', ?)", (json.dumps(ranges),))
         return ranges
 
-    def play(self, rules: Any) -> dict[str, Any]:
-        stats = self.pool.play(self.tune.spec, rules, self.agents, self.tune.seed, start=0,
-                               count=self.settings.games, worker=play_measured, combine=merge_measured,
-                               smallest=10)
+    def play(self, rules: Any, start: int = 0, count: int | None = None) -> dict[str, Any]:
+        """Games start .. start+count-1 (default: the designs' games) of the file's seed, on the pool."""
+        stats = self.pool.play(self.tune.spec, rules, self.agents, self.tune.seed, start=start,
+                               count=count or self.settings.games, worker=play_measured,
+                               combine=merge_measured, smallest=10)
         self.played_now += stats["games"]
         return stats
 
@@ -492,7 +595,7 @@ class Explorer:
         values = values_at(self.space, x)
         row: dict[str, Any] = {"iteration": iteration, "slot": slot, "solution": [float(v) for v in x],
                                "design": values, "valid": 0, "why": "", "games": 0, "played": 0,
-                               "objective": None, "stats": None, **dict.fromkeys(_FIGURES)}
+                               "objective": None, "stats": None, **dict.fromkeys(FIGURES)}
         rules, why = self.rules_of(values, f"{self.tune.file} (batch {iteration}, design {slot})")
         if why:
             return {**row, "why": why}
@@ -541,110 +644,3 @@ def best_by_cell(designs: Sequence[dict[str, Any]], settings: Settings,
         if cell not in best or r["seat_dev"] < best[cell]["seat_dev"]:
             best[cell] = r
     return best
-
-
-def pick_elites(best: dict[tuple[int, ...], dict[str, Any]], settings: Settings,
-                ranges: Sequence[tuple[float, float]],
-                tolerance: float) -> list[tuple[tuple[int, ...], dict]]:
-    """Up to `settings.elites` cells whose design is within the tolerance by its point estimate, as
-    distinct as can be: the fairest first, then each time the cell farthest (Euclidean, measures scaled to
-    their ranges) from those chosen; ties go to the lower cell."""
-    def point(r: dict[str, Any]) -> np.ndarray:
-        return np.array([min(1.0, max(0.0, (r[m] - lo) / (hi - lo)))
-                         for m, (lo, hi) in zip(settings.measures, ranges, strict=True)])
-
-    fair = sorted((c, r) for c, r in best.items() if r["seat_dev"] <= tolerance)
-    if not fair:
-        return []
-    chosen = [min(fair, key=lambda cr: (cr[1]["seat_dev"], cr[0]))]
-    while len(chosen) < min(settings.elites, len(fair)):
-        left = [cr for cr in fair if cr not in chosen]
-        far = max(left, key=lambda cr: (min(float(np.linalg.norm(point(cr[1]) - point(c[1])))
-                                            for c in chosen), [-i for i in cr[0]]))
-        chosen.append(far)
-    return chosen
-
-
-def elite_sentence(tune: Tune, cand: Candidate, r: dict[str, Any]) -> str:
-    """One elite in a sentence: what it changes and how it plays, with 95% intervals; never "fair", since
-    its seats are judged by a point estimate on the search's own games."""
-    shown = [f"{path_text(k)} {format_value(b)} -> {format_value(v)}"
-             for k, v, b in _changes(tune, r["design"])]
-    changes = "; ".join(shown[:4]) + (f" and {len(shown) - 4} more" if len(shown) > 4 else "") \
-        if shown else "nothing (the base config)"
-    unit = tune.spec.vocabulary.length
-    return (f"{cand.slug}: changes {changes}. Plays {r['length']:.1f} {unit} "
-            f"[{r['length_low']:.1f}, {r['length_high']:.1f}], top score tied in {100 * r['ties']:.1f}% "
-            f"[{100 * r['ties_low']:.1f}, {100 * r['ties_high']:.1f}], start player "
-            f"{100 * r['start_player']:+.1f} pp [{100 * r['start_player_low']:+.1f}, "
-            f"{100 * r['start_player_high']:+.1f}]; largest seat deviation {100 * r['seat_dev']:.1f} pp "
-            f"[{100 * r['seat_dev_low']:.1f}, {100 * r['seat_dev_high']:.1f}] on {r['games']:,} games: "
-            f"within the {100 * tune.target.tolerance:g} pp tolerance by its point estimate, not confirmed.")
-
-
-def _changes(tune: Tune, values: Sequence[Any]) -> list[tuple[Any, Any, Any]]:
-    space = tune.search_space
-    return [(d.path, v, b) for d, v, b in zip(space.dimensions, values, space.base_values(), strict=True)
-            if v != b]
-
-
-def write_elites(tune: Tune, out: Path, chosen: Sequence[tuple[tuple[int, ...], dict]]) -> list[dict]:
-    """Each elite's config as OUT/elite-<cell>.toml: `extends` the base config and sets only the keys it
-    changes (dotted keys, docs/reference/configs.md), with its sentence at the top; elite files of an
-    earlier session are replaced."""
-    for old in out.glob("elite-*.toml"):
-        old.unlink()
-    written = []
-    base_desc = str(tune.search_space.base.get("description") or "")
-    for cell, r in chosen:
-        changed = {path: v for path, v, _ in _changes(tune, r["design"])}
-        cand = Candidate(f"elite-{'-'.join(str(i) for i in cell)}", tuple(r["design"]), changed,
-                         apply_overrides(tune.search_space.base, changed, tune.file))
-        sentence = elite_sentence(tune, cand, r)
-        header = (f"{cand.slug} of `balance explore {tune.file}` ({tune.players} players, agents "
-                  f"{tune.agents}; batch {r['iteration']}, design {r['slot']}).\n{sentence}")
-        table = {"extends": os.path.relpath(os.path.abspath(tune.base), os.path.abspath(out)),
-                 "description": (base_desc + " | " if base_desc else "") + f"explored: {cand.slug}",
-                 **{path_text(path): v for path, v in changed.items()}}
-        path = out / f"{cand.slug}.toml"
-        path.write_text(dump_toml(table, header))
-        written.append({"file": str(path), "cell": list(cell), "iteration": r["iteration"], "slot": r["slot"],
-                        "changed": len(changed), "sentence": sentence})
-    return written
-
-
-# ---- the whole explore -----------------------------------------------------------------------------------
-def default_out(tune_file: str | os.PathLike[str]) -> Path:
-    return Path("runs") / "explore" / Path(tune_file).stem
-
-
-def run_explore(tune: Tune, settings: Settings, out: Path, jobs: int = 1, force: bool = False,
-                say: Callable[[str], None] = print) -> dict[str, Any]:
-    """Explore (or resume) into `out` and write its summary and elites; the summary."""
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"{out}: is a file, not a folder")
-    db = open_archive(tune, settings, out, force)
-    try:
-        explorer = Explorer(tune, settings, db, say)
-        designs = explorer.run(jobs)
-        ranges = explorer.current_ranges()
-    finally:
-        db.close()
-    best = best_by_cell(designs, settings, ranges)
-    chosen = pick_elites(best, settings, ranges, tune.target.tolerance)
-    valid = [r for r in designs if r["valid"]]
-    top = min(valid, key=lambda r: (r["seat_dev"], r["iteration"], r["slot"])) if valid else None
-    summary = {"file": tune.file, "out": str(out), "designs": len(designs), "valid": len(valid),
-               "distinct": len({json.dumps(r["design"], default=str) for r in valid}),
-               "games": explorer.spent, "played_now": explorer.played_now, "budget": tune.budget,
-               "cells_filled": len(best), "cells": math.prod(settings.cells),
-               "measures": list(settings.measures),
-               "ranges": ranges, "tolerance": tune.target.tolerance,
-               "best": {k: top[k] for k in ("iteration", "slot", "design", "games", *_FIGURES)}
-               if top else None,
-               "elites": write_elites(tune, out, chosen)}
-    tmp = out / f".{SUMMARY}.tmp"
-    tmp.write_text(json.dumps(summary, indent=1, default=str) + "\n")
-    os.replace(tmp, out / SUMMARY)
-    return summary
-
