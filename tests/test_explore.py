@@ -28,7 +28,7 @@ from sim.core.agent_spec import parse_agents
 from sim.core.config import load_toml
 from sim.design.component_balance import SHARE_SCALE
 from sim.design.explore import FIGURES, load_explore
-from sim.design.explore_confirm import Confirmer
+from sim.design.explore_confirm import Confirmer, confirm_room
 from sim.design.files import validate
 from sim.design.overrides import apply_overrides
 from sim.design.trial_games import play_chunk
@@ -283,3 +283,11 @@ def test_distinct_pairs_counts_pairs_apart_by_a_turn_or_3_pp_of_ties() -> None:
     d = distinct_pairs([elite("a", 30.0, 0.10), elite("b", 30.5, 0.14), elite("c", 30.2, 0.115)])
     assert (d["pairs"], d["differ"], d["all_differ"]) == (3, 1, False)
     assert [p["differ"] for p in d["list"]] == [True, False, False]
+
+
+def test_the_confirmation_room_is_the_tolerance_less_the_equivalence_interval() -> None:
+    """A 2 pp tolerance at 3 players leaves about 0.93 pp at 20,000 confirmation games and 1.23 pp at 40,000
+    (docs/howto/explore.md); too few games leave none."""
+    assert confirm_room(0.02, 3, 20_000) == pytest.approx(0.0093, abs=0.0002)
+    assert confirm_room(0.02, 3, 40_000) == pytest.approx(0.0123, abs=0.0002)
+    assert confirm_room(0.02, 3, 2_000) < 0

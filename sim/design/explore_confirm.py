@@ -182,6 +182,7 @@ class Confirmer:
         self.room = confirm_room(tune.target.tolerance, tune.players, settings.confirm_games)
         self.played = 0
         self.base_dir = out / CONFIRM / "base"
+        self.skipped: list[dict] = []  # candidates left untried: within a cell's width of a confirmed elite
         self.tallies: list[Any] = []  # the base's run and each candidate's, as judged (for the report)
 
     def play(self, config: str | os.PathLike[str], run_dir: Path, games: int | None = None) -> None:
@@ -206,6 +207,8 @@ class Confirmer:
             r = left.pop(cell)
             like = plays_like(r, confirmed, self.settings, ranges)
             if like:
+                self.skipped.append({"slug": slug_of(cell), "plays_like": like, "seat_dev": r["seat_dev"],
+                                     **{m: r[m] for m in self.settings.measures}})
                 continue
             if not tried:
                 self.play(self.tune.base, self.base_dir)
@@ -360,7 +363,7 @@ def run_explore(tune: Tune, settings: Settings, out: Path, jobs: int = 1, force:
                    confirm_agents=confirmer.agents, refined=len(refined),
                    room=confirmer.room, refined_designs=sum(r["refined_in_cell"] for r in refined.values()),
                    candidates=sum(r["seat_dev"] <= confirmer.room for r in refined.values()),
-                   tried=tried, elites=elites, distinct=distinct_pairs(elites),
+                   tried=tried, skipped=confirmer.skipped, elites=elites, distinct=distinct_pairs(elites),
                    progress=progress(designs, settings, ranges))
     summary["games"] = summary["search_games"] + summary["refine_games"] + summary["confirm_games"]
     summary["report"] = str(write_explore_report(summary, out / "report", confirmer.tallies,
