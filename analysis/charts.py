@@ -131,6 +131,44 @@ def histograms(samples: dict[str, Any], title: str, xlabel: str, ylabel: str = "
     return _finish(fig, ax, title, xlabel, ylabel)
 
 
+def cell_map(values: np.ndarray, edges: tuple[np.ndarray, np.ndarray],
+             marks: list[tuple[float, float, str, bool]], title: str, labels: tuple[str, str, str],
+             vmax: float | None = None) -> Figure:
+    """A heat map of a grid of cells (`values[i, j]`: column i of the x axis, row j of the y axis; NaN an
+    empty cell, drawn blank) between `edges` (x, y), coloured by the value (low is good: light), with
+    points `marks` (x, y, label, filled) drawn on top: a filled star with its label, or an open circle."""
+    fig, ax = plt.subplots(figsize=TALL)
+    grid = np.ma.masked_invalid(np.asarray(values, dtype=float).T)
+    mesh = ax.pcolormesh(edges[0], edges[1], grid, cmap="viridis_r", vmin=0.0, vmax=vmax, shading="flat")
+    fig.colorbar(mesh, ax=ax, label=labels[2])
+    for x, y, label, filled in marks:
+        if filled:
+            ax.plot(x, y, marker="*", markersize=16, color="red", markeredgecolor="white")
+            ax.annotate(label, (x, y), textcoords="offset points", xytext=(6, 6), fontsize=8, color="black",
+                        bbox={"boxstyle": "round,pad=0.2", "fc": "white", "alpha": 0.8})
+        else:
+            ax.plot(x, y, marker="o", markersize=8, markerfacecolor="none", markeredgecolor="red")
+    ax.set_xlim(edges[0][0], edges[0][-1])
+    ax.set_ylim(edges[1][0], edges[1][-1])
+    fig = _finish(fig, ax, title, labels[0], labels[1])
+    ax.grid(False)
+    return fig
+
+
+def two_lines(x: np.ndarray, left: np.ndarray, right: np.ndarray, title: str,
+              labels: tuple[str, str, str]) -> Figure:
+    """Two series against one x axis, each on its own y axis (left: solid, right: dashed), e.g. a
+    search's coverage and its best objective against the games spent."""
+    fig, ax = plt.subplots(figsize=WIDE)
+    ax.plot(x, left, color="tab:blue", marker=".", label=labels[1])
+    other = ax.twinx()
+    other.plot(x, right, color="tab:orange", linestyle="--", marker=".", label=labels[2])
+    other.set_ylabel(labels[2])
+    ax.tick_params(axis="y", labelcolor="tab:blue")
+    other.tick_params(axis="y", labelcolor="tab:orange")
+    return _finish(fig, ax, title, labels[0], labels[1])
+
+
 @contextlib.contextmanager
 def closing_new_figures() -> Iterator[None]:
     """Close, on the way out, every figure made inside and still open: a report refused part-way leaves

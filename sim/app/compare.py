@@ -239,7 +239,14 @@ def _report(pair: _Pair, verdicts: list, margins: Any, out: Path, changes: list[
 def judge_folder(out: Path, margins: Any) -> tuple[Any, Any, dict[str, Any], list]:
     """A compare folder's two runs (OUT/base, OUT/variant) read and judged as `balance compare` judges
     them: (base tally, variant tally, pair sums, change verdicts)."""
-    base, variant = (read_run_tally(out / name) for name in ("base", "variant"))
+    return judge_runs(out / "base", out / "variant", margins)
+
+
+def judge_runs(base_dir: Path, variant_dir: Path, margins: Any) -> tuple[Any, Any, dict[str, Any], list]:
+    """Two run directories played on the same seeds, read and judged as `balance compare` judges its
+    pair (`judge_folder` for a compare folder; `balance explore` confirms its elites against one base run
+    this way): (base tally, variant tally, pair sums, change verdicts)."""
+    base, variant = read_run_tally(base_dir), read_run_tally(variant_dir)
     unit = base.spec.vocabulary.length
     pair, _ = paired_tally(variant, base, unit)
     paces = [seconds_per_game(run.manifest) for run in (base, variant)]

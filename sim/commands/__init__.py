@@ -43,6 +43,8 @@ COMMANDS: dict[str, str] = {
     "sweep": "run a grid or list of config variants and write a comparison report",
     "tune": ("search a space of config values for the one that best meets a balance target "
               "(candidates raced with confidence intervals)"),
+    "explore": ("search a tune file's space for many fair designs that play differently (quality-diversity "
+                "search, an archive that resumes) and write the most distinct as configs"),
     "profile": ("self-play at several skill levels on the same game seeds; the report shows every "
               "headline figure per level and flags what depends on how well people play"),
     "sheet": ("the balance sheet: every player count played by the two strongest levels until "

@@ -23,15 +23,27 @@ from storage.backends import close_dask, connect_dask
 
 
 # ---- games --------------------------------------------------------------------------------------------
+def play_batch(spec: GameSpec, rules: Any, agents: tuple[str, ...], seed: int, start: int,
+               count: int) -> dict[str, Any]:
+    """The game's run_batch arrays of games start .. start+count-1 of a candidate (their seeds depend on
+    the seed and the game's number alone, so every candidate plays the same games)."""
+    seating, params = agent_arrays([list(agents)], spec)
+    return spec.run_batch(rules, game_seeds(seed, start, count), seating[0], params[0])
+
+
+def batch_stats(spec: GameSpec, batch: dict[str, Any], players: int) -> dict[str, Any]:
+    """A batch's exact sufficient statistics: games, each seat's win shares in 1/SHARE_SCALE, length sums."""
+    shares = win_shares(batch["winners"], batch.get("other_winners"))[:, :players]
+    lengths = np.asarray(batch[spec.vocabulary.length], dtype=np.int64)
+    return {"games": len(lengths), "wins": [int(x) for x in np.rint(shares * SHARE_SCALE).sum(axis=0)],
+            "length_sum": int(lengths.sum()), "length_sq": int((lengths * lengths).sum())}
+
+
 def play_chunk(spec: GameSpec, rules: Any, agents: tuple[str, ...], seed: int, start: int,
                count: int) -> dict[str, Any]:
     """Games start .. start+count-1 of a candidate, as exact sufficient statistics (a worker)."""
-    seating, params = agent_arrays([list(agents)], spec)
-    batch = spec.run_batch(rules, game_seeds(seed, start, count), seating[0], params[0])
-    shares = win_shares(batch["winners"], batch.get("other_winners"))[:, :len(agents)]
-    lengths = np.asarray(batch[spec.vocabulary.length], dtype=np.int64)
-    return {"games": count, "wins": [int(x) for x in np.rint(shares * SHARE_SCALE).sum(axis=0)],
-            "length_sum": int(lengths.sum()), "length_sq": int((lengths * lengths).sum())}
+    batch = play_batch(spec, rules, agents, seed, start, count)
+    return batch_stats(spec, batch, len(agents))
 
 
 def merge(a: dict[str, Any] | None, b: dict[str, Any]) -> dict[str, Any]:

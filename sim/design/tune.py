@@ -106,14 +106,17 @@ def confirm_seed(seed: int) -> int:
     return int(hashlib.sha256(f"balance-tune-confirm:{seed}".encode()).hexdigest()[:15], 16)
 
 
-def candidate_config_text(tune: Tune, cand: Candidate, note: str = "") -> tuple[str, dict[str, Any]]:
-    """A candidate's config as standalone TOML and as the table `simulate` will read from it."""
-    header = (f"Candidate {cand.slug} of `balance tune {tune.file}` ({tune.players} players, agents "
-              f"{tune.agents}).\n= {tune.base} with {cand.label()}.\n"
+def candidate_config_text(tune: Tune, cand: Candidate, note: str = "",
+                          command: str = "tune") -> tuple[str, dict[str, Any]]:
+    """A candidate's config as standalone TOML and as the table `simulate` will read from it; `command`:
+    the `balance` command that found it (tune, or explore)."""
+    header = (f"Candidate {cand.slug} of `balance {command} {tune.file}` ({tune.players} players, agents "
+              f"{tune.agents}).\n= {tune.base} with {cand.label() or 'nothing changed'}.\n"
               "Standalone: `balance simulate` accepts this file as it is." + (f"\n{note}" if note else ""))
     config = dict(cand.config)
     desc = str(config.get("description") or "")
-    config["description"] = (desc + " | " if desc else "") + f"tuned: {cand.label()}"
+    found = "tuned" if command == "tune" else "explored"
+    config["description"] = (desc + " | " if desc else "") + f"{found}: {cand.label() or 'the base'}"
     config = {"game": config.pop("game"), "description": config.pop("description"), **config}
     text = dump_toml(config, header)
     return text, tomllib.loads(text)

@@ -8,6 +8,7 @@ import itertools
 import json
 import math
 import os
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -167,7 +168,7 @@ GROWTH = (1.01, 100.0)
 LEAST_TOLERANCE = 0.0001
 
 
-def _number(value: object, file: str, key: str, lo: float, hi: float | None = None) -> float:
+def number(value: object, file: str, key: str, lo: float, hi: float | None = None) -> float:
     """A finite number in [lo, hi] (nan and inf are refused: a growth, eta or length bound of inf or nan
     would run a race forever or make every comparison false)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -261,7 +262,7 @@ def _search(table: Any, file: str, spec: GameSpec, players: int, capped: bool) -
     return Search(sampler=sampler, objectives=objectives,
                   first_games=games_count(t.get("first_games", min(d.first_games, final)), file,
                                          "search.first_games", 1, final),
-                  growth=_number(t.get("growth", d.growth), file, "search.growth", *GROWTH),
+                  growth=number(t.get("growth", d.growth), file, "search.growth", *GROWTH),
                   final_games=final,
                   confirm_games=games_count(t.get("confirm_games", d.confirm_games), file,
                                             "search.confirm_games", 1),
@@ -317,27 +318,29 @@ def load_tune(path: str | os.PathLike[str]) -> Tune:
     the key and what is wrong) before anything runs."""
     file = os.fspath(path)
     data, _ = load_toml(file)
-    fields, skip_invalid = _read_head(data, file)
+    fields, skip_invalid = read_head(data, file)
     spec, players = fields["spec"], fields["players"]
-    target = _read_target(data.get("target", {}), file, spec)
+    target = read_target(data.get("target", {}), file, spec)
     racing = _read_racing(data.get("racing", {}), file, target.chit_cap)
-    search_space = _read_space(data, file, fields["base_config"])
+    search_space = read_space(data, file, fields["base_config"])
     method = _read_method(data, file, search_space)
     common = {"file": file, **fields, "space": tuple((d.path, d.values) for d in search_space.dimensions),
               "target": target, "racing": racing, "search_space": search_space}
     if method == "model":
         search = _search(data.get("search", {}), file, spec, players, target.chit_cap is not None)
         _check_budget(fields["budget"], search, file)
-        _check_corners(search_space, spec, players, file, skip_invalid)
+        check_corners(search_space, spec, players, file, skip_invalid)
         return Tune(**common, candidates=(), method="model", search=search)
     candidates, invalid = _candidates(search_space, file, spec, players, skip_invalid)
     return Tune(**common, candidates=candidates, invalid=invalid, method="racing")
 
 
-def _read_head(data: dict[str, Any], file: str) -> tuple[dict[str, Any], bool]:
+def read_head(data: dict[str, Any], file: str,
+              keys: Collection[str] = frozenset(_TUNE_KEYS)) -> tuple[dict[str, Any], bool]:
     """The tune's base config, player count, agents (checked against the base), seed, budget and
-    description, as Tune fields; and skip_invalid."""
-    check_unknown_keys(data, _TUNE_KEYS, file, "")
+    description, as Tune fields; and skip_invalid. `keys`: the file's allowed top-level keys (`balance
+    explore` reads the same head with its own tables)."""
+    check_unknown_keys(data, keys, file, "")
     for key in ("base", "players", "agents", "space", "budget"):
         if key not in data:
             fail(file, key, "missing key (a tune names base, players, agents, space and budget)")
@@ -362,7 +365,7 @@ def _read_head(data: dict[str, Any], file: str) -> tuple[dict[str, Any], bool]:
             "seed": seed, "budget": budget, "description": description}, skip_invalid
 
 
-def _read_target(table: Any, file: str, spec: GameSpec) -> Target:
+def read_target(table: Any, file: str, spec: GameSpec) -> Target:
     """The ``[target]`` table: the tolerance, and optionally a length range and a component cap."""
     t = expect_table(table, file, "target")
     check_unknown_keys(t, _TARGET_KEYS, file, "target")
@@ -371,8 +374,8 @@ def _read_target(table: Any, file: str, spec: GameSpec) -> Target:
     if "length" in t:
         rng = expect_table(t["length"], file, "target.length")
         check_unknown_keys(rng, ("min", "max"), file, "target.length")
-        lo = _number(rng.get("min", 0), file, "target.length.min", 0)
-        hi = _number(rng["max"], file, "target.length.max", lo) if "max" in rng else math.inf
+        lo = number(rng.get("min", 0), file, "target.length.min", 0)
+        hi = number(rng["max"], file, "target.length.max", lo) if "max" in rng else math.inf
         length = (lo, hi)
     chit_cap = None
     if "chit_cap" in t:
@@ -394,11 +397,11 @@ def _read_racing(table: Any, file: str, chit_cap: float | None) -> Racing:
                                  ("intervals", "halving")),
         first_games=games_count(r.get("first_games", min(defaults.first_games, final)), file,
                                "racing.first_games", 1, final),
-        growth=_number(r.get("growth", defaults.growth), file, "racing.growth", *GROWTH),
+        growth=number(r.get("growth", defaults.growth), file, "racing.growth", *GROWTH),
         final_games=final,
         confirm_games=games_count(r.get("confirm_games", final), file, "racing.confirm_games", 0),
         confidence=_share(r.get("confidence", defaults.confidence), file, "racing.confidence", 0.5, 0.9999),
-        eta=_number(r.get("eta", defaults.eta), file, "racing.eta", *GROWTH),
+        eta=number(r.get("eta", defaults.eta), file, "racing.eta", *GROWTH),
         stop_when_decided=expect_bool(r.get("stop_when_decided", True), file, "racing.stop_when_decided"),
         values_games=games_count(r.get("values_games", defaults.values_games), file, "racing.values_games",
                                  2),
@@ -411,7 +414,7 @@ def _read_racing(table: Any, file: str, chit_cap: float | None) -> Racing:
     return racing
 
 
-def _read_space(data: dict[str, Any], file: str, base_config: dict[str, Any]) -> SearchSpace:
+def read_space(data: dict[str, Any], file: str, base_config: dict[str, Any]) -> SearchSpace:
     """The ``[space]`` and ``[[constraints]]``, refused when no candidate can meet the constraints."""
     dims = read_dimensions(expect_table(data["space"], file, "space"), base_config, file,
                            lambda spec, where: _values(spec, file, where))
@@ -479,7 +482,7 @@ def _candidates(search_space: SearchSpace, file: str, spec: GameSpec, players: i
     return tuple(candidates), tuple(invalid)
 
 
-def _check_corners(space: SearchSpace, spec: GameSpec, players: int, file: str,
+def check_corners(space: SearchSpace, spec: GameSpec, players: int, file: str,
                    skip_invalid: bool) -> None:
     """Before any game, the game's validator sees the extreme candidates a model search can propose (every
     value at its lowest, at its highest, each repaired): a range the game refuses is refused here by file

@@ -1,0 +1,187 @@
+"""The report of `balance explore` (docs/howto/explore.md): the answer in a sentence (how many fair designs
+that play differently, and which), a heat map of the archive (the first two measures on the axes, each
+cell's best seat deviation as colour, the confirmed elites marked), the elites' table, every candidate
+confirmed or not with its reason, and the search's coverage and best fairness against the games spent.
+
+Built from the explore's summary alone (sim/design/explore_confirm.py writes it), with
+`analysis.report_page.write_report`, so it is a pure function of that record and the confirmation runs.
+"""
+
+from __future__ import annotations
+
+import html
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis import charts
+from analysis.page import (
+    COUNT,
+    DIFFERENCE,
+    DIFFERENCE_BOUND,
+    NUMBER,
+    NUMBER_BOUND,
+    SHARE,
+    SHARE_BOUND,
+    TEXT,
+    Section,
+    declare,
+)
+from analysis.report_page import write_report
+from analysis.verdicts import STATUS_WORDS
+
+#: two elites play differently when their mean lengths differ by this many of the game's unit, or their
+#: tie rates by this share (the issue's acceptance: 1 turn, 3 pp), on their confirmation games
+LENGTH_GAP, TIES_GAP = 1.0, 0.03
+
+
+def distinct_pairs(elites: list[dict[str, Any]], length_gap: float = LENGTH_GAP,
+                   ties_gap: float = TIES_GAP) -> dict[str, Any]:
+    """How many pairs of elites play differently: mean length apart by at least `length_gap` or tie rate
+    by at least `ties_gap` (point estimates of their confirmation games; each pair listed with both)."""
+    pairs = []
+    for a, b in combinations(elites, 2):
+        ca, cb = a["confirmation"], b["confirmation"]
+        dl, dt = abs(ca["length"] - cb["length"]), abs(ca["ties"] - cb["ties"])
+        pairs.append({"a": a["slug"], "b": b["slug"], "length_apart": dl, "ties_apart": dt,
+                      "differ": bool(dl >= length_gap or dt >= ties_gap)})
+    differ = sum(p["differ"] for p in pairs)
+    return {"rule": f"mean length apart by >= {length_gap:g} or tie rate by >= {100 * ties_gap:g} pp",
+            "pairs": len(pairs), "differ": differ, "all_differ": differ == len(pairs), "list": pairs}
+
+
+def answer(s: dict[str, Any]) -> str:
+    """The report's first sentence: the fair designs that play differently, or why there are none."""
+    elites, unit, tol = s["elites"], s["unit"], 100 * s["tolerance"]
+    if not elites:
+        return (f"No design was confirmed fair within the {tol:g} pp tolerance: {len(s['tried'])} "
+                f"candidate(s) tried on {s['settings']['confirm_games']:,} fresh games each, none passed the "
+                "equivalence test (see the candidates below).")
+    d = s["distinct"]
+    listed = "; ".join(f"{e['slug']} {_length(e, unit)}, ties {_ties(e)}, n = {e['n']:,}" for e in elites)
+    return (f"{len(elites)} fair design(s) that play differently: {listed} (95% intervals on fresh games; "
+            f"seats fair within {tol:g} pp by an equivalence test). "
+            f"{d['differ']} of {d['pairs']} pairs differ by at least {LENGTH_GAP:g} {unit.removesuffix('s')} "
+            f"in mean length or {100 * TIES_GAP:g} pp in tie rate.")
+
+
+def _length(e: dict[str, Any], unit: str) -> str:
+    c = e["confirmation"]
+    return f"{c['length']:.1f} {unit} [{c['length_low']:.1f}, {c['length_high']:.1f}]"
+
+
+def _ties(e: dict[str, Any]) -> str:
+    c = e["confirmation"]
+    return f"{100 * c['ties']:.1f}% [{100 * c['ties_low']:.1f}, {100 * c['ties_high']:.1f}]"
+
+
+_CANDIDATE_KINDS = {"cell": TEXT, "changes": TEXT, "length": NUMBER, "length_low": NUMBER_BOUND,
+                    "length_high": NUMBER_BOUND, "ties": SHARE, "ties_low": SHARE_BOUND,
+                    "ties_high": SHARE_BOUND,
+                    "largest_seat_deviation": DIFFERENCE, "deviation_low": DIFFERENCE_BOUND,
+                    "deviation_high": DIFFERENCE_BOUND, "verdict": TEXT, "n": COUNT, "config": TEXT,
+                    "refined_deviation": DIFFERENCE, "refined_games": COUNT, "reason": TEXT}
+
+
+def candidates_table(records: list[dict[str, Any]], elites: bool) -> pd.DataFrame:
+    """One row a candidate: its cell, changes, confirmation figures with 95% intervals (the deviation's
+    the interval that decided the seat verdict), the verdict, n, and its config (elites) or its reason and
+    refined figures (every candidate)."""
+    rows = []
+    for r in records:
+        c = r["confirmation"]
+        row = {"cell": r["slug"], "changes": r.get("changes", ""), "length": c["length"],
+               "length_low": c["length_low"], "length_high": c["length_high"], "ties": c["ties"],
+               "ties_low": c["ties_low"], "ties_high": c["ties_high"],
+               "largest_seat_deviation": c["deviation"], "deviation_low": c["deviation_low"],
+               "deviation_high": c["deviation_high"], "verdict": STATUS_WORDS.get(r["status"], r["status"]),
+               "n": r["n"]}
+        if elites:
+            row["config"] = r.get("file", "")
+        else:
+            row.update(refined_deviation=r["refined"]["seat_dev"], refined_games=r["refined"]["games"],
+                       reason=r["reason"] or "confirmed")
+        rows.append(row)
+    return declare(pd.DataFrame(rows, columns=[k for k in _CANDIDATE_KINDS if not rows or k in rows[0]]),
+                   _CANDIDATE_KINDS)
+
+
+def heat_map(s: dict[str, Any]) -> Any:
+    """The archive as a grid of its first two measures (a single measure: one row), each cell coloured by
+    its best design's largest seat deviation (pp, the search's figures), the confirmed elites starred and
+    labelled, the candidates not confirmed circled."""
+    measures, counts, ranges = s["measures"], s["cell_counts"], s["ranges"]
+    two = len(measures) > 1
+    nx, ny = counts[0], counts[1] if two else 1
+    grid = np.full((nx, ny), np.nan)
+    for c in s["cells_best"]:
+        i, j = c["cell"][0], c["cell"][1] if two else 0
+        grid[i, j] = np.fmin(grid[i, j], 100 * c["seat_dev"])
+    edges = (np.linspace(*ranges[0], nx + 1),
+             np.linspace(*ranges[1], ny + 1) if two else np.array([0.0, 1.0]))
+    scale = [100.0 if m in ("ties", "start_player") else 1.0 for m in measures]
+    if two:
+        edges = (edges[0] * scale[0], edges[1] * scale[1])
+    else:
+        edges = (edges[0] * scale[0], edges[1])
+    marks = []
+    for r in s["tried"]:
+        c = r["confirmation"]
+        x = c[measures[0]] * scale[0]
+        y = c[measures[1]] * scale[1] if two else 0.5
+        marks.append((x, y, r["slug"], bool(r["confirmed"])))
+    names = [_axis(m, s["unit"]) for m in measures]
+    return charts.cell_map(grid, edges, marks, title=f"The archive: best largest seat deviation per cell "
+                           f"({s['designs']:,} designs, {s['settings']['games']:,} games each)",
+                           labels=(names[0], names[1] if two else "", "largest seat deviation (pp)"))
+
+
+def _axis(measure: str, unit: str) -> str:
+    return {"length": f"mean game length ({unit})", "ties": "top score tied (% of games)",
+            "start_player": "start player's edge over the fair share (pp)"}.get(measure, measure)
+
+
+def progress_chart(s: dict[str, Any]) -> Any:
+    """The search's coverage (cells filled) and best largest seat deviation against the games spent."""
+    p = pd.DataFrame(s["progress"])
+    return charts.two_lines(p["games"].to_numpy(), p["cells_filled"].to_numpy(),
+                            100 * p["best_seat_dev"].to_numpy(),
+                            title=f"Search: coverage and best fairness by games spent ({s['cells']} cells)",
+                            labels=("games spent", "cells filled", "best largest seat deviation (pp)"))
+
+
+def write_explore_report(s: dict[str, Any], out: Path, runs: list[Any] | None = None,
+                         labels: list[str] | None = None) -> Path:
+    """OUT/report: index.html (the answer first), summary.json, the tables as CSV and the charts; `runs`
+    and `labels`: the confirmation runs' tallies to list, and their names."""
+    lead = Section("Explore: the answer", question="verdicts")
+    lead.notes.append(f"<b>{html.escape(answer(s))}</b>")
+    lead.notes.append(html.escape(
+        f"{s['file']}: {s['game']}, {s['players']} players, agents {s['agents']}; search {s['designs']:,} "
+        f"designs ({s['search_games']:,} games), refining {s['refined_designs']} designs of {s['refined']} "
+        f"cells to {s['settings']['refine_games']:,} games ({s['refine_games']:,} more), confirming "
+        f"{len(s['tried'])} candidate(s) and the base on up to {s['settings']['confirm_games']:,} fresh "
+        f"games (seed {s['confirm_seed']}, agents {s['confirm_agents']}; {s['confirm_games']:,} games): "
+        f"{s['games']:,} games of a {s['budget']:,} budget. Coverage: {s['cells_filled']} of {s['cells']} "
+        f"cells ({100 * s['cells_filled'] / s['cells']:.0f}%)."))
+    if s["elites"]:
+        lead.tables.append(("explore_elites", "Confirmed elites (figures on their confirmation games, 95% "
+                            "intervals)", candidates_table(s["elites"], elites=True)))
+    archive = Section("Explore: the archive")
+    archive.charts.append(("explore_archive", "Best largest seat deviation per cell (search figures); "
+                           "stars: confirmed elites, circles: candidates not confirmed", heat_map(s)))
+    if s["progress"]:
+        archive.charts.append(("explore_progress", "Cells filled and the best largest seat deviation "
+                               "(search figures, point estimates) against the games spent",
+                               progress_chart(s)))
+    if s["tried"]:
+        archive.tables.append(("explore_candidates", "Every candidate confirmed, in the order tried",
+                               candidates_table(s["tried"], elites=False)))
+    if s["distinct"]["list"]:
+        pairs = declare(pd.DataFrame(s["distinct"]["list"]), {"a": TEXT, "b": TEXT, "length_apart": NUMBER,
+                                                              "ties_apart": DIFFERENCE, "differ": TEXT})
+        archive.tables.append(("explore_pairs", f"Pairs of elites: {s['distinct']['rule']}", pairs))
+    return write_report([lead, archive], runs or [], labels or [], s, out, title="Explore report")

@@ -1,0 +1,293 @@
+"""`balance explore` (sim/design/explore.py, sim/design/explore_confirm.py): the same archive, confirmations
+and elites at --jobs 1 and 2 and after a kill (in the search, or in the confirmation) and a rerun, bad
+[explore] tables refused by file and key with exit status 2 and nothing written, the archive's objective
+equal to one computed by hand from the design's play_chunk statistics, refined figures that continue the
+search's games, a clearly unfair design refused by the confirmation with its reason, elites that extend the
+base with only the keys they change, and the report that names them."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import tomllib
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from analysis.explore_report import distinct_pairs
+from analysis.stats import seat_deviation
+from sim.commands import main
+from sim.core.agent_spec import parse_agents
+from sim.core.config import load_toml
+from sim.design.component_balance import SHARE_SCALE
+from sim.design.explore import FIGURES, load_explore
+from sim.design.explore_confirm import Confirmer, confirm_room
+from sim.design.files import validate
+from sim.design.overrides import apply_overrides
+from sim.design.trial_games import play_chunk
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "configs" / "tunes" / "kamakura-3p-chit-points-explore.toml"
+GAMES, BATCH, BATCHES = 40, 4, 6
+#: refining 4 cells' designs to 80 games, confirming at most 3 candidates and the base on 400 fresh games
+AFTER = "refine = 4\nrefine_games = 80\nconfirm_games = 400\ntries = 3\n"
+RESERVE = 4 * (80 - GAMES) + 400 * (1 + 3)
+
+
+def _explore_file(folder: Path, explore: str | None = None, batches: int = BATCHES,
+                  tolerance: float = 0.25) -> Path:
+    """The shipped example's space at a small budget: the base's games and `batches` batches."""
+    text = EXAMPLE.read_text().replace('"../kamakura/base.toml"',
+                                       json.dumps(str(ROOT / "configs" / "kamakura" / "base.toml")))
+    head, _ = text.split("[explore]", 1)
+    head = re.sub(r"(?m)^budget = \d+", f"budget = {GAMES * (1 + BATCH * batches) + RESERVE}", head)
+    head = head.replace("tolerance = 0.02", f"tolerance = {tolerance}")  # 400 fresh games: elites at 25 pp
+    table = explore if explore is not None else (
+        f'measures = ["length", "ties"]\ncells = [5, 4]\nranges = {{length = [25, 40], ties = [0.0, 0.3]}}\n'
+        f"games = {GAMES}\nbatch = {BATCH}\nelites = 3\n{AFTER}")
+    path = folder / "small-explore.toml"
+    path.write_text(head + "[explore]\n" + table)
+    return path
+
+
+def _rows(out: Path) -> list[tuple]:
+    with sqlite3.connect(out / "archive.db") as db:
+        return db.execute("SELECT * FROM designs ORDER BY iteration, slot").fetchall()
+
+
+def _elites(out: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted(out.glob("elite-*.toml"))}
+
+
+def _confirmed(out: Path) -> list[tuple]:
+    """What the confirmation decided, without its sentences (they quote the run's pace): every candidate
+    tried, in order, with its verdict and its figures, and the refined figures."""
+    s = json.loads((out / "summary.json").read_text())
+    return [(t["slug"], t["confirmed"], t["status"], t["n"], t["reason"], t["confirmation"], t["refined"],
+             [(v["question"], v["status"], v["value"], v["ci_low"], v["ci_high"]) for v in t["verdicts"]])
+            for t in s["tried"]] + [s["games"], s["refined"], s["candidates"], s["distinct"]]
+
+
+@pytest.fixture(scope="module")
+def straight(tmp_path_factory) -> tuple[Path, Path]:
+    """An explore run once, uninterrupted, at --jobs 1: (its file, its folder)."""
+    folder = tmp_path_factory.mktemp("explore")
+    file = _explore_file(folder)
+    out = folder / "straight"
+    assert main(["explore", str(file), "--jobs", "1", "--out", str(out), "--quiet"]) == 0
+    return file, out
+
+
+def test_jobs_1_and_2_give_the_same_archive(straight, tmp_path) -> None:
+    file, out = straight
+    rows = _rows(out)
+    assert len({r[0] for r in rows}) == BATCHES and len(rows) == BATCH * BATCHES
+    tried = json.loads((out / "summary.json").read_text())["tried"]
+    assert 1 <= len(tried) <= 3 and len(_elites(out)) == sum(t["confirmed"] for t in tried) >= 1
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("--jobs 2 needs two cores")
+    other = tmp_path / "two"
+    assert main(["explore", str(file), "--jobs", "2", "--out", str(other), "--quiet"]) == 0
+    assert _rows(other) == rows
+    assert _confirmed(other) == _confirmed(out)
+    assert _elites(other) == _elites(out)
+
+
+def _batches(out: Path) -> int:
+    try:
+        with sqlite3.connect(out / "archive.db", timeout=1) as db:
+            return db.execute("SELECT COUNT(DISTINCT iteration) FROM designs").fetchone()[0]
+    except sqlite3.Error:  # not made yet, or its tables not yet
+        return 0
+
+
+def _confirming(out: Path) -> bool:
+    """Whether the confirmation has begun: the base's run directory holds a finished chunk."""
+    return any((out / "confirm" / "base").glob("**/*.parquet"))
+
+
+@pytest.mark.parametrize("stage", ["search", "confirmation"])
+def test_a_killed_explore_resumes_to_the_same_archive(straight, tmp_path, stage) -> None:
+    file, out = straight
+    killed = tmp_path / "killed"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "sim", "explore", str(file), "--jobs", "1", "--out",
+                             str(killed), "--quiet"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    begun = (lambda: _batches(killed) >= 1) if stage == "search" else (lambda: _confirming(killed))
+    try:
+        deadline = time.monotonic() + 300
+        while not begun() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert proc.poll() is None, "the explore ended before it could be killed"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    if stage == "search":
+        assert 1 <= _batches(killed) < BATCHES
+    else:
+        assert _batches(killed) == BATCHES and not (killed / "summary.json").exists()
+    assert main(["explore", str(file), "--jobs", "1", "--out", str(killed), "--quiet"]) == 0
+    assert _rows(killed) == _rows(out)
+    assert _confirmed(killed) == _confirmed(out)
+    assert _elites(killed) == _elites(out)
+
+
+def test_the_objective_is_the_largest_seat_deviation_of_the_designs_games(straight) -> None:
+    file, out = straight
+    tune, settings = load_explore(file)
+    space = tune.search_space
+    with sqlite3.connect(out / "archive.db") as db:
+        design, seat_dev, objective, length, games = db.execute(
+            "SELECT design, seat_dev, objective, length, games FROM designs WHERE valid = 1 AND played > 0 "
+            "ORDER BY iteration, slot LIMIT 1 OFFSET 2").fetchone()
+    values = json.loads(design)
+    config = apply_overrides(space.base, {d.path: v for d, v in zip(space.dimensions, values, strict=True)},
+                             "test")
+    rules = validate(tune.spec, config, tune.players, "test")
+    agents = tuple(str(a) for a in parse_agents(tune.agents, tune.players, tune.spec))
+    stats = play_chunk(tune.spec, rules, agents, tune.seed, 0, settings.games)
+    by_hand = max(abs(w / SHARE_SCALE / stats["games"] - 1 / tune.players) for w in stats["wins"])
+    assert games == stats["games"] == GAMES
+    assert seat_dev == pytest.approx(by_hand, abs=1e-12) and objective == -seat_dev
+    assert seat_dev == seat_deviation([w / SHARE_SCALE for w in stats["wins"]], games)["value"]
+    assert length == stats["length_sum"] / games
+
+
+def test_an_elite_extends_the_base_with_the_keys_it_changes(straight) -> None:
+    file, out = straight
+    tune, _ = load_explore(file)
+    space = tune.search_space
+    summary = json.loads((out / "summary.json").read_text())
+    with sqlite3.connect(out / "archive.db") as db:
+        for elite in summary["elites"]:
+            data = tomllib.loads(Path(elite["file"]).read_text())
+            assert "extends" in data and len(data) == 2 + elite["changed"]  # extends, description, keys
+            (design,) = db.execute("SELECT design FROM designs WHERE iteration = ? AND slot = ?",
+                                   (elite["iteration"], elite["slot"])).fetchone()
+            values = json.loads(design)
+            want = apply_overrides(space.base, {d.path: v for d, v in zip(space.dimensions, values,
+                                                                           strict=True)}, "test")
+            merged, _ = load_toml(elite["file"])
+            assert {k: v for k, v in merged.items() if k != "description"} == \
+                {k: v for k, v in want.items() if k != "description"}
+            assert "seats fair within the 25 pp tolerance (equivalence test)" in elite["sentence"]
+            assert elite["status"] in ("within", "small") and elite["n"] in (200, 400)  # rounds: 200, 400
+
+
+def test_a_finished_explore_run_again_plays_nothing(straight, capsys) -> None:
+    file, out = straight
+    before = _rows(out)
+    assert main(["explore", str(file), "--jobs", "1", "--out", str(out)]) == 0
+    printed = capsys.readouterr()
+    assert "0 played now" in printed.out and "resumed:" in printed.err
+    assert _rows(out) == before
+
+
+@pytest.mark.parametrize(("table", "key", "words"), [
+    ('mesures = ["length"]\n', "explore.mesures", "did you mean measures?"),
+    ('measures = ["lenght", "ties"]\n', "explore.measures[0]", 'did you mean "length"?'),
+    ('measures = ["lead_changes"]\n', "explore.measures[0]", "not available yet"),
+    ('measures = ["length", "ties"]\ncells = [10]\n', "explore.cells", "1 count(s) for 2 measure(s)"),
+    ("games = -5\n", "explore.games", "must be an integer in 2.."),
+    ('ranges = {length = [40, 25]}\n', "explore.ranges.length", "min 40 must be below max 25"),
+    ('ranges = {ties = [0.2, 0.2]}\n', "explore.ranges.ties", "min 0.2 must be below max 0.2"),
+    ('measures = ["length"]\nranges = {ties = [0.0, 0.3]}\n', "explore.ranges.ties",
+     "is not one of explore.measures"),
+    ("games = 40\nrefine_games = 20\n", "explore.refine_games", "is below explore.games"),
+    ("focus = 0\n", "explore.focus", "0.01"),
+    ("games = 40\nconfirm_games = 50\n", "explore.confirm_games", "give no verdict"),
+    ("games = 40\nrefine = 4\nrefine_games = 80\nconfirm_games = 400000\n", "budget",
+     "kept for refining and confirming"),
+])
+def test_a_bad_explore_table_is_refused_by_file_and_key(tmp_path, capsys, table, key, words) -> None:
+    file = _explore_file(tmp_path, table)
+    out = tmp_path / "out"
+    assert main(["explore", str(file), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"balance: {file}: {key}: ") and words in err, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_a_folder_of_another_explore_is_refused(straight, tmp_path, capsys) -> None:
+    file, out = straight
+    other = _explore_file(tmp_path, f'games = {GAMES}\nbatch = {BATCH}\nmeasures = ["length"]\ncells = [5]\n'
+                                    + AFTER)
+    assert main(["explore", str(other), "--out", str(out)]) == 2
+    assert "another explore" in capsys.readouterr().err
+
+
+def test_refined_figures_continue_the_search_games(straight) -> None:
+    file, out = straight
+    tune, settings = load_explore(file)
+    space = tune.search_space
+    with sqlite3.connect(out / "archive.db") as db:
+        rows = db.execute("SELECT design, games, stats FROM refined ORDER BY design").fetchall()
+    assert len(rows) == 4 and {games for _, games, _ in rows} == {80}
+    design, _, stats = rows[0]
+    values = json.loads(design)
+    config = apply_overrides(space.base, {d.path: v for d, v in zip(space.dimensions, values, strict=True)},
+                             "test")
+    rules = validate(tune.spec, config, tune.players, "test")
+    agents = tuple(str(a) for a in parse_agents(tune.agents, tune.players, tune.spec))
+    by_hand = play_chunk(tune.spec, rules, agents, tune.seed, 0, 80)  # the search's 40, then the next 40
+    stored = json.loads(stats)
+    assert stored["games"] == 80 and stored["wins"] == by_hand["wins"]
+    assert stored["length_sum"] == by_hand["length_sum"]
+
+
+def test_a_clearly_unfair_design_is_refused_with_its_reason(tmp_path) -> None:
+    """The base config (seat 1 wins about 40% of greedy games) judged at a 2 pp tolerance on 2,000 fresh
+    games: unfair beyond the margin, not offered, with the seat and its interval in the reason."""
+    file = _explore_file(tmp_path, tolerance=0.02)
+    tune, settings = load_explore(file)
+    settings = replace(settings, confirm_games=2000)
+    confirmer = Confirmer(tune, settings, tmp_path / "out", 1, lambda _: None)
+    confirmer.play(tune.base, confirmer.base_dir)
+    figures = dict.fromkeys(("games", *FIGURES), 0.0)
+    r = {"iteration": 0, "slot": 0, "design": tune.search_space.base_values(), **figures, "search": figures}
+    record = confirmer.confirm((0, 0), r)
+    assert not record["confirmed"] and record["status"] == "beyond", record["reason"]
+    assert record["reason"].startswith("seats unfair at the 2 pp tolerance: the largest deviation seat 1 +")
+    assert record["n"] == 2000 and record["confirmation"]["deviation_low"] > 0.02
+    assert [v["question"] for v in record["verdicts"]][:3] == ["seats", "gap", "seats"]
+
+
+def test_the_report_names_the_elites(straight) -> None:
+    _, out = straight
+    summary = json.loads((out / "summary.json").read_text())
+    page = (out / "report" / "index.html").read_text()
+    assert summary["elites"] and "fair design(s) that play differently" in page
+    for elite in summary["elites"]:
+        assert elite["slug"] in page and Path(elite["file"]).name in page
+    for chart in ("explore_archive", "explore_progress"):
+        assert (out / "report" / "charts" / f"{chart}.png").stat().st_size > 0
+    assert (out / "report" / "tables" / "explore_elites.csv").is_file()
+    assert json.loads((out / "report" / "summary.json").read_text())["distinct"] == summary["distinct"]
+
+
+def test_distinct_pairs_counts_pairs_apart_by_a_turn_or_3_pp_of_ties() -> None:
+    def elite(slug: str, length: float, ties: float) -> dict:
+        return {"slug": slug, "confirmation": {"length": length, "ties": ties}}
+
+    d = distinct_pairs([elite("a", 30.0, 0.10), elite("b", 30.5, 0.14), elite("c", 30.2, 0.115)])
+    assert (d["pairs"], d["differ"], d["all_differ"]) == (3, 1, False)
+    assert [p["differ"] for p in d["list"]] == [True, False, False]
+
+
+def test_the_confirmation_room_is_the_tolerance_less_the_equivalence_interval() -> None:
+    """A 2 pp tolerance at 3 players leaves about 0.93 pp at 20,000 confirmation games and 1.23 pp at 40,000
+    (docs/howto/explore.md); too few games leave none."""
+    assert confirm_room(0.02, 3, 20_000) == pytest.approx(0.0093, abs=0.0002)
+    assert confirm_room(0.02, 3, 40_000) == pytest.approx(0.0123, abs=0.0002)
+    assert confirm_room(0.02, 3, 2_000) < 0
