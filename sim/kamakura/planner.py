@@ -62,11 +62,6 @@ _slots = [code for code in range(625) if code // 125 + code // 25 % 5 + code // 
 CODE_SLOT[_slots] = np.arange(len(_slots))
 N_SLOTS = len(_slots)
 UNKNOWN = -2  # a memo entry not worked out yet
-# _search_plans' max_k and greedy as int64 and bool, not literals: greedy_plan's `1, True` and
-# turn_candidates' `False` would each type a compiled copy of their own (about 23 s CPU each)
-ONE_PLAN = np.int64(1)
-GREEDY = np.bool_(True)
-OFFERED = np.bool_(False)
 
 
 @njit(cache=True)
@@ -707,7 +702,7 @@ def greedy_plan(s, rng, plan):
         return 1
     powers = powers_at_hand(s, s[TO_MOVE])
     cands = np.zeros((1, N_COLUMNS), dtype=np.int64)
-    _search_plans(s, rng, powers, cands, ONE_PLAN, GREEDY)
+    _search_plans(s, rng, powers, cands, 1, True)
     return _write_row(s, powers, cands[0], plan)
 
 
@@ -723,7 +718,7 @@ def turn_candidates(s, rng, max_k, plans):
         return 1, lengths
     powers = powers_at_hand(s, s[TO_MOVE])
     cands = np.zeros((max_k, N_COLUMNS), dtype=np.int64)
-    n = _search_plans(s, rng, powers, cands, max_k, OFFERED)
+    n = _search_plans(s, rng, powers, cands, max_k, False)
     # Best first (insertion sort: n is small).
     order = np.arange(n)
     for i in range(1, n):
