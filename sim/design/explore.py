@@ -336,16 +336,17 @@ def open_archive(tune: Tune, settings: Settings, out: Path, force: bool) -> sqli
     """The archive of `out`, made for this explore: a new one, or one a run of the same explore left
     (refused when another explore made it, unless `force`, which starts it again)."""
     ident = identity(tune, settings)
-    manifest = {"command": "balance explore", "file": tune.file,
-                "file_sha256": hashlib.sha256(Path(tune.file).read_bytes()).hexdigest(),
-                "identity": _digest(ident), "what": ident}
+    digest = _digest(ident)
+    about = {"command": "balance explore", "file": tune.file,
+             "file_sha256": hashlib.sha256(Path(tune.file).read_bytes()).hexdigest(),
+             "identity": digest, "what": ident}
     path = out / MANIFEST
     if path.is_file():
         try:
             old = json.loads(path.read_text()).get("identity")
         except (json.JSONDecodeError, AttributeError):
             old = None
-        if old != manifest["identity"]:
+        if old != digest:
             if not force:
                 raise ConfigError(f"{out}: holds the archive of another explore (its file, space, seed or "
                                   "[explore] differ); give another --out, or --force to start it again")
@@ -357,7 +358,7 @@ def open_archive(tune: Tune, settings: Settings, out: Path, force: bool) -> sqli
                 old_elite.unlink()
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / f".{MANIFEST}.tmp"
-    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True, default=str) + "\n")
+    tmp.write_text(json.dumps(about, indent=1, sort_keys=True, default=str) + "\n")
     os.replace(tmp, path)
     db = sqlite3.connect(out / ARCHIVE)
     for statement in _SCHEMA:
