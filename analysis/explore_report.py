@@ -53,19 +53,34 @@ def distinct_pairs(elites: list[dict[str, Any]], length_gap: float = LENGTH_GAP,
             "pairs": len(pairs), "differ": differ, "all_differ": differ == len(pairs), "list": pairs}
 
 
+def counted(n: int, one: str, many: str) -> str:
+    """``1 fair design``, ``2 fair designs``, ``no fair design``: a count in words that agree with it."""
+    return f"no {one}" if n == 0 else f"{n:,} {one if n == 1 else many}"
+
+
+def pairs_text(d: dict[str, Any], unit: str) -> str:
+    """How many pairs of elites play differently, said for the count (one elite makes no pair)."""
+    if d["pairs"] == 0:
+        return "With one design there is no pair to compare."
+    rule = (f"by at least {LENGTH_GAP:g} {unit.removesuffix('s')} in mean length or "
+            f"{100 * TIES_GAP:g} pp in tie rate")
+    if d["pairs"] == 1:
+        return f"The two {'differ' if d['differ'] else 'do not differ'} {rule}."
+    return f"{d['differ']} of the {d['pairs']} pairs differ {rule}."
+
+
 def answer(s: dict[str, Any]) -> str:
     """The report's first sentence: the fair designs that play differently, or why there are none."""
     elites, unit, tol = s["elites"], s["unit"], 100 * s["tolerance"]
     if not elites:
-        return (f"No design was confirmed fair within the {tol:g} pp tolerance: {len(s['tried'])} "
-                f"candidate(s) tried on {s['settings']['confirm_games']:,} fresh games each, none passed the "
-                "equivalence test (see the candidates below).")
-    d = s["distinct"]
+        tried = counted(len(s["tried"]), "candidate was", "candidates were")
+        return (f"No design was confirmed fair within the {tol:g} pp tolerance: {tried} tried on "
+                f"{s['settings']['confirm_games']:,} fresh games each, and none passed the equivalence test "
+                "(see the candidates below).")
     listed = "; ".join(f"{e['slug']} {_length(e, unit)}, ties {_ties(e)}, n = {e['n']:,}" for e in elites)
-    return (f"{len(elites)} fair design(s) that play differently: {listed} (95% intervals on fresh games; "
-            f"seats fair within {tol:g} pp by an equivalence test). "
-            f"{d['differ']} of {d['pairs']} pairs differ by at least {LENGTH_GAP:g} {unit.removesuffix('s')} "
-            f"in mean length or {100 * TIES_GAP:g} pp in tie rate.")
+    verb = "plays" if len(elites) == 1 else "play differently"
+    return (f"{counted(len(elites), 'fair design', 'fair designs')} {verb}: {listed} (95% intervals on fresh "
+            f"games; seats fair within {tol:g} pp by an equivalence test). {pairs_text(s['distinct'], unit)}")
 
 
 def _length(e: dict[str, Any], unit: str) -> str:
@@ -83,7 +98,8 @@ _CANDIDATE_KINDS = {"cell": TEXT, "changes": TEXT, "length": NUMBER, "length_low
                     "ties_high": SHARE_BOUND,
                     "largest_seat_deviation": DIFFERENCE, "deviation_low": DIFFERENCE_BOUND,
                     "deviation_high": DIFFERENCE_BOUND, "verdict": TEXT, "n": COUNT, "config": TEXT,
-                    "refined_deviation": DIFFERENCE, "refined_games": COUNT, "reason": TEXT}
+                    "second_level": TEXT, "refined_deviation": DIFFERENCE, "refined_games": COUNT,
+                    "reason": TEXT}
 
 
 def candidates_table(records: list[dict[str, Any]], elites: bool) -> pd.DataFrame:
@@ -101,12 +117,23 @@ def candidates_table(records: list[dict[str, Any]], elites: bool) -> pd.DataFram
                "n": r["n"]}
         if elites:
             row["config"] = r.get("file", "")
+            if "also" in r:
+                row["second_level"] = second_level_text(r["also"])
         else:
             row.update(refined_deviation=r["refined"]["seat_dev"], refined_games=r["refined"]["games"],
                        reason=r["reason"] or "confirmed")
         rows.append(row)
     return declare(pd.DataFrame(rows, columns=[k for k in _CANDIDATE_KINDS if not rows or k in rows[0]]),
                    _CANDIDATE_KINDS)
+
+
+def second_level_text(also: dict[str, Any]) -> str:
+    """An elite's replay at a second level in a cell: "expert: fair within the margin, seat 2 +0.3 pp
+    [-1.1, +1.7], n = 10,000"."""
+    c = also["confirmation"]
+    return (f"{also['agents']}: {STATUS_WORDS.get(also['status'], also['status'])}, seat {c['seat']} "
+            f"{100 * c['deviation']:+.1f} pp [{100 * c['deviation_low']:+.1f}, "
+            f"{100 * c['deviation_high']:+.1f}], n = {also['n']:,}")
 
 
 def heat_map(s: dict[str, Any]) -> Any:

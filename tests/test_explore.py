@@ -21,8 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from analysis.explore_report import distinct_pairs
+from analysis.explore_report import answer, distinct_pairs
+from analysis.run_tally import read_run_tally
 from analysis.stats import seat_deviation
+from analysis.verdicts import STATUS_WORDS, parse_margins, run_verdicts
 from sim.commands import main
 from sim.core.agent_spec import parse_agents
 from sim.core.config import load_toml
@@ -208,6 +210,10 @@ def test_a_finished_explore_run_again_plays_nothing(straight, capsys) -> None:
     ("games = 40\nconfirm_games = 50\n", "explore.confirm_games", "give no verdict"),
     ("games = 40\nrefine = 4\nrefine_games = 80\nconfirm_games = 400000\n", "budget",
      "kept for refining and confirming"),
+    (f'games = 40\nbatch = 4\n{AFTER}confirm_also = "wizard"\n', "explore.confirm_also", "wizard"),
+    ('games = 40\nconfirm_games = 0\nconfirm_also = "expert"\n', "explore.confirm_also",
+     "needs a confirmation"),
+    (f'games = 40\nbatch = 4\n{AFTER}confirm_agents = "greedy,greedy"\n', "explore.confirm_agents", "3"),
 ])
 def test_a_bad_explore_table_is_refused_by_file_and_key(tmp_path, capsys, table, key, words) -> None:
     file = _explore_file(tmp_path, table)
@@ -217,6 +223,31 @@ def test_a_bad_explore_table_is_refused_by_file_and_key(tmp_path, capsys, table,
     assert err.startswith(f"balance: {file}: {key}: ") and words in err, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_elites_are_replayed_at_a_second_level(tmp_path) -> None:
+    """`confirm_also = "expert"`: every confirmed elite is replayed at expert on the same fresh seeds, its
+    seats judged from that run alone, and its sentence and the budget's games say so."""
+    file = _explore_file(tmp_path, f'measures = ["length", "ties"]\ncells = [5, 4]\n'
+                                   f"ranges = {{length = [25, 40], ties = [0.0, 0.3]}}\ngames = {GAMES}\n"
+                                   f'batch = {BATCH}\nelites = 3\n{AFTER}confirm_also = "expert"\n')
+    file.write_text(re.sub(r"(?m)^budget = (\d+)", lambda m: f"budget = {int(m[1]) + 3 * 400}",
+                           file.read_text()))
+    out = tmp_path / "out"
+    assert main(["explore", str(file), "--jobs", "1", "--out", str(out), "--quiet"]) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert s["elites"] and s["confirm_also"] == "expert"
+    for e in s["elites"]:
+        also = e["also"]
+        run = read_run_tally(also["run"])
+        assert tuple(run.manifest.agents) == ("expert",) * 3 and also["n"] == run.n_games >= 100
+        seats, *_ = run_verdicts(run, parse_margins("seats=25"))
+        assert also["status"] == seats.status and also["fair"] == (seats.status in ("within", "small"))
+        words = f"At expert: seats {STATUS_WORDS[seats.status]} (the 25 pp tolerance)"
+        header = re.sub(r"\n# ?", " ", (out / f"{e['slug']}.toml").read_text())
+        assert words in e["sentence"] and words in header
+    assert s["also_games"] == sum(e["also"]["n"] for e in s["elites"])
+    assert s["games"] == s["search_games"] + s["refine_games"] + s["confirm_games"] + s["also_games"]
 
 
 def test_a_folder_of_another_explore_is_refused(straight, tmp_path, capsys) -> None:
@@ -263,11 +294,35 @@ def test_a_clearly_unfair_design_is_refused_with_its_reason(tmp_path) -> None:
     assert [v["question"] for v in record["verdicts"]][:3] == ["seats", "gap", "seats"]
 
 
+@pytest.mark.parametrize(("elites", "words"), [
+    (1, "1 fair design plays: e0 30.0 turns"),
+    (2, "2 fair designs play differently: e0"),
+    (3, "3 fair designs play differently: e0"),
+])
+def test_the_answer_is_worded_for_its_counts(elites: int, words: str) -> None:
+    found = [{"slug": f"e{k}", "n": 20000,
+              "confirmation": {"length": 30.0 + 2 * k, "length_low": 29.8 + 2 * k,
+                               "length_high": 30.2 + 2 * k,
+                               "ties": 0.08, "ties_low": 0.07, "ties_high": 0.09}}
+             for k in range(elites)]
+    summary = {"elites": found, "unit": "turns", "tolerance": 0.02, "distinct": distinct_pairs(found)}
+    text = answer(summary)
+    assert text.startswith(words) and "(s)" not in text
+    tail = {1: "With one design there is no pair to compare.",
+            2: "The two differ by at least 1 turn in mean length or 3 pp in tie rate.",
+            3: "3 of the 3 pairs differ by at least 1 turn"}[elites]
+    assert tail in text
+    none = answer({"elites": [], "unit": "turns", "tolerance": 0.02, "tried": [{}],
+                   "settings": {"confirm_games": 20000}})
+    assert none.startswith("No design was confirmed fair within the 2 pp tolerance: 1 candidate was tried")
+
+
 def test_the_report_names_the_elites(straight) -> None:
     _, out = straight
     summary = json.loads((out / "summary.json").read_text())
     page = (out / "report" / "index.html").read_text()
-    assert summary["elites"] and "fair design(s) that play differently" in page
+    n = len(summary["elites"])
+    assert n and (f"{n} fair designs play differently" if n > 1 else "1 fair design plays") in page
     for elite in summary["elites"]:
         assert elite["slug"] in page and Path(elite["file"]).name in page
     for chart in ("explore_archive", "explore_progress"):

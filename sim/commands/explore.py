@@ -8,6 +8,7 @@ import argparse
 import time
 from pathlib import Path
 
+from analysis.explore_report import counted, pairs_text
 from sim.commands.options import RunOptions, add_run_options, examples
 from sim.design.explore import load_explore
 from sim.design.explore_confirm import default_out, run_explore
@@ -62,8 +63,8 @@ def summary_text(s: dict, unit: str, seconds: float) -> str:
               for t in s["tried"]]
     if s["elites"]:
         d = s["distinct"]
-        lines.append(f"{len(s['elites'])} elite(s), fair within the {tol:g} pp tolerance on fresh games "
-                     f"({d['differ']} of {d['pairs']} pairs play differently: {d['rule']}):")
+        lines.append(f"{counted(len(s['elites']), 'elite', 'elites')}, fair within the {tol:g} pp tolerance "
+                     f"on fresh games. {pairs_text(d, unit)}")
         lines += [f"  {e['file']}: {e['sentence']}" for e in s["elites"]]
     else:
         lines.append(f"no design confirmed fair within the {tol:g} pp tolerance")

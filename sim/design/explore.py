@@ -64,7 +64,7 @@ from sim.core.config import (
 from sim.core.errors import ConfigError
 from sim.core.game_spec import GameSpec
 from sim.design.component_balance import SHARE_SCALE
-from sim.design.files import games_count, validate
+from sim.design.files import check_agents, games_count, validate
 from sim.design.overrides import apply_overrides, path_text
 from sim.design.search_space import SearchSpace
 from sim.design.trial_games import GamePool, batch_stats, merge, play_batch
@@ -83,11 +83,11 @@ from sim.design.tune_file import (
 FILE_KEYS = ("base", "description", "players", "agents", "seed", "budget", "space", "target", "skip_invalid",
              "constraints", "explore")
 EXPLORE_KEYS = ("measures", "cells", "ranges", "games", "batch", "iso_sigma", "focus", "elites", "refine",
-                "refine_per_cell", "refine_games", "confirm_games", "confirm_agents", "tries")
+                "refine_per_cell", "refine_games", "confirm_games", "confirm_agents", "confirm_also", "tries")
 #: the [explore] keys of the stages after the search (refining, confirming, the elites): not part of the
 #: archive's identity, so changing them goes on from the archive
 AFTER_SEARCH = ("elites", "refine", "refine_per_cell", "refine_games", "confirm_games", "confirm_agents",
-                "tries")
+                "confirm_also", "tries")
 #: the measures a design's games give, each with what it is (docs/howto/explore.md)
 MEASURES = {"length": "mean game length, in the game's own unit",
             "ties": "share of games whose top score is shared before the tie-break",
@@ -118,13 +118,15 @@ class Settings:
     refine_games: int = 4000  # games in all of a refined design (common seeds, continuing); 0: none
     confirm_games: int = 20000  # fresh games of each candidate and of the base (0: no confirmation)
     confirm_agents: str = ""  # the confirmation's agents ("": the file's)
+    confirm_also: str = ""  # a second level each confirmed elite is replayed at, e.g. "expert" ("": none)
     tries: int = 12     # candidates confirmed at most (default twice the elites)
 
     def reserve(self) -> int:
         """The games the budget keeps for the stages after the search: every refined design's further
         games and the confirmation of the base and of every candidate tried, at most."""
         refining = self.refine * max(0, self.refine_games - self.games)
-        return refining + (self.confirm_games * (1 + self.tries) if self.confirm_games else 0)
+        also = self.confirm_games * self.elites if self.confirm_also else 0
+        return refining + (self.confirm_games * (1 + self.tries) + also if self.confirm_games else 0)
 
 
 def load_explore(path: str | os.PathLike[str]) -> tuple[Tune, Settings]:
@@ -145,14 +147,15 @@ def load_explore(path: str | os.PathLike[str]) -> tuple[Tune, Settings]:
                            "explore.ranges)" if key == "length" else ""))
     space = read_space(data, file, fields["base_config"])
     check_corners(space, fields["spec"], fields["players"], file, skip_invalid)
-    settings = read_settings(data.get("explore", {}), file, fields["budget"])
+    settings = read_settings(data.get("explore", {}), file, fields["players"], fields["spec"])
+    check_budget(settings, file, fields["budget"])
     tune = Tune(file=file, **fields, space=tuple((d.path, d.values) for d in space.dimensions), target=target,
                 racing=Racing(), candidates=(), method="explore", search_space=space)
     return tune, settings
 
 
-def read_settings(table: Any, file: str, budget: int) -> Settings:
-    """The ``[explore]`` table, every key checked; the budget must pay for the base and one batch."""
+def read_settings(table: Any, file: str, players: int, spec: GameSpec) -> Settings:
+    """The ``[explore]`` table, every key checked (the agents for `players` seats of `spec`'s game)."""
     t = expect_table(table, file, "explore")
     check_unknown_keys(t, EXPLORE_KEYS, file, "explore")
     d = Settings()
@@ -168,6 +171,15 @@ def read_settings(table: Any, file: str, budget: int) -> Settings:
     settings = Settings(measures=measures, cells=cells, ranges=ranges, games=games, batch=batch,
                         iso_sigma=iso_sigma, focus=focus, elites=elites,
                         **_after_search(t, file, elites, games))
+    for key in ("confirm_agents", "confirm_also"):
+        if getattr(settings, key):
+            check_agents(file, f"explore.{key}", getattr(settings, key), players, spec)
+    return settings
+
+
+def check_budget(settings: Settings, file: str, budget: int) -> None:
+    """The budget must pay for the base's games, one batch and what refining and confirming may spend."""
+    games, batch = settings.games, settings.batch
     need = games * (1 + batch) + settings.reserve()
     if budget < need:
         fail(file, "budget", f"{budget:,} games do not pay for the base config's {games:,} games, one "
@@ -175,7 +187,6 @@ def read_settings(table: Any, file: str, budget: int) -> Settings:
                              "kept for refining and confirming; give at least "
                              f"{need:,}, or lower explore.games, explore.batch, explore.refine, "
                              "explore.confirm_games or explore.tries")
-    return settings
 
 
 def _after_search(t: dict[str, Any], file: str, elites: int, games: int) -> dict[str, Any]:
@@ -195,10 +206,12 @@ def _after_search(t: dict[str, Any], file: str, elites: int, games: int) -> dict
         fail(file, "explore.confirm_games", f"{confirm_games:,} games give no verdict (at least {MIN_GAMES}; "
                                             "0: no confirmation)")
     agents = expect_str(t.get("confirm_agents", ""), file, "explore.confirm_agents")
+    also = expect_str(t.get("confirm_also", ""), file, "explore.confirm_also")
+    if also and not confirm_games:
+        fail(file, "explore.confirm_also", "needs a confirmation (explore.confirm_games is 0)")
     tries = expect_int(t.get("tries", 2 * elites), file, "explore.tries", 1, 10_000)
     return {"refine": refine, "refine_per_cell": per_cell, "refine_games": refine_games,
-            "confirm_games": confirm_games,
-            "confirm_agents": agents, "tries": tries}
+            "confirm_games": confirm_games, "confirm_agents": agents, "confirm_also": also, "tries": tries}
 
 
 def _measures(value: Any, file: str) -> tuple[str, ...]:

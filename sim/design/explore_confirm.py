@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from analysis.explore_report import distinct_pairs, write_explore_report
+from analysis.run_tally import read_run_tally
 from analysis.sequences import ALPHA, DECIDED, MIN_GAMES, family
 from analysis.ties import tie_stats
 from analysis.verdicts import SMALL, STATUS_WORDS, WITHIN, parse_margins, run_verdicts
@@ -185,10 +186,12 @@ class Confirmer:
         self.skipped: list[dict] = []  # candidates left untried: within a cell's width of a confirmed elite
         self.tallies: list[Any] = []  # the base's run and each candidate's, as judged (for the report)
 
-    def play(self, config: str | os.PathLike[str], run_dir: Path, games: int | None = None) -> None:
-        """A config's confirmation games (to `games`, default confirm_games) into its run directory
-        (resumed; replaced when it holds another config's, seed's or agents' games)."""
-        plan = plan_run(config, self.tune.players, self.agents, self.seed, False)
+    def play(self, config: str | os.PathLike[str], run_dir: Path, games: int | None = None,
+             agents: str = "") -> None:
+        """A config's confirmation games (to `games`, default confirm_games; by `agents`, default the
+        confirmation's) into its run directory (resumed; replaced when it holds another config's, seed's or
+        agents' games)."""
+        plan = plan_run(config, self.tune.players, agents or self.agents, self.seed, False)
         manifest = RunDirectory(run_dir).read_manifest()
         force = manifest is not None and (manifest.config_hash, manifest.seed, tuple(manifest.agents)) != \
             (plan.config_hash, plan.seed, tuple(plan.agents))
@@ -253,6 +256,27 @@ class Confirmer:
         return record
 
 
+    def confirm_also(self, elites: Sequence[dict[str, Any]]) -> None:
+        """Each confirmed elite replayed at the second level (`confirm_also`, e.g. expert) on the same fresh
+        seeds, its own seats judged as the report judges them (stopping at the first deciding look): its
+        record's `also`. The elite stays offered either way; the sentence says whether it holds there."""
+        agents = self.settings.confirm_also
+        for e in elites if agents else ():
+            run_dir = self.out / CONFIRM / f"at-{agents.replace(',', '-')}" / e["slug"]
+            for games in confirm_rounds(self.settings.confirm_games):
+                self.play(self.out / CONFIRM / f"{e['slug']}.toml", run_dir, games, agents)
+                variant = read_run_tally(run_dir)
+                seats, _, _, length = run_verdicts(variant, self.margins)
+                if seats.status in DECIDED:
+                    break
+            if games < self.settings.confirm_games:
+                mark_stopped_adaptively(run_dir)
+            e["also"] = {"agents": agents, "run": str(run_dir), "n": int(variant.n_games),
+                         "status": seats.status, "fair": seats.status in FAIR,
+                         "confirmation": played_figures(seats, length, tie_stats(variant.common))}
+            self.say(f"{e['slug']} at {agents} on {e['also']['n']:,} fresh games: seats {seats.status}")
+
+
 def played_figures(seats: Any, length: Any, ties: dict[str, Any]) -> dict[str, Any]:
     """A candidate's figures on its confirmation games, from the report's verdicts of its run: mean length
     and tie rate with their 95% intervals, and its seat farthest from the fair share with the interval
@@ -313,7 +337,19 @@ def elite_sentence(tune: Tune, e: dict[str, Any], agents: str) -> str:
             f"tied in {100 * c['ties']:.1f}% [{100 * c['ties_low']:.1f}, {100 * c['ties_high']:.1f}]; seats "
             f"fair within the {100 * tune.target.tolerance:g} pp tolerance (equivalence test), the largest "
             f"deviation seat {c['seat']} {100 * c['deviation']:+.1f} pp [{100 * c['deviation_low']:+.1f}, "
-            f"{100 * c['deviation_high']:+.1f}]; n = {e['n']:,} games.")
+            f"{100 * c['deviation_high']:+.1f}]; n = {e['n']:,} games.{also_sentence(tune, e)}")
+
+
+def also_sentence(tune: Tune, e: dict[str, Any]) -> str:
+    """" At expert: seats fair within ... (n = ...)." when the elite was replayed at a second level."""
+    if "also" not in e:
+        return ""
+    a, c = e["also"], e["also"]["confirmation"]
+    tol = f"{100 * tune.target.tolerance:g} pp"
+    return (f" At {a['agents']}: seats {STATUS_WORDS.get(a['status'], a['status'])} (the {tol} tolerance), "
+            f"the largest deviation seat {c['seat']} {100 * c['deviation']:+.1f} pp "
+            f"[{100 * c['deviation_low']:+.1f}, {100 * c['deviation_high']:+.1f}]; plays {c['length']:.1f} "
+            f"{tune.spec.vocabulary.length}, top score tied in {100 * c['ties']:.1f}%; n = {a['n']:,} games.")
 
 
 def write_elites(tune: Tune, out: Path, elites: Sequence[dict], agents: str) -> None:
@@ -355,17 +391,20 @@ def run_explore(tune: Tune, settings: Settings, out: Path, jobs: int = 1, force:
     confirmer = Confirmer(tune, settings, out, jobs, say)
     tried = confirmer.run(refined, ranges) if settings.confirm_games else []
     elites = [t for t in tried if t["confirmed"]]
+    confirmer.confirm_also(elites)
     write_elites(tune, out, elites, confirmer.agents)
     summary = _summary(tune, settings, out, designs, best=best, ranges=ranges)
     summary.update(search_games=search_games, refine_games=explorer.spent - search_games,
                    confirm_games=settings.confirm_games + sum(t["n"] for t in tried) if tried else 0,
                    played_now=explorer.played_now + confirmer.played, confirm_seed=confirmer.seed,
-                   confirm_agents=confirmer.agents, refined=len(refined),
+                   confirm_agents=confirmer.agents, confirm_also=settings.confirm_also,
+                   also_games=sum(e["also"]["n"] for e in elites if "also" in e), refined=len(refined),
                    room=confirmer.room, refined_designs=sum(r["refined_in_cell"] for r in refined.values()),
                    candidates=sum(r["seat_dev"] <= confirmer.room for r in refined.values()),
                    tried=tried, skipped=confirmer.skipped, elites=elites, distinct=distinct_pairs(elites),
                    progress=progress(designs, settings, ranges))
-    summary["games"] = summary["search_games"] + summary["refine_games"] + summary["confirm_games"]
+    summary["games"] = (summary["search_games"] + summary["refine_games"] + summary["confirm_games"]
+                        + summary["also_games"])
     summary["report"] = str(write_explore_report(summary, out / "report", confirmer.tallies,
                                                  ["base", *(t["slug"] for t in tried)] if tried else []))
     tmp = out / f".{SUMMARY}.tmp"
