@@ -58,6 +58,14 @@ def counted(n: int, one: str, many: str) -> str:
     return f"no {one}" if n == 0 else f"{n:,} {one if n == 1 else many}"
 
 
+def rounds_text(rounds: Any) -> str:
+    """Refining's rounds in words: "4,000", "4,000 then the fairest half to 16,000"."""
+    rounds = [rounds] if isinstance(rounds, int) else list(rounds)
+    if not rounds:
+        return "0 (no refining)"
+    return f"{rounds[0]:,}" + "".join(f" then the fairest half to {g:,}" for g in rounds[1:])
+
+
 def pairs_text(d: dict[str, Any], unit: str) -> str:
     """How many pairs of elites play differently, said for the count (one elite makes no pair)."""
     if d["pairs"] == 0:
@@ -189,8 +197,9 @@ def write_explore_report(s: dict[str, Any], out: Path, runs: list[Any] | None = 
     lead.notes.append(html.escape(
         f"{s['file']}: {s['game']}, {s['players']} players, agents {s['agents']}; search {s['designs']:,} "
         f"designs ({s['search_games']:,} games), refining {s['refined_designs']} designs of {s['refined']} "
-        f"cells to {s['settings']['refine_games']:,} games ({s['refine_games']:,} more), confirming "
-        f"{len(s['tried'])} candidate(s) and the base on up to {s['settings']['confirm_games']:,} fresh "
+        f"cells to {rounds_text(s['settings']['refine_games'])} games ({s['refine_games']:,} more), "
+        f"confirming {counted(len(s['tried']), 'candidate', 'candidates')} and the base on up to "
+        f"{s['settings']['confirm_games']:,} fresh "
         f"games (seed {s['confirm_seed']}, agents {s['confirm_agents']}; {s['confirm_games']:,} games): "
         f"{s['games']:,} games of a {s['budget']:,} budget. Coverage: {s['cells_filled']} of {s['cells']} "
         f"cells ({100 * s['cells_filled'] / s['cells']:.0f}%)."))

@@ -211,6 +211,8 @@ def test_a_finished_explore_run_again_plays_nothing(straight, capsys) -> None:
     ("games = 40\nrefine = 4\nrefine_games = 80\nconfirm_games = 400000\n", "budget",
      "kept for refining and confirming"),
     (f'games = 40\nbatch = 4\n{AFTER}confirm_also = "wizard"\n', "explore.confirm_also", "wizard"),
+    ("games = 40\nrefine_games = [80, 80]\n", "explore.refine_games", "a list of rising game counts"),
+    ("games = 40\nrefine_games = [20, 80]\n", "explore.refine_games", "is below explore.games"),
     ('games = 40\nconfirm_games = 0\nconfirm_also = "expert"\n', "explore.confirm_also",
      "needs a confirmation"),
     (f'games = 40\nbatch = 4\n{AFTER}confirm_agents = "greedy,greedy"\n', "explore.confirm_agents", "3"),
@@ -248,6 +250,33 @@ def test_elites_are_replayed_at_a_second_level(tmp_path) -> None:
         assert words in e["sentence"] and words in header
     assert s["also_games"] == sum(e["also"]["n"] for e in s["elites"])
     assert s["games"] == s["search_games"] + s["refine_games"] + s["confirm_games"] + s["also_games"]
+
+
+def test_refining_in_rounds_plays_on_the_fairest_half(tmp_path) -> None:
+    """refine_games = [80, 160]: the 4 refined designs all reach 80 games, the fairest 2 of them at 80
+    play on to 160 (the same seed sequence), and a cell's candidate is its design refined furthest."""
+    file = _explore_file(tmp_path, f'measures = ["length", "ties"]\ncells = [5, 4]\n'
+                                   f"ranges = {{length = [25, 40], ties = [0.0, 0.3]}}\ngames = {GAMES}\n"
+                                   f"batch = {BATCH}\nelites = 3\n"
+                                   + AFTER.replace("refine_games = 80", "refine_games = [80, 160]"))
+    file.write_text(re.sub(r"(?m)^budget = (\d+)", lambda m: f"budget = {int(m[1]) + 2 * 80}",
+                           file.read_text()))
+    out = tmp_path / "out"
+    assert main(["explore", str(file), "--jobs", "1", "--out", str(out), "--quiet"]) == 0
+    with sqlite3.connect(out / "archive.db") as db:
+        rows = db.execute("SELECT design, games, stats FROM refined").fetchall()
+    first = {d: json.loads(st) for d, g, st in rows if g == 80}
+    second = {d: json.loads(st) for d, g, st in rows if g == 160}
+    assert len(first) == 4 and len(second) == 2
+    dev = {d: seat_deviation([w / SHARE_SCALE for w in st["wins"]], st["games"], 0.95)["value"]
+           for d, st in first.items()}
+    assert max(dev[d] for d in second) <= min(dev[d] for d in first if d not in second)
+    for d, st in second.items():
+        assert st["length_sum"] >= first[d]["length_sum"]  # the same games, and 80 more
+    s = json.loads((out / "summary.json").read_text())
+    assert s["refine_games"] == 4 * (80 - GAMES) + 2 * 80
+    tried = {json.dumps(t["design"]): t["refined"]["games"] for t in s["tried"]}
+    assert all(games == (160 if d in second else 80) for d, games in tried.items())
 
 
 def test_a_folder_of_another_explore_is_refused(straight, tmp_path, capsys) -> None:

@@ -115,7 +115,9 @@ class Settings:
     elites: int = 6     # distinct fair designs written as configs
     refine: int = 24    # the fairest cells whose design plays on to refine_games before confirmation
     refine_per_cell: int = 2  # of them, the fairest distinct designs of a cell at most
-    refine_games: int = 4000  # games in all of a refined design (common seeds, continuing); 0: none
+    #: games in all of a refined design after each round (common seeds, continuing); each round after the
+    #: first plays on the fairest half of the round before (successive halving); (): no refining
+    refine_games: tuple[int, ...] = (4000,)
     confirm_games: int = 20000  # fresh games of each candidate and of the base (0: no confirmation)
     confirm_agents: str = ""  # the confirmation's agents ("": the file's)
     confirm_also: str = ""  # a second level each confirmed elite is replayed at, e.g. "expert" ("": none)
@@ -124,7 +126,9 @@ class Settings:
     def reserve(self) -> int:
         """The games the budget keeps for the stages after the search: every refined design's further
         games and the confirmation of the base and of every candidate tried, at most."""
-        refining = self.refine * max(0, self.refine_games - self.games)
+        refining, count, before = 0, self.refine, self.games
+        for games in self.refine_games:
+            refining, count, before = refining + count * (games - before), max(1, count // 2), games
         also = self.confirm_games * self.elites if self.confirm_also else 0
         return refining + (self.confirm_games * (1 + self.tries) + also if self.confirm_games else 0)
 
@@ -195,11 +199,7 @@ def _after_search(t: dict[str, Any], file: str, elites: int, games: int) -> dict
     refine = expect_int(t.get("refine", 4 * elites), file, "explore.refine", 0, 10_000)
     per_cell = expect_int(t.get("refine_per_cell", Settings.refine_per_cell), file, "explore.refine_per_cell",
                           1, 10_000)
-    refine_games = expect_int(t.get("refine_games", max(games, Settings.refine_games)), file,
-                              "explore.refine_games", 0, 10_000_000)
-    if 0 < refine_games < games:
-        fail(file, "explore.refine_games", f"{refine_games:,} is below explore.games ({games:,}): a refined "
-                                           "design plays on from its search games (0: no refining)")
+    refine_games = _refine_rounds(t.get("refine_games", max(games, Settings.refine_games[0])), file, games)
     confirm_games = expect_int(t.get("confirm_games", Settings.confirm_games), file, "explore.confirm_games",
                                0, 10_000_000)
     if 0 < confirm_games < MIN_GAMES:
@@ -212,6 +212,23 @@ def _after_search(t: dict[str, Any], file: str, elites: int, games: int) -> dict
     tries = expect_int(t.get("tries", 2 * elites), file, "explore.tries", 1, 10_000)
     return {"refine": refine, "refine_per_cell": per_cell, "refine_games": refine_games,
             "confirm_games": confirm_games, "confirm_agents": agents, "confirm_also": also, "tries": tries}
+
+
+def _refine_rounds(value: Any, file: str, games: int) -> tuple[int, ...]:
+    """explore.refine_games: one count (0: no refining) or a list of rising counts, each above
+    explore.games (a refined design plays on from its search games)."""
+    key = "explore.refine_games"
+    if not isinstance(value, list):
+        count = expect_int(value, file, key, 0, 10_000_000)
+        rounds = (count,) if count else ()
+    else:
+        rounds = tuple(expect_int(v, file, f"{key}[{k}]", 1, 10_000_000) for k, v in enumerate(value))
+        if not rounds or any(b <= a for a, b in zip(rounds, rounds[1:], strict=False)):
+            fail(file, key, f"{value} must be a list of rising game counts, e.g. [4000, 16000]")
+    if rounds and rounds[0] < games:
+        fail(file, key, f"{rounds[0]:,} is below explore.games ({games:,}): a refined design plays on from "
+                        "its search games (0: no refining)")
+    return rounds
 
 
 def _measures(value: Any, file: str) -> tuple[str, ...]:

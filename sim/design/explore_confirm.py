@@ -81,22 +81,42 @@ def refine_pool(designs: Sequence[dict[str, Any]], settings: Settings,
 
 def refine(explorer: Explorer, designs: Sequence[dict[str, Any]],
            ranges: Sequence[Sequence[float]]) -> dict[tuple[int, ...], dict]:
-    """The designs of `refine_pool` played on to `refine_games` games in all (the same seed sequence,
-    continued), each stored in the archive's table `refined` as it ends (a kill loses one design's games):
-    each cell's fairest refined design with its refined figures (`games` its refined games, `search` its
-    search figures, `refined_in_cell` how many of the cell's designs were refined)."""
+    """The designs of `refine_pool` played on in rounds, to each of `refine_games` games in all (the same
+    seed sequence, continued), the fairest half of a round going on to the next (successive halving: the
+    games go where they can still change a ranking), each stored in the archive's table `refined` as it
+    ends (a kill loses one design's games). Each cell's candidate is its design refined furthest, the
+    fairest of those, with its refined figures (`games`, `search` its search figures, `refined_in_cell`
+    how many of the cell's designs were refined)."""
+    def order(cr: tuple[tuple[int, ...], dict]) -> tuple:
+        return cr[1]["seat_dev"], cr[1]["iteration"], cr[1]["slot"]
+
+    pool = refine_pool(designs, explorer.settings, ranges)
+    current = [(cell, _refined_row(r, r["stats"])) for cell, r in pool]
+    latest = list(current)  # every design at its last round, in the pool's order
+    for k, games in enumerate(explorer.settings.refine_games):
+        if k:
+            current = sorted(current, key=order)[:max(1, len(current) // 2)]
+        current = [(cell, _refined_row(r, _refined_stats(explorer, r, games))) for cell, r in current]
+        at = {_key(r): (cell, r) for cell, r in current}
+        latest = [at.get(_key(r), (cell, r)) for cell, r in latest]
     out: dict[tuple[int, ...], dict] = {}
-    for cell, r in refine_pool(designs, explorer.settings, ranges):
-        stats = r["stats"]
-        if explorer.settings.refine_games > stats["games"]:
-            stats = _refined_stats(explorer, r)
-        row = {**r, **figures_of(stats), "games": stats["games"], "stats": stats,
-               "search": {k: r[k] for k in ("games", *FIGURES)}}
-        count = out[cell]["refined_in_cell"] + 1 if cell in out else 1
-        if cell not in out or row["seat_dev"] < out[cell]["seat_dev"]:
+    for cell, row in latest:
+        held = out.get(cell)
+        count = held["refined_in_cell"] + 1 if held else 1
+        if held is None or (-row["games"], row["seat_dev"]) < (-held["games"], held["seat_dev"]):
             out[cell] = row
         out[cell]["refined_in_cell"] = count
     return dict(sorted(out.items()))
+
+
+def _key(r: dict[str, Any]) -> str:
+    return json.dumps(r["design"], default=str)
+
+
+def _refined_row(r: dict[str, Any], stats: dict[str, Any]) -> dict[str, Any]:
+    """A design's row at `stats`: its refined figures, keeping its search figures under `search`."""
+    search = r.get("search") or {k: r[k] for k in ("games", *FIGURES)}
+    return {**r, **figures_of(stats), "games": stats["games"], "stats": stats, "search": search}
 
 
 def confirm_room(tolerance: float, players: int, games: int) -> float:
@@ -112,9 +132,11 @@ def confirm_room(tolerance: float, players: int, games: int) -> float:
     return tolerance - float(fam.eq_high[0])
 
 
-def _refined_stats(explorer: Explorer, r: dict[str, Any]) -> dict[str, Any]:
-    """A design's statistics at `refine_games` games: stored, or its search games' and the next ones'."""
-    key, games = json.dumps(r["design"], default=str), explorer.settings.refine_games
+def _refined_stats(explorer: Explorer, r: dict[str, Any], games: int) -> dict[str, Any]:
+    """A design's statistics at `games` games: stored, or its games so far and the next ones'."""
+    if games <= r["stats"]["games"]:
+        return r["stats"]
+    key = json.dumps(r["design"], default=str)
     row = explorer.db.execute("SELECT stats FROM refined WHERE design = ? AND games = ?", (key, games))
     stored = row.fetchone()
     if stored:
