@@ -8,7 +8,7 @@ rate by at least TIES_GAP on their confirmation games: analysis.explore_report.d
         [--first-games 200] [--final-games 1600] [--confirm-games 20000] [--startup-trials 20]
 
 (the last four set the tunes' [search] for a tiny test; at the defaults a tune's budget must be at least
-21,600 games: its 20,000-game confirmation and ten 200-game first stages, which the validator checks).
+22,000 games: its 20,000-game confirmation and ten 200-game first stages, which the validator checks).
 
 The explore folder (default runs/explore/<stem>) must hold a finished explore (its summary.json). Each tune
 file is written into --out (default runs/explore-vs-tune/<stem>/) with the explore file's base, players,
