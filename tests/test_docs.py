@@ -1,5 +1,6 @@
-"""The documentation site (mkdocs.yml, docs/): it builds with --strict, and the tutorial's commands run
-as written on the page."""
+"""The documentation site (mkdocs.yml, docs/): it builds with --strict, the tutorial's commands run
+as written on the page, and the Python examples of the pages listed in EXAMPLE_PAGES print what the page
+says they print."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 #: the tutorial's commands the test runs; others (`balance workbench`, a server) are only shown
 RUN = {"simulate", "summary", "compare", "values", "report"}
+#: pages whose every ```python block is followed by a ```text block of exactly what it prints
+EXAMPLE_PAGES = ("howto/interop.md",)
 
 
 def test_site_builds_strict(tmp_path: Path) -> None:
@@ -54,3 +57,25 @@ def test_tutorial_commands_run(tmp_path: Path) -> None:
         done = subprocess.run([sys.executable, "-m", "sim", *args], cwd=tmp_path, capture_output=True,
                               text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
         assert done.returncode == 0, f"balance {shlex.join(args)}: {done.stderr[-2000:]}"
+
+
+def example_pairs(page: str) -> list[tuple[str, str]]:
+    """Each Python block of a page with the text block right after it (what running it prints)."""
+    text = (ROOT / "docs" / page).read_text()
+    pairs = re.findall(r"```python\n(.*?)```\s*```text\n(.*?)```", text, flags=re.S)
+    assert len(pairs) == text.count("```python"), f"{page}: a Python block without its output block"
+    return pairs
+
+
+@pytest.mark.parametrize("page", EXAMPLE_PAGES)
+def test_python_examples_print_what_the_page_says(page: str) -> None:
+    """The interop page's examples need both optional extras (both are in the test extra)."""
+    pytest.importorskip("pyspiel", reason="pip install -e '.[openspiel]'")
+    pytest.importorskip("pettingzoo", reason="pip install -e '.[pettingzoo]'")
+    pairs = example_pairs(page)
+    assert pairs
+    for code, expected in pairs:
+        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert done.returncode == 0, f"{page}: {code[:200]}...\n{done.stderr[-2000:]}"
+        assert done.stdout == expected, f"{page}: {code[:200]}..."

@@ -1,5 +1,6 @@
 """The OpenSpiel adapter (sim/kamakura/openspiel_game.py): Kamakura as the pyspiel game "python_kamakura"
-must play exactly like the readable API and work with OpenSpiel's own MCTSBot."""
+must play exactly like the readable API, pass OpenSpiel's own consistency checks with its observer at every
+player count, and work with OpenSpiel's own MCTSBot, also against one of our agents."""
 
 from __future__ import annotations
 
@@ -11,11 +12,15 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 from open_spiel.python.algorithms import mcts  # noqa: E402
+from open_spiel.python.observation import INFO_STATE_OBS_TYPE, make_observation  # noqa: E402
 
 from sim import games  # noqa: E402
+from sim.core.rng import new_rng  # noqa: E402
 from sim.kamakura import kernels as K  # noqa: E402
 from sim.kamakura import openspiel_game as og  # noqa: E402
-from sim.kamakura.game import action_to_string  # noqa: E402
+from sim.kamakura.game import action_from_string, action_to_string  # noqa: E402
+from sim.kamakura.observer import observation_size  # noqa: E402
+from sim.kamakura.policies import GreedyPolicy  # noqa: E402
 from tests.kamakura_helpers import CONFIG  # noqa: E402
 
 TIE_SHARED = CONFIG.parent / "tie-shared.toml"
@@ -123,16 +128,90 @@ def test_clone_is_independent():
     assert og.to_state_dict(clone) == after_clone
 
 
-def test_openspiel_random_sim_test():
-    for players in (2, 4):
-        pyspiel.random_sim_test(og.load(players, seed=players), num_sims=2, serialize=True, verbose=False)
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_openspiel_random_sim_test(players):
+    """OpenSpiel's own checks of random games: serialization, clones, returns, and (the game type says it
+    provides them) the observation tensor's size and the observation and information state strings."""
+    game = og.load(players, seed=players)
+    game_type = game.get_type()
+    assert game_type.provides_observation_tensor and game_type.provides_observation_string
+    assert game_type.provides_information_state_string and not game_type.provides_information_state_tensor
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
 
 
-def test_mcts_bot_plays_a_full_game_against_random():
-    game = og.load(3, seed=9)
-    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(0))
-    bot = mcts.MCTSBot(game, uct_c=2 ** 0.5, max_simulations=20, evaluator=evaluator,
-                       random_state=np.random.RandomState(1))
+def _random_states(game, seed: int) -> list:
+    """Every state of one random game, start to end."""
+    rng = np.random.RandomState(seed)
+    state = game.new_initial_state()
+    states = [state.clone()]
+    while not state.is_terminal():
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        states.append(state.clone())
+    return states
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_observer_on_every_state_of_a_random_game(players):
+    game = og.load(players, seed=10 + players)
+    size = observation_size(players)
+    assert size == 429 + 48 * players and game.observation_tensor_shape() == [size]
+    observer, again = make_observation(game), make_observation(game)
+    info = make_observation(game, INFO_STATE_OBS_TYPE)
+    api = game.api
+    for state in _random_states(game, players):
+        s = state.api_state
+        twin = og.from_state_dict(og.to_state_dict(state))  # the same position, built afresh
+        for seat in range(players):
+            observer.set_from(state, seat)
+            assert observer.tensor.shape == (size,) and observer.tensor.dtype == np.float32
+            assert np.array_equal(observer.tensor, np.array(state.observation_tensor(seat), np.float32))
+            again.set_from(twin, seat)  # a function of the position alone
+            assert np.array_equal(observer.tensor, again.tensor)
+            text = observer.string_from(state, seat)
+            assert text and text == state.observation_string(seat) == again.string_from(twin, seat)
+            history = state.history_str()
+            assert info.string_from(state, seat) == state.information_state_string(seat) == history
+        d = observer.dict  # the views name what the state holds
+        assert d["player"].tolist() == [1.0 if p == players - 1 else 0.0 for p in range(players)]
+        assert (d["board"].sum(axis=0) == 1).all() and (d["board"].sum(axis=1) == 4).all()
+        assert d["scores"].tolist() == api.result(s)["scores"]
+        to_move = [] if state.is_terminal() else [state.current_player()]
+        assert np.flatnonzero(d["to_move"]).tolist() == to_move
+        assert d["turn"][4] == float(state.is_terminal())
+        owners = [c["owner"] for c in api.to_dict(s)["chits"]]
+        assert [int(np.argmax(d["chit_owner"][:, i])) if d["chit_owner"][:, i].any() else None
+                for i in range(K.N_CHITS)] == owners
+    assert observer.tensor.min() >= 0.0
+
+
+def test_knob_parameters_override_the_config():
+    game = og.load(2, tie_break="shared", voluntary_pass=1, green_min_requirement=2, layout="random")
+    rules = game.api.rules
+    assert (rules.tie_break, rules.voluntary_pass, rules.green_min_requirement, rules.layout) == \
+        ("shared", True, 2, "random")
+    plain = og.load(2).api.rules
+    assert (plain.tie_break, plain.voluntary_pass, plain.green_min_requirement) == ("last_in_order", False, 1)
+    from_string = pyspiel.load_game("python_kamakura(players=2,tie_break=shared,voluntary_pass=1)")
+    assert from_string.api.rules.tie_break == "shared" and from_string.api.rules.voluntary_pass
+    assert og.load(2, config=TIE_SHARED, tie_break="last_in_order").api.rules.tie_break == "last_in_order"
+    with pytest.raises(ValueError, match="tie_break"):
+        og.load(2, tie_break="coin")
+    with pytest.raises(ValueError, match="voluntary_pass"):
+        og.load(2, voluntary_pass=2)
+    with pytest.raises(ValueError, match="unknown"):
+        og.load(2, ties="shared")
+
+
+def _mcts_bot(game, seed: int, simulations: int = 8) -> mcts.MCTSBot:
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(seed))
+    return mcts.MCTSBot(game, uct_c=2 ** 0.5, max_simulations=simulations, evaluator=evaluator,
+                        random_state=np.random.RandomState(seed + 1))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_mcts_bot_plays_a_full_game_against_random(players):
+    game = og.load(players, seed=9)
+    bot = _mcts_bot(game, seed=0)
     rng = np.random.RandomState(2)
     state = game.new_initial_state()
     api = game.api
@@ -153,6 +232,30 @@ def test_mcts_bot_plays_a_full_game_against_random():
     assert sum(returns) == pytest.approx(1.0)
     assert all(0.0 <= r <= 1.0 for r in returns)
     assert returns == api.returns(s)
+
+
+def test_our_greedy_agent_against_openspiel_mcts_bot():
+    """Ours against theirs through the pyspiel state: our compiled greedy planner (the readable API's
+    GreedyPolicy) in seat 0, OpenSpiel's MCTSBot in seat 1, to the end."""
+    game = og.load(2, seed=4)
+    state = game.new_initial_state()
+    greedy, bot = GreedyPolicy(new_rng(4)), _mcts_bot(game, seed=5, simulations=16)
+    moves = {0: 0, 1: 0}
+    while not state.is_terminal():
+        seat = state.current_player()
+        if seat == 0:
+            action = action_from_string(greedy.choose(game.api, state.api_state))
+        else:
+            action = bot.step(state)
+        assert action in state.legal_actions()
+        state.apply_action(action)
+        moves[seat] += 1
+    assert moves[0] > 0 and moves[1] > 0
+    result = game.api.result(state.api_state)
+    assert result["over"] and result["winners"] and len(result["winners"]) == 1
+    returns = state.returns()
+    assert returns == [1.0 if seat in result["winners"] else 0.0 for seat in range(2)]
+    assert sum(result["scores"]) > 0
 
 
 def test_mcts_iters_per_s_is_positive():

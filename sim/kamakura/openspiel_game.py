@@ -1,4 +1,4 @@
-"""Kamakura as an OpenSpiel game (`pyspiel`), over the readable API of game.py.
+"""Kamakura as an OpenSpiel game (`pyspiel`), over the readable API of game.py, with an observer.
 
 Importing this module registers the Python game ``python_kamakura``::
 
@@ -7,18 +7,37 @@ Importing this module registers the Python game ``python_kamakura``::
     game = pyspiel.load_game("python_kamakura", {"players": 3, "seed": 7})
 
 It only translates: every rule (legality, effects, end, winners) comes from `KamakuraGame`, which is itself
-a face over the numba kernels. Needs the optional dependency ``open-spiel`` (``pip install -e .[openspiel]``).
+a face over the numba kernels. Needs the optional dependency ``open-spiel``
+(``pip install -e '.[openspiel]'``).
 
 Parameters
     ``players`` (2-4, default 3); ``config``: path of a Kamakura TOML config, ``""`` (the default) for
     ``configs/kamakura/base.toml``; ``seed`` (default 0): the seed of the setup (chit deal, random layout).
+    Four of the config's ``[rules]`` knobs may be set here, overriding the config file's value (their
+    defaults leave the file's): ``tie_break`` (a string, ``""``: the file's; ``"last_in_order"``,
+    ``"first_in_order"``, ``"shared"`` or ``"last_to_play"``), ``voluntary_pass`` (an int, -1: the
+    file's; 0 or 1), ``green_min_requirement`` (an int, -1: the file's; 0-4) and ``layout`` (a string,
+    ``""``: the file's; ``"random"`` or 16 letters of RYGB). The chit set and the order chits stay the
+    file's. The overridden config is validated as the file itself would be (`params.rules_from_mapping`).
 
 Modelling
     Sequential, perfect information, chance mode DETERMINISTIC: the seeded setup happens inside
     ``new_initial_state`` (the seed is a game parameter), so there are no chance nodes and MCTSBot needs
-    no chance handling. Action ids are the kernels' micro-action codes (``num_distinct_actions`` =
-    ``kernels.N_ACTIONS``); `_action_to_string` gives the readable API's strings
-    (``"swap 0 1"``, ``"gain 12"``).
+    no chance handling. One OpenSpiel move is one micro-action of a turn (a swap, a power used, a chit
+    gained, the turn's end or a pass), and its id is the kernels' own action code
+    (``num_distinct_actions`` = ``kernels.N_ACTIONS`` = 107; `_action_to_string` gives the readable API's
+    strings, ``"swap 0 1"``, ``"gain 12"``): that keeps the action space the kernels' own and small,
+    where whole turns as moves would be combinatorial (every order of swaps, uses and gains a turn may
+    chain) and would need a second enumeration of the rules. A turn is then several consecutive moves by
+    the same player, as OpenSpiel allows.
+
+Observation (``provides_observation_tensor`` and ``_string``)
+    `observer.KamakuraObserver`, made by ``make_py_observer`` (and used by ``state.observation_tensor()``,
+    ``observation_string()`` and ``open_spiel.python.observation.make_observation``): the whole public
+    state, 429 + 48 * players float32 entries (the layout is in observer.py's docstring), and the terminal's
+    text view. The information state (perfect recall) is the history: ``information_state_string`` is
+    the move history as a string (OpenSpiel's `IIGObserverForPublicInfoGame`; a state made by
+    `from_state_dict` counts its history from that position), and there is no information state tensor.
 
 Utility (CONSTANT_SUM, terminal rewards, each return in [0, 1], sum 1 at the end)
     the win share of `KamakuraGame.returns`: the winner after the R-9 tie-break gets 1, everyone else 0;
@@ -39,17 +58,17 @@ import math
 import os
 import statistics
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import mcts
+from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
-from sim.core.config import load_toml
 from sim.kamakura import kernels as K
 from sim.kamakura.game import KamakuraGame, KamakuraState
-from sim.kamakura.params import DEFAULT_CONFIG, MAX_PLAYERS, MIN_PLAYERS, rules_from_mapping
+from sim.kamakura.observer import KamakuraObserver, max_game_length
+from sim.kamakura.params import MAX_PLAYERS, MIN_PLAYERS, load_rules
 
 __all__ = [
     "GAME_TYPE",
@@ -58,12 +77,15 @@ __all__ = [
     "SHORT_NAME",
     "from_state_dict",
     "load",
+    "max_game_length",
     "openspiel_mcts_iters_per_s",
     "to_state_dict",
 ]
 
 SHORT_NAME = "python_kamakura"
-_DEFAULT_PARAMS: dict[str, Any] = {"players": 3, "config": "", "seed": 0}
+#: the rule knobs a game parameter may override, with the value that leaves the config file's
+_KNOBS: dict[str, Any] = {"tie_break": "", "voluntary_pass": -1, "green_min_requirement": -1, "layout": ""}
+_DEFAULT_PARAMS: dict[str, Any] = {"players": 3, "config": "", "seed": 0, **_KNOBS}
 
 GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
@@ -75,10 +97,10 @@ GAME_TYPE = pyspiel.GameType(
     reward_model=pyspiel.GameType.RewardModel.TERMINAL,
     max_num_players=MAX_PLAYERS,
     min_num_players=MIN_PLAYERS,
-    provides_information_state_string=False,
+    provides_information_state_string=True,
     provides_information_state_tensor=False,
-    provides_observation_string=False,
-    provides_observation_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
     parameter_specification=_DEFAULT_PARAMS,
 )
 
@@ -95,31 +117,13 @@ class _Shared:
         return self
 
 
-def max_game_length(rules) -> int:
-    """An upper bound on the number of micro-actions in a game (OpenSpiel's ``max_game_length``).
-
-    Every turn ends with `end` (after at least one gain) or `pass` (the player is out): at most
-    40 + players turns and 40 gains. A `use` spends a chit or an order chit, given back only by a void
-    turn (at most one per player); each turn has one free swap, and further swaps are bought by used red
-    powers and order chits.
-    """
-    players = rules.players
-    turns = K.N_CHITS + players
-    lives = players + 1  # a power may be used again after each void turn
-    uses = (30 + players) * lives
-    bought = sum(power for _icons, _points, power in rules.chits[0]) + sum(rules.order_chit_moves)
-    swaps = turns + bought * lives
-    return turns + K.N_CHITS + uses + swaps
-
-
 class KamakuraSpielGame(pyspiel.Game):
     """Kamakura for one player count, config and setup seed (the game parameters)."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = {**_DEFAULT_PARAMS, **(params or {})}
         players, config, seed = int(params["players"]), str(params["config"]), int(params["seed"])
-        path = Path(config) if config else DEFAULT_CONFIG
-        rules = rules_from_mapping(load_toml(path)[0], players, str(path))  # as GameSpec.load_rules
+        rules = load_rules(config, players, _overrides(params))
         self.api = KamakuraGame(rules)
         self._shared = _Shared(self.api)
         self._start = self.api.new_state(seed)
@@ -132,7 +136,16 @@ class KamakuraSpielGame(pyspiel.Game):
             utility_sum=1.0,
             max_game_length=max_game_length(rules),
         )
-        super().__init__(GAME_TYPE, info, {"players": players, "config": config, "seed": seed})
+        knobs = {key: type(default)(params[key]) for key, default in _KNOBS.items()}
+        super().__init__(GAME_TYPE, info, {"players": players, "config": config, "seed": seed, **knobs})
+
+    def make_py_observer(self, iig_obs_type: pyspiel.IIGObservationType | None = None,
+                         params: dict[str, Any] | None = None) -> Any:
+        """The observer of a state (the whole position, see observer.py); for a perfect-recall
+        (information state) type, OpenSpiel's observer whose string is the move history."""
+        if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
+            return KamakuraObserver(self.api, params)
+        return IIGObserverForPublicInfoGame(iig_obs_type, params)
 
     def new_initial_state(self, state: dict[str, Any] | None = None) -> KamakuraSpielState:
         """The seeded start, or the position of ``state``, a dict of `KamakuraGame.to_dict`'s form."""
@@ -189,12 +202,29 @@ class KamakuraSpielState(pyspiel.State):
                 f"chits left {K.FIELDS.get(v, 'chits_left')} | passed {d['passed']}")
 
 
+def _overrides(params: dict[str, Any]) -> dict[str, Any]:
+    """The ``[rules]`` keys the game parameters set (those not at their "the file's" value), as the config
+    holds them: voluntary_pass 0/1 becomes a boolean."""
+    out = {key: params[key] for key, keep in _KNOBS.items() if params[key] != keep}
+    if "voluntary_pass" in out:
+        value = out["voluntary_pass"]
+        if value not in (0, 1):
+            raise ValueError(f"voluntary_pass must be 0, 1 or -1 (the config's), got {value!r}")
+        out["voluntary_pass"] = bool(value)
+    return out
+
+
 pyspiel.register_game(GAME_TYPE, KamakuraSpielGame)
 
 
-def load(players: int = 3, config: str | os.PathLike[str] | None = None, seed: int = 0) -> KamakuraSpielGame:
-    """``pyspiel.load_game(SHORT_NAME, ...)`` with this module's parameters (config None: base.toml)."""
-    params = {"players": players, "config": os.fspath(config or ""), "seed": seed}
+def load(players: int = 3, config: str | os.PathLike[str] | None = None, seed: int = 0,
+         **knobs: Any) -> KamakuraSpielGame:
+    """``pyspiel.load_game(SHORT_NAME, ...)`` with this module's parameters (config None: base.toml;
+    ``knobs``: the rule knobs the module's docstring lists, e.g. ``tie_break="shared"``)."""
+    unknown = set(knobs) - set(_KNOBS)
+    if unknown:
+        raise ValueError(f"unknown Kamakura game parameters {sorted(unknown)}; knobs: {sorted(_KNOBS)}")
+    params = {"players": players, "config": os.fspath(config or ""), "seed": seed, **knobs}
     return pyspiel.load_game(SHORT_NAME, params)
 
 

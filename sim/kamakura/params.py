@@ -8,6 +8,7 @@ already-checked values.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from sim.core.config import (
     expect_str_choice,
     expect_table,
     fail,
+    load_toml,
 )
 from sim.kamakura.board import COLOURS
 
@@ -33,6 +35,7 @@ __all__ = [
     "DEFAULT_CONFIG",
     "KamakuraRules",
     "TIE_BREAKS",
+    "load_rules",
     "rules_from_mapping",
 ]
 
@@ -126,6 +129,19 @@ def rules_from_mapping(cfg: dict[str, Any], players: int, source: str) -> Kamaku
         source=source,
         config_hash=config_hash(effective),
     )
+
+
+def load_rules(config: str | os.PathLike[str] | None, players: int,
+               overrides: dict[str, Any] | None = None) -> KamakuraRules:
+    """A config file (None or "": base.toml), its `extends` resolved, validated for ``players``, with
+    ``overrides`` (keys of ``[rules]``, e.g. ``{"tie_break": "shared"}``) written over its ``[rules]``
+    table first: validated as if the file held them (the OpenSpiel game's and the PettingZoo environment's
+    knobs)."""
+    path = Path(config) if config else DEFAULT_CONFIG
+    cfg = load_toml(path)[0]
+    if overrides:
+        cfg = {**cfg, "rules": {**cfg.get("rules", {}), **overrides}}
+    return rules_from_mapping(cfg, players, os.fspath(path))
 
 
 def _layout(value: object, file: str) -> str:
