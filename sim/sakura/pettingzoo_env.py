@@ -118,8 +118,6 @@ class SakuraAECEnv(AECEnv):
         else:
             self.agent_selection = self.possible_agents[self.state.current_player()]
         self._accumulate_rewards()
-        if self.render_mode == "ansi":
-            self.render()
 
     def render(self) -> str | None:
         if self.render_mode is None or self.state is None:
