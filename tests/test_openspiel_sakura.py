@@ -4,7 +4,6 @@ chance nodes for every card drawn, an observer that never shows a seat another's
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -273,16 +272,6 @@ def test_our_greedy_against_their_ismcts(players):
     returns = state.returns()
     assert sum(returns) == pytest.approx(1.0) and all(r in (0.0, 1.0) for r in returns)
     assert returns == game.api.returns(state.api_state)
-
-
-def test_the_howto_examples_run(capsys):
-    """docs/howto/interop-sakura.md: every python block runs as written."""
-    page = (ROOT / "docs" / "howto" / "interop-sakura.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", page, flags=re.S)
-    assert len(blocks) >= 2
-    for block in blocks:
-        exec(compile(block, "interop-sakura.md", "exec"), {})
-    assert "information state tensor" in capsys.readouterr().out
 
 
 def test_a_court_card_from_an_empty_deck_is_the_one_chance_dealt():
