@@ -35,6 +35,7 @@ TINY = {"games": 40, "batch": 4, "elites": 2, "refine": 4, "refine_games": 80, "
         "tries": 2}
 TINY_BUDGET = 40 * (1 + 4 * 5) + 4 * (80 - 40) + 400 * (1 + 2)
 TOKEN = "t" * 32
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _ask(draft: str, **more) -> dict:
@@ -44,8 +45,13 @@ def _ask(draft: str, **more) -> dict:
 
 @pytest.fixture(scope="module")
 def explored(tmp_path_factory) -> tuple[Server, str, str, dict]:
-    """A workbench whose tiny explore of a 3-player draft has run to its end: (server, draft, job, view)."""
-    server = Server(tmp_path_factory.mktemp("workspace"))
+    """A workbench whose tiny explore of a 3-player draft has run to its end: (server, draft, job, view).
+    Its commands run in the workspace, so a relative PYTHONPATH (`PYTHONPATH=.`) is made absolute: they
+    run this checkout's code, not another installed one."""
+    paths = [str(Path(p).resolve()) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), *paths]))
+        server = Server(tmp_path_factory.mktemp("workspace"))
     try:
         draft = _draft(server, "alternatives.toml")
         status, answer = server.call("/explore", _ask(draft, budget=TINY_BUDGET, explore=TINY))
