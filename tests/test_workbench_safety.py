@@ -356,6 +356,9 @@ EDGES: dict[str, list] = {
     "tolerance": [0, 0.001, 2, "2", 49.99, 50, -1, 1e308, "2pp", None],
     "budget_unit": ["games", "minutes", "hours", "", None],
     "job": ["x", "../x", "tune-20261205-120000-1", "", None, TOO_LONG],
+    "elite": ["7-2", "elite-7-2", "0", "../x", "7-2-1-0-5", "", None, 3, TOO_LONG],
+    "explore": [{}, {"games": -1}, {"games": 2**70}, {"confirm_games": 10}, {"refine_games": 1},
+                {"tries": 0, "elites": 10**6}, {"batch": "4"}, {"games": 1.5}, {"nope": 1}, "x", None, []],
     "space": [[], [BLANK] * 3, [BLANK] * 200, [BLANK] * 201, [_row(ORDER, 0, 4), _row(BLUE, 1, 8)],
               [_row(f"rules.order_chit_moves[{i}]", 0, 4) for i in range(1, 4)], [_row(ORDER, 0, 4)] * 2,
               "chits", {"pattern": ORDER}, [None]],
@@ -396,6 +399,10 @@ def _valid(route: str, jobs: dict[str, str]) -> st.SearchStrategy:
                                  [BLANK, _row(BLUE, 1, 8), BLANK], [_row(ORDER, 1, 3), _row(BLUE, 2, 6)]])
         return st.tuples(run, space, st.sampled_from([30000, 40000]), st.sampled_from([2, "2", 1.5])).map(
             lambda t: {**t[0], "space": t[1], "budget": t[2], "budget_unit": "games", "tolerance": t[3]})
+    if route == "/explore":
+        space = st.sampled_from([[_row(ORDER, 0, 4)], [BLANK, _row(BLUE, 1, 8), BLANK]])
+        return st.tuples(run, space, st.sampled_from([None, 300000]), st.sampled_from([2, "2", 25])).map(
+            lambda t: {**t[0], "space": t[1], "budget": t[2], "tolerance": t[3]})
     if route == "/apply":
         return st.just({"job": jobs["tune"], "players": 3})
     return run  # /run, /compare

@@ -619,7 +619,8 @@ class Explorer:
         valid = [r for r in rows if r["valid"]]
         best = min((r["seat_dev"] for r in valid), default=math.nan)
         self.say(f"batch {iteration}: {len(rows)} designs ({sum(r['played'] > 0 for r in rows)} new), "
-                 f"{self.spent:,} games; best largest seat deviation this batch {100 * best:.1f} pp")
+                 f"{self.spent:,} of {self.tune.budget:,} games; best largest seat deviation this batch "
+                 f"{100 * best:.1f} pp")
 
     def evaluate(self, iteration: int, slot: int, x: np.ndarray) -> dict[str, Any]:
         """One asked point: its design, and its figures (played now, or a design played before)."""

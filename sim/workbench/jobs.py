@@ -30,7 +30,7 @@ from storage.run_lock import held_by
 RUNNING, FINISHED, FAILED, STOPPED, INTERRUPTED = "running", "finished", "failed", "stopped", "interrupted"
 #: a record on disk that is not a job this workbench could have written: listed, never followed or run
 DAMAGED = "damaged"
-KINDS = ("simulate", "compare", "values", "tune")
+KINDS = ("simulate", "compare", "values", "tune", "explore")
 #: a job whose command outlived the server that started it, seen ending by the next one: its tables are
 #: whole as far as they go; running it again plays anything missing
 ENDED = "ended"

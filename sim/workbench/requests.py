@@ -110,6 +110,30 @@ class TuneAsk(RunAsk):
     tolerance: float = 2.0  # percentage points of win rate (the server checks its range)
 
 
+class ExploreTable(Body):
+    """The [explore] keys a request may set instead of the page's defaults (sim.workbench.exploring); each
+    is checked by `balance explore`'s own reading of the file, which names the key."""
+
+    games: int | None = None
+    batch: int | None = None
+    elites: int | None = None
+    refine: int | None = None
+    refine_per_cell: int | None = None
+    refine_games: int | None = None
+    confirm_games: int | None = None
+    tries: int | None = None
+
+
+class ExploreAsk(RunAsk):
+    """"Show fair alternatives": the run form, the tune form's values and ranges and its tolerance; the
+    budget in games (none: the page's default, sim.workbench.exploring.default_budget)."""
+
+    space: list[TuneRow] = Field(default_factory=list, max_length=200)
+    budget: Annotated[int, AfterValidator(_option(games_int))] | None = None
+    tolerance: float = 2.0  # percentage points of win rate (the server checks its range)
+    explore: ExploreTable = Field(default_factory=ExploreTable)
+
+
 class SkillsAsk(Body):
     """What each skill level costs on a draft, for a number of players."""
 
@@ -118,8 +142,11 @@ class SkillsAsk(Body):
 
 
 class Apply(Body):
+    """Apply a finished tune's recommendation, or (`elite`: its cell, e.g. "7-2") an explore's elite."""
+
     job: Name
     players: Players
+    elite: Name | None = None
 
 
 Model = TypeVar("Model", bound=Body)
@@ -169,7 +196,8 @@ def _kind(data: Any) -> str:
 
 #: each POST route's body, for the routes' schema and the fuzz test
 BODIES: dict[str, type[Body]] = {"/drafts": OpenDraft, "/edit": Edit, "/run": RunAsk, "/compare": RunAsk,
-                                 "/values": RunAsk, "/tune": TuneAsk, "/apply": Apply, "/skills": SkillsAsk}
+                                 "/values": RunAsk, "/tune": TuneAsk, "/explore": ExploreAsk, "/apply": Apply,
+                                 "/skills": SkillsAsk}
 
 
 def schemas() -> dict[str, dict[str, Any]]:

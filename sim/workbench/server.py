@@ -41,10 +41,11 @@ from sim.core.errors import ConfigError
 from sim.design.tune_file import LEAST_TOLERANCE
 from sim.workbench import views
 from sim.workbench.drafts import Draft, bulk_edit, create, field_edit
+from sim.workbench.exploring import default_budget, elite_config, explore_table, write_explore_file
 from sim.workbench.jobs import Job, Jobs
-from sim.workbench.requests import Apply, Edit, OpenDraft, RunAsk, SkillsAsk, TuneAsk, parsed
+from sim.workbench.requests import Apply, Edit, ExploreAsk, OpenDraft, RunAsk, SkillsAsk, TuneAsk, parsed
 from sim.workbench.status import JobView, Looks, finished_games
-from sim.workbench.tuning import Dimension, outcome, write_tune_file
+from sim.workbench.tuning import Dimension, differences, outcome, write_tune_file
 from sim.workbench.workspace import Refused, Workspace, checked_name
 
 COOKIE = "balance_workbench"
@@ -367,6 +368,27 @@ class Workbench:
         job = self.jobs.start("tune", args, [out], about)
         return JSONResponse({"ok": True, "job": job.id})
 
+    async def explore(self, request: Request) -> Response:
+        """Fair alternatives to the draft: `balance explore` of the tune form's values within their ranges,
+        with the page's [explore] defaults (sim.workbench.exploring), for distinct designs with fair seats."""
+        ask = parsed(await request.body(), ExploreAsk)
+        draft = self.draft(ask.draft)
+        players, agents, seed, _ = self._run_options(ask, draft)
+        dimensions = _dimensions(ask.space)
+        tolerance = _share(ask.tolerance)
+        table = explore_table(ask.explore.model_dump())
+        budget = ask.budget if ask.budget is not None else default_budget(table)
+        name = self._job_name(draft, players, agents, seed, prefix="explore-",
+                              suffix=f"-{len(self.jobs.jobs) + 1}", kind="explore")
+        run = {"players": players, "agents": agents, "seed": seed, "budget": budget, "tolerance": tolerance}
+        write_explore_file(self.ws.root / "tunes" / f"{name}.toml", draft, run, dimensions, table)
+        out = f"runs/explore/{name}"
+        args = ["explore", f"tunes/{name}.toml", "--out", out, *self._workers(cluster=False)]
+        about = {"config": draft.path.name, "players": players, "agents": agents, "seed": seed,
+                 "games": budget, "until_decided": False, "had": 0}
+        job = self.jobs.start("explore", args, [out], about)
+        return JSONResponse({"ok": True, "job": job.id})
+
     def _budget(self, ask: TuneAsk, draft: Draft, players: int, agents: str) -> int:
         """The tune's budget in games: as given, or minutes at the pace of this draft's last finished run
         with the same players and skill (within the command line's ceiling of games)."""
@@ -383,16 +405,29 @@ class Workbench:
         return min(MOST_GAMES, max(1, int(ask.budget * 60 * rate)))
 
     async def apply(self, request: Request) -> Response:
-        """Set the finished tune's recommended values in the draft (validated like any edit)."""
+        """Set the finished tune's recommended values, or the values of the explore's elite the request
+        names, in the draft (validated like any edit)."""
         ask = parsed(await request.body(), Apply)
         job = self.jobs.get(ask.job)
+        if ask.elite is not None and job.kind != "explore":
+            raise Refused(f"job: {job.id} is a {job.kind}, not an explore: it has no elite {ask.elite!r} "
+                          "to apply", "job")
+        if job.kind == "explore" and not ask.elite:
+            raise Refused(f"elite: name the elite of {job.id} to apply, by its cell (e.g. \"7-2\")", "elite")
+        if job.kind == "explore" and job.active:
+            raise Refused(f"job: {job.id} is still running; its elites come when it ends", "job")
         draft = self.draft(str(job.about.get("config", "")))
         self.ws.check_owned(draft.path, "apply")
-        found = outcome(self.ws.root / job.outs[0], draft.config) if job.kind == "tune" else None
-        if found is None:
-            raise Refused(f"{job.id}: no recommendation to apply", "tune")
-        self._write_edit(draft, {path: new for path, (_, new) in found.changes.items()}, ask.players)
-        return JSONResponse({"ok": True, "changed": len(found.changes), "draft": draft.path.name})
+        folder = self.ws.root / job.outs[0]
+        if job.kind == "explore":
+            changes = differences(draft.config, elite_config(folder, ask.elite or ""))
+        else:
+            found = outcome(folder, draft.config) if job.kind == "tune" else None
+            if found is None:
+                raise Refused(f"{job.id}: no recommendation to apply", "tune")
+            changes = found.changes
+        self._write_edit(draft, {path: new for path, (_, new) in changes.items()}, ask.players)
+        return JSONResponse({"ok": True, "changed": len(changes), "draft": draft.path.name})
 
     def _looks(self, shown: JobView | None = None) -> list[JobView]:
         """Every job's look, the newest first; `shown`, the look of the job on the page, stands for its
@@ -475,6 +510,7 @@ def make_app(settings: Settings) -> TokenGuard:
               Route("/compare", _refusing(bench.compare), methods=["POST"]),
               Route("/values", _refusing(bench.values), methods=["POST"]),
               Route("/tune", _refusing(bench.tune), methods=["POST"]),
+              Route("/explore", _refusing(bench.explore), methods=["POST"]),
               Route("/apply", _refusing(bench.apply), methods=["POST"]),
               Route("/skills", _refusing(bench.skills), methods=["POST"]),
               Route("/jobs", _refusing(bench.job_list)),

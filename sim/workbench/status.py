@@ -23,6 +23,7 @@ from analysis.worth_verdicts import worth_verdicts
 from sim.app.compare import judge_folder
 from sim.app.values_run import VALUES_TABLES
 from sim.core.errors import ConfigError
+from sim.workbench.exploring import Explored, explored
 from sim.workbench.jobs import Job
 from sim.workbench.tuning import Outcome, outcome, spent
 from sim.workbench.workspace import Workspace
@@ -66,6 +67,7 @@ class JobView:
     lines: list[str] = field(default_factory=list)  # a tune's last lines of progress
     spent: tuple[int, int] | None = None            # a tune's games spent, of its budget
     outcome: Outcome | None = None                  # a finished tune's recommendation
+    explored: Explored | None = None                # a finished explore's elites, or why there are none
 
     @property
     def games(self) -> int:
@@ -140,7 +142,7 @@ class Looks:
         seen = self._seen.get(job.id)
         if seen and seen[0] == key:
             return _paced(seen[1])
-        if job.kind == "tune":
+        if job.kind in ("tune", "explore"):
             return _paced(self._tune_view(job))
         if job.kind == "values":
             view = JobView(job, [look_values(self.workspace, job.outs[0], not job.active)])
@@ -154,13 +156,19 @@ class Looks:
 
 
     def _tune_view(self, job: Job) -> JobView:
-        """A tune's look: its command's last progress lines and, once it has ended, its outcome."""
+        """A tune's or an explore's look: its command's last progress lines and, once it has ended, its
+        outcome (a tune's recommendation, an explore's elites)."""
         log_path = self.workspace.jobs / f"{job.id}.log"
         log = log_path.read_text() if log_path.is_file() else ""
         view = JobView(job, [], lines=[x for x in log.splitlines() if x.strip()][-6:], spent=spent(log))
         draft = self.workspace.root / job.about["config"]
         if not job.active and draft.is_file():
-            view.outcome = outcome(self.workspace.root / job.outs[0], tomllib.loads(draft.read_text()))
+            config = tomllib.loads(draft.read_text())
+            if job.kind == "explore":
+                view.explored = explored(self.workspace.root / job.outs[0], config)
+                view.spent = view.explored.spent if view.explored and view.explored.spent else view.spent
+            else:
+                view.outcome = outcome(self.workspace.root / job.outs[0], config)
         return view
 
 

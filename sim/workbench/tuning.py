@@ -67,14 +67,20 @@ def write_tune_file(path: Path, draft: Draft, run: dict[str, Any], dimensions: l
         path.unlink()
         if made:
             path.parent.rmdir()  # a refused tune leaves no trace
-        message = str(err)
-        if not message.startswith(str(path)):
-            raise Refused(message, "tune") from None
-        said = message.removeprefix(str(path))  # the file is the workbench's, and is gone: the form's words
-        if said.startswith(": budget: "):
-            raise Refused(said.removeprefix(": "), "budget") from None
-        at = located(said, dimensions)
-        raise Refused(_worded(said, at), "tune", at) from None
+        raise file_refusal(str(err), path, dimensions) from None
+
+
+def file_refusal(message: str, path: Path, dimensions: list[Dimension]) -> Refused:
+    """The command line's refusal (`message`) of a tune or explore file the page wrote at `path` (and has
+    removed), in the form's words: at the budget, at the row of the space it is about, or at the tune form.
+    """
+    if not message.startswith(str(path)):
+        return Refused(message, "tune")
+    said = message.removeprefix(str(path))  # the file is the workbench's, and is gone: the form's words
+    if said.startswith(": budget: "):
+        return Refused(said.removeprefix(": "), "budget")
+    at = located(said, dimensions)
+    return Refused(_worded(said, at), "tune", at)
 
 
 #: where `balance tune` says a refused tune file is wrong, after the file's name (sim.design.tune_file)
@@ -154,10 +160,11 @@ class Outcome:
 
     @property
     def rows(self) -> list[tuple[str, str, str]]:
-        return [(path_text(p), _shown(a), _shown(b)) for p, (a, b) in self.changes.items()]
+        return [(path_text(p), shown_value(a), shown_value(b)) for p, (a, b) in self.changes.items()]
 
 
-def _shown(value: Any) -> str:
+def shown_value(value: Any) -> str:
+    """A value as the diff tables show it: a string as is, anything else as JSON."""
     return json.dumps(value) if not isinstance(value, str) else value
 
 

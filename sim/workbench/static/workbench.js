@@ -151,20 +151,37 @@ async function start(kind) {
 async function tune() {
   clearErrors();
   if (!state.draft) { $("#run-message").textContent = "Open a draft first."; return; }
-  const space = [...document.querySelectorAll(".tune-space tbody tr")].map((row) => ({
-    pattern: $(".tune-pattern", row).value, min: $(".tune-min", row).value, max: $(".tune-max", row).value }));
-  const data = await call("POST", "tune", { ...runBody(), space, budget: Number($("#budget").value),
+  const data = await call("POST", "tune", { ...runBody(), space: tuneSpace(), budget: Number($("#budget").value),
     budget_unit: $("#budget_unit").value, tolerance: $("#tolerance").value });
   if (!data.ok) { showError(data.field, data.message, data.at); return; }
   watch(data.job);
 }
 
-async function apply(job) {
-  const data = await call("POST", "apply", { job, players: players() });
+function tuneSpace() {
+  return [...document.querySelectorAll(".tune-space tbody tr")].map((row) => ({
+    pattern: $(".tune-pattern", row).value, min: $(".tune-min", row).value, max: $(".tune-max", row).value }));
+}
+
+async function explore() {
+  // the tune form's values, ranges and tolerance, explored for distinct fair designs (the server's
+  // [explore] defaults and budget: a few minutes)
+  clearErrors();
+  if (!state.draft) { $("#run-message").textContent = "Open a draft first."; return; }
+  const data = await call("POST", "explore", { ...runBody(), space: tuneSpace(),
+    tolerance: $("#tolerance").value });
+  if (!data.ok) { showError(data.field, data.message, data.at); return; }
+  watch(data.job);
+}
+
+async function apply(job, elite) {
+  const body = elite ? { job, elite, players: players() } : { job, players: players() };
+  const data = await call("POST", "apply", body);
   if (!data.ok) { $("#run-message").textContent = data.message; return; }
   state.draft = data.draft;
   await reloadEditor();
-  $("#run-message").textContent = `${data.changed} value(s) of the recommendation set in ${data.draft}`;
+  const what = elite ? `the alternative of cell ${elite}` : "the recommendation";
+  $("#run-message").textContent = `${data.changed} value(s) of ${what} set in ${data.draft}`;
+  refresh();  // the card's changes are measured from the draft: they change with it
 }
 
 function watch(job) {
@@ -219,7 +236,9 @@ document.addEventListener("click", (event) => {
   else if (action === "compare") start("compare");
   else if (action === "values") start("values");
   else if (action === "tune") tune();
+  else if (action === "explore") explore();
   else if (action === "apply") apply(t.dataset.job);
+  else if (action === "apply-elite") apply(t.dataset.job, t.dataset.elite);
   else if (action === "show") watch(t.dataset.job);
   else if (action === "stop" || action === "resume") jobAction(action, t.dataset.job);
 });
