@@ -77,6 +77,8 @@ def test_an_explore_from_the_page_lists_its_elites_with_their_sentences(explored
         said = e["sentence"].removeprefix(f"{e['slug']}: ").split(" [")[0]
         assert said.replace("->", "-&gt;") in view["html"]  # its sentence, as explore wrote it
     assert "seats fair within the 25 pp tolerance" in view["html"]
+    k = len(summary["elites"])
+    assert f"{k} fair alternative{'' if k == 1 else 's'} <span" in view["html"] and "(s)" not in view["html"]
     assert re.search(r"<td>(rules\.order_chit_moves\[[12]\]|chits\.blue\[\d\]\.points)</td>", view["html"])
     report = re.search(r'href="(files/runs/explore/[^"]+/report/index.html)"', view["html"]).group(1)
     status, page = server.call(f"/{report}")
