@@ -131,6 +131,9 @@ def test_bench_json_reports_both_paths() -> None:
             mcts = figures[f"{name}_mcts{iters}_selfplay_games_per_s"]
             assert expert > 0 and mcts > 0
             assert figures[f"{name}_expert_over_mcts{iters}"] == pytest.approx(expert / mcts, rel=0.05)
+    for name in ("kamakura", "sakura"):  # random play through the other libraries' APIs, in the same run
+        for api in ("openspiel", "pettingzoo"):
+            assert figures[f"{name}_{api}_random_games_per_s"] > 0
     search = figures["sakura_search_selfplay_games_per_s"]  # the rung above expert
     assert search > 0 and figures["sakura_search_cost_over_expert"] == pytest.approx(
         figures["sakura_expert_selfplay_games_per_s"] / search, rel=0.05)
