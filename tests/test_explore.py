@@ -29,7 +29,7 @@ from sim.commands import main
 from sim.core.agent_spec import parse_agents
 from sim.core.config import load_toml
 from sim.design.component_balance import SHARE_SCALE
-from sim.design.explore import FIGURES, load_explore
+from sim.design.explore import FIGURES, cell_of, figures_of, load_explore
 from sim.design.explore_confirm import Confirmer, confirm_room
 from sim.design.files import validate
 from sim.design.overrides import apply_overrides
@@ -277,6 +277,48 @@ def test_refining_in_rounds_plays_on_the_fairest_half(tmp_path) -> None:
     assert s["refine_games"] == 4 * (80 - GAMES) + 2 * 80
     tried = {json.dumps(t["design"]): t["refined"]["games"] for t in s["tried"]}
     assert all(games == (160 if d in second else 80) for d, games in tried.items())
+
+
+def test_polishing_moves_a_cells_candidate_within_its_cell(tmp_path) -> None:
+    """polish = 2: the two fairest cells beyond the room (every cell, at a 5 pp tolerance on 400 fresh
+    games) are searched locally; every child is played on the candidates' games (the same seeds), a moved
+    design stays in its cell, is fairer on them than where it started, and replaces its cell's candidate
+    only when fairer; a second run on the finished folder plays nothing and decides the same."""
+    file = _explore_file(tmp_path, f'measures = ["length", "ties"]\ncells = [5, 4]\n'
+                                   f"ranges = {{length = [25, 40], ties = [0.0, 0.3]}}\ngames = {GAMES}\n"
+                                   f"batch = {BATCH}\nelites = 3\n{AFTER}polish = 2\npolish_steps = 2\n"
+                                   "polish_children = 3\n", tolerance=0.05)
+    file.write_text(re.sub(r"(?m)^budget = (\d+)", lambda m: f"budget = {int(m[1]) + 2 * 2 * 3 * 80}",
+                           file.read_text()))
+    out = tmp_path / "out"
+    assert main(["explore", str(file), "--jobs", "1", "--out", str(out), "--quiet"]) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert len(s["polished"]) == 2 and 0 < s["polish_games"] <= 2 * 2 * 3 * 80
+    assert s["games"] == s["search_games"] + s["refine_games"] + s["polish_games"] + s["confirm_games"]
+    tune, settings = load_explore(file)
+    for p in s["polished"]:
+        assert p["first_round_after"] <= p["first_round"]
+        if p["moved"]:
+            assert p["first_round_after"] < p["first_round"] and p["after_games"] == 80
+    with sqlite3.connect(out / "archive.db") as db:
+        rows = db.execute("SELECT design, stats FROM refined WHERE games = 80").fetchall()
+    stored = {d: json.loads(st) for d, st in rows}
+    space = tune.search_space
+    agents = tuple(str(a) for a in parse_agents(tune.agents, tune.players, tune.spec))
+    moved = [p for p in s["polished"] if p["moved"]]
+    for p in moved:  # a polished design's figures are its own on games 0..79, and it stays in its cell
+        st = stored[json.dumps(p["design"])]
+        config = apply_overrides(space.base, {d.path: v for d, v in zip(space.dimensions, p["design"],
+                                                                         strict=True)}, "test")
+        rules = validate(tune.spec, config, tune.players, "test")
+        assert play_chunk(tune.spec, rules, agents, tune.seed, 0, 80)["wins"] == st["wins"]
+        figures = figures_of(st)
+        assert figures["seat_dev"] == pytest.approx(p["after"])
+        cell = cell_of([figures[m] for m in settings.measures], s["ranges"], settings.cells)
+        assert list(cell) == p["cell"]
+    again = main(["explore", str(file), "--jobs", "1", "--out", str(out), "--quiet"])
+    s2 = json.loads((out / "summary.json").read_text())
+    assert again == 0 and s2["polished"] == s["polished"] and s2["played_now"] == 0
 
 
 def test_a_folder_of_another_explore_is_refused(straight, tmp_path, capsys) -> None:

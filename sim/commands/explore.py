@@ -44,7 +44,8 @@ def summary_text(s: dict, unit: str, seconds: float) -> str:
     the search, the candidates confirmed or not, and the elites."""
     lines = [f"{s['designs']:,} designs evaluated ({s['distinct_designs']:,} distinct, "
              f"{s['designs'] - s['valid']} refused); games: {s['search_games']:,} searching + "
-             f"{s['refine_games']:,} refining + {s['confirm_games']:,} confirming = {s['games']:,} of a "
+             f"{s['refine_games']:,} refining + {s.get('polish_games', 0):,} polishing + "
+             f"{s['confirm_games']:,} confirming = {s['games']:,} of a "
              f"{s['budget']:,} budget ({s['played_now']:,} played now in {seconds:.1f} s)",
              f"cells filled: {s['cells_filled']} of {s['cells']} "
              f"({100 * s['cells_filled'] / s['cells']:.0f}% coverage; measures {', '.join(s['measures'])})"]
@@ -56,6 +57,11 @@ def summary_text(s: dict, unit: str, seconds: float) -> str:
                      f"design {b['slot']}), {b['length']:.1f} {unit}, top score tied in "
                      f"{100 * b['ties']:.1f}%")
     tol = 100 * s["tolerance"]
+    for p in s.get("polished", []):
+        after = f"{100 * p['after']:.2f} pp on {p['after_games']:,} games" if p["moved"] else "no step moved"
+        lines.append(f"polished cell {'-'.join(map(str, p['cell']))}: {100 * p['before']:.2f} pp on "
+                     f"{p['before_games']:,} games -> {after}"
+                     f"{' (now its candidate)' if p['replaced'] else ''}")
     lines.append(f"refined {s['refined_designs']} designs of {s['refined']} cells; {s['candidates']} cells' "
                  f"fairest within {100 * s['room']:.2f} pp by their refined point estimates (the {tol:g} pp "
                  f"tolerance less the confirmation's interval); {len(s['tried'])} tried on fresh games:")

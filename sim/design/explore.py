@@ -83,11 +83,12 @@ from sim.design.tune_file import (
 FILE_KEYS = ("base", "description", "players", "agents", "seed", "budget", "space", "target", "skip_invalid",
              "constraints", "explore")
 EXPLORE_KEYS = ("measures", "cells", "ranges", "games", "batch", "iso_sigma", "focus", "elites", "refine",
-                "refine_per_cell", "refine_games", "confirm_games", "confirm_agents", "confirm_also", "tries")
+                "refine_per_cell", "refine_games", "polish", "polish_steps", "polish_children",
+                "confirm_games", "confirm_agents", "confirm_also", "tries")
 #: the [explore] keys of the stages after the search (refining, confirming, the elites): not part of the
 #: archive's identity, so changing them goes on from the archive
-AFTER_SEARCH = ("elites", "refine", "refine_per_cell", "refine_games", "confirm_games", "confirm_agents",
-                "confirm_also", "tries")
+AFTER_SEARCH = ("elites", "refine", "refine_per_cell", "refine_games", "polish", "polish_steps",
+                "polish_children", "confirm_games", "confirm_agents", "confirm_also", "tries")
 #: the measures a design's games give, each with what it is (docs/howto/explore.md)
 MEASURES = {"length": "mean game length, in the game's own unit",
             "ties": "share of games whose top score is shared before the tie-break",
@@ -118,6 +119,9 @@ class Settings:
     #: games in all of a refined design after each round (common seeds, continuing); each round after the
     #: first plays on the fairest half of the round before (successive halving); (): no refining
     refine_games: tuple[int, ...] = (4000,)
+    polish: int = 0     # cells whose candidate is polished (sim/design/explore_polish.py); 0: none
+    polish_steps: int = 4  # steps of a cell's local search
+    polish_children: int = 8  # children a step plays
     confirm_games: int = 20000  # fresh games of each candidate and of the base (0: no confirmation)
     confirm_agents: str = ""  # the confirmation's agents ("": the file's)
     confirm_also: str = ""  # a second level each confirmed elite is replayed at, e.g. "expert" ("": none)
@@ -129,6 +133,9 @@ class Settings:
         refining, count, before = 0, self.refine, self.games
         for games in self.refine_games:
             refining, count, before = refining + count * (games - before), max(1, count // 2), games
+        if self.polish and self.refine_games:
+            first, last = self.refine_games[0], self.refine_games[-1]
+            refining += self.polish * (self.polish_steps * self.polish_children * first + last - first)
         also = self.confirm_games * self.elites if self.confirm_also else 0
         return refining + (self.confirm_games * (1 + self.tries) + also if self.confirm_games else 0)
 
@@ -200,6 +207,8 @@ def _after_search(t: dict[str, Any], file: str, elites: int, games: int) -> dict
     per_cell = expect_int(t.get("refine_per_cell", Settings.refine_per_cell), file, "explore.refine_per_cell",
                           1, 10_000)
     refine_games = _refine_rounds(t.get("refine_games", max(games, Settings.refine_games[0])), file, games)
+    polish = {key: expect_int(t.get(key, getattr(Settings, key)), file, f"explore.{key}", lo, 1000)
+              for key, lo in (("polish", 0), ("polish_steps", 1), ("polish_children", 1))}
     confirm_games = expect_int(t.get("confirm_games", Settings.confirm_games), file, "explore.confirm_games",
                                0, 10_000_000)
     if 0 < confirm_games < MIN_GAMES:
@@ -210,7 +219,7 @@ def _after_search(t: dict[str, Any], file: str, elites: int, games: int) -> dict
     if also and not confirm_games:
         fail(file, "explore.confirm_also", "needs a confirmation (explore.confirm_games is 0)")
     tries = expect_int(t.get("tries", 2 * elites), file, "explore.tries", 1, 10_000)
-    return {"refine": refine, "refine_per_cell": per_cell, "refine_games": refine_games,
+    return {"refine": refine, "refine_per_cell": per_cell, "refine_games": refine_games, **polish,
             "confirm_games": confirm_games, "confirm_agents": agents, "confirm_also": also, "tries": tries}
 
 

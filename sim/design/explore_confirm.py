@@ -48,6 +48,7 @@ from sim.design.explore import (
     merge_measured,
     open_archive,
 )
+from sim.design.explore_polish import polish
 from sim.design.overrides import apply_overrides, dump_toml, format_value, path_text
 from sim.design.tune_file import Tune
 from storage.run_dir import RunDirectory, mark_stopped_adaptively
@@ -407,6 +408,10 @@ def run_explore(tune: Tune, settings: Settings, out: Path, jobs: int = 1, force:
         ranges = explorer.current_ranges()
         best = best_by_cell(designs, settings, ranges)
         refined = refine(explorer, designs, ranges) if settings.refine else {}
+        refine_spent = explorer.spent - search_games
+        room = confirm_room(tune.target.tolerance, tune.players, settings.confirm_games) \
+            if settings.confirm_games else 0.0
+        refined, polished = polish(explorer, refined, ranges, room)
     finally:
         explorer.close()
         db.close()
@@ -416,7 +421,8 @@ def run_explore(tune: Tune, settings: Settings, out: Path, jobs: int = 1, force:
     confirmer.confirm_also(elites)
     write_elites(tune, out, elites, confirmer.agents)
     summary = _summary(tune, settings, out, designs, best=best, ranges=ranges)
-    summary.update(search_games=search_games, refine_games=explorer.spent - search_games,
+    summary.update(search_games=search_games, refine_games=refine_spent,
+                   polish_games=explorer.spent - search_games - refine_spent, polished=polished,
                    confirm_games=settings.confirm_games + sum(t["n"] for t in tried) if tried else 0,
                    played_now=explorer.played_now + confirmer.played, confirm_seed=confirmer.seed,
                    confirm_agents=confirmer.agents, confirm_also=settings.confirm_also,
@@ -425,8 +431,8 @@ def run_explore(tune: Tune, settings: Settings, out: Path, jobs: int = 1, force:
                    candidates=sum(r["seat_dev"] <= confirmer.room for r in refined.values()),
                    tried=tried, skipped=confirmer.skipped, elites=elites, distinct=distinct_pairs(elites),
                    progress=progress(designs, settings, ranges))
-    summary["games"] = (summary["search_games"] + summary["refine_games"] + summary["confirm_games"]
-                        + summary["also_games"])
+    summary["games"] = (summary["search_games"] + summary["refine_games"] + summary["polish_games"]
+                        + summary["confirm_games"] + summary["also_games"])
     summary["report"] = str(write_explore_report(summary, out / "report", confirmer.tallies,
                                                  ["base", *(t["slug"] for t in tried)] if tried else []))
     tmp = out / f".{SUMMARY}.tmp"
@@ -464,7 +470,7 @@ def _summary(tune: Tune, settings: Settings, out: Path, designs: Sequence[dict],
             "cell_counts": list(settings.cells), "measures": list(settings.measures), "ranges": ranges,
             "tolerance": tune.target.tolerance, "settings": {k: getattr(settings, k) for k in (
                 "games", "batch", "iso_sigma", "focus", "elites", "refine", "refine_per_cell", "refine_games",
-                "confirm_games", "tries")},
+                "polish", "polish_steps", "polish_children", "confirm_games", "tries")},
             "best": {k: top[k] for k in ("iteration", "slot", "design", "games", *FIGURES)} if top else None,
             "cells_best": [{"cell": list(c), "seat_dev": r["seat_dev"], "games": r["games"],
                             **{m: r[m] for m in settings.measures}} for c, r in sorted(best.items())]}

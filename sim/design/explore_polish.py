@@ -1,0 +1,116 @@
+"""Polishing, between refining and confirming (docs/howto/explore.md, "Polishing"): a cell's refined
+candidate that is near fair but not fair enough to be confirmed is improved by a short local search that
+stays in its cell.
+
+Each step mutates the design `polish_children` times (an isotropic step of `iso_sigma` in the unit cube,
+rounded and repaired into the constraints as the search's designs are) and plays every child on the same
+first `refine_games[0]` games of the file's seed sequence as its parent's refined figures (common seeds: a
+child that changes a few values plays most games as its parent does, so the two are compared far more
+precisely than on independent games). The fairest child whose measures stay in the cell replaces the parent
+when it is fairer; after `polish_steps` steps a changed design plays on to the last refining round and
+becomes the cell's candidate when it is fairer there too. The confirmation on fresh games still decides:
+polishing only chooses which designs are worth its games.
+
+Every child is stored in the archive's table `refined` (its statistics by design and games), and each
+cell's generator is seeded from the file's seed and the cell, so a killed explore resumes to the same
+candidates without playing a stored child again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from sim.design.explore import Explorer, cell_of, derived_seed, figures_of, merge_measured, values_at
+
+
+def stats_at(explorer: Explorer, values: list[Any], games: int, have: dict[str, Any] | None = None,
+             counted: bool = True) -> dict[str, Any] | None:
+    """A design's statistics on games 0 .. games-1 of the file's seed: stored in `refined`, or played on
+    from `have` (its statistics on its first games; None: from the first game) and stored; the games
+    count as spent unless `counted` is False (games an earlier stage counted). None for a design the game
+    or the constraints refuse."""
+    key = json.dumps(values, default=str)
+    if have is not None and have["games"] >= games:
+        return have
+    row = explorer.db.execute("SELECT stats FROM refined WHERE design = ? AND games = ?", (key, games))
+    stored = row.fetchone()
+    start = have["games"] if have else 0
+    if stored:
+        explorer.spent += (games - start) if counted else 0
+        return json.loads(stored[0])
+    rules, why = explorer.rules_of(values, f"{explorer.tune.file} (polishing)")
+    if why:
+        return None
+    more = explorer.play(rules, start=start, count=games - start)
+    explorer.spent += more["games"]
+    stats = merge_measured(have, more) if have else more
+    with explorer.db:
+        explorer.db.execute("INSERT INTO refined VALUES (?, ?, ?)", (key, games, json.dumps(stats)))
+    return stats
+
+
+def polish_order(refined: dict[tuple[int, ...], dict], room: float, count: int) -> list[tuple[int, ...]]:
+    """The cells polished: those whose candidate is beyond the confirmation's room (a candidate within it
+    is tried as it is), the `count` fairest of them (ties by cell)."""
+    beyond = [c for c, r in refined.items() if r["seat_dev"] > room]
+    return sorted(beyond, key=lambda c: (refined[c]["seat_dev"], c))[:count]
+
+
+def polish(explorer: Explorer, refined: dict[tuple[int, ...], dict], ranges: Sequence[Sequence[float]],
+           room: float) -> tuple[dict[tuple[int, ...], dict], list[dict[str, Any]]]:
+    """The refined candidates with the polished cells' candidates replaced where polishing found a fairer
+    design in the cell, and a record of every cell polished (before, after, steps that moved)."""
+    s = explorer.settings
+    if not s.polish or not s.refine_games:
+        return refined, []
+    out, records = dict(refined), []
+    for cell in polish_order(refined, room, s.polish):
+        row, record = polish_cell(explorer, cell, refined[cell], ranges)
+        records.append(record)
+        if row is not None and row["seat_dev"] < out[cell]["seat_dev"]:
+            out[cell] = {**row, "refined_in_cell": out[cell]["refined_in_cell"]}
+            record["replaced"] = True
+    return out, records
+
+
+def polish_cell(explorer: Explorer, cell: tuple[int, ...], candidate: dict[str, Any],
+                ranges: Sequence[Sequence[float]]) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """One cell's local search from its candidate: the polished design at the last refining round (None
+    when no step moved), and the cell's record."""
+    s, space = explorer.settings, explorer.space
+    games = s.refine_games[0]
+    rng = np.random.default_rng(derived_seed("explore-polish", explorer.tune.seed, *cell))
+    x = np.asarray(candidate["solution"], dtype=np.float64)
+    values = candidate["design"]
+    parent = stats_at(explorer, values, games, counted=False)  # refining played and counted them
+    dev = figures_of(parent)["seat_dev"]
+    record = {"cell": list(cell), "before": candidate["seat_dev"], "before_games": candidate["games"],
+              "first_round": dev, "moved": 0, "replaced": False}
+    for _ in range(s.polish_steps):
+        best = None
+        for _ in range(s.polish_children):
+            child_x = np.clip(x + rng.normal(scale=s.iso_sigma, size=x.shape), 0.0, 1.0)
+            child = values_at(space, child_x)
+            stats = None if child == values else stats_at(explorer, child, games)
+            if stats is None:
+                continue
+            fig = figures_of(stats)
+            if cell_of([fig[m] for m in s.measures], ranges, s.cells) != cell:
+                continue
+            if best is None or fig["seat_dev"] < best[0]:
+                best = (fig["seat_dev"], child_x, child, stats)
+        if best is not None and best[0] < dev:
+            dev, x, values, parent = best
+            record["moved"] += 1
+    record["first_round_after"] = dev
+    if not record["moved"]:
+        return None, record
+    final = stats_at(explorer, values, s.refine_games[-1], parent)
+    fig = figures_of(final)
+    record.update(after=fig["seat_dev"], after_games=final["games"], design=values)
+    return {**candidate, **fig, "design": values, "solution": [float(v) for v in x], "games": final["games"],
+            "stats": final, "polished": True}, record
