@@ -157,7 +157,6 @@ class Arms:
 
 
 def _extra_columns(table: pd.DataFrame) -> list[str]:
-
     return [c for c in table.columns if c not in ARMS_COLUMNS]
 
 

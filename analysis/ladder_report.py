@@ -305,7 +305,6 @@ def _players_of(ratings: pd.DataFrame) -> int:
 
 
 def _share(gain: float, ratings: pd.DataFrame) -> float:
-
     return float(win_share_against(gain, _players_of(ratings)))
 
 
@@ -332,7 +331,6 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
 
 # ---- reading a ladder folder (for `balance ladder` and `balance report`) ---------------------------------
 def read_ladder_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
-
     return read_json_object(Path(folder) / LADDER_MANIFEST, "ladder manifest", ("steps",))
 
 

@@ -355,7 +355,6 @@ def paired_tally(variant: Any, base: Any, length: str, jobs: int = 1, backend: s
                                   cache=cache)
              for a, b in sorted(variant.ranges)]
     if jobs > 1 and len(tasks) > 1:
-
         with parallel_backend(backend, jobs):
             results = list(Parallel(n_jobs=jobs)(tasks))
     else:

@@ -149,7 +149,6 @@ def run_stats(run_dir: str | os.PathLike[str], ranges: list[tuple[int, int]], ki
                                   record=records[(a, b)].rows if (a, b) in records else None, cache=cache)
              for a, b in sorted(ranges)]
     if jobs > 1 and len(tasks) > 1:
-
         with parallel_backend(backend, jobs):
             return _combine(Parallel(n_jobs=jobs, return_as="generator")(tasks), path)
     return _combine((task[0](*task[1], **task[2]) for task in tasks), path)

@@ -66,7 +66,6 @@ def report_tally(frames: dict[str, pd.DataFrame], manifest: RunManifest,
     `spec` is the run's game; a chunk worker (analysis.parts), which receives the manifest alone, looks it up
     from the manifest (analysis.runs.spec_of)."""
     if spec is None:
-
         spec = spec_of(manifest.game)
     out: dict[str, Any] = {"common": common_tally(frames["games"], frames["players"],
                                                   spec.vocabulary.length)}
@@ -92,7 +91,6 @@ def read_run_tally(run_dir: str | os.PathLike[str], allow_partial: bool = False,
     tally, read = run_stats(snap.path, snap.ranges, REPORT, snap.manifest, jobs=jobs, backend=backend,
                             cache=cache)
     if tally is None:
-
         raise ConfigError(f"{run_dir}: the run has no finished games yet")
     return RunTally(path=snap.path, manifest=snap.manifest, spec=spec_of(snap.manifest.game), tally=tally,
                     parts_read=read, ranges=list(snap.ranges))

@@ -481,7 +481,6 @@ def is_profile(path: str | os.PathLike[str]) -> bool:
 
 
 def read_profile_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
-
     return read_json_object(Path(folder) / PROFILE_MANIFEST, "profile manifest", ("levels",))
 
 

@@ -40,7 +40,6 @@ def _agents(run: Any) -> str:
 
 
 def _readings(run: Any) -> dict[str, Any]:
-
     try:
         return rule_readings(run)
     except (ConfigError, AttributeError, KeyError):  # rules not readable from this manifest: none compared

@@ -87,7 +87,6 @@ def run_chunks(task: Callable[[int, int], Any], chunks: list[tuple[int, int]], j
     out first. dask: the same chunks through joblib's dask backend on the cluster the caller connected to.
     """
     if backend == "dask":
-
         with parallel_config(backend="dask"):
             yield from Parallel(return_as="generator_unordered")(
                 delayed(task)(a, b) for a, b in chunks)
@@ -127,7 +126,6 @@ class _Lanes:
     the exception that stopped the lane, then None when the lane ends) on one queue."""
 
     def __init__(self, task: Callable[[int, int], Any], chunks: list[tuple[int, int]], jobs: int) -> None:
-
         self.waiting = list(reversed(chunks))
         self.lock = threading.Lock()
         self.results: queue.Queue = queue.Queue()

@@ -59,7 +59,6 @@ def test_the_page_offers_the_levels_and_asks_what_they_cost(client) -> None:
 
 
 def test_the_skills_route_measures_the_draft_once_per_config_and_players(client, monkeypatch) -> None:
-
     measured = []
 
     def counted(*args, **kwargs):

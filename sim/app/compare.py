@@ -132,7 +132,6 @@ def _compared(pair: _Pair, margins: Any, games: int, say: Any) -> Comparison:
     base, variant = pair.plans["base"], pair.plans["variant"]
     result = Comparison(out, margins=margins, pair=pair)
     if ask.until_decided:
-
         try:
             done = play_until_decided(pair.play_to, lambda: pair.judge(margins), games, ask.minutes, say,
                                       first=first_round(base.smallest_chunk()), words=CHANGE_WORDS)
@@ -202,7 +201,6 @@ def _changes(base: Any, variant: Any) -> list[str]:
 
 
 def _text(ask: CompareRequest, base: Any, variant: Any, pair: _Pair, verdicts: list) -> str:
-
     b, v, p = pair.last  # the tallies `judge` read
     head = (f"compare: {ask.base} (base) with {ask.variant} (variant): {base.game}, {ask.players} "
             f"players, {agents_text(b.manifest)}, seed {ask.seed}, {int(p['games']):,} games each on the "

@@ -311,7 +311,6 @@ class RunJudge:
         self.run: Any = None
 
     def __call__(self) -> list[Verdict]:
-
         self.run = read_run_tally(self.run_dir)
         return run_verdicts(self.run, self.margins)
 

@@ -62,7 +62,6 @@ def command(name: str) -> ModuleType:
 
 
 def _version() -> str:
-
     try:
         return metadata.version("balance-toolkit")
     except metadata.PackageNotFoundError:  # run from a source tree that was never installed

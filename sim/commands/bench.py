@@ -40,13 +40,11 @@ def run(args: argparse.Namespace) -> int:
     if args.against is not None and args.runner:
         raise ConfigError("--against: compares `balance bench`'s figures, not --runner's; give one of them")
     if args.against is not None:
-
         result = bench_against(args.against, args.scale, args.repeats,
                                say=lambda line: print(line, file=sys.stderr, flush=True))
         print(json.dumps(result, indent=2) if args.json else format_against(result))
         return 0
     if args.runner:
-
         figures = run_runner_bench(args.games, args.repeats)
         print(json.dumps(figures, indent=2) if args.json else format_runner_bench(figures))
         return 0

@@ -15,7 +15,6 @@ PARSER = examples("balance compare base.toml my-variant.toml --players 3",
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-
     parser.add_argument("base", help="the base TOML config")
     parser.add_argument("variant", help="the variant TOML config (the same game)")
     parser.add_argument("--players", type=players_int, required=True, help="number of players (required)")

@@ -18,7 +18,6 @@ PARSER = examples("balance explore configs/tunes/kamakura-3p-chit-points-explore
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-
     parser.add_argument("tune_file",
                         help="TOML tune file with an [explore] table (docs/howto/explore.md): base, players, "
                              "agents, seed, budget (games), [space], [[constraints]], [target].tolerance")

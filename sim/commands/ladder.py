@@ -34,7 +34,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     started = time.perf_counter()
     options = RunOptions.from_args(args)
     game = _game(args.game)

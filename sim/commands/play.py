@@ -26,7 +26,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     play_game(games.spec(args.game), args.players, args.agents, seed, config=args.config)
     return 0

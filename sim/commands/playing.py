@@ -46,7 +46,6 @@ def play_run(plan: Any, games_asked: int, options: RunOptions, unit: str) -> Any
     out = options.out or default_out(plan)
     show = not options.quiet and sys.stderr.isatty()
     if not options.quiet:
-
         announce_compiling(plan.spec, lambda line: print(f"balance: {line}", file=sys.stderr, flush=True))
     with tqdm(total=games_asked, unit=unit, disable=not show, smoothing=0.1, desc=plan.game) as bar:
         result = simulate(plan, games_asked, out, jobs=options.jobs, backend=options.backend,

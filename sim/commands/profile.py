@@ -18,7 +18,6 @@ PARSER = examples("balance profile configs/kamakura/base.toml --players 3 --leve
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-
     parser.add_argument("config", help="TOML config of any game (its `game` key says which)")
     parser.add_argument("--players", type=players_int, required=True, help="number of players (required)")
     parser.add_argument("--levels",

@@ -17,7 +17,6 @@ PARSER = examples("balance sheet configs/kamakura/base.toml --jobs 2",
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-
     parser.add_argument("config", help="TOML config of any game (its `game` key says which)")
     parser.add_argument("--players", help="player counts, e.g. 3,4 (default: every count the game allows; a "
                                           "count with a rule of its own, once per value of it)")
@@ -38,7 +37,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     started = time.perf_counter()
     options = RunOptions.from_args(args)
     result = run_sheet(args.config, players=args.players, levels=args.levels, games_cap=args.games,

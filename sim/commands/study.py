@@ -24,6 +24,5 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     print(format_study(run_study(args.config, args.players, args.agents, args.games, args.seed)))
     return 0

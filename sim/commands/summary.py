@@ -22,7 +22,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     options = RunOptions.from_args(args)
     margins = parse_margins(args.margin, args.questions)
     # refuse any bad directory before printing anything; a `balance values` run prints its values. A

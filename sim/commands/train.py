@@ -43,7 +43,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     started = time.perf_counter()
     options = RunOptions.from_args(args)
     result = train(games.spec(args.game), args.players, config=args.config, games_per_round=args.games,

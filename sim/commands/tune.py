@@ -20,7 +20,6 @@ PARSER = examples("balance tune configs/tunes/kamakura-3p-chit-points.toml",
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-
     parser.add_argument("tune_file",
                         help="TOML tune file, e.g. one of configs/tunes/; limits: budget and game counts "
                              "at most 10^9, at most 10,000 values a space key, racing at most 5,000 "

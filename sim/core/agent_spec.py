@@ -137,7 +137,6 @@ def resolved(spec: AgentSpec, game: Roster, players: int | None = None) -> str:
     values = {key: spec.params.get(key, kind[int(default)] if isinstance(kind, tuple) else kind(default))
               for key, (kind, default) in schema.items()}
     if kind_of.features and players is not None:
-
         path = _model_file(spec, game, players)
         # the shipped model by its place in the repository, so a run made in another clone (or a
         # moved checkout) is the same run; a named file as it was given; either with its bytes' digest

@@ -84,11 +84,12 @@ FILE_KEYS = ("base", "description", "players", "agents", "seed", "budget", "spac
              "constraints", "explore")
 EXPLORE_KEYS = ("measures", "cells", "ranges", "games", "batch", "iso_sigma", "focus", "elites", "refine",
                 "refine_per_cell", "refine_games", "polish", "polish_steps", "polish_children",
-                "confirm_games", "confirm_agents", "confirm_also", "tries")
+                "polish_changes", "confirm_games", "confirm_agents", "confirm_also", "tries")
 #: the [explore] keys of the stages after the search (refining, confirming, the elites): not part of the
 #: archive's identity, so changing them goes on from the archive
 AFTER_SEARCH = ("elites", "refine", "refine_per_cell", "refine_games", "polish", "polish_steps",
-                "polish_children", "confirm_games", "confirm_agents", "confirm_also", "tries")
+                "polish_children", "polish_changes", "confirm_games", "confirm_agents", "confirm_also",
+                "tries")
 #: the measures a design's games give, each with what it is (docs/howto/explore.md)
 MEASURES = {"length": "mean game length, in the game's own unit",
             "ties": "share of games whose top score is shared before the tie-break",
@@ -122,6 +123,7 @@ class Settings:
     polish: int = 0     # cells whose candidate is polished (sim/design/explore_polish.py); 0: none
     polish_steps: int = 4  # steps of a cell's local search
     polish_children: int = 8  # children a step plays
+    polish_changes: int = 2  # values a child moves one step
     confirm_games: int = 20000  # fresh games of each candidate and of the base (0: no confirmation)
     confirm_agents: str = ""  # the confirmation's agents ("": the file's)
     confirm_also: str = ""  # a second level each confirmed elite is replayed at, e.g. "expert" ("": none)
@@ -208,7 +210,8 @@ def _after_search(t: dict[str, Any], file: str, elites: int, games: int) -> dict
                           1, 10_000)
     refine_games = _refine_rounds(t.get("refine_games", max(games, Settings.refine_games[0])), file, games)
     polish = {key: expect_int(t.get(key, getattr(Settings, key)), file, f"explore.{key}", lo, 1000)
-              for key, lo in (("polish", 0), ("polish_steps", 1), ("polish_children", 1))}
+              for key, lo in (("polish", 0), ("polish_steps", 1), ("polish_children", 1),
+                              ("polish_changes", 1))}
     confirm_games = expect_int(t.get("confirm_games", Settings.confirm_games), file, "explore.confirm_games",
                                0, 10_000_000)
     if 0 < confirm_games < MIN_GAMES:

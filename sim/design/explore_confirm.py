@@ -470,7 +470,7 @@ def _summary(tune: Tune, settings: Settings, out: Path, designs: Sequence[dict],
             "cell_counts": list(settings.cells), "measures": list(settings.measures), "ranges": ranges,
             "tolerance": tune.target.tolerance, "settings": {k: getattr(settings, k) for k in (
                 "games", "batch", "iso_sigma", "focus", "elites", "refine", "refine_per_cell", "refine_games",
-                "polish", "polish_steps", "polish_children", "confirm_games", "tries")},
+                "polish", "polish_steps", "polish_children", "polish_changes", "confirm_games", "tries")},
             "best": {k: top[k] for k in ("iteration", "slot", "design", "games", *FIGURES)} if top else None,
             "cells_best": [{"cell": list(c), "seat_dev": r["seat_dev"], "games": r["games"],
                             **{m: r[m] for m in settings.measures}} for c, r in sorted(best.items())]}

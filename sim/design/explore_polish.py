@@ -2,11 +2,13 @@
 candidate that is near fair but not fair enough to be confirmed is improved by a short local search that
 stays in its cell.
 
-Each step mutates the design `polish_children` times (an isotropic step of `iso_sigma` in the unit cube,
-rounded and repaired into the constraints as the search's designs are) and plays every child on the same
-first `refine_games[0]` games of the file's seed sequence as its parent's refined figures (common seeds: a
-child that changes a few values plays most games as its parent does, so the two are compared far more
-precisely than on independent games). The fairest child whose measures stay in the cell replaces the parent
+Each step mutates the design `polish_children` times (each child moves `polish_changes` values chosen at
+random one step along their dimension, then is repaired into the constraints as the search's designs are)
+and plays every child on the same first `refine_games[0]` games of the file's seed sequence as its
+parent's refined figures (common seeds: a child that changes two values plays most games as its parent
+does, its luck on those seeds shared, so the two are compared far more precisely than on independent
+games, and the parent's figure, flattered by having been chosen on those games, flatters the child
+alike). The fairest child whose measures stay in the cell replaces the parent
 when it is fairer; after `polish_steps` steps a changed design plays on to the last refining round and
 becomes the cell's candidate when it is fairer there too. The confirmation on fresh games still decides:
 polishing only chooses which designs are worth its games.
@@ -24,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from sim.design.explore import Explorer, cell_of, derived_seed, figures_of, merge_measured, values_at
+from sim.design.explore import Explorer, cell_of, derived_seed, figures_of, merge_measured
+from sim.design.search_space import SearchSpace
 
 
 def stats_at(explorer: Explorer, values: list[Any], games: int, have: dict[str, Any] | None = None,
@@ -51,6 +54,23 @@ def stats_at(explorer: Explorer, values: list[Any], games: int, have: dict[str, 
     with explorer.db:
         explorer.db.execute("INSERT INTO refined VALUES (?, ?, ?)", (key, games, json.dumps(stats)))
     return stats
+
+
+def neighbour(space: SearchSpace, values: list[Any], changes: int, rng: np.random.Generator) -> list[Any]:
+    """`values` with `changes` dimensions (drawn without repeats) moved one step up or down their values,
+    then repaired into the constraints."""
+    out = list(values)
+    for k in rng.choice(len(out), size=min(changes, len(out)), replace=False):
+        options = space.dimensions[k].values
+        i = options.index(out[k]) + int(rng.choice((-1, 1)))
+        out[k] = options[min(max(i, 0), len(options) - 1)]
+    return space.repair(out)
+
+
+def position(space: SearchSpace, values: list[Any]) -> np.ndarray:
+    """A design's point of the unit cube (each value's position among its dimension's values)."""
+    return np.array([d.values.index(v) / max(1, len(d.values) - 1) for d, v in zip(space.dimensions, values,
+                                                                                   strict=True)])
 
 
 def polish_order(refined: dict[tuple[int, ...], dict], room: float, count: int) -> list[tuple[int, ...]]:
@@ -84,7 +104,7 @@ def polish_cell(explorer: Explorer, cell: tuple[int, ...], candidate: dict[str, 
     s, space = explorer.settings, explorer.space
     games = s.refine_games[0]
     rng = np.random.default_rng(derived_seed("explore-polish", explorer.tune.seed, *cell))
-    x = np.asarray(candidate["solution"], dtype=np.float64)
+    x = position(space, candidate["design"])
     values = candidate["design"]
     parent = stats_at(explorer, values, games, counted=False)  # refining played and counted them
     dev = figures_of(parent)["seat_dev"]
@@ -93,8 +113,8 @@ def polish_cell(explorer: Explorer, cell: tuple[int, ...], candidate: dict[str, 
     for _ in range(s.polish_steps):
         best = None
         for _ in range(s.polish_children):
-            child_x = np.clip(x + rng.normal(scale=s.iso_sigma, size=x.shape), 0.0, 1.0)
-            child = values_at(space, child_x)
+            child = neighbour(space, values, s.polish_changes, rng)
+            child_x = position(space, child)
             stats = None if child == values else stats_at(explorer, child, games)
             if stats is None:
                 continue

@@ -148,7 +148,6 @@ def plan_ladder(spec: GameSpec, players: int, config: str | os.PathLike[str] | N
     check_out(out, "ladder folder", (LADDER_MANIFEST,))  # the rule of every --out
     manifest_path = out / LADDER_MANIFEST
     if manifest_path.is_file():
-
         old = read_ladder_manifest(out)
         ours = {"game": game, "players": players, "config_hash": steps[0].plan.config_hash, "seed": seed}
         differs = [k for k, v in ours.items() if old.get(k) != v]
@@ -185,7 +184,6 @@ def run_ladder(spec: GameSpec, players: int, config: str | os.PathLike[str] | No
         path.write_text(text)
     result = LadderResult(out, steps)
     if jobs > 1 and any(RunDirectory(s.out).finished_games() < games for s in steps):
-
         prestart_workers(jobs, spec)
     for i, step in enumerate(steps, 1):
         label = f"[{i}/{len(steps)}] {step.name}"

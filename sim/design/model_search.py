@@ -61,7 +61,6 @@ UNPRICED = 1.0
 
 
 def make_sampler(name: str, seed: int, startup: int, objectives: int):
-
     if name == "tpe":
         return optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup, multivariate=True)
     if name == "cmaes":

@@ -73,7 +73,6 @@ def _points(records: list, tune: Tune) -> list:
 
 
 def _candidate(tune: Tune, values: list[Any], slug: str) -> Candidate:
-
     space = tune.search_space
     changed = {d.path: v for d, v, b in zip(space.dimensions, values, space.base_values(), strict=True)
                if v != b}
@@ -162,7 +161,6 @@ def run_model_tune(tune: Tune, out: Path, jobs: int, backend: str, scheduler: st
             summary.update(_write_recommended(tune, out, rec))
         write_summary(out, summary)
         if report:
-
             summary["report"] = os.fspath(build_search_report(out))
     return summary
 

@@ -193,7 +193,6 @@ def plan_profile(config: str | os.PathLike[str], players: int, levels: str | Non
             raise ConfigError(f"--levels: {name}: {err}") from None
         values_plan = values_out = None
         if values:
-
             values_plan, values_out = plan_values(config, players, name, seed, None), out / f"{slug}-values"
         planned.append(Level(name=name, slug=slug, plan=plan, out=out / slug, values_plan=values_plan,
                              values_out=values_out))
@@ -265,7 +264,6 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
     if values:
         todo += [(lv.values_plan, lv.values_out, base_games) for lv in planned]
     if jobs > 1 and (until_decided or not all(_finished(o, p, n) for p, o, n in todo)):
-
         prestart_workers(jobs, spec)
     for i, level in enumerate(planned, 1):
         label = f"[{i}/{len(planned)}] {level.name}"
@@ -334,7 +332,6 @@ class StableJudge:
         self.pair: dict[str, Any] | None = None
 
     def __call__(self) -> list:
-
         top, second = read_run_tally(self.top.out), read_run_tally(self.second.out)
         self.pair = top_pair(top, second)
         if self.pair is None:  # play_to brings both to the same games: a damaged level's parts
@@ -344,7 +341,6 @@ class StableJudge:
         return change_verdicts(second.common, top.common, self.pair, unit, self.margins, fairer=False)
 
     def plan(self) -> int | None:
-
         return games_if_unchanged(self.pair, self.margins) if self.pair is not None else None
 
 

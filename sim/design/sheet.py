@@ -224,7 +224,6 @@ def _write_variant(table: Table, config: Path) -> None:
 
 
 def read_sheet_manifest(out: Path) -> dict[str, Any]:
-
     return read_json_object(out / SHEET_MANIFEST, "sheet manifest", ("tables",))
 
 

@@ -477,7 +477,6 @@ def _run_locked(sweep: Sweep, out: Path, runs: list, jobs: int, report: bool, sa
     manifest = json.dumps(sweep_manifest(sweep, runs, out), indent=2, default=str)
     write_if_changed(out / SWEEP_MANIFEST, manifest)
     if jobs > 1 and any(finished_games(r.out) < sweep.games for r in runs):
-
         prestart_workers(jobs, sweep.spec)
     played = skipped = 0
     result = SweepResult(out, runs, 0, 0, 0.0)
@@ -492,7 +491,6 @@ def _run_locked(sweep: Sweep, out: Path, runs: list, jobs: int, report: bool, sa
         say(f"{label}: {res.played} games in {res.seconds:.1f} s ({run.out})")
     result.played, result.skipped = played, skipped
     if report:
-
         result.report = build_sweep_report(out, jobs=jobs)
     result.seconds = time.perf_counter() - started
     return result

@@ -69,13 +69,11 @@ class GamePool:
     whole tune."""
 
     def __init__(self, jobs: int, backend: str = "loky", scheduler: str | None = None) -> None:
-
         self.jobs = jobs
         self.backend = backend
         self._parallel = None
         self._client = None
         if backend == "dask":
-
             self._client = connect_dask(scheduler, jobs)  # the runner's: a LocalCluster, or --scheduler
         elif jobs > 1:
             self._parallel = Parallel(n_jobs=jobs, backend="loky")
@@ -108,5 +106,4 @@ class GamePool:
         if self._parallel is not None:
             self._parallel.__exit__(None, None, None)
         if self._client is not None:
-
             close_dask(self._client)  # and the LocalCluster it started

@@ -123,7 +123,6 @@ def candidate_config_text(tune: Tune, cand: Candidate, note: str = "",
 
 
 def _plan(tune: Tune, config: dict[str, Any], path: Path, seed: int) -> RunPlan:
-
     rules = validate(tune.spec, config, tune.players, os.fspath(path))
     specs = parse_agents(tune.agents, tune.players, tune.spec)
     check_models(specs, tune.spec, tune.players, rules.config_hash)
@@ -162,7 +161,6 @@ def run_tune(tune_file: str | os.PathLike[str], out: str | os.PathLike[str] | No
     (out / TUNE_MANIFEST).write_text(json.dumps(state, indent=2, default=_json))
     page = None
     if report:
-
         page = build_tune_report(out)
     return TuneResult(out=out, recommended=cand, config_file=rec_path, report=page, met=met,
                       statement=statement, race_games=counts["race_games"],
@@ -221,7 +219,6 @@ class CandidatePlays:
         self.tune, self.out, self.plans = tune, out, plans
         self.executor = None
         if jobs > 1:
-
             self.executor = get_reusable_executor(max_workers=jobs)
 
     def task(self, slug: str, games: int) -> dict[str, Any]:
@@ -328,7 +325,6 @@ class PricingCost:
     `confirmation` the bound for the confirmation's base games at the dearest candidate."""
 
     def __init__(self, tune: Tune, plans: dict[str, RunPlan]) -> None:
-
         study = tune.spec.values
         self.kinds = {slug: len(study.components(plan_rules(plan))) for slug, plan in plans.items()}
         self.players, self.racing = tune.players, tune.racing
