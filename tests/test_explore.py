@@ -31,6 +31,7 @@ from sim.core.config import load_toml
 from sim.design.component_balance import SHARE_SCALE
 from sim.design.explore import FIGURES, cell_of, figures_of, load_explore
 from sim.design.explore_confirm import Confirmer, confirm_room
+from sim.design.explore_polish import polish_order
 from sim.design.files import validate
 from sim.design.overrides import apply_overrides
 from sim.design.trial_games import play_chunk
@@ -319,6 +320,20 @@ def test_polishing_moves_a_cells_candidate_within_its_cell(tmp_path) -> None:
     again = main(["explore", str(file), "--jobs", "1", "--out", str(out), "--quiet"])
     s2 = json.loads((out / "summary.json").read_text())
     assert again == 0 and s2["polished"] == s["polished"] and s2["played_now"] == 0
+
+
+def test_polishing_goes_first_where_no_fair_candidate_plays_alike() -> None:
+    """Cells beyond the room (0.9 pp here) are polished; those that a candidate within the room plays like
+    (within a cell's width, 1 turn and 0.05 of ties) wait behind the others, each group fairest first."""
+    def row(dev: float, length: float, ties: float) -> dict:
+        return {"seat_dev": dev, "length": length, "ties": ties}
+    refined = {(0, 0): row(0.005, 30.2, 0.05),   # within the room: tried as it is
+               (1, 0): row(0.012, 30.9, 0.06),   # plays like (0, 0)
+               (5, 0): row(0.020, 35.0, 0.06),   # plays like no candidate within the room
+               (6, 2): row(0.030, 36.0, 0.15)}
+    order = polish_order(refined, 0.009, 10, [1.0, 0.05], ("length", "ties"))
+    assert order == [(5, 0), (6, 2), (1, 0)]
+    assert polish_order(refined, 0.009, 1, [1.0, 0.05], ("length", "ties")) == [(5, 0)]
 
 
 def test_a_folder_of_another_explore_is_refused(straight, tmp_path, capsys) -> None:

@@ -73,22 +73,40 @@ def position(space: SearchSpace, values: list[Any]) -> np.ndarray:
                                                                                    strict=True)])
 
 
-def polish_order(refined: dict[tuple[int, ...], dict], room: float, count: int) -> list[tuple[int, ...]]:
+def polish_order(refined: dict[tuple[int, ...], dict], room: float, count: int, widths: Sequence[float],
+                 measures: Sequence[str]) -> list[tuple[int, ...]]:
     """The cells polished: those whose candidate is beyond the confirmation's room (a candidate within it
-    is tried as it is), the `count` fairest of them (ties by cell)."""
+    is tried as it is), the `count` first of them: first the cells no candidate within the room plays like
+    (within one cell's `widths` in every measure: a new elite can only come from a cell that plays
+    differently), then the others, each group fairest first (ties by cell)."""
+    within = [r for r in refined.values() if r["seat_dev"] <= room]
+
+    def covered(r: dict[str, Any]) -> bool:
+        return any(all(abs(r[m] - w[m]) < width for m, width in zip(measures, widths, strict=True))
+                   for w in within)
+
     beyond = [c for c, r in refined.items() if r["seat_dev"] > room]
-    return sorted(beyond, key=lambda c: (refined[c]["seat_dev"], c))[:count]
+    return sorted(beyond, key=lambda c: (covered(refined[c]), refined[c]["seat_dev"], c))[:count]
 
 
 def polish(explorer: Explorer, refined: dict[tuple[int, ...], dict], ranges: Sequence[Sequence[float]],
            room: float) -> tuple[dict[tuple[int, ...], dict], list[dict[str, Any]]]:
     """The refined candidates with the polished cells' candidates replaced where polishing found a fairer
-    design in the cell, and a record of every cell polished (before, after, steps that moved)."""
+    design in the cell, and a record of every cell polished (before, after, steps that moved). The next
+    cell is chosen after each one (`polish_order` on the candidates as they are then), so a cell that a
+    newly polished design now plays like waits behind those no candidate covers."""
     s = explorer.settings
     if not s.polish or not s.refine_games:
         return refined, []
     out, records = dict(refined), []
-    for cell in polish_order(refined, room, s.polish):
+    widths = [(hi - lo) / n for (lo, hi), n in zip(ranges, s.cells, strict=True)]
+    done: set[tuple[int, ...]] = set()
+    while len(done) < s.polish:
+        left = [c for c in polish_order(out, room, len(out), widths, s.measures) if c not in done]
+        if not left:
+            break
+        cell = left[0]
+        done.add(cell)
         row, record = polish_cell(explorer, cell, refined[cell], ranges)
         records.append(record)
         if row is not None and row["seat_dev"] < out[cell]["seat_dev"]:
