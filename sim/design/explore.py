@@ -199,7 +199,7 @@ def check_budget(settings: Settings, file: str, budget: int) -> None:
                              f"batch of {batch} designs at {games:,} each and the {settings.reserve():,} "
                              "kept for refining and confirming; give at least "
                              f"{need:,}, or lower explore.games, explore.batch, explore.refine, "
-                             "explore.confirm_games or explore.tries")
+                             "explore.polish, explore.confirm_games or explore.tries")
 
 
 def _after_search(t: dict[str, Any], file: str, elites: int, games: int) -> dict[str, Any]:
