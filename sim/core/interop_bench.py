@@ -93,7 +93,7 @@ def interop_lines(name: str, f: dict[str, Any]) -> list[str]:
         if rate is None:
             out.append(f"    random, {label:<15}: {MISSING[key]}")
             continue
-        ratio = f" (the batch path is {batch / rate:,.0f}x faster)" if batch else ""
+        ratio = f"; the batch path is {batch / rate:,.0f}x faster" if batch else ""
         out.append(f"    random, {label:<15}: {rate:>10,.1f} games/s "
-                   f"({f[f'{name}_interop_games_per_repeat']} games a repeat){ratio}")
+                   f"({f[f'{name}_interop_games_per_repeat']} games a repeat{ratio})")
     return out
