@@ -35,8 +35,9 @@ def test_tune_files_copy_the_explore_space_and_split_the_budget(tmp_path) -> Non
         for key in ("space", "constraints", "target", "players", "agents"):
             assert tune[key] == explore[key]
         assert tune["search"] == m.SEARCH
-    with pytest.raises(ConfigError, match="budget"):  # 1,096,000 / 100 pays no 20,000-game confirmation
-        m.write_tunes(EXAMPLE, tmp_path / "many", 100, m.SEARCH)
+    runs = explore["budget"] // 20000 + 1  # so many runs that a tune's share pays no 20,000-game confirmation
+    with pytest.raises(ConfigError, match="budget"):
+        m.write_tunes(EXAMPLE, tmp_path / "many", runs, m.SEARCH)
 
 
 def test_largest_distinct_set() -> None:
