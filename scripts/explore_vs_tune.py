@@ -212,12 +212,17 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 
 def sentence(explore: dict[str, Any], tunes: dict[str, Any], runs: int) -> str:
-    return (f"explore: {counted(explore['fair'], 'confirmed fair design', 'confirmed fair designs')} "
-            f"({explore['games']:,} games), of which {len(explore['distinct'])} differ pairwise; "
+    return (f"explore ({explore['games']:,} games): "
+            f"{_side(explore, 'confirmed fair design', 'confirmed fair designs')}; "
             f"{runs} tunes at the same budget ({tunes['games']:,} games): "
-            f"{counted(tunes['fair'], 'fair recommendation', 'fair recommendations')}, of which "
-            f"{len(tunes['distinct'])} differ pairwise (differ: mean length apart by >= {LENGTH_GAP:g} "
-            f"or tie rate by >= {100 * TIES_GAP:g} pp, on confirmation games)")
+            f"{_side(tunes, 'fair recommendation', 'fair recommendations')} (differ: mean length apart by >= "
+            f"{LENGTH_GAP:g} or tie rate by >= {100 * TIES_GAP:g} pp, on confirmation games)")
+
+
+def _side(side: dict[str, Any], one: str, many: str) -> str:
+    """"4 confirmed fair designs, of which 4 differ pairwise", or "no fair recommendation"."""
+    found = counted(side["fair"], one, many)
+    return found if not side["fair"] else f"{found}, of which {len(side['distinct'])} differ pairwise"
 
 
 def main() -> None:
