@@ -3,9 +3,11 @@
 Each figure is the median of several timed repeats after a warm-up (numba compiles on first call); the
 batch figures run on one core (the kernels are single-threaded). Every registered game is timed at its
 spec's `bench_players`: random and greedy self-play through the batch path, random play through the
-readable API, and whatever the game's own bench module adds (its search, sim/<game>/bench.py). For a game
-with an expert it also says what a designer waits for: the games and seconds that decide the seat questions
-at a 2 percentage-point margin in expert self-play (`seat_question`).
+readable API, random play through OpenSpiel's and PettingZoo's APIs where the game has those adapters
+(sim/core/interop_bench.py: each measured when its optional extra is installed), and whatever the game's
+own bench module adds (its search, sim/<game>/bench.py). For a game with an expert it also says what a
+designer waits for: the games and seconds that decide the seat questions at a 2 percentage-point margin in
+expert self-play (`seat_question`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from analysis.verdicts import Margins, about, duration
 from sim import games
 from sim.app.until_decided import games_if_no_difference
 from sim.core.agent_spec import agent_arrays
+from sim.core.interop_bench import interop_figures, interop_lines
 from sim.core.rng import game_seeds, new_rng
 
 #: the margin of the seat questions whose time `balance bench` reports (a share: 2 percentage points)
@@ -194,6 +197,7 @@ def run_bench(scale: float = 1.0, repeats: int = 5) -> dict:
         if spec.bench is not None:
             rules = spec.default_rules(spec.bench_players)
             figures.update(spec.bench.figures(rules, scale, repeats, search_rate))
+        figures.update(interop_figures(spec, max(2, int(20 * scale)), repeats))
     figures["machine"] = (f"{platform.machine()}, {os.cpu_count()} cpus, python {platform.python_version()}, "
                           f"numba {numba.__version__}, numpy {np.__version__}")
     return figures
@@ -233,4 +237,5 @@ def format_bench(figures: dict) -> str:
     for spec in games.specs():
         if spec.bench is not None:
             lines += spec.bench.lines(figures)
+        lines += interop_lines(spec.name, spec.vocabulary.title, figures)
     return "\n".join(lines + seat_question_lines(figures))

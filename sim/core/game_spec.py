@@ -150,6 +150,11 @@ class GameSpec:
     #: `balance train`: (rules, seeds, seating, params) -> the expert's training positions: `features`
     #: (rows, features), `gained` (what the seat went on to score from there), `seat`, `game`
     training_ref: CodeRef | None = None
+    #: the game through other libraries' APIs, each an optional extra's adapter taking `players=`: a pyspiel
+    #: game (sim/<game>/openspiel_game.py) and a PettingZoo AEC environment (sim/<game>/pettingzoo_env.py),
+    #: timed by `balance bench` (sim/core/interop_bench.py) when the extra is installed
+    openspiel_ref: CodeRef | None = None
+    pettingzoo_ref: CodeRef | None = None
     bench_players: int = 3
     #: the `[rules]` keys where docs/rules.md names another plausible reading of the originals (R-9/R-20,
     #: R-14, R-21..R-23), each with the player counts it applies to (None: all): a report's run list says
@@ -247,4 +252,6 @@ def engine_spec(package: str, game_class: str, values: dict[str, Any] | None = N
                     tables_ref=ref("tables", "run_tables"), game_ref=ref("game", game_class),
                     policies_ref=ref("policies", "POLICIES"), terminal_ref=ref("terminal", "VIEW"),
                     bench_ref=_ref_if_there(package, "bench", "BENCH"),
-                    training_ref=_ref_if_there(package, "training", "positions"), values=study, **data)
+                    training_ref=_ref_if_there(package, "training", "positions"),
+                    openspiel_ref=_ref_if_there(package, "openspiel_game", "load"),
+                    pettingzoo_ref=_ref_if_there(package, "pettingzoo_env", "env"), values=study, **data)

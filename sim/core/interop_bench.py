@@ -1,7 +1,8 @@
 """Random play through the other libraries' APIs, timed for `balance bench` (issue: the engines where
 game-AI people work). Duck-typed over a pyspiel game and a PettingZoo AEC environment, so this module
-imports neither library: each game's bench module passes in what its adapters build, when the optional
-extras are installed.
+imports neither library: a game's spec names its adapters (`GameSpec.openspiel_ref`, `.pettingzoo_ref`,
+references that import their module when called), and `interop_figures` builds them for the bench's players
+(`adapter`), each None when its optional extra is not installed.
 
 Both loops draw every choice from one seeded generator: chance outcomes by their probabilities (OpenSpiel),
 and a uniform legal action (OpenSpiel's `legal_actions`, PettingZoo's action mask).
@@ -84,10 +85,34 @@ def interop_rates(name: str, openspiel_game: Any, pettingzoo_env: Any, games: in
     return out
 
 
-def interop_lines(name: str, f: dict[str, Any]) -> list[str]:
-    """The bench's lines for the two interfaces, each against the native batch path of the same run."""
+def adapter(ref: Callable[[], Callable[..., Any]] | None, players: int) -> Any:
+    """What an adapter module's builder (`ref()` imports it) makes for `players`; None when the game has no
+    such module or its optional extra is not installed (the import fails)."""
+    if ref is None:
+        return None
+    try:
+        return ref()(players=players)
+    except ImportError:
+        return None
+
+
+def interop_figures(spec: Any, games: int, repeats: int) -> dict[str, Any]:
+    """`interop_rates` of a game's spec (its name, its adapters' references) at its `bench_players`; no
+    figures for a game with neither adapter."""
+    if spec.openspiel_ref is None and spec.pettingzoo_ref is None:
+        return {}
+    players = spec.bench_players
+    spiel, zoo = adapter(spec.openspiel_ref, players), adapter(spec.pettingzoo_ref, players)
+    return interop_rates(spec.name, spiel, zoo, games, repeats)
+
+
+def interop_lines(name: str, title: str, f: dict[str, Any]) -> list[str]:
+    """The bench's lines for the two interfaces under a heading naming the game by its `title`, each
+    against the native batch path of the same run; none when the run has no such figures."""
+    if f"{name}_interop_games_per_repeat" not in f:
+        return []
     batch = f.get(f"{name}_random_games_per_s")
-    out = []
+    out = [f"  {title} through other libraries' APIs (base config, the bench's players):"]
     for key, label in (("openspiel", "OpenSpiel API"), ("pettingzoo", "PettingZoo AEC")):
         rate = f.get(f"{name}_{key}_random_games_per_s")
         if rate is None:

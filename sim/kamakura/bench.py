@@ -1,8 +1,9 @@
 """Kamakura's part of `balance bench`: MCTS iterations per second, ours and OpenSpiel's MCTSBot on the
 adapter game at the same position with the same algorithm (UCT, one rollout to the end of the game per
-iteration, uniform over the legal actions, win reward), in the same run; our agent with its defaults
-(whole turns, greedy rollouts over one round); and random games per second through OpenSpiel's and
-PettingZoo's APIs (sim/core/interop_bench.py), when their extras are installed."""
+iteration, uniform over the legal actions, win reward), in the same run (OpenSpiel's when its extra is
+installed); and our agent with its defaults (whole turns, greedy rollouts over one round). Random games
+through OpenSpiel's and PettingZoo's APIs are timed for every game with those adapters
+(sim/core/interop_bench.py, from sim/app/bench.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
-from sim.core.interop_bench import interop_lines, interop_rates
 from sim.kamakura import search, uct
 from sim.kamakura.game import KamakuraGame
 
@@ -31,8 +31,6 @@ def figures(rules: Any, scale: float, repeats: int, rate: Callable[..., float]) 
         "kamakura_mcts_iters_per_search": iters,
         "kamakura_mcts_position": "start of a 3-player game, base config, seed 0",
     }
-    spiel, zoo = _adapters(rules.players)
-    out.update(interop_rates("kamakura", spiel, zoo, max(2, int(20 * scale)), repeats))
     try:
         from sim.kamakura.openspiel_game import openspiel_mcts_iters_per_s
     except ImportError:  # the optional extra is not installed
@@ -42,22 +40,6 @@ def figures(rules: Any, scale: float, repeats: int, rate: Callable[..., float]) 
     out["openspiel_mcts_iters_per_s"] = round(theirs, 1)
     out["mcts_ours_over_openspiel"] = round(full / theirs, 1)
     return out
-
-
-def _adapters(players: int) -> tuple[Any, Any]:
-    """The OpenSpiel game and the PettingZoo environment of the base config (None where the optional extra
-    is not installed)."""
-    try:
-        from sim.kamakura.openspiel_game import load
-        spiel = load(players)
-    except ImportError:
-        spiel = None
-    try:
-        from sim.kamakura.pettingzoo_env import env
-        zoo = env(players=players)
-    except ImportError:
-        zoo = None
-    return spiel, zoo
 
 
 def lines(f: dict) -> list[str]:
@@ -73,8 +55,7 @@ def lines(f: dict) -> list[str]:
         theirs = f["openspiel_mcts_iters_per_s"]
         out.append(f"    OpenSpiel MCTSBot on the adapter game: {theirs:>10,.1f} it/s "
                    f"(ours is {f['mcts_ours_over_openspiel']:,.0f}x faster)")
-    out.append("  Kamakura through other libraries' APIs (base config, the bench's players):")
-    return out + interop_lines("kamakura", f)
+    return out
 
 
 BENCH = SimpleNamespace(figures=figures, lines=lines)

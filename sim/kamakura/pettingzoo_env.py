@@ -51,6 +51,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from sim.core.aec_env import SeatsAECEnv
 from sim.kamakura import kernels as K
 from sim.kamakura.game import KamakuraGame, KamakuraState
 from sim.kamakura.observer import KamakuraObserver
@@ -67,8 +68,9 @@ def env(**kwargs: Any) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(wrapped)
 
 
-class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped environment)
-    """Kamakura for one player count and config (see the module's docstring).
+class raw_env(SeatsAECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped environment)
+    """Kamakura for one player count and config (see the module's docstring); the AEC bookkeeping of
+    `step` and `reset` is the base class's (sim/core/aec_env.py).
 
     ``players`` 2-4; ``config`` a Kamakura TOML config (None: configs/kamakura/base.toml); ``seed`` the
     first reset's setup seed; ``rules`` keys of the config's ``[rules]`` table to override (e.g.
@@ -95,24 +97,12 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
         self.action_spaces = {agent: spaces.Discrete(K.N_ACTIONS) for agent in self.possible_agents}
         self.position: KamakuraState = self.api.new_state(seed)
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self._next_seed = seed
         self.position = self.api.new_state(self._next_seed)
         self._next_seed += 1
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict] = {agent: {} for agent in self.agents}
-        self.agent_selection = self.possible_agents[self.api.to_move(self.position)]
+        self._start()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The observer's tensor from ``agent``'s seat, and its legal actions' mask."""
@@ -123,21 +113,14 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
             mask[self.api.legal_action_codes(self.position)] = 1
         return {"observation": self._observer.tensor.copy(), "action_mask": mask}
 
-    def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        self._cumulative_rewards[agent] = 0.0
-        self.position = self.api.apply_code(self.position, int(action))
-        if self.api.is_over(self.position):
-            returns = self.api.returns(self.position)
-            self.rewards = {a: float(returns[seat]) for seat, a in enumerate(self.possible_agents)}
-            self.terminations = dict.fromkeys(self.agents, True)
-        else:
-            self.rewards = dict.fromkeys(self.agents, 0.0)
-            self.agent_selection = self.possible_agents[self.api.to_move(self.position)]
-        self._accumulate_rewards()
+    def _play(self, agent: str, action: int) -> None:
+        self.position = self.api.apply_code(self.position, action)
+
+    def _to_move(self) -> int:
+        return self.api.to_move(self.position)
+
+    def _returns(self) -> list[float] | None:
+        return self.api.returns(self.position) if self.api.is_over(self.position) else None
 
     def render(self) -> str | None:
         """The position as text (``render_mode="ansi"``); None, with Gymnasium's warning, without a mode."""
@@ -146,6 +129,3 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
             return None
         return kamakura_view(self.api.to_dict(self.position), self.possible_agents,
                              over=self.api.is_over(self.position))
-
-    def close(self) -> None:
-        pass

@@ -35,6 +35,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from sim.core.aec_env import SeatsAECEnv
 from sim.sakura import kernels as K
 from sim.sakura import openspiel_game as og
 from sim.sakura.terminal import sakura_view
@@ -42,8 +43,9 @@ from sim.sakura.terminal import sakura_view
 __all__ = ["SakuraAECEnv", "env", "raw_env"]
 
 
-class SakuraAECEnv(AECEnv):
-    """Sakura for one player count and config; the agents are the seats."""
+class SakuraAECEnv(SeatsAECEnv):
+    """Sakura for one player count and config; the agents are the seats. The AEC bookkeeping of `step` and
+    `reset` is the base class's (sim/core/aec_env.py)."""
 
     metadata = {"render_modes": ["ansi"], "name": "sakura_v0", "is_parallelizable": False}
 
@@ -67,23 +69,11 @@ class SakuraAECEnv(AECEnv):
         self._rng = np.random.default_rng()
         self.state: og.SakuraSpielState | None = None
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._rng = np.random.default_rng(seed)
         self.state = self.game.new_initial_state()
         self._deal()
-        self.agents = self.possible_agents[:]
-        self.rewards = {agent: 0.0 for agent in self.agents}
-        self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
-        self.terminations = {agent: False for agent in self.agents}
-        self.truncations = {agent: False for agent in self.agents}
-        self.infos = {agent: {} for agent in self.agents}
-        self.agent_selection = self.possible_agents[self.state.current_player()]
+        self._start()
 
     def _deal(self) -> None:
         """Play chance (deals, draws, the court card) with the seeded generator up to a seat's move."""
@@ -99,25 +89,17 @@ class SakuraAECEnv(AECEnv):
             mask[self.state.legal_actions()] = 1
         return {"observation": self._observer.tensor.copy(), "action_mask": mask}
 
-    def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        action = int(action)
+    def _play(self, agent: str, action: int) -> None:
         if action not in self.state.legal_actions():
             raise ValueError(f"illegal action {action} for {agent}; legal: {self.state.legal_actions()}")
-        self._cumulative_rewards[agent] = 0.0
         self.state.apply_action(action)
         self._deal()
-        if self.state.is_terminal():
-            returns = self.state.returns()
-            for seat, name in enumerate(self.possible_agents):
-                self.rewards[name] = float(returns[seat])
-                self.terminations[name] = True
-        else:
-            self.agent_selection = self.possible_agents[self.state.current_player()]
-        self._accumulate_rewards()
+
+    def _to_move(self) -> int:
+        return self.state.current_player()
+
+    def _returns(self) -> list[float] | None:
+        return self.state.returns() if self.state.is_terminal() else None
 
     def render(self) -> str | None:
         if self.render_mode is None or self.state is None:
@@ -128,9 +110,6 @@ class SakuraAECEnv(AECEnv):
         obs.setdefault("has_selected", [card is not None for card in obs["selected"]])
         obs["to_move"] = who if who >= 0 else "nobody (the game is over)"
         return sakura_view(obs, self.possible_agents)
-
-    def close(self) -> None:
-        pass
 
 
 def raw_env(players: int = 4, config: str | os.PathLike[str] | None = None,
