@@ -91,6 +91,16 @@ def answer(s: dict[str, Any]) -> str:
             f"games; seats fair within {tol:g} pp by an equivalence test). {pairs_text(s['distinct'], unit)}")
 
 
+def polishing_text(s: dict[str, Any]) -> str:
+    """"polishing 11 cells (4,312,000 games; 6 moved, 5 now their cell's candidate), " or "" (none)."""
+    polished = s.get("polished") or []
+    if not polished:
+        return ""
+    moved, replaced = sum(bool(p["moved"]) for p in polished), sum(bool(p["replaced"]) for p in polished)
+    return (f"polishing {counted(len(polished), 'cell', 'cells')} ({s['polish_games']:,} games; "
+            f"{moved} moved, {replaced} now {'its' if replaced == 1 else 'their'} cell's candidate), ")
+
+
 def _length(e: dict[str, Any], unit: str) -> str:
     c = e["confirmation"]
     return f"{c['length']:.1f} {unit} [{c['length_low']:.1f}, {c['length_high']:.1f}]"
@@ -124,7 +134,7 @@ def candidates_table(records: list[dict[str, Any]], elites: bool) -> pd.DataFram
                "deviation_high": c["deviation_high"], "verdict": STATUS_WORDS.get(r["status"], r["status"]),
                "n": r["n"]}
         if elites:
-            row["config"] = r.get("file", "")
+            row["config"] = Path(r.get("file", "")).name  # in the explore's folder, named in the lead
             if "also" in r:
                 row["second_level"] = second_level_text(r["also"])
         else:
@@ -198,11 +208,11 @@ def write_explore_report(s: dict[str, Any], out: Path, runs: list[Any] | None = 
         f"{s['file']}: {s['game']}, {s['players']} players, agents {s['agents']}; search {s['designs']:,} "
         f"designs ({s['search_games']:,} games), refining {s['refined_designs']} designs of {s['refined']} "
         f"cells to {rounds_text(s['settings']['refine_games'])} games ({s['refine_games']:,} more), "
-        f"confirming {counted(len(s['tried']), 'candidate', 'candidates')} and the base on up to "
-        f"{s['settings']['confirm_games']:,} fresh "
+        f"{polishing_text(s)}confirming {counted(len(s['tried']), 'candidate', 'candidates')} and the base "
+        f"on up to {s['settings']['confirm_games']:,} fresh "
         f"games (seed {s['confirm_seed']}, agents {s['confirm_agents']}; {s['confirm_games']:,} games): "
         f"{s['games']:,} games of a {s['budget']:,} budget. Coverage: {s['cells_filled']} of {s['cells']} "
-        f"cells ({100 * s['cells_filled'] / s['cells']:.0f}%)."))
+        f"cells ({100 * s['cells_filled'] / s['cells']:.0f}%). The elites' config files are in {s['out']}."))
     if s["elites"]:
         lead.tables.append(("explore_elites", "Confirmed elites (figures on their confirmation games, 95% "
                             "intervals)", candidates_table(s["elites"], elites=True)))

@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sim.core.agent_spec import parse_agents  # noqa: E402
 from sim.core.config import apply_overrides  # noqa: E402
+from sim.design.component_balance import SHARE_SCALE  # noqa: E402
 from sim.design.explore import figures_of, load_explore, merge_measured, play_measured  # noqa: E402
 from sim.design.files import validate  # noqa: E402
 
@@ -33,9 +34,7 @@ def refined_designs(out: Path) -> list[tuple[float, int, list]]:
                 furthest[design] = (games, json.loads(stats))
     rows = []
     for design, (games, st) in furthest.items():
-        total = sum(st["wins"])
-        dev = max(abs(w / total - 1 / len(st["wins"])) for w in st["wins"])
-        rows.append((dev, games, json.loads(design)))
+        rows.append((figures_of(st)["seat_dev"], games, json.loads(design)))
     return sorted(rows, key=lambda r: r[0])
 
 
@@ -61,13 +60,11 @@ def main() -> None:
         parts = Parallel(n_jobs=2)(delayed(_chunk)(args.file, values, s, n)
                                    for s, n in ((0, half), (half, args.games - half)))
         stats = merge_measured(parts[0], parts[1])
-        total = sum(stats["wins"])
-        shares = [w / total for w in stats["wins"]]
-        fresh = max(abs(x - 1 / len(shares)) for x in shares)
+        shares = [w / SHARE_SCALE / stats["games"] for w in stats["wins"]]
         f = figures_of(stats)
-        print(f"refined {100 * dev:.2f} pp on {games:,} games -> {100 * fresh:.2f} pp on {args.games:,} "
-              f"fresh games; seats {[round(100 * x, 1) for x in shares]}%, length {f['length']:.1f}, "
-              f"ties {100 * f['ties']:.1f}%", flush=True)
+        print(f"refined {100 * dev:.2f} pp on {games:,} games -> {100 * f['seat_dev']:.2f} pp on "
+              f"{args.games:,} fresh games; seats {[round(100 * x, 1) for x in shares]}%, "
+              f"length {f['length']:.1f}, ties {100 * f['ties']:.1f}%", flush=True)
 
 
 if __name__ == "__main__":

@@ -29,9 +29,9 @@ from sim.commands import main
 from sim.core.agent_spec import parse_agents
 from sim.core.config import load_toml
 from sim.design.component_balance import SHARE_SCALE
-from sim.design.explore import FIGURES, cell_of, figures_of, load_explore
+from sim.design.explore import FIGURES, figures_of, load_explore
 from sim.design.explore_confirm import Confirmer, confirm_room
-from sim.design.explore_polish import polish_order
+from sim.design.explore_polish import near_cell, polish_order
 from sim.design.files import validate
 from sim.design.overrides import apply_overrides
 from sim.design.trial_games import play_chunk
@@ -193,6 +193,10 @@ def test_a_finished_explore_run_again_plays_nothing(straight, capsys) -> None:
     assert main(["explore", str(file), "--jobs", "1", "--out", str(out)]) == 0
     printed = capsys.readouterr()
     assert "0 played now" in printed.out and "resumed:" in printed.err
+    summary = json.loads((out / "summary.json").read_text())
+    confirming = [line for line in printed.err.splitlines() if line.startswith("confirmation of ")]
+    assert confirming and all(f" of {summary['budget']:,} games" in line for line in confirming)
+    assert confirming[-1].endswith(f"; {summary['games']:,} of {summary['budget']:,} games")
     assert _rows(out) == before
 
 
@@ -280,11 +284,13 @@ def test_refining_in_rounds_plays_on_the_fairest_half(tmp_path) -> None:
     assert all(games == (160 if d in second else 80) for d, games in tried.items())
 
 
-def test_polishing_moves_a_cells_candidate_within_its_cell(tmp_path) -> None:
+def test_polishing_moves_a_cells_candidate_near_its_cell(tmp_path, capsys) -> None:
     """polish = 2: the two fairest cells beyond the room (every cell, at a 5 pp tolerance on 400 fresh
     games) are searched locally; every child is played on the candidates' games (the same seeds), a moved
-    design stays in its cell, is fairer on them than where it started, and replaces its cell's candidate
-    only when fairer; a second run on the finished folder plays nothing and decides the same."""
+    design stays within half a cell's width of its cell, is fairer on them than where it started, and
+    replaces its cell's candidate only when fairer; a second run on the finished folder plays nothing and
+    decides the same. Every stage prints its games spent of the budget as it goes (the workbench's progress
+    bar), and the report's lead says what polishing spent."""
     file = _explore_file(tmp_path, f'measures = ["length", "ties"]\ncells = [5, 4]\n'
                                    f"ranges = {{length = [25, 40], ties = [0.0, 0.3]}}\ngames = {GAMES}\n"
                                    f"batch = {BATCH}\nelites = 3\n{AFTER}polish = 2\npolish_steps = 2\n"
@@ -292,11 +298,19 @@ def test_polishing_moves_a_cells_candidate_within_its_cell(tmp_path) -> None:
     file.write_text(re.sub(r"(?m)^budget = (\d+)", lambda m: f"budget = {int(m[1]) + 2 * 2 * 3 * 80}",
                            file.read_text()))
     out = tmp_path / "out"
-    assert main(["explore", str(file), "--jobs", "1", "--out", str(out), "--quiet"]) == 0
+    assert main(["explore", str(file), "--jobs", "1", "--out", str(out)]) == 0
+    printed = capsys.readouterr().err.splitlines()
+    stages = ("batch ", "refining, round ", "polishing, cell ")  # no candidate within the room here
+    spent = [(stage, int(m[1].replace(",", ""))) for line in printed for stage in stages
+             if line.startswith(stage) and (m := re.search(r"([\d,]+) of ([\d,]+) games", line))]
+    assert [stage for stage in stages if stage in dict(spent)] == list(stages), printed
+    assert [n for _, n in spent] == sorted(n for _, n in spent)
     s = json.loads((out / "summary.json").read_text())
+    assert f"polishing 2 cells ({s['polish_games']:,} games; " in (out / "report" / "index.html").read_text()
     assert len(s["polished"]) == 2 and 0 < s["polish_games"] <= 2 * 2 * 3 * 80
     assert s["games"] == s["search_games"] + s["refine_games"] + s["polish_games"] + s["confirm_games"]
     tune, settings = load_explore(file)
+    assert any(p["moved"] for p in s["polished"])
     for p in s["polished"]:
         assert p["first_round_after"] <= p["first_round"]
         if p["moved"]:
@@ -306,8 +320,8 @@ def test_polishing_moves_a_cells_candidate_within_its_cell(tmp_path) -> None:
     stored = {d: json.loads(st) for d, st in rows}
     space = tune.search_space
     agents = tuple(str(a) for a in parse_agents(tune.agents, tune.players, tune.spec))
-    moved = [p for p in s["polished"] if p["moved"]]
-    for p in moved:  # a polished design's figures are its own on games 0..79, and it stays in its cell
+    widths = [(hi - lo) / n for (lo, hi), n in zip(s["ranges"], settings.cells, strict=True)]
+    for p in (p for p in s["polished"] if p["moved"]):  # its own figures on games 0..79, near its cell
         st = stored[json.dumps(p["design"])]
         config = apply_overrides(space.base, {d.path: v for d, v in zip(space.dimensions, p["design"],
                                                                          strict=True)}, "test")
@@ -315,11 +329,24 @@ def test_polishing_moves_a_cells_candidate_within_its_cell(tmp_path) -> None:
         assert play_chunk(tune.spec, rules, agents, tune.seed, 0, 80)["wins"] == st["wins"]
         figures = figures_of(st)
         assert figures["seat_dev"] == pytest.approx(p["after"])
-        cell = cell_of([figures[m] for m in settings.measures], s["ranges"], settings.cells)
-        assert list(cell) == p["cell"]
+        for m, c, (lo, _), w, n in zip(settings.measures, p["cell"], s["ranges"], widths, settings.cells,
+                                       strict=True):
+            assert c == 0 or figures[m] >= lo + (c - 0.5) * w
+            assert c == n - 1 or figures[m] < lo + (c + 1.5) * w
     again = main(["explore", str(file), "--jobs", "1", "--out", str(out), "--quiet"])
     s2 = json.loads((out / "summary.json").read_text())
     assert again == 0 and s2["polished"] == s["polished"] and s2["played_now"] == 0
+
+
+def test_near_cell_widens_a_cell_by_half_its_width() -> None:
+    """Cells of 1 turn from 28 (14 of them) by 4 pp of ties from 0 (4): cell (3, 1) holds lengths 31-32 and
+    ties 4-8%; polishing may go to 30.5-32.5 turns and 2-10% ties; an edge cell stays open beyond its end."""
+    ranges, cells = [(28.0, 42.0), (0.0, 0.16)], (14, 4)
+    assert near_cell([30.6, 0.021], (3, 1), ranges, cells) and near_cell([32.4, 0.099], (3, 1), ranges, cells)
+    assert not near_cell([30.4, 0.05], (3, 1), ranges, cells)
+    assert not near_cell([32.5, 0.05], (3, 1), ranges, cells)
+    assert not near_cell([31.5, 0.101], (3, 1), ranges, cells)
+    assert near_cell([20.0, 0.5], (0, 3), ranges, cells) and not near_cell([28.4, 0.5], (1, 3), ranges, cells)
 
 
 def test_polishing_goes_first_where_no_fair_candidate_plays_alike() -> None:

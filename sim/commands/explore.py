@@ -12,6 +12,7 @@ from analysis.explore_report import counted, pairs_text
 from sim.commands.options import RunOptions, add_run_options, examples
 from sim.design.explore import load_explore
 from sim.design.explore_confirm import default_out, run_explore
+from sim.design.explore_polish import polished_text
 
 PARSER = examples("balance explore configs/tunes/kamakura-3p-chit-points-explore.toml",
                   "balance explore my-explore.toml --jobs 2 --out runs/explore/mine")
@@ -56,11 +57,7 @@ def summary_text(s: dict, unit: str, seconds: float) -> str:
                      f"design {b['slot']}), {b['length']:.1f} {unit}, top score tied in "
                      f"{100 * b['ties']:.1f}%")
     tol = 100 * s["tolerance"]
-    for p in s.get("polished", []):
-        after = f"{100 * p['after']:.2f} pp on {p['after_games']:,} games" if p["moved"] else "no step moved"
-        lines.append(f"polished cell {'-'.join(map(str, p['cell']))}: {100 * p['before']:.2f} pp on "
-                     f"{p['before_games']:,} games -> {after}"
-                     f"{' (now its candidate)' if p['replaced'] else ''}")
+    lines += [f"polished {polished_text(p)}" for p in s.get("polished", [])]
     lines.append(f"refined {s['refined_designs']} designs of {s['refined']} cells; {s['candidates']} cells' "
                  f"fairest within {100 * s['room']:.2f} pp by their refined point estimates (the {tol:g} pp "
                  f"tolerance less the confirmation's interval); {len(s['tried'])} tried on fresh games:")

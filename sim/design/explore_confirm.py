@@ -100,6 +100,8 @@ def refine(explorer: Explorer, designs: Sequence[dict[str, Any]],
         current = [(cell, _refined_row(r, _refined_stats(explorer, r, games))) for cell, r in current]
         at = {_key(r): (cell, r) for cell, r in current}
         latest = [at.get(_key(r), (cell, r)) for cell, r in latest]
+        explorer.say(f"refining, round {k + 1} of {len(explorer.settings.refine_games)}: {len(current)} "
+                     f"designs to {games:,} games; {explorer.spent:,} of {explorer.tune.budget:,} games")
     out: dict[tuple[int, ...], dict] = {}
     for cell, row in latest:
         held = out.get(cell)
@@ -205,6 +207,7 @@ class Confirmer:
         self.margins = parse_margins(f"seats={100 * tune.target.tolerance:g}")
         self.room = confirm_room(tune.target.tolerance, tune.players, settings.confirm_games)
         self.played = 0
+        self.counted = 0  # games before confirming (set by run_explore) and the confirmations' so far
         self.base_dir = out / CONFIRM / "base"
         self.skipped: list[dict] = []  # candidates left untried: within a cell's width of a confirmed elite
         self.tallies: list[Any] = []  # the base's run and each candidate's, as judged (for the report)
@@ -238,6 +241,7 @@ class Confirmer:
                 continue
             if not tried:
                 self.play(self.tune.base, self.base_dir)
+                self.counted += self.settings.confirm_games
             record = self.confirm(cell, r)
             tried.append(record)
             if record["confirmed"]:
@@ -273,9 +277,10 @@ class Confirmer:
             f"seats {STATUS_WORDS.get(seats.status, seats.status)} at the {tol} tolerance: the largest "
             f"deviation seat {far['seat']} {100 * far['deviation']:+.1f} pp "
             f"[{100 * far['deviation_low']:+.1f}, {100 * far['deviation_high']:+.1f}], n = {record['n']:,}")
+        self.counted += record["n"]
         self.say(f"confirmation of {slug} on {record['n']:,} fresh games: "
                  f"{'fair' if ok else 'not offered'} ({seats.status}); largest seat deviation "
-                 f"{100 * far['deviation']:+.1f} pp")
+                 f"{100 * far['deviation']:+.1f} pp; {self.counted:,} of {self.tune.budget:,} games")
         return record
 
 
@@ -297,7 +302,9 @@ class Confirmer:
             e["also"] = {"agents": agents, "run": str(run_dir), "n": int(variant.n_games),
                          "status": seats.status, "fair": seats.status in FAIR,
                          "confirmation": played_figures(seats, length, tie_stats(variant.common))}
-            self.say(f"{e['slug']} at {agents} on {e['also']['n']:,} fresh games: seats {seats.status}")
+            self.counted += e["also"]["n"]
+            self.say(f"{e['slug']} at {agents} on {e['also']['n']:,} fresh games: seats {seats.status}; "
+                     f"{self.counted:,} of {self.tune.budget:,} games")
 
 
 def played_figures(seats: Any, length: Any, ties: dict[str, Any]) -> dict[str, Any]:
@@ -416,6 +423,7 @@ def run_explore(tune: Tune, settings: Settings, out: Path, jobs: int = 1, force:
         explorer.close()
         db.close()
     confirmer = Confirmer(tune, settings, out, jobs, say)
+    confirmer.counted = explorer.spent
     tried = confirmer.run(refined, ranges) if settings.confirm_games else []
     elites = [t for t in tried if t["confirmed"]]
     confirmer.confirm_also(elites)
