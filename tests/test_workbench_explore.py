@@ -22,7 +22,7 @@ from sim.core.config import get_path, parse_key
 from sim.workbench import jobs as jobs_module
 from sim.workbench.exploring import EXPLORE_DEFAULTS, default_budget, explore_table
 from sim.workbench.server import COOKIE, Settings, make_app
-from sim.workbench.workspace import Workspace
+from sim.workbench.workspace import Refused, Workspace
 from tests.test_workbench import Server, _draft
 
 #: the tune form's rows: the order-chit moves of seats 1 and 2 and the blue chits' points
@@ -220,3 +220,36 @@ def test_applying_an_elite_is_refused_for_another_job_or_an_unknown_elite(bench)
         answer = response.json()
         assert response.status_code == 400 and answer["field"] == field and words in answer["message"], answer
     assert (ws / "d.toml").read_text() == before
+
+
+@pytest.mark.parametrize("route, outs", [("/tune", "runs/tunes"), ("/explore", "runs/explore")])
+def test_a_study_never_writes_over_a_file_already_there(bench, route, outs):
+    """A designer's file (or an output folder) at the name the next study would take is left as it is: the
+    study takes the next free name."""
+    client, ws = bench
+    body = _ask("d.toml", budget=40000 if route == "/tune" else None, tolerance=2)
+    first = client.post(route, json=body).json()
+    assert first["ok"], first
+    taken = sorted((ws / "tunes").glob("*.toml"))
+    stem = re.sub(r"-\d+$", "", taken[-1].stem)
+    mine = ws / "tunes" / f"{stem}-2.toml"
+    mine.write_text("# the designer's own notes\n")
+    (ws / outs / f"{stem}-3").mkdir(parents=True)
+    second = client.post(route, json=body).json()
+    assert second["ok"], second
+    assert mine.read_text() == "# the designer's own notes\n"
+    assert (ws / "tunes" / f"{stem}-4.toml").is_file()
+
+
+@pytest.mark.parametrize("route", ["/tune", "/explore"])
+def test_a_study_whose_job_is_refused_leaves_no_file(bench, monkeypatch, route):
+    client, ws = bench
+
+    def busy(*_args, **_kwargs):
+        raise Refused("runs: another job writes there", "job")
+
+    monkeypatch.setattr(jobs_module.Jobs, "start", busy)
+    body = _ask("d.toml", budget=40000 if route == "/tune" else None, tolerance=2)
+    response = client.post(route, json=body)
+    assert response.status_code == 400 and "another job" in response.json()["message"]
+    assert not list(ws.glob("tunes/*.toml"))

@@ -20,19 +20,19 @@ import tomlkit
 
 from sim.core.config import KeyPath, load_toml, path_text
 from sim.core.errors import ConfigError
-from sim.design.explore import SUMMARY, load_explore
+from sim.design.explore import SUMMARY, Settings, load_explore
 from sim.workbench.drafts import Draft
-from sim.workbench.tuning import Dimension, differences, file_refusal, shown_value
+from sim.workbench.tuning import Dimension, differences, file_refusal, shown_value, write_new
 from sim.workbench.workspace import Refused
 
-#: The [explore] table the page asks for, suited to a draft in a browser: a few minutes on 2 cores. A
-#: 3-player greedy draft of the shipped game plays about 2,000 games a second there, so the default budget
-#: (SEARCH_GAMES for the search and what refining and confirming may spend at most: about 220,000 games)
-#: takes 2 to 3 minutes. Cells of length (6) by tie rate (4), ranges from the draft's own figures (its
-#: length +-30%, ties 0 to three times its rate); 300 games a design (the same seeds for every design) in
-#: batches of 24, the fairest quarter of the elites mutated (fair designs are rare); the 12 fairest designs
-#: (2 a cell at most) played on to 2,000 games; at most 3 candidates confirmed on 20,000 fresh games each
-#: (looks at 5,000, 10,000 and 20,000: a 2 pp tolerance needs that many), 3 elites wanted.
+#: The [explore] table the page asks for, suited to a draft in a browser: a few minutes on 2 cores (measured
+#: in docs/howto/explore.md, "In the workbench"); the default budget is SEARCH_GAMES for the search and what
+#: refining and confirming may spend at most, about 220,000 games. Cells of length (6) by tie rate (4), ranges
+#: from the draft's own figures (its length +-30%, ties 0 to three times its rate); 300 games a design (the
+#: same seeds for every design) in batches of 24, the fairest quarter of the elites mutated (fair designs are
+#: rare); the 12 fairest designs (2 a cell at most) played on to 2,000 games; at most 3 candidates confirmed
+#: on 20,000 fresh games each (looks at 5,000, 10,000 and 20,000: a 2 pp tolerance needs that many), 3 elites
+#: wanted.
 EXPLORE_DEFAULTS: dict[str, Any] = {
     "measures": ["length", "ties"], "cells": [6, 4], "games": 300, "batch": 24, "iso_sigma": 0.05,
     "focus": 0.25, "elites": 3, "refine": 12, "refine_per_cell": 2, "refine_games": 2000,
@@ -49,10 +49,16 @@ def explore_table(given: dict[str, Any]) -> dict[str, Any]:
 
 
 def default_budget(table: dict[str, Any]) -> int:
-    """SEARCH_GAMES and what refining and confirming `table`'s way may spend at most (the file's reserve)."""
-    refining = table["refine"] * max(0, table["refine_games"] - table["games"])
-    confirming = table["confirm_games"] * (1 + table["tries"]) if table["confirm_games"] else 0
-    return SEARCH_GAMES + max(0, refining) + max(0, confirming)  # a bad key is refused at its own name
+    """SEARCH_GAMES and what the stages after the search may spend at most, `table`'s way (the file's own
+    reserve, `Settings.reserve`); a bad key leaves SEARCH_GAMES, and the file's check refuses it by name."""
+    rounds = table["refine_games"]
+    try:
+        settings = Settings(games=table["games"], elites=table["elites"], refine=table["refine"],
+                            refine_games=(rounds,) if rounds else (), confirm_games=table["confirm_games"],
+                            tries=table["tries"])
+        return SEARCH_GAMES + max(0, settings.reserve())
+    except TypeError:
+        return SEARCH_GAMES
 
 
 def write_explore_file(path: Path, draft: Draft, run: dict[str, Any], dimensions: list[Dimension],
@@ -72,7 +78,7 @@ def write_explore_file(path: Path, draft: Draft, run: dict[str, Any], dimensions
             "target": {"tolerance": run["tolerance"]}, "explore": explore}
     made = not path.parent.exists()
     path.parent.mkdir(exist_ok=True)
-    path.write_text(tomlkit.dumps(data))
+    write_new(path, tomlkit.dumps(data))
     try:
         return load_explore(path)
     except ConfigError as err:

@@ -357,7 +357,7 @@ class Workbench:
         dimensions = _dimensions(ask.space)
         budget = self._budget(ask, draft, players, agents)
         tolerance = _share(ask.tolerance)
-        name = self._job_name(draft, players, agents, seed, suffix=f"-{len(self.jobs.jobs) + 1}", kind="tune")
+        name = self._free_name(self._job_name(draft, players, agents, seed, kind="tune"), "runs/tunes")
         tune_file = self.ws.root / "tunes" / f"{name}.toml"
         run = {"players": players, "agents": agents, "seed": seed, "budget": budget}
         tune = write_tune_file(tune_file, draft, run, dimensions, tolerance)
@@ -365,8 +365,7 @@ class Workbench:
         args = ["tune", f"tunes/{name}.toml", "--out", out, *self._workers(tune.method == "model")]
         about = {"config": draft.path.name, "players": players, "agents": agents, "seed": seed,
                  "games": budget, "until_decided": False, "had": 0}
-        job = self.jobs.start("tune", args, [out], about)
-        return JSONResponse({"ok": True, "job": job.id})
+        return self._start_with_file("tune", args, out, about, tune_file)
 
     async def explore(self, request: Request) -> Response:
         """Fair alternatives to the draft: `balance explore` of the tune form's values within their ranges,
@@ -378,15 +377,35 @@ class Workbench:
         tolerance = _share(ask.tolerance)
         table = explore_table(ask.explore.model_dump())
         budget = ask.budget if ask.budget is not None else default_budget(table)
-        name = self._job_name(draft, players, agents, seed, prefix="explore-",
-                              suffix=f"-{len(self.jobs.jobs) + 1}", kind="explore")
+        named = self._job_name(draft, players, agents, seed, prefix="explore-", kind="explore")
+        name = self._free_name(named, "runs/explore")
         run = {"players": players, "agents": agents, "seed": seed, "budget": budget, "tolerance": tolerance}
-        write_explore_file(self.ws.root / "tunes" / f"{name}.toml", draft, run, dimensions, table)
+        explore_file = self.ws.root / "tunes" / f"{name}.toml"
+        write_explore_file(explore_file, draft, run, dimensions, table)
         out = f"runs/explore/{name}"
         args = ["explore", f"tunes/{name}.toml", "--out", out, *self._workers(cluster=False)]
         about = {"config": draft.path.name, "players": players, "agents": agents, "seed": seed,
                  "games": budget, "until_decided": False, "had": 0}
-        job = self.jobs.start("explore", args, [out], about)
+        return self._start_with_file("explore", args, out, about, explore_file)
+
+    def _free_name(self, name: str, outs: str) -> str:
+        """`name` with the first "-<k>" (from the job count on) whose study file in tunes/ and output folder
+        under `outs` are both free: a new study never writes over a file or folder already there."""
+        k = len(self.jobs.jobs) + 1
+        root = self.ws.root
+        while (root / "tunes" / f"{name}-{k}.toml").exists() or (root / outs / f"{name}-{k}").exists():
+            k += 1
+        return f"{name}-{k}"
+
+    def _start_with_file(self, kind: str, args: list[str], out: str, about: dict[str, Any],
+                         study_file: Path) -> Response:
+        """Start a tune's or an explore's job on the study file this request wrote; the file is removed
+        when the job is refused, so a refusal leaves nothing written."""
+        try:
+            job = self.jobs.start(kind, args, [out], about)
+        except Refused:
+            study_file.unlink(missing_ok=True)
+            raise
         return JSONResponse({"ok": True, "job": job.id})
 
     def _budget(self, ask: TuneAsk, draft: Draft, players: int, agents: str) -> int:

@@ -57,7 +57,7 @@ def write_tune_file(path: Path, draft: Draft, run: dict[str, Any], dimensions: l
             "search": {"confirm_games": confirm}, "racing": {"confirm_games": confirm}}
     made = not path.parent.exists()
     path.parent.mkdir(exist_ok=True)
-    path.write_text(tomlkit.dumps(data))
+    write_new(path, tomlkit.dumps(data))
     try:
         tune = load_tune(path)
         if tune.method != "model":  # a race's budget, checked by `balance tune` before it plays
@@ -68,6 +68,16 @@ def write_tune_file(path: Path, draft: Draft, run: dict[str, Any], dimensions: l
         if made:
             path.parent.rmdir()  # a refused tune leaves no trace
         raise file_refusal(str(err), path, dimensions) from None
+
+
+def write_new(path: Path, text: str) -> None:
+    """`text` as a new file at `path`, never over one already there (Refused at the tune form)."""
+    try:
+        with path.open("x") as f:
+            f.write(text)
+    except FileExistsError:
+        raise Refused(f"tune: {path.name} exists already and was left as it is; ask again for a new name",
+                      "tune") from None
 
 
 def file_refusal(message: str, path: Path, dimensions: list[Dimension]) -> Refused:
