@@ -52,7 +52,7 @@ def _views(state, seat: int) -> tuple:
 
 
 def test_load_game_parameters_and_info():
-    game = pyspiel.load_game("python_sakura", {"players": 3})
+    game = og.load(players=3)
     assert isinstance(game, og.SakuraSpielGame)
     assert game.num_players() == 3
     assert game.num_distinct_actions() == og.NUM_ACTIONS == 202
@@ -288,3 +288,14 @@ def test_a_court_card_from_an_empty_deck_is_the_one_chance_dealt():
         og._to_reshuffled_top(v, int(card))
         assert sorted(v[K.DISCARD:K.DISCARD + len(deck)]) == sorted(deck)
         assert K.take_top(v) == card
+
+
+def test_an_observer_without_the_seats_private_view_is_refused():
+    """The observer always shows a seat its own hand and pick, so a public-only (or all-seeing) view is
+    refused rather than given with private cards in it."""
+    game = og.load(players=3)
+    for private in (pyspiel.PrivateInfoType.NONE, pyspiel.PrivateInfoType.ALL_PLAYERS):
+        with pytest.raises(ValueError, match="only a seat's own view"):
+            game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=False, private_info=private))
+    with pytest.raises(ValueError, match="only a seat's own view"):
+        game.make_py_observer(pyspiel.IIGObservationType(public_info=False))

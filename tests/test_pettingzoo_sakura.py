@@ -46,21 +46,21 @@ def test_a_game_observes_as_the_openspiel_observer_and_rewards_the_returns(playe
         observation, reward, termination, truncation, _info = e.last()
         rewards[agent] += reward
         seat = e.possible_agents.index(agent)
-        observer.set_from(e.state, seat)
+        observer.set_from(e.position, seat)
         assert np.array_equal(observation["observation"], observer.tensor)
         assert observation["observation"].shape == e.observation_space(agent)["observation"].shape
         for other in e.possible_agents:  # every agent's observation, not only the mover's
-            observer.set_from(e.state, e.possible_agents.index(other))
+            observer.set_from(e.position, e.possible_agents.index(other))
             assert np.array_equal(e.observe(other)["observation"], observer.tensor)
         mask = observation["action_mask"]
         if termination or truncation:
             e.step(None)
             continue
-        assert e.state.current_player() == seat
-        assert list(np.flatnonzero(mask)) == e.state.legal_actions()
+        assert e.position.current_player() == seat
+        assert list(np.flatnonzero(mask)) == e.position.legal_actions()
         e.step(int(rng.choice(np.flatnonzero(mask))))
-    assert e.state.is_terminal()
-    assert [rewards[a] for a in e.possible_agents] == e.state.returns()
+    assert e.position.is_terminal()
+    assert [rewards[a] for a in e.possible_agents] == e.position.returns()
     assert sum(rewards.values()) == pytest.approx(1.0)
 
 
@@ -83,3 +83,12 @@ def test_an_illegal_action_ends_the_game_for_its_agent():
     e.step(illegal)
     assert all(e.terminations.values())
     assert e.rewards[e.possible_agents[0]] == -1
+
+
+def test_the_global_state_is_pettingzoos_not_implemented():
+    """`state()` is PettingZoo's global-state call: the environment leaves it unimplemented (a seat's view
+    is its observation) rather than hiding it behind an attribute."""
+    e = raw_env(players=3)
+    e.reset(seed=1)
+    with pytest.raises(NotImplementedError):
+        e.state()

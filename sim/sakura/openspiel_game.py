@@ -23,7 +23,7 @@ Modelling: sequential turns with hidden choices (not SIMULTANEOUS dynamics)
     the cards are revealed. Sequential turns are what OpenSpiel's information-set MCTS
     (``open_spiel/python/algorithms/ismcts.py``, which asserts ``Dynamics.SEQUENTIAL``) and most of its
     imperfect-information algorithms take, and `resample_from_infostate` is implemented for it. Nothing is
-    lost: a seat's information state is the same whether the seats before it have picked or not. The
+    given away: a seat's information state shows that the seats before it have picked, never what. The
     forward-or-back choices of a resolving card are ordinary sequential moves of the card's owner; in the
     tactical two-player variant the further player then picks the court painter's card (action
     ``court N``).
@@ -496,6 +496,9 @@ class SakuraObserver:
     def __init__(self, iig_obs_type, shared: _Shared, params=None) -> None:
         if params:
             raise ValueError(f"observation parameters not supported; passed {params}")
+        if iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not iig_obs_type.public_info:
+            raise ValueError("only a seat's own view is provided (public and its private information): "
+                             f"asked for {iig_obs_type}")
         self.shared = shared
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
         p, np_, spaces = shared.players, shared.players + shared.court, shared.path_len + 1

@@ -67,46 +67,46 @@ class SakuraAECEnv(SeatsAECEnv):
         self.observation_spaces = {agent: space for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(og.NUM_ACTIONS) for agent in self.possible_agents}
         self._rng = np.random.default_rng()
-        self.state: og.SakuraSpielState | None = None
+        self.position: og.SakuraSpielState | None = None
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._rng = np.random.default_rng(seed)
-        self.state = self.game.new_initial_state()
+        self.position = self.game.new_initial_state()
         self._deal()
         self._start()
 
     def _deal(self) -> None:
         """Play chance (deals, draws, the court card) with the seeded generator up to a seat's move."""
-        while self.state.is_chance_node():
-            outcomes = self.state.chance_outcomes()
-            self.state.apply_action(outcomes[int(self._rng.integers(len(outcomes)))][0])
+        while self.position.is_chance_node():
+            outcomes = self.position.chance_outcomes()
+            self.position.apply_action(outcomes[int(self._rng.integers(len(outcomes)))][0])
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.possible_agents.index(agent)
-        self._observer.set_from(self.state, seat)
+        self._observer.set_from(self.position, seat)
         mask = np.zeros(og.NUM_ACTIONS, dtype=np.int8)
-        if self.state.current_player() == seat:
-            mask[self.state.legal_actions()] = 1
+        if self.position.current_player() == seat:
+            mask[self.position.legal_actions()] = 1
         return {"observation": self._observer.tensor.copy(), "action_mask": mask}
 
     def _play(self, agent: str, action: int) -> None:
-        if action not in self.state.legal_actions():
-            raise ValueError(f"illegal action {action} for {agent}; legal: {self.state.legal_actions()}")
-        self.state.apply_action(action)
+        if action not in self.position.legal_actions():
+            raise ValueError(f"illegal action {action} for {agent}; legal: {self.position.legal_actions()}")
+        self.position.apply_action(action)
         self._deal()
 
     def _to_move(self) -> int:
-        return self.state.current_player()
+        return self.position.current_player()
 
     def _returns(self) -> list[float] | None:
-        return self.state.returns() if self.state.is_terminal() else None
+        return self.position.returns() if self.position.is_terminal() else None
 
     def render(self) -> str | None:
-        if self.render_mode is None or self.state is None:
+        if self.render_mode is None or self.position is None:
             return None
-        who = self.state.current_player()
+        who = self.position.current_player()
         seat = who if who >= 0 else 0
-        obs = self.game.api.observe(self.state.api_state, seat)
+        obs = self.game.api.observe(self.position.api_state, seat)
         obs.setdefault("has_selected", [card is not None for card in obs["selected"]])
         obs["to_move"] = who if who >= 0 else "nobody (the game is over)"
         return sakura_view(obs, self.possible_agents)
