@@ -298,4 +298,4 @@ def test_an_observer_without_the_seats_private_view_is_refused():
         with pytest.raises(ValueError, match="only a seat's own view"):
             game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=False, private_info=private))
     with pytest.raises(ValueError, match="only a seat's own view"):
-        game.make_py_observer(pyspiel.IIGObservationType(public_info=False))
+        game.make_py_observer(pyspiel.IIGObservationType(public_info=False, perfect_recall=False))
