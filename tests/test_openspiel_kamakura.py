@@ -169,8 +169,8 @@ def test_observer_on_every_state_of_a_random_game(players):
             assert np.array_equal(observer.tensor, again.tensor)
             text = observer.string_from(state, seat)
             assert text and text == state.observation_string(seat) == again.string_from(twin, seat)
-            history = state.history_str()
-            assert info.string_from(state, seat) == state.information_state_string(seat) == history
+            expected = f"{state.start_key} {state.history_str()}".rstrip()  # the start's key, the moves
+            assert info.string_from(state, seat) == state.information_state_string(seat) == expected
         d = observer.dict  # the views name what the state holds
         assert d["player"].tolist() == [1.0 if p == players - 1 else 0.0 for p in range(players)]
         assert (d["board"].sum(axis=0) == 1).all() and (d["board"].sum(axis=1) == 4).all()
@@ -262,3 +262,20 @@ def test_mcts_iters_per_s_is_positive():
     d = og.to_state_dict(og.load(3).new_initial_state())
     rate = og.openspiel_mcts_iters_per_s(d, iterations=5, repeats=2, seed=0)
     assert rate > 0 and np.isfinite(rate)
+
+
+def test_states_started_at_different_positions_have_different_information_states():
+    """A state made by from_state_dict has an empty history, so its information state starts with its
+    position's key: two positions differ, the same position built twice does not, and a game's moves add
+    to its start's key."""
+    game = og.load(players=3)
+    start = game.new_initial_state()
+    moved = start.clone()
+    moved.apply_action(moved.legal_actions()[0])
+    at_start = og.from_state_dict(og.to_state_dict(start))
+    at_moved = og.from_state_dict(og.to_state_dict(moved))
+    assert at_start.information_state_string(0) == start.information_state_string(0) == start.start_key
+    assert at_moved.information_state_string(0) != at_start.information_state_string(0)
+    assert og.from_state_dict(og.to_state_dict(moved)).information_state_string(1) == \
+        at_moved.information_state_string(1)
+    assert moved.information_state_string(1) == f"{start.start_key} {moved.history_str()}"

@@ -36,8 +36,10 @@ Observation (``provides_observation_tensor`` and ``_string``)
     ``observation_string()`` and ``open_spiel.python.observation.make_observation``): the whole public
     state, 429 + 48 * players float32 entries (the layout is in observer.py's docstring), and the terminal's
     text view. The information state (perfect recall) is the history: ``information_state_string`` is
-    the move history as a string (OpenSpiel's `IIGObserverForPublicInfoGame`; a state made by
-    `from_state_dict` counts its history from that position), and there is no information state tensor.
+    the starting position's key and the move history (OpenSpiel's `IIGObserverForPublicInfoGame`, whose
+    string is the history alone, with the key before it: a state made by `from_state_dict` counts its
+    history from that position, so two such states at different positions, both with an empty history,
+    still differ), and there is no information state tensor.
 
 Utility (CONSTANT_SUM, terminal rewards, each return in [0, 1], sum 1 at the end)
     the win share of `KamakuraGame.returns`: the winner after the R-9 tie-break gets 1, everyone else 0;
@@ -54,6 +56,8 @@ Cloning
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import os
 import statistics
@@ -145,7 +149,7 @@ class KamakuraSpielGame(pyspiel.Game):
         (information state) type, OpenSpiel's observer whose string is the move history."""
         if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
             return KamakuraObserver(self.api, params)
-        return IIGObserverForPublicInfoGame(iig_obs_type, params)
+        return HistoryFromStartObserver(iig_obs_type, params)
 
     def new_initial_state(self, state: dict[str, Any] | None = None) -> KamakuraSpielState:
         """The seeded start, or the position of ``state``, a dict of `KamakuraGame.to_dict`'s form."""
@@ -157,6 +161,15 @@ class KamakuraSpielGame(pyspiel.Game):
         return self.new_initial_state(d)
 
 
+class HistoryFromStartObserver(IIGObserverForPublicInfoGame):
+    """OpenSpiel's perfect-recall observer of a public-information game, its string (the move history)
+    after the state's starting position's key (`KamakuraSpielState.start_key`)."""
+
+    def string_from(self, state: KamakuraSpielState, player: int) -> str:
+        history = super().string_from(state, player)  # "" without public information: nothing to show
+        return f"{state.start_key} {history}".rstrip() if self._iig_obs_type.public_info else history
+
+
 class KamakuraSpielState(pyspiel.State):
     """An OpenSpiel state wrapping one immutable API state (`KamakuraState`)."""
 
@@ -164,6 +177,9 @@ class KamakuraSpielState(pyspiel.State):
         super().__init__(game)
         self._shared = game._shared
         self._s = start
+        position = json.dumps(game._shared.api.to_dict(start), sort_keys=True, default=str)
+        #: the starting position's key, the first word of the information state string
+        self.start_key = hashlib.sha256(position.encode()).hexdigest()[:16]
 
     @property
     def api_state(self) -> KamakuraState:
