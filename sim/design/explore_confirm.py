@@ -200,14 +200,15 @@ def plays_like(r: dict[str, Any], confirmed: Sequence[dict], settings: Settings,
 class Confirmer:
     """The confirmation stage: the base config's run once, then each candidate's, judged against it."""
 
-    def __init__(self, tune: Tune, settings: Settings, out: Path, jobs: int, say: Callable[[str], None]):
+    def __init__(self, tune: Tune, settings: Settings, out: Path, jobs: int, say: Callable[[str], None],
+                 spent_before: int = 0):
         self.tune, self.settings, self.out, self.jobs, self.say = tune, settings, out, jobs, say
         self.seed = derived_seed("explore-confirm", tune.seed)
         self.agents = settings.confirm_agents or tune.agents
         self.margins = parse_margins(f"seats={100 * tune.target.tolerance:g}")
         self.room = confirm_room(tune.target.tolerance, tune.players, settings.confirm_games)
         self.played = 0
-        self.counted = 0  # games before confirming (set by run_explore) and the confirmations' so far
+        self.counted = spent_before  # the games before confirming, and the confirmations' so far
         self.base_dir = out / CONFIRM / "base"
         self.skipped: list[dict] = []  # candidates left untried: within a cell's width of a confirmed elite
         self.tallies: list[Any] = []  # the base's run and each candidate's, as judged (for the report)
@@ -422,8 +423,7 @@ def run_explore(tune: Tune, settings: Settings, out: Path, jobs: int = 1, force:
     finally:
         explorer.close()
         db.close()
-    confirmer = Confirmer(tune, settings, out, jobs, say)
-    confirmer.counted = explorer.spent
+    confirmer = Confirmer(tune, settings, out, jobs, say, spent_before=explorer.spent)
     tried = confirmer.run(refined, ranges) if settings.confirm_games else []
     elites = [t for t in tried if t["confirmed"]]
     confirmer.confirm_also(elites)

@@ -92,7 +92,7 @@ def polish_order(refined: dict[tuple[int, ...], dict], room: float, count: int, 
 def polish(explorer: Explorer, refined: dict[tuple[int, ...], dict], ranges: Sequence[Sequence[float]],
            room: float) -> tuple[dict[tuple[int, ...], dict], list[dict[str, Any]]]:
     """The refined candidates with the polished cells' candidates replaced where polishing found a fairer
-    design in the cell, and a record of every cell polished (before, after, steps that moved). The next
+    design near the cell, and a record of every cell polished (before, after, steps that moved). The next
     cell is chosen after each one (`polish_order` on the candidates as they are then), so a cell that a
     newly polished design now plays like waits behind those no candidate covers."""
     s = explorer.settings

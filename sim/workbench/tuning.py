@@ -76,8 +76,8 @@ def write_new(path: Path, text: str) -> None:
         with path.open("x") as f:
             f.write(text)
     except FileExistsError:
-        raise Refused(f"tune: {path.name} exists already and was left as it is; ask again for a new name",
-                      "tune") from None
+        raise Refused(f"{path.name} exists already in tunes/ and was left as it is; ask again for a new "
+                      "name", "tune") from None
 
 
 def file_refusal(message: str, path: Path, dimensions: list[Dimension]) -> Refused:
