@@ -22,8 +22,8 @@ from analysis.page import (
     COUNT,
     DIFFERENCE,
     DIFFERENCE_BOUND,
-    NUMBER,
-    NUMBER_BOUND,
+    MEAN,
+    MEAN_BOUND,
     SHARE,
     SHARE_BOUND,
     TEXT,
@@ -111,8 +111,8 @@ def _ties(e: dict[str, Any]) -> str:
     return f"{100 * c['ties']:.1f}% [{100 * c['ties_low']:.1f}, {100 * c['ties_high']:.1f}]"
 
 
-_CANDIDATE_KINDS = {"cell": TEXT, "changes": TEXT, "length": NUMBER, "length_low": NUMBER_BOUND,
-                    "length_high": NUMBER_BOUND, "ties": SHARE, "ties_low": SHARE_BOUND,
+_CANDIDATE_KINDS = {"cell": TEXT, "changes": TEXT, "length": MEAN, "length_low": MEAN_BOUND,
+                    "length_high": MEAN_BOUND, "ties": SHARE, "ties_low": SHARE_BOUND,
                     "ties_high": SHARE_BOUND,
                     "largest_seat_deviation": DIFFERENCE, "deviation_low": DIFFERENCE_BOUND,
                     "deviation_high": DIFFERENCE_BOUND, "verdict": TEXT, "n": COUNT, "config": TEXT,
@@ -227,7 +227,7 @@ def write_explore_report(s: dict[str, Any], out: Path, runs: list[Any] | None = 
         archive.tables.append(("explore_candidates", "Every candidate confirmed, in the order tried",
                                candidates_table(s["tried"], elites=False)))
     if s["distinct"]["list"]:
-        pairs = declare(pd.DataFrame(s["distinct"]["list"]), {"a": TEXT, "b": TEXT, "length_apart": NUMBER,
+        pairs = declare(pd.DataFrame(s["distinct"]["list"]), {"a": TEXT, "b": TEXT, "length_apart": MEAN,
                                                               "ties_apart": DIFFERENCE, "differ": TEXT})
         archive.tables.append(("explore_pairs", f"Pairs of elites: {s['distinct']['rule']}", pairs))
     return write_report([lead, archive], runs or [], labels or [], s, out, title="Explore report")

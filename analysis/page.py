@@ -27,13 +27,16 @@ SHARE = "share"  # a proportion in [0, 1] (a win rate, a claim rate): "12.3%"
 DIFFERENCE = "difference"  # a difference or deviation of shares, in percentage points: "-1.2 pp"
 COUNT = "count"  # games, wins (win shares summed, so 1/k of a tie): "13,110"
 NUMBER = "number"  # a score, points, a length, a statistic: 3 significant digits
+MEAN = "mean"  # a mean game length beside others, to one decimal (34.0 beside 28.1, never "34")
 P_VALUE = "p-value"
 TEST = "test"  # a test's yes/no: "significant", "differs"
 TEXT = "text"  # a label, shown as it is
 #: a fixed-size 95% interval's bound, shown in its value's unit: SHARE_BOUND, DIFFERENCE_BOUND, NUMBER_BOUND
 BOUND = " bound"
 SHARE_BOUND, DIFFERENCE_BOUND, NUMBER_BOUND = SHARE + BOUND, DIFFERENCE + BOUND, NUMBER + BOUND
-KINDS = (SHARE, DIFFERENCE, COUNT, NUMBER, P_VALUE, TEST, TEXT, SHARE_BOUND, DIFFERENCE_BOUND, NUMBER_BOUND)
+MEAN_BOUND = MEAN + BOUND
+KINDS = (SHARE, DIFFERENCE, COUNT, NUMBER, MEAN, P_VALUE, TEST, TEXT, SHARE_BOUND, DIFFERENCE_BOUND,
+         NUMBER_BOUND, MEAN_BOUND)
 
 
 #: the headline questions in the order a report answers them (`Section.question`); other sections follow
@@ -386,6 +389,10 @@ def _number(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
 
 
+def _mean(v: float) -> str:
+    return "" if pd.isna(v) else f"{v:,.1f}"
+
+
 def _count(v: float) -> str:
     """A count with thousands separators; a sum of win shares keeps one decimal when it is not whole."""
     if pd.isna(v):
@@ -409,7 +416,8 @@ def _text(v: Any) -> str:
     return "" if pd.isna(v) else str(v)
 
 
-_FORMATS = {SHARE: _share, DIFFERENCE: _difference, COUNT: _count, NUMBER: _number, P_VALUE: _p, TEXT: _text}
+_FORMATS = {SHARE: _share, DIFFERENCE: _difference, COUNT: _count, NUMBER: _number, MEAN: _mean, P_VALUE: _p,
+            TEXT: _text}
 
 
 def format_table(frame: pd.DataFrame) -> pd.DataFrame:

@@ -12,6 +12,8 @@ from analysis.page import (
     COUNT,
     DIFFERENCE,
     DIFFERENCE_BOUND,
+    MEAN,
+    MEAN_BOUND,
     NUMBER,
     NUMBER_BOUND,
     SEAT_KINDS,
@@ -39,6 +41,12 @@ def test_a_rate_and_its_interval_are_percent_a_mean_and_its_interval_are_not():
     change = format_table(declare(pd.DataFrame({"win_rate_change": [-0.012], "change_ci_low": [-0.031]}),
                                   {"win_rate_change": DIFFERENCE, "change_ci_low": DIFFERENCE_BOUND}))
     assert change.iloc[0].tolist() == ["-1.2 pp", "-3.1 pp"]
+
+
+def test_mean_lengths_side_by_side_keep_one_decimal():
+    lengths = format_table(declare(pd.DataFrame({"length": [34.0, 28.14], "low": [33.96, 28.1]}),
+                                   {"length": MEAN, "low": MEAN_BOUND}))
+    assert lengths["length"].tolist() == ["34.0", "28.1"] and lengths["low"].tolist() == ["34.0", "28.1"]
 
 
 def test_an_undeclared_float_is_a_plain_number_whatever_its_name():
