@@ -19,6 +19,7 @@ import tomllib
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from analysis.explore_report import answer, distinct_pairs
@@ -29,8 +30,17 @@ from sim.commands import main
 from sim.core.agent_spec import parse_agents
 from sim.core.config import load_toml
 from sim.design.component_balance import SHARE_SCALE
-from sim.design.explore import FIGURES, figures_of, load_explore
-from sim.design.explore_confirm import Confirmer, confirm_room
+from sim.design.explore import (
+    FIGURES,
+    CubeEvolutionStrategyEmitter,
+    Settings,
+    figures_of,
+    identity,
+    load_explore,
+    make_scheduler,
+    start_point,
+)
+from sim.design.explore_confirm import Confirmer, confirm_room, refine_pool
 from sim.design.explore_polish import near_cell, polish_order
 from sim.design.files import validate
 from sim.design.overrides import apply_overrides
@@ -54,7 +64,7 @@ def _explore_file(folder: Path, explore: str | None = None, batches: int = BATCH
     head = head.replace("tolerance = 0.02", f"tolerance = {tolerance}")  # 400 fresh games: elites at 25 pp
     table = explore if explore is not None else (
         f'measures = ["length", "ties"]\ncells = [5, 4]\nranges = {{length = [25, 40], ties = [0.0, 0.3]}}\n'
-        f"games = {GAMES}\nbatch = {BATCH}\nelites = 3\n{AFTER}")
+        f"games = {GAMES}\nbatch = {BATCH}\nreach = 2\nelites = 3\n{AFTER}")
     path = folder / "small-explore.toml"
     path.write_text(head + "[explore]\n" + table)
     return path
@@ -221,6 +231,8 @@ def test_a_finished_explore_run_again_plays_nothing(straight, capsys) -> None:
     ('games = 40\nconfirm_games = 0\nconfirm_also = "expert"\n', "explore.confirm_also",
      "needs a confirmation"),
     (f'games = 40\nbatch = 4\n{AFTER}confirm_agents = "greedy,greedy"\n', "explore.confirm_agents", "3"),
+    ("batch = 4\nreach = 4\n", "explore.reach", "an integer in 0..3"),
+    ("reach_sigma = 0\n", "explore.reach_sigma", "0.001"),
 ])
 def test_a_bad_explore_table_is_refused_by_file_and_key(tmp_path, capsys, table, key, words) -> None:
     file = _explore_file(tmp_path, table)
@@ -230,6 +242,28 @@ def test_a_bad_explore_table_is_refused_by_file_and_key(tmp_path, capsys, table,
     assert err.startswith(f"balance: {file}: {key}: ") and words in err, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_reach_asks_part_of_each_batch_of_cmame_inside_the_cube(straight) -> None:
+    """With `reach`, each batch is Iso+LineDD's designs then CMA-ME's: the first batch the base, uniform
+    points and the ES's samples around the base; every point inside the unit cube, however far the ES's
+    distribution has walked; and the archive of a file without `reach` keeps the identity it had."""
+    tune, settings = load_explore(straight[0])
+    assert settings.reach == 2 and settings.batch == BATCH
+    scheduler = make_scheduler(tune, settings, [(25.0, 40.0), (0.0, 0.3)])
+    iso, reach = scheduler.emitters
+    assert isinstance(reach, CubeEvolutionStrategyEmitter) and iso.batch_size == BATCH - 2
+    rng = np.random.default_rng(7)
+    for k in range(30):
+        asked = scheduler.ask()
+        assert asked.shape == (BATCH, len(tune.search_space.dimensions))
+        assert asked.min() >= 0.0 and asked.max() <= 1.0
+        if k == 0:
+            assert np.array_equal(asked[0], start_point(tune.search_space))
+        # a length that grows with the solution's mean: the ES walks to the cube's face, and is clipped
+        scheduler.tell(-rng.uniform(0, 0.1, BATCH), np.c_[25 + 40 * asked.mean(axis=1), np.full(BATCH, 0.1)])
+    assert not any(k.startswith("reach") for k in identity(tune, replace(settings, reach=0))["explore"])
+    assert identity(tune, settings)["algorithm"]["reach"] == "sep_cma_es"
 
 
 def test_elites_are_replayed_at_a_second_level(tmp_path) -> None:
@@ -282,6 +316,23 @@ def test_refining_in_rounds_plays_on_the_fairest_half(tmp_path) -> None:
     assert s["refine_games"] == 4 * (80 - GAMES) + 2 * 80
     tried = {json.dumps(t["design"]): t["refined"]["games"] for t in s["tried"]}
     assert all(games == (160 if d in second else 80) for d, games in tried.items())
+
+
+def test_refining_takes_every_cells_fairest_design_first() -> None:
+    """refine = 4 of 3 cells: each cell's fairest design is refined, even one fairer design of another cell
+    is not, and the fourth place goes to the fairest of the rest; a cell's designs are at most
+    refine_per_cell, and with fewer places than cells the fairest cells' designs take them."""
+    def design(k: int, length: float, dev: float) -> dict:
+        return {"valid": 1, "design": [k], "iteration": 1, "slot": k, "seat_dev": dev, "length": length,
+                "ties": 0.1}
+
+    designs = [design(0, 25.5, 0.01), design(1, 25.6, 0.02), design(2, 25.7, 0.03), design(3, 25.8, 0.04),
+               design(4, 31.5, 0.05), design(5, 31.6, 0.06), design(6, 37.5, 0.20)]
+    settings = Settings(cells=(3, 1), ranges=((25.0, 40.0), (0.0, 1.0)), refine=4, refine_per_cell=3)
+    pool = refine_pool(designs, settings, [(25.0, 40.0), (0.0, 1.0)])
+    assert [(cell, r["slot"]) for cell, r in pool] == [((0, 0), 0), ((0, 0), 1), ((1, 0), 4), ((2, 0), 6)]
+    fewer = refine_pool(designs, replace(settings, refine=2), [(25.0, 40.0), (0.0, 1.0)])
+    assert [r["slot"] for _, r in fewer] == [0, 4]
 
 
 def test_polishing_moves_a_cells_candidate_near_its_cell(tmp_path, capsys) -> None:

@@ -5,13 +5,19 @@ searched by quality-diversity, and every design it plays is kept in an archive o
 Why pyribs: a maintained implementation of MAP-Elites and its successors (GridArchive, emitters, a Scheduler
 with ask/tell), so our runner plays the games and the search is theirs, seeded end to end.
 
-Why MAP-Elites with the Iso+LineDD operator (IsoLineEmitter) rather than CMA-ME: a budget buys tens of
-batches of a few dozen designs, and the spaces have tens of integer dimensions. CMA-ME's covariance needs
-many generations to learn in 40 dimensions, and it ranks designs by their improvement of a cell, which at a
-few hundred games a design is mostly noise; Iso+LineDD mutates elites and crosses them along the line
-between two, needs no ranking, and a step of a few values moves a design on the integer grid at once.
-With `focus` below 1 the mutated elite is drawn from the fairest share of the elites only
-(FocusedIsoLineEmitter): fair designs are rare, and children of fair parents are fairer on average.
+Why MAP-Elites with the Iso+LineDD operator (IsoLineEmitter) for fairness: a budget buys tens of batches
+of a few dozen designs, and the spaces have tens of integer dimensions. CMA-ME's covariance needs many
+generations to learn in 40 dimensions, and it ranks designs by their improvement of a cell, which at a few
+hundred games a design is mostly noise; Iso+LineDD mutates elites and crosses them along the line between
+two, needs no ranking, and a step of a few values moves a design on the integer grid at once. With `focus`
+below 1 the mutated elite is drawn from the fairest share of the elites only (FocusedIsoLineEmitter): fair
+designs are rare, and children of fair parents are fairer on average.
+
+Why CMA-ME as well, for `reach` designs of each batch (CubeEvolutionStrategyEmitter, separable CMA-ES with
+the two-stage improvement ranker): that ranker puts a design that fills a new cell before any other, so
+its distribution walks towards the cells not yet filled, where Iso+LineDD stays among the fair designs it
+has: in the shipped example it never played a game longer than 34.3 turns on average, though the powers
+give games of 40 (docs/howto/explore.md, "Reach").
 
 The stages after the search (refining the fairest designs on more of the same seeds, confirming the most
 distinct on fresh seeds with `balance compare`'s verdicts, the elites and the report) are
@@ -45,7 +51,7 @@ from typing import Any
 
 import numpy as np
 from ribs.archives import GridArchive
-from ribs.emitters import IsoLineEmitter
+from ribs.emitters import EvolutionStrategyEmitter, IsoLineEmitter
 from ribs.schedulers import Scheduler
 
 from analysis.sequences import MIN_GAMES
@@ -82,7 +88,8 @@ from sim.design.tune_file import (
 #: the explore file's top-level keys: a tune file's, with [explore] for [search] and [racing]
 FILE_KEYS = ("base", "description", "players", "agents", "seed", "budget", "space", "target", "skip_invalid",
              "constraints", "explore")
-EXPLORE_KEYS = ("measures", "cells", "ranges", "games", "batch", "iso_sigma", "focus", "elites", "refine",
+EXPLORE_KEYS = ("measures", "cells", "ranges", "games", "batch", "reach", "reach_sigma", "iso_sigma", "focus",
+                "elites", "refine",
                 "refine_per_cell", "refine_games", "polish", "polish_steps", "polish_children",
                 "polish_changes", "confirm_games", "confirm_agents", "confirm_also", "tries")
 #: the [explore] keys of the stages after the search (refining, confirming, the elites): not part of the
@@ -112,6 +119,8 @@ class Settings:
     ranges: tuple[tuple[float, float] | None, ...] = (None, None)
     games: int = 400    # games a design plays, on the same seeds as every other design
     batch: int = 24     # designs asked of the scheduler at a time
+    reach: int = 0      # of them, asked of CMA-ME's improvement emitter, which moves to unfilled cells
+    reach_sigma: float = 0.1  # its first step in the unit cube
     iso_sigma: float = 0.08  # Iso+LineDD's isotropic step in the unit cube (ISO_SIGMA)
     focus: float = 1.0  # the fairest share of the elites that are mutated (FocusedIsoLineEmitter)
     elites: int = 6     # distinct fair designs written as configs
@@ -177,12 +186,14 @@ def read_settings(table: Any, file: str, players: int, spec: GameSpec) -> Settin
     ranges = _ranges(t.get("ranges", {}), file, measures)
     games = games_count(t.get("games", d.games), file, "explore.games", 2)
     batch = expect_int(t.get("batch", d.batch), file, "explore.batch", 1, 1000)
+    reach = expect_int(t.get("reach", d.reach), file, "explore.reach", 0, batch - 1)
+    reach_sigma = number(t.get("reach_sigma", d.reach_sigma), file, "explore.reach_sigma", 0.001, 1.0)
     iso_sigma = number(t.get("iso_sigma", d.iso_sigma), file, "explore.iso_sigma", 0.001, 1.0)
     focus = number(t.get("focus", d.focus), file, "explore.focus", 0.01, 1.0)
     elites = expect_int(t.get("elites", min(d.elites, math.prod(cells))), file, "explore.elites", 1,
                         math.prod(cells))
     settings = Settings(measures=measures, cells=cells, ranges=ranges, games=games, batch=batch,
-                        iso_sigma=iso_sigma, focus=focus, elites=elites,
+                        reach=reach, reach_sigma=reach_sigma, iso_sigma=iso_sigma, focus=focus, elites=elites,
                         **_after_search(t, file, elites, games))
     for key in ("confirm_agents", "confirm_also"):
         if getattr(settings, key):
@@ -366,8 +377,10 @@ def identity(tune: Tune, settings: Settings) -> dict[str, Any]:
     return {"game": tune.spec.name, "base_config": space.base, "players": tune.players, "agents": tune.agents,
             "seed": tune.seed, "dims": [[path_text(d.path), list(d.values)] for d in space.dimensions],
             "constraints": [c.describe() for c in space.constraints],
-            "explore": {k: v for k, v in asdict(settings).items() if k not in AFTER_SEARCH},
-            "algorithm": {"emitter": "FocusedIsoLineEmitter", "line_sigma": LINE_SIGMA}}
+            "explore": {k: v for k, v in asdict(settings).items()
+                        if k not in AFTER_SEARCH and not (k in REACH_KEYS and not settings.reach)},
+            "algorithm": {"emitter": "FocusedIsoLineEmitter", "line_sigma": LINE_SIGMA,
+                          **({"reach": REACH_ES} if settings.reach else {})}}
 
 
 def _digest(value: Any) -> str:
@@ -436,6 +449,12 @@ def _store_batch(db: sqlite3.Connection, rows: Sequence[dict[str, Any]]) -> None
 #: a step along the line between two elites of a fifth of their distance (Vassiliades & Mouret 2018's)
 ISO_SIGMA = 0.08
 LINE_SIGMA = 0.2
+#: the evolution strategy of the `reach` emitter (CMA-ME, Fontaine et al. 2020, with the improvement ranker):
+#: separable CMA-ES, whose diagonal covariance adapts in the few generations a budget buys where the full
+#: covariance of tens of dimensions would not; and the keys that are part of an archive only when it is on
+#: (an archive made before `reach` existed resumes unchanged)
+REACH_ES = "sep_cma_es"
+REACH_KEYS = ("reach", "reach_sigma")
 #: the objective told to pyribs for a design that breaks a constraint or that the game refuses: below any
 #: real one (minus a seat deviation, which is above -1)
 INVALID_OBJECTIVE = -1.0
@@ -498,6 +517,16 @@ class FocusedIsoLineEmitter(IsoLineEmitter):
         return self._clip(elites + iso + line * (others - elites))
 
 
+class CubeEvolutionStrategyEmitter(EvolutionStrategyEmitter):
+    """CMA-ME's emitter whose points are clipped into the unit cube. Why not the ES's own bounds: it
+    resamples a point until every one of its tens of coordinates falls inside, which near the cube's faces
+    takes hundreds of tries or never ends; a point beyond a face is the design on that face anyway
+    (`values_at` rounds each coordinate to its nearest value)."""
+
+    def ask(self) -> np.ndarray:
+        return np.clip(super().ask(), 0.0, 1.0)
+
+
 def make_scheduler(tune: Tune, settings: Settings, ranges: Sequence[tuple[float, float]]) -> Scheduler:
     """MAP-Elites with Iso+LineDD (see the module docstring), every generator seeded from the file's seed:
     the first batch is the base config and uniform points of the cube, the rest mutate the archive's
@@ -507,12 +536,18 @@ def make_scheduler(tune: Tune, settings: Settings, ranges: Sequence[tuple[float,
     archive = GridArchive(solution_dim=dim, dims=list(settings.cells), ranges=list(ranges),
                           seed=derived_seed("explore-archive", tune.seed), dtype=np.float64)
     rng = np.random.default_rng(derived_seed("explore-start", tune.seed))
-    first = np.vstack([start_point(space)[None], rng.uniform(0.0, 1.0, size=(settings.batch - 1, dim))])
-    emitter = FocusedIsoLineEmitter(archive, settings.focus, iso_sigma=settings.iso_sigma,
-                                    line_sigma=LINE_SIGMA, initial_solutions=first,
-                                    bounds=[(0.0, 1.0)] * dim, batch_size=settings.batch,
-                                    seed=derived_seed("explore-emitter", tune.seed))
-    return Scheduler(archive, [emitter])
+    iso_batch = settings.batch - settings.reach
+    first = np.vstack([start_point(space)[None], rng.uniform(0.0, 1.0, size=(iso_batch - 1, dim))])
+    emitters: list[Any] = [FocusedIsoLineEmitter(archive, settings.focus, iso_sigma=settings.iso_sigma,
+                                                  line_sigma=LINE_SIGMA, initial_solutions=first,
+                                                  bounds=[(0.0, 1.0)] * dim, batch_size=iso_batch,
+                                                  seed=derived_seed("explore-emitter", tune.seed))]
+    if settings.reach:
+        emitters.append(CubeEvolutionStrategyEmitter(archive, x0=start_point(space),
+                                                     sigma0=settings.reach_sigma, ranker="2imp", es=REACH_ES,
+                                                     batch_size=settings.reach,
+                                                     seed=derived_seed("explore-reach", tune.seed)))
+    return Scheduler(archive, emitters)
 
 
 class Explorer:
