@@ -22,7 +22,7 @@ from sim.core.config import KeyPath, load_toml, path_text
 from sim.core.errors import ConfigError
 from sim.design.explore import SUMMARY, Settings, load_explore
 from sim.workbench.drafts import Draft
-from sim.workbench.tuning import Dimension, differences, file_refusal, shown_value, write_new
+from sim.workbench.tuning import Dimension, differences, file_refusal, shown_value, write_checked
 from sim.workbench.workspace import Refused
 
 #: The [explore] table the page asks for, suited to a draft in a browser: a few minutes on 2 cores (measured
@@ -76,15 +76,9 @@ def write_explore_file(path: Path, draft: Draft, run: dict[str, Any], dimensions
             "seed": run["seed"], "budget": run["budget"],
             "space": {d.pattern: {"min": d.low, "max": d.high} for d in dimensions},
             "target": {"tolerance": run["tolerance"]}, "explore": explore}
-    made = not path.parent.exists()
-    path.parent.mkdir(exist_ok=True)
-    write_new(path, tomlkit.dumps(data))
     try:
-        return load_explore(path)
-    except ConfigError as err:
-        path.unlink()
-        if made:
-            path.parent.rmdir()  # a refused explore leaves no trace
+        return write_checked(path, tomlkit.dumps(data), load_explore)
+    except ConfigError as err:  # a refused explore leaves no trace
         said = str(err).removeprefix(f"{path}: ")
         if said.startswith("explore."):  # a key of the [explore] table the request gave
             raise Refused(said, "explore") from None

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import tomlkit
 
@@ -20,6 +21,8 @@ from sim.design.tune_file import load_tune
 from sim.workbench.drafts import Draft
 from sim.workbench.workspace import Refused
 
+#: what a study file's check reads of it (`write_checked`)
+_Read = TypeVar("_Read")
 #: a tune's progress line: "... 16,500 of 30,000 games ..."
 _SPENT = re.compile(r"([\d,]+) of ([\d,]+) games")
 
@@ -55,19 +58,18 @@ def write_tune_file(path: Path, draft: Draft, run: dict[str, Any], dimensions: l
             "space": {d.pattern: {"min": d.low, "max": d.high} for d in dimensions},
             "target": {"tolerance": tolerance},
             "search": {"confirm_games": confirm}, "racing": {"confirm_games": confirm}}
-    made = not path.parent.exists()
-    path.parent.mkdir(exist_ok=True)
-    write_new(path, tomlkit.dumps(data))
     try:
-        tune = load_tune(path)
-        if tune.method != "model":  # a race's budget, checked by `balance tune` before it plays
-            check_budget(tune)
-        return tune
-    except ConfigError as err:
-        path.unlink()
-        if made:
-            path.parent.rmdir()  # a refused tune leaves no trace
+        return write_checked(path, tomlkit.dumps(data), _checked_tune)
+    except ConfigError as err:  # a refused tune leaves no trace
         raise file_refusal(str(err), path, dimensions) from None
+
+
+def _checked_tune(path: Path) -> Any:
+    """The tune file at `path` as `balance tune` reads and checks it before anything runs."""
+    tune = load_tune(path)
+    if tune.method != "model":  # a race's budget, checked by `balance tune` before it plays
+        check_budget(tune)
+    return tune
 
 
 def write_new(path: Path, text: str) -> None:
@@ -78,6 +80,23 @@ def write_new(path: Path, text: str) -> None:
     except FileExistsError:
         raise Refused(f"{path.name} exists already in tunes/ and was left as it is; ask again for a new "
                       "name", "tune") from None
+
+
+def write_checked(path: Path, text: str, check: Callable[[Path], _Read]) -> _Read:
+    """A study file the page writes (a tune or explore file): `text` as a new file at `path` (`write_new`:
+    never over one already there), its folder made if missing, and what `check(path)` reads of it. When the
+    check refuses (a ConfigError), the file and the folder made here are removed, so a refused study leaves
+    no trace, and the refusal is raised again for the caller to word."""
+    made = not path.parent.exists()
+    path.parent.mkdir(exist_ok=True)
+    write_new(path, text)
+    try:
+        return check(path)
+    except ConfigError:
+        path.unlink()
+        if made:
+            path.parent.rmdir()
+        raise
 
 
 def file_refusal(message: str, path: Path, dimensions: list[Dimension]) -> Refused:
