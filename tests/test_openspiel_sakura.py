@@ -4,6 +4,7 @@ chance nodes for every card drawn, an observer that never shows a seat another's
 
 from __future__ import annotations
 
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,7 @@ pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 from open_spiel.python.observation import make_observation  # noqa: E402
 
-from sim.core.rng import new_rng  # noqa: E402
+from sim.core.rng import new_rng, shuffle_slice  # noqa: E402
 from sim.sakura import kernels as K  # noqa: E402
 from sim.sakura import openspiel_game as og  # noqa: E402
 from sim.sakura.policies import GreedyPolicy  # noqa: E402
@@ -153,6 +154,84 @@ def test_a_game_is_played_by_the_kernels(players, config):
             court = None
     assert state.returns() == api.returns(state.api_state)
     assert sum(state.returns()) == pytest.approx(1.0)
+
+
+#: what the adapter takes of the kernels' dealing and drawing, named when a kernel change breaks it
+SEAT_BY_SEAT = ("the OpenSpiel adapter (sim/sakura/openspiel_game.py, {where}) assumes the kernels {what} "
+                "seat by seat, all of seat 0's cards from the deck's top, then seat 1's, ...; "
+                "kernels.{kernel} no longer does: change the adapter's order of chance draws with it")
+
+
+def _in_turn(queue: list[int], cards: list[int]) -> dict[int, list[int]]:
+    """Per seat, the cards (the deck's top first) that draws for `queue`'s seats, in its order, take."""
+    taken: dict[int, list[int]] = defaultdict(list)
+    for seat, card in zip(queue, cards, strict=False):
+        taken[seat].append(card)
+    return taken
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_the_kernels_deal_seat_by_seat_as_the_adapter_assumes(players):
+    """The adapter's deal (`_undeal`: five chance draws for seat 0, then five for seat 1, ...) is the kernels'
+    own: the hands kernels.new_game deals are its shuffled deck's cards taken from the top in that order,
+    and the adapter, given those cards as its chance outcomes, deals the kernels' very hands."""
+    game = og.load(players)
+    for seed in (0, 1, 7):
+        start = game.api.new_state(seed).vector
+        deck = np.arange(1, K.DECK_SIZE + 1, dtype=np.int64)
+        shuffle_slice(deck, 0, K.DECK_SIZE, new_rng(seed))  # new_game's shuffle, before it deals
+        left = K.DECK_SIZE - K.HAND_SIZE * players
+        assert og._deck(start) == deck[:left].tolist(), "this test's copy of new_game's shuffle is stale"
+        top_first = deck[left:][::-1].tolist()
+        queue = og._undeal(start, players)[1]
+        assert queue == [q for q in range(players) for _ in range(K.HAND_SIZE)]
+        dealt = _in_turn(queue, top_first)
+        hands = [og._hand(start, q) for q in range(players)]
+        message = SEAT_BY_SEAT.format(where="_undeal", what="deal", kernel="new_game")
+        assert hands == [sorted(dealt[q]) for q in range(players)], message
+        state = game.new_initial_state()
+        for card in top_first:
+            state.apply_action(card - 1)
+        assert _hands(state) == hands, message
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+@pytest.mark.parametrize("runs_out", [False, True])
+def test_the_kernels_draw_seat_by_seat_as_the_adapter_assumes(players, runs_out):
+    """At a round's end kernels.end_round draws each seat back to five in seat order, all of a seat's cards
+    before the next seat's, the order in which `_owed_draws` owes the draws to chance: with the seats short
+    by different numbers of cards (3, 2, 1, 3, ...), each seat draws the deck's cards taken from the top in
+    that order; when the deck runs out (`runs_out`), the first draws take the old deck (`_owed_draws`'s
+    cards to take first) and the rest come from the reshuffled discard pile."""
+    before = og.load(players).api.new_state(5).vector.copy()
+    short = [3 - q % 3 for q in range(players)]
+    discard = []
+    for q in range(players):
+        for card in og._hand(before, q)[:short[q]]:
+            K.remove_from_hand(before, q, card)
+            discard.append(card)
+    deck = og._deck(before)
+    if runs_out:  # the deck holds two cards fewer than the seats need
+        discard += deck[:len(deck) - sum(short) + 2]
+        deck = deck[len(deck) - sum(short) + 2:]
+    before[K.DECK:K.DECK + K.DECK_SIZE] = 0
+    before[K.DECK:K.DECK + len(deck)] = deck
+    before[K.DECK_N] = len(deck)
+    before[K.DISCARD:K.DISCARD + len(discard)] = discard
+    before[K.DISCARD_N] = len(discard)
+    after = before.copy()
+    K.end_round(after)
+    queue, first = og._owed_draws(before, after.copy(), (-1, -1), -1)
+    assert queue == [q for q in range(players) for _ in range(short[q])]
+    assert first == (frozenset(deck) if runs_out else frozenset())
+    from_deck = _in_turn(queue, deck[::-1])
+    message = SEAT_BY_SEAT.format(where="_owed_draws", what="draw back to five at a round's end",
+                                  kernel="end_round")
+    for q in range(players):
+        drawn = set(og._hand(after, q)) - set(og._hand(before, q))
+        assert len(drawn) == short[q]
+        assert set(from_deck[q]) <= drawn, message
+        assert drawn - set(from_deck[q]) <= set(discard), message
 
 
 def _hands(state) -> list[list[int]]:

@@ -36,7 +36,11 @@ Chance (EXPLICIT_STOCHASTIC, one card at a time)
     face down at the start of the round; revealed with the players' cards). The kernels still do the
     moving: a draw puts the chosen card on top of the deck and calls the kernel's own draw; after a kernel
     step that drew cards (the end of a round) the adapter puts the drawn cards back and asks chance for
-    them one by one. The deck's order is therefore never information: only its contents are.
+    them one by one. The deck's order is therefore never information: only its contents are. The chance
+    draws follow the kernels' order, which `_undeal` and `_owed_draws` assume: seat by seat, all of seat
+    0's cards from the deck's top, then seat 1's, ... (kernels.new_game, kernels.end_round); in
+    tests/test_openspiel_sakura.py, test_the_kernels_deal_seat_by_seat_as_the_adapter_assumes and
+    test_the_kernels_draw_seat_by_seat_as_the_adapter_assumes check it against the kernels.
 
 Action ids (``num_distinct_actions`` 202, the kernels' codes)
     ``N`` (1..60) plays card N (``play N``), ``100 + N`` gives card N to the court painter
