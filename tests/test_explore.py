@@ -33,14 +33,13 @@ from sim.design.component_balance import SHARE_SCALE
 from sim.design.explore import (
     FIGURES,
     CubeEvolutionStrategyEmitter,
-    Settings,
     figures_of,
     identity,
     load_explore,
     make_scheduler,
     start_point,
 )
-from sim.design.explore_confirm import Confirmer, confirm_room, refine_pool
+from sim.design.explore_confirm import Confirmer, confirm_room
 from sim.design.explore_polish import near_cell, polish_order
 from sim.design.files import validate
 from sim.design.overrides import apply_overrides
@@ -316,23 +315,6 @@ def test_refining_in_rounds_plays_on_the_fairest_half(tmp_path) -> None:
     assert s["refine_games"] == 4 * (80 - GAMES) + 2 * 80
     tried = {json.dumps(t["design"]): t["refined"]["games"] for t in s["tried"]}
     assert all(games == (160 if d in second else 80) for d, games in tried.items())
-
-
-def test_refining_takes_every_cells_fairest_design_first() -> None:
-    """refine = 4 of 3 cells: each cell's fairest design is refined, even one fairer design of another cell
-    is not, and the fourth place goes to the fairest of the rest; a cell's designs are at most
-    refine_per_cell, and with fewer places than cells the fairest cells' designs take them."""
-    def design(k: int, length: float, dev: float) -> dict:
-        return {"valid": 1, "design": [k], "iteration": 1, "slot": k, "seat_dev": dev, "length": length,
-                "ties": 0.1}
-
-    designs = [design(0, 25.5, 0.01), design(1, 25.6, 0.02), design(2, 25.7, 0.03), design(3, 25.8, 0.04),
-               design(4, 31.5, 0.05), design(5, 31.6, 0.06), design(6, 37.5, 0.20)]
-    settings = Settings(cells=(3, 1), ranges=((25.0, 40.0), (0.0, 1.0)), refine=4, refine_per_cell=3)
-    pool = refine_pool(designs, settings, [(25.0, 40.0), (0.0, 1.0)])
-    assert [(cell, r["slot"]) for cell, r in pool] == [((0, 0), 0), ((0, 0), 1), ((1, 0), 4), ((2, 0), 6)]
-    fewer = refine_pool(designs, replace(settings, refine=2), [(25.0, 40.0), (0.0, 1.0)])
-    assert [r["slot"] for _, r in fewer] == [0, 4]
 
 
 def test_polishing_moves_a_cells_candidate_near_its_cell(tmp_path, capsys) -> None:

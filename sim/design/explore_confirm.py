@@ -63,9 +63,7 @@ def refine_pool(designs: Sequence[dict[str, Any]], settings: Settings,
                 ranges: Sequence[Sequence[float]]) -> list[tuple[tuple[int, ...], dict[str, Any]]]:
     """What refining plays on: the `refine_per_cell` fairest distinct designs of every cell (a cell's
     fairest by a point estimate on a few hundred games is often a lucky one, its runner-up the fairer),
-    `refine` of them: every cell's fairest first (a cell left out can give no elite, and polishing can
-    make a cell's design 10 pp off fair), then the fairest of the others (ties to the earlier design), as
-    (cell, design) fairest first."""
+    the `refine` fairest of them (ties to the earlier design), as (cell, design) in that order."""
     per_cell: dict[tuple[int, ...], list[dict[str, Any]]] = {}
     seen: set[str] = set()
     def order(r: dict[str, Any]) -> tuple:
@@ -78,10 +76,8 @@ def refine_pool(designs: Sequence[dict[str, Any]], settings: Settings,
             continue
         seen.add(key)
         per_cell[cell].append(r)
-    ranked = sorted(((c, r) for c, rows in per_cell.items() for r in rows), key=lambda cr: order(cr[1]))
-    firsts = [(c, r) for c, r in ranked if r is per_cell[c][0]][:settings.refine]
-    others = [(c, r) for c, r in ranked if r is not per_cell[c][0]]
-    return sorted(firsts + others[:settings.refine - len(firsts)], key=lambda cr: order(cr[1]))
+    pool = [(c, r) for c, rows in per_cell.items() for r in rows]
+    return sorted(pool, key=lambda cr: order(cr[1]))[:settings.refine]
 
 
 def refine(explorer: Explorer, designs: Sequence[dict[str, Any]],
