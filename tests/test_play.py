@@ -153,10 +153,12 @@ def menu_of(lines: list[str]) -> tuple[list[str], dict[int, str]]:
     return headings, entries
 
 
-def test_legal_actions_are_grouped_by_kind_and_listed_in_columns():
+def test_legal_actions_are_grouped_by_kind_and_listed_in_columns(monkeypatch):
     """Kamakura's ~40 opening actions: grouped (swaps, gains), several per line, numbered 1..n in the
     legal-actions order of each group, every legal action once, each with what it acts on; answering a
-    number plays that entry."""
+    number plays that entry. The terminal is 100 columns wide (the menu fits its width, and a test worker
+    has no terminal of its own)."""
+    monkeypatch.setenv("COLUMNS", "100")
     g = games.load("kamakura", players=2)
     s = g.new_state(seed=3)
     legal = g.legal_actions(s)
