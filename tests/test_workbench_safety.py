@@ -26,7 +26,7 @@ from analysis.questions import QUESTIONS
 from sim.app.bounds import MOST_GAMES, MOST_IN_MEMORY, MOST_PLAYERS
 from sim.workbench import jobs as jobs_module
 from sim.workbench.requests import BODIES, MOST_TEXT
-from sim.workbench.server import COOKIE, Settings, make_app
+from sim.workbench.server import COOKIE, Settings, Workbench, make_app
 from sim.workbench.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -618,3 +618,28 @@ def _tune_rows_refused_at_their_inputs(page, said: str) -> None:
     if shots:
         page.locator("#fix").screenshot(path=Path(shots, "tune-budget-refused.png"))
     page.fill("#budget", "40000")
+
+
+def test_a_job_that_ends_while_it_is_looked_at_is_answered_as_running(tmp_path) -> None:
+    """The job's look is taken while its command still writes its last chunk, and the command ends before
+    the answer is put together: the answer keeps the status the look was taken at (running), so the page
+    asks again and gets the finished look, rather than stopping on a short count marked finished."""
+    bench = Workbench(Settings(Workspace(tmp_path / "ws"), TOKEN))
+    job = jobs_module.Job("simulate-1", "simulate", ["simulate", "d.toml"], ["runs/d"], time.time(),
+                          about={"config": "d.toml", "players": 3, "agents": "greedy", "seed": 1,
+                                 "games": 1000, "until_decided": False, "questions": ["seats"], "had": 0,
+                                 "had_each": [0]})
+    bench.jobs.jobs[job.id] = job
+    look = bench.looks.view
+
+    def ending(j: jobs_module.Job):
+        view = look(j)
+        j.status = jobs_module.FINISHED  # the command ends just after the look
+        return view
+
+    bench.looks.view = ending
+    answer = bench._job_answer(job)
+    assert answer["active"] and answer["busy"] and answer["status"] == jobs_module.RUNNING  # polled again
+    bench.looks.view = look
+    again = bench._job_answer(job)
+    assert not again["active"] and not again["busy"] and again["status"] == jobs_module.FINISHED

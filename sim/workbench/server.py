@@ -454,10 +454,13 @@ class Workbench:
         return [shown if shown and shown.job is job else self.looks.view(job) for job in self.jobs.listed()]
 
     def _job_answer(self, job: Job) -> dict[str, Any]:
+        # the status before the look: a job that ends while it is looked at is answered as still running
+        # (its look may lack its last chunk), so the page looks once more, never stopping at a short count
+        active, status = job.active, job.status
         view = self.looks.view(job)
         listed = self._looks(view)
-        return {"ok": True, "active": job.active, "status": job.status, "games": view.games,
-                "counts": view.counts, "busy": any(v.job.active for v in listed),
+        return {"ok": True, "active": active, "status": status, "games": view.games,
+                "counts": view.counts, "busy": active or any(v.job.active for v in listed),
                 "html": views.job(view, str(self.ws.root)), "list": views.job_list(listed)}
 
     async def job(self, request: Request) -> Response:
