@@ -16,8 +16,7 @@ designs are rare, and children of fair parents are fairer on average.
 Why CMA-ME as well, for `reach` designs of each batch (CubeEvolutionStrategyEmitter, separable CMA-ES with
 the two-stage improvement ranker): that ranker puts a design that fills a new cell before any other, so
 its distribution walks towards the cells not yet filled, where Iso+LineDD stays among the fair designs it
-has: in the shipped example it never played a game longer than 34.3 turns on average, though the powers
-give games of 40 (docs/howto/explore.md, "Reach").
+has and the lengths they play (docs/howto/explore.md, "Reach", measures both on the shipped example).
 
 The stages after the search (refining the fairest designs on more of the same seeds, confirming the most
 distinct on fresh seeds with `balance compare`'s verdicts, the elites and the report) are
@@ -89,9 +88,9 @@ from sim.design.tune_file import (
 FILE_KEYS = ("base", "description", "players", "agents", "seed", "budget", "space", "target", "skip_invalid",
              "constraints", "explore")
 EXPLORE_KEYS = ("measures", "cells", "ranges", "games", "batch", "reach", "reach_sigma", "iso_sigma", "focus",
-                "elites", "refine",
-                "refine_per_cell", "refine_games", "polish", "polish_steps", "polish_children",
-                "polish_changes", "confirm_games", "confirm_agents", "confirm_also", "tries")
+                "elites", "refine", "refine_per_cell", "refine_games", "polish", "polish_steps",
+                "polish_children", "polish_changes", "confirm_games", "confirm_agents", "confirm_also",
+                "tries")
 #: the [explore] keys of the stages after the search (refining, confirming, the elites): not part of the
 #: archive's identity, so changing them goes on from the archive
 AFTER_SEARCH = ("elites", "refine", "refine_per_cell", "refine_games", "polish", "polish_steps",
@@ -520,7 +519,7 @@ class FocusedIsoLineEmitter(IsoLineEmitter):
 class CubeEvolutionStrategyEmitter(EvolutionStrategyEmitter):
     """CMA-ME's emitter whose points are clipped into the unit cube. Why not the ES's own bounds: it
     resamples a point until every one of its tens of coordinates falls inside, which near the cube's faces
-    takes hundreds of tries or never ends; a point beyond a face is the design on that face anyway
+    may take very many tries or never end; a point beyond a face is the design on that face anyway
     (`values_at` rounds each coordinate to its nearest value)."""
 
     def ask(self) -> np.ndarray:
@@ -528,9 +527,9 @@ class CubeEvolutionStrategyEmitter(EvolutionStrategyEmitter):
 
 
 def make_scheduler(tune: Tune, settings: Settings, ranges: Sequence[tuple[float, float]]) -> Scheduler:
-    """MAP-Elites with Iso+LineDD (see the module docstring), every generator seeded from the file's seed:
-    the first batch is the base config and uniform points of the cube, the rest mutate the archive's
-    elites."""
+    """MAP-Elites with Iso+LineDD and, with `reach`, CMA-ME's emitter (see the module docstring), every
+    generator seeded from the file's seed: Iso+LineDD's first designs are the base config and uniform points
+    of the cube, its later ones mutate the archive's elites; the ES samples around the base first."""
     space = tune.search_space
     dim = len(space.dimensions)
     archive = GridArchive(solution_dim=dim, dims=list(settings.cells), ranges=list(ranges),
