@@ -233,3 +233,35 @@ def test_ctrl_c_stops_a_command_inside_a_kernel_in_2_s(tmp_path: Path, start) ->
     assert proc.poll() is None
     line = assert_stopped(proc, ctrl_c(proc, tmp_path / "logs"))
     assert line == "balance: interrupted"
+
+
+LEAK = """
+import os
+from joblib.externals.loky.backend import resource_tracker
+{quiet}
+resource_tracker.ensure_running()
+resource_tracker.register("/balance-test-leak-{pid}", "semlock")
+os._exit(0)
+"""
+
+
+@pytest.mark.parametrize("quiet", [True, False], ids=["quieted", "as-loky-is"])
+def test_a_leaked_semaphore_says_nothing_after_the_line(tmp_path: Path, quiet: bool) -> None:
+    """A worker killed on Ctrl-C can leave a semaphore registered with loky's resource tracker, which
+    unlinks it once the command has gone and warned about it on the terminal, after the command's one
+    line. The `balance` process quiets its trackers (interrupt.quiet_trackers); here a process registers
+    a semaphore it never made and exits at once, and its stderr (which the tracker shares) stays empty
+    only when quieted (loky as it is warns, so that the test can see the noise)."""
+    quieting = "from sim.commands import interrupt; interrupt.quiet_trackers()" if quiet else ""
+    err_path = tmp_path / "stderr"
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONWARNINGS"}
+    with open(err_path, "w") as err:
+        proc = subprocess.Popen([sys.executable, "-c", LEAK.format(quiet=quieting, pid=os.getpid())],
+                                cwd=ROOT, stderr=err, env=env, start_new_session=True)
+    assert proc.wait(timeout=60) == 0
+    deadline = time.monotonic() + 60
+    while alive_in_session(proc.pid) and time.monotonic() < deadline:  # the tracker, cleaning up
+        time.sleep(0.05)
+    assert not alive_in_session(proc.pid)
+    said = err_path.read_text()
+    assert (said == "") if quiet else ("leaked semlock" in said), said

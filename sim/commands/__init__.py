@@ -112,6 +112,8 @@ def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
     unless the command stops on Ctrl-C by itself (its module's OWN_CTRL_C: the workbench's server)."""
     argv = sys.argv[1:] if argv is None else argv
     args = build_parser(full=[argv[0]] if argv and argv[0] in COMMANDS else []).parse_args(argv)
+    if own_process:
+        interrupt.quiet_trackers()
     if own_process and not getattr(command(args.command), "OWN_CTRL_C", False):
         interrupt.watch()
     figures = _open_figures()

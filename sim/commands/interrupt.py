@@ -29,6 +29,20 @@ def said() -> None:
     _said.set()
 
 
+#: the warnings filter (Python's -W syntax) that silences a resource tracker's report at its exit
+TRACKER_WARNINGS = "ignore:resource_tracker:UserWarning"
+
+
+def quiet_trackers() -> None:
+    """Silence loky's (and multiprocessing's) resource trackers in the processes this one starts. A worker
+    killed on Ctrl-C leaves its semaphores registered; the tracker unlinks them when the command has gone
+    and warns about each on the terminal, after the command's one line. The clean-up is the tracker's job
+    and done; the warnings tell a designer nothing. Trackers inherit the environment's PYTHONWARNINGS."""
+    filters = [item for item in os.environ.get("PYTHONWARNINGS", "").split(",") if item]
+    if TRACKER_WARNINGS not in filters:
+        os.environ["PYTHONWARNINGS"] = ",".join([*filters, TRACKER_WARNINGS])
+
+
 def watch() -> None:
     """Start the watch (from the main thread of the `balance` process, once; not in a process that uses
     `main` as a library: its exit is not ours to take)."""
