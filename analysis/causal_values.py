@@ -360,12 +360,13 @@ def _power_row(run: ValuesRun, key: tuple[int, int], a: Arms, gains: np.ndarray 
         weights = _bootstrap_weights(len(held), seed=7 + k)
         points = invert(np.stack([curve, curve]), np.array([held.mean(), bare.mean()]), BONUSES)
         low = high = float("nan")
-        if row["tested"]:
-            drawn_curve = weights @ mine
-            drawn = (invert(drawn_curve, weights @ held, BONUSES)
-                     - invert(drawn_curve, weights @ bare, BONUSES))
-            low, high = _percentiles(np.where(np.isnan(drawn), np.inf, drawn))
-        row.update(power_points=float(points[0] - points[1]), pp_ci_low=low, pp_ci_high=high)
+        with np.errstate(invalid="ignore"):  # both beyond the curve's range (inf - inf): no figure, NaN
+            if row["tested"]:
+                drawn_curve = weights @ mine
+                drawn = (invert(drawn_curve, weights @ held, BONUSES)
+                         - invert(drawn_curve, weights @ bare, BONUSES))
+                low, high = _percentiles(np.where(np.isnan(drawn), np.inf, drawn))
+            row.update(power_points=float(points[0] - points[1]), pp_ci_low=low, pp_ci_high=high)
     return row
 
 
