@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from sim import games
 from sim.core.agent_spec import agent_arrays
+from sim.core.errors import ConfigError
 from sim.core.rng import game_seeds, new_rng
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -206,6 +207,32 @@ def test_new_state_refuses_a_bad_seed(name: str) -> None:
     for bad in (-1, 1.5, "7", True):
         with pytest.raises(ValueError):
             game.new_state(bad)
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_rules_with_overrides_read_as_a_file_holding_them(name: str, tmp_path: Path) -> None:
+    """One way to read rules (sim/core/config.py's `load_rules_file`): the registry and the game's own
+    `params.load_rules` (its OpenSpiel and PettingZoo knobs) give, for a tie-break written over the base
+    config, the rules of a file that extends the base and sets it; a bad override is refused by file and
+    key, as the file's value would be."""
+    import importlib
+
+    spec = games.spec(name)
+    params = importlib.import_module(f"sim.{name}.params")
+    players = spec.min_players
+    base = spec.load_rules(None, players)
+    other = next(rule for rule in spec.tie_breaks if rule != base.tie_break)
+    written = tmp_path / "other.toml"
+    written.write_text(f'extends = "{spec.default_config.as_posix()}"\n[rules]\ntie_break = "{other}"\n')
+    from_file = spec.load_rules(written, players)
+    assert from_file.tie_break == other and from_file.config_hash != base.config_hash
+    for read in (spec.load_rules, params.load_rules):
+        assert read(None, players) == base
+        overridden = read(None, players, {"tie_break": other})
+        assert overridden.config_hash == from_file.config_hash
+        assert overridden.source == str(spec.default_config)
+        with pytest.raises(ConfigError, match=r"base\.toml.*rules\.tie_break"):
+            read(None, players, {"tie_break": "coin_flip"})
 
 
 @pytest.mark.parametrize(("name", "players"), CASES, ids=IDS)

@@ -14,7 +14,7 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -40,6 +40,7 @@ __all__ = [
     "expect_table",
     "fail",
     "get_path",
+    "load_rules_file",
     "load_toml",
     "parse_key",
     "parse_pattern",
@@ -525,6 +526,20 @@ def load_toml(path: str | os.PathLike[str]) -> tuple[dict[str, Any], str]:
         kind = not_regular(real)
         fail(shown, "", f"not a file: it is {kind}" if kind else "file not found")
     return _load(shown, ()), str(real)
+
+
+def load_rules_file(validate: Callable[[dict[str, Any], int, str], Any], path: str | os.PathLike[str] | None,
+                    default: Path, players: int, overrides: Mapping[str, Any] | None = None) -> Any:
+    """The rules of a config file (None or "": `default`), its `extends` resolved, with `overrides` (keys of
+    ``[rules]``, e.g. ``{"tie_break": "shared"}``) written over its ``[rules]`` table and the whole validated
+    for `players` by `validate` (a game's `rules_from_mapping`, or the registry's cached `GameSpec.rules`)
+    as if the file held them. The one way rules are read from a file: the registry, the OpenSpiel games and
+    the PettingZoo environment all come here."""
+    shown = os.fspath(path) if path else os.fspath(default)
+    config = load_toml(shown)[0]
+    if overrides:
+        config = {**config, "rules": {**config.get("rules", {}), **overrides}}
+    return validate(config, players, shown)
 
 
 def config_hash(merged: Mapping[str, Any]) -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.core.agent_types import AgentKind, agent_codes
-from sim.core.config import load_toml
+from sim.core.config import load_rules_file
 
 __all__ = ["AgentKind", "CodeRef", "GameSpec", "ValuesStudy", "Vocabulary", "agent_codes", "engine_spec",
            "validated"]
@@ -217,11 +217,11 @@ class GameSpec:
         once per config and player count in a process (`validated`)."""
         return validated(self.rules_from_mapping, config, players, source)
 
-    def load_rules(self, path: str | os.PathLike[str] | None, players: int) -> Any:
-        """Load a config file (resolving `extends`; default: the base config) and validate it."""
-        path = self.default_config if path is None else path
-        merged, _ = load_toml(path)
-        return self.rules(merged, players, os.fspath(path))
+    def load_rules(self, path: str | os.PathLike[str] | None, players: int,
+                   overrides: dict[str, Any] | None = None) -> Any:
+        """A config file's rules (default: the base config), `overrides` over its ``[rules]``
+        (`load_rules_file`), validated once per config in a process."""
+        return load_rules_file(self.rules, path, self.default_config, players, overrides)
 
     def default_rules(self, players: int) -> Any:
         """The rules of record (docs/rules.md defaults), from the repository's base config."""

@@ -26,7 +26,7 @@ from sim.core.config import (
     expect_str_choice,
     expect_table,
     fail,
-    load_toml,
+    load_rules_file,
 )
 from sim.kamakura.board import COLOURS
 
@@ -133,15 +133,10 @@ def rules_from_mapping(cfg: dict[str, Any], players: int, source: str) -> Kamaku
 
 def load_rules(config: str | os.PathLike[str] | None, players: int,
                overrides: dict[str, Any] | None = None) -> KamakuraRules:
-    """A config file (None or "": base.toml), its `extends` resolved, validated for ``players``, with
-    ``overrides`` (keys of ``[rules]``, e.g. ``{"tie_break": "shared"}``) written over its ``[rules]``
-    table first: validated as if the file held them (the OpenSpiel game's and the PettingZoo environment's
-    knobs)."""
-    path = Path(config) if config else DEFAULT_CONFIG
-    cfg = load_toml(path)[0]
-    if overrides:
-        cfg = {**cfg, "rules": {**cfg.get("rules", {}), **overrides}}
-    return rules_from_mapping(cfg, players, os.fspath(path))
+    """A config file's rules (None or "": base.toml) for ``players``, with ``overrides`` (keys of
+    ``[rules]``: the OpenSpiel game's and the PettingZoo environment's knobs) over its ``[rules]`` table,
+    validated as if the file held them (`load_rules_file`, as the registry reads them)."""
+    return load_rules_file(rules_from_mapping, config, DEFAULT_CONFIG, players, overrides)
 
 
 def _layout(value: object, file: str) -> str:

@@ -70,18 +70,15 @@ Cloning
 from __future__ import annotations
 
 import bisect
-import copy
 import os
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyspiel
 
-from sim.core.config import load_toml
 from sim.sakura import kernels as K
 from sim.sakura.game import SakuraGame, SakuraState, action_to_string
-from sim.sakura.params import DEFAULT_CONFIG, MAX_PLAYERS, MIN_PLAYERS, rules_from_mapping
+from sim.sakura.params import MAX_PLAYERS, MIN_PLAYERS, load_rules
 
 __all__ = [
     "GAME_TYPE",
@@ -157,12 +154,8 @@ class _Log:
 
 
 def _rules(params: dict[str, Any]):
-    path = Path(params["config"]) if params["config"] else DEFAULT_CONFIG
-    cfg = copy.deepcopy(load_toml(path)[0])
-    for knob in _KNOB_PARAMS:
-        if params[knob]:
-            cfg.setdefault("rules", {})[knob] = params[knob]
-    return rules_from_mapping(cfg, int(params["players"]), str(path))  # as GameSpec.load_rules
+    overrides = {knob: params[knob] for knob in _KNOB_PARAMS if params[knob]}
+    return load_rules(params["config"], int(params["players"]), overrides)
 
 
 def max_game_length(players: int) -> int:

@@ -9,6 +9,7 @@ already-checked values: action ids become their index in ``GARDEN_ACTIONS`` / ``
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from sim.core.config import (
     expect_str_choice,
     expect_table,
     fail,
+    load_rules_file,
 )
 from sim.sakura.codes import (
     BUMP_FROM,
@@ -258,3 +260,11 @@ def _cards(value: object, file: str) -> tuple[Card, ...]:
                             f"({', '.join(EMPEROR_FORWARD)}): he never reaches a sakura, so no game could "
                             "end (R-11)")
     return tuple(sorted(cards))
+
+
+def load_rules(config: str | os.PathLike[str] | None, players: int,
+               overrides: dict[str, Any] | None = None) -> SakuraRules:
+    """A config file's rules (None or "": base.toml) for ``players``, with ``overrides`` (keys of
+    ``[rules]``: the OpenSpiel game's knobs) over its ``[rules]`` table, validated as if the file held them
+    (`load_rules_file`, as the registry reads them)."""
+    return load_rules_file(rules_from_mapping, config, DEFAULT_CONFIG, players, overrides)
