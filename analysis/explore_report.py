@@ -10,6 +10,7 @@ Built from the explore's summary alone (sim/design/explore_confirm.py writes it)
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -113,26 +114,31 @@ def _ties(e: dict[str, Any]) -> str:
 
 _CANDIDATE_KINDS = {"cell": TEXT, "changes": TEXT, "length": MEAN, "length_low": MEAN_BOUND,
                     "length_high": MEAN_BOUND, "ties": SHARE, "ties_low": SHARE_BOUND,
-                    "ties_high": SHARE_BOUND,
+                    "ties_high": SHARE_BOUND, "start_player": DIFFERENCE,
+                    "start_player_low": DIFFERENCE_BOUND, "start_player_high": DIFFERENCE_BOUND,
                     "largest_seat_deviation": DIFFERENCE, "deviation_low": DIFFERENCE_BOUND,
                     "deviation_high": DIFFERENCE_BOUND, "verdict": TEXT, "n": COUNT, "config": TEXT,
                     "second_level": TEXT, "refined_deviation": DIFFERENCE, "refined_games": COUNT,
                     "reason": TEXT}
 
 
-def candidates_table(records: list[dict[str, Any]], elites: bool) -> pd.DataFrame:
-    """One row a candidate: its cell, changes, confirmation figures with 95% intervals (the deviation's
-    the interval that decided the seat verdict), the verdict, n, and its config (elites) or its reason and
-    refined figures (every candidate)."""
+def candidates_table(records: list[dict[str, Any]], elites: bool,
+                     measures: Sequence[str] = ()) -> pd.DataFrame:
+    """One row a candidate: its cell, changes, confirmation figures with 95% intervals (length, ties, the
+    start player's edge when it is one of the `measures`; the deviation's the interval that decided the
+    seat verdict), the verdict, n, and its config (elites) or its reason and refined figures (every
+    candidate)."""
     rows = []
     for r in records:
         c = r["confirmation"]
         row = {"cell": r["slug"], "changes": r.get("changes", ""), "length": c["length"],
                "length_low": c["length_low"], "length_high": c["length_high"], "ties": c["ties"],
-               "ties_low": c["ties_low"], "ties_high": c["ties_high"],
-               "largest_seat_deviation": c["deviation"], "deviation_low": c["deviation_low"],
-               "deviation_high": c["deviation_high"], "verdict": STATUS_WORDS.get(r["status"], r["status"]),
-               "n": r["n"]}
+               "ties_low": c["ties_low"], "ties_high": c["ties_high"]}
+        if "start_player" in measures:
+            row.update({k: c[k] for k in ("start_player", "start_player_low", "start_player_high")})
+        row.update({"largest_seat_deviation": c["deviation"], "deviation_low": c["deviation_low"],
+                    "deviation_high": c["deviation_high"],
+                    "verdict": STATUS_WORDS.get(r["status"], r["status"]), "n": r["n"]})
         if elites:
             row["config"] = Path(r.get("file", "")).name  # in the explore's folder, named in the lead
             if "also" in r:
@@ -215,7 +221,7 @@ def write_explore_report(s: dict[str, Any], out: Path, runs: list[Any] | None = 
         f"cells ({100 * s['cells_filled'] / s['cells']:.0f}%). The elites' config files are in {s['out']}."))
     if s["elites"]:
         lead.tables.append(("explore_elites", "Confirmed elites (figures on their confirmation games, 95% "
-                            "intervals)", candidates_table(s["elites"], elites=True)))
+                            "intervals)", candidates_table(s["elites"], elites=True, measures=s["measures"])))
     archive = Section("Explore: the archive")
     archive.charts.append(("explore_archive", "Best largest seat deviation per cell (search figures); "
                            "stars: confirmed elites, circles: candidates not confirmed", heat_map(s)))
@@ -225,7 +231,7 @@ def write_explore_report(s: dict[str, Any], out: Path, runs: list[Any] | None = 
                                progress_chart(s)))
     if s["tried"]:
         archive.tables.append(("explore_candidates", "Every candidate confirmed, in the order tried",
-                               candidates_table(s["tried"], elites=False)))
+                               candidates_table(s["tried"], elites=False, measures=s["measures"])))
     if s["distinct"]["list"]:
         pairs = declare(pd.DataFrame(s["distinct"]["list"]), {"a": TEXT, "b": TEXT, "length_apart": MEAN,
                                                               "ties_apart": DIFFERENCE, "differ": TEXT})

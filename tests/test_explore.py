@@ -290,6 +290,34 @@ def test_elites_are_replayed_at_a_second_level(tmp_path) -> None:
     assert s["games"] == s["search_games"] + s["refine_games"] + s["confirm_games"] + s["also_games"]
 
 
+def test_the_start_player_measure_goes_through_confirmation_and_report(tmp_path) -> None:
+    """`measures = ["length", "start_player"]`: each candidate's confirmation figures give the start seat's
+    win share on its fresh games less the fair share 1/3 (read here from the run's players table), with an
+    interval around it; the elites' sentences and tables and the report's heat map show it."""
+    import pyarrow.parquet as pq
+
+    file = _explore_file(tmp_path, f'measures = ["length", "start_player"]\ncells = [5, 4]\n'
+                                   f"games = {GAMES}\nbatch = {BATCH}\nelites = 3\n{AFTER}")
+    out = tmp_path / "out"
+    assert main(["explore", str(file), "--jobs", "1", "--out", str(out), "--quiet"]) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert s["tried"] and s["elites"]
+    for t in s["tried"]:
+        c = t["confirmation"]
+        players = pq.read_table(Path(t["run"]) / "players.parquet").to_pandas()
+        first = players[players["seat"] == 0]
+        assert len(first) == t["n"]
+        assert c["start_player"] == pytest.approx(first["win_share"].sum() / t["n"] - 1 / 3, abs=1e-6)  # float32 shares
+        assert c["start_player_low"] < c["start_player"] < c["start_player_high"]
+    for e in s["elites"]:
+        c = e["confirmation"]
+        assert (f"the start player {100 * c['start_player']:+.1f} pp [{100 * c['start_player_low']:+.1f}, "
+                f"{100 * c['start_player_high']:+.1f}] from the fair share") in e["sentence"]
+    elites = (out / "report" / "tables" / "explore_elites.csv").read_text().splitlines()[0]
+    assert "start_player" in elites
+    assert (out / "report" / "charts" / "explore_archive.png").stat().st_size > 0
+
+
 def test_refining_in_rounds_plays_on_the_fairest_half(tmp_path) -> None:
     """refine_games = [80, 160]: the 4 refined designs all reach 80 games, the fairest 2 of them at 80
     play on to 160 (the same seed sequence), and a cell's candidate is its design refined furthest."""

@@ -30,6 +30,7 @@ import numpy as np
 
 from analysis.explore_report import distinct_pairs, write_explore_report
 from analysis.run_tally import read_run_tally
+from analysis.seats import start_player_advantage
 from analysis.sequences import ALPHA, DECIDED, MIN_GAMES, family
 from analysis.ties import tie_stats
 from analysis.verdicts import SMALL, STATUS_WORDS, WITHIN, parse_margins, run_verdicts
@@ -270,7 +271,7 @@ class Confirmer:
         record = {"cell": list(cell), "slug": slug, "iteration": r["iteration"], "slot": r["slot"],
                   "design": r["design"], "changes": changes_text(self.tune, r["design"]), "run": str(run_dir),
                   "n": int(variant.n_games), "confirmed": ok, "status": seats.status,
-                  "confirmation": played_figures(seats, length, tie_stats(variant.common)),
+                  "confirmation": played_figures(seats, length, variant.common),
                   "refined": {k: r[k] for k in ("games", *FIGURES)}, "search": r["search"],
                   "verdicts": [seats.record(), *(v.record() for v in changes)]}
         far = record["confirmation"]
@@ -302,21 +303,25 @@ class Confirmer:
                 mark_stopped_adaptively(run_dir)
             e["also"] = {"agents": agents, "run": str(run_dir), "n": int(variant.n_games),
                          "status": seats.status, "fair": seats.status in FAIR,
-                         "confirmation": played_figures(seats, length, tie_stats(variant.common))}
+                         "confirmation": played_figures(seats, length, variant.common)}
             self.counted += e["also"]["n"]
             self.say(f"{e['slug']} at {agents} on {e['also']['n']:,} fresh games: seats {seats.status}; "
                      f"{self.counted:,} of {self.tune.budget:,} games")
 
 
-def played_figures(seats: Any, length: Any, ties: dict[str, Any]) -> dict[str, Any]:
-    """A candidate's figures on its confirmation games, from the report's verdicts of its run: mean length
-    and tie rate with their 95% intervals, and its seat farthest from the fair share with the interval
-    that decided the seat verdict (the equivalence interval when fair, else the shown one)."""
+def played_figures(seats: Any, length: Any, common: dict[str, Any]) -> dict[str, Any]:
+    """A candidate's figures on its confirmation games, from the report's verdicts and tally (`common`) of
+    its run: every measure (mean length, tie rate, the start player's edge over the fair share) with its 95%
+    interval, as the search figures them, and its seat farthest from the fair share with the interval that
+    decided the seat verdict (the equivalence interval when fair, else the shown one)."""
     far = max(seats.detail["seats"], key=lambda s: (abs(s["difference"]), -s["seat"]))
     eq = seats.status in FAIR
+    ties, start = tie_stats(common), start_player_advantage(common)
     return {"length": length.value, "length_low": length.low, "length_high": length.high,
             "ties": ties["top_tied_rate"], "ties_low": ties["top_tied_ci_low"],
-            "ties_high": ties["top_tied_ci_high"], "seat": far["seat"], "seat_dev": abs(far["difference"]),
+            "ties_high": ties["top_tied_ci_high"], "start_player": start["value"],
+            "start_player_low": start["ci_low"], "start_player_high": start["ci_high"],
+            "seat": far["seat"], "seat_dev": abs(far["difference"]),
             "deviation": far["difference"], "deviation_low": far["equivalence_low" if eq else "ci_low"],
             "deviation_high": far["equivalence_high" if eq else "ci_high"]}
 
@@ -359,13 +364,19 @@ def write_config(tune: Tune, path: Path, values: Sequence[Any], header: str) -> 
     return len(changed)
 
 
-def elite_sentence(tune: Tune, e: dict[str, Any], agents: str) -> str:
-    """A confirmed elite in a sentence: what it changes and how it plays on its confirmation games, each
-    figure with its 95% interval and n."""
+def elite_sentence(tune: Tune, e: dict[str, Any], agents: str, measures: Sequence[str] = ()) -> str:
+    """A confirmed elite in a sentence: what it changes and how it plays on its confirmation games (length,
+    ties, and the start player's edge when it is one of the `measures`), each figure with its 95% interval
+    and n."""
     c, unit = e["confirmation"], tune.spec.vocabulary.length
+    start = ""
+    if "start_player" in measures:
+        start = (f", the start player {100 * c['start_player']:+.1f} pp [{100 * c['start_player_low']:+.1f}, "
+                 f"{100 * c['start_player_high']:+.1f}] from the fair share")
     return (f"{e['slug']}: changes {changes_text(tune, e['design'])}. On {e['n']:,} fresh games ({agents}): "
             f"plays {c['length']:.1f} {unit} [{c['length_low']:.1f}, {c['length_high']:.1f}], top score "
-            f"tied in {100 * c['ties']:.1f}% [{100 * c['ties_low']:.1f}, {100 * c['ties_high']:.1f}]; seats "
+            f"tied in {100 * c['ties']:.1f}% [{100 * c['ties_low']:.1f}, {100 * c['ties_high']:.1f}]{start}; "
+            "seats "
             f"fair within the {100 * tune.target.tolerance:g} pp tolerance (equivalence test), the largest "
             f"deviation seat {c['seat']} {100 * c['deviation']:+.1f} pp [{100 * c['deviation_low']:+.1f}, "
             f"{100 * c['deviation_high']:+.1f}]; n = {e['n']:,} games.{also_sentence(tune, e)}")
@@ -383,13 +394,14 @@ def also_sentence(tune: Tune, e: dict[str, Any]) -> str:
             f"{tune.spec.vocabulary.length}, top score tied in {100 * c['ties']:.1f}%; n = {a['n']:,} games.")
 
 
-def write_elites(tune: Tune, out: Path, elites: Sequence[dict], agents: str) -> None:
+def write_elites(tune: Tune, out: Path, elites: Sequence[dict], agents: str,
+                 measures: Sequence[str] = ()) -> None:
     """Each confirmed elite as OUT/elite-<cell>.toml with its sentence at the top (earlier sessions'
     elite files replaced); adds `file`, `changed` and `sentence` to each record."""
     for old in out.glob("elite-*.toml"):
         old.unlink()
     for e in elites:
-        e["sentence"] = elite_sentence(tune, e, agents)
+        e["sentence"] = elite_sentence(tune, e, agents, measures)
         path = out / f"{e['slug']}.toml"
         header = (f"{e['slug']} of `balance explore {tune.file}` ({tune.players} players; batch "
                   f"{e['iteration']}, design {e['slot']}).\n{e['sentence']}")
@@ -427,7 +439,7 @@ def run_explore(tune: Tune, settings: Settings, out: Path, jobs: int = 1, force:
     tried = confirmer.run(refined, ranges) if settings.confirm_games else []
     elites = [t for t in tried if t["confirmed"]]
     confirmer.confirm_also(elites)
-    write_elites(tune, out, elites, confirmer.agents)
+    write_elites(tune, out, elites, confirmer.agents, settings.measures)
     summary = _summary(tune, settings, out, designs, best=best, ranges=ranges)
     summary.update(search_games=search_games, refine_games=refine_spent,
                    polish_games=explorer.spent - search_games - refine_spent, polished=polished,
