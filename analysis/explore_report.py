@@ -116,6 +116,7 @@ _CANDIDATE_KINDS = {"cell": TEXT, "changes": TEXT, "length": MEAN, "length_low":
                     "length_high": MEAN_BOUND, "ties": SHARE, "ties_low": SHARE_BOUND,
                     "ties_high": SHARE_BOUND, "start_player": DIFFERENCE,
                     "start_player_low": DIFFERENCE_BOUND, "start_player_high": DIFFERENCE_BOUND,
+                    "lead_changes": MEAN, "lead_changes_low": MEAN_BOUND, "lead_changes_high": MEAN_BOUND,
                     "largest_seat_deviation": DIFFERENCE, "deviation_low": DIFFERENCE_BOUND,
                     "deviation_high": DIFFERENCE_BOUND, "verdict": TEXT, "n": COUNT, "config": TEXT,
                     "second_level": TEXT, "refined_deviation": DIFFERENCE, "refined_games": COUNT,
@@ -124,18 +125,19 @@ _CANDIDATE_KINDS = {"cell": TEXT, "changes": TEXT, "length": MEAN, "length_low":
 
 def candidates_table(records: list[dict[str, Any]], elites: bool,
                      measures: Sequence[str] = ()) -> pd.DataFrame:
-    """One row a candidate: its cell, changes, confirmation figures with 95% intervals (length, ties, the
-    start player's edge when it is one of the `measures`; the deviation's the interval that decided the
-    seat verdict), the verdict, n, and its config (elites) or its reason and refined figures (every
-    candidate)."""
+    """One row a candidate: its cell, changes, confirmation figures with 95% intervals (length, ties, and
+    the start player's edge and lead changes when they are `measures`; the deviation's the interval that
+    decided the seat verdict), the verdict, n, and its config (elites) or its reason and refined figures
+    (every candidate)."""
     rows = []
     for r in records:
         c = r["confirmation"]
         row = {"cell": r["slug"], "changes": r.get("changes", ""), "length": c["length"],
                "length_low": c["length_low"], "length_high": c["length_high"], "ties": c["ties"],
                "ties_low": c["ties_low"], "ties_high": c["ties_high"]}
-        if "start_player" in measures:
-            row.update({k: c[k] for k in ("start_player", "start_player_low", "start_player_high")})
+        for measure in ("start_player", "lead_changes"):
+            if measure in measures:
+                row.update({k: c[k] for k in (measure, f"{measure}_low", f"{measure}_high")})
         row.update({"largest_seat_deviation": c["deviation"], "deviation_low": c["deviation_low"],
                     "deviation_high": c["deviation_high"],
                     "verdict": STATUS_WORDS.get(r["status"], r["status"]), "n": r["n"]})
@@ -192,7 +194,8 @@ def heat_map(s: dict[str, Any]) -> Any:
 
 def _axis(measure: str, unit: str) -> str:
     return {"length": f"mean game length ({unit})", "ties": "top score tied (% of games)",
-            "start_player": "start player's edge over the fair share (pp)"}.get(measure, measure)
+            "start_player": "start player's edge over the fair share (pp)",
+            "lead_changes": "lead changes per game"}.get(measure, measure)
 
 
 def progress_chart(s: dict[str, Any]) -> Any:

@@ -431,6 +431,30 @@ def test_lead_changes_on_a_hand_built_game() -> None:
         assert km.lead_changes_per_game(variant, players).to_dict() == {0: 3, 1: 0, 2: 0, 3: 2}
 
 
+@pytest.mark.parametrize(("players", "agents"), [(2, "random"), (3, "greedy"), (4, "greedy")])
+def test_lead_changes_of_a_batch_are_those_of_its_logs(players: int, agents: str) -> None:
+    """explore's `lead_changes` measure counts a batch's games from its arrays (`lead_changes_of_batch`):
+    the same counts as the report's, from the logs of the same games (with powers, passes and voided turns
+    in them)."""
+    from sim import games
+    from sim.core.agent_spec import agent_arrays
+    from sim.core.rng import game_seeds
+    from sim.kamakura.batch import EVENT_GAIN
+
+    assert km.game_flow.GAIN_EVENT == EVENT_GAIN
+    spec = games.spec("kamakura")
+    rules = spec.default_rules(players)
+    seating = [[agents] * players]
+    seeds = game_seeds(11 + players, 0, 300)
+    codes, params = agent_arrays(seating, spec)
+    out = spec.run_batch(rules, seeds, codes[0], params[0])
+    tables = spec.tables(0, seeds, seating * len(seeds), out, rules)
+    from_logs = km.lead_changes_per_game(tables["events"].to_pandas(), tables["players"].to_pandas())
+    from_batch = km.game_flow.lead_changes_of_batch(out)
+    assert from_batch.tolist() == from_logs.to_numpy().tolist()
+    assert from_batch.sum() > len(seeds)  # the lead changes hands in these games
+
+
 # ---------------------------------------------------------------------------------------------------------
 # a real run
 

@@ -212,7 +212,7 @@ def test_a_finished_explore_run_again_plays_nothing(straight, capsys) -> None:
 @pytest.mark.parametrize(("table", "key", "words"), [
     ('mesures = ["length"]\n', "explore.mesures", "did you mean measures?"),
     ('measures = ["lenght", "ties"]\n', "explore.measures[0]", 'did you mean "length"?'),
-    ('measures = ["lead_changes"]\n', "explore.measures[0]", "not available yet"),
+    ('measures = ["component_spread"]\n', "explore.measures[0]", "not available yet"),
     ('measures = ["length", "ties"]\ncells = [10]\n', "explore.cells", "1 count(s) for 2 measure(s)"),
     ("games = -5\n", "explore.games", "must be an integer in 2.."),
     ('ranges = {length = [40, 25]}\n', "explore.ranges.length", "min 40 must be below max 25"),
@@ -290,32 +290,94 @@ def test_elites_are_replayed_at_a_second_level(tmp_path) -> None:
     assert s["games"] == s["search_games"] + s["refine_games"] + s["confirm_games"] + s["also_games"]
 
 
-def test_the_start_player_measure_goes_through_confirmation_and_report(tmp_path) -> None:
-    """`measures = ["length", "start_player"]`: each candidate's confirmation figures give the start seat's
-    win share on its fresh games less the fair share 1/3 (read here from the run's players table), with an
-    interval around it; the elites' sentences and tables and the report's heat map show it."""
+def test_start_player_and_lead_changes_measures_go_through_confirmation_and_report(tmp_path) -> None:
+    """`measures = ["start_player", "lead_changes"]`: a design's search figures and each candidate's
+    confirmation figures give the start seat's win share less the fair share 1/3 and the mean lead changes
+    per game, as the logs of the same games give them (the players table; the report's count from the
+    events), each with an interval around it; the elites' sentences and tables and the heat map show them."""
     import pyarrow.parquet as pq
 
-    file = _explore_file(tmp_path, f'measures = ["length", "start_player"]\ncells = [5, 4]\n'
+    from analysis.kamakura import lead_changes_per_game
+    from sim.core.rng import game_seeds
+    from sim.design.trial_games import play_batch
+
+    file = _explore_file(tmp_path, f'measures = ["start_player", "lead_changes"]\ncells = [4, 5]\n'
                                    f"games = {GAMES}\nbatch = {BATCH}\nelites = 3\n{AFTER}")
     out = tmp_path / "out"
     assert main(["explore", str(file), "--jobs", "1", "--out", str(out), "--quiet"]) == 0
+    tune, settings = load_explore(file)
+    space, seating = tune.search_space, [str(a) for a in parse_agents(tune.agents, tune.players, tune.spec)]
+    with sqlite3.connect(out / "archive.db") as db:
+        design, leads, start = db.execute(
+            "SELECT design, lead_changes, start_player FROM designs WHERE valid = 1 AND played > 0 "
+            "ORDER BY iteration, slot LIMIT 1 OFFSET 3").fetchone()
+    values = json.loads(design)
+    config = apply_overrides(space.base, {d.path: v for d, v in zip(space.dimensions, values, strict=True)},
+                             "test")
+    rules = validate(tune.spec, config, tune.players, "test")
+    batch = play_batch(tune.spec, rules, tuple(seating), tune.seed, 0, GAMES)
+    seeds = game_seeds(tune.seed, 0, GAMES)
+    tables = tune.spec.tables(0, seeds, [seating] * GAMES, batch, rules)
+    players = tables["players"].to_pandas()
+    assert leads == pytest.approx(lead_changes_per_game(tables["events"].to_pandas(), players).mean())
+    assert start == pytest.approx(players[players["seat"] == 0]["win_share"].mean() - 1 / 3, abs=1e-6)
     s = json.loads((out / "summary.json").read_text())
     assert s["tried"] and s["elites"]
     for t in s["tried"]:
-        c = t["confirmation"]
-        players = pq.read_table(Path(t["run"]) / "players.parquet").to_pandas()
+        c, run = t["confirmation"], Path(t["run"])
+        players = pq.read_table(run / "players.parquet").to_pandas()
+        events = pq.read_table(run / "events.parquet").to_pandas()
         first = players[players["seat"] == 0]
         assert len(first) == t["n"]
-        assert c["start_player"] == pytest.approx(first["win_share"].sum() / t["n"] - 1 / 3, abs=1e-6)  # float32 shares
-        assert c["start_player_low"] < c["start_player"] < c["start_player_high"]
+        assert c["start_player"] == pytest.approx(first["win_share"].sum() / t["n"] - 1 / 3, abs=1e-6)
+        assert c["lead_changes"] == pytest.approx(lead_changes_per_game(events, players).mean())
+        for m in ("start_player", "lead_changes"):
+            assert c[f"{m}_low"] < c[m] < c[f"{m}_high"]
     for e in s["elites"]:
         c = e["confirmation"]
         assert (f"the start player {100 * c['start_player']:+.1f} pp [{100 * c['start_player_low']:+.1f}, "
-                f"{100 * c['start_player_high']:+.1f}] from the fair share") in e["sentence"]
-    elites = (out / "report" / "tables" / "explore_elites.csv").read_text().splitlines()[0]
-    assert "start_player" in elites
+                f"{100 * c['start_player_high']:+.1f}] from the fair share, the lead changing hands "
+                f"{c['lead_changes']:.1f} times a game [{c['lead_changes_low']:.1f}, "
+                f"{c['lead_changes_high']:.1f}]") in e["sentence"]
+    columns = (out / "report" / "tables" / "explore_elites.csv").read_text().splitlines()[0]
+    assert "start_player" in columns and "lead_changes" in columns
     assert (out / "report" / "charts" / "explore_archive.png").stat().st_size > 0
+
+
+def test_lead_changes_are_refused_for_a_game_that_does_not_count_them(tmp_path, capsys) -> None:
+    """Sakura's batch keeps no score after each round: its explore file may not measure lead changes, and is
+    told which measures it may."""
+    text = (ROOT / "configs" / "tunes" / "sakura-4p-deck-explore.toml").read_text()
+    text = text.replace('"../sakura/', json.dumps(str(ROOT / "configs" / "sakura")).rstrip('"') + "/")
+    text = re.sub(r'(?m)^measures = \[[^\]]*\]', 'measures = ["length", "lead_changes"]', text)
+    file = tmp_path / "sakura-leads.toml"
+    file.write_text(text)
+    assert main(["explore", str(file), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"balance: {file}: explore.measures[1]: 'lead_changes' is not available for sakura")
+    assert "(available: length, ties, start_player)" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_archive_from_before_lead_changes_resumes(straight, tmp_path) -> None:
+    """An archive whose designs table predates the lead-change columns gains them (empty in its rows) and
+    goes on: its finished explore, run again, plays nothing and keeps its designs."""
+    import shutil
+
+    file, out = straight
+    old = tmp_path / "old"
+    shutil.copytree(out, old)
+    with sqlite3.connect(old / "archive.db") as db:
+        for column in ("lead_changes", "lead_changes_low", "lead_changes_high"):
+            db.execute(f"ALTER TABLE designs DROP COLUMN {column}")
+    assert main(["explore", str(file), "--jobs", "1", "--out", str(old), "--quiet"]) == 0
+    with sqlite3.connect(old / "archive.db") as db:
+        columns = {row[1] for row in db.execute("PRAGMA table_info(designs)")}
+        assert {"lead_changes", "lead_changes_low", "lead_changes_high"} <= columns
+    rows = _rows(old)
+    assert len(rows) == len(_rows(out))
+    assert json.loads((old / "summary.json").read_text())["designs"] == \
+        json.loads((out / "summary.json").read_text())["designs"]
 
 
 def test_refining_in_rounds_plays_on_the_fairest_half(tmp_path) -> None:

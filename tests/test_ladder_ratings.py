@@ -385,7 +385,8 @@ def test_games_played_twice_keep_the_ratings_and_narrow_the_intervals(ladder_sea
     np.testing.assert_allclose(one["rating"], two["rating"], atol=1e-6)
     g = seats["game_id"].nunique()
     factor = math.sqrt(0.5 * (2 * g / (2 * g - 1)) / (g / (g - 1)))
-    np.testing.assert_allclose(two["se"].iloc[1:], one["se"].iloc[1:] * factor, rtol=1e-4)
+    # atol: a step whose games are all drawn has every score 0 at the estimate, its sandwich 0 up to rounding
+    np.testing.assert_allclose(two["se"].iloc[1:], one["se"].iloc[1:] * factor, rtol=1e-4, atol=1e-9)
 
 
 @settings(deadline=None, max_examples=25)

@@ -15,6 +15,10 @@ from analysis.kamakura._frames import _EventScan
 from analysis.stats import wilson_intervals
 from analysis.tally import Hist, hist, hist_count, hist_distribution, hist_table
 
+#: a gain in a batch's events: sim.kamakura.batch.EVENT_GAIN, as sim/kamakura/tables.py reads it (importing
+#: the batch module would load its kernels)
+GAIN_EVENT = 0
+
 
 def _margins(pg: Any) -> np.ndarray:
     """First minus second score per game (0 when the top is tied; NaN in a one-player game)."""
@@ -175,6 +179,29 @@ def lead_changes_per_game(events: pd.DataFrame, players: pd.DataFrame) -> pd.Ser
             known = games >= 0
             result[games[known]] += changes[known]
     return pd.Series(result, index=pd.Index(pg.game_ids, name="game_id"), name="lead_changes")
+
+
+def lead_changes_of_batch(out: dict[str, np.ndarray]) -> np.ndarray:
+    """Each game's lead changes from a batch's arrays (sim.kamakura.batch.run_batch: its events, turn,
+    seat, kind and chit, and each game's chits, whose points a gain adds), counted as
+    `lead_changes_per_game` counts them from the logs, without the tables: explore's `lead_changes`
+    measure."""
+    games = len(out["n_events"])
+    n = np.asarray(out["n_events"])
+    keep = np.arange(out["events"].shape[1])[None, :] < n[:, None]
+    ev = out["events"][keep]  # (rows, 4): turn, seat, kind, chit, in play order
+    game = np.repeat(np.arange(games, dtype=np.int32), n)
+    gain = (ev[:, 2] == GAIN_EVENT) & (ev[:, 3] >= 0) & (ev[:, 0] >= 0)
+    game, ev = game[gain], ev[gain]
+    points = out["chits"][game, ev[:, 3], 1].astype(np.int64)
+    return _lead_changes_block(game, ev[:, 1].astype(np.int64), ev[:, 0].astype(np.int64),
+                               np.clip(points, 0, None), games)
+
+
+def run_lead_changes(own: dict[str, Any]) -> dict[str, Any]:
+    """A run's lead changes per game (`lead_changes_from` of its flow tally), from Kamakura's half of its
+    merged report tally."""
+    return lead_changes_from(own["flow"])
 
 
 def lead_changes_from(tally: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """`balance explore TUNE_FILE` (docs/howto/explore.md): many fair designs, not one. The tune file's space is
 searched by quality-diversity, and every design it plays is kept in an archive of cells by how it plays
-(its measures: game length, tie rate, the start player's edge), the fairest design of each cell its elite.
+(its measures: game length, tie rate, the start player's edge, lead changes), the fairest design of each
+cell its elite.
 
 Why pyribs: a maintained implementation of MAP-Elites and its successors (GridArchive, emitters, a Scheduler
 with ask/tell), so our runner plays the games and the search is theirs, seeded end to end.
@@ -53,6 +54,7 @@ from ribs.archives import GridArchive
 from ribs.emitters import EvolutionStrategyEmitter, IsoLineEmitter
 from ribs.schedulers import Scheduler
 
+from analysis.game_analysis import analysis_of
 from analysis.sequences import MIN_GAMES
 from analysis.stats import Z95, seat_deviation, wilson_interval
 from sim.core.agent_spec import parse_agents
@@ -99,11 +101,11 @@ AFTER_SEARCH = ("elites", "refine", "refine_per_cell", "refine_games", "polish",
 #: the measures a design's games give, each with what it is (docs/howto/explore.md)
 MEASURES = {"length": "mean game length, in the game's own unit",
             "ties": "share of games whose top score is shared before the tie-break",
-            "start_player": "the start seat's win share minus the fair share 1/players"}
-#: measures designers ask for that the games' batch output does not carry yet, with why
-NOT_YET = {"lead_changes": "the batch output keeps no score after each turn or round, so a game's lead "
-                           "changes cannot be counted yet",
-           "component_spread": "it needs a values study of every design (balance values), which an explore "
+            "start_player": "the start seat's win share minus the fair share 1/players",
+            "lead_changes": "mean times a game's lead changes hands (a game whose batch keeps its scores "
+                            "turn by turn: analysis.game_analysis.GameAnalysis.lead_changes)"}
+#: measures designers ask for that an explore cannot give yet, with why
+NOT_YET = {"component_spread": "it needs a values study of every design (balance values), which an explore "
                                "does not play yet"}
 DEFAULT_MEASURES = ("length", "ties")
 
@@ -180,7 +182,7 @@ def read_settings(table: Any, file: str, players: int, spec: GameSpec) -> Settin
     t = expect_table(table, file, "explore")
     check_unknown_keys(t, EXPLORE_KEYS, file, "explore")
     d = Settings()
-    measures = _measures(t.get("measures", list(d.measures)), file)
+    measures = _measures(t.get("measures", list(d.measures)), file, spec)
     cells = _cells(t.get("cells", [10] * len(measures)), file, measures)
     ranges = _ranges(t.get("ranges", {}), file, measures)
     games = games_count(t.get("games", d.games), file, "explore.games", 2)
@@ -253,8 +255,9 @@ def _refine_rounds(value: Any, file: str, games: int) -> tuple[int, ...]:
     return rounds
 
 
-def _measures(value: Any, file: str) -> tuple[str, ...]:
+def _measures(value: Any, file: str, spec: GameSpec) -> tuple[str, ...]:
     names = expect_list(value, file, "explore.measures")
+    counted = [m for m in MEASURES if m != "lead_changes" or analysis_of(spec).lead_changes is not None]
     if not names:
         fail(file, "explore.measures", f"must name at least one of {', '.join(MEASURES)}")
     for i, name in enumerate(names):
@@ -266,7 +269,11 @@ def _measures(value: Any, file: str) -> tuple[str, ...]:
         if name not in MEASURES:
             hint = did_you_mean(name, list(MEASURES), quote=True)
             fail(file, where, f"unknown measure {name!r}" + (f"; {hint}" if hint else "")
-                 + f" (available: {', '.join(MEASURES)})")
+                 + f" (available: {', '.join(counted)})")
+        if name not in counted:
+            fail(file, where, f"{name!r} is not available for {spec.name}: its games keep no score after "
+                              f"each turn or round, so a lead change cannot be counted (available: "
+                              f"{', '.join(counted)})")
     if len(set(names)) < len(names):
         fail(file, "explore.measures", "names a measure twice")
     return tuple(names)
@@ -311,15 +318,25 @@ def _ranges(value: Any, file: str, measures: tuple[str, ...]) -> tuple[tuple[flo
 # ---- a design's games and figures ------------------------------------------------------------------------
 def play_measured(spec: GameSpec, rules: Any, agents: tuple[str, ...], seed: int, start: int,
                   count: int) -> dict[str, Any]:
-    """A design's games start .. start+count-1 as exact statistics: the tune's (trial_games.batch_stats)
-    and how many had their top score shared (a worker)."""
+    """A design's games start .. start+count-1 as exact statistics: the tune's (trial_games.batch_stats),
+    how many had their top score shared, and, for a game that counts them, the sum and the sum of squares
+    of each game's lead changes (a worker)."""
     batch = play_batch(spec, rules, agents, seed, start, count)
-    return {**batch_stats(spec, batch, len(agents)), "ties": int(np.asarray(batch["tie"]).sum())}
+    stats = {**batch_stats(spec, batch, len(agents)), "ties": int(np.asarray(batch["tie"]).sum())}
+    count_leads = analysis_of(spec).lead_changes
+    if count_leads is not None:
+        leads = np.asarray(count_leads(batch), dtype=np.int64)
+        stats.update(leads=int(leads.sum()), leads_sq=int((leads * leads).sum()))
+    return stats
 
 
 def merge_measured(a: dict[str, Any] | None, b: dict[str, Any]) -> dict[str, Any]:
-    """Two `play_measured` statistics of disjoint games, combined exactly."""
-    return {**merge(a, b), "ties": (a["ties"] if a else 0) + b["ties"]}
+    """Two `play_measured` statistics of disjoint games, combined exactly (the lead changes when both
+    count them: an archive's games from before they were counted do not)."""
+    out = {**merge(a, b), "ties": (a["ties"] if a else 0) + b["ties"]}
+    if "leads" in b and (a is None or "leads" in a):
+        out.update({k: (a[k] if a else 0) + b[k] for k in ("leads", "leads_sq")})
+    return out
 
 
 def figures_of(stats: dict[str, Any]) -> dict[str, float]:
@@ -339,17 +356,31 @@ def figures_of(stats: dict[str, Any]) -> dict[str, float]:
             "length": mean, "length_low": mean - half, "length_high": mean + half,
             "ties": stats["ties"] / n, "ties_low": ties[0], "ties_high": ties[1],
             "start_player": wins[0] / n - fair, "start_player_low": start[0] - fair,
-            "start_player_high": start[1] - fair}
+            "start_player_high": start[1] - fair, **_lead_figures(stats)}
+
+
+def _lead_figures(stats: dict[str, Any]) -> dict[str, float | None]:
+    """Mean lead changes per game with its normal 95% interval; None where the games did not count them."""
+    n = stats["games"]
+    if "leads" not in stats:
+        return dict.fromkeys(("lead_changes", "lead_changes_low", "lead_changes_high"))
+    mean = stats["leads"] / n
+    var = max(0.0, (stats["leads_sq"] - n * mean * mean) / (n - 1)) if n > 1 else math.inf
+    half = Z95 * math.sqrt(var / n)
+    return {"lead_changes": mean, "lead_changes_low": mean - half, "lead_changes_high": mean + half}
 
 
 def default_range(measure: str, base: dict[str, float], players: int) -> tuple[float, float]:
     """A measure's range when the file gives none, from the base config's figures: its length +-30%, tie
-    rates from 0 to three times its own (at least 0.1), and the start player's edge within half the fair
-    share either way. A design beyond a range counts in the edge cell."""
+    rates from 0 to three times its own (at least 0.1), lead changes from 0 to twice its own (at least 1),
+    and the start player's edge within half the fair share either way. A design beyond a range counts in
+    the edge cell."""
     if measure == "length":
         return (math.floor(0.7 * base["length"]), math.ceil(1.3 * base["length"]))
     if measure == "ties":
         return (0.0, min(1.0, round(max(0.1, 3 * base["ties"]), 2)))
+    if measure == "lead_changes":
+        return (0.0, max(1.0, math.ceil(2 * base["lead_changes"])))
     return (-0.5 / players, 0.5 / players)
 
 
@@ -357,7 +388,8 @@ def default_range(measure: str, base: dict[str, float], players: int) -> tuple[f
 ARCHIVE = "archive.db"
 MANIFEST = "manifest.json"
 SUMMARY = "summary.json"
-FIGURES = tuple(figures_of({"games": 2, "wins": [1, 1], "length_sum": 2, "length_sq": 2, "ties": 0}))
+FIGURES = tuple(figures_of({"games": 2, "wins": [1, 1], "length_sum": 2, "length_sq": 2, "ties": 0,
+                            "leads": 0, "leads_sq": 0}))
 _COLUMNS = ("iteration", "slot", "solution", "design", "valid", "why", "games", "played", "objective",
             *FIGURES, "stats")
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -417,6 +449,10 @@ def open_archive(tune: Tune, settings: Settings, out: Path, force: bool) -> sqli
     db = sqlite3.connect(out / ARCHIVE)
     for statement in _SCHEMA:
         db.execute(statement)
+    have = {row[1] for row in db.execute("PRAGMA table_info(designs)")}
+    for column in FIGURES:  # an archive from before a figure was kept (lead changes): NULL in its rows
+        if column not in have:
+            db.execute(f"ALTER TABLE designs ADD COLUMN {column} REAL")
     db.commit()
     return db
 

@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 
 from analysis.explore_report import distinct_pairs, write_explore_report
-from analysis.run_tally import read_run_tally
+from analysis.game_analysis import analysis_of
+from analysis.run_tally import RunTally, read_run_tally
 from analysis.seats import start_player_advantage
 from analysis.sequences import ALPHA, DECIDED, MIN_GAMES, family
 from analysis.ties import tie_stats
@@ -271,7 +272,7 @@ class Confirmer:
         record = {"cell": list(cell), "slug": slug, "iteration": r["iteration"], "slot": r["slot"],
                   "design": r["design"], "changes": changes_text(self.tune, r["design"]), "run": str(run_dir),
                   "n": int(variant.n_games), "confirmed": ok, "status": seats.status,
-                  "confirmation": played_figures(seats, length, variant.common),
+                  "confirmation": played_figures(seats, length, variant),
                   "refined": {k: r[k] for k in ("games", *FIGURES)}, "search": r["search"],
                   "verdicts": [seats.record(), *(v.record() for v in changes)]}
         far = record["confirmation"]
@@ -303,24 +304,29 @@ class Confirmer:
                 mark_stopped_adaptively(run_dir)
             e["also"] = {"agents": agents, "run": str(run_dir), "n": int(variant.n_games),
                          "status": seats.status, "fair": seats.status in FAIR,
-                         "confirmation": played_figures(seats, length, variant.common)}
+                         "confirmation": played_figures(seats, length, variant)}
             self.counted += e["also"]["n"]
             self.say(f"{e['slug']} at {agents} on {e['also']['n']:,} fresh games: seats {seats.status}; "
                      f"{self.counted:,} of {self.tune.budget:,} games")
 
 
-def played_figures(seats: Any, length: Any, common: dict[str, Any]) -> dict[str, Any]:
-    """A candidate's figures on its confirmation games, from the report's verdicts and tally (`common`) of
-    its run: every measure (mean length, tie rate, the start player's edge over the fair share) with its 95%
-    interval, as the search figures them, and its seat farthest from the fair share with the interval that
-    decided the seat verdict (the equivalence interval when fair, else the shown one)."""
+def played_figures(seats: Any, length: Any, run: RunTally) -> dict[str, Any]:
+    """A candidate's figures on its confirmation games, from the report's verdicts and tally of its `run`:
+    every measure (mean length, tie rate, the start player's edge over the fair share, lead changes per
+    game where the game counts them) with its 95% interval, as the search figures them, and its seat
+    farthest from the fair share with the interval that decided the seat verdict (the equivalence interval
+    when fair, else the shown one)."""
     far = max(seats.detail["seats"], key=lambda s: (abs(s["difference"]), -s["seat"]))
     eq = seats.status in FAIR
-    ties, start = tie_stats(common), start_player_advantage(common)
+    ties, start = tie_stats(run.common), start_player_advantage(run.common)
+    leads = analysis_of(run.spec).run_lead_changes
+    lead = leads(run.own) if leads is not None else dict.fromkeys(("mean", "ci_low", "ci_high"))
     return {"length": length.value, "length_low": length.low, "length_high": length.high,
             "ties": ties["top_tied_rate"], "ties_low": ties["top_tied_ci_low"],
             "ties_high": ties["top_tied_ci_high"], "start_player": start["value"],
             "start_player_low": start["ci_low"], "start_player_high": start["ci_high"],
+            "lead_changes": lead["mean"], "lead_changes_low": lead["ci_low"],
+            "lead_changes_high": lead["ci_high"],
             "seat": far["seat"], "seat_dev": abs(far["difference"]),
             "deviation": far["difference"], "deviation_low": far["equivalence_low" if eq else "ci_low"],
             "deviation_high": far["equivalence_high" if eq else "ci_high"]}
@@ -366,13 +372,9 @@ def write_config(tune: Tune, path: Path, values: Sequence[Any], header: str) -> 
 
 def elite_sentence(tune: Tune, e: dict[str, Any], agents: str, measures: Sequence[str] = ()) -> str:
     """A confirmed elite in a sentence: what it changes and how it plays on its confirmation games (length,
-    ties, and the start player's edge when it is one of the `measures`), each figure with its 95% interval
-    and n."""
+    ties, and the other `measures`), each figure with its 95% interval and n."""
     c, unit = e["confirmation"], tune.spec.vocabulary.length
-    start = ""
-    if "start_player" in measures:
-        start = (f", the start player {100 * c['start_player']:+.1f} pp [{100 * c['start_player_low']:+.1f}, "
-                 f"{100 * c['start_player_high']:+.1f}] from the fair share")
+    start = measured_text(c, measures)
     return (f"{e['slug']}: changes {changes_text(tune, e['design'])}. On {e['n']:,} fresh games ({agents}): "
             f"plays {c['length']:.1f} {unit} [{c['length_low']:.1f}, {c['length_high']:.1f}], top score "
             f"tied in {100 * c['ties']:.1f}% [{100 * c['ties_low']:.1f}, {100 * c['ties_high']:.1f}]{start}; "
@@ -380,6 +382,21 @@ def elite_sentence(tune: Tune, e: dict[str, Any], agents: str, measures: Sequenc
             f"fair within the {100 * tune.target.tolerance:g} pp tolerance (equivalence test), the largest "
             f"deviation seat {c['seat']} {100 * c['deviation']:+.1f} pp [{100 * c['deviation_low']:+.1f}, "
             f"{100 * c['deviation_high']:+.1f}]; n = {e['n']:,} games.{also_sentence(tune, e)}")
+
+
+def measured_text(c: dict[str, Any], measures: Sequence[str]) -> str:
+    """The confirmation figures of the `measures` besides length and ties, each after a comma: ", the
+    start player +1.2 pp [-0.3, +2.6] from the fair share, the lead changing hands 2.4 times a game [2.3,
+    2.5]", or ""."""
+    parts = []
+    if "start_player" in measures:
+        low, high = 100 * c["start_player_low"], 100 * c["start_player_high"]
+        parts.append(f"the start player {100 * c['start_player']:+.1f} pp [{low:+.1f}, {high:+.1f}] from the "
+                     "fair share")
+    if "lead_changes" in measures:
+        parts.append(f"the lead changing hands {c['lead_changes']:.1f} times a game "
+                     f"[{c['lead_changes_low']:.1f}, {c['lead_changes_high']:.1f}]")
+    return "".join(f", {part}" for part in parts)
 
 
 def also_sentence(tune: Tune, e: dict[str, Any]) -> str:
