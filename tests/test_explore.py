@@ -69,6 +69,15 @@ def _explore_file(folder: Path, explore: str | None = None, batches: int = BATCH
     return path
 
 
+def _rules_of(tune, design: str):
+    """The game's rules of a design stored in the archive (its `design` column, JSON)."""
+    space = tune.search_space
+    values = json.loads(design)
+    config = apply_overrides(space.base, {d.path: v for d, v in zip(space.dimensions, values, strict=True)},
+                             "test")
+    return validate(tune.spec, config, tune.players, "test")
+
+
 def _rows(out: Path) -> list[tuple]:
     with sqlite3.connect(out / "archive.db") as db:
         return db.execute("SELECT * FROM designs ORDER BY iteration, slot").fetchall()
@@ -157,15 +166,11 @@ def test_a_killed_explore_resumes_to_the_same_archive(straight, tmp_path, stage)
 def test_the_objective_is_the_largest_seat_deviation_of_the_designs_games(straight) -> None:
     file, out = straight
     tune, settings = load_explore(file)
-    space = tune.search_space
     with sqlite3.connect(out / "archive.db") as db:
         design, seat_dev, objective, length, games = db.execute(
             "SELECT design, seat_dev, objective, length, games FROM designs WHERE valid = 1 AND played > 0 "
             "ORDER BY iteration, slot LIMIT 1 OFFSET 2").fetchone()
-    values = json.loads(design)
-    config = apply_overrides(space.base, {d.path: v for d, v in zip(space.dimensions, values, strict=True)},
-                             "test")
-    rules = validate(tune.spec, config, tune.players, "test")
+    rules = _rules_of(tune, design)
     agents = tuple(str(a) for a in parse_agents(tune.agents, tune.players, tune.spec))
     stats = play_chunk(tune.spec, rules, agents, tune.seed, 0, settings.games)
     by_hand = max(abs(w / SHARE_SCALE / stats["games"] - 1 / tune.players) for w in stats["wins"])
@@ -306,15 +311,12 @@ def test_start_player_and_lead_changes_measures_go_through_confirmation_and_repo
     out = tmp_path / "out"
     assert main(["explore", str(file), "--jobs", "1", "--out", str(out), "--quiet"]) == 0
     tune, settings = load_explore(file)
-    space, seating = tune.search_space, [str(a) for a in parse_agents(tune.agents, tune.players, tune.spec)]
+    seating = [str(a) for a in parse_agents(tune.agents, tune.players, tune.spec)]
     with sqlite3.connect(out / "archive.db") as db:
         design, leads, start = db.execute(
             "SELECT design, lead_changes, start_player FROM designs WHERE valid = 1 AND played > 0 "
             "ORDER BY iteration, slot LIMIT 1 OFFSET 3").fetchone()
-    values = json.loads(design)
-    config = apply_overrides(space.base, {d.path: v for d, v in zip(space.dimensions, values, strict=True)},
-                             "test")
-    rules = validate(tune.spec, config, tune.players, "test")
+    rules = _rules_of(tune, design)
     batch = play_batch(tune.spec, rules, tuple(seating), tune.seed, 0, GAMES)
     seeds = game_seeds(tune.seed, 0, GAMES)
     tables = tune.spec.tables(0, seeds, [seating] * GAMES, batch, rules)
@@ -497,15 +499,11 @@ def test_a_folder_of_another_explore_is_refused(straight, tmp_path, capsys) -> N
 def test_refined_figures_continue_the_search_games(straight) -> None:
     file, out = straight
     tune, settings = load_explore(file)
-    space = tune.search_space
     with sqlite3.connect(out / "archive.db") as db:
         rows = db.execute("SELECT design, games, stats FROM refined ORDER BY design").fetchall()
     assert len(rows) == 4 and {games for _, games, _ in rows} == {80}
     design, _, stats = rows[0]
-    values = json.loads(design)
-    config = apply_overrides(space.base, {d.path: v for d, v in zip(space.dimensions, values, strict=True)},
-                             "test")
-    rules = validate(tune.spec, config, tune.players, "test")
+    rules = _rules_of(tune, design)
     agents = tuple(str(a) for a in parse_agents(tune.agents, tune.players, tune.spec))
     by_hand = play_chunk(tune.spec, rules, agents, tune.seed, 0, 80)  # the search's 40, then the next 40
     stored = json.loads(stats)
