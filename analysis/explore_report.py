@@ -86,7 +86,9 @@ def answer(s: dict[str, Any]) -> str:
         return (f"No design was confirmed fair within the {tol:g} pp tolerance: {tried} tried on "
                 f"{s['settings']['confirm_games']:,} fresh games each, and none passed the equivalence test "
                 "(see the candidates below).")
-    listed = "; ".join(f"{e['slug']} {_length(e, unit)}, ties {_ties(e)}, n = {e['n']:,}" for e in elites)
+    measures = s.get("measures", ())
+    listed = "; ".join(f"{e['slug']} {_length(e, unit)}, ties {_ties(e)}"
+                       f"{measured_text(e['confirmation'], measures)}, n = {e['n']:,}" for e in elites)
     verb = "plays" if len(elites) == 1 else "play differently"
     return (f"{counted(len(elites), 'fair design', 'fair designs')} {verb}: {listed} (95% intervals on fresh "
             f"games; seats fair within {tol:g} pp by an equivalence test). {pairs_text(s['distinct'], unit)}")
@@ -105,6 +107,21 @@ def polishing_text(s: dict[str, Any]) -> str:
 def _length(e: dict[str, Any], unit: str) -> str:
     c = e["confirmation"]
     return f"{c['length']:.1f} {unit} [{c['length_low']:.1f}, {c['length_high']:.1f}]"
+
+
+def measured_text(c: dict[str, Any], measures: Sequence[str]) -> str:
+    """Confirmation figures `c` of the `measures` besides length and ties, each after a comma: ", the start
+    player +1.2 pp [-0.3, +2.6] from the fair share, the lead changing hands 5.5 times a game [5.1, 5.9]",
+    or "" (the report's answer and the elites' sentences)."""
+    parts = []
+    if "start_player" in measures:
+        low, high = 100 * c["start_player_low"], 100 * c["start_player_high"]
+        parts.append(f"the start player {100 * c['start_player']:+.1f} pp [{low:+.1f}, {high:+.1f}] from the "
+                     "fair share")
+    if "lead_changes" in measures:
+        parts.append(f"the lead changing hands {c['lead_changes']:.1f} times a game "
+                     f"[{c['lead_changes_low']:.1f}, {c['lead_changes_high']:.1f}]")
+    return "".join(f", {part}" for part in parts)
 
 
 def _ties(e: dict[str, Any]) -> str:

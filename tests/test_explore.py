@@ -335,12 +335,14 @@ def test_start_player_and_lead_changes_measures_go_through_confirmation_and_repo
         assert c["lead_changes"] == pytest.approx(lead_changes_per_game(events, players).mean())
         for m in ("start_player", "lead_changes"):
             assert c[f"{m}_low"] < c[m] < c[f"{m}_high"]
+    page = (out / "report" / "index.html").read_text()
     for e in s["elites"]:
         c = e["confirmation"]
-        assert (f"the start player {100 * c['start_player']:+.1f} pp [{100 * c['start_player_low']:+.1f}, "
-                f"{100 * c['start_player_high']:+.1f}] from the fair share, the lead changing hands "
-                f"{c['lead_changes']:.1f} times a game [{c['lead_changes_low']:.1f}, "
-                f"{c['lead_changes_high']:.1f}]") in e["sentence"]
+        words = (f"the start player {100 * c['start_player']:+.1f} pp [{100 * c['start_player_low']:+.1f}, "
+                 f"{100 * c['start_player_high']:+.1f}] from the fair share, the lead changing hands "
+                 f"{c['lead_changes']:.1f} times a game [{c['lead_changes_low']:.1f}, "
+                 f"{c['lead_changes_high']:.1f}]")
+        assert words in e["sentence"] and words in page.split("Confirmed elites")[0]  # the answer says it
     columns = (out / "report" / "tables" / "explore_elites.csv").read_text().splitlines()[0]
     assert "start_player" in columns and "lead_changes" in columns
     assert (out / "report" / "charts" / "explore_archive.png").stat().st_size > 0

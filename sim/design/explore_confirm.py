@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis.explore_report import distinct_pairs, write_explore_report
+from analysis.explore_report import distinct_pairs, measured_text, write_explore_report
 from analysis.game_analysis import analysis_of
 from analysis.run_tally import RunTally, read_run_tally
 from analysis.seats import start_player_advantage
@@ -382,21 +382,6 @@ def elite_sentence(tune: Tune, e: dict[str, Any], agents: str, measures: Sequenc
             f"fair within the {100 * tune.target.tolerance:g} pp tolerance (equivalence test), the largest "
             f"deviation seat {c['seat']} {100 * c['deviation']:+.1f} pp [{100 * c['deviation_low']:+.1f}, "
             f"{100 * c['deviation_high']:+.1f}]; n = {e['n']:,} games.{also_sentence(tune, e)}")
-
-
-def measured_text(c: dict[str, Any], measures: Sequence[str]) -> str:
-    """The confirmation figures of the `measures` besides length and ties, each after a comma: ", the
-    start player +1.2 pp [-0.3, +2.6] from the fair share, the lead changing hands 2.4 times a game [2.3,
-    2.5]", or ""."""
-    parts = []
-    if "start_player" in measures:
-        low, high = 100 * c["start_player_low"], 100 * c["start_player_high"]
-        parts.append(f"the start player {100 * c['start_player']:+.1f} pp [{low:+.1f}, {high:+.1f}] from the "
-                     "fair share")
-    if "lead_changes" in measures:
-        parts.append(f"the lead changing hands {c['lead_changes']:.1f} times a game "
-                     f"[{c['lead_changes_low']:.1f}, {c['lead_changes_high']:.1f}]")
-    return "".join(f", {part}" for part in parts)
 
 
 def also_sentence(tune: Tune, e: dict[str, Any]) -> str:
