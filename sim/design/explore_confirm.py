@@ -374,14 +374,14 @@ def elite_sentence(tune: Tune, e: dict[str, Any], agents: str, measures: Sequenc
     """A confirmed elite in a sentence: what it changes and how it plays on its confirmation games (length,
     ties, and the other `measures`), each figure with its 95% interval and n."""
     c, unit = e["confirmation"], tune.spec.vocabulary.length
-    start = measured_text(c, measures)
+    others = measured_text(c, measures)
     return (f"{e['slug']}: changes {changes_text(tune, e['design'])}. On {e['n']:,} fresh games ({agents}): "
             f"plays {c['length']:.1f} {unit} [{c['length_low']:.1f}, {c['length_high']:.1f}], top score "
-            f"tied in {100 * c['ties']:.1f}% [{100 * c['ties_low']:.1f}, {100 * c['ties_high']:.1f}]{start}; "
-            "seats "
-            f"fair within the {100 * tune.target.tolerance:g} pp tolerance (equivalence test), the largest "
-            f"deviation seat {c['seat']} {100 * c['deviation']:+.1f} pp [{100 * c['deviation_low']:+.1f}, "
-            f"{100 * c['deviation_high']:+.1f}]; n = {e['n']:,} games.{also_sentence(tune, e)}")
+            f"tied in {100 * c['ties']:.1f}% [{100 * c['ties_low']:.1f}, {100 * c['ties_high']:.1f}]"
+            f"{others}; seats fair within the {100 * tune.target.tolerance:g} pp tolerance (equivalence "
+            f"test), the largest deviation seat {c['seat']} {100 * c['deviation']:+.1f} pp "
+            f"[{100 * c['deviation_low']:+.1f}, {100 * c['deviation_high']:+.1f}]; n = {e['n']:,} games."
+            f"{also_sentence(tune, e)}")
 
 
 def also_sentence(tune: Tune, e: dict[str, Any]) -> str:
