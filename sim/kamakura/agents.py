@@ -1,8 +1,11 @@
 """Compiled Kamakura agents for the batch path (and, through thin wrappers, for the readable API).
 
-random: uniform over the legal micro-actions, by rejection sampling, except that it never takes an action
-    that turns a reachable gain into a void turn: a swap after which no gain is reachable any more, or a
-    voluntary pass (R-8 knob). Rejection keeps the choice uniform over the actions it allows.
+random: uniform over the legal micro-actions, by rejection sampling, except that it never makes a swap
+    after which no gain is reachable any more (a swap that throws the turn away by accident). Under the
+    R-8 knob voluntary_pass the pass, legal before the turn's first gain, is one of the actions it draws
+    (so a random player drops out of the game by choice now and then); without the knob a pass is legal
+    only when no gain is reachable, and then it is the only action. Rejection keeps the choice uniform
+    over the actions it allows.
 greedy: at the start of each turn plans the swaps, activations and claims that gain the most points this
     turn (ties: fewest power chits spent, then a seeded draw), then plays the plan out; the search is
     planner.py's.
@@ -15,7 +18,6 @@ from sim.kamakura.agent_kinds import AGENTS
 from sim.kamakura.board import SWAPS
 from sim.kamakura.kernels import (
     A_GAIN,
-    A_PASS,
     A_USE,
     GAINS_DONE,
     SWAPS_LEFT,
@@ -79,7 +81,7 @@ def random_step(s, rng, buf, reachable):
                 if swap_keeps_gain(s, action):
                     return action, True
                 rejected |= bit
-        elif action != A_PASS:
+        else:  # a pass among others is the voluntary one (R-8 knob): drawn like any action
             return action, action < A_GAIN and s[GAINS_DONE] == 0
 
 

@@ -82,10 +82,11 @@ BatchOut = namedtuple("BatchOut", ["scores", "winners", "tie", "decided_by_tiebr
 
 
 @njit(cache=True)
-def _seat_trees(agent_kinds, agent_params, players):
+def _seat_trees(agent_kinds, agent_params, players, voluntary):
     """One search tree per seat, as a Tree whose arrays have a leading seat axis (the compaction queue is
     scratch shared by all), sized for the largest MCTS tree at any table of the batch (tiny when there is
-    none). Plans are stored only when some seat searches whole turns."""
+    none); `voluntary` (the R-8 knob, 0/1): a turn tree's node has one child more, the pass. Plans are
+    stored only when some seat searches whole turns."""
     capacity = 1
     plan_width = 1
     for g in range(agent_kinds.shape[0]):
@@ -93,7 +94,7 @@ def _seat_trees(agent_kinds, agent_params, players):
             if agent_kinds[g, seat] == AGENT_MCTS:
                 iters = int(agent_params[g, seat, P_ITERS])
                 if int(agent_params[g, seat, P_TREE]) == TREE_TURNS:
-                    need = int(agent_params[g, seat, P_WIDTH]) * (iters + 1)
+                    need = (int(agent_params[g, seat, P_WIDTH]) + voluntary) * (iters + 1)
                     plan_width = PLAN_WIDTH
                 else:
                     need = NODES_PER_ITER * iters + 4 * N_ACTIONS
@@ -166,7 +167,7 @@ def play_batch(seeds, rules, agent_kinds, agent_params, out):
     buf = np.empty(N_ACTIONS, dtype=np.int64)
     score = np.zeros(MAX_PLAYERS, dtype=np.int64)
     win = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    trees = _seat_trees(agent_kinds, agent_params, players)
+    trees = _seat_trees(agent_kinds, agent_params, players, rules.voluntary)
     history = np.empty(MAX_HISTORY, dtype=np.int64)
     searching = any_search(agent_kinds, players)
     # the output arrays as locals: taking one out of the tuple at every write costs a reference count each

@@ -12,7 +12,12 @@ the best other seat (ties: the planner's order, so with equal values it plays gr
 best candidate's quick score leads the second best's by more than `settle` predicted points it plays that
 turn without the deep look (0: always look deep; docs/design/notes.md, Kamakura speed, measures the
 default: about a fifth of the turns skip it, and one such expert against two that always look deep keeps
-its share of wins within the non-inferiority margin).
+its share of wins within the non-inferiority margin). Under the R-8 knob voluntary_pass, when the seat's
+score now is at least every other's (from behind a pass cannot win), the planner offers the pass after
+the gaining turns (turn_candidates); the expert chooses among the gaining turns as without the knob, then
+looks deep at the pass and at that choice and plays the pass only if it leaves the larger lead: whether
+a pass from the lead wins turns on what the others reach after it, which the replies play out and the
+quick evaluation, fitted on games without voluntary passes, misjudges.
 
 The features (FEATURES, in the weights' order, declared in the registry entry) speak of points, powers
 and swap distances, never of chit ids, so a model trained on one config means the same on a variant:
@@ -37,6 +42,7 @@ from sim.kamakura.agent_kinds import AGENTS, EXPERT_FEATURES, EXPERT_RANKED
 from sim.kamakura.agents import MAX_PLAN
 from sim.kamakura.board import MASK_TO_INDEX, SWAP_DISTANCE
 from sim.kamakura.kernels import (
+    A_PASS,
     CHITS_LEFT,
     GREEN,
     GREEN_MIN,
@@ -55,6 +61,7 @@ from sim.kamakura.kernels import (
     RED,
     SPENT,
     TO_MOVE,
+    VOLUNTARY,
     YELLOW,
     apply_action,
     gain_reachable,
@@ -285,26 +292,32 @@ def _quick_leads(s, me, cands, lengths, n, weights, st, floats, ints, quick):
 
 
 @njit(cache=True)
-def _deep_best(s, rng, me, cands, lengths, ranked, replies, weights, space):
-    """The deep look: the candidates `ranked` each played on with `replies` greedy turns and scored again;
-    returns the best one's index (ties: the planner's order). `space`: the working arrays (position, reply
-    plan, the evaluation's floats and ints)."""
+def _deep_value(s, rng, me, cands, lengths, k, replies, weights, space):
+    """The deep look at candidate k: played on with `replies` greedy turns and scored again (`me`'s lead).
+    `space`: the working arrays (position, reply plan, the evaluation's floats and ints)."""
     st, reply, floats, ints = space
+    st[:] = s
+    for j in range(lengths[k]):
+        apply_action(st, cands[k, j])
+    # the replies draw from a copy of one generator state: every candidate meets the same draws
+    reply_rng = rng.copy()
+    for _ in range(replies):
+        if st[OVER] == 1:
+            break
+        m = greedy_plan(st, reply_rng, reply)
+        for j in range(m):
+            apply_action(st, reply[j])
+    return lead_in(st, me, weights, floats, ints)
+
+
+@njit(cache=True)
+def _deep_best(s, rng, me, cands, lengths, ranked, replies, weights, space):
+    """The deep look (_deep_value) at the candidates `ranked`; returns the best one's index (ties: the
+    planner's order)."""
     best = 0
     best_value = -1e18
     for k in ranked:
-        st[:] = s
-        for j in range(lengths[k]):
-            apply_action(st, cands[k, j])
-        # the replies draw from a copy of one generator state: every candidate meets the same draws
-        reply_rng = rng.copy()
-        for _ in range(replies):
-            if st[OVER] == 1:
-                break
-            m = greedy_plan(st, reply_rng, reply)
-            for j in range(m):
-                apply_action(st, reply[j])
-        value = lead_in(st, me, weights, floats, ints)
+        value = _deep_value(s, rng, me, cands, lengths, k, replies, weights, space)
         if value > best_value + 1e-9 or (abs(value - best_value) <= 1e-9 and k < best):
             best_value = value
             best = k
@@ -316,7 +329,15 @@ def expert_look(s, rng, params, cands):
     """The expert's choice at s (a turn start where a gain is reachable) and what led to it: (n, lengths,
     quick gap, quick best, chosen). The quick gap is the best candidate's quick lead minus the second
     best's (inf with one candidate); the deep look is skipped, and the quick best played, when `settle`
-    > 0 and the gap exceeds it (0: always look deep). `cands`: int64[width, MAX_PLAN] of working space."""
+    > 0 and the gap exceeds it (0: always look deep). `cands`: int64[width + 1, MAX_PLAN] of working
+    space.
+
+    Under the R-8 knob voluntary_pass the planner may follow the gaining turns with the pass (when the
+    seat's score now is at least every other's: turn_candidates). The choice among the gaining turns is
+    made as without the knob (the gap and the quick best are theirs); then the pass and that choice are
+    both looked at deep and the pass is played only if its value is the higher. So with the knob the
+    expert plays the same turns as without, except the passes it finds better: the quick evaluation,
+    fitted on games where nobody passes while a gain is open, never decides one."""
     width = max(int(params[E_WIDTH]), 1)
     replies = int(params[E_HORIZON]) * s[PLAYERS]  # through the expert's own next turn(s)
     deep = max(int(params[E_DEEP]), 1)
@@ -324,22 +345,33 @@ def expert_look(s, rng, params, cands):
     weights = params[E_WEIGHTS:E_WEIGHTS + N_FEATURES]
     me = s[TO_MOVE]
     n, lengths = turn_candidates(s, rng, width, cands)
-    if n <= 1:
+    voluntary = s[VOLUNTARY] == 1 and n >= 2 and lengths[n - 1] == 1 and cands[n - 1, 0] == A_PASS
+    turns = n - 1 if voluntary else n  # the gaining turns, the pass (if offered) after them
+    if turns <= 1 and not voluntary:
         return n, lengths, np.inf, 0, 0
     st = np.empty_like(s)
     floats, ints = new_eval_space()
-    # first the position right after each turn, scored as it stands (cheap) ...
-    quick = np.empty(n, dtype=np.float64)
-    _quick_leads(s, me, cands, lengths, n, weights, st, floats, ints, quick)
-    order = np.argsort(-quick, kind="mergesort")
-    gap = quick[order[0]] - quick[order[1]]
-    if settle > 0.0 and gap > settle:
-        return n, lengths, gap, order[0], order[0]
-    # ... then the `deep` best of those again after `horizon` rounds of greedy turns (the costly part)
     reply = np.empty(MAX_PLAN, dtype=np.int64)
-    best = _deep_best(s, rng, me, cands, lengths, order[:min(deep, n)], replies, weights,
-                      (st, reply, floats, ints))
-    return n, lengths, gap, order[0], best
+    space = (st, reply, floats, ints)
+    gap = np.inf
+    quick_best = 0
+    chosen = 0
+    if turns > 1:
+        # first the position right after each turn, scored as it stands (cheap) ...
+        quick = np.empty(turns, dtype=np.float64)
+        _quick_leads(s, me, cands, lengths, turns, weights, st, floats, ints, quick)
+        order = np.argsort(-quick, kind="mergesort")
+        gap = quick[order[0]] - quick[order[1]]
+        quick_best = order[0]
+        chosen = order[0]
+        if not (settle > 0.0 and gap > settle):
+            # ... then the `deep` best of those again after `horizon` rounds of greedy turns (the costly part)
+            chosen = _deep_best(s, rng, me, cands, lengths, order[:min(deep, turns)], replies, weights, space)
+    if voluntary:
+        pass_value = _deep_value(s, rng, me, cands, lengths, n - 1, replies, weights, space)
+        if pass_value > _deep_value(s, rng, me, cands, lengths, chosen, replies, weights, space) + 1e-9:
+            chosen = n - 1
+    return n, lengths, gap, quick_best, chosen
 
 
 @njit(cache=True)
@@ -348,7 +380,7 @@ def expert_plan(s, rng, params, plan):
     seat's parameter row (E_WIDTH, E_DEEP, E_HORIZON, E_SETTLE, then the weights from E_WEIGHTS)."""
     if not gain_reachable(s):
         return greedy_plan(s, rng, plan)  # the forced pass (R-8)
-    cands = np.empty((max(int(params[E_WIDTH]), 1), MAX_PLAN), dtype=np.int64)
+    cands = np.empty((max(int(params[E_WIDTH]), 1) + 1, MAX_PLAN), dtype=np.int64)
     _n, lengths, _gap, _quick_best, best = expert_look(s, rng, params, cands)
     for j in range(lengths[best]):
         plan[j] = cands[best, j]

@@ -153,7 +153,7 @@ def play_values(seeds, rules, kinds, positions, agent_kinds, agent_params, out, 
     buf = np.empty(N_ACTIONS, dtype=np.int64)
     score = np.zeros(MAX_PLAYERS, dtype=np.int64)
     win = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    trees = _seat_trees(agent_kinds, agent_params, players)
+    trees = _seat_trees(agent_kinds, agent_params, players, rules.voluntary)
     history = np.empty(MAX_HISTORY, dtype=np.int64)
     for g in range(seeds.shape[0]):
         s = new_game(rules, seeds[g])

@@ -6,8 +6,9 @@ tree spans the readable API's micro-actions (swap, use, gain, end, pass), so one
 Each node holds its visit count and a reward sum per player; selection at a node maximises UCT from the
 point of view of the player to move there (max^n for 2-4 players). A node's children are created all at
 once, in one contiguous block, when an iteration first reaches it; the actions offered are those the
-`random` agent allows (no swap that makes the turn void, no voluntary pass while a gain is reachable),
-which prunes moves that can only throw a turn away.
+`random` agent allows (no swap that makes the turn void, which prunes moves that can only throw a turn
+away); under the R-8 knob voluntary_pass that includes the pass before the turn's first gain, which the
+search then weighs like any move, where it could still win (planner.pass_can_win: not from behind).
 
 Kamakura is deterministic with open information after the seeded deal, so a position is the path of
 actions from the root. The tree lives in preallocated numpy arrays (a uct.Tree; one per seat in the batch
@@ -34,6 +35,7 @@ from sim.kamakura.kernels import (
     apply_action,
     legal_actions,
 )
+from sim.kamakura.planner import pass_can_win
 from sim.kamakura.uct import (
     M_NODES,
     M_ROOT_HIST,
@@ -83,11 +85,10 @@ def _expand(s, node, tree, buf, capacity, guide):
     kept = 0
     for i in range(n):
         a = buf[i]
-        if a < A_USE:
-            if not swap_keeps_gain(s, a):
-                continue
-        elif a == A_PASS and n > 1:
+        if a < A_USE and not swap_keeps_gain(s, a):
             continue
+        if a == A_PASS and n > 1 and not pass_can_win(s):
+            continue  # a voluntary pass (R-8 knob) from behind cannot win
         buf[kept] = a
         kept += 1
     if kept == 0:  # every swap makes the turn void: offer them all (the random agent never gets here)

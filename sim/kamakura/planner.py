@@ -10,7 +10,9 @@ leave alone were already weighed with fewer swaps.
 draw among equals). `turn_candidates` keeps the `max_k` best distinct plans in the same order (the draw
 is a seeded key per plan): two plans are the same when they leave the same board and claim in the same
 line, such as two disjoint swaps made in either order. They are the moves of the turn-level search
-(turn_mcts.py).
+(turn_mcts.py), the expert (expert.py) and the search (puct.py); under the R-8 knob voluntary_pass the
+pass follows them (when it could still win), so that every move the rules open is weighed. greedy_plan
+never passes while a gain is reachable (its docstring says why).
 """
 
 import numpy as np
@@ -38,11 +40,13 @@ from sim.kamakura.kernels import (
     ORDER_MOVES,
     ORDER_SPENT,
     OWNER,
+    PLAYERS,
     POINTS,
     POWER,
     RED,
     SWAPS_LEFT,
     TO_MOVE,
+    VOLUNTARY,
     YELLOW,
     gain_reachable,
     usable_power,
@@ -696,7 +700,13 @@ def _write_row(s, powers, row, plan):
 
 @njit(cache=True)
 def greedy_plan(s, rng, plan):
-    """Plan the whole turn for the player to move; write action codes into `plan`, return their count."""
+    """Plan the whole turn for the player to move; write action codes into `plan`, return their count.
+
+    It passes only when no gain is reachable (R-8), also under the voluntary_pass knob: a pass scores
+    nothing now and, the player being out, nothing later, while any gain, even one needing no swap, adds
+    points and keeps the choice of passing open for the next turn. What a pass can be worth is what the
+    turn's swaps would hand the players after it, which a one-turn view does not see; the searching
+    agents (expert, search, mcts) weigh it (turn_candidates offers it them)."""
     if not gain_reachable(s):
         plan[0] = A_PASS
         return 1
@@ -707,11 +717,40 @@ def greedy_plan(s, rng, plan):
 
 
 @njit(cache=True)
+def pass_can_win(s):
+    """Could a voluntary pass (R-8 knob) still win for the player to move: is its score now at least every
+    other seat's? A pass fixes the player's final score where it stands, and the others' can only grow,
+    so from behind it cannot win (nor tie for the win); a gain keeps every chance it had."""
+    me = s[TO_MOVE]
+    mine = 0
+    for chit in range(40):
+        if s[OWNER + chit] == me:
+            mine += s[POINTS + chit]
+    for other in range(s[PLAYERS]):
+        if other == me:
+            continue
+        theirs = 0
+        for chit in range(40):
+            if s[OWNER + chit] == other:
+                theirs += s[POINTS + chit]
+        if theirs > mine:
+            return False
+    return True
+
+
+@njit(cache=True)
 def turn_candidates(s, rng, max_k, plans):
     """Write up to max_k whole-turn plans (action codes, each ending with `end`, or a lone `pass` when no
-    gain is reachable, R-8) into the rows of plans (int64[max_k, MAX_PLAN]), best first; return
-    (count, lengths)."""
-    lengths = np.zeros(max_k, dtype=np.int64)
+    gain is reachable, R-8) into the rows of plans (int64[max_k + 1, MAX_PLAN]), best first; return
+    (count, lengths).
+
+    Under the R-8 knob voluntary_pass a reachable gain may also be given up: when the player's score now
+    is at least every other seat's (pass_can_win; from behind a pass cannot win) the lone `pass` follows
+    the max_k gaining plans, as plan max_k + 1 at most (so the gains offered are the same with the knob
+    or without; plans needs the extra row for it). The searches that take these plans (expert, search,
+    turn-level mcts) weigh it as a move; greedy_plan never passes while a gain is reachable (see
+    there)."""
+    lengths = np.zeros(max_k + 1, dtype=np.int64)
     if not gain_reachable(s):
         plans[0, 0] = A_PASS
         lengths[0] = 1
@@ -728,4 +767,8 @@ def turn_candidates(s, rng, max_k, plans):
             j -= 1
     for i in range(n):
         lengths[i] = _write_row(s, powers, cands[order[i]], plans[i])
+    if s[VOLUNTARY] == 1 and n < plans.shape[0] and pass_can_win(s):  # a place for it: max_k + 1 rows
+        plans[n, 0] = A_PASS
+        lengths[n] = 1
+        n += 1
     return n, lengths

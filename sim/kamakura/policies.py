@@ -20,7 +20,8 @@ from sim.kamakura.puct import search_plan
 
 
 class RandomPolicy:
-    """Uniform over legal actions, never turning a reachable gain into a void turn (see agents.py)."""
+    """Uniform over legal actions, never making a swap that leaves no gain reachable; the voluntary pass
+    (R-8 knob) is drawn like any action (see agents.py)."""
 
     def __init__(self, rng: np.ndarray) -> None:
         self.rng = rng
@@ -34,7 +35,7 @@ class RandomPolicy:
             if action.startswith("swap "):
                 if game.legal_actions(game.apply(state, action)) != ["pass"]:
                     return action
-            elif action != "pass":
+            else:
                 return action
 
 

@@ -1,7 +1,8 @@
 """The Kamakura `search` agent (compiled): PUCT over whole turns, the expert's evaluation at the leaves.
 
 A node is a turn start; its children are the planner's `width` best distinct turns there
-(planner.turn_candidates, as the expert and the turn-level MCTS take them), each played on a copy of the
+(planner.turn_candidates, as the expert and the turn-level MCTS take them; under the R-8 knob
+voluntary_pass the pass is one of them), each played on a copy of the
 position when the node is expanded and valued at once by the expert's evaluation (expert.py): each seat's
 chance of winning, a softmax of the predicted final scores over `spread` points (at a finished game the
 result, a shared win split). That value counts as the child's first visit, and its prior is a softmax of
@@ -25,6 +26,7 @@ from sim.kamakura.kernels import (
     OVER,
     PLAYERS,
     TO_MOVE,
+    VOLUNTARY,
     apply_action,
     gain_reachable,
     scores,
@@ -157,12 +159,12 @@ def search_plan(s, rng, params, plan):
         return greedy_plan(s, rng, plan)  # the forced pass (R-8), as the expert plays it
     iters = int(params[S_ITERS])
     c = params[S_C]
-    tree = new_search_tree(iters, int(params[S_WIDTH]))
+    tree = new_search_tree(iters, int(params[S_WIDTH]) + s[VOLUNTARY])  # the pass: one child more
     reset(tree)
     floats, ints = new_eval_space()
     value = np.zeros(MAX_PLAYERS, dtype=np.float64)
     space = (floats, ints, np.zeros(MAX_PLAYERS, dtype=np.int64), np.zeros(MAX_PLAYERS, dtype=np.int64))
-    cand = np.empty((max(int(params[S_WIDTH]), 1), MAX_PLAN), dtype=np.int64)
+    cand = np.empty((max(int(params[S_WIDTH]), 1) + 1, MAX_PLAN), dtype=np.int64)
     work = (cand, np.empty_like(s), space, value)
     if not _expand(s, rng, ROOT, tree, params, work):
         return greedy_plan(s, rng, plan)  # no turn fits an edge

@@ -9,6 +9,7 @@ import numpy as np
 
 from sim.kamakura.agent_kinds import AGENTS
 from sim.kamakura.agents import MAX_PLAN
+from sim.kamakura.kernels import VOLUNTARY
 from sim.kamakura.mcts import mcts_action, tree_capacity
 from sim.kamakura.turn_mcts import PLAN_WIDTH, at_turn_start, turn_mcts_plan, turn_tree_capacity
 from sim.kamakura.uct import P_ITERS, P_TREE, P_WIDTH, TREE_TURNS, new_tree
@@ -34,7 +35,7 @@ def search_turn(state_vector: np.ndarray, rng: np.ndarray, **params: float) -> l
     vector = state_vector.copy()
     history = np.zeros(1, dtype=np.int64)
     if int(row[P_TREE]) == TREE_TURNS and at_turn_start(vector):
-        tree = new_tree(turn_tree_capacity(row[P_ITERS], row[P_WIDTH]), PLAN_WIDTH)
+        tree = new_tree(turn_tree_capacity(row[P_ITERS], row[P_WIDTH], vector[VOLUNTARY]), PLAN_WIDTH)
         plan = np.empty(MAX_PLAN, dtype=np.int64)
         n = turn_mcts_plan(vector, rng, row, tree, history, 0, plan)
         return [int(code) for code in plan[:n]]

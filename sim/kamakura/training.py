@@ -46,7 +46,7 @@ def play_positions(seeds, rules, agent_kinds, agent_params, feats, seat_of, game
     plan = np.empty(MAX_PLAN, dtype=np.int64)
     buf = np.empty(N_ACTIONS, dtype=np.int64)
     score = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    trees = _seat_trees(agent_kinds, agent_params, players)
+    trees = _seat_trees(agent_kinds, agent_params, players, rules.voluntary)
     history = np.empty(MAX_HISTORY, dtype=np.int64)
     n_rows = 0
     for g in range(seeds.shape[0]):

@@ -4,7 +4,8 @@ The micro-action tree of mcts.py spends most of its iterations rediscovering, sw
 greedy planner finds by exhaustive search; what greedy cannot see is what its turn leaves to the others
 and to its own next turn. Here an edge of the tree is a whole turn, a sequence of the readable API's
 micro-actions: a node's children are the `width` best distinct plans of planner.py (the greedy planner's
-search, keeping the best few), best first. Node storage, selection, statistics, rollouts and backup are
+search, keeping the best few), best first, and under the R-8 knob voluntary_pass the pass as the last.
+Node storage, selection, statistics, rollouts and backup are
 uct.py's, as for the micro-action tree: UCT with a reward sum per player, each node choosing for the player to
 move there (max^n), a progressive bias `prior` towards the best-ranked plan (the one greedy would play), the
 same rollouts, horizon and rewards. A node's plan is its row of the tree's plans, its edge the plan's length.
@@ -35,6 +36,7 @@ from sim.kamakura.kernels import (
     START_BOARD,
     TO_MOVE,
     TURN,
+    VOLUNTARY,
     apply_action,
 )
 from sim.kamakura.planner import turn_candidates
@@ -64,9 +66,10 @@ from sim.kamakura.uct import (
 PLAN_WIDTH = 32  # actions stored per edge; a longer plan (a dozen powers at once) is not offered
 
 
-def turn_tree_capacity(iters: int, width: int) -> int:
-    """Nodes a turn tree needs for `iters` iterations of `width` plans (uct.new_tree's capacity)."""
-    return max(int(width), 1) * (max(int(iters), 1) + 1)
+def turn_tree_capacity(iters: int, width: int, voluntary: int = 0) -> int:
+    """Nodes a turn tree needs for `iters` iterations of `width` plans (uct.new_tree's capacity), one more
+    a node under the R-8 knob voluntary_pass (`voluntary` 1: the pass after the plans)."""
+    return (max(int(width), 1) + int(voluntary)) * (max(int(iters), 1) + 1)
 
 
 @njit(cache=True)
@@ -171,7 +174,7 @@ def turn_mcts_plan(s, rng, params, tree, history, n_history, out_plan):
     prior = params[P_PRIOR]
     width = int(params[P_WIDTH])
     first = tree.first
-    capacity = min(first.shape[0], width * (iters + 1))
+    capacity = min(first.shape[0], (width + s[VOLUNTARY]) * (iters + 1))  # the pass: one child more
     node = _walk(tree, history, n_history) if tree.meta[M_VALID] == 1 else -1
     if node < 0:
         reset(tree)
@@ -182,7 +185,7 @@ def turn_mcts_plan(s, rng, params, tree, history, n_history, out_plan):
         tree.value[:tree.meta[M_NODES], :MAX_PLAYERS] = 0.0
     tree.meta[M_ROOT_HIST] = n_history
     stop = rollout_stop(s, horizon)
-    cand = np.empty((width, MAX_PLAN), dtype=np.int64)
+    cand = np.empty((width + 1, MAX_PLAN), dtype=np.int64)
     if first[0] < 0:
         _expand(s, rng, ROOT, width, tree, capacity, cand)
     if first[0] < 0:  # no plan fits an edge (or none fits the tree): greedy's turn
