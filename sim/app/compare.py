@@ -17,16 +17,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis.change_verdicts import CHANGE_WORDS, COMPARE_NAMES, change_verdicts, compare_split
-from analysis.paired import paired_tally
+from analysis.change_verdicts import (
+    CHANGE_WORDS,
+    COMPARE_NAMES,
+    change_verdicts,
+    compare_split,
+    pair_with_looks,
+)
 from analysis.readings import rule_readings
 from analysis.run_report import report_tallied
 from analysis.run_tally import read_run_tally
 from analysis.summary_text import agents_text
 from analysis.verdict_section import comparison_section
-from analysis.verdicts import parse_margins, seconds_per_game, split_text
+from analysis.verdicts import parse_margins, run_verdicts, seconds_per_game, split_text
 from sim.app.runner import interrupted, plan_run, prestart_workers, simulate
-from sim.app.until_decided import DEFAULT_CAP, check_caps, first_round, play_until_decided
+from sim.app.until_decided import (
+    DEFAULT_CAP,
+    RunsCost,
+    check_caps,
+    first_probe,
+    first_round,
+    play_until_decided,
+)
 from sim.core.errors import ConfigError, Interrupted
 from storage.run_dir import RunDirectory, check_out, mark_stopped_adaptively
 
@@ -98,6 +110,11 @@ def config_changes(base: dict[str, Any], variant: dict[str, Any]) -> list[str]:
             if a.get(k) != b.get(k)]
 
 
+#: with --minutes, the seconds of the cap kept aside for the report written after the last round (two runs'
+#: sections and the comparison: 8 to 12 s here on a busy machine), at most a quarter of the cap
+REPORT_SECONDS = 12.0
+
+
 def run_compare(ask: CompareRequest, say: Any) -> Comparison:
     """Plan both runs (refusing bad input before any game), play them and judge the changes: the verdicts
     and their text, before any report is built (`write_compare_report` writes it, from the same tallies)."""
@@ -133,14 +150,18 @@ def _compared(pair: _Pair, margins: Any, games: int, say: Any) -> Comparison:
     result = Comparison(out, margins=margins, pair=pair)
     if ask.until_decided:
         try:
-            done = play_until_decided(pair.play_to, lambda: pair.judge(margins), games, ask.minutes, say,
-                                      first=first_round(base.smallest_chunk()), words=CHANGE_WORDS)
+            cost = RunsCost([(out / name, plan.tables) for name, plan in pair.plans.items()], pair.jobs)
+            done = play_until_decided(pair.play_to, lambda: pair.judge(margins, look=True), games,
+                                      ask.minutes, say,
+                                      first=first_round(base.smallest_chunk()), words=CHANGE_WORDS,
+                                      cost=cost, probe=first_probe(base.smallest_chunk(), ask.minutes),
+                                      reserve=min(REPORT_SECONDS, 15 * (ask.minutes or 0)))
         finally:  # looked at after every round, even when interrupted: only its sequences stay valid
             mark_stopped_adaptively(*(out / name for name in pair.plans))
         result.played = done.played
     else:
         result.played = pair.play_to(games)
-    result.verdicts = pair.judge(margins)
+    result.verdicts = pair.judge(margins)  # (read again: the manifests now say how it stopped)
     result.text = _text(ask, base, variant, pair, result.verdicts)
     return result
 
@@ -182,9 +203,13 @@ class _Pair:
         return interrupted(sum(kept.values()), self.out,
                            f" (base {kept['base']:,}, variant {kept['variant']:,})")
 
-    def judge(self, margins: Any) -> list:
+    def judge(self, margins: Any, look: bool = False) -> list:
+        """The verdicts of both runs as they are; `look`: a look of --until-decided, recorded in both
+        manifests (RunManifest.looks) so that every later verdict is intersected with this one's."""
         base, variant, pair, verdicts = judge_folder(self.out, margins)
         self.last = base, variant, pair
+        if look:
+            mark_stopped_adaptively(*(self.out / name for name in self.plans), looks=(int(pair["games"]),))
         return verdicts
 
 
@@ -213,13 +238,24 @@ def _text(ask: CompareRequest, base: Any, variant: Any, pair: _Pair, verdicts: l
         lines.append(f"  the variant reads the original rules differently ({readings}): the changes below "
                      "are that reading's, not a new rule's")
     lines += [f"  {verdict.sentence}" for verdict in verdicts]
+    lines += own_seat_lines(b, v, parse_margins(ask.margin, ask.questions))
     lines.append(f"  {compare_error_text(ask)}")
     return "\n".join(lines)
 
 
+def own_seat_lines(base: Any, variant: Any, margins: Any) -> list[str]:
+    """Each config's own seats verdict (its run on its own, analysis.verdicts.run_verdicts), so that a
+    change that left both unfair, or both fair, is said as such beside the change."""
+    lines = []
+    for name, run in (("base", base), ("variant", variant)):
+        seats = run_verdicts(run, margins)[0]
+        lines.append(f"  The {name} on its own (its own 5% error rate): {seats.sentence}")
+    return lines
+
+
 def compare_error_text(ask: CompareRequest) -> str:
     """How to read the intervals, and the comparison's error rate split over its asked questions."""
-    split = compare_split(parse_margins(ask.margin, ask.questions))
+    split = compare_split(parse_margins(ask.margin, ask.questions), ask.players)
     return ("(intervals are confidence sequences of the paired per-game changes, valid however often the "
             "runs were looked at, simultaneous within each question; the chance that any verdict above is "
             f"wrong is at most {split_text(split, COMPARE_NAMES)}; descriptions carry their own 95% "
@@ -246,8 +282,8 @@ def judge_runs(base_dir: Path, variant_dir: Path, margins: Any) -> tuple[Any, An
     this way): (base tally, variant tally, pair sums, change verdicts)."""
     base, variant = read_run_tally(base_dir), read_run_tally(variant_dir)
     unit = base.spec.vocabulary.length
-    pair, _ = paired_tally(variant, base, unit)
+    pair, looks = pair_with_looks(variant, base)
     paces = [seconds_per_game(run.manifest) for run in (base, variant)]
     pace = sum(paces) if all(paces) else None  # both configs are played
     return base, variant, pair, change_verdicts(base.common, variant.common, pair, unit, margins=margins,
-                                                pace=pace)
+                                                pace=pace, looks=looks)

@@ -223,14 +223,7 @@ def simulate(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int =
              progress: Callable[[int], None] | None = None, wait: bool = False) -> SimulateResult:
     """Play the games of `plan` missing from run directory `out` (up to `games`), holding the directory's
     lock throughout (storage/run_lock.py: a second writer is refused, or with `wait` waits its turn)."""
-    run_dir = RunDirectory(out, plan.tables)
-    refuse_foreign(run_dir)
-    if not force and run_dir.path.is_dir():  # a refusal leaves the folder as it was, its .lock included
-        manifest = check_directory(run_dir, plan.identity(), force)  # (read-only unless forced; again
-        read_records(run_dir.path)                                   # under the lock)
-        if manifest is not None:  # the config snapshot the reports will read: the run's own validator
-            plan.spec.rules(manifest.config, plan.players, f"{run_dir.manifest_path} (config)")
-    check_budget(plan, games, Path(out))
+    check_run_out(plan, games, out, force)
     with RunLock(out, wait=wait):
         return _simulate_locked(plan=plan, games=games, out=out, jobs=jobs, backend=backend,
                                 scheduler=scheduler, force=force, chunk_size=chunk_size, progress=progress)
@@ -365,6 +358,21 @@ def free_space(out: Path) -> tuple[Path, int]:
     """The nearest existing folder of `out` (itself or a parent) and the bytes free there."""
     place = next(p for p in (out, *out.absolute().parents) if p.exists())
     return place, shutil.disk_usage(place).free
+
+
+def check_run_out(plan: RunPlan, games: int, out: str | os.PathLike[str], force: bool = False) -> None:
+    """Refuse (ConfigError), reading only, what `simulate` would refuse of run directory `out` before any
+    game: a folder that holds something else or another run (unless forced), a damaged record, a config
+    snapshot its validator refuses, logs that cannot fit on the disk. A command that says a plan before
+    playing checks this first, so that bad input is refused before any line."""
+    run_dir = RunDirectory(out, plan.tables)
+    refuse_foreign(run_dir)
+    if not force and run_dir.path.is_dir():  # a refusal leaves the folder as it was, its .lock included
+        manifest = check_directory(run_dir, plan.identity(), force)  # (read-only unless forced; again
+        read_records(run_dir.path)                                   # under the lock)
+        if manifest is not None:  # the config snapshot the reports will read: the run's own validator
+            plan.spec.rules(manifest.config, plan.players, f"{run_dir.manifest_path} (config)")
+    check_budget(plan, games, Path(out))
 
 
 def check_budget(plan: RunPlan, games: int, out: Path) -> None:

@@ -62,8 +62,13 @@ def skill_rates(spec: GameSpec, rules: Any, players: int, seconds: float = 0.3) 
 
 
 def _rate(rate: float) -> str:
+    return f"about {pace_text(rate)}"
+
+
+def pace_text(rate: float) -> str:
+    """Games a second in words: "246 games/s", "5.8 games/s", "one game in 12 s"."""
     if rate >= 10:
-        return f"about {rate:,.0f} games/s"
+        return f"{rate:,.0f} games/s"
     if rate >= 1:
-        return f"about {rate:.1f} games/s"
-    return f"about {1 / rate:,.0f} s a game"
+        return f"{rate:.1f} games/s"
+    return f"one game in {1 / rate:,.0f} s"

@@ -13,10 +13,18 @@ seat searches); after it the loop says the plan (the games that would decide eve
 if there were no difference at all, and the time that takes at the pace measured so far). Each next round
 plays to where 15% of the ways the run can go on decide the undecided questions (`Verdict.soon`,
 analysis.sequences.stated_forecasts: looking often costs a round's start-up, overshooting costs games), at
-least 5% more than the games in hand and at most half as many again, never past the games cap; with a
-time cap, never more than the time left allows at the measured pace (the first round is played whole: no
-pace is known before it). After every round it says one line per question, the answer so far in words
-(status, figure, the interval that decided it, and "decided" or the forecast with its chance and time).
+least 5% more than the games in hand and at most half as many again, never past the games cap.
+
+With a time cap no round starts that the time left cannot pay for: a round's seconds are estimated at the
+pace of the level being played, measured on that level's own games (`RunsCost`: each run directory's
+earlier sessions, so a stage that plays two levels prices each at its own pace, and games already there or
+played by another level never set it), and at the loop's own measured pace, whichever is slower; the time
+of a look (reading the tallies) is kept aside for the look after the last round. Before anything of the
+level is timed the loop plays a small first batch (`probe`, the smallest chunk), times it, and sizes the
+first round by it, so the first round is priced too (to half the time left: a few games' pace is rough).
+A round that would add fewer than 5% to the games in hand is not started (its fixed costs would be most
+of it). After every round it says one line per question, the answer so far in words (status, the seat it
+speaks of, figure, the interval that decided it, and "decided" or the forecast with its chance and time).
 
 The stopping rule itself is a pure function of a run's merged tally: `tally_statuses` (the status of every
 judged question, the same as `analysis.verdicts.run_verdicts` gives, without the sentences) and `decided`.
@@ -48,12 +56,12 @@ from analysis.verdicts import (
     all_decided,
     classify,
     duration,
-    games_for,
     judged_families,
     run_verdicts,
 )
 from sim.app.bounds import positive_float
 from sim.core.errors import ConfigError, RunFailed
+from storage.run_dir import RunDirectory, mark_stopped_adaptively
 
 #: the games cap of --until-decided when --games is not given
 DEFAULT_CAP = 200_000
@@ -62,6 +70,8 @@ FIRST_GAMES = 1000
 #: a round grows the games in hand by at least this factor (a round has a fixed cost: workers start, the
 #: new chunks are tallied) and at most by GROWTH_MOST (scripts/sequential_study.py weighs the two)
 GROWTH_LEAST, GROWTH_MOST = 1.05, 1.5
+#: the first timed batch of a fast agent under a time cap (first_probe)
+PROBE_GAMES = 100
 FORECAST_PERCENT = f"{100 * FORECAST_CHANCE:.0f}%"
 
 REASONS = ("decided", "games cap", "time cap")
@@ -117,7 +127,7 @@ def games_if_no_difference(common: dict, margins: Margins = DEFAULT_MARGINS,
     for fam, margin in _families(common, margins, rescore).values():
         d = fam.design
         for sd in fam.sd:
-            need = max(need, games_for(margin, float(sd), d.eq_alpha, d.eq_planned))
+            need = max(need, d.games_for(margin, float(sd)))
     return need
 
 
@@ -131,6 +141,16 @@ def check_caps(cap_games: int, cap_minutes: float | None) -> None:
     if cap_minutes is not None and not (math.isfinite(cap_minutes) and 0 < cap_minutes <= MOST_MINUTES):
         raise ConfigError(f"--minutes: must be a positive number of minutes, at most {MOST_MINUTES:,}, "
                           f"got {cap_minutes:g}")
+
+
+def first_probe(smallest_chunk: int, minutes: float | None) -> int | None:
+    """The first timed batch of a level with nothing of it timed yet (`probe` of play_until_decided): its
+    smallest chunk when that is less than its first round (a searching agent: the first round's estimate
+    is said after seconds, not minutes); with a time cap, at most PROBE_GAMES of a fast agent too, so
+    that no first round goes unpriced."""
+    if smallest_chunk < first_round(smallest_chunk):
+        return smallest_chunk
+    return min(PROBE_GAMES, smallest_chunk) if minutes is not None else None
 
 
 def first_round(smallest_chunk: int) -> int:
@@ -193,9 +213,30 @@ def progress_lines(verdicts: list[Verdict], words: Mapping[str, str] = WORDS,
             state = f"about {more:,} more games ({FORECAST_PERCENT} of runs decide within{when})"
         else:
             state = "the estimate sits near the margin: no forecast"
+        seat = verdict_seat(v)
+        who = f"seat {seat} " if seat is not None else ""
         lines.append(f"  {v.key:<7} {words.get(v.status, v.status)} so far{margin}: "
-                     f"{_number(v.value, v.unit)} {_interval(v)}, {state}")
+                     f"{who}{_number(v.value, v.unit)} {_interval(v)}, {state}")
     return lines
+
+
+def verdict_seat(v: Verdict) -> int | None:
+    """The seat a verdict's figure speaks of, for a question of every seat (the seats, the tie-break, a
+    comparison's seat changes): the first seat that decided it (`detail` "named_seats", or "named" of a
+    change), else the seat farthest from none (the one its figure is then given for); None for a question
+    of one figure (the start player is seat 0 by its name, the seat gap is no seat's)."""
+    detail = v.detail or {}
+    if v.key not in ("seats", "tiebreak"):
+        return None
+    named = detail.get("named_seats")
+    if named is None and "seat_changes" in detail:
+        named = detail.get("named")
+    if named:
+        return int(named[0])
+    rows = detail.get("seats") or detail.get("tiebreak_effect") or detail.get("seat_changes") or []
+    figures = [(abs(float(row.get("difference", row.get("change", 0.0)))), int(row["seat"])) for row in rows
+               if "seat" in row]
+    return max(figures)[1] if figures else None
 
 
 def _gained_text(gained: int, got: int, spent: float) -> str:
@@ -206,11 +247,34 @@ def _gained_text(gained: int, got: int, spent: float) -> str:
     return f"{gained:,} more in {spent:.1f} s{rate}"
 
 
+class _Pace:
+    """The loop's own pace: seconds of `play_to` a game gained, round by round (the first timed batch
+    left out once a round after it is timed: it carries the start-up of workers and kernels)."""
+
+    def __init__(self) -> None:
+        self.rounds: list[tuple[int, float, bool]] = []  # (games, seconds, a probe)
+
+    def note(self, games: int, seconds: float, probe: bool = False) -> None:
+        if games > 0 and seconds > 0:
+            self.rounds.append((games, seconds, probe))
+
+    def per_game(self) -> float | None:
+        """Seconds a game: the slower of the average and the last round's (a machine that got busier is
+        believed at once)."""
+        kept = [r for r in self.rounds if not r[2]] or self.rounds
+        if not kept:
+            return None
+        games, seconds = sum(r[0] for r in kept), sum(r[1] for r in kept)
+        return max(seconds / games, kept[-1][1] / kept[-1][0])
+
+
 def play_until_decided(play_to: Callable[[int], Any], judge: Callable[[], list[Verdict]], cap_games: int,
                        cap_minutes: float | None = None, say: Callable[[str], None] = print, *,
                        first: int = FIRST_GAMES, plan: Callable[[], int | None] | None = None,
                        words: Mapping[str, str] = WORDS,
-                       clock: Callable[[], float] = time.monotonic) -> UntilDecidedResult:
+                       clock: Callable[[], float] = time.monotonic,
+                       cost: Callable[[int], float | None] | None = None,
+                       probe: int | None = None, reserve: float = 0.0) -> UntilDecidedResult:
     """Play in rounds until every verdict `judge` returns is decided (analysis.verdicts.all_decided), or
     `cap_games` games are in hand, or `cap_minutes` have passed.
 
@@ -220,59 +284,225 @@ def play_until_decided(play_to: Callable[[int], Any], judge: Callable[[], list[V
     called once after the first look, gives the games that would decide every verdict at its margin if
     there were no difference at all (said with the time it takes at the measured pace). `words` names the
     statuses in the progress lines. `say` gets every line: the plan, a header and one line per verdict
-    after each round, the reason it stopped. ConfigError on caps that cannot work (check_caps)."""
+    after each round, the reason it stopped. ConfigError on caps that cannot work (check_caps).
+
+    `cost(n)`, if given, is the seconds playing to n games would take from what is there now at each
+    level's own pace (`RunsCost`), None when a level that must play has no timed game yet; the loop
+    prices a round at the slower of it and its own measured pace. `probe`: before the first round, when
+    neither prices it, the loop plays to `probe` games first and times them (the smallest chunk), so that
+    the first round is sized by a pace too and its estimate is said before it starts. `reserve`: seconds
+    of the time cap kept aside for what the command does after the loop (a comparison's report)."""
     check_caps(cap_games, cap_minutes)
-    started = clock()
+    loop = _Loop(play_to, judge, cap_games, cap_minutes, say=say, clock=clock, cost=cost, reserve=reserve)
     target = min(cap_games, max(MIN_GAMES, first))
-    have, played, rounds = 0, 0, 0
-    play_seconds, play_games = 0.0, 0
-    looks: list[int] = []
-    planned = None
+    if probe is not None and 0 < probe < target and loop.estimate(target, 0) is None:
+        loop.play_probe(probe)
+    target = loop.first_target(target)
     while True:
-        before = clock()
-        got = play_to(target)
-        spent = clock() - before
-        verdicts = judge()
-        grown, have = have, max((int(v.n) for v in verdicts), default=target)
-        gained = max(0, have - grown)
+        verdicts = loop.play_round(target)
+        if loop.rounds == 1 and plan is not None:
+            loop.planned = plan()
+            if loop.planned is not None:
+                say(_plan_line(loop.planned, loop.own.per_game(), cap_games, cap_minutes))
+        loop.say_look(verdicts, words)
+        reason, target = loop.next_step(verdicts)
+        if reason is not None:
+            return loop.stop(reason, verdicts)
+        more = loop.estimate(target, loop.have)
+        say(f"  -> on to {target:,} games" + (f", about {duration(more)}" if more else ""))
+
+
+class _Loop:
+    """What `play_until_decided` holds between rounds: the games in hand and played, its own pace, the
+    time kept aside for a look, and how a round is priced against the time cap."""
+
+    def __init__(self, play_to: Callable[[int], Any], judge: Callable[[], list[Verdict]], cap_games: int,
+                 cap_minutes: float | None, *, say: Callable[[str], None], clock: Callable[[], float],
+                 cost: Callable[[int], float | None] | None, reserve: float) -> None:
+        self.play_to, self.judge, self.say, self.clock = play_to, judge, say, clock
+        self.cap_games, self.cap_minutes, self.cost, self.reserve = cap_games, cap_minutes, cost, reserve
+        self.started = clock()
+        self.have, self.played, self.rounds, self.held = 0, 0, 0, 0
+        self.own = _Pace()
+        self.looks: list[int] = []
+        self.planned: int | None = None
+        self.look_seconds = 0.0  # the longest look (reading the tallies, saying the lines): kept aside
+        self.probed, self.probe_seconds = 0, 0.0
+        self.round_line, self.look_started = "", 0.0
+
+    def estimate(self, to: int, held: int) -> float | None:
+        """Seconds to play to `to` games from `held`: the slower of `cost` and the loop's own pace."""
+        figures = [self.cost(to)] if self.cost is not None else []
+        pace = self.own.per_game()
+        figures.append(pace * max(0, to - held) if pace else None)
+        known = [f for f in figures if f is not None]
+        return max(known) if known else None
+
+    def left(self) -> float:
+        if self.cap_minutes is None:
+            return math.inf
+        return 60 * self.cap_minutes - (self.clock() - self.started) - self.look_seconds - self.reserve
+
+    def fitting(self, to: int, held: int) -> int:
+        """The most games in all, up to `to`, that the time left pays for (`to` when nothing prices it)."""
+        if self.cap_minutes is None:
+            return to
+        budget = self.left()
+        if self.own.rounds and all(r[2] for r in self.own.rounds):  # timed on a first batch alone: a few
+            budget /= 2  # games' pace may be half the true one (lengths vary); the next round sees better
+        if self.estimate(to, held) is None:
+            return to if budget > 0 else held
+        low, high = held, to  # the estimate grows with the games: the largest that fits
+        while low < high:
+            mid = (low + high + 1) // 2
+            if (self.estimate(mid, held) or 0.0) <= budget:
+                low = mid
+            else:
+                high = mid - 1
+        return low
+
+    def play_probe(self, probe: int) -> None:
+        """Play and time a first batch of `probe` games, so that the first round is sized by a pace (and a
+        look's time, with a time cap)."""
+        self.say(f"until decided: timing a first batch of {probe:,} games, to size the first round by")
+        before = self.clock()
+        got = self.play_to(probe)
+        self.probe_seconds = self.clock() - before
+        if isinstance(got, int) and not isinstance(got, bool) and got > 0:
+            self.own.note(min(got, probe), self.probe_seconds, probe=True)  # (a pair plays two runs)
+            self.probed = got
+        self.held = probe
+        if self.cap_minutes is not None:  # a look's time too, kept aside for the look after round 1
+            before = self.clock()
+            self.judge()
+            self.look_seconds = self.clock() - before
+
+    def first_target(self, target: int) -> int:
+        """The first round's games, within the time cap, said with its estimate."""
+        held = self.held
+        if self.cap_minutes is not None:
+            target = max(held, self.fitting(target, held))
+        first_cost = self.estimate(target, held)
+        if first_cost and target > held:
+            pace = self.own.per_game()
+            at = f" at {_rate(pace)} (the first {held:,} games)" if pace and self.own.rounds else ""
+            self.say(f"until decided: round 1 to {target:,} games, about {duration(first_cost)}{at}"
+                     + (f"; time cap {self.cap_minutes:g} min" if self.cap_minutes is not None else ""))
+        return target
+
+    def play_round(self, target: int) -> list[Verdict]:
+        """Play to `target` games and look: the verdicts (the games in hand, the pace and the round's line
+        noted)."""
+        before = self.clock()
+        got = self.play_to(target) if self.rounds or target > self.held else 0  # (a first batch holds them)
+        spent = self.clock() - before
+        self.look_started = before + spent
+        verdicts = self.judge()
+        grown, self.have = self.have, max((int(v.n) for v in verdicts), default=target)
+        gained = max(0, self.have - grown)
         if isinstance(got, bool) or not isinstance(got, int):
             got = gained
-        if rounds and not gained and have < target:
-            raise RunFailed(f"until decided: asked for {target:,} games, the run holds {have:,} after "
+        if self.rounds and not gained and self.have < target:
+            raise RunFailed(f"until decided: asked for {target:,} games, the run holds {self.have:,} after "
                             "playing to them")
-        played += got
         if got > 0 and gained > 0:  # the pace: games that were already there cost nothing
-            play_seconds, play_games = play_seconds + spent, play_games + gained
-        pace = play_seconds / play_games if play_games and play_seconds > 0 else None
-        rounds += 1
-        looks.append(have)
-        if rounds == 1 and plan is not None:
-            planned = plan()
-            if planned is not None:
-                say(_plan_line(planned, pace, cap_games, cap_minutes))
-        say(f"until decided: {have:,} games after round {rounds} ({_gained_text(gained, got, spent)}; "
-            f"{duration(clock() - started)} in all)")
-        for line in progress_lines(verdicts, words, pace):
-            say(line)
-        reason = None
+            self.own.note(min(got, self.have - max(grown, 0 if self.rounds else self.held)), spent)
+        if not self.rounds and self.probed:  # the first round's line counts the first batch in
+            got, spent = got + self.probed, spent + self.probe_seconds
+        self.played += got
+        self.rounds += 1
+        self.looks.append(self.have)
+        self.round_line = (f"until decided: {self.have:,} games after round {self.rounds} "
+                           f"({_gained_text(gained, got, spent)}; ")
+        return verdicts
+
+    def say_look(self, verdicts: list[Verdict], words: Mapping[str, str]) -> None:
+        """The round's header and one line per verdict; the look's time kept aside for the last one."""
+        self.say(f"{self.round_line}{duration(self.clock() - self.started)} in all)")
+        for line in progress_lines(verdicts, words, self.own.per_game()):
+            self.say(line)
+        self.look_seconds = max(self.look_seconds, self.clock() - self.look_started)
+
+    def next_step(self, verdicts: list[Verdict]) -> tuple[str | None, int]:
+        """(why it stops, or None; the next round's games in all)."""
+        have = self.have
         if all_decided(verdicts):
-            reason = "decided"
-        elif have >= cap_games:
-            reason = "games cap"
-        else:
-            target = next_target(verdicts, have, cap_games)
-            if cap_minutes is not None:
-                left = 60 * cap_minutes - (clock() - started)
-                fits = have + int(left / pace) if pace else (target if left > 0 else have)
-                target = min(target, fits)
-                if left <= 0 or target <= have:
-                    reason = "time cap"
-        if reason is not None:
-            seconds = clock() - started
-            say(_stop_line(reason, have, rounds, seconds, cap_games=cap_games, cap_minutes=cap_minutes))
-            return UntilDecidedResult(games=have, verdicts=verdicts, reason=reason, played=played,
-                                      rounds=rounds, seconds=seconds, looks=looks, planned=planned)
-        say(f"  -> on to {target:,} games")
+            return "decided", have
+        if have >= self.cap_games:
+            return "games cap", have
+        target = next_target(verdicts, have, self.cap_games)
+        if self.cap_minutes is None:
+            return None, target
+        fits = self.fitting(target, have)
+        least = math.ceil(GROWTH_LEAST * have)
+        worth = least if target >= least else target
+        if self.left() <= 0 or fits <= have or fits < worth:
+            return "time cap", fits
+        return None, fits
+
+    def stop(self, reason: str, verdicts: list[Verdict]) -> UntilDecidedResult:
+        seconds = self.clock() - self.started
+        self.say(_stop_line(reason, self.have, self.rounds, seconds, cap_games=self.cap_games,
+                            cap_minutes=self.cap_minutes))
+        return UntilDecidedResult(games=self.have, verdicts=verdicts, reason=reason, played=self.played,
+                                  rounds=self.rounds, seconds=seconds, looks=self.looks, planned=self.planned)
+
+
+def _rate(seconds_a_game: float) -> str:
+    rate = 1 / seconds_a_game
+    return f"{rate:,.0f} games/s" if rate >= 10 else f"{rate:.1f} games/s" if rate >= 1 \
+        else f"{seconds_a_game:,.0f} s a game"
+
+
+def run_pace(run_dir: str | os.PathLike[str], tables: tuple[str, ...],
+             jobs: int | None = None) -> float | None:
+    """Seconds a game of one run directory (one level), from its manifest's sessions: what its own games
+    took, never another level's, nor games already there. The sessions at `jobs` when there are any; the
+    slower of their average and the last one's. None before any game of it was timed."""
+    try:
+        manifest = RunDirectory(run_dir, tables).read_manifest()
+    except (ConfigError, OSError):
+        return None
+    if manifest is None:
+        return None
+    timed = []
+    for session in manifest.sessions:
+        try:
+            games, seconds = int(session.get("games_played") or 0), float(session.get("seconds") or 0)
+        except (TypeError, ValueError, AttributeError):
+            continue
+        if games > 0 and math.isfinite(seconds) and seconds > 0:
+            timed.append((games, seconds, session.get("jobs")))
+    timed = [t for t in timed if t[2] == jobs] or timed
+    if not timed:
+        return None
+    games, seconds = sum(t[0] for t in timed), sum(t[1] for t in timed)
+    return max(seconds / games, timed[-1][1] / timed[-1][0])
+
+
+class RunsCost:
+    """`cost` of `play_until_decided` for run directories: the seconds playing to n games would take, each
+    directory's missing games at its own pace (`run_pace`). `paired`: every directory plays to the same
+    games, at least the most any holds (the two top levels, on the same deals). None when a directory
+    that must play has no timed game yet."""
+
+    def __init__(self, dirs: list[tuple[str | os.PathLike[str], tuple[str, ...]]], jobs: int | None = None,
+                 paired: bool = False) -> None:
+        self.dirs, self.jobs, self.paired = dirs, jobs, paired
+
+    def __call__(self, games: int) -> float | None:
+        runs = [RunDirectory(path, tables) for path, tables in self.dirs]
+        goal = max([games, *(run.finished_games() for run in runs)]) if self.paired else games
+        total = 0.0
+        for (path, tables), run in zip(self.dirs, runs, strict=True):
+            missing = goal - run.finished_within(goal)
+            if missing <= 0:
+                continue
+            pace = run_pace(path, tables, self.jobs)
+            if pace is None:
+                return None
+            total += missing * pace
+        return total
 
 
 def _plan_line(planned: int, pace: float | None, cap_games: int, cap_minutes: float | None) -> str:
@@ -311,8 +541,12 @@ class RunJudge:
         self.run: Any = None
 
     def __call__(self) -> list[Verdict]:
+        """A look: the verdicts now (intersected with those of the run's earlier looks), this look recorded
+        in the manifest (RunManifest.looks) for the looks after it."""
         self.run = read_run_tally(self.run_dir)
-        return run_verdicts(self.run, self.margins)
+        verdicts = run_verdicts(self.run, self.margins)
+        mark_stopped_adaptively(self.run_dir, looks=(self.run.n_games,))
+        return verdicts
 
     def plan(self) -> int | None:
         if self.run is None:

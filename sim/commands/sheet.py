@@ -25,8 +25,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=games_int, default=DEFAULT_CAP,
                         help=f"each level's cap at each player count (default {DEFAULT_CAP:,}; at most 10^9)")
     parser.add_argument("--minutes", type=minutes_float, metavar="M",
-                        help=f"each stage's time cap at each player count, at most {MOST_MINUTES:,} "
-                             "(default: none)")
+                        help="the whole sheet's time cap: the player counts share it evenly, and each "
+                             "count's stages (each level, then the two together) share its part, what one "
+                             "leaves passing on to the next; no round starts that the time left cannot pay "
+                             f"for at its level's pace; at most {MOST_MINUTES:,} (default: none)")
     add_margin_option(parser)
     parser.add_argument("--questions", metavar="Q", default=DEFAULT_QUESTIONS,
                         help=f"the questions judged (default {DEFAULT_QUESTIONS}; length can be added)")

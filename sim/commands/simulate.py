@@ -13,8 +13,10 @@ from sim.app.runner import default_out, interrupted, plan_run
 from sim.app.until_decided import (
     DEFAULT_CAP,
     RunJudge,
+    RunsCost,
     add_until_decided_options,
     check_caps,
+    first_probe,
     first_round,
     play_until_decided,
 )
@@ -95,7 +97,8 @@ def _play_until_decided(plan, options: RunOptions, started: float, *, cap: int, 
     try:
         done = play_until_decided(lambda games: play_run(plan, games, options, "games").played, judge, cap,
                                   minutes, options.say(), first=first_round(plan.smallest_chunk()),
-                                  plan=judge.plan)
+                                  plan=judge.plan, cost=RunsCost([(out, plan.tables)], options.jobs),
+                                  probe=first_probe(plan.smallest_chunk(), minutes))
     finally:  # it stopped on its own data, or was looked at before an interruption: its report says so
         mark_stopped_adaptively(out)
     seconds = time.perf_counter() - started

@@ -36,17 +36,26 @@ from analysis.change_verdicts import (
     CHANGE_WORDS,
     change_verdicts,
     games_if_unchanged,
+    pair_with_looks,
     stable_at_top,
     stable_text,
-    top_pair,
 )
+from analysis.paired import same_games
 from analysis.run_report import build_report
 from analysis.run_tally import read_run_tally
 from analysis.skill import PROFILE_MANIFEST, format_profile, read_profile
-from analysis.verdicts import DEFAULT_MARGINS
+from analysis.verdicts import DEFAULT_MARGINS, MIN_GAMES, duration
 from sim import games
 from sim.app.runner import RunPlan, plan_run, prestart_workers, simulate
-from sim.app.until_decided import RunJudge, check_caps, first_round, play_until_decided
+from sim.app.until_decided import (
+    RunJudge,
+    RunsCost,
+    UntilDecidedResult,
+    check_caps,
+    first_probe,
+    first_round,
+    play_until_decided,
+)
 from sim.app.values_run import plan_values
 from sim.core.agent_spec import agent_arrays, parse_spec, resolved
 from sim.core.errors import ConfigError
@@ -237,11 +246,14 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
                 out: str | os.PathLike[str] | None = None, force: bool = False,
                 say: Callable[[str], None] = print, values: bool = False,
                 values_games: int | None = None, until_decided: bool = False, minutes: float | None = None,
-                margins: Any = None) -> ProfileResult:
+                margins: Any = None, deadline: float | None = None, report: bool = True) -> ProfileResult:
     """Plan (refusing bad input before any game), play every unfinished level (and values run), write
     profile.json and the report (OUT/report/). With `until_decided` every level plays until its verdicts
     at `margins` (analysis.verdicts.Margins, default the defaults) are decided, `games` and `minutes` its
-    caps; `margins` are the report's too."""
+    caps; `margins` are the report's too. `deadline` (time.monotonic, with until_decided; the sheet's):
+    the stages (each level, then the two top levels together) share the time up to it, each taking an even
+    share of what is left when it starts, in place of `minutes`. `report`: False leaves OUT/report/ out
+    (the sheet writes one report of all its tables)."""
     started = time.perf_counter()
     margins = margins or DEFAULT_MARGINS
     if until_decided:
@@ -265,11 +277,23 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
         todo += [(lv.values_plan, lv.values_out, base_games) for lv in planned]
     if jobs > 1 and (until_decided or not all(_finished(o, p, n) for p, o, n in todo)):
         prestart_workers(jobs, spec)
-    for i, level in enumerate(planned, 1):
+    order = list(enumerate(planned, 1))
+    top_first = until_decided and deadline is not None and len(planned) >= 2
+    if top_first:  # under a shared time cap the dear top level plays first, and the levels below it no
+        order = [order[-1], *order[:-1]]  # further than it reached: pairing the top two then costs nothing
+    for step, (i, level) in enumerate(order):
         label = f"[{i}/{len(planned)}] {level.name}"
         if until_decided:
-            done = _until_decided(level, games, minutes, margins=margins, jobs=jobs, force=force, say=say,
-                                  label=label)
+            stages_left = len(planned) - step + (len(planned) >= 2)
+            cap = games
+            if top_first and level is not planned[-1]:
+                reached = RunDirectory(planned[-1].out, planned[-1].plan.tables).finished_games()
+                cap = max(MIN_GAMES, min(games, reached))
+                if cap < games:
+                    say(f"{label}: no further than the {reached:,} games {planned[-1].name} reached in its "
+                        "time, so that the two play the same deals at no further cost")
+            done = _until_decided(level, cap, _share(minutes, deadline, stages_left), margins=margins,
+                                  jobs=jobs, force=force, say=say, label=label)
             result.until[level.name] = done
             result.played += done.played
             result.skipped += done.played == 0
@@ -288,11 +312,11 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
             result.values_played += res.played
             say(f"{label} values: {res.played:,} base games in {res.seconds:.1f} s ({level.values_out})")
     if until_decided and len(planned) >= 2:
-        result.stable = _stable_until_decided(planned[-1], planned[-2], games, minutes, margins=margins,
-                                              jobs=jobs, force=force, say=say)
+        result.stable = _stable_until_decided(planned[-1], planned[-2], games, _share(minutes, deadline, 1),
+                                              margins=margins, jobs=jobs, force=force, say=say)
         result.played += result.stable.played
 
-    result.report = build_report([out], out / "report", margins=margins)
+    result.report = build_report([out], out / "report", margins=margins) if report else None
     result.text = format_profile(read_profile(out)) + "\n" + _stable_sentence(planned, margins)
     result.seconds = time.perf_counter() - started
     return result
@@ -307,7 +331,8 @@ def _until_decided(level: Level, cap: int, minutes: float | None, margins: Any, 
     try:
         done = play_until_decided(lambda n: simulate(level.plan, n, level.out, jobs=jobs, force=force).played,
                                   judge, cap, minutes, say, first=first_round(level.plan.smallest_chunk()),
-                                  plan=judge.plan)
+                                  plan=judge.plan, cost=RunsCost([(level.out, level.plan.tables)], jobs),
+                                  probe=first_probe(level.plan.smallest_chunk(), minutes))
     finally:  # looked at after every round, even when interrupted
         mark_stopped_adaptively(level.out)
     verdict = "decided" if done.decided else f"undecided at the {done.reason}"
@@ -317,7 +342,7 @@ def _until_decided(level: Level, cap: int, minutes: float | None, margins: Any, 
 
 
 def _stable_sentence(planned: list[Level], margins: Any) -> str:
-    """Which answers hold for strong play and which still move: the two top levels' paired verdicts."""
+    """Which answers the two top levels agree on and which still move: their paired verdicts."""
     top, second = planned[-1], planned[-2]
     found = stable_at_top(read_run_tally(top.out), read_run_tally(second.out), margins)
     return stable_text(found, top.name, second.name)
@@ -332,13 +357,18 @@ class StableJudge:
         self.pair: dict[str, Any] | None = None
 
     def __call__(self) -> list:
+        """A look: the paired verdicts now, intersected with those of the looks both levels record, and
+        this look recorded in both manifests (RunManifest.looks)."""
         top, second = read_run_tally(self.top.out), read_run_tally(self.second.out)
-        self.pair = top_pair(top, second)
-        if self.pair is None:  # play_to brings both to the same games: a damaged level's parts
+        if not same_games(top, second):  # play_to brings both to the same games: a damaged level's parts
             raise ConfigError(f"{self.top.out} and {self.second.out}: the two top levels hold different "
                               "games after playing to the same number; run the profile again to mend them")
+        self.pair, looks = pair_with_looks(top, second)
         unit = top.spec.vocabulary.length
-        return change_verdicts(second.common, top.common, self.pair, unit, self.margins, fairer=False)
+        verdicts = change_verdicts(second.common, top.common, self.pair, unit, self.margins, fairer=False,
+                                   looks=looks)
+        mark_stopped_adaptively(self.top.out, self.second.out, looks=(int(self.pair["games"]),))
+        return verdicts
 
     def plan(self) -> int | None:
         return games_if_unchanged(self.pair, self.margins) if self.pair is not None else None
@@ -347,7 +377,7 @@ class StableJudge:
 def _stable_until_decided(top: Level, second: Level, cap: int, minutes: float | None, margins: Any, jobs: int,
                           force: bool, say: Callable[[str], None]) -> Any:
     """Play the two top levels on the same deals, in rounds, until every answer's change from the second
-    to the top is decided at its margin: which answers hold for strong play and which still move."""
+    to the top is decided at its margin: which answers the two top levels agree on and which still move."""
 
     def play_to(games: int) -> int:
         have = max(RunDirectory(level.out, level.plan.tables).finished_games() for level in (top, second))
@@ -358,17 +388,36 @@ def _stable_until_decided(top: Level, second: Level, cap: int, minutes: float | 
     judge = StableJudge(top, second, margins)
     label = f"stable at the top ({second.name} -> {top.name})"
     say(f"{label}: until every answer's change is decided at its margin (cap {cap:,} games"
-        + (f" or {minutes:g} min" if minutes is not None else "") + ")")
+        + (f" or {minutes:.2g} min" if minutes is not None else "") + ")")
+    # each level at its own pace, measured on its own games: the top level's are the dear ones
+    cost = RunsCost([(second.out, second.plan.tables), (top.out, top.plan.tables)], jobs, paired=True)
+    runs = [RunDirectory(level.out, level.plan.tables) for level in (second, top)]
+    held = [run.finished_games() for run in runs]
+    fill = cost(0) if minutes is not None and held[0] != held[1] else None
+    if fill is not None and fill > 60 * minutes:  # the levels cannot even be paired in the time
+        lagging = (second, top)[held.index(min(held))]
+        say(f"{label}: not played: bringing {lagging.name} from {min(held):,} to {max(held):,} games, so "
+            f"that both levels play the same deals, would take about {duration(fill)}, past the time cap "
+            f"({minutes:.2g} min)")
+        return UntilDecidedResult(games=min(held), verdicts=[], reason="time cap")
     try:
         done = play_until_decided(play_to, judge, cap, minutes, say,
                                   first=first_round(top.plan.smallest_chunk()), plan=judge.plan,
-                                  words=CHANGE_WORDS)
+                                  words=CHANGE_WORDS, cost=cost)
     finally:  # looked at after every round, even when interrupted
         mark_stopped_adaptively(top.out, second.out)
     verdict = "decided" if done.decided else f"undecided at the {done.reason}"
     say(f"{label}: {verdict} at {done.games:,} paired games, {done.played:,} played now in "
         f"{done.seconds:.1f} s")
     return done
+
+
+def _share(minutes: float | None, deadline: float | None, stages_left: int) -> float | None:
+    """A stage's time cap: `minutes`, or with a `deadline` an even share of the time left among the
+    stages left (at least a second: a level is judged on its first timed batch at the least)."""
+    if deadline is None:
+        return minutes
+    return float(f"{max(1.0, (deadline - time.monotonic()) / max(1, stages_left)) / 60:.3g}")
 
 
 def _registry_values_games(spec: GameSpec) -> int:

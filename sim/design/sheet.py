@@ -8,8 +8,8 @@ answer's change between them is), `--games` the cap of each level, into ``OUT/<t
 config is written as ``OUT/configs/<table>.toml``: the designer's config extended with the one key.
 
 ``OUT/sheet.json`` lists the tables; ``OUT/report/`` leads with the sheet (analysis.sheet_report: for each
-table the seat, start-player and tie-break verdicts at the top level and whether each holds for strong
-play), then every table's own sections. The sheet resumes like a profile: a decided table plays nothing.
+table the seat, start-player and tie-break verdicts at the top level and whether the two top levels agree
+on each), then every table's own sections. The sheet resumes like a profile: a decided table plays nothing.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from analysis.change_verdicts import stable_at_top
 from analysis.run_report import build_report
 from analysis.run_tally import read_run_tally
 from analysis.sheet_report import sheet_frame, sheet_row, sheet_section, sheet_text
-from analysis.verdicts import DEFAULT_MARGINS, run_verdicts
+from analysis.verdicts import DEFAULT_MARGINS, duration, run_verdicts
 from sim import games
 from sim.app.until_decided import check_caps
 from sim.core.config import load_toml
@@ -45,6 +45,9 @@ if TYPE_CHECKING:
 SHEET_MANIFEST = "sheet.json"
 #: each level's cap at each table: the top rung is about 20 times the expert's cost
 DEFAULT_CAP = 4000
+#: with --minutes, the seconds kept aside for the report a table (and one more for the sheet's own part):
+#: about what a table's sections take to write here (analysis.run_report), at most a quarter of the time
+REPORT_SECONDS = 3.0
 #: what the sheet judges: the seats, the start player and the tie-break
 DEFAULT_QUESTIONS = "seats,start,ties"
 
@@ -167,11 +170,21 @@ def run_sheet(config: str | os.PathLike[str], *, players: str | None = None, lev
                             "dir": os.path.relpath(t.out, out)} for t in tables]}
     (out / SHEET_MANIFEST).write_text(json.dumps(manifest, indent=2))
     result = SheetResult(out, tables)
+    deadline = None
+    if minutes:  # the sheet's report is written after the last stage: its time is kept aside
+        keep = min(0.25 * 60 * minutes, REPORT_SECONDS * (len(tables) + 1))
+        deadline = time.monotonic() - (time.perf_counter() - started) + 60 * minutes - keep
     for i, table in enumerate(tables, 1):
-        say(f"[{i}/{len(tables)}] {table.label}: {levels}, until decided (cap {games_cap:,} games a level)")
+        # the tables share the time left evenly, and each table's stages share its part (run_profile)
+        ends = None if deadline is None else \
+            time.monotonic() + max(0.0, deadline - time.monotonic()) / (len(tables) - i + 1)
+        share = "" if ends is None else f", about {duration(max(1.0, ends - time.monotonic()))} of the " \
+            f"{minutes:g} min"
+        say(f"[{i}/{len(tables)}] {table.label}: {levels}, until decided (cap {games_cap:,} games a level"
+            f"{share})")
         done = run_profile(table.config, table.players, levels=levels, games=games_cap, jobs=jobs, seed=seed,
                            out=table.out, force=force, say=say, until_decided=True, minutes=minutes,
-                           margins=margins)
+                           margins=margins, deadline=ends, report=False)
         result.played += done.played
         stable = done.stable
         result.stops[table.label] = ("decided" if stable.decided else f"undecided at the {stable.reason}") \

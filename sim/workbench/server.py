@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 import subprocess
 import sys
@@ -33,7 +34,7 @@ from starlette.staticfiles import StaticFiles
 
 from analysis.questions import DEFAULT_QUESTIONS, QUESTIONS, parse_questions
 from sim.app.bounds import MOST_GAMES
-from sim.app.skill_cost import skill_rates
+from sim.app.skill_cost import SKILLS, selfplay_rate, skill_rates
 from sim.app.values_run import VALUES_TABLES
 from sim.core.agent_spec import parse_agents
 from sim.core.config import load_toml
@@ -41,6 +42,7 @@ from sim.core.errors import ConfigError
 from sim.design.tune_file import LEAST_TOLERANCE
 from sim.workbench import views
 from sim.workbench.drafts import Draft, bulk_edit, create, field_edit
+from sim.workbench.estimates import cores, estimate, levels_of
 from sim.workbench.exploring import default_budget, elite_config, explore_table, write_explore_file
 from sim.workbench.jobs import Job, Jobs
 from sim.workbench.requests import Apply, Edit, ExploreAsk, OpenDraft, RunAsk, SkillsAsk, TuneAsk, parsed
@@ -180,6 +182,7 @@ class Workbench:
         self.jobs = Jobs(self.ws)
         self.looks = Looks(self.ws)
         self.skill_costs: dict[tuple[str, str, int], dict] = {}  # (game, config hash, players) -> rates
+        self.level_paces: dict[tuple[str, str, int], dict] = {}  # the same, of the levels estimates measured
 
     # ---- the page and the editor -------------------------------------------------------------------
     async def index(self, request: Request) -> Response:
@@ -218,7 +221,16 @@ class Workbench:
         except Refused as err:
             problem = str(err)
         return JSONResponse({"ok": problem is None, "draft": name, "message": problem,
-                             "html": views.editor(draft, players, problem)})
+                             "html": views.editor(draft, players, problem), "skill": self.draft_skill(name)})
+
+    def draft_skill(self, name: str) -> str | None:
+        """The skill the draft was last played at: its newest job's agents when every seat plays one
+        level (the page's skill choice keeps it when the draft is opened again), else None."""
+        for job in self.jobs.listed():
+            agents = str(job.about.get("agents") or "")
+            if job.about.get("config") == name and agents in SKILLS:
+                return agents
+        return None
 
     async def editor(self, request: Request) -> Response:
         q = request.query_params
@@ -369,8 +381,44 @@ class Workbench:
 
     async def explore(self, request: Request) -> Response:
         """Fair alternatives to the draft: `balance explore` of the tune form's values within their ranges,
-        with the page's [explore] defaults (sim.workbench.exploring), for distinct designs with fair seats."""
+        with the page's [explore] defaults (sim.workbench.exploring), for distinct designs with fair seats.
+        The answer carries the estimate (`/explore/estimate` gives it before the job starts)."""
         ask = parsed(await request.body(), ExploreAsk)
+        draft, run, dimensions, table, name = self._explore_plan(ask)
+        explore_file = self.ws.root / "tunes" / f"{name}.toml"
+        write_explore_file(explore_file, draft, run, dimensions, table)
+        try:
+            guess = await self._estimate(draft, run["players"], run["agents"], run["budget"])
+        except Refused:
+            explore_file.unlink(missing_ok=True)
+            raise
+        out = f"runs/explore/{name}"
+        args = ["explore", f"tunes/{name}.toml", "--out", out, *self._workers(cluster=False)]
+        about = {"config": draft.path.name, "players": run["players"], "agents": run["agents"],
+                 "seed": run["seed"], "games": run["budget"], "until_decided": False, "had": 0,
+                 "estimate_s": guess["seconds"]}
+        answer = self._start_with_file("explore", args, out, about, explore_file)
+        return JSONResponse({**json.loads(bytes(answer.body)), "estimate": guess})
+
+    async def explore_estimate(self, request: Request) -> Response:
+        """What "Show fair alternatives" would cost, before it starts: its games and their time at the chosen
+        level on this draft (each level's pace measured on it, as the skill choice shows), and a cheaper
+        level when that is more than a few minutes (sim.workbench.estimates). The request is checked as
+        `/explore` checks it (a 400 at the field), and nothing is started or left written."""
+        ask = parsed(await request.body(), ExploreAsk)
+        draft, run, dimensions, table, name = self._explore_plan(ask)
+        checked = self.ws.root / "tunes" / f".estimate-{name}.toml"
+        try:
+            write_explore_file(checked, draft, run, dimensions, table)
+        finally:
+            checked.unlink(missing_ok=True)
+        guess = await self._estimate(draft, run["players"], run["agents"], run["budget"])
+        return JSONResponse({"ok": True, "draft": ask.draft, "players": run["players"], **guess})
+
+    def _explore_plan(self, ask: ExploreAsk) -> tuple[Draft, dict[str, Any], list[Dimension], dict[str, Any],
+                                                      str]:
+        """An explore request checked field by field: the draft, the run (players, agents, seed, budget,
+        tolerance), the space, the [explore] table and the job's free name."""
         draft = self.draft(ask.draft)
         players, agents, seed, _ = self._run_options(ask, draft)
         dimensions = _dimensions(ask.space)
@@ -380,13 +428,24 @@ class Workbench:
         named = self._job_name(draft, players, agents, seed, prefix="explore-", kind="explore")
         name = self._free_name(named, "runs/explore")
         run = {"players": players, "agents": agents, "seed": seed, "budget": budget, "tolerance": tolerance}
-        explore_file = self.ws.root / "tunes" / f"{name}.toml"
-        write_explore_file(explore_file, draft, run, dimensions, table)
-        out = f"runs/explore/{name}"
-        args = ["explore", f"tunes/{name}.toml", "--out", out, *self._workers(cluster=False)]
-        about = {"config": draft.path.name, "players": players, "agents": agents, "seed": seed,
-                 "games": budget, "until_decided": False, "had": 0}
-        return self._start_with_file("explore", args, out, about, explore_file)
+        return draft, run, dimensions, table, name
+
+    async def _estimate(self, draft: Draft, players: int, agents: str, games: int) -> dict[str, Any]:
+        """The estimate of `games` games of `agents` on the draft (sim.workbench.estimates), each level's
+        pace measured once per config and player count (the skill choice's figures)."""
+        rules = draft.check(draft.config, players)
+        key = (draft.spec.name, rules.config_hash, players)
+        costs = {**self.level_paces.get(key, {}), **self.skill_costs.get(key, {})}
+        for level in {*levels_of(agents), "greedy"} & set(draft.spec.agents):  # only the levels it needs
+            if not costs.get(level, {}).get("games_per_s"):
+                try:
+                    rate = await run_in_threadpool(selfplay_rate, draft.spec, rules, level, players,
+                                                   seconds=self.settings.skill_seconds)
+                except ConfigError:
+                    continue  # a level that cannot play here (no model): its pace stays unknown
+                costs[level] = {"games_per_s": rate}
+        self.level_paces[key] = costs
+        return estimate(games, agents, costs, self.settings.jobs or cores())
 
     def _free_name(self, name: str, outs: str) -> str:
         """`name` with the first "-<k>" (from the job count on) whose study file in tunes/ and output folder
@@ -533,6 +592,7 @@ def make_app(settings: Settings) -> TokenGuard:
               Route("/values", _refusing(bench.values), methods=["POST"]),
               Route("/tune", _refusing(bench.tune), methods=["POST"]),
               Route("/explore", _refusing(bench.explore), methods=["POST"]),
+              Route("/explore/estimate", _refusing(bench.explore_estimate), methods=["POST"]),
               Route("/apply", _refusing(bench.apply), methods=["POST"]),
               Route("/skills", _refusing(bench.skills), methods=["POST"]),
               Route("/jobs", _refusing(bench.job_list)),

@@ -5,7 +5,21 @@
 "use strict";
 
 const $ = (sel, root = document) => root.querySelector(sel);
-const state = { draft: null, job: null, timer: null, turn: 0 };
+const state = { draft: null, job: null, timer: null, turn: 0, skills: {} };
+
+function say(message, ok = false) {
+  // the run message: an error in red, a success (ok) in green
+  const box = $("#run-message");
+  box.textContent = message;
+  box.className = ok ? "ok" : "error";
+}
+
+function keepSkill(draft, skill) {
+  // the skill the draft had (chosen here, else the level its last job played): the choice keeps it
+  const option = skill && [...$("#agents").options].find((o) => o.value === skill);
+  if (option && !option.disabled) $("#agents").value = skill;
+  if (draft && option) state.skills[draft] = skill;
+}
 
 async function call(method, url, body) {
   const response = await fetch(url, {
@@ -58,7 +72,8 @@ function showError(key, message, at) {
   if (input) input.classList.add("invalid");
   else if (slot && slot.closest("fieldset")) slot.closest("fieldset").classList.add("invalid");
   markRow(key, at);
-  (slot || $("#run-message")).textContent = message;
+  if (slot) slot.textContent = message;
+  else say(message);
 }
 
 function markRow(key, at) {
@@ -73,7 +88,7 @@ function markRow(key, at) {
 }
 
 function showEditor(data) {
-  if (data.html === undefined) { $("#run-message").textContent = data.message; return; }
+  if (data.html === undefined) { say(data.message); return; }
   state.draft = data.draft;
   $("#draft").value = data.draft;
   $("#editor").innerHTML = data.html;
@@ -85,9 +100,10 @@ async function openDraft(reset) {
   const body = { start: $("#start").value, draft: $("#draft").value || null, players: players(), reset };
   const data = await call("POST", "drafts", body);
   clearErrors();  // with the answer in hand: the old editor and its marks go in the same moment
-  $("#run-message").textContent = "";
+  say("");
   if (data.html === undefined) { showError(data.field, data.message); return; }  // refused: at its field
   showEditor(data);
+  keepSkill(data.draft, state.skills[data.draft] || data.skill);
   skillCosts();
 }
 
@@ -141,16 +157,17 @@ function runBody() {
 
 async function start(kind) {
   clearErrors();
-  $("#run-message").textContent = "";
-  if (!state.draft) { $("#run-message").textContent = "Open a draft first."; return; }
+  say("");
+  if (!state.draft) { say("Open a draft first."); return; }
   const data = await call("POST", kind, runBody());
   if (!data.ok) { showError(data.field, data.message); return; }
+  state.skills[state.draft] = $("#agents").value;
   watch(data.job);
 }
 
 async function tune() {
   clearErrors();
-  if (!state.draft) { $("#run-message").textContent = "Open a draft first."; return; }
+  if (!state.draft) { say("Open a draft first."); return; }
   const data = await call("POST", "tune", { ...runBody(), space: tuneSpace(), budget: Number($("#budget").value),
     budget_unit: $("#budget_unit").value, tolerance: $("#tolerance").value });
   if (!data.ok) { showError(data.field, data.message, data.at); return; }
@@ -163,12 +180,43 @@ function tuneSpace() {
 }
 
 async function explore() {
-  // the tune form's values, ranges and tolerance, explored for distinct fair designs (the server's
-  // [explore] defaults and budget: a few minutes)
+  // the tune form's values, ranges and tolerance, explored for distinct fair designs: its games and time
+  // at the chosen skill first (/explore/estimate); a long one waits for a choice, the cheaper level
+  // offered beside it
   clearErrors();
-  if (!state.draft) { $("#run-message").textContent = "Open a draft first."; return; }
-  const data = await call("POST", "explore", { ...runBody(), space: tuneSpace(),
-    tolerance: $("#tolerance").value });
+  $("#explore-estimate").innerHTML = "";
+  if (!state.draft) { say("Open a draft first."); return; }
+  const body = { ...runBody(), space: tuneSpace(), tolerance: $("#tolerance").value };
+  const guess = await call("POST", "explore/estimate", body);
+  if (!guess.ok) { showError(guess.field, guess.message, guess.at); return; }
+  if (!guess.long) { startExplore(body); return; }
+  state.explore = body;
+  const box = $("#explore-estimate");
+  box.innerHTML = "";
+  const line = document.createElement("p");
+  line.textContent = `This will take long: ${guess.text}.`;
+  box.append(line);
+  const offers = guess.cheaper ? [[guess.cheaper.agents, guess.cheaper.seconds]] : [];
+  for (const [agents, seconds] of [...offers, [body.agents, guess.seconds]]) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.action = "explore-at";
+    button.dataset.agents = agents;
+    button.textContent = `Start at ${agents} (about ${durationText(seconds)})`;
+    box.append(button, " ");
+  }
+}
+
+function durationText(seconds) {
+  // as the server words a duration (analysis.verdicts.duration)
+  if (seconds < 90) return `${Math.max(1, Math.round(seconds))} s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
+}
+
+async function startExplore(body) {
+  $("#explore-estimate").innerHTML = "";
+  const data = await call("POST", "explore", body);
   if (!data.ok) { showError(data.field, data.message, data.at); return; }
   watch(data.job);
 }
@@ -176,11 +224,11 @@ async function explore() {
 async function apply(job, elite) {
   const body = elite ? { job, elite, players: players() } : { job, players: players() };
   const data = await call("POST", "apply", body);
-  if (!data.ok) { $("#run-message").textContent = data.message; return; }
+  if (!data.ok) { say(data.message); return; }
   state.draft = data.draft;
   await reloadEditor();
   const what = elite ? `the alternative of cell ${elite}` : "the recommendation";
-  $("#run-message").textContent = `${data.changed} value(s) of ${what} set in ${data.draft}`;
+  say(`${data.changed} value(s) of ${what} set in ${data.draft}`, true);
   refresh();  // the card's changes are measured from the draft: they change with it
 }
 
@@ -198,7 +246,7 @@ async function refresh() {
   if (state.job) {
     const data = await call("GET", `jobs/${encodeURIComponent(state.job)}`);
     if (turn !== state.turn) return;  // a newer refresh (another job shown) has taken over
-    if (data.html === undefined) { $("#run-message").textContent = data.message; return; }
+    if (data.html === undefined) { say(data.message); return; }
     $("#live").innerHTML = data.html;
     $("#jobs").innerHTML = data.list;
     busy = data.busy;
@@ -213,7 +261,7 @@ async function refresh() {
 
 async function jobAction(action, job) {
   const data = await call("POST", `jobs/${encodeURIComponent(job)}/${action}`);
-  if (!data.ok) { $("#run-message").textContent = data.message; return; }
+  if (!data.ok) { say(data.message); return; }
   watch(data.job);
 }
 
@@ -222,6 +270,7 @@ document.addEventListener("change", (event) => {
   if (t.dataset.key) edit(t);
   else if (t.id === "game") showStarts();
   else if (t.id === "players") reloadEditor();
+  else if (t.id === "agents" && state.draft) state.skills[state.draft] = t.value;
 });
 
 document.addEventListener("click", (event) => {
@@ -237,6 +286,10 @@ document.addEventListener("click", (event) => {
   else if (action === "values") start("values");
   else if (action === "tune") tune();
   else if (action === "explore") explore();
+  else if (action === "explore-at" && state.explore) {
+    $("#agents").value = t.dataset.agents;
+    startExplore({ ...state.explore, agents: t.dataset.agents });
+  }
   else if (action === "apply") apply(t.dataset.job);
   else if (action === "apply-elite") apply(t.dataset.job, t.dataset.elite);
   else if (action === "show") watch(t.dataset.job);
