@@ -36,6 +36,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analysis.figures import bounds as bounds_of
+from analysis.figures import figure, whole_interval
 from analysis.game_analysis import analysis_of
 from analysis.handicaps import BONUS_RANGE, BONUSES, seats_decide, whole_bonus
 from analysis.runs import checked_manifest, read_table, spec_of
@@ -419,19 +421,23 @@ def where_measured(position: int, length: str) -> str:
 def _value_text(r: Any, score: str) -> str:
     """One "all" row of `component_values` as `format_values` prints it."""
     if not r.tested:
-        return f"{100 * r.value:+6.1f}  too few games (n = {r.n:,})"
+        return f"{figure(100 * r.value, sign=True):>6}  too few games (n = {r.n:,})"
     pe = ""
     if np.isfinite(r.points_equivalent):
-        bounds = (f" [{r.pe_ci_low:+.0f}, {r.pe_ci_high:+.0f}]"
-                  if np.isfinite(r.pe_ci_low) and np.isfinite(r.pe_ci_high) else "")
-        pe = f"  = {r.points_equivalent:+.0f} {score}{bounds} (gives {100 * r.pe_gain:+.1f})"
-    return (f"{100 * r.value:+6.1f} [{100 * r.ci_low:+6.1f}, {100 * r.ci_high:+6.1f}]"
+        bounds = ("" if np.isnan(r.pe_ci_low) or np.isnan(r.pe_ci_high)
+                  else f" {whole_interval(r.pe_ci_low, r.pe_ci_high, sign=True)}")
+        pe = (f"  = {figure(r.points_equivalent, 0, sign=True)} {score}{bounds} "
+              f"(gives {figure(100 * r.pe_gain, sign=True)})")
+    low, high = bounds_of(100 * r.ci_low, 100 * r.ci_high, keep_off=(0.0,), sign=True)
+    return (f"{figure(100 * r.value, sign=True):>6} [{low:>6}, {high:>6}]"
             f"{'*' if r.significant else ' '}  n = {r.n:,}{pe}")
 
 
-def format_values(run: ValuesRun) -> str:
-    """The seat-averaged values at each position as text (what `balance values` prints)."""
-    table = component_values(run)
+def format_values(run: ValuesRun, table: pd.DataFrame | None = None) -> str:
+    """The seat-averaged values at each position as text (what `balance values` prints), of `table` (None:
+    `component_values(run)`; the commands give it with the verdicts' worth intervals,
+    analysis.worth_verdicts.judged_worth)."""
+    table = component_values(run) if table is None else table
     score = run.study.score_unit
     length = run.spec.vocabulary.length
     everyone = table[table["seat"].astype(str) == "all"]

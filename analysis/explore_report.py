@@ -32,7 +32,7 @@ from analysis.page import (
     declare,
 )
 from analysis.report_page import write_report
-from analysis.verdicts import STATUS_WORDS
+from analysis.verdicts import STATUS_WORDS, pp, pp_interval
 
 #: two elites play differently when their mean lengths differ by this many of the game's unit, or their
 #: tie rates by this share (the issue's acceptance: 1 turn, 3 pp), on their confirmation games
@@ -115,9 +115,8 @@ def measured_text(c: dict[str, Any], measures: Sequence[str]) -> str:
     or "" (the report's answer and the elites' sentences)."""
     parts = []
     if "start_player" in measures:
-        low, high = 100 * c["start_player_low"], 100 * c["start_player_high"]
-        parts.append(f"the start player {100 * c['start_player']:+.1f} pp [{low:+.1f}, {high:+.1f}] from the "
-                     "fair share")
+        parts.append(f"the start player {pp(c['start_player'])} "
+                     f"{pp_interval(c['start_player_low'], c['start_player_high'])} from the fair share")
     if "lead_changes" in measures:
         parts.append(f"the lead changing hands {c['lead_changes']:.1f} times a game "
                      f"[{c['lead_changes_low']:.1f}, {c['lead_changes_high']:.1f}]")
@@ -175,8 +174,7 @@ def second_level_text(also: dict[str, Any]) -> str:
     [-1.1, +1.7], n = 10,000"."""
     c = also["confirmation"]
     return (f"{also['agents']}: {STATUS_WORDS.get(also['status'], also['status'])}, seat {c['seat']} "
-            f"{100 * c['deviation']:+.1f} pp [{100 * c['deviation_low']:+.1f}, "
-            f"{100 * c['deviation_high']:+.1f}], n = {also['n']:,}")
+            f"{pp(c['deviation'])} {pp_interval(c['deviation_low'], c['deviation_high'])}, n = {also['n']:,}")
 
 
 def heat_map(s: dict[str, Any]) -> Any:

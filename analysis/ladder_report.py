@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from analysis import charts
+from analysis import charts, figures
 from analysis.page import (
     COUNT,
     NUMBER,
@@ -286,7 +286,8 @@ def rating_lines(ratings: pd.DataFrame) -> list[str]:
             head = f"  {r.level:<12} {r.rating:7.2f}  " + (
                 f"{'(anchor)':<16}" if r.scale == ANCHOR else f"[{r.ci_low:5.2f}, {r.ci_high:5.2f}]  ")
         if not np.isnan(r.gain):
-            head += (f"{r.gain:+.2f} [{r.gain_low:+.2f}, {r.gain_high:+.2f}]: "
+            head += (f"{figures.figure(r.gain, 2, sign=True)} "
+                     f"{figures.interval(r.gain_low, r.gain_high, 2, keep_off=(0.0,), sign=True)}: "
                      f"{100 * r.share_vs_below:.1f}% [{100 * r.share_low:.1f}%, {100 * r.share_high:.1f}%] "
                      f"against {r.players - 1:.0f} {r.below}")
         lines.append(head.rstrip())

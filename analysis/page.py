@@ -21,6 +21,7 @@ import pandas as pd
 
 from analysis import charts
 from analysis.adaptive_stop import adaptive_labels, adaptive_note, unless_adaptive
+from analysis.figures import bounds, figure
 
 # ---- column kinds: what a table's column holds, declared by the code that builds the table -------------
 SHARE = "share"  # a proportion in [0, 1] (a win rate, a claim rate): "12.3%"
@@ -79,12 +80,16 @@ def scope(runs: dict[str, Any]) -> tuple[str | None, str]:
 
 def pct(x: float | None) -> str:
     """A share as a percentage with one decimal ("n/a" for None or NaN)."""
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{figure(100 * x)}%"
 
 
 def interval(low: float, high: float) -> str:
-    """An interval of shares: "[12.3%, 15.0%]"."""
-    return f"[{pct(low)}, {pct(high)}]"
+    """An interval of shares: "[12.3%, 15.0%]", its bounds rounded outward (analysis.figures; a bound at 0%
+    or 100% stays there)."""
+    if any(x is None or (isinstance(x, float) and math.isnan(x)) for x in (low, high)):
+        return f"[{pct(low)}, {pct(high)}]"
+    shown = bounds(100 * low, 100 * high, keep_off=(), edges=(0.0, 100.0))
+    return f"[{shown[0]}%, {shown[1]}%]"
 
 
 def p_value(p: float) -> str:
@@ -386,26 +391,27 @@ def _number(v: float) -> str:
     """A float to 3 significant digits, with thousands separators instead of an exponent from 1,000 up."""
     if pd.isna(v):
         return ""
+    v = float(v) + 0.0  # never "-0"
     return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
 
 
 def _mean(v: float) -> str:
-    return "" if pd.isna(v) else f"{v:,.1f}"
+    return "" if pd.isna(v) else f"{round(float(v), 1) + 0.0:,.1f}"  # never "-0.0"
 
 
 def _count(v: float) -> str:
     """A count with thousands separators; a sum of win shares keeps one decimal when it is not whole."""
     if pd.isna(v):
         return ""
-    return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.1f}"
+    return f"{float(v) + 0.0:,.0f}" if float(v).is_integer() else f"{round(float(v), 1) + 0.0:,.1f}"
 
 
 def _share(v: float) -> str:
-    return "" if pd.isna(v) else f"{100 * v:.1f}%"
+    return "" if pd.isna(v) else f"{figure(100 * v)}%"
 
 
 def _difference(v: float) -> str:
-    return "" if pd.isna(v) else f"{100 * v:.1f} pp"
+    return "" if pd.isna(v) else f"{figure(100 * v)} pp"
 
 
 def _p(v: float) -> str:

@@ -51,10 +51,11 @@ details { margin: .6em 0; } summary { cursor: pointer; color: #245; }
 
 
 def write_report(sections: list[Section], runs: list[Any], labels: list[str], summary: dict,
-                 out: Path, title: str = "Balance report") -> Path:
+                 out: Path, title: str = "Balance report", values_runs: dict[str, Any] | None = None) -> Path:
     """Write the page: ``out``/index.html (a "verdicts" section first, then the runs, then each section's
     notes, charts and tables), charts/<name>.png, tables/<name>.csv (both folders replaced) and
-    summary.json. Returns index.html."""
+    summary.json. Returns index.html. `values_runs` (label -> `balance values` run) are listed and counted
+    with the self-play runs: every run directory the page reports on."""
     out.mkdir(parents=True, exist_ok=True)
     for sub in ("charts", "tables"):
         shutil.rmtree(out / sub, ignore_errors=True)
@@ -64,10 +65,18 @@ def write_report(sections: list[Section], runs: list[Any], labels: list[str], su
     body = [f"<h1>{html.escape(title)}</h1>"]
     for section in lead:
         body += _section_html(section, out)
-    plural = "y" if len(runs) == 1 else "ies"
+    values_runs = values_runs or {}
+    count = len(runs) + len(values_runs)
+    plural = "y" if count == 1 else "ies"
     body += [f"<h2 id='runs'>The runs</h2><p class='meta'>Generated {time.strftime('%Y-%m-%d %H:%M')} from "
-             f"{len(runs)} run director{plural}; every figure is computed from the logged tables. "
+             f"{count} run director{plural}; every figure is computed from the logged tables. "
              "Intervals are 95%.</p><ul>"]
+    for label, run in values_runs.items():
+        m = run.manifest
+        body.append(f"<li><b>{html.escape(label)}</b>: {html.escape(str(run.path))} — {m.game}, "
+                    f"{m.players} players, agents {html.escape(','.join(m.agents))}, seed {m.seed}, "
+                    f"n = {run.table['game_id'].nunique():,} base games (a values study), "
+                    f"config {m.config_hash}</li>")
     for label, run in zip(labels, runs, strict=True):
         m = run.manifest
         readings = readings_text(run)

@@ -97,9 +97,9 @@ def _build(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | No
                 record["stopped_adaptively"] = run.manifest.stopped_adaptively
                 if run.handicap is not None:
                     record["seat_handicap_points"] = run.handicap.to_dict(orient="records")
+    named = {f"{r.path.name}" + (f" ({i + 1})" if len(values_runs) > 1 else ""): r
+             for i, r in enumerate(values_runs)}
     if values_runs:
-        named = {f"{r.path.name}" + (f" ({i + 1})" if len(values_runs) > 1 else ""): r
-                 for i, r in enumerate(values_runs)}
         values_sec, records = values_section(named)
         sections.insert(0, values_sec)  # the component worth leads: it is what a designer asks first
         summary["component_values"] = records
@@ -117,7 +117,8 @@ def _build(paths: list[str | os.PathLike[str]], out: str | os.PathLike[str] | No
         raise ConfigError("no run directory to report on")
     sections[:0] = [*(lead or []), _verdicts(runs, labels, margins, summary, profiles=profiles,
                                              values_runs=values_runs)]
-    return write_report(sections, runs, labels, summary, Path(out) if out else default_out(paths))
+    return write_report(sections, runs, labels, summary, Path(out) if out else default_out(paths),
+                        values_runs=named)
 
 
 def refuse_out(out: Path) -> None:
@@ -139,13 +140,16 @@ def _verdicts(runs: list, labels: list[str], margins: Margins, summary: dict[str
     its answers are stable at the top; summary.json's ``verdicts``: label -> the verdict records, and each
     profile record's ``stable_at_top``."""
     blocks = []
+    shown: list = []  # every verdict on the page: what its reading note may speak of
     summary["verdicts"] = {}
     for label, run in zip(labels, runs, strict=True):
         found = run_verdicts(run, margins)
+        shown += found
         blocks.append(run_block(label, run.game, agents_text(run.manifest), found))
         summary["verdicts"][label] = [v.record() for v in found]
     for values_run in values_runs:
         found = worth_verdicts(values_run, margins)
+        shown += found
         blocks.append(worth_block(values_run.path.name, found))
         summary["verdicts"][values_run.path.name] = [v.record() for v in found]
     for sec, level_runs, level_labels, record in profiles:
@@ -153,8 +157,10 @@ def _verdicts(runs: list, labels: list[str], margins: Margins, summary: dict[str
             continue
         top, below = level_labels[-1].split("/")[-1], level_labels[-2].split("/")[-1]
         found = stable_at_top(level_runs[-1], level_runs[-2], margins)
+        shown += found
         text = stable_text(found, top, below)
         sec.notes.insert(0, f"<b>{text}</b>")
         blocks.append(profile_block(sec, text, found))
         record["stable_at_top"] = {"text": text, "verdicts": [v.record() for v in found]}
-    return verdict_section(blocks, margins)
+    return verdict_section(blocks, margins, shown, sequences=bool(runs),
+                           fixed_size=any(not run.manifest.stopped_adaptively for run in runs))

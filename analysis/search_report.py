@@ -17,7 +17,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from analysis import charts
+from analysis import charts, figures
 from analysis.page import (
     COUNT,
     DIFFERENCE,
@@ -111,8 +111,9 @@ def checks_note(checks: pd.DataFrame) -> str:
     parts, overlaps = [], []
     for budget, at in checks[checks["fresh_deviation"].notna()].groupby("games_spent", sort=True):
         parts.append(f"at {budget:,} games " + ", ".join(
-            f"{row.study} {100 * row.fresh_deviation:.2f} [{100 * row.fresh_ci_low:.2f}, "
-            f"{100 * row.fresh_ci_high:.2f}] (trial {row.trial}, {row.fresh_games:,} games)"
+            f"{row.study} {figures.figure(100 * row.fresh_deviation, 2)} "
+            f"{figures.interval(100 * row.fresh_ci_low, 100 * row.fresh_ci_high, 2, keep_off=())} "
+            f"(trial {row.trial}, {row.fresh_games:,} games)"
             for row in at.itertuples()))
         if len(at) > 1:
             overlaps.append(at["fresh_ci_low"].max() <= at["fresh_ci_high"].min())

@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import f as f_distribution
 
-from analysis import charts
+from analysis import charts, figures
 from analysis._arrays import floats, ints, seat_matrix
 from analysis.adaptive_stop import adaptive_labels, adaptive_note
 from analysis.causal_values import is_values_run, read_values_run
@@ -395,10 +395,12 @@ def _cell(row: Any, kind: str) -> str:
     if not row.n:
         return "—"
     if kind == "rate":
-        return f"{100 * row.value:.1f}% [{100 * row.ci_low:.1f}%, {100 * row.ci_high:.1f}%]"
+        low, high = figures.bounds(100 * row.ci_low, 100 * row.ci_high, keep_off=())
+        return f"{figures.figure(100 * row.value)}% [{low}%, {high}%]"
     if not np.isfinite(row.ci_low):
-        return f"{100 * row.value:+.1f} pp"
-    return f"{100 * row.value:+.1f} pp [{100 * row.ci_low:+.1f}, {100 * row.ci_high:+.1f}]"
+        return f"{figures.figure(100 * row.value, sign=True)} pp"
+    return (f"{figures.figure(100 * row.value, sign=True)} pp "
+            f"{figures.interval(100 * row.ci_low, 100 * row.ci_high, keep_off=(0.0,), sign=True)}")
 
 
 def _test_text(t: Any) -> str:

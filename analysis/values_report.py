@@ -12,28 +12,33 @@ import numpy as np
 import pandas as pd
 
 from analysis import charts
-from analysis.causal_values import MIN_BASE_GAMES, ValuesRun, component_values, group_values, power_values
+from analysis.causal_values import MIN_BASE_GAMES, ValuesRun, group_values, power_values
+from analysis.figures import figure, interval, whole_interval
 from analysis.page import COUNT, TEXT, Section, declare
+from analysis.worth_verdicts import worth_table
 
 SUMMARY_KEYS = ("component", "position", "seat", "value", "ci_low", "ci_high", "n", "points_equivalent",
                 "pe_ci_low", "pe_ci_high", "significant", "tested", "pe_gain")
 
 
 def _pp(v: float) -> str:
-    return "" if not np.isfinite(v) else f"{100 * v:+.1f}"
+    return "" if not np.isfinite(v) else figure(100 * v, sign=True)
 
 
 def _pp_interval(low: float, high: float) -> str:
-    return "not estimable" if not (np.isfinite(low) and np.isfinite(high)) else f"[{_pp(low)}, {_pp(high)}]"
+    """Rounded outward, a bound never shown on 0 when it lies off it (analysis.figures)."""
+    return ("not estimable" if not (np.isfinite(low) and np.isfinite(high))
+            else interval(100 * low, 100 * high, keep_off=(0.0,), sign=True))
 
 
 def _pts(v: float) -> str:
     """A whole number of score points (tokens) with its sign: worth and handicaps are whole bonuses."""
-    return "" if not np.isfinite(v) else f"{v:+.0f}"
+    return "" if not np.isfinite(v) else figure(v, 0, sign=True)
 
 
 def _pts_interval(low: float, high: float) -> str:
-    return "not estimable" if not (np.isfinite(low) and np.isfinite(high)) else f"[{_pts(low)}, {_pts(high)}]"
+    """Whole bounds; an infinite one (beyond the bonus range) in words, "[at least +7]"."""
+    return "not estimable" if np.isnan(low) or np.isnan(high) else whole_interval(low, high, sign=True)
 
 
 def _where(position: int, unit: str) -> str:
@@ -130,7 +135,9 @@ def _method_note(score: str) -> str:
         f" smallest whole bonus (scores are whole, so the share moves only at whole {score}) that, added to "
         "the seat's final score in the same control games (re-scored, no new games), raises its win share "
         "at least as much, beside the change that bonus gives (bootstrap interval over base games, whole "
-        "bounds). Significance is Holm-adjusted over each table (Holm's correction for testing many rows at "
+        "bounds; at the first position, averaged over seats, the verdicts' interval instead, simultaneous "
+        "over the components, so each component's worth reads the same here and in its verdict). "
+        "Significance is Holm-adjusted over each table (Holm's correction for testing many rows at "
         "once keeps the chance of any false 'significant' in the table at 5%); 'detectable' is the smallest "
         "true value a two-sided test at the family's Bonferroni level (5% divided by the m tested rows named "
         "in each table's title, Holm's first step) detects with 80% power at this n.")
@@ -161,7 +168,7 @@ def values_section(runs: dict[str, ValuesRun]) -> tuple[Section, list[dict]]:
     records: list[dict] = []
     for i, (label, run) in enumerate(runs.items()):
         key = f"values_{i}"
-        table = component_values(run)
+        table = worth_table(run)
         unit = run.spec.vocabulary.length
         score = run.study.score_unit
         n_base = run.table["game_id"].nunique()

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.adaptive_stop import adaptive_labels, adaptive_note
+from analysis.figures import figure
 from analysis.page import TEXT, Section, declare
 from analysis.paired import common_sums, compare_sums, paired_tally, same_games
 from analysis.readings import rule_readings
@@ -98,7 +99,8 @@ def _frame(rows: pd.DataFrame, length: str) -> pd.DataFrame:
     """`variant_rows` as the page shows them."""
     def shown(value: float, metric: str) -> str:
         unit = _LABELS[metric][1]
-        return "" if not np.isfinite(value) else (f"{100 * value:+.1f}" if unit else f"{value:+.2f}")
+        return "" if not np.isfinite(value) else (figure(100 * value, sign=True) if unit
+                                                   else figure(value, 2, sign=True))
 
     frame = pd.DataFrame({
         "Run": rows["run"], "Minus": rows["base"],

@@ -16,8 +16,10 @@ from statistics import NormalDist
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from analysis.causal_values import MIN_BASE_GAMES, ValuesRun
+from analysis.causal_values import MIN_BASE_GAMES, ValuesRun, component_values
+from analysis.figures import figure, whole_interval
 from analysis.handicaps import BONUS_RANGE, BONUSES, whole_bonus
 from analysis.verdicts import (
     ALPHA,
@@ -37,7 +39,7 @@ _NONE = {"value": float("nan"), "low": float("nan"), "high": float("nan")}
 
 
 def _whole(x: float) -> str:
-    return f"{x:+.0f}" if math.isfinite(x) else ("beyond the range" if x > 0 else "below the range")
+    return figure(x, 0, sign=True) if math.isfinite(x) else "beyond the range" if x > 0 else "below the range"
 
 
 def _units(x: float, unit: str) -> str:
@@ -73,6 +75,29 @@ def worth_rows(run: ValuesRun) -> list[dict[str, Any]]:
     return rows
 
 
+def judged_worth(table: pd.DataFrame, run: ValuesRun) -> pd.DataFrame:
+    """`table` (component_values) with the worth interval of each seat-averaged row at the first position
+    replaced by its verdict's (analysis.worth_verdicts.worth_rows: simultaneous over the components), so a
+    component's worth has one interval on the page."""
+    if table.empty:
+        return table
+    out = table.copy()
+    for row in worth_rows(run):
+        if not np.isfinite(row["worth"]):
+            continue
+        at = ((out["seat"].astype(str) == "all") & (out["position"] == row["position"])
+              & (out["component"] == row["component"]))
+        out.loc[at, ["points_equivalent", "pe_ci_low", "pe_ci_high"]] = (row["worth"], row["worth_low"],
+                                                                         row["worth_high"])
+    return out
+
+
+def worth_table(run: ValuesRun) -> pd.DataFrame:
+    """`component_values` of the run with its verdicts' worth intervals (`judged_worth`): what the report and
+    the commands show."""
+    return judged_worth(component_values(run), run)
+
+
 def _status(row: dict[str, Any], margin: float) -> str:
     if row["n"] < MIN_BASE_GAMES or not math.isfinite(row["worth"]):
         return TOO_FEW
@@ -105,9 +130,9 @@ def _one(row: dict[str, Any], status: str, unit: str, margins: Margins) -> Verdi
                 if n < MIN_BASE_GAMES else f"{name}: its worth lies beyond the {BONUS_RANGE}-{unit} range")
         return Verdict(f"worth:{name}", "What is it worth?", status, text + ".", **_NONE, unit=unit,
                        margin=margins.worth, n=n)
-    worth = (f"worth {_units(row['worth'], unit)} [{row['worth_low']:.0f}, {row['worth_high']:.0f}]"
-             if row["worth"] >= 0 else f"worth {_whole(row['worth'])} {unit} [{row['worth_low']:.0f}, "
-                                       f"{row['worth_high']:.0f}]")
+    span = whole_interval(row["worth_low"], row["worth_high"])  # as the values table shows it
+    worth = (f"worth {_units(row['worth'], unit)} {span}" if row["worth"] >= 0
+             else f"worth {_whole(row['worth'])} {unit} {span}")
     if face is None:
         text = f"{name}: {worth} (n = {n:,} base games)."
         diff, low, high = row["worth"], row["worth_low"], row["worth_high"]
@@ -117,10 +142,11 @@ def _one(row: dict[str, Any], status: str, unit: str, margins: Margins) -> Verdi
                  UNDECIDED: "undecided",
                  BEYOND: (f"over-valued: it gives {_units(diff, unit)} more than its face"
                           if diff > 0 else f"under-valued: it gives {_units(diff, unit)} less than its face")}
-        text = (f"{name}: {worth}, face value {face:.0f}; {words[status]} (worth minus face {diff:+.0f} "
-                f"[{low:+.0f}, {high:+.0f}], margin {_units(margins.worth, unit)}; n = {n:,} base games).")
-    short = (f"worth {row['worth']:.0f} [{row['worth_low']:.0f}, {row['worth_high']:.0f}] against a face of "
-             f"{face:.0f}: {diff:+.0f} [{low:+.0f}, {high:+.0f}] {unit}." if face is not None else "")
+        text = (f"{name}: {worth}, face value {face:.0f}; {words[status]} (worth minus face {_whole(diff)} "
+                f"{whole_interval(low, high, sign=True)}, margin {_units(margins.worth, unit)}; "
+                f"n = {n:,} base games).")
+    short = (f"worth {figure(row['worth'], 0)} {span} against a face of {face:.0f}: {_whole(diff)} "
+             f"{whole_interval(low, high, sign=True)} {unit}." if face is not None else "")
     detail = {"component": name, "worth": row["worth"], "worth_low": row["worth_low"],
               "worth_high": row["worth_high"], "face": face, "value": row["value"]}
     return Verdict(f"worth:{name}", "What is it worth?", status, text, value=diff, low=low, high=high,
@@ -144,10 +170,10 @@ def _headline(rows: list[dict[str, Any]], verdicts: list[Verdict], unit: str, ma
              f"{_units(margins.worth, unit)}, {counts[BEYOND]} mispriced, {counts[UNDECIDED]} undecided"]
     if top[1].value > 0:
         parts.append(f"the most over-valued (worth most above its face) is {top[0]['component']}, "
-                     f"{top[1].value:+.0f} [{top[1].low:+.0f}, {top[1].high:+.0f}] {unit}")
+                     f"{_whole(top[1].value)} {whole_interval(top[1].low, top[1].high, sign=True)} {unit}")
     if bottom[1].value < 0:
-        parts.append(f"the most under-valued is {bottom[0]['component']}, {bottom[1].value:+.0f} "
-                     f"[{bottom[1].low:+.0f}, {bottom[1].high:+.0f}] {unit}")
+        parts.append(f"the most under-valued is {bottom[0]['component']}, {_whole(bottom[1].value)} "
+                     f"{whole_interval(bottom[1].low, bottom[1].high, sign=True)} {unit}")
     status = BEYOND if counts[BEYOND] else UNDECIDED if counts[UNDECIDED] else WITHIN
     text = (f"Components: {'; '.join(parts)} (worth in whole {unit} minus face value, intervals "
             f"simultaneous over the {len(rows)} components; n = {n:,} base games).")

@@ -344,7 +344,7 @@ def test_win_rate_differences_are_percentage_points_not_points(tmp_path: Path) -
     simulate(plan_run(KAMAKURA, 3, "random", 1, False), 200, tmp_path / "k", jobs=1, chunk_size=200)
     sections, _ = kamakura_sections({"k": read_run_tally(tmp_path / "k")})
     note = next(n for n in sections[0].notes if "start-player advantage" in n)
-    assert re.search(r"start-player advantage .*[+-]\d+\.\d percentage points</b> \[[+-]\d+\.\d, ", note)
+    assert re.search(r"start-player advantage .*[+-]\d+\.\d percentage points</b> \[[+-]\d+\.\d+, ", note)
     texts = [_figure({"value": 0.0131, "low": 0.0, "high": 0.0537, "games": 800}),
              _figure_text(0.3, 0.28, 0.32, True, 0.02, 0.01, 0.03, True),
              verdict(Standing("s", 800, [270.0, 270.0, 260.0], 0.0131, 0.0, 0.0537), Target(), [], 0.95)[1],

@@ -72,7 +72,7 @@ def test_the_tie_break_sentence_names_the_seat_that_decided() -> None:
     v = tie_verdict(c, rescore([-0.0236, 0.0006, 0.0230], [0.10, 0.02, 0.15], 400_000), "last_in_order",
                     "R-9", margins=parse_margins("2.25", "ties"))
     assert v.status == BEYOND
-    assert "works against seat 0 beyond the 2.25 pp margin: seat 0 loses 2.4 pp" in v.sentence
+    assert "works against seat 0 beyond the 2.25 pp margin: seat 0: -2.4 pp" in v.sentence
     assert v.detail["named_seats"] == [0]
 
 

@@ -14,6 +14,8 @@ import pandas as pd
 from analysis import charts
 from analysis import kamakura as K
 from analysis.adaptive_stop import unless_adaptive
+from analysis.figures import figure as stated_figure
+from analysis.figures import interval as stated_interval
 from analysis.page import (
     COUNT,
     DIFFERENCE,
@@ -117,8 +119,8 @@ def _seat_section(runs: dict[str, RunTally], figures: dict[str, dict[str, Any]],
         verdict = "significant" if eq["p_value"] < 0.05 else "not significant"
         notes.append(
             f"<b>{lab}</b>: start-player advantage (seat 0 minus the fair share {pct(a['fair_share'])}) "
-            f"<b>{100 * a['value']:+.1f} percentage points</b>"
-            + unless_adaptive(run, f" [{100 * a['ci_low']:+.1f}, {100 * a['ci_high']:+.1f}]; all seats "
+            f"<b>{stated_figure(100 * a['value'], sign=True)} percentage points</b>"
+            + unless_adaptive(run, f" {_signed_interval(a['ci_low'], a['ci_high'])}; all seats "
                                    f"equal? chi-square {eq['statistic']:.1f} on {eq['dof']} dof, "
                                    f"{p_value(eq['p_value'])} ({verdict} at 5%); "
                                    f"{seat_flags_text(f['flags'])}")
@@ -212,3 +214,8 @@ def _summary(lab: str, run: RunTally, f: dict[str, Any]) -> dict[str, Any]:
                                    "ci_high"]].to_dict(orient="records"),
         "game_length_turns": {k: f["scores"]["length"][k] for k in ("mean", "ci_low", "ci_high", "median")},
     }
+
+
+def _signed_interval(low: float, high: float) -> str:
+    """A difference of shares' interval in signed pp, rounded outward and kept off 0 (analysis.figures)."""
+    return stated_interval(100 * low, 100 * high, keep_off=(0.0,), sign=True)

@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 from analysis import charts
 from analysis import sakura as S
 from analysis.adaptive_stop import unless_adaptive
+from analysis.figures import interval as stated_interval
 from analysis.page import (
     COUNT,
     DIFFERENCE,
@@ -275,7 +276,7 @@ def _r23_notes(runs: dict[str, RunTally], rescored: dict[str, pd.DataFrame]) -> 
 def _mean_ci(mean: float, sd: float, n: int) -> str:
     """The normal 95% interval of a mean (`analysis.stats.mean_interval`) as text: "[9.12, 9.48]"."""
     low, high = mean_interval(mean, sd, n)
-    return f"[{low:.2f}, {high:.2f}]"
+    return stated_interval(low, high, 2, keep_off=())
 
 
 def _advantage(seats: pd.DataFrame, players: int) -> dict[str, float]:

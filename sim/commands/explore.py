@@ -8,6 +8,7 @@ import argparse
 import time
 from pathlib import Path
 
+from analysis import figures
 from analysis.explore_report import counted, pairs_text
 from sim.commands.options import RunOptions, add_run_options, examples
 from sim.design.explore import load_explore
@@ -51,8 +52,10 @@ def summary_text(s: dict, unit: str, seconds: float) -> str:
              f"({100 * s['cells_filled'] / s['cells']:.0f}% coverage; measures {', '.join(s['measures'])})"]
     b = s["best"]
     if b:
-        lines.append(f"search's fairest: largest seat deviation {100 * b['seat_dev']:.1f} pp "
-                     f"[{100 * b['seat_dev_low']:.1f}, {100 * b['seat_dev_high']:.1f}] "
+        off = figures.interval(100 * b["seat_dev_low"], 100 * b["seat_dev_high"],
+                               keep_off=(0.0, 100 * s["tolerance"]))  # never on the tolerance it lies off
+        lines.append(f"search's fairest: largest seat deviation {figures.figure(100 * b['seat_dev'])} pp "
+                     f"{off} "
                      f"(95%, {b['games']:,} games; batch {b['iteration']}, "
                      f"design {b['slot']}), {b['length']:.1f} {unit}, top score tied in "
                      f"{100 * b['ties']:.1f}%")

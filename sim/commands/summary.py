@@ -10,7 +10,7 @@ from analysis.run_tally import read_run_tally
 from analysis.runs import run_snapshot
 from analysis.summary_text import format_run
 from analysis.verdicts import parse_margins
-from analysis.worth_verdicts import format_worth
+from analysis.worth_verdicts import format_worth, worth_table
 from sim.commands.options import RunOptions, add_run_dirs_options, examples
 
 PARSER = examples("balance summary runs/my-run",
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     texts = []
     for one in runs:
         if is_values_run(one.path):
-            texts.append(f"{one.path}:\n{format_worth(one, margins)}\n{format_values(one)}")
+            texts.append(f"{one.path}:\n{format_worth(one, margins)}\n{format_values(one, worth_table(one))}")
             continue
         tally = read_run_tally(one.path, args.allow_partial, options.jobs, options.backend)
         texts.append(format_run(tally, margins))

@@ -277,7 +277,8 @@ class ModelSearch:
         self.say(f"{self.kind} trial {number}: {r.games:,} games"
                  + (f", seats {100 * r.objectives[0]:.2f} [{100 * r.low:.2f}, {100 * r.high:.2f}]"
                     if r.valid else f", invalid: {r.why}")
-                 + (f", worth most: {r.chit['kind']} {100 * r.chit['value']:+.1f} pp" if r.chit else "")
+                 + (f", worth most: {r.chit['kind']} {round(100 * r.chit['value'], 1) + 0.0:+.1f} pp"
+                    if r.chit else "")
                  + (" (stopped early)" if r.stopped_early else "")
                  + (f"; best {100 * best.objectives[0]:.2f} (trial {best.number})" if best else "")
                  + f"; {self.spent:,} of {self.budget:,} games, {time.perf_counter() - self.started:.0f} s")

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from analysis import figures
 from analysis.stats import seat_deviation, z_value
 from sim.design.tune_file import Racing, Target
 
@@ -66,7 +67,8 @@ def standing(slug: str, wins, games: int, target: Target, confidence: float = 0.
             states.append("no")
             b = max(clearly, key=lambda b: b[2])
             s.why_infeasible = (s.why_infeasible + "; " if s.why_infeasible else "") + \
-                f"chit {b[0]} adds {100 * b[1]:.1f} pp [{100 * b[2]:.1f}, {100 * b[3]:.1f}] > cap"
+                f"chit {b[0]} adds {figures.figure(100 * b[1])} pp " \
+                f"{figures.interval(100 * b[2], 100 * b[3], keep_off=(0.0, 100 * target.chit_cap))} > cap"
         else:
             states.append("yes" if max(b[3] for b in bounds) <= target.chit_cap else "unsure")
     s.feasible = "no" if "no" in states else "unsure" if "unsure" in states else "yes"
@@ -119,10 +121,11 @@ def verdict(confirm: Standing, target: Target, race: list[Standing], confidence:
     tol = target.tolerance
     pct = f"{100 * confidence:g}%"
     met = confirm.high < tol and confirm.feasible == "yes"
-    figures = (f"largest seat deviation {100 * confirm.value:.2f} percentage points, {pct} upper bound "
-               f"{100 * confirm.high:.2f} (tolerance {100 * tol:g}) on {confirm.games:,} games")
+    upper = figures.bound(100 * confirm.high, True, 2, keep_off=(100 * tol,))  # never shown on the tolerance
+    said = (f"largest seat deviation {figures.figure(100 * confirm.value, 2)} percentage points, {pct} upper "
+            f"bound {upper} (tolerance {100 * tol:g}) on {confirm.games:,} games")
     if met:
-        return True, f"Target met with {pct} confidence: {figures}."
+        return True, f"Target met with {pct} confidence: {said}."
     # "No candidate meets it" is a claim about all of them at once: Bonferroni over the candidates too.
     # The recommended candidate is judged on its fresh confirmation games.
     family = 1 - (1 - confidence) / (max(1, len(race)) * max(1, looks))
@@ -132,11 +135,11 @@ def verdict(confirm: Standing, target: Target, race: list[Standing], confidence:
                        f"candidates, their seats and the race's {looks} rounds) no candidate in the space "
                        f"meets it: every candidate's "
                        f"lower bound exceeds the tolerance or it clearly violates a constraint. The "
-                       f"recommended config is the closest: {figures}.")
+                       f"recommended config is the closest: {said}.")
     if confirm.low > tol:
-        why = f"the recommended config misses it with {pct} confidence ({figures})"
+        why = f"the recommended config misses it with {pct} confidence ({said})"
     else:
-        why = f"not shown at {pct} ({figures})"
+        why = f"not shown at {pct} ({said})"
     if confirm.feasible != "yes" and confirm.why_infeasible:
         why += f"; {confirm.why_infeasible}"
     unsure = [(names or {}).get(s.slug, s.slug) for s in judged

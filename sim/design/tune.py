@@ -21,6 +21,7 @@ from typing import Any
 
 from joblib.externals.loky import get_reusable_executor
 
+from analysis import figures
 from analysis.runs import read_table
 from analysis.seats import seat_win_rates
 from analysis.tune_report import build_tune_report
@@ -269,8 +270,10 @@ def _confirm(tune: Tune, out: Path, cand: Candidate, jobs: int,
                                confidence=racing.confidence, jobs=jobs, force=force,
                                values_games=racing.confirm_values_games if tune.target.chit_cap is not None
                                else 0)
+    tol = (100 * tune.target.tolerance,)  # never shown on the tolerance it lies off
+    shown = figures.interval(100 * confirm.low, 100 * confirm.high, 2, keep_off=tol)
     say(f"confirmation: {cand.slug} on {racing.confirm_games:,} fresh games (seed {cseed}): deviation "
-        f"{100 * confirm.value:.2f} [{100 * confirm.low:.2f}, {100 * confirm.high:.2f}] pp")
+        f"{figures.figure(100 * confirm.value, 2)} {shown} pp")
     return confirm, played
 
 

@@ -94,8 +94,9 @@ def report(shares: np.ndarray, arms: Sequence[str]) -> list[str]:
     for a in range(1, len(arms)):
         diff = shares[:, a] - shares[:, 0]
         mean, low, high = interval(diff)
-        lines.append(f"{arms[a]} - {arms[0]}: {100 * mean:+.2f} pp [{100 * low:+.2f}, "
-                     f"{100 * high:+.2f}], the rest of the game differs at {100 * np.mean(diff != 0):.0f}% "
+        mean, low, high = (round(100 * x, 2) + 0.0 for x in (mean, low, high))  # never "-0.00"
+        lines.append(f"{arms[a]} - {arms[0]}: {mean:+.2f} pp [{low:+.2f}, "
+                     f"{high:+.2f}], the rest of the game differs at {100 * np.mean(diff != 0):.0f}% "
                      "of positions")
     return lines
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import tomlkit
 
+from analysis import figures
 from sim.core.config import KeyPath, load_toml, path_text
 from sim.core.errors import ConfigError
 from sim.design.explore import SUMMARY, Settings, load_explore
@@ -166,7 +167,9 @@ def none_why(s: dict[str, Any]) -> str:
     else:
         room = (f"no refined design came within {100 * s['room']:.2f} pp (the {tol} tolerance less the "
                 f"confirmation's interval at {confirm:,} games), so none was tried on fresh games")
-    return (f"{said}: {room}. The search's fairest design was {100 * best['seat_dev']:.1f} pp off "
-            f"[{100 * best['seat_dev_low']:.1f}, {100 * best['seat_dev_high']:.1f}] on {best['games']:,} "
+    off = figures.interval(100 * best["seat_dev_low"], 100 * best["seat_dev_high"],
+                           keep_off=(0.0, 100 * s["tolerance"]))  # never on the tolerance it lies off
+    return (f"{said}: {room}. The search's fairest design was {figures.figure(100 * best['seat_dev'])} pp "
+            f"off {off} on {best['games']:,} "
             f"games (batch {best['iteration']}, design {best['slot']}); a longer budget, a wider space or a "
             "larger tolerance may find one.")
