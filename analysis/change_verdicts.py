@@ -13,9 +13,11 @@ the interval of its change (analysis.paired.compare_sums: a parametric bootstrap
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from scipy.stats import beta
 
 from analysis.paired import paired_tally, same_games
 from analysis.tally import SHARE_SCALE, hist_moments, mean_sd
@@ -30,6 +32,7 @@ from analysis.verdicts import (
     TOO_FEW,
     UNDECIDED,
     WITHIN,
+    Family,
     Margins,
     Verdict,
     classify,
@@ -37,7 +40,7 @@ from analysis.verdicts import (
     error_split,
     family,
     family_estimate,
-    games_for,
+    intersected,
     more_games_text,
     pp,
     pp_interval,
@@ -52,14 +55,28 @@ COMPARE_NAMES = {"gap": "the seat gap", "seats": "the seat changes", "start": "t
                  "ties": "ties", "length": "length"}
 
 
+#: the pair sums of a comparison's earlier looks, in game order
+Looks = Sequence[dict[str, Any]]
+
+
+def over_looks(make: Callable[[dict[str, Any]], Family], pair: dict[str, Any], looks: Looks) -> Family:
+    """`make(pair)`'s family intersected with the same family at each earlier look (the pair sums of the
+    first games, `looks`): the running intersection (analysis.sequences.intersected), so a verdict once
+    decided stays decided."""
+    return intersected(make(pair), [make(earlier) for earlier in looks])
+
+
 #: the sds the tie and length sequences are planned for (per-game differences: tied or not, and a length
 #: difference in the game's unit)
 TIE_SD_DESIGN, LENGTH_SD_DESIGN = 0.3, 3.0
 
 
-def compare_split(margins: Margins) -> dict[str, float]:
-    """The error split of a comparison: the seats question judges the seat gap and the seat changes."""
-    judged = (["gap", "seats"] if margins.judges("seats") else []) + [
+def compare_split(margins: Margins, players: int = 3, fairer: bool = True) -> dict[str, float]:
+    """The error split of a comparison: the seats question judges the seat gap and the seat changes; with
+    two players (or without the gap: two levels compared) the seat changes alone, since two players' gap is
+    twice one seat's distance from half, the same question asked with a wider interval."""
+    gap = ["gap"] if fairer and players > 2 else []
+    judged = (gap + ["seats"] if margins.judges("seats") else []) + [
         q for q in ("start", "ties", "length") if margins.judges(q)]
     return error_split(judged)
 
@@ -119,10 +136,11 @@ def _start_family(pair: dict[str, Any], k: int, margin: float, alpha: float) -> 
 
 
 def seat_change(pair: dict[str, Any], k: int, margins: Margins, pace: float | None,
-                alpha: float = ALPHA) -> Verdict:
-    """Every seat's change of win rate as one family; the seats named are those that decided it."""
+                alpha: float = ALPHA, looks: Looks = ()) -> Verdict:
+    """Every seat's change of win rate as one family; the seats named are those that decided it. `looks`:
+    the pair sums at the comparison's earlier looks (`over_looks`)."""
     n = int(pair["games"])
-    fam = _seats_family(pair, k, margins.seats, alpha)
+    fam = over_looks(lambda p: _seats_family(p, k, margins.seats, alpha), pair, looks)
 
     def what(named: list[int], eq: bool) -> str:
         low, high = fam.bounds(eq)
@@ -168,7 +186,7 @@ def gap_family(pair: dict[str, Any], k: int, margin: float, alpha: float) -> Any
     two of the seats' own changes, so the error rate is split that many ways, not over every contrast."""
     mean, sd = _contrast_moments(pair, gap_weights(k))
     return family(mean, sd, np.full(len(mean), float(pair["games"])), GAP_PLANNED_MARGINS * margin, alpha,
-                  sd_design=2 / math.sqrt(k), members=len(_ordered(k)) + 1)
+                  sd_design=2 / math.sqrt(k), members=len(_ordered(k)) + 1, within=(-2, 2))
 
 
 def gap_loadings(pair: dict[str, Any], k: int) -> np.ndarray:
@@ -213,8 +231,8 @@ def gap_decider(fam: Any, k: int, margin: float) -> Any:
     """`decide(means, games) -> bool array` for the forecast: whether the seat gap would be decided with
     these contrast means at that many games (the family's sds held)."""
     def decide(mean: np.ndarray, size: float) -> np.ndarray:
-        half = fam.design.half(fam.sd, size)
-        return gap_status(*gap_bounds(mean - half, mean + half, k), margin) != UNDECIDED
+        below, above = fam.design.halves(fam.value, fam.sd, size)  # at the estimates, every draw alike
+        return gap_status(*gap_bounds(mean - below, mean + above, k), margin) != UNDECIDED
     return decide
 
 
@@ -231,11 +249,11 @@ def _gap_numbers(base: dict[str, Any], variant: dict[str, Any], lower: float, up
 
 
 def gap_verdict(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dict[str, Any], *,
-                margins: Margins, pace: float | None, alpha: float = ALPHA) -> Verdict:
+                margins: Margins, pace: float | None, alpha: float = ALPHA, looks: Looks = ()) -> Verdict:
     """Is the variant fairer? The seat gap (largest minus smallest seat win rate) before and after, with
     the confidence sequence of its change (`gap_family`, `gap_bounds`)."""
     n = int(pair["games"])
-    fam = gap_family(pair, k, margins.seats, alpha)
+    fam = over_looks(lambda p: gap_family(p, k, margins.seats, alpha), pair, looks)
     lower, upper = (float(x) for x in gap_bounds(fam.low, fam.high, k))
     change = _gap(variant) - _gap(base)
     status = str(gap_status(lower, upper, margins.seats)) if n >= MIN_GAMES else TOO_FEW
@@ -261,10 +279,10 @@ def gap_verdict(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dic
 
 
 def start_change(pair: dict[str, Any], k: int, margins: Margins, pace: float | None,
-                 alpha: float = ALPHA) -> Verdict:
+                 alpha: float = ALPHA, looks: Looks = ()) -> Verdict:
     """The start player's (seat 0's) change of win rate."""
     n = int(pair["games"])
-    fam = _start_family(pair, k, margins.start, alpha)
+    fam = over_looks(lambda p: _start_family(p, k, margins.start, alpha), pair, looks)
     question, topic = "Did the start player's advantage change?", "Start player (seat 0)"
 
     def what(_: list[int], eq: bool) -> str:
@@ -277,16 +295,21 @@ def start_change(pair: dict[str, Any], k: int, margins: Margins, pace: float | N
                    n=n, what=what, pace=pace)
 
 
-def _difference_family(sums: Any, margin: float, design: float, alpha: float) -> Any:
+def _difference_family(sums: Any, margin: float, design: float, alpha: float,
+                       within: tuple[float, float] = (-math.inf, math.inf)) -> Any:
+    """One per-game difference's sequence; `within`: the values one difference can take (a tie's: -1 to 1;
+    a length's: unbounded)."""
     n, total, squares = (int(x) for x in sums)
     mean, sd = mean_sd(n, total, squares)
-    return family(np.array([mean]), np.array([sd]), np.array([float(n)]), margin, alpha, sd_design=design)
+    return family(np.array([mean]), np.array([sd]), np.array([float(n)]), margin, alpha, sd_design=design,
+                  within=within)
 
 
 def tie_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str, Any], margins: Margins,
-               pace: float | None, alpha: float = ALPHA) -> Verdict:
+               pace: float | None, alpha: float = ALPHA, looks: Looks = ()) -> Verdict:
     """The change of how often the top score is tied; how often the tie-break decides, described."""
-    fam = _difference_family(pair["tie"], margins.ties, TIE_SD_DESIGN, alpha)
+    fam = over_looks(lambda p: _difference_family(p["tie"], margins.ties, TIE_SD_DESIGN, alpha, (-1, 1)),
+                     pair, looks)
 
     def rate(c: dict[str, Any], which: int = 0) -> float:  # tied (0) or decided by the tie-break (1)
         return int(c["ties"][which]) / int(c["games"])
@@ -309,9 +332,10 @@ def tie_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str, An
 
 
 def length_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str, Any], unit: str, *,
-                  margins: Margins, pace: float | None, alpha: float = ALPHA) -> Verdict:
+                  margins: Margins, pace: float | None, alpha: float = ALPHA, looks: Looks = ()) -> Verdict:
     """The change of the mean game length, in the game's own unit."""
-    fam = _difference_family(pair["length"], margins.length, LENGTH_SD_DESIGN, alpha)
+    fam = over_looks(lambda p: _difference_family(p["length"], margins.length, LENGTH_SD_DESIGN, alpha),
+                     pair, looks)
 
     def mean(c: dict[str, Any]) -> float:
         n, total, _ = hist_moments(c["length"])
@@ -333,7 +357,7 @@ def length_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str,
 
 def change_verdicts(base: dict[str, Any], variant: dict[str, Any], pair: dict[str, Any], unit: str,
                     margins: Margins = DEFAULT_MARGINS, pace: float | None = None, *,
-                    fairer: bool = True) -> list[Verdict]:
+                    fairer: bool = True, looks: list[dict[str, Any]] = ()) -> list[Verdict]:
     """Every paired verdict of a variant's common tally against its base's, from their pair sums: is it
     fairer (the seat gap), the seats' changes, the start player, ties, length; the asked questions
     judged at their share of the error rate (`compare_split`), the others described. `fairer`: False leaves
@@ -344,28 +368,82 @@ def change_verdicts(base: dict[str, Any], variant: dict[str, Any], pair: dict[st
                         f"Seat gap: too few games for a verdict ({int(pair['games']):,} paired; at least "
                         f"{MIN_GAMES} are needed).", value=float("nan"), low=float("nan"), high=float("nan"),
                         unit="pp", margin=None, n=int(pair["games"]))]
-    split = compare_split(margins)
+    unchanged = no_game_changed(pair, fairer)
+    if unchanged is not None:
+        return [unchanged]
+    split = compare_split(margins, k, fairer)
     verdicts = []
-    if margins.judges("seats") and fairer:
-        verdicts.append(gap_verdict(pair, k, base, variant, margins=margins, pace=pace, alpha=split["gap"]))
+    if margins.judges("seats") and "gap" in split:
+        verdicts.append(gap_verdict(pair, k, base, variant, margins=margins, pace=pace, alpha=split["gap"],
+                                    looks=looks))
     if margins.judges("seats"):
-        verdicts.append(seat_change(pair, k, margins, pace, split.get("seats", ALPHA)))
-    elif fairer:
-        verdicts.append(_described_seats(pair, k, base, variant))
-    return verdicts + [start_change(pair, k, margins, pace, split.get("start", ALPHA)),
-                       tie_change(pair, base, variant, margins, pace=pace, alpha=split.get("ties", ALPHA)),
-                       length_change(pair, base, variant, unit, margins=margins, pace=pace,
-                                     alpha=split.get("length", ALPHA))]
+        verdicts.append(seat_change(pair, k, margins, pace, split.get("seats", ALPHA), looks=looks))
+    if fairer and (k == 2 or not margins.judges("seats")):  # the gap described: two players' is a seat's
+        verdicts.append(_described_seats(pair, k, base, variant, margins.judges("seats")))
+    verdicts += [start_change(pair, k, margins, pace, split.get("start", ALPHA), looks=looks),
+                 tie_change(pair, base, variant, margins, pace=pace, alpha=split.get("ties", ALPHA),
+                            looks=looks),
+                 length_change(pair, base, variant, unit, margins=margins, pace=pace,
+                               alpha=split.get("length", ALPHA), looks=looks)]
+    return with_games_differing(verdicts, pair)
 
 
-def _described_seats(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dict[str, Any]) -> Verdict:
+#: the chance that a bound on how often games differ fails (one-sided)
+DIFFER_ALPHA = 0.05
+
+
+def differ_bound(differ: int, games: int) -> float:
+    """The one-sided 95% upper bound on the share of games that differ, from `differ` of `games` paired
+    games (Clopper-Pearson; with none, 1 - 0.05^(1/games), about 3 / games)."""
+    if differ >= games:
+        return 1.0
+    return float(beta.ppf(1 - DIFFER_ALPHA, differ + 1, games - differ))
+
+
+def no_game_changed(pair: dict[str, Any], fairer: bool = True) -> Verdict | None:
+    """When no paired game came out differently (pair sums' "differ", analysis.paired.games_differ), the one
+    answer to give: a description that says so, not a verdict on fairness (no game can show which way a
+    change goes that no agent used); None when games differ or the count is unknown."""
+    n = int(pair["games"])
+    if "differ" not in pair or int(pair["differ"][0]) > 0 or n == 0:
+        return None
+    bound = differ_bound(0, n)
+    what = ("no agent at this level used what the variant changes" if fairer else
+            "the two levels played every game alike")
+    sentence = (f"0 of {n:,} paired games differ: {what}, so there is no fairness verdict to give (games "
+                f"that differ would be at most {100 * bound:.2g}% of all, one-sided 95% bound). n = {n:,} "
+                "games.")
+    return Verdict("gap" if fairer else "seats", "Did any game change?", "info", sentence, value=0.0,
+                   low=0.0, high=bound, unit="share", margin=None, n=n,
+                   short=f"{what} (games that differ would be at most {100 * bound:.2g}% of all).",
+                   detail={"games_differ": 0, "differ_bound": bound})
+
+
+def with_games_differing(verdicts: list[Verdict], pair: dict[str, Any]) -> list[Verdict]:
+    """The verdicts with how many paired games came out differently in their details, and said after the
+    first one's n when fewer than a tenth differ (the verdicts rest on those games alone)."""
+    if "differ" not in pair or not verdicts:
+        return verdicts
+    n, differ = int(pair["games"]), int(pair["differ"][0])
+    for verdict in verdicts:
+        verdict.detail["games_differ"] = differ
+    if differ < n / 10:
+        first = verdicts[0]
+        first.sentence = (first.sentence.removesuffix(".") + f", of which {differ:,} differ (the changes "
+                          f"rest on these {differ:,} games alone).")
+    return verdicts
+
+
+def _described_seats(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dict[str, Any],
+                     seats_judged: bool = False) -> Verdict:
     """The seat gap as a description, when the seats are not asked."""
     n = int(pair["games"])
     fam = gap_family(pair, k, 0.02, ALPHA)
     lower, upper = (float(x) for x in gap_bounds(fam.low, fam.high, k))
     change = _gap(variant) - _gap(base)
-    said = (f"{_gap_numbers(base, variant, lower, upper)} (a description, not judged: --questions seats "
-            "judges it)")
+    why = ("with two players the gap is twice a seat's distance from half: the seats' changes above judge it"
+           if k == 2 and seats_judged else "not judged: --questions seats judges it")
+    said = f"{_gap_numbers(base, variant, lower, upper)} (a description, {why})"
     return Verdict("gap", "Is the variant fairer?", "info", f"Seat gap: {said}. n = {n:,} games.",
                    value=change, low=lower, high=upper, unit="pp", margin=None, n=n, short=f"{said}.")
 
@@ -376,14 +454,14 @@ def games_if_unchanged(pair: dict[str, Any], margins: Margins = DEFAULT_MARGINS)
     every change exactly 0, at the observed sds of the per-game differences (as
     sim.app.until_decided.games_if_no_difference plans one run). MOST_GAMES + 1 when none up to it would."""
     k = len(pair["units"]) // 2
-    split = compare_split(margins)
+    split = compare_split(margins, k, fairer=False)
     families = []
     if margins.judges("seats"):
         families.append((_seats_family(pair, k, margins.seats, split["seats"]), margins.seats))
     if margins.judges("start"):
         families.append((_start_family(pair, k, margins.start, split["start"]), margins.start))
     if margins.judges("ties"):
-        families.append((_difference_family(pair["tie"], margins.ties, TIE_SD_DESIGN, split["ties"]),
+        families.append((_difference_family(pair["tie"], margins.ties, TIE_SD_DESIGN, split["ties"], (-1, 1)),
                          margins.ties))
     if margins.judges("length"):
         families.append((_difference_family(pair["length"], margins.length, LENGTH_SD_DESIGN,
@@ -391,19 +469,19 @@ def games_if_unchanged(pair: dict[str, Any], margins: Margins = DEFAULT_MARGINS)
     need = MIN_GAMES
     for fam, margin in families:
         for sd in fam.sd:
-            need = max(need, games_for(margin, float(sd), fam.design.eq_alpha, fam.design.eq_planned))
+            need = max(need, fam.design.games_for(margin, float(sd)))
     return need
 
 
 def stable_at_top(strongest: Any, second: Any, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:
     """Is every answer stable at the top of a skill profile? The paired verdicts of the strongest level's
     run (RunTally) against the second strongest's, which played the same deals: stable where every
-    change is equivalent within its margin."""
-    pair = top_pair(strongest, second)
-    if pair is None:
+    change is equivalent within its margin (intersected over the looks both runs record)."""
+    if not same_games(strongest, second):
         return []
+    pair, looks = pair_with_looks(strongest, second)
     unit = strongest.spec.vocabulary.length
-    return change_verdicts(second.common, strongest.common, pair, unit, margins, fairer=False)
+    return change_verdicts(second.common, strongest.common, pair, unit, margins, fairer=False, looks=looks)
 
 
 def top_pair(strongest: Any, second: Any) -> dict[str, Any] | None:
@@ -412,6 +490,15 @@ def top_pair(strongest: Any, second: Any) -> dict[str, Any] | None:
     if not same_games(strongest, second):
         return None
     return paired_tally(strongest, second, strongest.spec.vocabulary.length)[0]
+
+
+def pair_with_looks(variant: Any, base: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The pair sums of two runs (RunTally each) that played the same games, and the pair sums of their
+    first games at every look both manifests record below the games in hand (the running intersection's
+    earlier looks, `over_looks`)."""
+    cuts: dict[int, Any] = dict.fromkeys(sorted(set(base.manifest.looks) & set(variant.manifest.looks)))
+    pair, _ = paired_tally(variant, base, variant.spec.vocabulary.length, cuts=cuts)
+    return pair, [cuts[n] for n in cuts if cuts[n] is not None and n < int(pair["games"])]
 
 
 #: what each answer of a profile is called in the stable-at-the-top sentence
@@ -431,8 +518,10 @@ def _plural(names: list[str]) -> bool:
 
 
 def stable_text(verdicts: list[Verdict], top: str, below: str) -> str:
-    """Which answers hold for strong play (the same for `below` and `top`, within their margins), which
-    still move (changed beyond the margin from one to the other) and which are open, in words."""
+    """Which answers `below` and `top` agree on (their paired change equivalent within its margin), which
+    still move (changed beyond the margin from one to the other) and which are open, in words no stronger
+    than the test: two levels agreeing within a margin, at the stated error rate, not "for every strong
+    player"."""
     if not verdicts:
         return f"Stable at the top: not judged ({top} and {below} did not play the same deals)."
     judged = [v for v in verdicts if v.status != "info"]
@@ -443,8 +532,7 @@ def stable_text(verdicts: list[Verdict], top: str, below: str) -> str:
         return [STABLE_NAMES.get(v.key, v.key) for v in judged if v.status in statuses]
 
     held, moved, open_ = names(WITHIN, SMALL), names(BEYOND), names(UNDECIDED, TOO_FEW)
-    hold = (f"{_listed(held)} {'hold' if _plural(held) else 'holds'} for strong play "
-            f"(the same for {below} and {top} within the margin)") if held else ""
+    hold = f"{below} and {top} agree on {_listed(held)} within the margin" if held else ""
     if moved:
         said = (f"Not stable at the top: {_listed(moved)} still {'move' if _plural(moved) else 'moves'} "
                 f"from {below} to {top} (changed beyond the margin), so stronger play may move "
@@ -454,4 +542,4 @@ def stable_text(verdicts: list[Verdict], top: str, below: str) -> str:
     if open_:
         return (f"Stable at the top: undecided for {_listed(open_)} (more games of {below} and {top} would "
                 f"decide {'them' if _plural(open_) else 'it'})" + (f"; {hold}" if hold else "") + ".")
-    return f"Stable at the top: every answer asked holds for strong play: {hold}."
+    return f"Stable at the top: every answer asked agrees: {hold}."

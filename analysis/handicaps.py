@@ -7,12 +7,14 @@ share 1/N, 0 when none brings it closer than no bonus, with the share it gives a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from analysis.sequences import family
 from analysis.tally import SHARE_SCALE, mean_sd, share_units
 from sim.core.game_spec import GameSpec
 
@@ -178,7 +180,7 @@ def handicap_tally(score: np.ndarray, columns: dict[str, np.ndarray], shares: Ca
     return {"games": games, "units": units, "squares": squares}
 
 
-def handicap_from(tally: dict[str, Any], z: float = 1.959963984540054) -> pd.DataFrame:
+def handicap_from(tally: dict[str, Any]) -> pd.DataFrame:
     """The whole points each seat would need added to its final score (negative: taken away) to bring its
     win share closest to the fair share 1/N, from a (merged) `handicap_tally`. Scores are whole, so a seat's
     re-scored share jumps at whole bonuses: the handicap is the whole bonus whose mean share lies closest to
@@ -186,7 +188,8 @@ def handicap_from(tally: dict[str, Any], z: float = 1.959963984540054) -> pd.Dat
 
     Columns ``seat, handicap_points, share_at_handicap, share_ci_low, share_ci_high, ci_low, ci_high,
     other_points, share_at_other, other_ci_low, other_ci_high, n``: the share the handicap gives and its
-    normal 95% interval over games (the share is a mean of per-game win shares of the same games);
+    95% interval over games, a confidence sequence (`share_sequences`; the share is a mean of per-game
+    win shares of the same games);
     ci_low, ci_high the handicap's 95% interval, whole, by test inversion: the same search on the upper and
     on the lower bound of the share's interval at every bonus (widened to hold the handicap; NaN where that
     leaves the bonus range); other_* the whole bonus nearest the handicap on the other side of 1/N
@@ -199,20 +202,20 @@ def handicap_from(tally: dict[str, Any], z: float = 1.959963984540054) -> pd.Dat
         moments = [mean_sd(n, int(u), int(q), SHARE_SCALE)
                    for u, q in zip(tally["units"][j], tally["squares"][j], strict=True)]
         mean = np.array([m for m, _ in moments])
-        half = z * np.array([sd for _, sd in moments]) / np.sqrt(n) if n > 1 else np.full(len(mean), np.nan)
+        bounds = share_sequences(mean, np.array([sd for _, sd in moments]), n, fair)
         value = closest_bonus(mean, fair, BONUSES)
         other = other_side(mean, fair, BONUSES, value)
         # the share rises with the bonus, the bonus closest to 1/N falls: a higher bound needs less
-        low, high = closest_bonus(mean + half, fair, BONUSES), closest_bonus(mean - half, fair, BONUSES)
-        if np.all(np.isfinite(half)) and np.all(np.isfinite([low, high, value])):
+        low, high = closest_bonus(bounds[1], fair, BONUSES), closest_bonus(bounds[0], fair, BONUSES)
+        if np.all(np.isfinite(bounds)) and np.all(np.isfinite([low, high, value])):
             low, high = min(low, value), max(high, value)
         else:
             low, high = float("nan"), float("nan")
         rows.append({"seat": j, "handicap_points": float(value),
-                     **_share_at(mean, half, value, names=HANDICAP_NAMES),
+                     **_share_at(mean, bounds, value, names=HANDICAP_NAMES),
                      "ci_low": float(low), "ci_high": float(high),
                      "other_points": other,
-                     **_share_at(mean, half, other, names=OTHER_NAMES),
+                     **_share_at(mean, bounds, other, names=OTHER_NAMES),
                      "n": n})
     return pd.DataFrame(rows)
 
@@ -221,14 +224,25 @@ HANDICAP_NAMES = ("share_at_handicap", "share_ci_low", "share_ci_high")
 OTHER_NAMES = ("share_at_other", "other_ci_low", "other_ci_high")
 
 
-def _share_at(mean: np.ndarray, half: np.ndarray, bonus: float, *,
+def share_sequences(mean: np.ndarray, sd: np.ndarray, n: int, fair: float) -> np.ndarray:
+    """(2, bonuses): each bonus's mean re-scored share's 95% interval, a confidence sequence of a share in
+    [0, 1] (analysis.sequences, bounded: valid however the run was stopped, a fixed-size interval is not
+    after --until-decided), each bonus on its own; NaN with fewer than two games."""
+    if n < 2:
+        return np.full((2, len(mean)), np.nan)
+    fam = family(mean - fair, sd, np.full(len(mean), float(n)), 0.02, 0.05, members=1,
+                 sd_design=math.sqrt(fair * (1 - fair)), within=(-fair, 1 - fair))
+    return np.array([fam.low + fair, fam.high + fair])
+
+
+def _share_at(mean: np.ndarray, bounds: np.ndarray, bonus: float, *,
               names: tuple[str, ...]) -> dict[str, float]:
-    """The mean share at a whole `bonus` and its interval (mean +- half, within [0, 1]), under `names`;
-    NaN for a bonus that is not finite."""
+    """The mean share at a whole `bonus` and its interval (`bounds`: lows and highs, within [0, 1]), under
+    `names`; NaN for a bonus that is not finite."""
     if not np.isfinite(bonus):
         return dict.fromkeys(names, float("nan"))
     k = int(bonus) + BONUS_RANGE
-    low, high = np.clip([mean[k] - half[k], mean[k] + half[k]], 0.0, 1.0)
+    low, high = np.clip(bounds[:, k], 0.0, 1.0)
     return dict(zip(names, (float(mean[k]), float(low), float(high)), strict=True))
 
 

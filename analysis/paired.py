@@ -37,23 +37,37 @@ from storage.backends import parallel_backend
 from storage.run_dir import SUMMARIES
 
 #: bump when the pair sums change: cached entries of another version are recomputed
-PAIR_VERSION = 1
+PAIR_VERSION = 2  # 2: the count of games that differ (pair_sums' "differ")
 
 
 # ---- per game --------------------------------------------------------------------------------------------
 def per_game(games: pd.DataFrame, players: pd.DataFrame, length: str) -> pd.DataFrame:
     """One row per game, by game_id: ``game_id, share_0 .. share_{k-1}`` (each seat's win share under the
-    configured tie-break, shared wins 1/k), ``tie`` (top score shared), ``decided`` (the tie-break decided)
-    and ``length`` (the games table's column named `length`: the game's `Vocabulary.length`)."""
+    configured tie-break, shared wins 1/k), ``score_0 .. score_{k-1}`` when the players table has scores,
+    ``tie`` (top score shared), ``decided`` (the tie-break decided) and ``length`` (the games table's column
+    named `length`: the game's `Vocabulary.length`)."""
     p = players[["game_id", "seat", "win_share"]].astype({"game_id": "int64", "seat": "int64",
                                                             "win_share": "float64"})
     shares = p.pivot(index="game_id", columns="seat", values="win_share").sort_index()
     shares.columns = [f"share_{int(c)}" for c in shares.columns]
+    if "score" in players.columns:
+        scores = players.pivot(index="game_id", columns="seat", values="score").sort_index()
+        scores.columns = [f"score_{int(c)}" for c in scores.columns]
+        shares = shares.join(scores.astype(float))
     g = pd.DataFrame({"game_id": games["game_id"].to_numpy(dtype=np.int64),
                       "tie": games["tie"].to_numpy(dtype=float, na_value=0.0),
                       "decided": games["decided_by_tiebreak"].to_numpy(dtype=float, na_value=0.0),
                       "length": games[length].to_numpy(dtype=float, na_value=np.nan)}).set_index("game_id")
     return shares.join(g, how="inner").reset_index()
+
+
+def games_differ(variant: pd.DataFrame, base: pd.DataFrame) -> int:
+    """How many of the paired games (rows of two per-game frames aligned game by game) came out
+    differently: any seat's win share or score, the tie, the tie-break's decision or the length."""
+    cols = [c for c in variant.columns if c != "game_id" and c in base.columns]
+    v, b = variant[cols].to_numpy(dtype=float), base[cols].to_numpy(dtype=float)
+    same = (v == b) | (np.isnan(v) & np.isnan(b))
+    return int((~same.all(axis=1)).sum())
 
 
 # ---- sums of one run, and of two runs game by game -------------------------------------------------------
@@ -86,8 +100,9 @@ def common_sums(c: dict[str, Any]) -> dict[str, Any]:
 
 def pair_sums(variant: pd.DataFrame, base: pd.DataFrame) -> dict[str, Any]:
     """The sums of two per-game frames compared game by game (inner join on game_id): pairs; the cross-
-    products of both runs' seat shares side by side (variant's seats first); and the sum and square sum of
-    the per-game differences of ties, tie-break decisions and length."""
+    products of both runs' seat shares side by side (variant's seats first); how many games came out
+    differently (`games_differ`); and the sum and square sum of the per-game differences of ties, tie-break
+    decisions and length."""
     joined = variant.merge(base, on="game_id", suffixes=("_v", "_b"))
     v = joined.rename(columns=lambda c: c[:-2] if c.endswith("_v") else c)
     b = joined.rename(columns=lambda c: c[:-2] if c.endswith("_b") else c)
@@ -95,7 +110,8 @@ def pair_sums(variant: pd.DataFrame, base: pd.DataFrame) -> dict[str, Any]:
     b = b[[c for c in b.columns if not c.endswith("_v")]]
     both = np.hstack([_shares(v), _shares(b)])
     out: dict[str, Any] = {"games": len(joined), "seats": np.array([_shares(v).shape[1]]),
-                           "units": both.sum(axis=0), "cross": both.T @ both}
+                           "units": both.sum(axis=0), "cross": both.T @ both,
+                           "differ": np.array([games_differ(v, b)])}
     for name in ("tie", "decided"):
         d = (v[name].to_numpy(dtype=float) - b[name].to_numpy(dtype=float)).astype(np.int64)
         out[name] = np.array([len(d), int(d.sum()), int(d @ d)])
@@ -339,7 +355,7 @@ def pair_window(variant: str, base: str, a: int, b: int, length: str, cache: boo
     for run in (v, bs):
         games = read_table(run, "games", columns=["game_id", "tie", "decided_by_tiebreak", length],
                            games=(a, b))
-        players = read_table(run, "players", columns=["game_id", "seat", "win_share"], games=(a, b))
+        players = read_table(run, "players", columns=["game_id", "seat", "win_share", "score"], games=(a, b))
         frames.append(per_game(games, players, length))
     text = tally.dumps(pair_sums(*frames))
     if cache:
@@ -348,9 +364,10 @@ def pair_window(variant: str, base: str, a: int, b: int, length: str, cache: boo
 
 
 def paired_tally(variant: Any, base: Any, length: str, jobs: int = 1, backend: str = "loky",
-                 cache: bool = True) -> tuple[dict[str, Any], int]:
+                 cache: bool = True, cuts: dict[int, Any] | None = None) -> tuple[dict[str, Any], int]:
     """The pair sums of two runs that played the same games (`same_games`), window by window over the
-    variant's chunks, `jobs` at a time: (sums, windows read from parts)."""
+    variant's chunks, `jobs` at a time: (sums, windows read from parts). `cuts`: game counts (its keys)
+    whose first games' pair sums are wanted too; each one the windows end at exactly gets them."""
     tasks = [delayed(pair_window)(os.fspath(variant.path), os.fspath(base.path), a, b, length=length,
                                   cache=cache)
              for a, b in sorted(variant.ranges)]
@@ -359,8 +376,11 @@ def paired_tally(variant: Any, base: Any, length: str, jobs: int = 1, backend: s
             results = list(Parallel(n_jobs=jobs)(tasks))
     else:
         results = [task[0](*task[1], **task[2]) for task in tasks]
-    total, read = None, 0
-    for text, was_read in results:
+    total, read, covered = None, 0, 0
+    for (a, b), (text, was_read) in zip(sorted(variant.ranges), results, strict=True):
         total = merge(total, tally.loads(text))
         read += was_read
+        covered = b if covered == a else -1  # the windows so far hold the first b games, no gap
+        if cuts is not None and covered == b and b in cuts:
+            cuts[b] = total
     return total, read

@@ -138,31 +138,50 @@ def store_stats(cached: Path, key: dict[str, Any], text: str) -> None:
 
 # ---- a run ----------------------------------------------------------------------------------------------
 def run_stats(run_dir: str | os.PathLike[str], ranges: list[tuple[int, int]], kind: Kind,
-              manifest: RunManifest, jobs: int = 1, backend: str = "loky", cache: bool = True
-              ) -> tuple[Any, int]:
+              manifest: RunManifest, jobs: int = 1, backend: str = "loky", cache: bool = True,
+              cuts: dict[int, Any] | None = None) -> tuple[Any, int]:
     """The run's statistics of `kind` over the chunks `ranges` (read_run's consistent snapshot), chunks in
     parallel with `jobs` (joblib's loky, or its dask backend on the runner's client): (statistics merged
-    in game order, parts read). The statistics are whole numbers, so any grouping gives the same."""
+    in game order, parts read). The statistics are whole numbers, so any grouping gives the same.
+    `cuts`: game counts (its keys) at which the statistics of the first games are wanted too; each one the
+    chunks end at exactly gets them as its value (the others stay None)."""
     path = Path(run_dir)
     records = read_records(path)
     tasks = [delayed(chunk_stats)(os.fspath(path), a, b, kind=kind, manifest=manifest,
                                   record=records[(a, b)].rows if (a, b) in records else None, cache=cache)
              for a, b in sorted(ranges)]
+    ends = _prefix_ends(sorted(ranges))
     if jobs > 1 and len(tasks) > 1:
         with parallel_backend(backend, jobs):
-            return _combine(Parallel(n_jobs=jobs, return_as="generator")(tasks), path)
-    return _combine((task[0](*task[1], **task[2]) for task in tasks), path)
+            return _combine(Parallel(n_jobs=jobs, return_as="generator")(tasks), path, ends, cuts)
+    return _combine((task[0](*task[1], **task[2]) for task in tasks), path, ends, cuts)
 
 
-def _combine(results: Any, run: Path) -> tuple[Any, int]:
-    """Merge chunk statistics as they arrive, so the parent holds one merged tally and one chunk's. Cache
-    files that could not be used (and were recomputed from the logs) are said on stderr, in one line."""
+def _prefix_ends(ranges: list[tuple[int, int]]) -> list[int | None]:
+    """For each chunk in game order, the games 0..b-1 it completes, or None where the chunks so far leave
+    a gap (their merged statistics are then not those of the first games)."""
+    out: list[int | None] = []
+    covered = 0
+    for a, b in ranges:
+        covered = b if covered == a else -1
+        out.append(b if covered >= 0 else None)
+    return out
+
+
+def _combine(results: Any, run: Path, ends: list[int | None] | None = None,
+             cuts: dict[int, Any] | None = None) -> tuple[Any, int]:
+    """Merge chunk statistics as they arrive (in game order), so the parent holds one merged tally and one
+    chunk's; where the merged chunks end at a key of `cuts`, the merged tally so far is its value (merging
+    makes new objects, so it stays as it was). Cache files that could not be used (and were recomputed
+    from the logs) are said on stderr, in one line."""
     total, read, problems = None, 0, []
-    for text, was_read, problem in results:
+    for i, (text, was_read, problem) in enumerate(results):
         total = tally.merge(total, tally.loads(text))
         read += was_read
         if problem:
             problems.append(problem)
+        if cuts is not None and ends is not None and ends[i] is not None and ends[i] in cuts:
+            cuts[ends[i]] = total
     if problems:
         print(f"balance: {run / CACHE}: {len(problems)} cached chunk statistics file(s) could not be used "
               f"({problems[0]}{', ...' if len(problems) > 1 else ''}); recomputed from the logs and "

@@ -86,14 +86,18 @@ REPORT = Kind("report", ("games", "players", "events"), report_tally, REPORT_VER
 def read_run_tally(run_dir: str | os.PathLike[str], allow_partial: bool = False, jobs: int = 1,
                    backend: str = "loky", cache: bool = True) -> RunTally:
     """A run's merged tally over one consistent snapshot of its chunks (analysis.runs.run_snapshot), the
-    chunks tallied in parallel (`jobs`, joblib's loky or dask backend) and cached beside the parts."""
+    chunks tallied in parallel (`jobs`, joblib's loky or dask backend) and cached beside the parts; with the
+    tallies of its first games at the looks its manifest records (`RunTally.looks`)."""
     snap = run_snapshot(run_dir, allow_partial)
+    cuts: dict[int, Any] = dict.fromkeys(snap.manifest.looks)
     tally, read = run_stats(snap.path, snap.ranges, REPORT, snap.manifest, jobs=jobs, backend=backend,
-                            cache=cache)
+                            cache=cache, cuts=cuts)
     if tally is None:
         raise ConfigError(f"{run_dir}: the run has no finished games yet")
+    games = int(tally["common"]["games"])
+    looks = [cuts[n] for n in sorted(cuts) if cuts[n] is not None and n < games]
     return RunTally(path=snap.path, manifest=snap.manifest, spec=spec_of(snap.manifest.game), tally=tally,
-                    parts_read=read, ranges=list(snap.ranges))
+                    parts_read=read, ranges=list(snap.ranges), looks=looks)
 
 
 def run_handicap_tally(players: pd.DataFrame, manifest: RunManifest, spec: GameSpec) -> dict[str, Any] | None:

@@ -33,6 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from analysis.bounded_sequences import best_bet
+from analysis.bounded_sequences import bounds as bounded_bounds
+
 ALPHA = 0.05
 #: no verdict on fewer games: the confidence sequence's guarantee is asymptotic, and a handful of games
 #: says nothing a designer should act on
@@ -97,12 +100,16 @@ def games_for(width: float, sd: float, alpha: float, planned: float) -> int:
 @dataclass
 class Design:
     """How a family's sequences are built: the family's error rate, its members, the sd they are planned
-    for and the margin; each sequence's level and the games it is tightest at follow from these."""
+    for and the margin; each sequence's level and the games it is tightest at follow from these.
+    `outcome`: the range (a, b) of one game's value, a <= 0 <= b, for a bounded outcome (a win share's
+    difference from the fair share, a change of win share): its sequences are then the empirical-Bernstein
+    ones of analysis.bounded_sequences, valid at every n; None (a length) keeps the normal mixture."""
 
     alpha: float
     members: int
     sd: float
     margin: float
+    outcome: tuple[float, float] | None = None
 
     @property
     def alpha_each(self) -> float:
@@ -127,6 +134,49 @@ class Design:
 
     def eq_half(self, sd: Any, n: Any) -> np.ndarray:
         return half_width(sd, n, self.eq_alpha, self.eq_planned)
+
+    def intervals(self, mean: Any, sd: Any, n: Any) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+        """((low, high) of the shown sequences, (low, high) of the equivalence ones) at these means, sds
+        and games; vectorised."""
+        levels = [(self.alpha_each, self.planned), (self.eq_alpha, self.eq_planned)]
+        mean = np.asarray(mean, dtype=float)
+        if self.outcome is None:
+            halves = [half_width(sd, n, alpha, planned) for alpha, planned in levels]
+            return tuple((mean - half, mean + half) for half in halves)
+        a, b = self.outcome
+        scale = max(self.sd, 1e-9) / (b - a)
+        sides = [(alpha / 2, best_bet(scale, planned, alpha / 2)) for alpha, planned in levels]
+        return tuple(bounded_bounds(mean, sd, n, self.outcome, sides))
+
+    def interval(self, mean: Any, sd: Any, n: Any, eq: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) of the shown sequences (`eq`: the equivalence ones), as `intervals`."""
+        return self.intervals(mean, sd, n)[1 if eq else 0]
+
+    def halves(self, mean: Any, sd: Any, n: Any, eq: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(below, above): how far the sequences reach either side of the means (`interval`)."""
+        low, high = self.interval(mean, sd, n, eq)
+        return np.asarray(mean) - low, high - np.asarray(mean)
+
+    def games_for(self, width: float, sd: float, eq: bool = True) -> int:
+        """The fewest games at which a member with no difference and sd `sd` has an interval reaching at
+        most `width` either side (MOST_GAMES + 1 when none up to it does): the plan's games."""
+        if self.outcome is None:
+            alpha, planned = (self.eq_alpha, self.eq_planned) if eq else (self.alpha_each, self.planned)
+            return games_for(width, sd, alpha, planned)
+        if width <= 0 or not math.isfinite(width) or not math.isfinite(sd):
+            return MOST_GAMES + 1
+
+        def reach(games: int) -> float:
+            below, above = self.halves(0.0, sd, float(games), eq)
+            return float(max(below, above))
+
+        if reach(MOST_GAMES) > width:
+            return MOST_GAMES + 1
+        lo, hi = 2, MOST_GAMES
+        while lo < hi:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if reach(mid) <= width else (mid + 1, hi)
+        return max(MIN_GAMES, lo)
 
 
 @dataclass
@@ -154,16 +204,38 @@ def family(mean: Any, sd: Any, n: Any, margin: float, alpha: float = ALPHA,
     """Simultaneous confidence sequences of several means at a family error rate `alpha` (module
     docstring), planned for a standard deviation `sd_design` (default: the largest sd here). `members`:
     how many of them the error rate is split over (default: all; fewer where a question's bound needs
-    only some of them to hold, as the seat gap's does). `within`: the values the means can take (a win
-    rate's difference from a fair share of 1/3 lies in [-1/3, 2/3]); the bounds are cut to it, which
-    keeps their coverage and spares a small run an interval of -354 pp."""
+    only some of them to hold, as the seat gap's does). `within`: the values one game's value can take (a
+    win share's difference from a fair share of 1/3 lies in [-1/3, 2/3]); when both ends are finite the
+    sequences are the bounded ones (analysis.bounded_sequences: valid at every n, never of width 0 while
+    games can still differ), and the bounds are cut to it."""
     mean, sd, n = (np.atleast_1d(np.asarray(x, dtype=float)) for x in (mean, sd, n))
     design_sd = sd_design if sd_design is not None else float(np.nanmax(sd)) if len(sd) else 0.5
-    design = Design(alpha=alpha, members=members or max(1, len(mean)), sd=design_sd, margin=margin)
-    half, eq = design.half(sd, n), design.eq_half(sd, n)
     lo, hi = within
-    return Family(value=mean, sd=sd, n=n, low=np.clip(mean - half, lo, hi), high=np.clip(mean + half, lo, hi),
-                  eq_low=np.clip(mean - eq, lo, hi), eq_high=np.clip(mean + eq, lo, hi), design=design)
+    outcome = (float(lo), float(hi)) if math.isfinite(lo) and math.isfinite(hi) else None
+    design = Design(alpha=alpha, members=members or max(1, len(mean)), sd=design_sd, margin=margin,
+                    outcome=outcome)
+    (low, high), (eq_low, eq_high) = design.intervals(mean, sd, n)
+    return Family(value=mean, sd=sd, n=n, low=np.clip(low, lo, hi), high=np.clip(high, lo, hi),
+                  eq_low=np.clip(eq_low, lo, hi), eq_high=np.clip(eq_high, lo, hi), design=design)
+
+
+def intersected(now: Family, earlier: list[Family]) -> Family:
+    """The running intersection of a family's sequences: each bound tightened by the same sequence's at the
+    run's earlier looks (`RunManifest.looks`). A confidence sequence covers at every n at once, so the
+    intersection covers whenever the sequence does, and a verdict once decided is never withdrawn by the
+    same run, looked at again or extended. A member whose intersection is empty (the sequence has missed,
+    which it does in at most alpha of runs) keeps its bounds of now."""
+    bounds = [now.low, now.high, now.eq_low, now.eq_high]
+    for old in earlier:
+        if old.value.shape != now.value.shape:
+            continue
+        low, high = np.maximum(bounds[0], old.low), np.minimum(bounds[1], old.high)
+        eq_low, eq_high = np.maximum(bounds[2], old.eq_low), np.minimum(bounds[3], old.eq_high)
+        keep = (low <= high) & (eq_low <= eq_high)
+        bounds = [np.where(keep, new, cur) for new, cur in zip((low, high, eq_low, eq_high), bounds,
+                                                               strict=True)]
+    return Family(value=now.value, sd=now.sd, n=now.n, low=bounds[0], high=bounds[1], eq_low=bounds[2],
+                  eq_high=bounds[3], design=now.design)
 
 
 def statuses(value: np.ndarray, shown: tuple[np.ndarray, np.ndarray], eq: tuple[np.ndarray, np.ndarray],
@@ -276,14 +348,19 @@ def forecasts(fam: Family, margin: float, chances: tuple[float, ...] = (ROUND_QU
     total = np.broadcast_to(total, truth.shape).copy()
     first = np.full(draws, np.inf)
     have = n0
+
+    def reach(size: float, eq: bool) -> tuple[np.ndarray, np.ndarray]:  # at the estimates, every draw alike
+        return fam.design.halves(fam.value, sd, size, eq)
+
     for size in sizes:
         step = size - have
         total += truth * step + noise() * math.sqrt(step)
         have = size
         mean = total / size
         if decide is None:
-            half, eq = fam.design.half(sd, size), fam.design.eq_half(sd, size)
-            beyond, inside = _decisions((mean - half, mean + half), (mean - eq, mean + eq), margin)
+            (below, above), (eq_below, eq_above) = reach(size, False), reach(size, True)
+            beyond, inside = _decisions((mean - below, mean + above), (mean - eq_below, mean + eq_above),
+                                        margin)
             done = beyond | inside
         else:
             done = decide(mean, size)

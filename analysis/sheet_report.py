@@ -1,6 +1,6 @@
 """The balance sheet of a config (`balance sheet`, docs/howto/skill.md): for every player count, the top
-level's answers on the seats, the start player and the tie-break, and whether each holds for strong play (the
-same at the two top levels, within its margin) or still moves.
+level's answers on the seats, the start player and the tie-break, and whether the two top levels agree on
+each (the same within its margin) or it still moves.
 
 Pure functions: `sheet_row` (one table's verdicts -> a row), `sheet_frame` (rows -> the sheet),
 `sheet_lead` (the sheet -> its sentences), `sheet_section` (the sheet -> the report's lead section),
@@ -21,7 +21,7 @@ from analysis.verdicts import BEYOND, SMALL, STATUS_WORDS, TOO_FEW, UNDECIDED, W
 #: is stable at the top (change verdict keys): the tie-break's effect pairs with how often the top score
 #: is tied, the change the tie-break acts on
 ANSWERS = (("seats", "seats", "seats"), ("start", "start", "start player"), ("tiebreak", "ties", "tie-break"))
-HOLDS, MOVES, OPEN, NOT_ASKED = "holds", "still moves", "undecided", "not asked"
+HOLDS, MOVES, OPEN, NOT_ASKED = "agree", "still moves", "undecided", "not asked"
 
 
 def _stable_word(verdict: Verdict | None) -> str:
@@ -46,7 +46,7 @@ def _answer(verdict: Verdict | None) -> tuple[str, str]:
 def sheet_row(table: str, players: int, *, top: str, below: str, top_verdicts: list[Verdict],
               stable_verdicts: list[Verdict], games: int, paired: int) -> dict[str, Any]:
     """One table of the sheet (a player count, or a count's variant): each answer at the top level with
-    its status, and whether it holds for strong play."""
+    its status, and whether the two top levels agree on it."""
     found = {v.key: v for v in top_verdicts}
     changes = {v.key: v for v in stable_verdicts}
     row: dict[str, Any] = {"table": table, "players": players, "top": top, "below": below, "games": games,
@@ -71,7 +71,7 @@ def _tables(frame: pd.DataFrame, mask: pd.Series) -> str:
 
 def sheet_lead(frame: pd.DataFrame) -> list[str]:
     """The sheet's answer in sentences, one per question: where the top level finds it fair, unfair or
-    undecided, and where that answer holds for strong play."""
+    undecided, and where the two top levels agree on it within the margin."""
     if frame.empty:
         return []
     top, below = frame["top"].iloc[0], frame["below"].iloc[0]
@@ -88,9 +88,10 @@ def sheet_lead(frame: pd.DataFrame) -> list[str]:
                 parts.append(f"{word} at {_tables(frame, mask)}")
         holds = frame[f"{name} at the top"] == HOLDS
         moves = frame[f"{name} at the top"] == MOVES
-        stable = (f"; the answer holds for strong play at {_tables(frame, holds)}" if holds.any() else
-                  "; at no table is the answer yet shown to hold for strong play")
-        stable += f", and still moves from {below} to {top} at {_tables(frame, moves)}" if moves.any() else ""
+        stable = (f"; {below} and {top} agree on it within the margin at {_tables(frame, holds)}"
+                  if holds.any() else f"; at no table are {below} and {top} yet shown to agree on it")
+        if moves.any():
+            stable += f", and it still moves from {below} to {top} at {_tables(frame, moves)}"
         said.append(f"{name.capitalize()}, at the top level ({top}): {'; '.join(parts)}{stable}.")
     return said
 

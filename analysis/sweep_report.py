@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis import charts
+from analysis import charts, figures
 from analysis.game_analysis import analysis_of
 from analysis.page import (
     BOUND,
@@ -202,10 +202,11 @@ def _figure_text(value: float, low: float, high: float, percent: bool, diff: flo
     if percent:
         text = f"{pct(value)} {interval(low, high)}"
     else:
-        text = f"{value:.2f} [{low:.2f}, {high:.2f}]"
+        text = f"{figures.figure(value, 2)} {figures.interval(low, high, 2, keep_off=())}"
     if diff is not None and np.isfinite(diff):
         scale, unit = (100, " pp") if percent else (1, "")
-        text += (f"; vs base {scale * diff:+.1f}{unit} [{scale * d_low:+.1f}, {scale * d_high:+.1f}]"
+        shown = figures.interval(scale * d_low, scale * d_high, keep_off=(0.0,), sign=True)
+        text += (f"; vs base {figures.figure(scale * diff, sign=True)}{unit} {shown}"
                  + (" *" if sig else ""))
     return text
 
@@ -370,6 +371,8 @@ def sweep_rows(folder: str | os.PathLike[str], manifest: dict[str, Any], jobs: i
                     pair, windows = paired_tally(run, base, spec.vocabulary.length, jobs, backend)
                     read += windows
                 row.update(compare_sums(common_sums(run.common), common_sums(base.common), pair))
+                if pair is not None and "differ" in pair:
+                    row["games_differ"] = int(pair["differ"][0])
             rows.append(row)
             runs.append(run)
     return rows, runs, read
@@ -438,6 +441,7 @@ def figure_kinds(manifest: dict[str, Any]) -> dict[str, str]:
              "players": COUNT, "agents": TEXT, "run": TEXT, "n": COUNT, "gap_max_seat": TEXT,
              "gap_min_seat": TEXT, "chi2_p": P_VALUE, "paired": TEXT, "tie_is_decided": TEXT,
              "seat_chi2": NUMBER, "seat_dof": COUNT, "p_seats": P_VALUE, "differs_from_base": TEXT,
+             "games_differ": COUNT,
              "value_max_item": TEXT, "value_min_item": TEXT}
     for extreme in ("max", "min"):
         kinds |= {f"value_{extreme}_value": DIFFERENCE, f"value_{extreme}_low": DIFFERENCE_BOUND,
@@ -469,6 +473,11 @@ def _comparison_section(manifest: dict[str, Any], spec: GameSpec, frame: pd.Data
     if manifest["grid_keys"]:
         sec.notes.append("Swept (grid): " + ", ".join(f"<b>{k}</b>" for k in manifest["grid_keys"]) + ".")
     sec.notes.append(COMPARISON_NOTE)
+    for r in frame.to_dict(orient="records"):
+        if not r.get("is_base") and r.get("games_differ") == 0:
+            sec.notes.append(f"<b>{r['variant']}</b> ({r['players']}p, {r['agents']}): 0 of {int(r['n']):,} "
+                             "paired games differ from the base's: no agent at this level used what the "
+                             "variant changes, so its differences say nothing about the change.")
     flagged = frame[(frame["differs_from_base"] != "") & ~frame["is_base"]]
     for r in flagged.to_dict(orient="records"):
         sec.notes.append(f"<b>{r['variant']}</b> ({r['players']}p): differs from the base in "

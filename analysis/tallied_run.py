@@ -27,6 +27,9 @@ class RunTally:
     tally: dict
     parts_read: int = 0
     ranges: list[tuple[int, int]] = field(default_factory=list)  # the chunks tallied
+    #: the tallies of the run's first games at its earlier looks (manifest.looks below the games in hand,
+    #: where the chunks end there), in game order: the verdicts' sequences are intersected over them
+    looks: list[dict] = field(default_factory=list)
 
     @property
     def common(self) -> dict:

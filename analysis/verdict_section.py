@@ -69,25 +69,76 @@ def run_block(label: str, game: str, agents: str, verdicts: list[Verdict]) -> st
             f"n = {n:,} games)</span></h3><ul>{items}</ul></div>")
 
 
-def verdict_section(blocks: list[str], margins: Margins) -> Section:
-    """The verdicts section: one card per run, and how to read them."""
+#: a judged verdict's key (its part before ":") -> the question it answers, in --questions' words
+JUDGED_AS = {"seats": "seats", "gap": "seats", "start": "start", "tiebreak": "ties", "ties": "ties",
+             "length": "length", "worth": "worth", "components": "worth"}
+#: what each judged question's margin is for, in the sentence that gives the margins
+MARGIN_FOR = {"seats": "seats", "start": "the start player", "ties": "the tie-break", "length": "length",
+              "worth": "a component's worth"}
+
+
+def judged_questions(verdicts: list[Verdict]) -> list[str]:
+    """The questions the page judges against a margin (verdicts with a margin and a status other than a
+    description), in the order of `JUDGED_AS`."""
+    asked = {JUDGED_AS.get(v.key.split(":")[0]) for v in verdicts
+             if v.margin is not None and v.status != "info"}
+    return [q for q in dict.fromkeys(JUDGED_AS.values()) if q in asked]
+
+
+def _margin_text(question: str, margins: Margins, verdicts: list[Verdict]) -> str:
+    key = {"ties": "tiebreak"}.get(question, question)
+    unit = next((v.unit for v in verdicts if JUDGED_AS.get(v.key.split(":")[0]) == question), "")
+    if key not in Margins.RATES and unit:  # "1 score point", "2 tokens", "1.5 turns"
+        unit = unit[:-1] if getattr(margins, key) == 1 and unit.endswith("s") else unit
+        unit = f"score {unit}" if unit.startswith("point") else unit
+    value = margins.text(key) if key in Margins.RATES else f"{margins.text(key)} {unit}".strip()
+    return f"{value} for {MARGIN_FOR[question]}"
+
+
+def verdict_section(blocks: list[str], margins: Margins, verdicts: list[Verdict] | None = None, *,
+                    sequences: bool = True, fixed_size: bool = True) -> Section:
+    """The verdicts section: one card per run, and how to read them, saying only what the page shows:
+    the questions its `verdicts` judge and their margins; `sequences`, whether self-play runs' verdicts
+    (confidence sequences) are on it; `fixed_size`, whether the sections below show fixed-size intervals
+    of those runs (a run played until decided leaves them out, analysis.adaptive_stop)."""
     sec = Section("The answer: verdicts", question="verdicts", anchor="verdicts")
     sec.html.append(f"<div class='verdicts'>{''.join(blocks)}</div>")
-    asked = ", ".join(margins.asked)
-    sec.html.append(
-        f"<p class='meta'>Each verdict tests the figure against a margin, the difference that matters (win "
-        f"rates: {margins.text('seats')} for seats, {margins.text('start')} for the start player, "
-        f"{margins.text('tiebreak')} for the tie-break; set with <code>--margin</code>). <b>Fair within "
-        f"the margin</b> means the whole equivalence interval lies inside it (an equivalence test: each of "
-        f"its bounds is one-sided at the question's error rate, so it is narrower than the interval shown "
-        f"otherwise; a non-significant difference alone never earns it); <b>unfair</b>, the whole interval "
-        f"outside it; <b>undecided</b>, neither, with the games that would decide it in 80% of the ways the "
-        f"run can go on. pp = percentage points of win rate. Judged here: {html.escape(asked)} "
-        f"(<code>--questions</code>); the chance that any judged verdict of a run is wrong is at most "
-        f"{100 * ALPHA:.0f}%, split evenly over the questions judged. A <b>description</b> is not judged: it "
-        f"carries its own {100 * (1 - ALPHA):.0f}% interval. The intervals are confidence sequences, valid "
-        f"however often a run is looked at or extended, and simultaneous over the seats (Bonferroni), so "
-        f"they are a little wider than the fixed-size intervals in the sections below.</p>")
+    judged = (judged_questions(verdicts) if verdicts is not None
+              else [q for q in margins.asked if q != "length"])
+    found = verdicts or []
+    played = [q for q in judged if q != "worth"]  # the self-play questions (--questions asks them)
+    parts = []
+    if judged:
+        given = "; ".join(_margin_text(q, margins, found) for q in judged)
+        parts.append(f"Each verdict tests the figure against a margin, the difference that matters ({given}; "
+                     f"set with <code>--margin</code>).")
+    if played:
+        parts.append("<b>Fair within the margin</b> means the whole equivalence interval lies inside it "
+                     "(an equivalence test: each of its bounds is one-sided at the question's error rate, so "
+                     "it is narrower than the interval shown otherwise; a non-significant difference alone "
+                     "never earns it); <b>unfair</b>, the whole interval outside it; <b>undecided</b>, "
+                     "neither, with the games that would decide it in 80% of the ways the run can go on. "
+                     "pp = percentage points of win rate.")
+    if "worth" in judged:
+        parts.append("<b>Priced right within the margin</b> means a component's worth minus its face "
+                     "value lies inside the margin with its whole interval; <b>mispriced</b>, the whole "
+                     "interval outside it; <b>undecided</b>, neither.")
+    asked = (f"Judged here: {html.escape(', '.join(judged))}"
+             + (" (<code>--questions</code>)" if played else ""))
+    parts.append(f"{asked}; the chance that any judged verdict of a run is wrong is at most "
+                 f"{100 * ALPHA:.0f}%, split evenly over the questions judged." if judged else
+                 "Nothing is judged here against a margin (<code>--questions</code> asks for it).")
+    if sequences:
+        parts.append(f"A <b>description</b> is not judged: it carries its own {100 * (1 - ALPHA):.0f}% "
+                     "interval. The intervals of the runs' verdicts are confidence sequences, valid however "
+                     "often a run is looked at or extended, and simultaneous over the seats (Bonferroni)"
+                     + (", so they are a little wider than the fixed-size intervals in the sections below."
+                        if fixed_size else "; the sections below show no fixed-size interval of these runs "
+                        "(played until their verdicts were decided)."))
+    if "worth" in judged:
+        parts.append("A component's worth interval is simultaneous over the run's components (Bonferroni), "
+                     "in whole points, as the components section shows it.")
+    sec.html.append(f"<p class='meta'>{' '.join(parts)}</p>")
     return sec
 
 
@@ -119,8 +170,10 @@ def comparison_section(verdicts: list[Verdict], changes: list[str], game: str) -
                     "the smallest seat win rate) lies below zero; <b>no change beyond the margin</b>, that "
                     "the whole (equivalence) interval of a change lies inside the margin; <b>changed</b>, "
                     "wholly outside it. The intervals are confidence sequences, valid however often the runs "
-                    "are looked at or extended. The chance that any judged verdict here is wrong is at most "
-                    f"{100 * sum(judged.values()):.3g}%" + (f" ({html.escape(split)})" if split else "")
+                    "are looked at or extended. " + (
+                        f"The chance that any judged verdict here is wrong is at most "
+                        f"{100 * sum(judged.values()):.3g}% ({html.escape(split)})" if judged else
+                        "No verdict is judged here")
                     + "; a <b>description</b> is not judged and carries its own 95% interval "
                     "(<code>--questions</code> chooses what is judged). pp = percentage points of win "
                     "rate.</p>")

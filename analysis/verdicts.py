@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from analysis import figures
 from analysis.handicaps import BONUS_RANGE
 from analysis.questions import DEFAULT_QUESTIONS, QUESTIONS, parse_questions
 from analysis.seats import fair_share
@@ -51,6 +53,7 @@ from analysis.sequences import (  # noqa: F401  (the names verdicts have always 
     forecasts,
     games_for,
     half_width,
+    intersected,
     planned_games,
     stated_forecasts,
 )
@@ -219,19 +222,32 @@ def pp(share: float, sign: bool = True) -> str:
     return f"{share:+.1f} pp" if sign else f"{share:.1f} pp"
 
 
-def pp_interval(low: float, high: float) -> str:
-    low, high = (round(100 * x, 1) + 0.0 for x in (low, high))
-    return f"[{low:+.1f}, {high:+.1f}]"
+def _kept_off(margin: float | None) -> tuple[float, ...] | None:
+    """What a bound in pp is kept off (analysis.figures): 0 and +-`margin`; None (its margin not known
+    here): every whole and half pp."""
+    return None if margin is None else (0.0, 100 * margin, -100 * margin)
 
 
-def against(value: float, low: float, high: float, what: str = "the fair share") -> str:
-    """A difference with its interval in words: "10.7 pp [7.6, 13.8] above the fair share"; signed when
-    the interval holds 0."""
+def pp_interval(low: float, high: float, margin: float | None = None) -> str:
+    """A difference's interval in signed pp, rounded outward and never on 0 or the margin it lies off
+    (analysis.figures): "[+2.04, +4.6]"; a bound cut at what a win rate can be stays there."""
+    return figures.interval(100 * low, 100 * high, keep_off=_kept_off(margin), sign=True,
+                            edges=figures.SHARE_EDGES)
+
+
+def against(value: float, low: float, high: float, what: str = "the fair share",
+            margin: float | None = None) -> str:
+    """A difference with its interval in words: "10.7 pp [7.6, 13.8] above the fair share", the figure
+    and its interval in the same sense; signed when the interval holds 0. Bounds rounded outward, never on
+    0 or the margin they lie off (analysis.figures)."""
+    off, edges = _kept_off(margin), figures.SHARE_EDGES
     if low > 0:
-        return f"{100 * value:.1f} pp [{100 * low:.1f}, {100 * high:.1f}] above {what}"
+        shown = figures.interval(100 * low, 100 * high, keep_off=off, edges=edges)
+        return f"{figures.figure(100 * value)} pp {shown} above {what}"
     if high < 0:
-        return f"{-100 * value:.1f} pp [{-100 * high:.1f}, {-100 * low:.1f}] below {what}"
-    return f"{pp(value)} {pp_interval(low, high)} against {what}"
+        shown = figures.interval(-100 * high, -100 * low, keep_off=off, edges=edges)
+        return f"{figures.figure(-100 * value)} pp {shown} below {what}"
+    return f"{pp(value)} {pp_interval(low, high, margin)} against {what}"
 
 
 def more_games_text(needed: int | None, n: int, seconds_per_game: float | None) -> str:
@@ -273,17 +289,20 @@ def seat_family(c: dict, fair: float, margin: float, alpha: float = ALPHA) -> Fa
 
 def _seat_words(s: int, rate: float, fam: Family, i: int, share: str, eq: bool = False) -> str:
     low, high = (fam.eq_low[i], fam.eq_high[i]) if eq else (fam.low[i], fam.high[i])
-    return f"seat {s} wins {100 * rate:.1f}% of games, {against(fam.value[i], low, high, share)}"
+    said = against(fam.value[i], low, high, share, fam.design.margin)
+    return f"seat {s} wins {100 * rate:.1f}% of games, {said}"
 
 
 def seat_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float | None = None,
-                 handicap: Any = None, alpha: float | None = None) -> Verdict:
+                 handicap: Any = None, alpha: float | None = None, looks: Sequence[dict] = ()) -> Verdict:
     """Are the seats fair? Every seat's win rate against the fair share, within `margins.seats`; the
-    seats named are those whose intervals decided the status."""
+    seats named are those whose intervals decided the status. `looks`: the common tallies of the run's
+    earlier looks, whose sequences the intervals are intersected with (`intersected`)."""
     alpha = _alpha(margins, "seats", alpha)
     if not margins.judges("seats"):
         return _described_seats(c, fair, alpha)
-    fam = seat_family(c, fair, margins.seats, alpha)
+    fam = intersected(seat_family(c, fair, margins.seats, alpha),
+                      [seat_family(t, fair, margins.seats, alpha) for t in looks])
     status = classify(fam, margins.seats)
     n = int(c["games"])
     named = deciding_members(fam, margins.seats, status)
@@ -299,7 +318,8 @@ def seat_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float
     elif status == BEYOND:
         said = "; ".join(f"seat {s} is {'favoured' if fam.value[s] > 0 else 'disadvantaged'}: it wins "
                          f"{100 * rates[s]:.1f}% of games, "
-                         f"{against(fam.value[s], *_bounds(fam, s, False), share)}" for s in named)
+                         f"{against(fam.value[s], *_bounds(fam, s, False), share, margins.seats)}"
+                         for s in named)
         sentence = f"Seats: unfair beyond the {m} margin. {said[0].upper()}{said[1:]}."
     elif eq:
         small = "" if status == WITHIN else " The difference is real but smaller than the margin."
@@ -314,7 +334,7 @@ def seat_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float
                           if status in (BEYOND, SMALL, UNDECIDED) else ("", ""))
     sentence += (f" {evens}" if evens else "") + f" n = {n:,} games."
     short = "; ".join(f"seat {s} wins {100 * rates[s]:.1f}%, "
-                      f"{against(fam.value[s], *_bounds(fam, s, eq), short_share)}"
+                      f"{against(fam.value[s], *_bounds(fam, s, eq), short_share, margins.seats)}"
                       for s in (named if status == BEYOND else [first]))
     short += (f"; {more_games_text(needed, n, seconds_per_game)}" if needed is not None or status == UNDECIDED
               else "") + "." + (f" {evens_short}" if evens_short else "")
@@ -397,8 +417,9 @@ def handicap_texts(handicap: Any, seat: int | None = None,
 
 def share_text(share: float, low: float, high: float) -> str:
     """A win rate with its 95% interval: "29.7% [28.9, 30.5]"."""
-    bounds = f" [{100 * low:.1f}, {100 * high:.1f}]" if np.isfinite(low) and np.isfinite(high) else ""
-    return f"{100 * share:.1f}%{bounds}"
+    bounds = (f" {figures.interval(100 * low, 100 * high, keep_off=(), edges=figures.SHARE_EDGES)}"
+              if np.isfinite(low) and np.isfinite(high) else "")  # rounded outward (analysis.figures)
+    return f"{figures.figure(100 * share)}%{bounds}"
 
 
 def signed_units(x: float, unit: str) -> str:
@@ -459,10 +480,12 @@ def judged_families(c: dict, fair: float, margins: Margins, rescore: dict | None
 
 
 def start_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float | None = None,
-                  alpha: float | None = None) -> Verdict:
+                  alpha: float | None = None, looks: Sequence[dict] = ()) -> Verdict:
     """Does the start player (seat 0) gain? Its win rate minus the fair share, within `margins.start`
-    when asked, else a description with its interval."""
-    fam = start_family(c, fair, margins.start, _alpha(margins, "start", alpha))
+    when asked, else a description with its interval; `looks` as `seat_verdict`'s."""
+    each = _alpha(margins, "start", alpha)
+    fam = intersected(start_family(c, fair, margins.start, each),
+                      [start_family(t, fair, margins.start, each) for t in looks])
     mean = float(fam.value[0])
     n = int(c["games"])
     m = margins.text("start")
@@ -474,7 +497,7 @@ def start_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: floa
                        f"--questions start judges it). n = {n:,} games.", **family_estimate(fam, 0),
                        unit="pp", margin=None, n=n)
     status = classify(fam, margins.start)
-    gap = against(mean, *_bounds(fam, 0, status in (WITHIN, SMALL)))
+    gap = against(mean, *_bounds(fam, 0, status in (WITHIN, SMALL)), margin=margins.start)
     side = "an advantage" if mean > 0 else "a disadvantage"
     words = {TOO_FEW: f"too few games for a verdict ({n:,}; at least {MIN_GAMES} are needed)",
              BEYOND: f"{side} beyond the {m} margin: it wins {rate:.1f}%, {gap}",
@@ -491,12 +514,16 @@ def start_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: floa
 
 
 def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, *, margins: Margins,
-                seconds_per_game: float | None = None, alpha: float | None = None) -> Verdict:
-    """How often ties decide, and whom the configured tie-break favours: each seat's win rate under the
+                seconds_per_game: float | None = None, alpha: float | None = None,
+                looks: Sequence[dict | None] = ()) -> Verdict:
+    """How often ties decide (the tie rate's interval a confidence sequence, `rate_sequence`), and whom the
+    configured tie-break favours: each seat's win rate under the
     run's rule minus under shared wins (the same games re-scored, paired), one family over the seats; the
-    seats named are those whose intervals decided it."""
+    seats named are those whose intervals decided it. `looks`: the re-scoring tallies of the run's earlier
+    looks (`seat_verdict`)."""
     n = int(c["games"])
     counts = count_rates(n, {"tied": int(c["ties"][0]), "decided": int(c["ties"][1])})
+    counts["tied_ci_low"], counts["tied_ci_high"] = rate_sequence(int(c["ties"][0]), n)
     same = int(c["ties"][0]) == int(c["ties"][1])
     often = (f"the top score is tied in {100 * counts['tied_rate']:.1f}% of games "
              f"[{100 * counts['tied_ci_low']:.1f}%, {100 * counts['tied_ci_high']:.1f}%]"
@@ -504,7 +531,11 @@ def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, *
                 f", and the tie-break decides {100 * counts['decided_rate']:.1f}%"))
     detail = {"tie_rate": counts["tied_rate"], "tie_ci_low": counts["tied_ci_low"],
               "tie_ci_high": counts["tied_ci_high"], "rule": configured}
-    fam = tiebreak_family(rescore, margins.tiebreak, _alpha(margins, "tiebreak", alpha))
+    each = _alpha(margins, "tiebreak", alpha)
+    fam = tiebreak_family(rescore, margins.tiebreak, each)
+    if fam is not None:
+        earlier = (tiebreak_family(t, margins.tiebreak, each) for t in looks)
+        fam = intersected(fam, [f for f in earlier if f is not None])
     question = "How often do ties decide, and whom does the tie-break favour?"
     if fam is None or not margins.judges("ties"):
         if fam is None:
@@ -523,10 +554,9 @@ def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, *
     eq = status in (WITHIN, SMALL)
     m = margins.text("tiebreak")
 
-    def effect(s: int) -> str:
-        verb = "gains" if fam.value[s] > 0 else "loses"
-        return (f"seat {s} {verb} {pp(abs(fam.value[s]), sign=False)} "
-                f"{pp_interval(*_bounds(fam, s, eq))} against sharing tied wins")
+    def effect(s: int) -> str:  # signed, as its interval: "seat 0: -2.4 pp [-2.7, -2.1]"
+        return (f"seat {s}: {pp(fam.value[s])} {pp_interval(*_bounds(fam, s, eq), margin=margins.tiebreak)} "
+                "against sharing tied wins")
 
     effects = "; ".join(effect(s) for s in named)
     lead = named[0]
@@ -551,11 +581,37 @@ def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, *
                    short=short if status != TOO_FEW else "")
 
 
+#: the sds the descriptions' sequences are planned for: a rate's (a tie rate near 10%) and a length's, in
+#: its unit (a description has no margin: its sequence is planned as a verdict's at the default margin)
+RATE_SD_DESIGN, LENGTH_SD_DESIGN = 0.3, 3.0
+
+
+def rate_sequence(count: int, n: int, alpha: float = ALPHA) -> tuple[float, float]:
+    """A rate's 95% interval as a confidence sequence (bounded, analysis.bounded_sequences): valid after
+    an adaptive stop as a fixed-size (Wilson) interval is not; NaN without games."""
+    if n == 0:
+        return float("nan"), float("nan")
+    rate = count / n
+    sd = math.sqrt(rate * (1 - rate) * n / (n - 1)) if n > 1 else 0.0
+    fam = family([rate], [sd], [n], DEFAULT_MARGINS.ties, alpha, sd_design=RATE_SD_DESIGN, within=(0, 1))
+    return float(fam.low[0]), float(fam.high[0])
+
+
+def mean_sequence(mean: float, sd: float, n: int, alpha: float = ALPHA) -> tuple[float, float]:
+    """A mean length's 95% interval as a confidence sequence (the normal mixture: a length has no bound);
+    NaN with fewer than two games."""
+    if n < 2 or not math.isfinite(sd):
+        return float("nan"), float("nan")
+    fam = family([mean], [sd], [n], DEFAULT_MARGINS.length, alpha, sd_design=max(sd, LENGTH_SD_DESIGN))
+    return float(fam.low[0]), float(fam.high[0])
+
+
 def length_verdict(c: dict, unit: str) -> Verdict:
-    """How long games run: the mean with its 95% interval, the median and the range (a description: a
-    single run's length has nothing to be fair to)."""
+    """How long games run: the mean with its 95% interval (a confidence sequence, valid after an adaptive
+    stop), the median and the range (a description: a single run's length has nothing to be fair to)."""
     d = hist_distribution(c["length"])
     n = int(d["n"])
+    d["ci_low"], d["ci_high"] = mean_sequence(d["mean"], d["sd"], n)
     sentence = (f"Length: games last {d['mean']:.1f} {unit} on average [{d['ci_low']:.1f}, "
                 f"{d['ci_high']:.1f}], median {d['median']:.0f}, from {d['min']:.0f} to {d['max']:.0f}. "
                 f"n = {n:,} games.")
@@ -583,9 +639,12 @@ def run_verdicts(run: Any, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:
     handicap = run.handicap  # in the game's score unit (analysis.handicaps.handicap_table)
     rescore = run.own.get("rescore")
     configured = next(iter(rescore["reference"])) if rescore else ""
-    return [seat_verdict(c, fair, margins, pace, handicap), start_verdict(c, fair, margins, pace),
+    looks = getattr(run, "looks", [])  # the tallies of the run's earlier looks (RunTally.looks)
+    commons = [t["common"] for t in looks]
+    return [seat_verdict(c, fair, margins, pace, handicap, looks=commons),
+            start_verdict(c, fair, margins, pace, looks=commons),
             tie_verdict(c, rescore, configured, spec.vocabulary.tie_rule, margins=margins,
-                        seconds_per_game=pace),
+                        seconds_per_game=pace, looks=[(t.get("game") or {}).get("rescore") for t in looks]),
             length_verdict(c, spec.vocabulary.length)]
 
 

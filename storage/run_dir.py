@@ -92,19 +92,25 @@ def manifest_study(path: str | os.PathLike[str]) -> str | None:
     return found.get("study", "simulate") if isinstance(found, dict) else None
 
 
-def mark_stopped_adaptively(*paths: str | os.PathLike[str]) -> None:
+def mark_stopped_adaptively(*paths: str | os.PathLike[str], looks: tuple[int, ...] = ()) -> None:
     """Record in each run directory's manifest (`stopped_adaptively`) that the run was played until its
     verdicts were decided (--until-decided): it stopped on its own data, so fixed-size intervals and tests
     of it would overstate. Sticky: every later session of the run keeps the manifest's key, so a run
-    extended by a fixed --games still stopped adaptively once. A path without a manifest is left alone."""
+    extended by a fixed --games still stopped adaptively once. `looks`: the games in hand at the looks just
+    made, added to those the manifest holds (`RunManifest.looks`: every later verdict of the run is the
+    running intersection of its sequences over them). A path without a manifest is left alone."""
     for path in paths:
         run_dir = RunDirectory(path)
         if not run_dir.manifest_path.is_file():
             continue
         with RunLock(path, wait=True):  # not under a writer's feet: its manifest is rewritten whole
             manifest = run_dir.read_manifest()
-            if manifest is not None and not manifest.stopped_adaptively:
-                run_dir.write_manifest(manifest.updated(stopped_adaptively=True))
+            if manifest is None:
+                continue
+            held = tuple(sorted(set(manifest.looks) | {int(n) for n in looks}))
+            if not manifest.stopped_adaptively or held != manifest.looks:
+                run_dir.write_manifest(manifest.updated(stopped_adaptively=True, **(
+                    {"looks": held} if held else {})))
 
 
 class RunDirectory:

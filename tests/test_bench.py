@@ -9,7 +9,7 @@ import math
 import pytest
 
 from analysis.sequences import Design
-from analysis.verdicts import ALPHA, MIN_GAMES, games_for
+from analysis.verdicts import ALPHA, MIN_GAMES
 from sim.app import bench
 
 
@@ -18,8 +18,8 @@ def _direct(players: int, margin: float) -> int:
     win-or-lose sd at the fair share."""
     fair = 1 / players
     sd = math.sqrt(fair * (1 - fair))
-    d = Design(alpha=ALPHA, members=players, sd=sd, margin=margin)
-    return games_for(margin, sd, d.eq_alpha, d.eq_planned)
+    d = Design(alpha=ALPHA, members=players, sd=sd, margin=margin, outcome=(-fair, 1 - fair))
+    return d.games_for(margin, sd)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
@@ -31,7 +31,9 @@ def test_the_games_are_the_seat_family_plan(players: int) -> None:
 
 def test_half_the_margin_takes_four_times_the_games() -> None:
     wide = bench.seat_question_games(3, 0.04)
-    assert bench.seat_question_games(3, 0.02) == pytest.approx(4 * wide, rel=0.002)
+    # about four times: the bounded sequence's psi(bet) is bet^2 / 2 and more (bet^3 / 3 ...), larger at the
+    # larger bet a wider margin is planned for, so a little less than four
+    assert 3.6 * wide <= bench.seat_question_games(3, 0.02) <= 4 * wide
 
 
 def test_seconds_from_fake_rates() -> None:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.handicaps import BONUSES, handicap_from, handicap_tally
+from analysis.handicaps import BONUSES, handicap_from, handicap_tally, share_sequences
 from analysis.kamakura.ties import win_shares
 from analysis.tally import SHARE_SCALE
 from analysis.verdicts import BEYOND, Margins, handicap_texts, seat_verdict
@@ -43,11 +43,16 @@ def test_a_seat_whose_penalty_would_overshoot_gets_no_handicap() -> None:
     row = table.iloc[0]
     assert row.handicap_points == 0 and row.share_at_handicap == pytest.approx(0.342)
     assert row.other_points == -1 and row.share_at_other == pytest.approx(0.297)
-    half = 1.959963984540054 * np.sqrt(0.342 * 0.658 * 1000 / 999 / 1000)  # normal interval over games
-    assert (row.share_ci_low, row.share_ci_high) == pytest.approx((0.342 - half, 0.342 + half))
+    # a confidence sequence of the share (valid after --until-decided), wider than the fixed-size normal
+    # interval over games
+    sd = np.sqrt(0.342 * 0.658 * 1000 / 999)
+    sequence = share_sequences(np.array([0.342]), np.array([sd]), 1000, 1 / 3)
+    assert (row.share_ci_low, row.share_ci_high) == pytest.approx(tuple(sequence[:, 0]))
+    half = 1.959963984540054 * np.sqrt(0.342 * 0.658 * 1000 / 999 / 1000)
+    assert row.share_ci_low < 0.342 - half and row.share_ci_high > 0.342 + half
     sentence, short = handicap_texts(table, seat=0, margin=0.02)
     assert sentence == ("No whole-point handicap brings seat 0 closer to the fair share than none (it wins "
-                        "34.2% [31.3, 37.1]; 29.7% [26.9, 32.5] with -1 point).")
+                        "34.2% [29.1, 39.3]; 29.7% [24.8, 34.6] with -1 point).")  # bounds rounded outward
     assert short == ""
 
 
@@ -57,7 +62,7 @@ def test_when_no_whole_bonus_lands_within_the_margin_the_sentence_says_so() -> N
     assert row.handicap_points == -1 and row.other_points == 0
     sentence, short = handicap_texts(table, seat=0, margin=0.02)
     assert sentence == ("No whole-point handicap brings seat 0 within 2 pp of the fair share: it wins "
-                        "29.0% [26.2, 31.8] with -1 point, 38.0% [35.0, 41.0] with 0 points.")
+                        "29.0% [24.1, 33.9] with -1 point, 38.0% [32.8, 43.2] with 0 points.")  # outward
     assert short == "Handicap: none brings seat 0 within 2 pp."
     wider, _ = handicap_texts(table, seat=0, margin=0.05)  # 29.0% is within 5 pp: the penalty is given
     assert wider.startswith("Taking 1 point from seat 0's final score brings it closest to the fair share")

@@ -208,7 +208,7 @@ def test_a_new_record_writes_what_a_new_run_always_wrote() -> None:
     new = RunManifest(game="g", players=2, config={}, agents=["a", "b"], seed=1)
     assert new.agents == ("a", "b")  # a list given is held as a tuple
     assert set(new.to_json()) == WRITTEN
-    assert WRITTEN | {"positions", "components", "stopped_adaptively"} == set(KEYS)
+    assert WRITTEN | {"positions", "components", "stopped_adaptively", "looks"} == set(KEYS)
     values = new.updated(positions=[0, 9], components=[{"component": "x"}], study="values")
     assert set(values.to_json()) == WRITTEN | {"positions", "components"}
     assert values.to_json()["positions"] == [0, 9]
@@ -300,3 +300,12 @@ def test_the_chunk_record_is_typed_and_read_in_storage_only() -> None:
               for node in ast.walk(ast.parse(path.read_text()))
               if isinstance(node, ast.Constant) and node.value == RECORDS]
     assert naming == []  # (a message may mention it in a sentence; no code opens it by name)
+
+
+@pytest.mark.parametrize("looks", [["1000"], [0], [True], "1000"])
+def test_looks_that_are_not_game_counts_are_refused_by_key(looks: object, tmp_path: Path) -> None:
+    """A manifest's looks (the games in hand at each look of --until-decided) are whole numbers above 0."""
+    data = {"game": "kamakura", "players": 2, "config": {}, "agents": ["a", "b"], "seed": 1, "looks": looks}
+    with pytest.raises(ConfigError, match=r"looks: "):
+        RunManifest.from_json(data, tmp_path / "manifest.json")
+    assert RunManifest.from_json({**data, "looks": [1000, 1500]}, tmp_path / "m.json").looks == (1000, 1500)

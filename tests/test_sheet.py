@@ -80,11 +80,11 @@ def test_the_lead_names_the_tables_of_each_answer() -> None:
                          _row("4 players", UNDECIDED, UNDECIDED)])
     lead = sheet_lead(frame)
     assert lead[0] == ("Seats, at the top level (search): unfair at 3 players; fair within the margin at 2 "
-                       "players; undecided at 4 players; the answer holds for strong play at 2 players, and "
-                       "still moves from expert to search at 3 players.")
+                       "players; undecided at 4 players; expert and search agree on it within the margin at "
+                       "2 players, and it still moves from expert to search at 3 players.")
     assert lead[1].startswith("Start player, at the top level (search): fair within the margin at 2 players, "
-                              "3 players and 4 players; the answer holds for strong play at 2 players, 3 "
-                              "players and 4 players")
+                              "3 players and 4 players; expert and search agree on it within the margin at 2 "
+                              "players, 3 players and 4 players")
     assert len(lead) == 2  # the tie-break was not asked: no sentence
     text = sheet_text(frame)
     assert "3 players (2,000 games of search, 2,000 paired with expert):" in text

@@ -16,7 +16,6 @@ import pytest
 
 from analysis.change_verdicts import games_if_unchanged, stable_text, top_pair
 from analysis.run_tally import read_run_tally
-from analysis.sequences import games_for
 from analysis.verdicts import BEYOND, SMALL, TOO_FEW, UNDECIDED, WITHIN, Margins, Verdict, parse_margins
 from sim import games
 from sim.design.profile import DEFAULT_LEVELS, TOP_RUNG, default_levels, parse_levels
@@ -36,27 +35,28 @@ def _verdict(key: str, status: str) -> Verdict:
 
 
 # ---- the sentence --------------------------------------------------------------------------------------
-def test_every_answer_held_says_it_holds_for_strong_play() -> None:
+def test_every_answer_held_says_the_two_levels_agree() -> None:
+    """No stronger than the test: two levels equivalent within the margin, not "holds for strong play"."""
     said = stable_text([_verdict("seats", WITHIN), _verdict("start", SMALL)], "search", "expert")
-    assert said == ("Stable at the top: every answer asked holds for strong play: the seats' win rates and "
-                    "the start player's win rate hold for strong play (the same for expert and search within "
-                    "the margin).")
+    assert said == ("Stable at the top: every answer asked agrees: expert and search agree on the seats' win "
+                    "rates and the start player's win rate within the margin.")
+    assert "strong play" not in said
 
 
 def test_what_moves_is_named_with_what_holds_and_what_is_open() -> None:
     said = stable_text([_verdict("seats", WITHIN), _verdict("start", BEYOND), _verdict("ties", UNDECIDED),
                         _verdict("length", "info")], "search", "expert")
     assert said == ("Not stable at the top: the start player's win rate still moves from expert to search "
-                    "(changed beyond the margin), so stronger play may move it further; the seats' win rates "
-                    "hold for strong play (the same for expert and search within the margin); undecided: "
-                    "ties.")
+                    "(changed beyond the margin), so stronger play may move it further; expert and search "
+                    "agree on the seats' win rates within the margin; undecided: ties.")
 
 
 def test_only_open_answers_say_more_games_would_decide_them() -> None:
     said = stable_text([_verdict("seats", UNDECIDED), _verdict("ties", TOO_FEW), _verdict("start", WITHIN)],
                        "search", "expert")
     assert said.startswith("Stable at the top: undecided for the seats' win rates and ties (more games of "
-                           "expert and search would decide them); the start player's win rate holds")
+                           "expert and search would decide them); expert and search agree on the start "
+                           "player's win rate")
 
 
 def test_levels_that_played_other_deals_are_not_judged() -> None:
@@ -124,8 +124,7 @@ def test_the_plan_is_the_games_that_decide_every_change_were_it_zero(profile) ->
     from analysis.change_verdicts import _start_family
 
     fam = _start_family(pair, 3, 0.02, 0.05)
-    assert only_start == max(200, games_for(0.02, float(fam.sd[0]), fam.design.eq_alpha,
-                                            fam.design.eq_planned))
+    assert only_start == max(200, fam.design.games_for(0.02, float(fam.sd[0])))
 
 
 def test_run_again_plays_nothing(profile) -> None:

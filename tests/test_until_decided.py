@@ -87,6 +87,29 @@ def wins_after_chunks(p: list[float], seed: int, runs: int = RUNS, cap: int = CA
     return out
 
 
+def rule_statuses(run: np.ndarray, margins: Margins = MARGINS) -> tuple[np.ndarray, np.ndarray]:
+    """The stopping rule at every look of one run at once (`run`: its wins per seat after each chunk): the
+    seats' status and whether every asked question is decided, per look. The families are those of
+    `tally_statuses` (analysis.verdicts.seat_family and start_family: each seat's win rate minus the fair
+    share, bounded in [-fair, 1 - fair], at its share of the error rate), built over all looks in one call;
+    test_the_vectorised_rule_is_the_rule holds it to `tally_statuses` look by look."""
+    from analysis.sequences import DECIDED, family, statuses
+    from analysis.verdicts import run_split
+
+    split = run_split(margins)
+    n = run.sum(axis=1).astype(float)[:, None]
+    rate = run / n
+    sd = np.sqrt(rate * (1 - rate) * n / (n - 1))
+    design = np.sqrt(FAIR * (1 - FAIR))
+    out = {}
+    for key, cols, margin in (("seats", slice(None), margins.seats), ("start", slice(0, 1), margins.start)):
+        fam = family(rate[:, cols] - FAIR, sd[:, cols], np.broadcast_to(n, rate[:, cols].shape), margin,
+                     split[key], sd_design=design, members=rate[:, cols].shape[1], within=(-FAIR, 1 - FAIR))
+        out[key] = np.where(n[:, 0] < MIN_GAMES, TOO_FEW, statuses(fam.value, (fam.low, fam.high),
+                                                                    (fam.eq_low, fam.eq_high), margin))
+    return out["seats"], np.isin(out["seats"], DECIDED) & np.isin(out["start"], DECIDED)
+
+
 def sequence_rule(wins: np.ndarray, every_look: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The stopping rule looked at after every chunk: per run, the seats' status where it stops (every
     judged question decided, or the cap), whether the seats were called within the margin at any look
@@ -94,19 +117,23 @@ def sequence_rule(wins: np.ndarray, every_look: bool = False) -> tuple[np.ndarra
     verdict of fair would), and the games at the stop."""
     status, ever, games = [], [], []
     for run in wins:
-        called, stop = False, None
-        for look in run:
-            statuses = tally_statuses(tally_of(look), MARGINS)
-            called |= statuses["seats"] in FAIR_CALLS
-            if stop is None and decided(statuses):
-                stop = (statuses["seats"], int(look.sum()))
-                if not every_look:
-                    break
-        stop = stop or (statuses["seats"], int(look.sum()))
-        status.append(stop[0])
+        seats, done = rule_statuses(run)
+        stop = int(done.argmax()) if done.any() else len(run) - 1
+        called = np.isin(seats if every_look else seats[: stop + 1], FAIR_CALLS).any()
+        status.append(seats[stop])
         ever.append(called)
-        games.append(stop[1])
+        games.append(int(run[stop].sum()))
     return np.array(status), np.array(ever), np.array(games)
+
+
+def test_the_vectorised_rule_is_the_rule() -> None:
+    """`rule_statuses` (the acceptance simulations' rule over all looks at once) gives `tally_statuses`."""
+    wins = wins_after_chunks([FAIR + 0.015, FAIR - 0.0075, FAIR - 0.0075], seed=344, runs=3, cap=20_000)
+    for run in wins:
+        seats, done = rule_statuses(run)
+        for look in range(0, len(run), 7):
+            statuses = tally_statuses(tally_of(run[look]), MARGINS)
+            assert (seats[look], bool(done[look])) == (statuses["seats"], decided(statuses))
 
 
 def fixed_n_rule(wins: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

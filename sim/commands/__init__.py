@@ -48,8 +48,8 @@ COMMANDS: dict[str, str] = {
     "profile": ("self-play at several skill levels on the same game seeds; the report shows every "
               "headline figure per level and flags what depends on how well people play"),
     "sheet": ("the balance sheet: every player count played by the two strongest levels until "
-              "decided; for each, the seats, start player and tie-break, and whether each "
-              "answer holds for strong play"),
+              "decided; for each, the seats, start player and tie-break, and whether the two "
+              "levels agree on each within the margin"),
     "workbench": ("edit a config in the browser, run it and watch its verdicts firm up, compare it "
               "with its start, take the TOML away"),
 }

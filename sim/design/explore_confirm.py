@@ -34,7 +34,7 @@ from analysis.run_tally import RunTally, read_run_tally
 from analysis.seats import start_player_advantage
 from analysis.sequences import ALPHA, DECIDED, MIN_GAMES, family
 from analysis.ties import tie_stats
-from analysis.verdicts import SMALL, STATUS_WORDS, WITHIN, parse_margins, run_verdicts
+from analysis.verdicts import SMALL, STATUS_WORDS, WITHIN, parse_margins, pp, pp_interval, run_verdicts
 from sim.app.compare import judge_runs
 from sim.app.runner import plan_run, simulate
 from sim.core.errors import ConfigError
@@ -133,7 +133,7 @@ def confirm_room(tolerance: float, players: int, games: int) -> float:
     fair = 1 / players
     sd = math.sqrt(fair * (1 - fair))
     fam = family(np.zeros(players), np.full(players, sd), np.full(players, float(games)), tolerance, ALPHA,
-                 sd_design=sd)
+                 sd_design=sd, within=(-fair, 1 - fair))
     return tolerance - float(fam.eq_high[0])
 
 
@@ -278,12 +278,13 @@ class Confirmer:
         far = record["confirmation"]
         record["reason"] = "" if ok else (
             f"seats {STATUS_WORDS.get(seats.status, seats.status)} at the {tol} tolerance: the largest "
-            f"deviation seat {far['seat']} {100 * far['deviation']:+.1f} pp "
-            f"[{100 * far['deviation_low']:+.1f}, {100 * far['deviation_high']:+.1f}], n = {record['n']:,}")
+            f"deviation seat {far['seat']} {pp(far['deviation'])} "
+            f"{pp_interval(far['deviation_low'], far['deviation_high'], self.tune.target.tolerance)}, "
+            f"n = {record['n']:,}")
         self.counted += record["n"]
         self.say(f"confirmation of {slug} on {record['n']:,} fresh games: "
                  f"{'fair' if ok else 'not offered'} ({seats.status}); largest seat deviation "
-                 f"{100 * far['deviation']:+.1f} pp; {self.counted:,} of {self.tune.budget:,} games")
+                 f"{pp(far['deviation'])}; {self.counted:,} of {self.tune.budget:,} games")
         return record
 
 
@@ -379,8 +380,9 @@ def elite_sentence(tune: Tune, e: dict[str, Any], agents: str, measures: Sequenc
             f"plays {c['length']:.1f} {unit} [{c['length_low']:.1f}, {c['length_high']:.1f}], top score "
             f"tied in {100 * c['ties']:.1f}% [{100 * c['ties_low']:.1f}, {100 * c['ties_high']:.1f}]"
             f"{others}; seats fair within the {100 * tune.target.tolerance:g} pp tolerance (equivalence "
-            f"test), the largest deviation seat {c['seat']} {100 * c['deviation']:+.1f} pp "
-            f"[{100 * c['deviation_low']:+.1f}, {100 * c['deviation_high']:+.1f}]; n = {e['n']:,} games."
+            f"test), the largest deviation seat {c['seat']} {pp(c['deviation'])} "
+            f"{pp_interval(c['deviation_low'], c['deviation_high'], tune.target.tolerance)}; "
+            f"n = {e['n']:,} games."
             f"{also_sentence(tune, e)}")
 
 
@@ -391,8 +393,9 @@ def also_sentence(tune: Tune, e: dict[str, Any]) -> str:
     a, c = e["also"], e["also"]["confirmation"]
     tol = f"{100 * tune.target.tolerance:g} pp"
     return (f" At {a['agents']}: seats {STATUS_WORDS.get(a['status'], a['status'])} (the {tol} tolerance), "
-            f"the largest deviation seat {c['seat']} {100 * c['deviation']:+.1f} pp "
-            f"[{100 * c['deviation_low']:+.1f}, {100 * c['deviation_high']:+.1f}]; plays {c['length']:.1f} "
+            f"the largest deviation seat {c['seat']} {pp(c['deviation'])} "
+            f"{pp_interval(c['deviation_low'], c['deviation_high'], tune.target.tolerance)}; "
+            f"plays {c['length']:.1f} "
             f"{tune.spec.vocabulary.length}, top score tied in {100 * c['ties']:.1f}%; n = {a['n']:,} games.")
 
 
