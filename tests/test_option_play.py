@@ -291,9 +291,9 @@ def test_random_draws_a_pass_only_where_it_is_legal(players, seed, turns):
 def test_a_variant_with_the_voluntary_pass_plays_other_games_at_expert():
     """`balance compare base.toml v.toml --players 3 --agents expert --games 600 --seed 7` plays both on
     the same deals: with the knob the expert passes where its look says a pass from the lead does better,
-    so a paired game differs (before the pass was offered every game was the same). That is rare at expert level: one
-    game of these 600 (a pass from the lead very seldom beats a gain: in 200 games played on both ways
-    from every offered pass, never; docs/reference/agents.md, Rule options)."""
+    so a paired game differs (before the pass was offered every game was the same). That is rare at expert
+    level: one game of these 600 (a pass from the lead very seldom beats a gain: in 200 games played on
+    both ways from every offered pass, never; docs/reference/agents.md, Rule options)."""
     base = SPEC.default_rules(3)
     variant = dataclasses.replace(base, voluntary_pass=True)
     kinds, params = agent_arrays([["expert"] * 3], SPEC)
