@@ -144,7 +144,8 @@ def seat_change(pair: dict[str, Any], k: int, margins: Margins, pace: float | No
 
     def what(named: list[int], eq: bool) -> str:
         low, high = fam.bounds(eq)
-        return "; ".join(f"seat {s} {pp(fam.value[s])} {pp_interval(low[s], high[s])}" for s in named)
+        return "; ".join(f"seat {s} {pp(fam.value[s])} {pp_interval(low[s], high[s], margins.seats)}"
+                         for s in named)
 
     verdict = _judged("seats", "Did the seats' win rates change?", "Seats", fam, margin=margins.seats,
                       margin_text=f"{margins.text('seats')} in any seat's win rate", n=n, what=what,
@@ -241,11 +242,12 @@ def _gap(c: dict[str, Any]) -> float:
     return float(rates.max() - rates.min())
 
 
-def _gap_numbers(base: dict[str, Any], variant: dict[str, Any], lower: float, upper: float) -> str:
-    """"11.2 -> 5.0 pp, -6.2 pp [-9.0, -3.1]"."""
+def _gap_numbers(base: dict[str, Any], variant: dict[str, Any], lower: float, upper: float,
+                 margin: float | None = None) -> str:
+    """"11.2 -> 5.0 pp, -6.2 pp [-9.0, -3.1]" (bounds kept off 0 and the `margin` it was judged at)."""
     change = _gap(variant) - _gap(base)
     return (f"{100 * _gap(base):.1f} -> {100 * _gap(variant):.1f} pp, {pp(change)} "
-            f"{pp_interval(lower, upper)}")
+            f"{pp_interval(lower, upper, margin)}")
 
 
 def gap_verdict(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dict[str, Any], *,
@@ -263,7 +265,7 @@ def gap_verdict(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dic
         decide = gap_decider(fam, k, margins.seats)
         soon, needed = stated_forecasts(fam, margins.seats, decide=decide, loadings=gap_loadings(pair, k),
                                         quantile=GAP_FORECAST_QUANTILE)
-    numbers = _gap_numbers(base, variant, lower, upper)
+    numbers = _gap_numbers(base, variant, lower, upper, margins.seats)
     words = {FAIRER: f"fairer, {numbers}", LESS_FAIR: f"less fair, {numbers}",
              WITHIN: f"no change in fairness beyond the {m} margin, {numbers}",
              UNDECIDED: f"undecided, {numbers}; {more_games_text(needed, n, pace)}",
@@ -287,7 +289,7 @@ def start_change(pair: dict[str, Any], k: int, margins: Margins, pace: float | N
 
     def what(_: list[int], eq: bool) -> str:
         low, high = fam.bounds(eq)
-        return f"{pp(fam.value[0])} {pp_interval(low[0], high[0])}"
+        return f"{pp(fam.value[0])} {pp_interval(low[0], high[0], margins.start)}"
 
     if not margins.judges("start"):
         return _described("start", question, topic, fam, n=n, what=what([0], False))
@@ -317,7 +319,7 @@ def tie_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str, An
     def what(_: list[int], eq: bool) -> str:
         low, high = fam.bounds(eq)
         return (f"tied {100 * rate(base):.1f}% -> {100 * rate(variant):.1f}% of games, "
-                f"{pp(fam.value[0])} {pp_interval(low[0], high[0])}")
+                f"{pp(fam.value[0])} {pp_interval(low[0], high[0], margins.ties)}")
 
     described = ""
     if not all(int(c["ties"][0]) == int(c["ties"][1]) for c in (base, variant)):

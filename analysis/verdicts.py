@@ -222,10 +222,10 @@ def pp(share: float, sign: bool = True) -> str:
     return f"{share:+.1f} pp" if sign else f"{share:.1f} pp"
 
 
-def _kept_off(margin: float | None) -> tuple[float, ...] | None:
-    """What a bound in pp is kept off (analysis.figures): 0 and +-`margin`; None (its margin not known
-    here): every whole and half pp."""
-    return None if margin is None else (0.0, 100 * margin, -100 * margin)
+def _kept_off(margin: float | None) -> tuple[float, ...]:
+    """What a bound in pp is kept off (analysis.figures): 0 and +-`margin`; 0 alone for a description
+    (no margin: nothing was decided against one, and extra decimals on every whole pp would only blur)."""
+    return (0.0,) if margin is None else (0.0, 100 * margin, -100 * margin)
 
 
 def pp_interval(low: float, high: float, margin: float | None = None) -> str:
