@@ -50,6 +50,7 @@ from sim.app.until_decided import (
     games_if_no_difference,
     next_target,
     play_until_decided,
+    progress_lines,
     tally_statuses,
 )
 from sim.core.errors import ConfigError
@@ -254,7 +255,7 @@ def test_the_loop_stops_once_decided_growing_at_most_by_growth_most(p: list[floa
     assert sum(line.startswith("until decided: ") and "after round" in line for line in lines) == done.rounds
     verdict_lines = [line for line in lines if line.startswith(("  seats ", "  start "))]
     assert len(verdict_lines) == 2 * done.rounds
-    assert all(re.search(r"[+-]\d+\.\d pp \[[+-]\d+\.\d, [+-]\d+\.\d\]", line) for line in verdict_lines)
+    assert all(re.search(r"[+-]\d+\.\d pp \[[+-]\d+\.\d+, [+-]\d+\.\d+\]", line) for line in verdict_lines)
     assert lines[-1].startswith("until decided: stopped: every verdict decided")
 
 
@@ -386,3 +387,14 @@ def test_profile_refuses_bad_caps_in_one_line(extra: tuple[str, ...], words: tup
                                               tmp_path: Path) -> None:
     one_line(balance("profile", KAMAKURA, "--players", "3", *extra, "--out", str(tmp_path / "p")), *words)
     assert not (tmp_path / "p").exists()
+
+
+def test_a_progress_line_never_shows_a_decisive_bound_on_the_margin() -> None:
+    """The 4-player start player decided "unfair ... [-6.8, -2.0]": its upper bound lay just below -2 pp,
+    and the line rounded it onto the margin it had decided against; it shows "-2.03" now."""
+    from analysis.verdicts import Verdict
+
+    decided = Verdict("start", "?", BEYOND, "...", value=-0.044, low=-0.0681, high=-0.02031, unit="pp",
+                      margin=0.02, n=3600)
+    [line] = progress_lines([decided])
+    assert "-4.4 pp [-6.9, -2.03], decided" in line, line

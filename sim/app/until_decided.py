@@ -57,6 +57,7 @@ from analysis.verdicts import (
     classify,
     duration,
     judged_families,
+    pp_interval,
     run_verdicts,
 )
 from sim.app.bounds import positive_float
@@ -186,8 +187,10 @@ def _number(value: float, unit: str) -> str:
 
 
 def _interval(v: Verdict) -> str:
+    """The interval a progress line shows: a difference's as the verdicts show it (outward, never on the
+    margin it decided against: "[-6.8, -2.03]", not "[-6.8, -2.0]")."""
     if v.unit == "pp":
-        return f"[{100 * v.low:+.1f}, {100 * v.high:+.1f}]"
+        return pp_interval(v.low, v.high, v.margin)
     if v.unit == "share":
         return f"[{100 * v.low:.1f}%, {100 * v.high:.1f}%]"
     return f"[{v.low:.1f}, {v.high:.1f}]"
