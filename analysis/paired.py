@@ -29,7 +29,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from analysis import tally
-from analysis.parts import cached_stats, store_stats
+from analysis.parts import cached_stats, prefix_ends, store_stats
 from analysis.runs import read_table
 from analysis.stats import BOOTSTRAP, Z95, chi2_sf, diff_of_means_interval, mean_interval, normal_p, z_value
 from analysis.tally import SHARE_SCALE, hist_moments, mean_sd, merge
@@ -376,11 +376,10 @@ def paired_tally(variant: Any, base: Any, length: str, jobs: int = 1, backend: s
             results = list(Parallel(n_jobs=jobs)(tasks))
     else:
         results = [task[0](*task[1], **task[2]) for task in tasks]
-    total, read, covered = None, 0, 0
-    for (a, b), (text, was_read) in zip(sorted(variant.ranges), results, strict=True):
+    total, read = None, 0
+    for end, (text, was_read) in zip(prefix_ends(sorted(variant.ranges)), results, strict=True):
         total = merge(total, tally.loads(text))
         read += was_read
-        covered = b if covered == a else -1  # the windows so far hold the first b games, no gap
-        if cuts is not None and covered == b and b in cuts:
-            cuts[b] = total
+        if cuts is not None and end is not None and end in cuts:  # the windows hold the first `end` games
+            cuts[end] = total
     return total, read

@@ -150,14 +150,14 @@ def run_stats(run_dir: str | os.PathLike[str], ranges: list[tuple[int, int]], ki
     tasks = [delayed(chunk_stats)(os.fspath(path), a, b, kind=kind, manifest=manifest,
                                   record=records[(a, b)].rows if (a, b) in records else None, cache=cache)
              for a, b in sorted(ranges)]
-    ends = _prefix_ends(sorted(ranges))
+    ends = prefix_ends(sorted(ranges))
     if jobs > 1 and len(tasks) > 1:
         with parallel_backend(backend, jobs):
             return _combine(Parallel(n_jobs=jobs, return_as="generator")(tasks), path, ends, cuts)
     return _combine((task[0](*task[1], **task[2]) for task in tasks), path, ends, cuts)
 
 
-def _prefix_ends(ranges: list[tuple[int, int]]) -> list[int | None]:
+def prefix_ends(ranges: list[tuple[int, int]]) -> list[int | None]:
     """For each chunk in game order, the games 0..b-1 it completes, or None where the chunks so far leave
     a gap (their merged statistics are then not those of the first games)."""
     out: list[int | None] = []

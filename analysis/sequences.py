@@ -349,8 +349,6 @@ def forecasts(fam: Family, margin: float, chances: tuple[float, ...] = (ROUND_QU
     first = np.full(draws, np.inf)
     have = n0
 
-    def reach(size: float, eq: bool) -> tuple[np.ndarray, np.ndarray]:  # at the estimates, every draw alike
-        return fam.design.halves(fam.value, sd, size, eq)
 
     for size in sizes:
         step = size - have
@@ -358,7 +356,9 @@ def forecasts(fam: Family, margin: float, chances: tuple[float, ...] = (ROUND_QU
         have = size
         mean = total / size
         if decide is None:
-            (below, above), (eq_below, eq_above) = reach(size, False), reach(size, True)
+            shown, eq = fam.design.intervals(fam.value, sd, size)  # at the estimates, every draw alike
+            below, above, eq_below, eq_above = (fam.value - shown[0], shown[1] - fam.value,
+                                                fam.value - eq[0], eq[1] - fam.value)
             beyond, inside = _decisions((mean - below, mean + above), (mean - eq_below, mean + eq_above),
                                         margin)
             done = beyond | inside
