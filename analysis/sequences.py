@@ -289,6 +289,18 @@ def deciding_members(fam: Family, margin: float, status: str) -> list[int]:
 _GRID = np.unique(np.round(np.geomspace(1.0, 256.0, 161), 4))[1:]
 
 
+#: sizes whose sequences a forecast computes in one call (most forecasts decide within a few dozen)
+_SIZES_AT_ONCE = 24
+
+
+def _reach(fam: Family, sd: np.ndarray, sizes: np.ndarray) -> list[tuple[np.ndarray, ...]]:
+    """Per size, (below, above, eq_below, eq_above): how far the shown and equivalence sequences reach
+    either side of the family's estimates at that many games."""
+    shown, eq = fam.design.intervals(fam.value[None, :], sd[None, :], sizes[:, None])
+    parts = (fam.value - shown[0], shown[1] - fam.value, fam.value - eq[0], eq[1] - fam.value)
+    return [tuple(p[j] for p in parts) for j in range(len(sizes))]
+
+
 def forecast_draws(members: int) -> int:
     """How many continuations a forecast simulates: 2,000, fewer for a family of hundreds of members (the
     seat gap's contrasts at 5 or 6 seats) so that a forecast takes about a second."""
@@ -350,15 +362,16 @@ def forecasts(fam: Family, margin: float, chances: tuple[float, ...] = (ROUND_QU
     have = n0
 
 
-    for size in sizes:
+    reach: list = []  # the sequences' reach either side at the estimates, every draw alike, by size
+    for i, size in enumerate(sizes):
         step = size - have
         total += truth * step + noise() * math.sqrt(step)
         have = size
         mean = total / size
         if decide is None:
-            shown, eq = fam.design.intervals(fam.value, sd, size)  # at the estimates, every draw alike
-            below, above, eq_below, eq_above = (fam.value - shown[0], shown[1] - fam.value,
-                                                fam.value - eq[0], eq[1] - fam.value)
+            if i == len(reach):  # the next sizes' reach in one vectorised call
+                reach += _reach(fam, sd, sizes[i:i + _SIZES_AT_ONCE])
+            below, above, eq_below, eq_above = reach[i]
             beyond, inside = _decisions((mean - below, mean + above), (mean - eq_below, mean + eq_above),
                                         margin)
             done = beyond | inside
