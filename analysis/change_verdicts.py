@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import beta
 
-from analysis.paired import paired_tally, same_games
+from analysis.paired import NEUTRAL_RULE, paired_tally, same_games
 from analysis.tally import SHARE_SCALE, hist_moments, mean_sd
 from analysis.verdicts import (
     ALPHA,
@@ -52,7 +52,7 @@ CHANGE_WORDS = {WITHIN: "no change beyond the margin", SMALL: "a small change, w
                 FAIRER: "fairer", LESS_FAIR: "less fair"}
 #: what each judged family of a comparison is called in the error split
 COMPARE_NAMES = {"gap": "the seat gap", "seats": "the seat changes", "start": "the start player",
-                 "ties": "ties", "length": "length"}
+                 "ties": "ties", "tiebreak": "what the tie-break does", "length": "length"}
 
 
 #: the pair sums of a comparison's earlier looks, in game order
@@ -69,15 +69,21 @@ def over_looks(make: Callable[[dict[str, Any]], Family], pair: dict[str, Any], l
 #: the sds the tie and length sequences are planned for (per-game differences: tied or not, and a length
 #: difference in the game's unit)
 TIE_SD_DESIGN, LENGTH_SD_DESIGN = 0.3, 3.0
+#: the sd the tie-break's change is planned for: a per-game difference of two runs' effects on a seat, each
+#: about 0.2 (analysis.verdicts.tiebreak_family), on the same deals
+TIEBREAK_SD_DESIGN = 0.3
 
 
-def compare_split(margins: Margins, players: int = 3, fairer: bool = True) -> dict[str, float]:
+def compare_split(margins: Margins, players: int = 3, fairer: bool = True,
+                  tiebreak: bool = False) -> dict[str, float]:
     """The error split of a comparison: the seats question judges the seat gap and the seat changes; with
     two players (or without the gap: two levels compared) the seat changes alone, since two players' gap is
-    twice one seat's distance from half, the same question asked with a wider interval."""
+    twice one seat's distance from half, the same question asked with a wider interval. `tiebreak`: the
+    ties question judges what the tie-break does (`tiebreak_change`), not how often ties happen."""
     gap = ["gap"] if fairer and players > 2 else []
+    ties = "tiebreak" if tiebreak else "ties"
     judged = (gap + ["seats"] if margins.judges("seats") else []) + [
-        q for q in ("start", "ties", "length") if margins.judges(q)]
+        ties if q == "ties" else q for q in ("start", "ties", "length") if margins.judges(q)]
     return error_split(judged)
 
 
@@ -113,9 +119,10 @@ def _judged(key: str, question: str, topic: str, fam: Any, *, margin: float, mar
 
 
 def _described(key: str, question: str, topic: str, fam: Any, *, n: int, what: str, unit: str = "pp",
-               extra: str = "") -> Verdict:
-    """A change not asked about: its figure and interval, no status."""
-    said = f"{what} (a description, not judged: --questions {key} judges it){extra}"
+               extra: str = "", why: str = "") -> Verdict:
+    """A change not asked about (or, `why`, judged by another verdict): its figure and interval, no
+    status."""
+    said = f"{what} (a description, not judged: {why or f'--questions {key} judges it'}){extra}"
     return Verdict(key, question, "info", f"{topic}: {said}.", **family_estimate(fam, 0), unit=unit,
                    margin=None, n=n, short=f"{said}.")
 
@@ -308,8 +315,9 @@ def _difference_family(sums: Any, margin: float, design: float, alpha: float,
 
 
 def tie_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str, Any], margins: Margins,
-               pace: float | None, alpha: float = ALPHA, looks: Looks = ()) -> Verdict:
-    """The change of how often the top score is tied; how often the tie-break decides, described."""
+               pace: float | None, alpha: float = ALPHA, looks: Looks = (), judged: bool = True) -> Verdict:
+    """The change of how often the top score is tied; how often the tie-break decides, described. Not
+    `judged`: described only, what the tie-break does being the judged answer (`tiebreak_change`)."""
     fam = over_looks(lambda p: _difference_family(p["tie"], margins.ties, TIE_SD_DESIGN, alpha, (-1, 1)),
                      pair, looks)
 
@@ -326,11 +334,55 @@ def tie_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str, An
         described = (f"Decided by the tie-break: {100 * rate(base, 1):.1f}% -> {100 * rate(variant, 1):.1f}% "
                      "of games (a description: no test judged this change)")
     question, topic = "Did ties change?", "Ties"
-    if not margins.judges("ties"):
+    if not (judged and margins.judges("ties")):
+        why = "" if judged or not margins.judges("ties") else \
+            "what the tie-break does is the judged answer, not how often ties happen"
         return _described("ties", question, topic, fam, n=int(pair["games"]), what=what([0], False),
-                          extra=f". {described}" if described else "")
+                          extra=f". {described}" if described else "", why=why)
     return _judged("ties", question, topic, fam, margin=margins.ties, margin_text=margins.text("ties"),
                    n=int(pair["games"]), what=what, pace=pace, described=described)
+
+
+def tiebreak_family(pair: dict[str, Any], margin: float, alpha: float) -> Any:
+    """What the tie-break does, its change game by game (the pair sums' ``tiebreak``,
+    analysis.paired.tiebreak_sums): per seat, the mean of the per-game differences of its effect (its share
+    under the rule minus with tied wins shared, the variant's minus the base's), one family over the seats.
+    Each effect lies in [-1, 1], so a difference in [-2, 2]: the bounded sequences' range."""
+    t = pair["tiebreak"]
+    games = np.asarray(t["games"])
+    moments = [mean_sd(int(games[s]), int(t["change"][s]), int(t["change_squares"][s]), SHARE_SCALE)
+               for s in range(len(games))]
+    return family(np.array([m for m, _ in moments]), np.array([sd for _, sd in moments]),
+                  games.astype(float), margin, alpha, sd_design=TIEBREAK_SD_DESIGN, within=(-2, 2))
+
+
+def tiebreak_change(pair: dict[str, Any], margins: Margins, pace: float | None, alpha: float = ALPHA,
+                    looks: Looks = ()) -> Verdict:
+    """Does the tie-break do the same in both runs? Each seat's tie-break effect (its win rate under the
+    rule minus with tied wins shared, the same games re-scored, as analysis.verdicts.tie_verdict judges one
+    run's) compared game by game, against the tie-break margin; the seats named are those that decided it.
+    `looks`: the pair sums at the earlier looks (`over_looks`)."""
+    fam = over_looks(lambda p: tiebreak_family(p, margins.tiebreak, alpha), pair,
+                     [p for p in looks if "tiebreak" in p])
+    t = pair["tiebreak"]
+
+    def effect(side: str, s: int) -> float:
+        return int(t[side][s]) / max(1, int(t["games"][s])) / SHARE_SCALE
+
+    def what(named: list[int], eq: bool) -> str:
+        low, high = fam.bounds(eq)
+        return "; ".join(f"seat {s} {pp(effect('base', s))} -> {pp(effect('variant', s))} against sharing "
+                         f"tied wins, {pp(fam.value[s])} {pp_interval(low[s], high[s], margins.tiebreak)}"
+                         for s in named)
+
+    verdict = _judged("tiebreak", "Does the tie-break do the same?", "Tie-break", fam,
+                      margin=margins.tiebreak,
+                      margin_text=f"{margins.text('tiebreak')} in what it does to any seat's win rate",
+                      n=int(pair["games"]), what=what, pace=pace)
+    verdict.detail["seat_changes"] = [{"seat": s, "change": float(fam.value[s]), "ci_low": float(fam.low[s]),
+                                       "ci_high": float(fam.high[s]), "base": effect("base", s),
+                                       "variant": effect("variant", s)} for s in range(len(fam.value))]
+    return verdict
 
 
 def length_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str, Any], unit: str, *,
@@ -359,11 +411,13 @@ def length_change(pair: dict[str, Any], base: dict[str, Any], variant: dict[str,
 
 def change_verdicts(base: dict[str, Any], variant: dict[str, Any], pair: dict[str, Any], unit: str,
                     margins: Margins = DEFAULT_MARGINS, pace: float | None = None, *,
-                    fairer: bool = True, looks: list[dict[str, Any]] = ()) -> list[Verdict]:
+                    fairer: bool = True, looks: list[dict[str, Any]] = (),
+                    tiebreak: bool = False) -> list[Verdict]:
     """Every paired verdict of a variant's common tally against its base's, from their pair sums: is it
     fairer (the seat gap), the seats' changes, the start player, ties, length; the asked questions
     judged at their share of the error rate (`compare_split`), the others described. `fairer`: False leaves
-    the seat gap out (comparing levels of play, not rules)."""
+    the seat gap out (comparing levels of play, not rules). `tiebreak` (and the pair sums hold it): the ties
+    question judges what the tie-break does (`tiebreak_change`), the tie rate's change described."""
     k = len(pair["units"]) // 2  # the variant's seats, then the base's (pair["seats"] adds up over chunks)
     if int(pair["games"]) < MIN_GAMES:
         return [Verdict("gap", "Is the variant fairer?", TOO_FEW,
@@ -373,7 +427,8 @@ def change_verdicts(base: dict[str, Any], variant: dict[str, Any], pair: dict[st
     unchanged = no_game_changed(pair, fairer)
     if unchanged is not None:
         return [unchanged]
-    split = compare_split(margins, k, fairer)
+    tiebreak = tiebreak and "tiebreak" in pair
+    split = compare_split(margins, k, fairer, tiebreak)
     verdicts = []
     if margins.judges("seats") and "gap" in split:
         verdicts.append(gap_verdict(pair, k, base, variant, margins=margins, pace=pace, alpha=split["gap"],
@@ -384,8 +439,10 @@ def change_verdicts(base: dict[str, Any], variant: dict[str, Any], pair: dict[st
         verdicts.append(_described_seats(pair, k, base, variant, margins.judges("seats")))
     verdicts += [start_change(pair, k, margins, pace, split.get("start", ALPHA), looks=looks),
                  tie_change(pair, base, variant, margins, pace=pace, alpha=split.get("ties", ALPHA),
-                            looks=looks),
-                 length_change(pair, base, variant, unit, margins=margins, pace=pace,
+                            looks=looks, judged=not tiebreak)]
+    if tiebreak and margins.judges("ties"):
+        verdicts.append(tiebreak_change(pair, margins, pace, split["tiebreak"], looks=looks))
+    verdicts += [length_change(pair, base, variant, unit, margins=margins, pace=pace,
                                alpha=split.get("length", ALPHA), looks=looks)]
     return with_games_differing(verdicts, pair)
 
@@ -450,19 +507,24 @@ def _described_seats(pair: dict[str, Any], k: int, base: dict[str, Any], variant
                    value=change, low=lower, high=upper, unit="pp", margin=None, n=n, short=f"{said}.")
 
 
-def games_if_unchanged(pair: dict[str, Any], margins: Margins = DEFAULT_MARGINS) -> int:
+def games_if_unchanged(pair: dict[str, Any], margins: Margins = DEFAULT_MARGINS,
+                       tiebreak: bool = False) -> int:
     """The plan of a paired comparison without the seat gap (two levels of play on the same deals): the
     games in all at which every judged change's equivalence interval would lie inside its margin were
     every change exactly 0, at the observed sds of the per-game differences (as
-    sim.app.until_decided.games_if_no_difference plans one run). MOST_GAMES + 1 when none up to it would."""
+    sim.app.until_decided.games_if_no_difference plans one run). MOST_GAMES + 1 when none up to it would.
+    `tiebreak`: the ties question judges what the tie-break does, as `change_verdicts`'."""
     k = len(pair["units"]) // 2
-    split = compare_split(margins, k, fairer=False)
+    tiebreak = tiebreak and "tiebreak" in pair
+    split = compare_split(margins, k, fairer=False, tiebreak=tiebreak)
     families = []
     if margins.judges("seats"):
         families.append((_seats_family(pair, k, margins.seats, split["seats"]), margins.seats))
     if margins.judges("start"):
         families.append((_start_family(pair, k, margins.start, split["start"]), margins.start))
-    if margins.judges("ties"):
+    if margins.judges("ties") and tiebreak:
+        families.append((tiebreak_family(pair, margins.tiebreak, split["tiebreak"]), margins.tiebreak))
+    elif margins.judges("ties"):
         families.append((_difference_family(pair["tie"], margins.ties, TIE_SD_DESIGN, split["ties"], (-1, 1)),
                          margins.ties))
     if margins.judges("length"):
@@ -478,12 +540,27 @@ def games_if_unchanged(pair: dict[str, Any], margins: Margins = DEFAULT_MARGINS)
 def stable_at_top(strongest: Any, second: Any, margins: Margins = DEFAULT_MARGINS) -> list[Verdict]:
     """Is every answer stable at the top of a skill profile? The paired verdicts of the strongest level's
     run (RunTally) against the second strongest's, which played the same deals: stable where every
-    change is equivalent within its margin (intersected over the looks both runs record)."""
+    change is equivalent within its margin (intersected over the looks both runs record); the tie-break
+    judged on what it does (`tiebreak_judged`)."""
     if not same_games(strongest, second):
         return []
     pair, looks = pair_with_looks(strongest, second)
     unit = strongest.spec.vocabulary.length
-    return change_verdicts(second.common, strongest.common, pair, unit, margins, fairer=False, looks=looks)
+    return change_verdicts(second.common, strongest.common, pair, unit, margins, fairer=False, looks=looks,
+                           tiebreak=tiebreak_judged(strongest, second))
+
+
+def tiebreak_judged(*runs: Any) -> bool:
+    """Whether what the tie-break does is judged between runs (RunTally each): every run re-scores its
+    games with tied wins shared against the same configured rule, and that rule is not sharing them (as
+    analysis.verdicts.tiebreak_family judges one run's)."""
+    rules = set()
+    for run in runs:
+        rescore = run.own.get("rescore")
+        if rescore is None or NEUTRAL_RULE not in rescore["rules"]:
+            return False
+        rules.add(frozenset(rescore["reference"]))
+    return len(rules) == 1 and NEUTRAL_RULE not in next(iter(rules))
 
 
 def top_pair(strongest: Any, second: Any) -> dict[str, Any] | None:
@@ -505,7 +582,7 @@ def pair_with_looks(variant: Any, base: Any) -> tuple[dict[str, Any], list[dict[
 
 #: what each answer of a profile is called in the stable-at-the-top sentence
 STABLE_NAMES = {"seats": "the seats' win rates", "start": "the start player's win rate", "ties": "ties",
-                "length": "game length"}
+                "tiebreak": "what the tie-break does", "length": "game length"}
 
 
 _PLURAL = {"the seats' win rates", "ties"}

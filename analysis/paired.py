@@ -10,6 +10,10 @@ whole-number sums that chunks of games add up exactly, so neither run is ever he
   cross-products of both runs' seat shares. A report pairs them chunk by chunk (`paired_tally`), each
   chunk's sums cached beside the variant's parts, keyed by both runs' parts, so a rebuilt report reads
   only the chunks that are new.
+- Each frame may also carry every seat's share with tied wins shared (`shared_shares`, the game's own
+  re-scoring of the logged scores): the pair sums then hold what the tie-break does in each run, game by
+  game (a seat's share under the run's rule minus with tied wins shared), and its change between the runs
+  (`tiebreak_sums`).
 
 The seat gap (largest minus smallest seat win rate) is not a mean, so its interval comes from a
 parametric bootstrap: draws of the seat win rates from the normal law their sums give (mean and
@@ -21,31 +25,39 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 from joblib import Parallel, delayed
 
 from analysis import tally
+from analysis._arrays import ints, seat_matrix
+from analysis.game_analysis import analysis_of
 from analysis.parts import cached_stats, prefix_ends, store_stats
-from analysis.runs import read_table
+from analysis.runs import read_table, spec_of
 from analysis.stats import BOOTSTRAP, Z95, chi2_sf, diff_of_means_interval, mean_interval, normal_p, z_value
 from analysis.tally import SHARE_SCALE, hist_moments, mean_sd, merge
 from storage.backends import parallel_backend
 from storage.run_dir import SUMMARIES
 
 #: bump when the pair sums change: cached entries of another version are recomputed
-PAIR_VERSION = 2  # 2: the count of games that differ (pair_sums' "differ")
+PAIR_VERSION = 3  # 2: the count of games that differ (pair_sums' "differ"); 3: the tie-break's effect
+#: the re-scoring rule that shares tied wins: what the tie-break is measured against
+NEUTRAL_RULE = "shared"
 
 
 # ---- per game --------------------------------------------------------------------------------------------
-def per_game(games: pd.DataFrame, players: pd.DataFrame, length: str) -> pd.DataFrame:
+def per_game(games: pd.DataFrame, players: pd.DataFrame, length: str,
+             shared: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per game, by game_id: ``game_id, share_0 .. share_{k-1}`` (each seat's win share under the
     configured tie-break, shared wins 1/k), ``score_0 .. score_{k-1}`` when the players table has scores,
     ``tie`` (top score shared), ``decided`` (the tie-break decided) and ``length`` (the games table's column
-    named `length`: the game's `Vocabulary.length`)."""
+    named `length`: the game's `Vocabulary.length`); with `shared` (`shared_shares`), its columns
+    ``shared_0 ..`` too."""
     p = players[["game_id", "seat", "win_share"]].astype({"game_id": "int64", "seat": "int64",
                                                             "win_share": "float64"})
     shares = p.pivot(index="game_id", columns="seat", values="win_share").sort_index()
@@ -58,7 +70,23 @@ def per_game(games: pd.DataFrame, players: pd.DataFrame, length: str) -> pd.Data
                       "tie": games["tie"].to_numpy(dtype=float, na_value=0.0),
                       "decided": games["decided_by_tiebreak"].to_numpy(dtype=float, na_value=0.0),
                       "length": games[length].to_numpy(dtype=float, na_value=np.nan)}).set_index("game_id")
-    return shares.join(g, how="inner").reset_index()
+    out = shares.join(g, how="inner")
+    if shared is not None:
+        out = out.join(shared.set_index("game_id"), how="inner")
+    return out.reset_index()
+
+
+def shared_shares(players: pd.DataFrame, shares: Callable[..., np.ndarray],
+                  columns: dict[str, str]) -> pd.DataFrame:
+    """Each seat's win share with tied wins shared, game by game: the game's own re-scoring (`shares`,
+    its `GameAnalysis.win_shares`) of the logged scores under NEUTRAL_RULE, handed the players-table
+    `columns` it takes (column -> its name there). ``game_id, shared_0 .. shared_{k-1}``: what a seat's
+    share under the tie-break is measured against, as a run's re-scoring tally does."""
+    seats, m = seat_matrix(players, ["score", *columns])
+    neutral = shares(m["score"], {columns[c]: m[c] for c in columns}, NEUTRAL_RULE)
+    out = pd.DataFrame(neutral, columns=[f"shared_{int(s)}" for s in seats])
+    out.insert(0, "game_id", np.unique(ints(players["game_id"])))
+    return out
 
 
 def games_differ(variant: pd.DataFrame, base: pd.DataFrame) -> int:
@@ -118,7 +146,39 @@ def pair_sums(variant: pd.DataFrame, base: pd.DataFrame) -> dict[str, Any]:
     d = _length(v) - _length(b)
     d = d[~np.isnan(d)].astype(np.int64)
     out["length"] = np.array([len(d), int(d.sum()), int(d @ d)])
+    effect = tiebreak_sums(v, b)
+    if effect is not None:
+        out["tiebreak"] = effect
     return out
+
+
+def _effect_units(frame: pd.DataFrame) -> tuple[list[str], np.ndarray] | None:
+    """(seats, per-game tie-break effect): each seat's share minus its share with tied wins shared, in
+    1/SHARE_SCALE (NaN where either is missing); None unless the frame has both columns of every seat."""
+    seats = [c.removeprefix("share_") for c in frame.columns if c.startswith("share_")]
+    if not seats or not all(f"shared_{s}" in frame.columns for s in seats):
+        return None
+    share, shared = (frame[[f"{name}_{s}" for s in seats]].to_numpy(dtype=float)
+                     for name in ("share", "shared"))
+    return seats, np.rint(share * SHARE_SCALE) - np.rint(shared * SHARE_SCALE)
+
+
+def tiebreak_sums(variant: pd.DataFrame, base: pd.DataFrame) -> dict[str, np.ndarray] | None:
+    """What the tie-break does in two per-game frames aligned game by game, each with `shared_shares`'
+    columns: per seat, e = its share under its run's rule minus its share with tied wins shared (the same
+    game re-scored), in 1/SHARE_SCALE. ``games`` (per seat, the games both runs know it in), ``variant``
+    and ``base`` (each run's sum of e) and ``change``, ``change_squares`` (the sum and square sum of the
+    per-game difference, the variant's e minus the base's). None unless both frames carry the shared shares
+    of the same seats."""
+    sides = [_effect_units(frame) for frame in (variant, base)]
+    if sides[0] is None or sides[1] is None or sides[0][0] != sides[1][0]:
+        return None
+    (_, ev), (_, eb) = sides
+    known = ~(np.isnan(ev) | np.isnan(eb))
+    uv, ub = (np.where(known, e, 0.0).astype(np.int64) for e in (ev, eb))
+    d = uv - ub
+    return {"games": known.sum(axis=0).astype(np.int64), "variant": uv.sum(axis=0), "base": ub.sum(axis=0),
+            "change": d.sum(axis=0), "change_squares": (d * d).sum(axis=0)}
 
 
 def seat_gap_from_sums(n: int, units: np.ndarray, cross: np.ndarray,
@@ -341,22 +401,52 @@ def _window_key(variant: Path, base: Path, a: int, b: int) -> dict[str, Any]:
     return key
 
 
-def pair_window(variant: str, base: str, a: int, b: int, length: str, cache: bool = True) -> tuple[str, bool]:
+def _logged(run: Path, names: list[str], a: int, b: int) -> list[str]:
+    """Those of `names` that every players part of a run holding games a..b-1 logs (a column added to the
+    logs later is missing from older parts)."""
+    have = set(names)
+    for part in (run / "players.parquet").glob("part-*.parquet"):
+        start, end = (int(x) for x in part.name[len("part-"):-len(".parquet")].split("-"))
+        if start < b and a < end:
+            have &= set(pq.read_schema(part).names)
+    return [n for n in names if n in have]
+
+
+def _rescoring(game: str | None) -> tuple[Callable[..., np.ndarray] | None, dict[str, str]]:
+    """The game's re-scoring of win shares and the players-table columns it takes (column -> its name
+    there), when it can re-score with tied wins shared; (None, {}) otherwise or without a game."""
+    if game is None:
+        return None, {}
+    spec = spec_of(game)
+    shares = analysis_of(spec).win_shares
+    if shares is None or NEUTRAL_RULE not in spec.tie_breaks:
+        return None, {}
+    return shares, dict(spec.values.player_columns) if spec.values is not None else {}
+
+
+def pair_window(variant: str, base: str, a: int, b: int, length: str, cache: bool = True,
+                game: str | None = None) -> tuple[str, bool]:
     """The pair sums of games a..b-1 of two runs, from the cache in the variant's run directory when both
-    runs' parts are unchanged, else from the parts (and cached): (sums as text, whether parts were read)."""
+    runs' parts are unchanged, else from the parts (and cached): (sums as text, whether parts were read).
+    `game`: the runs' game, whose re-scoring with tied wins shared gives the tie-break's effect (None:
+    left out)."""
     v, bs = Path(variant), Path(base)
     tag = hashlib.sha1(os.fspath(bs.resolve()).encode()).hexdigest()[:12]
     cached = v / SUMMARIES / f"pair-{tag}-{a:010d}-{b:010d}.json"
-    key = _window_key(v, bs, a, b)
+    key = {**_window_key(v, bs, a, b), "rescored": game}
     held = cached_stats(cached, key) if cache else None
     if held is not None:
         return held, False
     frames = []
+    shares, columns = _rescoring(game)
     for run in (v, bs):
         games = read_table(run, "games", columns=["game_id", "tie", "decided_by_tiebreak", length],
                            games=(a, b))
-        players = read_table(run, "players", columns=["game_id", "seat", "win_share", "score"], games=(a, b))
-        frames.append(per_game(games, players, length))
+        extra = {c: columns[c] for c in _logged(run, list(columns), a, b)}
+        players = read_table(run, "players", columns=["game_id", "seat", "win_share", "score", *extra],
+                             games=(a, b))
+        shared = shared_shares(players, shares, extra) if shares is not None else None
+        frames.append(per_game(games, players, length, shared))
     text = tally.dumps(pair_sums(*frames))
     if cache:
         store_stats(cached, key, text)
@@ -368,8 +458,10 @@ def paired_tally(variant: Any, base: Any, length: str, jobs: int = 1, backend: s
     """The pair sums of two runs that played the same games (`same_games`), window by window over the
     variant's chunks, `jobs` at a time: (sums, windows read from parts). `cuts`: game counts (its keys)
     whose first games' pair sums are wanted too; each one the windows end at exactly gets them."""
+    games = {getattr(getattr(run, "spec", None), "name", None) for run in (variant, base)}
+    game = games.pop() if len(games) == 1 else None  # both runs' game: the tie-break's effect re-scored
     tasks = [delayed(pair_window)(os.fspath(variant.path), os.fspath(base.path), a, b, length=length,
-                                  cache=cache)
+                                  cache=cache, game=game)
              for a, b in sorted(variant.ranges)]
     if jobs > 1 and len(tasks) > 1:
         with parallel_backend(backend, jobs):

@@ -17,7 +17,9 @@ from analysis.verdicts import (
     UNDECIDED,
     WITHIN,
     Margins,
+    PageError,
     Verdict,
+    judged_split,
 )
 
 #: the short word on each verdict's badge, per question; the start player's carry the sign of its
@@ -96,11 +98,13 @@ def _margin_text(question: str, margins: Margins, verdicts: list[Verdict]) -> st
 
 
 def verdict_section(blocks: list[str], margins: Margins, verdicts: list[Verdict] | None = None, *,
-                    sequences: bool = True, fixed_size: bool = True) -> Section:
+                    sequences: bool = True, fixed_size: bool = True,
+                    page: PageError | None = None) -> Section:
     """The verdicts section: one card per run, and how to read them, saying only what the page shows:
     the questions its `verdicts` judge and their margins; `sequences`, whether self-play runs' verdicts
     (confidence sequences) are on it; `fixed_size`, whether the sections below show fixed-size intervals
-    of those runs (a run played until decided leaves them out, analysis.adaptive_stop)."""
+    of those runs (a run played until decided leaves them out, analysis.adaptive_stop); `page`, the
+    page-wide error rate, said after the run's own unless one set carries it all."""
     sec = Section("The answer: verdicts", question="verdicts", anchor="verdicts")
     sec.html.append(f"<div class='verdicts'>{''.join(blocks)}</div>")
     judged = (judged_questions(verdicts) if verdicts is not None
@@ -128,6 +132,8 @@ def verdict_section(blocks: list[str], margins: Margins, verdicts: list[Verdict]
     parts.append(f"{asked}; the chance that any judged verdict of a run is wrong is at most "
                  f"{100 * ALPHA:.0f}%, split evenly over the questions judged." if judged else
                  "Nothing is judged here against a margin (<code>--questions</code> asks for it).")
+    if judged and page is not None and not page.alone:
+        parts.append(f"<b>{html.escape(page.sentence)}</b>")
     if sequences:
         parts.append(f"A <b>description</b> is not judged: it carries its own {100 * (1 - ALPHA):.0f}% "
                      "interval. The intervals of the runs' verdicts are confidence sequences, valid however "
@@ -162,7 +168,7 @@ def comparison_section(verdicts: list[Verdict], changes: list[str], game: str) -
                      f"{html.escape(rest)}</li>")
     sec.html.append(f"<div class='run-verdicts'><h3>The variant changes: {what}</h3><ul>{''.join(items)}"
                     "</ul></div>")
-    judged = {v.key: v.detail["alpha"] for v in verdicts if "alpha" in v.detail and v.status != "info"}
+    judged = judged_split(verdicts)
     split = ", ".join(f"{100 * a:.3g}% for {COMPARE_NAMES.get(k, k)}" for k, a in judged.items())
     sec.html.append("<p class='meta'>Both configs were played by the same agents on the same seeds, so each "
                     "change is the mean of per-game differences and the luck of the deal drops out. "
@@ -171,7 +177,7 @@ def comparison_section(verdicts: list[Verdict], changes: list[str], game: str) -
                     "the whole (equivalence) interval of a change lies inside the margin; <b>changed</b>, "
                     "wholly outside it. The intervals are confidence sequences, valid however often the runs "
                     "are looked at or extended. " + (
-                        f"The chance that any judged verdict here is wrong is at most "
+                        f"The chance that any judged verdict of the comparison is wrong is at most "
                         f"{100 * sum(judged.values()):.3g}% ({html.escape(split)})" if judged else
                         "No verdict is judged here")
                     + "; a <b>description</b> is not judged and carries its own 95% interval "

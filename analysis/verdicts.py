@@ -661,3 +661,76 @@ def error_rate_text(split: dict[str, float]) -> str:
 def all_decided(verdicts: list[Verdict]) -> bool:
     """Whether every verdict is decided (descriptions count as decided)."""
     return all(v.decided for v in verdicts)
+
+
+# ---- one error rate for the page ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class JudgedSet:
+    """Verdicts a page shows that were judged together at one error rate (a run's own, a comparison's):
+    what they are in the page's words ("each of the 2 runs' own verdicts"), the rate of each such set (0
+    when it judges nothing: descriptions only), and how many such sets the page shows."""
+
+    what: str
+    rate: float
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class PageError:
+    """The chance that any verdict on a page is wrong, at most `total`; `sentence` says it; `alone` when
+    one set carries the whole of it (a single run's page) or nothing is judged, so that the sets' own
+    sentences already say as much."""
+
+    total: float
+    sentence: str
+    alone: bool
+
+
+def each_of(count: int, one: str, many: str, of: int = 1) -> str:
+    """"the run's own verdicts" for one, "each of the 3 runs' own verdicts" for several; "one run's own
+    verdicts" for one of `of` alike on the page."""
+    if count == 1:
+        return f"{'the' if of <= 1 else 'one'} {one}"
+    return f"each of the {count:,} {many}"
+
+
+def judged_sets(rates: Sequence[float], one: str, many: str) -> list[JudgedSet]:
+    """The sets of one kind on a page (`one`, `many`: their name, "run's own verdicts"), from each set's
+    rate: one JudgedSet per rate, counting the sets at it ("each of the 3 runs' own verdicts" at 5%)."""
+    rates = list(rates)
+    return [JudgedSet(each_of(rates.count(r), one, many, len(rates)), r, rates.count(r))
+            for r in sorted(set(rates), reverse=True)]
+
+
+def judged_rate(verdicts: Sequence[Verdict], rate: float = ALPHA) -> float:
+    """The error rate of a set of verdicts judged together: `rate` (its whole, however it is split over
+    the questions) when any of them is judged against a margin, else 0 (only descriptions)."""
+    return rate if any(v.margin is not None and v.status != "info" for v in verdicts) else 0.0
+
+
+def judged_split(verdicts: Sequence[Verdict]) -> dict[str, float]:
+    """Each judged verdict's share of its set's error rate, by key (a comparison's verdicts carry theirs
+    as ``alpha``); descriptions have none."""
+    return {v.key: v.detail["alpha"] for v in verdicts if "alpha" in v.detail and v.status != "info"}
+
+
+def page_error(sets: Sequence[JudgedSet], where: str = "On this page") -> PageError:
+    """The page-wide error rate by the union bound: each judged set keeps its own rate (nothing is split
+    again), so the chance that any verdict on the page is wrong is at most the sum of the sets' rates. The
+    one place every page (report, compare, sheet, workbench card) states it from; a set judging nothing
+    (descriptions only) adds 0 and is named as such."""
+    shown = [s for s in sets if s.count > 0]
+    total = sum(s.rate * s.count for s in shown)
+    carrying = [s for s in shown if s.rate > 0]
+    parts = ", ".join(f"{_pct(s.rate)} for {s.what}" for s in carrying)
+    parts += "".join(f"; 0% for {s.what}, nothing judged" for s in shown if s.rate <= 0)
+    if total <= 0:
+        return PageError(0.0, f"{where} no verdict is judged against a margin; every figure is a description "
+                              "with its own 95% interval.", alone=True)
+    alone = len(carrying) == 1 and carrying[0].count == 1
+    if total >= 1:
+        return PageError(total, f"{where} the error rates of the judged verdicts add up to {_pct(total)} "
+                                f"({parts}), which bounds nothing: read each set at its own rate.",
+                         alone=alone)
+    return PageError(total, f"{where} the chance that any verdict is wrong is at most {_pct(total)} "
+                            f"({parts}).", alone=alone)

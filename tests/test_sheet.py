@@ -1,11 +1,13 @@
 """`balance sheet` (docs/howto/skill.md): every player count of a config (a count with a rule of its own once
 per value) played by the two top levels until decided, and one report that leads with, for each table,
-the seat, start-player and tie-break verdicts at the top level and whether each holds for strong play."""
+the seat, start-player and tie-break verdicts at the top level and whether the two top levels agree on each
+within its margin (the tie-break on what it does)."""
 
 from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 import tomllib
@@ -13,7 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from analysis.sheet_report import HOLDS, MOVES, OPEN, sheet_frame, sheet_lead, sheet_row, sheet_text
+from analysis.sheet_report import (
+    HOLDS,
+    MOVES,
+    OPEN,
+    sheet_frame,
+    sheet_lead,
+    sheet_row,
+    sheet_section,
+    sheet_text,
+)
 from analysis.verdicts import BEYOND, SMALL, UNDECIDED, WITHIN, Verdict
 from sim import games
 from sim.core.errors import ConfigError
@@ -59,7 +70,7 @@ def test_the_two_levels_are_the_games_strongest_or_exactly_two_given() -> None:
 # ---- the sentences -------------------------------------------------------------------------------------
 def _row(table: str, seats: str, stable_seats: str | None) -> dict:
     stable = [] if stable_seats is None else [_verdict("seats", stable_seats), _verdict("start", WITHIN),
-                                               _verdict("ties", UNDECIDED)]
+                                               _verdict("tiebreak", UNDECIDED)]
     return sheet_row(table, 3, top="search", below="expert",
                      top_verdicts=[_verdict("seats", seats), _verdict("start", WITHIN),
                                    _verdict("tiebreak", "info")],
@@ -88,7 +99,39 @@ def test_the_lead_names_the_tables_of_each_answer() -> None:
     assert len(lead) == 2  # the tie-break was not asked: no sentence
     text = sheet_text(frame)
     assert "3 players (2,000 games of search, 2,000 paired with expert):" in text
-    assert "tie-break     not asked: figures  [at the top: undecided]" in text
+    assert ("tie-break     not asked: figures  [at the top: undecided whether expert and search agree on "
+            "what the tie-break does within 2 pp (error rate 5%): figures]") in text
+
+
+def _tiebreak_row(table: str, status: str) -> dict:
+    """A table whose tie-break change (what it does at search minus at expert) has `status`, judged at the
+    ties question's share of the 5% (three questions asked)."""
+    change = _verdict("tiebreak", status, "seat 0 -3.4 pp -> -3.1 pp against sharing tied wins, +0.3 pp "
+                                          "[-1.2, +1.9].")
+    change.detail["alpha"] = 0.05 / 3
+    return sheet_row(table, 3, top="search", below="expert",
+                     top_verdicts=[_verdict("seats", WITHIN), _verdict("start", WITHIN),
+                                   _verdict("tiebreak", BEYOND)],
+                     stable_verdicts=[_verdict("seats", WITHIN), _verdict("start", WITHIN), change],
+                     games=2000, paired=2000)
+
+
+def test_the_tie_break_at_the_top_says_the_two_levels_agree_within_the_margin_at_its_error_rate() -> None:
+    """No stronger than its test: the two levels' effects equivalent within the margin at the verdict's
+    error rate, never "holds for strong play"."""
+    frame = sheet_frame([_tiebreak_row("3 players", WITHIN), _tiebreak_row("4 players", BEYOND)])
+    assert frame["tie-break at the top"].tolist() == [HOLDS, MOVES]
+    text = sheet_text(frame)
+    assert ("[at the top: expert and search agree on what the tie-break does within 2 pp (error rate 1.67%): "
+            "seat 0 -3.4 pp -> -3.1 pp against sharing tied wins, +0.3 pp [-1.2, +1.9].]") in text
+    assert ("[at the top: what the tie-break does still moves from expert to search, beyond 2 pp (error rate "
+            "1.67%)") in text
+    assert sheet_lead(frame)[-1].endswith("expert and search agree on what it does within the margin at 3 "
+                                          "players, and what it does still moves from expert to search at 4 "
+                                          "players.")
+    notes = " ".join(sheet_section(frame, "margins: tie-break ±2 pp").notes)
+    for said in (text, notes):
+        assert "strong play" not in said and "better play" not in said
 
 
 # ---- bad input, refused before anything is written ----------------------------------------------------
@@ -140,6 +183,12 @@ def test_the_sheet_plays_every_table_and_writes_one_report(sheet) -> None:
     for label in ("2 players (court)", "2 players (tactical)", "3 players"):
         assert f"{label} (" in done.stdout and label in page
     assert "Seats, at the top level (greedy):" in done.stdout
+    # the tie-break at the top: the two levels' effects compared within its margin, at its error rate
+    tiebreak = [line for line in done.stdout.splitlines() if line.startswith("  tie-break ")]
+    assert len(tiebreak) == 3, done.stdout
+    judged = re.compile(r"\[at the top: .*what the tie-break does.* within 2 pp \(error rate [\d.]+%\)")
+    assert all(judged.search(line) for line in tiebreak), tiebreak
+    assert "strong play" not in done.stdout and "strong play" not in page
 
 
 def test_the_tactical_table_plays_the_tactical_rules(sheet) -> None:

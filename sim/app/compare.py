@@ -29,7 +29,19 @@ from analysis.run_report import report_tallied
 from analysis.run_tally import read_run_tally
 from analysis.summary_text import agents_text
 from analysis.verdict_section import comparison_section
-from analysis.verdicts import parse_margins, run_verdicts, seconds_per_game, split_text
+from analysis.verdicts import (
+    JudgedSet,
+    PageError,
+    judged_rate,
+    judged_sets,
+    judged_split,
+    page_error,
+    parse_margins,
+    run_verdicts,
+    seconds_per_game,
+    split_text,
+)
+from sim.app.plain_run import first_batch, warmer
 from sim.app.runner import interrupted, plan_run, prestart_workers, simulate
 from sim.app.until_decided import (
     DEFAULT_CAP,
@@ -155,12 +167,17 @@ def _compared(pair: _Pair, margins: Any, games: int, say: Any) -> Comparison:
                                       ask.minutes, say,
                                       first=first_round(base.smallest_chunk()), words=CHANGE_WORDS,
                                       cost=cost, probe=first_probe(base.smallest_chunk(), ask.minutes),
-                                      reserve=min(REPORT_SECONDS, 15 * (ask.minutes or 0)))
+                                      reserve=min(REPORT_SECONDS, 15 * (ask.minutes or 0)),
+                                      warm=warmer(base, pair.jobs, ask.backend, say))
         finally:  # looked at after every round, even when interrupted: only its sequences stay valid
             mark_stopped_adaptively(*(out / name for name in pair.plans))
         result.played = done.played
     else:
-        result.played = pair.play_to(games)
+        runs = [RunDirectory(out / name, plan.tables) for name, plan in pair.plans.items()]
+        first = first_batch(pair.play_to, runs, games, smallest_chunk=base.smallest_chunk(), jobs=pair.jobs,
+                            who=agents_text(base), label="compare", say=say,
+                            warm=warmer(base, pair.jobs, ask.backend, say))
+        result.played = first.played + pair.play_to(games, progress=first.progress)
     result.verdicts = pair.judge(margins)  # (read again: the manifests now say how it stopped)
     result.text = _text(ask, base, variant, pair, result.verdicts)
     return result
@@ -187,12 +204,13 @@ class _Pair:
         self.played = 0
         self.last: tuple[Any, Any, dict[str, Any]] = ()  # the tallies of the last look (`judge`)
 
-    def play_to(self, games: int) -> int:
-        """Play both runs to `games` games."""
+    def play_to(self, games: int, chunk: int | None = None, progress: Any = None) -> int:
+        """Play both runs to `games` games (in chunks of `chunk`; `progress(games)` as each lands)."""
         played = 0
         for name, plan in self.plans.items():
             played += simulate(plan, games, self.out / name, jobs=self.jobs, backend=self.ask.backend,
-                               scheduler=self.ask.scheduler, force=self.ask.force).played
+                               scheduler=self.ask.scheduler, force=self.ask.force, chunk_size=chunk,
+                               progress=progress).played
         self.played += played
         return played
 
@@ -238,28 +256,44 @@ def _text(ask: CompareRequest, base: Any, variant: Any, pair: _Pair, verdicts: l
         lines.append(f"  the variant reads the original rules differently ({readings}): the changes below "
                      "are that reading's, not a new rule's")
     lines += [f"  {verdict.sentence}" for verdict in verdicts]
-    lines += own_seat_lines(b, v, parse_margins(ask.margin, ask.questions))
+    margins = parse_margins(ask.margin, ask.questions)
+    own = [run_verdicts(run, margins)[0] for run in (b, v)]
+    lines += own_seat_lines(own)
     lines.append(f"  {compare_error_text(ask)}")
+    page = compare_page_error(sum(compare_split(margins, ask.players).values()), own)
+    if not page.alone:  # else the line above says it all
+        lines.append(f"  {page.sentence}")
     return "\n".join(lines)
 
 
-def own_seat_lines(base: Any, variant: Any, margins: Any) -> list[str]:
-    """Each config's own seats verdict (its run on its own, analysis.verdicts.run_verdicts), so that a
-    change that left both unfair, or both fair, is said as such beside the change."""
+def own_seat_lines(own: list[Any]) -> list[str]:
+    """Each config's own seats verdict (the base's, then the variant's: its run on its own,
+    analysis.verdicts.run_verdicts), so that a change that left both unfair, or both fair, is said as such
+    beside the change; with its run's own error rate, or as a description when the seats are not asked."""
     lines = []
-    for name, run in (("base", base), ("variant", variant)):
-        seats = run_verdicts(run, margins)[0]
-        lines.append(f"  The {name} on its own (its own 5% error rate): {seats.sentence}")
+    for name, seats in zip(("base", "variant"), own, strict=True):
+        rate = judged_rate([seats])
+        said = f"its own {100 * rate:.3g}% error rate" if rate else "a description, not judged"
+        lines.append(f"  The {name} on its own ({said}): {seats.sentence}")
     return lines
+
+
+def compare_page_error(rate: float, own: list[Any]) -> PageError:
+    """What `balance compare` prints in all: the comparison's verdicts at `rate` and each config's own
+    seats verdict (`own`) at its run's rate, added up (analysis.verdicts.page_error)."""
+    rates = [judged_rate([seats]) for seats in own]
+    sets = [JudgedSet("the comparison", rate)]
+    sets += judged_sets(rates, "config's own seats verdict", "configs' own seats verdicts")
+    return page_error(sets, where="Above,")
 
 
 def compare_error_text(ask: CompareRequest) -> str:
     """How to read the intervals, and the comparison's error rate split over its asked questions."""
     split = compare_split(parse_margins(ask.margin, ask.questions), ask.players)
     return ("(intervals are confidence sequences of the paired per-game changes, valid however often the "
-            "runs were looked at, simultaneous within each question; the chance that any verdict above is "
-            f"wrong is at most {split_text(split, COMPARE_NAMES)}; descriptions carry their own 95% "
-            "intervals; --questions and --margin choose what is judged and against what)")
+            "runs were looked at, simultaneous within each question; the chance that any of the comparison's "
+            f"verdicts is wrong is at most {split_text(split, COMPARE_NAMES)}; descriptions carry their own "
+            "95% intervals; --questions and --margin choose what is judged and against what)")
 
 
 def _report(pair: _Pair, verdicts: list, margins: Any, out: Path, changes: list[str]) -> Path:
@@ -267,7 +301,8 @@ def _report(pair: _Pair, verdicts: list, margins: Any, out: Path, changes: list[
     comparison."""
     lead = comparison_section(verdicts, changes, pair.plans["base"].game)
     base, variant, _ = pair.last
-    return report_tallied([base, variant], out / "report", margins=margins, lead=[lead])
+    compared = JudgedSet("the comparison", sum(judged_split(verdicts).values()))
+    return report_tallied([base, variant], out / "report", margins=margins, lead=[lead], lead_sets=[compared])
 
 
 def judge_folder(out: Path, margins: Any) -> tuple[Any, Any, dict[str, Any], list]:

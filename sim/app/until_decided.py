@@ -151,7 +151,13 @@ def first_probe(smallest_chunk: int, minutes: float | None) -> int | None:
     that no first round goes unpriced."""
     if smallest_chunk < first_round(smallest_chunk):
         return smallest_chunk
-    return min(PROBE_GAMES, smallest_chunk) if minutes is not None else None
+    return probe_games(smallest_chunk) if minutes is not None else None
+
+
+def probe_games(smallest_chunk: int) -> int:
+    """The games of a first timed batch on one lane: a searching agent's smallest chunk, at most
+    PROBE_GAMES of a fast agent (what `first_probe` plays, and sim.app.plain_run's batch a lane)."""
+    return min(PROBE_GAMES, smallest_chunk)
 
 
 def first_round(smallest_chunk: int) -> int:
@@ -277,7 +283,8 @@ def play_until_decided(play_to: Callable[[int], Any], judge: Callable[[], list[V
                        words: Mapping[str, str] = WORDS,
                        clock: Callable[[], float] = time.monotonic,
                        cost: Callable[[int], float | None] | None = None,
-                       probe: int | None = None, reserve: float = 0.0) -> UntilDecidedResult:
+                       probe: int | None = None, reserve: float = 0.0,
+                       warm: Callable[[], None] | None = None) -> UntilDecidedResult:
     """Play in rounds until every verdict `judge` returns is decided (analysis.verdicts.all_decided), or
     `cap_games` games are in hand, or `cap_minutes` have passed.
 
@@ -294,9 +301,13 @@ def play_until_decided(play_to: Callable[[int], Any], judge: Callable[[], list[V
     prices a round at the slower of it and its own measured pace. `probe`: before the first round, when
     neither prices it, the loop plays to `probe` games first and times them (the smallest chunk), so that
     the first round is sized by a pace too and its estimate is said before it starts. `reserve`: seconds
-    of the time cap kept aside for what the command does after the loop (a comparison's report)."""
+    of the time cap kept aside for what the command does after the loop (a comparison's report). `warm`
+    (sim.app.runner.warm_kernels) loads or compiles the kernels before anything is timed, so that no pace
+    carries a first compile (a minute on a fresh install); its time counts against the time cap."""
     check_caps(cap_games, cap_minutes)
     loop = _Loop(play_to, judge, cap_games, cap_minutes, say=say, clock=clock, cost=cost, reserve=reserve)
+    if warm is not None:
+        warm()
     target = min(cap_games, max(MIN_GAMES, first))
     if probe is not None and 0 < probe < target and loop.estimate(target, 0) is None:
         loop.play_probe(probe)
@@ -388,7 +399,7 @@ class _Loop:
         first_cost = self.estimate(target, held)
         if first_cost and target > held:
             pace = self.own.per_game()
-            at = f" at {_rate(pace)} (the first {held:,} games)" if pace and self.own.rounds else ""
+            at = f" at {rate_text(pace)} (the first {held:,} games)" if pace and self.own.rounds else ""
             self.say(f"until decided: round 1 to {target:,} games, about {duration(first_cost)}{at}"
                      + (f"; time cap {self.cap_minutes:g} min" if self.cap_minutes is not None else ""))
         return target
@@ -451,7 +462,8 @@ class _Loop:
                                   rounds=self.rounds, seconds=seconds, looks=self.looks, planned=self.planned)
 
 
-def _rate(seconds_a_game: float) -> str:
+def rate_text(seconds_a_game: float) -> str:
+    """A pace in words: "310 games/s", "2.5 games/s", or "4 s a game" below one a second."""
     rate = 1 / seconds_a_game
     return f"{rate:,.0f} games/s" if rate >= 10 else f"{rate:.1f} games/s" if rate >= 1 \
         else f"{seconds_a_game:,.0f} s a game"

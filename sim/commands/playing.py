@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from collections.abc import Callable
 from typing import Any
 
 from tqdm import tqdm
 
-from analysis.verdicts import duration
 from sim.app.kernel_cache import announce_compiling
+from sim.app.plain_run import ProgressLines
 from sim.app.runner import default_out, prestart_workers, simulate
 from sim.commands.options import RunOptions, add_run_options, players_int
 from sim.core.game_spec import GameSpec
@@ -45,32 +43,11 @@ def start_workers(options: RunOptions, spec: GameSpec) -> None:
         prestart_workers(options.jobs, spec)  # first, so their start-up overlaps everything below
 
 
-class ProgressLines:
-    """Off a terminal (no progress bar), a line at most every `every` seconds while chunks come in: the
-    games played, and the time left at the pace so far (a long run is never silent)."""
-
-    def __init__(self, game: str, total: int, unit: str, every: float = 10.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.game, self.total, self.unit, self.every, self.clock = game, total, unit, every, clock
-        self.start = self.last = clock()
-        self.done = 0
-
-    def __call__(self, games: int) -> None:
-        self.done += games
-        now = self.clock()
-        if now - self.last < self.every or self.done >= self.total:
-            return
-        self.last = now
-        spent = now - self.start
-        left = f", about {duration((self.total - self.done) * spent / self.done)} left" if self.done else ""
-        print(f"{self.game}: {self.done:,} of {self.total:,} {self.unit} played now, {duration(spent)}{left}",
-              file=sys.stderr, flush=True)
-
-
 def play_run(plan: Any, games_asked: int, options: RunOptions, unit: str,
-             lines_off_terminal: bool = True) -> Any:
+             lines_off_terminal: bool = True, lines: ProgressLines | None = None) -> Any:
     """Play a plan into its run directory with the shared run options, a progress bar on a terminal (off
-    one, a line every 10 s: ProgressLines, unless the caller says its own lines)."""
+    one, a line every 10 s: ProgressLines, unless the caller says its own lines; `lines`: those of a plan
+    said, sim.app.plain_run)."""
     out = options.out or default_out(plan)
     show = not options.quiet and sys.stderr.isatty()
     if not options.quiet:
@@ -79,9 +56,12 @@ def play_run(plan: Any, games_asked: int, options: RunOptions, unit: str,
         missing = max(0, games_asked - RunDirectory(out, plan.tables).finished_within(games_asked))
     except OSError:  # simulate says what is wrong with the folder
         missing = games_asked
-    lines = ProgressLines(plan.game, missing, unit) if lines_off_terminal and not options.quiet and not show \
-        else None
-    with tqdm(total=games_asked, unit=unit, disable=not show, smoothing=0.1, desc=plan.game) as bar:
+    if lines is None and lines_off_terminal and not options.quiet and not show:
+        lines = ProgressLines(plan.game, missing, unit)
+    elif show:
+        lines = None  # (the bar says it)
+    with tqdm(total=games_asked, initial=games_asked - missing, unit=unit, disable=not show, smoothing=0.1,
+              desc=plan.game) as bar:
         def progress(games: int) -> None:
             bar.update(games)
             if lines is not None:

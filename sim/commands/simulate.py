@@ -4,12 +4,14 @@ or (--until-decided) in rounds until every headline verdict is decided."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 
 from analysis.run_tally import read_run_tally
 from analysis.summary_text import agents_text, format_run
 from analysis.verdicts import parse_margins
-from sim.app.runner import default_out, interrupted, plan_run
+from sim.app.plain_run import FirstBatch, first_batch, warmer
+from sim.app.runner import check_run_out, default_out, interrupted, plan_run
 from sim.app.until_decided import (
     DEFAULT_CAP,
     RunJudge,
@@ -60,13 +62,13 @@ def run(args: argparse.Namespace) -> int:
                               "--until-decided: play until the verdicts are decided)")
     plan = plan_run(args.config, args.players, args.agents, args.seed, args.rotate_seats)
     start_workers(options, plan.spec)
-    if not args.until_decided:
-        return _play_games(plan, args.games, options, started)
     try:
+        if not args.until_decided:
+            return _play_games(plan, args.games, options, started)
         return _play_until_decided(plan, options, started, cap=cap, margins=margins, minutes=args.minutes)
     except Interrupted:  # while playing: it says what was kept
         raise
-    except KeyboardInterrupt:  # between rounds, while the verdicts are read
+    except KeyboardInterrupt:  # between rounds (or after a first batch), while the verdicts are read
         raise _kept(plan, options) from None
 
 
@@ -77,8 +79,12 @@ def _kept(plan, options: RunOptions) -> Interrupted:
 
 
 def _play_games(plan, games: int, options: RunOptions, started: float) -> int:
-    """Play the run directory to `games` games and say how it went."""
-    result = play_run(plan, games, options, "games")
+    """Play the run directory to `games` games and say how it went; a long run says its plan first, timed
+    on its first games (sim.app.plain_run; not with --quiet)."""
+    first = FirstBatch() if options.quiet else _first_batch(plan, games, options)
+    result = play_run(plan, games, options, "games", lines=first.progress)
+    result.played += first.played
+    result.already -= first.played  # (the first batch's games count as played, not as there before)
     seconds = time.perf_counter() - started
     rate = result.played / seconds if seconds > 0 else 0.0
     note = f" ({result.already} were already there)" if result.already else ""
@@ -87,6 +93,19 @@ def _play_games(plan, games: int, options: RunOptions, started: float) -> int:
     print(f"{result.played} games played{note} by {players} in {seconds:.1f} s, {rate:,.0f} games/s; "
           f"run directory: {result.run_dir}")
     return 0
+
+
+def _first_batch(plan, games: int, options: RunOptions) -> FirstBatch:
+    """The run's first games, timed, and the plan said when the rest takes long (sim.app.plain_run)."""
+    out = options.out or default_out(plan)
+    check_run_out(plan, games, out, options.force)  # refused before the kernels are warmed
+
+    def play_to(n: int, chunk: int) -> int:
+        return play_run(plan, n, dataclasses.replace(options, quiet=True, chunk_size=chunk), "games").played
+
+    return first_batch(play_to, [RunDirectory(out, plan.tables)], games, smallest_chunk=plan.smallest_chunk(),
+                       jobs=options.jobs, who=agents_text(plan), label=plan.game, say=options.say(),
+                       warm=warmer(plan, options.jobs, options.backend, options.say()))
 
 
 def _play_until_decided(plan, options: RunOptions, started: float, *, cap: int, margins,
@@ -98,7 +117,8 @@ def _play_until_decided(plan, options: RunOptions, started: float, *, cap: int, 
         done = play_until_decided(lambda games: play_run(plan, games, options, "games").played, judge, cap,
                                   minutes, options.say(), first=first_round(plan.smallest_chunk()),
                                   plan=judge.plan, cost=RunsCost([(out, plan.tables)], options.jobs),
-                                  probe=first_probe(plan.smallest_chunk(), minutes))
+                                  probe=first_probe(plan.smallest_chunk(), minutes),
+                                  warm=warmer(plan, options.jobs, options.backend, options.say()))
     finally:  # it stopped on its own data, or was looked at before an interruption: its report says so
         mark_stopped_adaptively(out)
     seconds = time.perf_counter() - started

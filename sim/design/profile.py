@@ -39,13 +39,16 @@ from analysis.change_verdicts import (
     pair_with_looks,
     stable_at_top,
     stable_text,
+    tiebreak_judged,
 )
 from analysis.paired import same_games
 from analysis.run_report import build_report
 from analysis.run_tally import read_run_tally
 from analysis.skill import PROFILE_MANIFEST, format_profile, read_profile
+from analysis.summary_text import agents_text
 from analysis.verdicts import DEFAULT_MARGINS, MIN_GAMES, duration
 from sim import games
+from sim.app.plain_run import first_batch, warmer
 from sim.app.runner import RunPlan, plan_run, prestart_workers, simulate
 from sim.app.until_decided import (
     RunJudge,
@@ -301,7 +304,7 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
             result.skipped += 1
             say(f"{label}: finished already ({level.out})")
         else:
-            res = simulate(level.plan, games, level.out, jobs=jobs, force=force)
+            res = _play_level(level, games, jobs=jobs, force=force, say=say, label=label)
             result.played += res.played
             say(f"{label}: {res.played:,} games in {res.seconds:.1f} s ({level.out})")
         if level.values_plan is not None and level.values_out is not None and base_games is not None:
@@ -322,6 +325,26 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
     return result
 
 
+def _play_level(level: Level, games: int, *, jobs: int, force: bool, say: Callable[[str], None],
+                label: str) -> Any:
+    """Play one level to `games` games: its first games timed, and when the rest takes long its plan and
+    progress lines said (sim.app.plain_run). The runner's result, counting every game played now."""
+    started = time.perf_counter()
+
+    def play_to(n: int, chunk: int | None = None, progress: Any = None) -> Any:
+        return simulate(level.plan, n, level.out, jobs=jobs, force=force, chunk_size=chunk, progress=progress)
+
+    runs = [RunDirectory(level.out, level.plan.tables)]
+    first = first_batch(lambda n, chunk: play_to(n, chunk).played, runs, games,
+                        smallest_chunk=level.plan.smallest_chunk(), jobs=jobs, who=agents_text(level.plan),
+                        label=label, say=say,
+                        warm=warmer(level.plan, jobs, "loky", say))
+    res = play_to(games, progress=first.progress)
+    res.played += first.played
+    res.seconds = time.perf_counter() - started
+    return res
+
+
 def _until_decided(level: Level, cap: int, minutes: float | None, margins: Any, jobs: int, force: bool,
                    say: Callable[[str], None], label: str) -> Any:
     """Play one level in rounds until its run's verdicts are decided (sim/app/until_decided.py)."""
@@ -332,7 +355,8 @@ def _until_decided(level: Level, cap: int, minutes: float | None, margins: Any, 
         done = play_until_decided(lambda n: simulate(level.plan, n, level.out, jobs=jobs, force=force).played,
                                   judge, cap, minutes, say, first=first_round(level.plan.smallest_chunk()),
                                   plan=judge.plan, cost=RunsCost([(level.out, level.plan.tables)], jobs),
-                                  probe=first_probe(level.plan.smallest_chunk(), minutes))
+                                  probe=first_probe(level.plan.smallest_chunk(), minutes),
+                                  warm=warmer(level.plan, jobs, "loky", say))
     finally:  # looked at after every round, even when interrupted
         mark_stopped_adaptively(level.out)
     verdict = "decided" if done.decided else f"undecided at the {done.reason}"
@@ -355,6 +379,7 @@ class StableJudge:
     def __init__(self, top: Level, second: Level, margins: Any) -> None:
         self.top, self.second, self.margins = top, second, margins
         self.pair: dict[str, Any] | None = None
+        self.tiebreak = False  # whether the ties question judges what the tie-break does (tiebreak_judged)
 
     def __call__(self) -> list:
         """A look: the paired verdicts now, intersected with those of the looks both levels record, and
@@ -365,13 +390,14 @@ class StableJudge:
                               "games after playing to the same number; run the profile again to mend them")
         self.pair, looks = pair_with_looks(top, second)
         unit = top.spec.vocabulary.length
+        self.tiebreak = tiebreak_judged(top, second)
         verdicts = change_verdicts(second.common, top.common, self.pair, unit, self.margins, fairer=False,
-                                   looks=looks)
+                                   looks=looks, tiebreak=self.tiebreak)
         mark_stopped_adaptively(self.top.out, self.second.out, looks=(int(self.pair["games"]),))
         return verdicts
 
     def plan(self) -> int | None:
-        return games_if_unchanged(self.pair, self.margins) if self.pair is not None else None
+        return games_if_unchanged(self.pair, self.margins, self.tiebreak) if self.pair is not None else None
 
 
 def _stable_until_decided(top: Level, second: Level, cap: int, minutes: float | None, margins: Any, jobs: int,

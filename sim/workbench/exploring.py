@@ -104,12 +104,15 @@ class Elite:
 
 @dataclass
 class Explored:
-    """What a finished explore offers: its confirmed elites, or (none) why not, in words; and the games it
-    spent in all (searching, refining, confirming) of its budget."""
+    """What a finished explore offers: its confirmed elites, or (none) why not, in words; the games it
+    spent in all (searching, refining, confirming) of its budget; the candidates it judged on fresh games
+    (`tried`) and the elites replayed at a second level (`replayed`), each judged at its own 5%."""
 
     elites: list[Elite]
     none_why: str = ""
     spent: tuple[int, int] | None = None
+    tried: int = 0
+    replayed: int = 0
 
 
 def explored(folder: Path, draft_config: dict[str, Any]) -> Explored | None:
@@ -128,7 +131,8 @@ def explored(folder: Path, draft_config: dict[str, Any]) -> Explored | None:
         except (ConfigError, Refused) as err:
             elites.append(Elite(cell, sentence, problem=str(err)))
     spent = (int(summary["games"]), int(summary["budget"])) if "games" in summary else None
-    return Explored(elites, "" if elites else none_why(summary), spent)
+    return Explored(elites, "" if elites else none_why(summary), spent, tried=len(summary.get("tried") or []),
+                    replayed=sum("also" in e for e in summary.get("elites") or []))
 
 
 def elite_config(folder: Path, elite: str) -> dict[str, Any]:

@@ -18,7 +18,20 @@ from typing import Any
 from analysis.causal_values import read_values_run
 from analysis.questions import DEFAULT_QUESTIONS
 from analysis.run_tally import read_run_tally
-from analysis.verdicts import DEFAULT_MARGINS, MIN_GAMES, Margins, Verdict, run_verdicts
+from analysis.verdicts import (
+    ALPHA,
+    DEFAULT_MARGINS,
+    MIN_GAMES,
+    JudgedSet,
+    Margins,
+    PageError,
+    Verdict,
+    judged_rate,
+    judged_sets,
+    judged_split,
+    page_error,
+    run_verdicts,
+)
 from analysis.worth_verdicts import worth_verdicts
 from sim.app.compare import judge_folder
 from sim.app.values_run import VALUES_TABLES
@@ -80,6 +93,26 @@ class JobView:
     def counts(self) -> list[int]:
         """Each run's games, as its card counts them (a tune: the games spent)."""
         return [r.games for r in self.runs] if self.runs and not self.spent else [self.games]
+
+    @property
+    def error(self) -> PageError | None:
+        """The card's error rate in all (analysis.verdicts.page_error): the comparison's verdicts, each run's
+        own, an explore's confirmations; None while the card shows no verdict."""
+        sets = []
+        if self.changes:
+            sets.append(JudgedSet("the comparison", sum(judged_split(self.changes).values())))
+        judged = [judged_rate(r.verdicts) for r in self.runs if r.verdicts]
+        if self.job.kind == "values":
+            sets += judged_sets(judged, "values study's worth verdicts", "values studies' worth verdicts")
+        else:
+            sets += judged_sets(judged, "run's own verdicts", "runs' own verdicts")
+        found = self.explored
+        if found and found.elites:  # every candidate tried could have been confirmed wrongly
+            sets += judged_sets([ALPHA] * found.tried, "candidate judged on fresh games",
+                                "candidates judged on fresh games")
+            sets += judged_sets([ALPHA] * found.replayed, "elite's replay at the second level",
+                                "elites' replays at the second level")
+        return page_error(sets, where="On this card") if sets else None
 
     @property
     def seconds_left(self) -> float | None:
