@@ -75,6 +75,8 @@ def steps() -> list[Step]:
         Step("values-sakura", ("values", SAKURA, "--players", "4", "--agents", "greedy"), "values-sakura-4p"),
         Step("sweep-kamakura", ("sweep", "configs/sweeps/kamakura-readings.toml"), "sweep-kamakura-readings"),
         Step("sweep-sakura", ("sweep", "configs/sweeps/sakura-readings.toml"), "sweep-sakura-readings"),
+        Step("sweep-voluntary-pass", ("sweep", "configs/sweeps/kamakura-voluntary-pass.toml"),
+             "sweep-kamakura-voluntary-pass"),
         Step("tune-chit-points", ("tune", CHIT_TUNE), "tune-chit-points"),
         Step("tune-chit-points-random", ("tune", CHIT_TUNE, "--baseline", "random"), "tune-chit-points"),
         Step("tune-order-chits", ("tune", "configs/tunes/kamakura-4p-order-chits.toml"), "tune-order-chits"),

@@ -174,12 +174,45 @@ def sweep(folder: Path) -> dict[str, Any]:
             "n": r["n"], "start_adv": r["start_adv"], "start_low": r["start_adv_low"],
             "start_high": r["start_adv_high"], "rates": [s[0] for s in r["seat_rates"]],
             "changes": [{"value": c[0], "low": c[1], "high": c[2]} for c in changes],
-            "marked": bool(r.get("mark_seats")), "tie_rate": r["tie_rate"],
+            "marked": bool(r.get("mark_seats")), "tie_rate": r["tie_rate"], "differ": _count_or_none(r),
             "unchanged": bool(changes) and all(c[0] == c[1] == c[2] == 0 for c in changes)}
     players = sorted({p for runs in variants.values() for p in runs})
     return {"sweep": summary["sweep"], "variants": variants, "players": players, "runs": len(summary["runs"]),
             "games": sum(r["n"] for r in summary["runs"]),
             "tested": sum(1 for r in summary["runs"] if not r["is_base"])}
+
+
+def _count_or_none(run: dict) -> int | None:
+    """How many of a variant's paired games came out differently from the base's (the sweep report's
+    `games_differ`); None for the base, or where the games were not paired."""
+    differ = run.get("games_differ")
+    return None if differ is None or differ != differ else int(differ)  # NaN: the base's row
+
+
+def paired_cell(entry: dict | None) -> str:
+    """A sweep table's cell for a variant that few games may tell from the base: "0 of N paired games
+    differ" as the sweep report says it when none does, else the seats' paired changes (`seat_cell`) and
+    how many of the paired games differ, the games they rest on."""
+    if entry is None or entry["differ"] is None:
+        return seat_cell(entry)
+    if entry["differ"] == 0:
+        return f"0 of {count(entry['n'])} paired games differ"
+    same = all(c["value"] == c["low"] == c["high"] == 0 for c in entry["changes"])  # no seat's wins moved
+    cell = "no seat's wins changed" if same else _changes_cell(entry)
+    return f"{cell} ({count(entry['differ'])} of {count(entry['n'])} games differ)"
+
+
+def _changes_cell(entry: dict) -> str:
+    """The seats' paired changes as the verdicts say them: the first with its interval rounded outward
+    and kept off 0 (a change of a few hundredths of a pp reads "[-0.1, +0.1]", not "[-0.0, +0.0]"), and
+    no "-0.0"."""
+    from analysis.verdicts import pp as pp_said
+    from analysis.verdicts import pp_interval
+
+    first, *rest = entry["changes"]
+    said = [pp_said(c["value"]).removesuffix(" pp") for c in (first, *rest)]  # the table's unit is pp
+    cells = [f"{said[0]} {pp_interval(first['low'], first['high'])}", *said[1:]]
+    return ", ".join(cells) + (" *" if entry["marked"] else "")
 
 
 def seat_cell(entry: dict | None) -> str:
@@ -278,6 +311,7 @@ def context(out: Path) -> dict[str, Any]:
             "sakura_values": sakura_values(out / "values-sakura-4p"),
             "kamakura_sweep": sweep(out / "sweep-kamakura-readings"),
             "sakura_sweep": sweep(out / "sweep-sakura-readings"),
+            "voluntary_sweep": sweep(out / "sweep-kamakura-voluntary-pass"),
             "profiles": {3: profile(out / "demo-profile-kamakura-3p"),
                          4: profile(out / "profile-kamakura-4p")},
             "order": race(out / "tune-order-chits"),
@@ -293,7 +327,7 @@ def render(out: Path, template: Path, plan: list, block: dict[str, Any], chart: 
                              undefined=jinja2.StrictUndefined,
                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
     env.globals.update(worth_word=WORTH_WORD, require=require, pct=pct, pp=pp, ci=ci, count=count, said=said,
-                       seat_cell=seat_cell,
+                       seat_cell=seat_cell, paired_cell=paired_cell,
                        skill_cell=skill_cell, abs=abs, min=min, max=max, len=len)
     try:
         page = env.get_template(template.name).render(
