@@ -109,13 +109,14 @@ def _judged(key: str, question: str, topic: str, fam: Any, *, margin: float, mar
     status = classify(fam, margin)
     named = deciding_members(fam, margin, status) or [int(np.nanargmax(np.abs(fam.value)))]
     eq = status in (WITHIN, SMALL)
-    soon, needed = stated_forecasts(fam, margin) if status == UNDECIDED else (None, None)
-    more = f"; {more_games_text(needed, n, pace)}" if status == UNDECIDED else ""
+    soon, needed = stated_forecasts(fam, margin, question="changes") if status == UNDECIDED else (None, None)
+    more = f"; {more_games_text(needed, n, pace, 'changes')}" if status == UNDECIDED else ""
     said = what(named, eq) + more + (f". {described}" if described else "")
     sentence = f"{topic}: {CHANGE_WORDS[status]} ({margin_text}): {said}."
     return Verdict(key, question, status, sentence, **family_estimate(fam, named[0], status), unit=unit,
                    margin=margin, n=n, needed=needed, soon=soon, short=f"{said}.",
-                   detail={"named": named, "alpha": fam.design.alpha})
+                   detail={"named": named, "alpha": fam.design.alpha},
+                   forecast_key="changes" if status == UNDECIDED else None)
 
 
 def _described(key: str, question: str, topic: str, fam: Any, *, n: int, what: str, unit: str = "pp",
@@ -166,9 +167,6 @@ def seat_change(pair: dict[str, Any], k: int, margins: Margins, pace: float | No
 #: the seat gap's sequences are tightest where a change of this many margins is told from none: a variant
 #: worth comparing moves the gap by several pp, and "fairer" is decided once the interval leaves 0
 GAP_PLANNED_MARGINS = 2.0
-#: the continuations' quantile the seat gap's forecast states as FORECAST_CHANCE: the one measured to hold
-#: in that share of forecasts at the newcomer's rates (scripts/gap_coverage.py --forecast)
-GAP_FORECAST_QUANTILE = 0.8
 
 
 def _ordered(k: int) -> list[tuple[int, int]]:
@@ -271,18 +269,18 @@ def gap_verdict(pair: dict[str, Any], k: int, base: dict[str, Any], variant: dic
     if status == UNDECIDED:
         decide = gap_decider(fam, k, margins.seats)
         soon, needed = stated_forecasts(fam, margins.seats, decide=decide, loadings=gap_loadings(pair, k),
-                                        quantile=GAP_FORECAST_QUANTILE)
+                                        question="gap")
     numbers = _gap_numbers(base, variant, lower, upper, margins.seats)
     words = {FAIRER: f"fairer, {numbers}", LESS_FAIR: f"less fair, {numbers}",
              WITHIN: f"no change in fairness beyond the {m} margin, {numbers}",
-             UNDECIDED: f"undecided, {numbers}; {more_games_text(needed, n, pace)}",
+             UNDECIDED: f"undecided, {numbers}; {more_games_text(needed, n, pace, 'gap')}",
              TOO_FEW: f"too few games ({n:,} paired; at least {MIN_GAMES} are needed)"}
     said = words[status]
     sentence = (f"Seat gap: {said} (the seat gap is the largest minus the smallest seat win rate). "
                 f"n = {n:,} games.")
     return Verdict("gap", "Is the variant fairer?", status, sentence, value=change, low=lower, high=upper,
                    unit="pp", margin=margins.seats, n=n, needed=needed, soon=soon,
-                   short=f"{said}.",
+                   short=f"{said}.", forecast_key="gap" if status == UNDECIDED else None,
                    detail={"gap_base": _gap(base), "gap_variant": _gap(variant), "gap_change": change,
                            "gap_ci_low": lower, "gap_ci_high": upper, "alpha": alpha})
 

@@ -19,9 +19,9 @@ Both are tightest where the decision is expected: the shown interval at a half-w
 equivalence interval at half of it (a design chosen from the margin and a design sd, never from the data).
 
 `forecast` answers "how many more games would decide it?" by simulating the rest of the run from what is
-known now (the true means drawn around the estimates, the future games drawn around them), so that its
-stated chance is a chance: "about N more games (80% of runs decide within)" is measured to hold in about
-80% of replays (docs/explanation/statistics.md, scripts/sequential_study.py).
+known now (the true means drawn around the estimates, the future games drawn around them). What its
+number is worth is measured, not assumed: the sentence says how often such forecasts held in the error
+study's replays (FORECAST_HELD; docs/explanation/statistics.md, scripts/error_study.py).
 """
 
 from __future__ import annotations
@@ -42,14 +42,41 @@ ALPHA = 0.05
 MIN_GAMES = 200
 #: "about N more games" is not said past this; the figure is then "more than" it
 MOST_GAMES = 10_000_000
-#: the chance a forecast states: "about N more games (80% of runs decide within)"
+#: the continuations' quantile `forecast` gives by default
 FORECAST_CHANCE = 0.8
 #: how far the forecast's draws of the true means spread, in standard errors (1: the whole uncertainty of
 #: the estimates; the value is chosen by the coverage study, scripts/sequential_study.py)
 FORECAST_SPREAD = 0.25
-#: the continuations' quantile that is stated as FORECAST_CHANCE: the quantile whose games held in 80% of
-#: the loop's forecasts at the audit's truth (0.9 pp off fair, 2 pp margin; scripts/sequential_study.py)
+#: the continuations' quantile a forecast states: the quantile whose games held in 80% of the loop's
+#: forecasts at the audit's truth (0.9 pp off fair, 2 pp margin; scripts/sequential_study.py)
 FORECAST_QUANTILE = 0.6
+#: per question (a verdict's key; "changes" for a comparison's changes), the continuations' quantile a
+#: forecast states and the spread of the draws of the true means; the seat gap's quantile is the one that
+#: held in 80% at the newcomer's rates (scripts/gap_coverage.py). How often each held over the error
+#: study's truths is FORECAST_HELD, which the sentence states
+FORECAST_SETTINGS: dict[str, tuple[float, float]] = {
+    "seats": (FORECAST_QUANTILE, FORECAST_SPREAD), "start": (FORECAST_QUANTILE, FORECAST_SPREAD),
+    "tiebreak": (FORECAST_QUANTILE, FORECAST_SPREAD), "gap": (0.8, FORECAST_SPREAD),
+    "changes": (FORECAST_QUANTILE, FORECAST_SPREAD)}
+#: per question, the shares of the loop's forecasts "about N more games" that held (the question read
+#: decided by N games in all) in the error study's replays, lowest and highest over its sources: 1,000
+#: replays of three seats on drawn games and 1,000 on resampled games of expert players, each at truths
+#: 0, 0.5, 0.9 and 1.25 times the margin, and 400 of a comparison (docs/explanation/statistics.md, "The
+#: error study"). The sentence states them: no one quantile holds 80% at every truth, since a truth near
+#: the margin makes every estimate look farther from it than it is
+FORECAST_HELD: dict[str, tuple[float, float]] = {"seats": (0.589, 0.668), "start": (0.547, 0.554),
+                                                 "tiebreak": (0.522, 0.616), "gap": (0.787, 0.787),
+                                                 "changes": (0.587, 0.587)}
+
+
+def forecast_held_text(question: str) -> str:
+    """"such forecasts held in 52-62% of the error study's replays": what a forecast of `question` is
+    worth, lowest and highest over the study's sources."""
+    low, high = (round(100 * x) for x in FORECAST_HELD[question])
+    shares = f"{low}%" if low == high else f"{low}-{high}%"
+    return f"such forecasts held in {shares} of the error study's replays"
+
+
 #: the quantile each next round of --until-decided plays to
 ROUND_QUANTILE = 0.15
 
@@ -315,11 +342,13 @@ def forecast(fam: Family, margin: float, chance: float = FORECAST_CHANCE, draws:
 
 
 def stated_forecasts(fam: Family, margin: float, decide: Any = None, loadings: np.ndarray | None = None,
-                     quantile: float = FORECAST_QUANTILE) -> tuple[int | None, int | None]:
-    """(the next round's target, the stated forecast): the continuations' ROUND_QUANTILE and `quantile`,
-    the latter said as "FORECAST_CHANCE of runs decide within" (each question's quantile is the one
-    measured to hold in that share of runs)."""
-    soon, needed = forecasts(fam, margin, (ROUND_QUANTILE, quantile), decide=decide, loadings=loadings)
+                     question: str = "seats") -> tuple[int | None, int | None]:
+    """(the next round's target, the stated forecast): the continuations' ROUND_QUANTILE and the
+    question's quantile of FORECAST_SETTINGS (drawn at its spread), the latter said with how often such
+    forecasts held in the error study (FORECAST_HELD)."""
+    quantile, spread = FORECAST_SETTINGS[question]
+    soon, needed = forecasts(fam, margin, (ROUND_QUANTILE, quantile), decide=decide, loadings=loadings,
+                             spread=spread)
     return soon, needed
 
 

@@ -121,7 +121,8 @@ def verdict_section(blocks: list[str], margins: Margins, verdicts: list[Verdict]
                      "(an equivalence test: each of its bounds is one-sided at the question's error rate, so "
                      "it is narrower than the interval shown otherwise; a non-significant difference alone "
                      "never earns it); <b>unfair</b>, the whole interval outside it; <b>undecided</b>, "
-                     "neither, with the games that would decide it in 80% of the ways the run can go on. "
+                     "neither, with a forecast of the games that would decide it and how often such "
+                     "forecasts held in the error study's replays. "
                      "pp = percentage points of win rate.")
     if "worth" in judged:
         parts.append("<b>Priced right within the margin</b> means a component's worth minus its face "

@@ -37,7 +37,6 @@ from analysis.sequences import (  # noqa: F401  (the names verdicts have always 
     BEYOND,
     DECIDED,
     FAIRER,
-    FORECAST_CHANCE,
     LESS_FAIR,
     MIN_GAMES,
     MOST_GAMES,
@@ -50,6 +49,7 @@ from analysis.sequences import (  # noqa: F401  (the names verdicts have always 
     deciding_members,
     family,
     forecast,
+    forecast_held_text,
     forecasts,
     games_for,
     half_width,
@@ -179,6 +179,7 @@ class Verdict:
     detail: dict[str, Any] = field(default_factory=dict)
     short: str = ""  # the evidence in a few words, for a card beside the status badge (default: sentence)
     soon: int | None = None  # undecided: the games in all that decide it in half the ways the run goes on
+    forecast_key: str | None = None  # undecided: whose forecasts' record it states (FORECAST_HELD's key)
 
     @property
     def brief(self) -> str:
@@ -250,17 +251,17 @@ def against(value: float, low: float, high: float, what: str = "the fair share",
     return f"{pp(value)} {pp_interval(low, high, margin)} against {what}"
 
 
-def more_games_text(needed: int | None, n: int, seconds_per_game: float | None) -> str:
-    """"about 6,100 more games (80% of runs decide within; about 40 s at this run's pace) would decide it":
-    `needed` is a forecast (analysis.sequences.forecast) of the games in all, None past what it can see."""
-    share = f"{100 * FORECAST_CHANCE:.0f}%"
-    chance = f"{share} of runs decide within"
+def more_games_text(needed: int | None, n: int, seconds_per_game: float | None,
+                    question: str = "seats") -> str:
+    """"about 6,100 more games would decide it (such forecasts held in 59% of the error study's replays;
+    about 40 s at this run's pace)": `needed` is a forecast (analysis.sequences.stated_forecasts) of the
+    games in all, None past what it can see; `question` says how often its forecasts held."""
     if needed is None or needed > MOST_GAMES:
-        return (f"more than 256 times the games in hand would be needed to decide it in {share} of runs "
-                "(the estimate sits near the margin)")
+        return ("more than 256 times the games in hand would be needed to decide it (the estimate sits "
+                "near the margin)")
     more = about(max(needed - n, 1))
     when = f"; about {duration(more * seconds_per_game)} at this run's pace" if seconds_per_game else ""
-    return f"about {more:,} more games ({chance}{when}) would decide it"
+    return f"about {more:,} more games would decide it ({forecast_held_text(question)}{when})"
 
 
 def duration(seconds: float) -> str:
@@ -312,7 +313,8 @@ def seat_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float
     short_share = f"{100 * fair:.1f}%"
     eq = status in (WITHIN, SMALL)
     first = named[0] if named else int(np.nanargmax(np.abs(fam.value)))
-    soon, needed = stated_forecasts(fam, margins.seats) if status == UNDECIDED else (None, None)
+    soon, needed = (stated_forecasts(fam, margins.seats, question="seats") if status == UNDECIDED
+                    else (None, None))
     if status == TOO_FEW:
         sentence = f"Seats: too few games for a verdict ({n:,}; at least {MIN_GAMES} are needed)."
     elif status == BEYOND:
@@ -329,14 +331,15 @@ def seat_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float
     else:
         said = _seat_words(first, rates[first], fam, first, share)
         sentence = (f"Seats: undecided at the {m} margin: {said}; "
-                    f"{more_games_text(needed, n, seconds_per_game)}.")
+                    f"{more_games_text(needed, n, seconds_per_game, 'seats')}.")
     evens, evens_short = (handicap_texts(handicap, first, margins.seats)
                           if status in (BEYOND, SMALL, UNDECIDED) else ("", ""))
     sentence += (f" {evens}" if evens else "") + f" n = {n:,} games."
     short = "; ".join(f"seat {s} wins {100 * rates[s]:.1f}%, "
                       f"{against(fam.value[s], *_bounds(fam, s, eq), short_share, margins.seats)}"
                       for s in (named if status == BEYOND else [first]))
-    short += (f"; {more_games_text(needed, n, seconds_per_game)}" if needed is not None or status == UNDECIDED
+    short += (f"; {more_games_text(needed, n, seconds_per_game, 'seats')}"
+              if needed is not None or status == UNDECIDED
               else "") + "." + (f" {evens_short}" if evens_short else "")
     detail = {"seats": [{"seat": s, "win_rate": float(rates[s]), "difference": float(fam.value[s]),
                          "ci_low": float(fam.low[s]), "ci_high": float(fam.high[s]),
@@ -345,6 +348,7 @@ def seat_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: float
               "favoured_seat": int(np.nanargmax(fam.value)), "alpha": alpha}
     return Verdict("seats", "Are the seats fair?", status, sentence, **family_estimate(fam, first, status),
                    unit="pp", margin=margins.seats, n=n, needed=needed, soon=soon, detail=detail,
+                   forecast_key="seats" if status == UNDECIDED else None,
                    short=short if status != TOO_FEW else "")
 
 
@@ -504,13 +508,15 @@ def start_verdict(c: dict, fair: float, margins: Margins, seconds_per_game: floa
              WITHIN: f"no advantage or disadvantage beyond the {m} margin: it wins {rate:.1f}%, {gap}",
              SMALL: f"a small {side.split()[-1]}, within the {m} margin: it wins {rate:.1f}%, {gap}",
              UNDECIDED: f"undecided at the {m} margin: it wins {rate:.1f}%, {gap}"}
-    soon, needed = stated_forecasts(fam, margins.start) if status == UNDECIDED else (None, None)
-    more = f"; {more_games_text(needed, n, seconds_per_game)}" if status == UNDECIDED else ""
+    soon, needed = (stated_forecasts(fam, margins.start, question="start") if status == UNDECIDED
+                    else (None, None))
+    more = f"; {more_games_text(needed, n, seconds_per_game, 'start')}" if status == UNDECIDED else ""
     sentence = f"Start player (seat 0): {words[status]}{more}. n = {n:,} games."
     short = f"wins {rate:.1f}%, {gap}{more}." if status != TOO_FEW else ""
     return Verdict("start", "Does the start player gain?", status, sentence,
                    **family_estimate(fam, 0, status), unit="pp", margin=margins.start, n=n, needed=needed,
-                   soon=soon, short=short, detail={**interval_detail(fam, 0), "sign": int(np.sign(mean))})
+                   soon=soon, short=short, detail={**interval_detail(fam, 0), "sign": int(np.sign(mean))},
+                   forecast_key="start" if status == UNDECIDED else None)
 
 
 def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, *, margins: Margins,
@@ -568,8 +574,9 @@ def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, *
              SMALL: f"the tie-break ({configured}) moves seats a little, within the {m} margin: {effects}",
              UNDECIDED: f"whether the tie-break ({configured}) moves a seat by more than {m} is undecided: "
                         f"{effects}"}
-    soon, needed = stated_forecasts(fam, margins.tiebreak) if status == UNDECIDED else (None, None)
-    more = f"; {more_games_text(needed, n, seconds_per_game)}" if status == UNDECIDED else ""
+    soon, needed = (stated_forecasts(fam, margins.tiebreak, question="tiebreak") if status == UNDECIDED
+                    else (None, None))
+    more = f"; {more_games_text(needed, n, seconds_per_game, 'tiebreak')}" if status == UNDECIDED else ""
     sentence = f"Ties: {often}; {words[status]}{more} ({rule_ref}). n = {n:,} games."
     short = (f"tied in {100 * counts['tied_rate']:.1f}% of games; the tie-break ({configured}, {rule_ref}): "
              f"{effects}{more}.")
@@ -578,7 +585,8 @@ def tie_verdict(c: dict, rescore: dict | None, configured: str, rule_ref: str, *
     detail["named_seats"] = named
     return Verdict("tiebreak", question, status, sentence, **family_estimate(fam, lead, status), unit="pp",
                    margin=margins.tiebreak, n=n, needed=needed, soon=soon, detail=detail,
-                   short=short if status != TOO_FEW else "")
+                   short=short if status != TOO_FEW else "",
+                   forecast_key="tiebreak" if status == UNDECIDED else None)
 
 
 #: the sds the descriptions' sequences are planned for: a rate's (a tie rate near 10%) and a length's, in

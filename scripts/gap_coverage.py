@@ -22,14 +22,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from analysis.change_verdicts import (  # noqa: E402
-    GAP_FORECAST_QUANTILE,
     gap_bounds,
     gap_decider,
     gap_family,
     gap_loadings,
     gap_status,
 )
-from analysis.sequences import FORECAST_CHANCE, UNDECIDED, forecasts  # noqa: E402
+from analysis.sequences import FORECAST_CHANCE, FORECAST_SETTINGS, UNDECIDED, forecasts  # noqa: E402
 from analysis.tally import SHARE_SCALE  # noqa: E402
 
 SEATS, ALPHA, RUNS = 4, 0.025, 400
@@ -103,7 +102,8 @@ def forecast_coverage() -> None:
     held = np.array([row for _ in range(300) for row in forecasts_held(base, variant, rng)])
     for q, rate in zip(QUANTILES, held.mean(axis=0), strict=True):
         print(f"the continuations' {q:.0%} quantile held in {rate:.1%} of {len(held)} forecasts")
-    print(f"(stated: {FORECAST_CHANCE:.0%} of runs decide within the {GAP_FORECAST_QUANTILE:.0%} quantile)")
+    quantile = FORECAST_SETTINGS["gap"][0]
+    print(f"(stated: {FORECAST_CHANCE:.0%} of runs decide within the {quantile:.0%} quantile)")
 
 
 def main() -> None:

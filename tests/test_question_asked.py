@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from analysis.change_verdicts import change_verdicts, gap_bounds, gap_family, tie_change
-from analysis.sequences import forecast
+from analysis.sequences import FORECAST_HELD, forecast
 from analysis.tally import SHARE_SCALE, Hist
 from analysis.verdict_section import CHANGE_BADGES, badge, badge_words
 from analysis.verdicts import (
@@ -117,7 +117,9 @@ def test_the_forecast_is_seeded_and_says_its_chance() -> None:
     fam = seat_family(c, 1 / 3, 0.02)
     assert forecast(fam, 0.02) == forecast(fam, 0.02)
     v = seat_verdict(c, 1 / 3, Margins())
-    assert v.status == UNDECIDED and "(80% of runs decide within" in v.sentence
+    low, high = (round(100 * x) for x in FORECAST_HELD["seats"])
+    held = f"such forecasts held in {low}-{high}% of the error study's replays"
+    assert v.status == UNDECIDED and held in v.sentence and v.forecast_key == "seats"
 
 
 # ---- item 7: the seat gap from confidence sequences -----------------------------------------------------
@@ -200,7 +202,7 @@ def test_each_round_line_says_the_answer_so_far() -> None:
                               clock=iter(range(0, 1000, 1)).__next__)
     assert done.decided
     text = "\n".join(lines)
-    assert "undecided so far (margin ±2.0 pp)" in text and "80% of runs decide within" in text
+    assert "undecided so far (margin ±2.0 pp)" in text and "such forecasts held in" in text
     assert "fair within the margin so far (margin ±2.0 pp)" in text and "decided" in text
     assert progress_lines([seat_verdict(tally([6700, 6650, 6650], 20_000), 1 / 3, Margins())])[0].startswith(
         "  seats   fair within the margin so far")

@@ -40,10 +40,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analysis.run_tally import fair_share, read_run_tally
+from analysis.sequences import forecast_held_text
 from analysis.verdicts import (
     DECIDED,
     DEFAULT_MARGINS,
-    FORECAST_CHANCE,
     MARGIN_PP,
     MARGIN_UNITS,
     MIN_GAMES,
@@ -73,7 +73,6 @@ FIRST_GAMES = 1000
 GROWTH_LEAST, GROWTH_MOST = 1.05, 1.5
 #: the first timed batch of a fast agent under a time cap (first_probe)
 PROBE_GAMES = 100
-FORECAST_PERCENT = f"{100 * FORECAST_CHANCE:.0f}%"
 
 REASONS = ("decided", "games cap", "time cap")
 WORDS = {**STATUS_WORDS, "info": "(a description, not asked)"}
@@ -219,7 +218,8 @@ def progress_lines(verdicts: list[Verdict], words: Mapping[str, str] = WORDS,
         elif v.needed is not None and v.needed <= MOST_GAMES:
             more = about(max(v.needed - v.n, 1))
             when = f", about {duration(more * pace)}" if pace else ""
-            state = f"about {more:,} more games ({FORECAST_PERCENT} of runs decide within{when})"
+            held = f" ({forecast_held_text(v.forecast_key)}{when})" if v.forecast_key else ""
+            state = f"about {more:,} more games{held}"
         else:
             state = "the estimate sits near the margin: no forecast"
         seat = verdict_seat(v)
