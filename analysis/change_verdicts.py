@@ -620,3 +620,100 @@ def stable_text(verdicts: list[Verdict], top: str, below: str) -> str:
         return (f"Stable at the top: undecided for {_listed(open_)} (more games of {below} and {top} would "
                 f"decide {'them' if _plural(open_) else 'it'})" + (f"; {hold}" if hold else "") + ".")
     return f"Stable at the top: every answer asked agrees: {hold}."
+
+
+# ---- the comparison's answer in one sentence ------------------------------------------------------------
+def level_text(agents: Sequence[str]) -> str:
+    """Who played, as the lead sentence names the level: "at expert" (one agent in every seat), "with
+    greedy,random,random" (mixed)."""
+    agents = [str(a) for a in agents]
+    return f"at {agents[0]}" if len(set(agents)) == 1 else f"with {','.join(agents)}"
+
+
+def _own_seat(v: Verdict) -> tuple[int, float, float, float]:
+    """The seat a config's own seats verdict rests on (the first it named, else the farthest from the fair
+    share) with its difference from the fair share and the interval that decided the verdict."""
+    seats = v.detail["seats"]
+    named = v.detail.get("named_seats") or [max(range(len(seats)), key=lambda s: abs(seats[s]["difference"]))]
+    row = seats[named[0]]
+    eq = v.status in (WITHIN, SMALL)
+    low, high = (row["equivalence_low"], row["equivalence_high"]) if eq else (row["ci_low"], row["ci_high"])
+    return named[0], row["difference"], low, high
+
+
+def _own_seats_text(v: Verdict) -> str:
+    """A config's own seats in a few words with their intervals: every seat that made it unfair, else the
+    one that decided (or still holds open) the verdict: "seat 1 +10.3 pp [+4.2, +16.3]"."""
+    if v.status == BEYOND:
+        rows = [v.detail["seats"][s] for s in v.detail["named_seats"]]
+        return ", ".join(f"seat {r['seat']} {pp(r['difference'])} "
+                         f"{pp_interval(r['ci_low'], r['ci_high'], v.margin)}" for r in rows)
+    seat, value, low, high = _own_seat(v)
+    return f"seat {seat} {pp(value)} {pp_interval(low, high, v.margin)}"
+
+
+def _own_status_text(v: Verdict) -> str:
+    """How a config's own seats verdict reads beside the other's: "fair within the 2 pp margin (nearest to
+    it: seat 0 +1.1 pp [-0.9, +1.8])"."""
+    m = f"{100 * v.margin:g} pp" if v.margin is not None else ""
+    if v.status == WITHIN:
+        return f"fair within the {m} margin (nearest to it: {_own_seats_text(v)})"
+    if v.status == SMALL:
+        return f"within the {m} margin, by a small real difference ({_own_seats_text(v)})"
+    if v.status == UNDECIDED:
+        return f"undecided at the {m} margin ({_own_seats_text(v)})"
+    return "not judged (its seats are a description)" if v.status == "info" else "not judged (too few games)"
+
+
+def _change_text(verdicts: Sequence[Verdict]) -> str:
+    """What the comparison's own verdicts say of the change, in a clause: the seat gap's verdict, or (two
+    players, or the gap not judged) the seats' changes; no game differing, said as such."""
+    if verdicts and verdicts[0].question == "Did any game change?":
+        return (f"no paired game of {verdicts[0].n:,} came out differently, so the variant changed nothing "
+                "here")
+    gap = next((v for v in verdicts if v.key == "gap" and v.status != "info"), None)
+    if gap is not None and gap.status != TOO_FEW:
+        numbers = (f"{100 * gap.detail['gap_base']:.1f} -> {100 * gap.detail['gap_variant']:.1f} pp, "
+                   f"{pp(gap.value)} {pp_interval(gap.low, gap.high, gap.margin)}")
+        said = {FAIRER: "the seat gap narrowed", LESS_FAIR: "the seat gap widened",
+                WITHIN: f"the seat gap did not change beyond the {100 * gap.margin:g} pp margin",
+                UNDECIDED: "whether the seat gap changed is undecided"}[gap.status]
+        return f"{said} ({numbers})"
+    seats = next((v for v in verdicts if v.key == "seats" and v.status not in ("info", TOO_FEW)), None)
+    if seats is None:
+        return "the change is not judged (too few paired games, or the seats not asked)"
+    s = seats.detail["named"][0]
+    said = {WITHIN: f"no seat's win rate changed beyond the {100 * seats.margin:g} pp margin",
+            SMALL: f"the seats' win rates changed, by less than the {100 * seats.margin:g} pp margin",
+            BEYOND: f"the seats' win rates changed beyond the {100 * seats.margin:g} pp margin",
+            UNDECIDED: "whether the seats' win rates changed is undecided"}[seats.status]
+    return f"{said} (seat {s} {pp(seats.value)} {pp_interval(seats.low, seats.high, seats.margin)})"
+
+
+def fairness_lead(base: Verdict, variant: Verdict, verdicts: Sequence[Verdict], level: str) -> str:
+    """The comparison's answer in one sentence when either config is unfair on its own: the variant's own
+    seats verdict first (analysis.verdicts.seat_verdict of its run alone), then the base's, then what the
+    change did (`verdicts`, the comparison's paired ones), each with its interval, and n; `level`
+    (`level_text`) names who played. "" when neither config is unfair: the change verdicts lead then.
+
+    A change that leaves the gap as it was reads "no change in fairness" on its own, though both configs may
+    be unfair; this sentence says that first."""
+    if BEYOND not in (base.status, variant.status):
+        return ""
+    fair = f"the fair share of {100 * variant.detail['fair_share']:.1f}%"
+    change = _change_text(verdicts)
+    if variant.status == BEYOND:
+        head = f"The variant is unfair {level}: {_own_seats_text(variant)} against {fair}"
+        other = (f"the base is unfair too ({_own_seats_text(base)})" if base.status == BEYOND else
+                 f"the base is {_own_status_text(base)}")
+        said = f"{head}; {other}; {change}"
+    elif variant.status in (WITHIN, SMALL):
+        said = (f"The variant fixes the base's unfairness {level}: the base is unfair "
+                f"({_own_seats_text(base)} against {fair}), the variant {_own_status_text(variant)}; "
+                f"{change}")
+    else:
+        said = (f"The base is unfair {level} ({_own_seats_text(base)} against {fair}); the variant is "
+                f"{_own_status_text(variant)}; {change}")
+    n = f"{base.n:,} games each" if base.n == variant.n else f"{base.n:,} base, {variant.n:,} variant games"
+    return (f"{said}. n = {n}; each config's seats judged on its own run at the {100 * variant.margin:g} pp "
+            "margin, the change paired game by game.")

@@ -78,20 +78,60 @@ def pairs_text(d: dict[str, Any], unit: str) -> str:
     return f"{d['differ']} of the {d['pairs']} pairs differ {rule}."
 
 
+def levels_text(s: dict[str, Any]) -> str:
+    """" at expert (searched with greedy)", " at greedy" or "": the level the elites were judged at, and the
+    search's where it is another."""
+    judge = s.get("judge_agents") or s.get("confirm_agents") or s.get("agents")
+    search = s.get("search_agents") or s.get("agents") or judge
+    if not judge:
+        return ""
+    return f" at {judge}" + (f" (searched with {search})" if search != judge else "")
+
+
 def answer(s: dict[str, Any]) -> str:
-    """The report's first sentence: the fair designs that play differently, or why there are none."""
+    """The report's first sentence: the fair designs that play differently, or why there are none (or
+    fewer than wanted: the fairest candidate's interval at the level judged)."""
     elites, unit, tol = s["elites"], s["unit"], 100 * s["tolerance"]
+    levels = levels_text(s)
     if not elites:
         tried = counted(len(s["tried"]), "candidate was", "candidates were")
-        return (f"No design was confirmed fair within the {tol:g} pp tolerance: {tried} tried on "
-                f"{s['settings']['confirm_games']:,} fresh games each, and none passed the equivalence test "
-                "(see the candidates below).")
+        return (f"No design was confirmed fair{levels} within the {tol:g} pp tolerance: {tried} tried on "
+                f"up to {s['settings']['confirm_games']:,} fresh games each, and none passed the equivalence "
+                f"test.{fairest_text(s)}")
     measures = s.get("measures", ())
     listed = "; ".join(f"{e['slug']} {_length(e, unit)}, ties {_ties(e)}"
                        f"{measured_text(e['confirmation'], measures)}, n = {e['n']:,}" for e in elites)
     verb = "plays" if len(elites) == 1 else "play differently"
-    return (f"{counted(len(elites), 'fair design', 'fair designs')} {verb}: {listed} (95% intervals on fresh "
-            f"games; seats fair within {tol:g} pp by an equivalence test). {pairs_text(s['distinct'], unit)}")
+    wanted = s.get("settings", {}).get("elites", len(elites))
+    fewer = (f" The space gave {len(elites)} of the {wanted} wanted." if len(elites) < wanted else "")
+    return (f"{counted(len(elites), 'fair design', 'fair designs')}{levels} {verb}: {listed} (95% intervals "
+            f"on fresh games; seats fair within {tol:g} pp by an equivalence test). "
+            f"{pairs_text(s['distinct'], unit)}{fewer}")
+
+
+def fairest_text(s: dict[str, Any]) -> str:
+    """" The fairest tried, elite-3-1: seat 2 +2.9 pp [+1.2, +4.6], n = 20,000." or ""."""
+    tried = [t for t in s.get("tried") or [] if t and not t.get("confirmed") and "confirmation" in t]
+    if not tried:
+        f = s.get("fairest_judged")
+        if not f:
+            return ""
+        return (f" The fairest design refined, {f['slug']}: largest seat deviation {100 * f['seat_dev']:.1f} "
+                f"pp [{100 * f['seat_dev_low']:.1f}, {100 * f['seat_dev_high']:.1f}] on {f['games']:,} "
+                "games, too far from fair to be confirmed.")
+    t = min(tried, key=lambda r: r["confirmation"]["seat_dev"])
+    c = t["confirmation"]
+    return (f" The fairest tried, {t['slug']}: seat {c['seat']} {pp(c['deviation'])} "
+            f"{pp_interval(c['deviation_low'], c['deviation_high'])}, n = {t['n']:,}.")
+
+
+def search_level_text(r: dict[str, Any], agents: str) -> str:
+    """A candidate at the search's level: "greedy: largest seat deviation 0.7 pp on 500 games (search,
+    point estimate)"."""
+    f = r.get("search") or {}
+    if "seat_dev" not in f:
+        return ""
+    return f"{agents}: largest seat deviation {100 * f['seat_dev']:.1f} pp on {f['games']:,} games (search)"
 
 
 def polishing_text(s: dict[str, Any]) -> str:
@@ -135,12 +175,12 @@ _CANDIDATE_KINDS = {"cell": TEXT, "changes": TEXT, "length": MEAN, "length_low":
                     "lead_changes": MEAN, "lead_changes_low": MEAN_BOUND, "lead_changes_high": MEAN_BOUND,
                     "largest_seat_deviation": DIFFERENCE, "deviation_low": DIFFERENCE_BOUND,
                     "deviation_high": DIFFERENCE_BOUND, "verdict": TEXT, "n": COUNT, "config": TEXT,
-                    "second_level": TEXT, "refined_deviation": DIFFERENCE, "refined_games": COUNT,
-                    "reason": TEXT}
+                    "witness": TEXT, "refined_deviation": DIFFERENCE, "refined_games": COUNT,
+                    "at_search_level": TEXT, "reason": TEXT}
 
 
-def candidates_table(records: list[dict[str, Any]], elites: bool,
-                     measures: Sequence[str] = ()) -> pd.DataFrame:
+def candidates_table(records: list[dict[str, Any]], elites: bool, measures: Sequence[str] = (),
+                     search_agents: str = "") -> pd.DataFrame:
     """One row a candidate: its cell, changes, confirmation figures with 95% intervals (length, ties, and
     the start player's edge and lead changes when they are `measures`; the deviation's the interval that
     decided the seat verdict), the verdict, n, and its config (elites) or its reason and refined figures
@@ -159,19 +199,21 @@ def candidates_table(records: list[dict[str, Any]], elites: bool,
                     "verdict": STATUS_WORDS.get(r["status"], r["status"]), "n": r["n"]})
         if elites:
             row["config"] = Path(r.get("file", "")).name  # in the explore's folder, named in the lead
-            if "also" in r:
-                row["second_level"] = second_level_text(r["also"])
+            if "witness" in r:
+                row["witness"] = second_level_text(r["witness"])
         else:
-            row.update(refined_deviation=r["refined"]["seat_dev"], refined_games=r["refined"]["games"],
-                       reason=r["reason"] or "confirmed")
+            row.update(refined_deviation=r["refined"]["seat_dev"], refined_games=r["refined"]["games"])
+            if search_agents:
+                row["at_search_level"] = search_level_text(r, search_agents)
+            row["reason"] = r["reason"] or "confirmed"
         rows.append(row)
     return declare(pd.DataFrame(rows, columns=[k for k in _CANDIDATE_KINDS if not rows or k in rows[0]]),
                    _CANDIDATE_KINDS)
 
 
 def second_level_text(also: dict[str, Any]) -> str:
-    """An elite's replay at a second level in a cell: "expert: fair within the margin, seat 2 +0.3 pp
-    [-1.1, +1.7], n = 10,000"."""
+    """An elite's replay at the witness level in a cell: "search: fair within the margin, seat 2 +0.3 pp
+    [-1.1, +1.7], n = 1,000"."""
     c = also["confirmation"]
     return (f"{also['agents']}: {STATUS_WORDS.get(also['status'], also['status'])}, seat {c['seat']} "
             f"{pp(c['deviation'])} {pp_interval(c['deviation_low'], c['deviation_high'])}, n = {also['n']:,}")
@@ -229,7 +271,7 @@ def write_explore_report(s: dict[str, Any], out: Path, runs: list[Any] | None = 
     lead = Section("Explore: the answer", question="verdicts")
     lead.notes.append(f"<b>{html.escape(answer(s))}</b>")
     lead.notes.append(html.escape(
-        f"{s['file']}: {s['game']}, {s['players']} players, agents {s['agents']}; search {s['designs']:,} "
+        f"{s['file']}: {s['game']}, {s['players']} players, judged{levels_text(s)}; search {s['designs']:,} "
         f"designs ({s['search_games']:,} games), refining {s['refined_designs']} designs of {s['refined']} "
         f"cells to {rounds_text(s['settings']['refine_games'])} games ({s['refine_games']:,} more), "
         f"{polishing_text(s)}confirming {counted(len(s['tried']), 'candidate', 'candidates')} and the base "
@@ -238,8 +280,11 @@ def write_explore_report(s: dict[str, Any], out: Path, runs: list[Any] | None = 
         f"{s['games']:,} games of a {s['budget']:,} budget. Coverage: {s['cells_filled']} of {s['cells']} "
         f"cells ({100 * s['cells_filled'] / s['cells']:.0f}%). The elites' config files are in {s['out']}."))
     if s["elites"]:
-        lead.tables.append(("explore_elites", "Confirmed elites (figures on their confirmation games, 95% "
-                            "intervals)", candidates_table(s["elites"], elites=True, measures=s["measures"])))
+        judged = s.get("judge_agents") or s.get("confirm_agents") or s["agents"]
+        witness = f"; the witness's verdict at {s['witness']} beside each" if s.get("witness") else ""
+        lead.tables.append(("explore_elites", f"Confirmed elites, fair at {judged} (figures on their "
+                            f"confirmation games, 95% intervals{witness})",
+                            candidates_table(s["elites"], elites=True, measures=s["measures"])))
     archive = Section("Explore: the archive")
     archive.charts.append(("explore_archive", "Best largest seat deviation per cell (search figures); "
                            "stars: confirmed elites, circles: candidates not confirmed", heat_map(s)))
@@ -248,8 +293,12 @@ def write_explore_report(s: dict[str, Any], out: Path, runs: list[Any] | None = 
                                "(search figures, point estimates) against the games spent",
                                progress_chart(s)))
     if s["tried"]:
-        archive.tables.append(("explore_candidates", "Every candidate confirmed, in the order tried",
-                               candidates_table(s["tried"], elites=False, measures=s["measures"])))
+        search = s.get("search_agents") or s["agents"]
+        judged = s.get("judge_agents") or s.get("confirm_agents") or search
+        archive.tables.append(("explore_candidates", "Every candidate confirmed, in the order tried (figures "
+                               f"at {judged}; the search's figures at {search} beside them)",
+                               candidates_table(s["tried"], elites=False, measures=s["measures"],
+                                                search_agents=search)))
     if s["distinct"]["list"]:
         pairs = declare(pd.DataFrame(s["distinct"]["list"]), {"a": TEXT, "b": TEXT, "length_apart": MEAN,
                                                               "ties_apart": DIFFERENCE, "differ": TEXT})

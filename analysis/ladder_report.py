@@ -4,22 +4,27 @@ A ladder is a folder holding ``ladder.json`` and one run directory per step. A s
 level (the *higher*) against N-1 players of the level below (the *lower*), seats rotated, so the higher
 level's win share would be the fair share 1/N if skill did not matter. The curve of that share over the
 steps (random -> greedy -> MCTS at doubling iteration counts) is the skill-versus-luck measure of Ludii's
-SkillTrace: where a doubled budget still wins significantly more than 1/N, skill pays; where the share
-falls back to 1/N, luck (or the game's depth for these agents) has taken over.
+SkillTrace: where a doubled budget still wins significantly more than 1/N, skill pays; where the share is
+shown to stay within a margin of 1/N (an equivalence test), luck (or the game's depth for these agents) has
+taken over. Each step's verdict (`step_verdict`) says which, and the ladder's answer is a sentence built
+from them (`ladder_answer`): "flattens" only where the steps to the top are shown level, never from a step
+that merely failed to show a gain.
 
 Beside the steps' shares, each level gets one rating from all the ladder's games (analysis.ratings: a
 Plackett-Luce log-strength with a 95% interval, 0 at the anchor: random, or when a level beat the one below
-it in every game, the lowest level that shares a scale with the top), shown in one chart by
-``ratings_chart``.
+it in every game, the lowest level that shares a scale with the top). Each step's gain over the level below
+is drawn first, with the interval of that difference itself (``gains_chart``), then the ratings against the
+anchor (``ratings_chart``), whose intervals may overlap where a step's gain is clear.
 
 Pure functions: ``ladder_table_from`` (the players tables of the steps -> one row per step), ``skill_trace``
-(that table -> the SkillTrace-style summary), ``ladder_chart`` (table -> figure), ``ratings_chart``
-(ratings -> figure), ``format_ladder`` (text); ``ladder_report_parts`` reads a ladder folder
-(analysis.runs.read_run) for `balance report`.
+(that table -> the SkillTrace-style summary and the answer), ``ladder_chart`` (table -> figure),
+``gains_chart`` and ``ratings_chart`` (ratings -> figure), ``format_ladder`` (text); ``ladder_report_parts``
+reads a ladder folder (analysis.runs.read_run) for `balance report`.
 """
 
 from __future__ import annotations
 
+import html
 import math
 import os
 from pathlib import Path
@@ -54,6 +59,7 @@ from analysis.run_tally import read_run_tally
 from analysis.runs import read_table, run_snapshot
 from analysis.stats import wilson_intervals
 from analysis.tally import SHARE_SCALE
+from analysis.verdicts import share_text
 from sim.core.errors import ConfigError
 from storage.run_dir import read_json_object
 
@@ -65,6 +71,19 @@ if TYPE_CHECKING:  # the page kit and matplotlib load only when a chart or secti
 
 LADDER_MANIFEST = "ladder.json"
 STEP_COLUMNS = ("step", "higher", "lower", "higher_agent", "lower_agent", "players")
+#: the margin of a step's equivalence test: a step is shown level when its 90% interval (two one-sided
+#: tests at 5%) lies within the fair share +- this (5 pp of win share; `balance ladder --margin`)
+STEP_MARGIN = 0.05
+Z90 = 1.6448536269514722
+
+
+def deals_text(manifest: dict[str, Any]) -> str:
+    """Which deals a ladder's steps played, in words: fresh per step (the default), or the same in every
+    step (``--same-deals``; a ladder.json written before the choice existed played the same)."""
+    seed = manifest["seed"]
+    if manifest.get("deals", "same") == "same":
+        return f"seed {seed}, the same deals in every step (--same-deals)"
+    return f"seed {seed}, fresh deals in each step (each step's seed derived from {seed} and the step's name)"
 
 
 def is_ladder(path: str | os.PathLike[str]) -> bool:
@@ -97,14 +116,17 @@ def agents_held(c: dict[str, Any]) -> dict[str, tuple[int, float]]:
     return {agent: (int(a[0]), int(a[1]) / SHARE_SCALE) for agent, a in c["agents"].items()}
 
 
-def ladder_table_from(held: dict[str, dict[str, tuple[int, float]]], steps: pd.DataFrame) -> pd.DataFrame:
+def ladder_table_from(held: dict[str, dict[str, tuple[int, float]]], steps: pd.DataFrame,
+                      margin: float = STEP_MARGIN) -> pd.DataFrame:
     """One row per step (in the order of ``steps``, `steps_frame`) with the higher level's win share, from
     each step's agents' (player-games, summed win share), `agents_held`. The higher level's wins are its
     summed win share (a win shared by k players counts 1/k, as in analysis.seats); n is the number of its
     player-games (one per game). Returns ``step, higher, lower, players, n, wins, win_share, ci_low,
     ci_high`` (Wilson 95%), ``fair_share`` (1/players), ``edge`` (share minus fair), ``significant`` (the
-    interval lies above the fair share), ``verdict`` (``above fair``, ``not significant`` or ``below
-    fair``) and ``log2_iters`` of the higher level (NaN for random and greedy)."""
+    interval lies above the fair share), ``eq_low, eq_high`` (Wilson 90%: two one-sided tests at 5%) and
+    ``level`` (that interval lies within the fair share +-`margin`: the step's gain is shown to be within
+    the margin), ``verdict`` (`step_verdict`'s words) and ``log2_iters`` of the higher level (NaN for
+    random and greedy)."""
     rows = []
     for step in steps.itertuples(index=False):
         n, wins = held.get(step.step, {}).get(step.higher_agent, (0, 0.0))
@@ -118,21 +140,98 @@ def ladder_table_from(held: dict[str, dict[str, tuple[int, float]]], steps: pd.D
     table["fair_share"] = 1.0 / table["players"].astype(float)
     table["edge"] = table["win_share"] - table["fair_share"]
     table["significant"] = (table["n"] > 0) & (table["ci_low"] > table["fair_share"])
-    below = (table["n"] > 0) & (table["ci_high"] < table["fair_share"])
-    table["verdict"] = np.where(table["significant"], "above fair",
-                                np.where(below, "below fair", "not significant"))
+    eq_low, eq_high = wilson_intervals(table["wins"].to_numpy(dtype=float), table["n"].to_numpy(dtype=float),
+                                       z=Z90)
+    table["eq_low"], table["eq_high"] = eq_low, eq_high
+    table["level"] = ((table["n"] > 0) & (table["eq_low"] >= table["fair_share"] - margin)
+                      & (table["eq_high"] <= table["fair_share"] + margin))
+    table["verdict"] = [step_verdict(r, margin) for r in table.itertuples(index=False)]
     table["log2_iters"] = [math.log2(i) if i > 0 else math.nan
                            for i in (level_iters(a) for a in steps["higher_agent"])]
     return table
 
 
-def skill_trace(table: pd.DataFrame) -> dict[str, Any]:
+def step_verdict(row: Any, margin: float = STEP_MARGIN) -> str:
+    """A step's verdict in words, from its 95% interval against the fair share and its 90% interval
+    against the fair share +-`margin` (an equivalence test): ``above fair`` (the stronger level wins
+    beyond its fair share), ``a small gain, within 5 pp`` (beyond it, but shown within the margin),
+    ``level, within 5 pp`` (shown within the margin, no gain shown), ``below fair`` (the level called
+    stronger wins less), ``undecided`` (none of these: more games would decide), ``not played``."""
+    m = f"{100 * margin:g} pp"
+    if row.n == 0:
+        return "not played"
+    if row.ci_high < row.fair_share:
+        return "below fair"
+    if row.ci_low > row.fair_share:
+        return f"a small gain, within {m}" if row.level else "above fair"
+    return f"level, within {m}" if row.level else "undecided"
+
+
+def flat_from(table: pd.DataFrame) -> str | None:
+    """The first step from which every played step is shown level within the margin (`ladder_table_from`'s
+    ``level``: an equivalence test, never a step that merely failed to show a gain), or None: where the
+    curve flattens, if it does."""
+    played = table[table["n"] > 0]
+    start = None
+    for row in played.itertuples(index=False):
+        start = (start or str(row.step)) if row.level else None
+    return start
+
+
+def _listed(rows: list[Any], eq: bool = False) -> str:
+    """Steps with their shares and intervals: the 95% one, or (`eq`) the 90% one of the equivalence test."""
+    bounds = [(r.eq_low, r.eq_high) if eq else (r.ci_low, r.ci_high) for r in rows]
+    return ", ".join(f"{r.step} {share_text(r.win_share, *b)}" for r, b in zip(rows, bounds, strict=True))
+
+
+def ladder_answer(table: pd.DataFrame, margin: float = STEP_MARGIN) -> str:
+    """The ladder's answer in a sentence, from the steps' own verdicts (`step_verdict`): at how many steps
+    the stronger level wins beyond its fair share, with each step's share and 95% interval; "flattens"
+    only from a step on which every later step is shown level within the margin (`flat_from`); a step
+    shown level before later steps rise, a step below fair, and an undecided one, each said as such."""
+    played = [r for r in table.itertuples(index=False) if r.n > 0]
+    if not played:
+        return "No step has finished games yet."
+    m, fair = f"{100 * margin:g} pp", f"its fair share of {100 * played[0].fair_share:.1f}%"
+    gains = [r for r in played if r.significant]
+    flat = flat_from(table)
+    tail = [r for r in played[[str(r.step) for r in played].index(flat):]] if flat else []
+    if len(gains) == len(played):
+        parts = [f"Skill pays at every step: the stronger level wins beyond {fair} at all {len(played)} "
+                 f"steps ({_listed(played)})"]
+    elif gains:
+        parts = [f"The stronger level wins beyond {fair} at {len(gains)} of {len(played)} steps "
+                 f"({_listed(gains)})"]
+    else:
+        parts = [f"No step shows the stronger level winning beyond {fair}"]
+    if flat:
+        parts.append(f"the curve flattens from {flat} on: every step from there is shown within {m} of the "
+                     f"fair share ({_listed(tail, eq=True)}: 90% intervals, an equivalence test)")
+    middle = [r for r in played if r.level and not r.significant and r not in tail]
+    if middle:
+        parts.append(f"no gain beyond {m} at {_listed(middle, eq=True)} (90% intervals within {m} of the "
+                     "fair share), yet later steps rise again")
+    below = [r for r in played if r.ci_high < r.fair_share]
+    if below:
+        parts.append(f"the level called stronger wins less than {fair} at {_listed(below)}")
+    open_ = [r for r in played if r.verdict == "undecided"]
+    if open_:
+        parts.append(f"undecided at {_listed(open_)}: neither beyond the fair share nor shown within {m} "
+                     "of it (more games would decide)")
+    counts = sorted({int(r.n) for r in played})
+    n = f"{counts[0]:,}" if len(counts) == 1 else f"{counts[0]:,} to {counts[-1]:,}"
+    return (f"{'; '.join(parts)}. n = {n} games per step; 95% intervals unless marked 90%; each step judged "
+            "on its own at 5%.")
+
+
+def skill_trace(table: pd.DataFrame, margin: float = STEP_MARGIN) -> dict[str, Any]:
     """The SkillTrace-style summary of a ``ladder_table_from``.
 
-    ``last``: the last step's share with its interval and n; ``flattens_at``: the first step whose
-    interval includes the fair share, i.e. where the stronger level no longer wins significantly more
-    (None if there is none); ``below_fair``: the steps whose interval lies below the fair share (the level
-    called stronger is in fact weaker, e.g. MCTS on a tiny budget against greedy); ``significant_steps``.
+    ``answer``: `ladder_answer`'s sentence; ``margin``; ``last``: the last step's share with its interval
+    and n; ``flattens_at``: the first step from which every step is shown level within the margin
+    (`flat_from`; None if there is none: a step whose interval merely includes the fair share is not
+    flat); ``below_fair``: the steps whose interval lies below the fair share (the level called stronger
+    is in fact weaker, e.g. MCTS on a tiny budget against greedy); ``undecided``; ``significant_steps``.
     ``skill_trace``: Ludii's
     SkillTrace formula over the MCTS-vs-MCTS steps, on the edge normalised to [-1/(N-1), 1]
     (e = (share - 1/N) / (1 - 1/N); for two players e is Ludii's utility 2 x share - 1): a straight line is
@@ -140,18 +239,18 @@ def skill_trace(table: pd.DataFrame) -> dict[str, Any]:
     skill_trace = y + (1 - y) x mean(max(e, 0)). 0 = more search never helps; near 1 = it keeps helping.
     NaN when there is no MCTS-vs-MCTS step."""
     played = table[table["n"] > 0]
-    out: dict[str, Any] = {"step_count": len(table), "significant_steps": int(played["significant"].sum()),
-                           "last": None, "flattens_at": None, "below_fair": [], "skill_trace": math.nan,
-                           "mcts_steps": 0}
+    out: dict[str, Any] = {"answer": ladder_answer(table, margin), "margin": margin,
+                           "step_count": len(table), "significant_steps": int(played["significant"].sum()),
+                           "last": None, "flattens_at": None, "below_fair": [], "undecided": [],
+                           "skill_trace": math.nan, "mcts_steps": 0}
     if played.empty:
         return out
     last = played.iloc[-1]
     out["last"] = {"step": str(last["step"]), "n": int(last["n"]),
                    **{k: float(last[k]) for k in ("win_share", "ci_low", "ci_high", "fair_share")}}
-    flat = played[(played["ci_low"] <= played["fair_share"]) & (played["fair_share"] <= played["ci_high"])]
     out["below_fair"] = played.loc[played["ci_high"] < played["fair_share"], "step"].astype(str).tolist()
-    if len(flat):
-        out["flattens_at"] = str(flat.iloc[0]["step"])
+    out["undecided"] = played.loc[played["verdict"] == "undecided", "step"].astype(str).tolist()
+    out["flattens_at"] = flat_from(table)
     mcts = played[played["higher"].str.startswith("mcts") & played["lower"].str.startswith("mcts")]
     out["mcts_steps"] = len(mcts)
     if len(mcts):
@@ -190,6 +289,48 @@ def ladder_chart(table: pd.DataFrame, title: str) -> Figure:
     ax.set_ylabel("win share of the stronger level (%)")
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
+    return fig
+
+
+def gains_chart(ratings: pd.DataFrame, title: str) -> Figure:
+    """The answer of the ratings: each step's gain over the level below (a row of `ladder_ratings` past the
+    first) with its own 95% interval, against 0 (no gain), and above each the gain as one seat's win share
+    against N-1 of the level below. A step whose two levels share no scale is named on the axis and marked
+    "no finite gain"."""
+    plt = charts.plt
+    fig, ax = plt.subplots(figsize=charts.WIDE)
+    steps = ratings.iloc[1:]
+    x = np.arange(len(steps), dtype=float)
+    y = steps["gain"].to_numpy(dtype=float)
+    low, high = steps["gain_low"].to_numpy(dtype=float), steps["gain_high"].to_numpy(dtype=float)
+    shown = np.isfinite(y)
+    ax.axhline(0.0, color="grey", linewidth=0.8, linestyle="--", label="no gain")
+    if shown.any():
+        ax.errorbar(x[shown], y[shown], yerr=np.vstack([y - low, high - y])[:, shown], marker="o",
+                    capsize=4, linestyle="none", label="gain, 95% interval", zorder=3)
+    top = float(np.nanmax(high)) if shown.any() else 1.0
+    for xi, row in zip(x, steps.itertuples(index=False), strict=True):
+        if np.isfinite(row.gain):
+            ax.annotate(f"{row.gain:+.2f}\nwins {100 * row.share_vs_below:.0f}%\nvs {row.players - 1:.0f} "
+                        f"{row.below}", (xi, row.gain_high), textcoords="offset points", xytext=(0, 4),
+                        ha="center", fontsize=7,
+                        bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})
+        else:
+            ax.annotate("no finite gain\n(won or lost\nevery game)", (xi, 0.0), ha="center", va="bottom",
+                        fontsize=7, color="dimgrey")
+    bottom = min(0.0, float(np.nanmin(low)) if shown.any() else 0.0)
+    span = max(top - bottom, 1.0)
+    ax.set_ylim(bottom - 0.1 * span, top + 0.35 * span)  # room for the shares above the whiskers
+    ax.set_xticks(x, [f"{h}\nover {lo}" for h, lo in zip(steps["level"], steps["below"], strict=True)],
+                  fontsize=8)
+    ax.set_xlim(-0.5, len(steps) - 0.5)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)  # beside the data
+    ax.set_title(title, fontsize=11)
+    ax.set_xlabel("step: a level over the level below it")
+    ax.set_ylabel("gain (log-strength difference)")
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    charts.fit_titles(fig)
     return fig
 
 
@@ -254,9 +395,11 @@ def ratings_chart(ratings: pd.DataFrame, title: str) -> Figure:
 
 
 def format_ladder(table: pd.DataFrame, summary: dict[str, Any], ratings: pd.DataFrame | None = None) -> str:
-    """The ladder as a plain-text table plus the SkillTrace-style summary, and with `ratings`
-    (analysis.ratings.ladder_ratings) each level's rating with its interval."""
-    lines = [f"  {'step':<22} {'n':>6}  {'win share':>9}  {'95% CI':<16} {'fair':>6}  verdict"]
+    """The ladder in plain text: its answer in a sentence (`ladder_answer`), then the evidence: the steps'
+    table, the SkillTrace-style summary and, with `ratings` (analysis.ratings.ladder_ratings), each step's
+    gain over the level below with its interval, then each level's rating on one scale."""
+    lines = [f"  {summary['answer']}",
+             f"  {'step':<22} {'n':>6}  {'win share':>9}  {'95% CI':<16} {'fair':>6}  verdict"]
     for r in table.itertuples(index=False):
         if r.n == 0:
             lines.append(f"  {r.step:<22} {0:>6}  (not played yet)")
@@ -264,32 +407,53 @@ def format_ladder(table: pd.DataFrame, summary: dict[str, Any], ratings: pd.Data
         lines.append(f"  {r.step:<22} {r.n:>6}  {100 * r.win_share:8.1f}%  "
                      f"[{100 * r.ci_low:4.1f}%, {100 * r.ci_high:4.1f}%]  {100 * r.fair_share:5.1f}%  "
                      f"{r.verdict}{' *' if r.significant else ''}")
-    lines.append("  * the interval lies above the fair share 1/N: the stronger level wins significantly more")
+    lines.append("  * the interval lies above the fair share 1/N: the stronger level wins significantly "
+                 f"more; within {100 * summary['margin']:g} pp: its 90% interval lies within that of the "
+                 "fair share (an equivalence test)")
     lines += ["  " + line for line in summary_lines(summary)]
     if ratings is not None:
+        lines += ["  " + line for line in gain_lines(ratings)]
         lines += ["  " + line for line in rating_lines(ratings)]
     return "\n".join(lines)
 
 
+def gain_text(r: Any) -> str:
+    """A step's gain (a row of `ladder_ratings`: the level over the one below) with its 95% interval, and
+    that gain as one seat's win share against N-1 of the level below: "+0.66 [+0.41, +0.92]: 52.1%
+    [46.3%, 57.9%] against 2 expert"."""
+    return (f"{figures.figure(r.gain, 2, sign=True)} "
+            f"{figures.interval(r.gain_low, r.gain_high, 2, keep_off=(0.0,), sign=True)}: "
+            f"{100 * r.share_vs_below:.1f}% [{100 * r.share_low:.1f}%, {100 * r.share_high:.1f}%] "
+            f"against {r.players - 1:.0f} {r.below}")
+
+
+def gain_lines(ratings: pd.DataFrame) -> list[str]:
+    """Each step's gain over the level below with its 95% interval, as plain-text lines: the difference of
+    the two levels' ratings, whose interval is that of the difference itself (not of two ratings each
+    against the anchor, which overlap where the step's own gain is clear)."""
+    lines = ["each step's gain over the level below, with its 95% interval (log-strength difference from all "
+             "the ladder's games; 0 = no gain), and as one seat's win share against N-1 of the level below:"]
+    rows = list(ratings.itertuples(index=False))
+    for below, r in zip(rows, rows[1:], strict=False):
+        why = below.note.partition(": ")[2] or below.note or "the two levels share no scale"
+        said = gain_text(r) if np.isfinite(r.gain) else f"no finite gain ({why})"
+        lines.append(f"  {r.level + '-vs-' + r.below:<22} {said}")
+    return lines
+
+
 def rating_lines(ratings: pd.DataFrame) -> list[str]:
-    """The ratings as plain-text lines: each level's rating with its 95% interval, and its gain over the
-    level below as a win share against N-1 seats of that level."""
+    """The ratings as plain-text lines: each level's rating with its 95% interval, against the anchor (so
+    two levels' intervals may overlap where the gain between them is clear: `gain_lines` says that)."""
     anchor = anchor_level(ratings)
     lines = [f"each level's rating, with its 95% interval (log-strength from all the ladder's games, "
              f"{anchor} = 0; Plackett-Luce):",
-             f"  {'level':<12} {'rating':>7}  {'95% interval':<16}  gain over the level below, as one "
-             "seat's win share against N-1 of it"]
+             f"  {'level':<12} {'rating':>7}  95% interval"]
     for r in ratings.itertuples(index=False):
         if np.isnan(r.rating):
-            head = f"  {r.level:<12} {'-':>7}  {'(no rating)':<16}"
+            head = f"  {r.level:<12} {'-':>7}  (no rating)"
         else:
             head = f"  {r.level:<12} {r.rating:7.2f}  " + (
-                f"{'(anchor)':<16}" if r.scale == ANCHOR else f"[{r.ci_low:5.2f}, {r.ci_high:5.2f}]  ")
-        if not np.isnan(r.gain):
-            head += (f"{figures.figure(r.gain, 2, sign=True)} "
-                     f"{figures.interval(r.gain_low, r.gain_high, 2, keep_off=(0.0,), sign=True)}: "
-                     f"{100 * r.share_vs_below:.1f}% [{100 * r.share_low:.1f}%, {100 * r.share_high:.1f}%] "
-                     f"against {r.players - 1:.0f} {r.below}")
+                "(anchor)" if r.scale == ANCHOR else f"[{r.ci_low:5.2f}, {r.ci_high:5.2f}]")
         lines.append(head.rstrip())
         if r.note:
             lines.append(f"  {'':<12} {'':>7}  {r.note}")
@@ -310,6 +474,8 @@ def _share(gain: float, ratings: pd.DataFrame) -> float:
 
 
 def summary_lines(summary: dict[str, Any]) -> list[str]:
+    """The SkillTrace-style summary under the steps' table: the last step, how many steps gain, where the
+    curve flattens (only where shown level: `flat_from`), the steps below fair, the SkillTrace score."""
     last = summary["last"]
     if last is None:
         return ["no step has finished games yet"]
@@ -317,13 +483,18 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
              f"[{100 * last['ci_low']:.1f}%, {100 * last['ci_high']:.1f}%] (n = {last['n']:,}; "
              f"fair {100 * last['fair_share']:.1f}%)"]
     counted = f"{summary['significant_steps']} of {summary['step_count']} steps significantly above fair"
+    m = f"{100 * summary['margin']:g} pp"
     if summary["flattens_at"] is None:
-        lines.append(f"no step's interval includes the fair share: no flattening in this ladder ({counted})")
+        lines.append(f"no flattening shown: no run of steps to the top is shown within {m} of the fair share "
+                     f"({counted})")
     else:
-        lines.append(f"the curve flattens at {summary['flattens_at']} (the first step whose interval "
-                     f"includes the fair share); {counted}")
+        lines.append(f"the curve flattens from {summary['flattens_at']} on (every step from there shown "
+                     f"within {m} of the fair share); {counted}")
     if summary["below_fair"]:
         lines.append("below fair (the level called stronger is weaker): " + ", ".join(summary["below_fair"]))
+    if summary["undecided"]:
+        lines.append(f"undecided (neither above fair nor shown within {m}): "
+                     + ", ".join(summary["undecided"]))
     if summary["mcts_steps"]:
         lines.append(f"SkillTrace-style score {summary['skill_trace']:.3f} over {summary['mcts_steps']} "
                      "MCTS-vs-MCTS steps (0: more search never helps; near 1: it keeps helping)")
@@ -352,8 +523,9 @@ def read_ladder(folder: str | os.PathLike[str]) -> tuple[dict[str, Any], pd.Data
         held[step["name"]] = agents_held(run.common)
     if not runs:
         raise ConfigError(f"{folder}: the ladder has no finished games yet")
-    table = ladder_table_from(held, steps_frame(manifest))
-    return manifest, table, skill_trace(table), runs
+    margin = float(manifest.get("margin", STEP_MARGIN))
+    table = ladder_table_from(held, steps_frame(manifest), margin)
+    return manifest, table, skill_trace(table, margin), runs
 
 
 def ladder_seats(folder: str | os.PathLike[str], manifest: dict[str, Any],
@@ -392,13 +564,16 @@ def ladder_report_parts(folder: str | os.PathLike[str],
     players = manifest["players"]
     games = int(table["n"].sum())
     sec = Section(f"Ladder: {manifest['game']}, {players} players ({folder.name})")
+    sec.notes.append(f"<b>{html.escape(summary['answer'])}</b>")
     sec.notes.append(
         f"Config <b>{manifest['config']}</b>; each step seats one player of a level against {players - 1} "
-        f"of the level below, seats rotated, seed {manifest['seed']}; {manifest['games']:,} games asked per "
-        f"step, n = {games:,} games in all. The fair share is 1/{players} = {pct(1 / players)}: a level "
-        "whose win share's 95% interval lies above it wins significantly more than the level below (shared "
-        "wins count 1/k). The curve is Ludii's SkillTrace measure of skill versus luck: how much more a "
-        "stronger player (for MCTS, a doubled search budget) wins.")
+        f"of the level below, seats rotated, {html.escape(deals_text(manifest))}; {manifest['games']:,} "
+        f"games asked per step, n = {games:,} games in all. The fair share is 1/{players} = "
+        f"{pct(1 / players)}: a level whose win share's 95% interval lies above it wins significantly more "
+        "than the level below (shared wins count 1/k); a step is <i>level</i> only when its 90% interval "
+        f"lies within {100 * summary['margin']:g} pp of the fair share (two one-sided tests at 5%: an "
+        "equivalence test), never because a gain was not shown. The curve is Ludii's SkillTrace measure of "
+        "skill versus luck: how much more a stronger player (for MCTS, a doubled search budget) wins.")
     last = summary["last"]
     sec.notes.append(f"Last step <b>{last['step']}</b>: win share <b>{pct(last['win_share'])}</b> "
                      f"{interval(last['ci_low'], last['ci_high'])}, n = {last['n']:,} games.")
@@ -412,11 +587,13 @@ def ladder_report_parts(folder: str | os.PathLike[str],
     sec.charts.append((name, f"Win share of the stronger level at each step, 95% intervals ({n_text})",
                        ladder_chart(played, f"{manifest['game']} {players}p ladder: stronger "
                                     f"level's win share ({n_text})")))
-    shown = declare(table[["step", "higher", "lower", "n", "win_share", "ci_low", "ci_high", "fair_share",
-                           "verdict"]],
-                    {"step": TEXT, "higher": TEXT, "lower": TEXT, "n": COUNT, "win_share": SHARE,
-                     "ci_low": SHARE_BOUND, "ci_high": SHARE_BOUND, "fair_share": SHARE, "verdict": TEXT})
-    sec.tables.append((name, "Ladder: the stronger level's win share per step (Wilson 95%)", shown))
+    steps = table[["step", "higher", "lower", "n", "win_share", "ci_low", "ci_high", "eq_low", "eq_high",
+                   "fair_share", "verdict"]].rename(columns={"eq_low": "90% low", "eq_high": "90% high"})
+    shown = declare(steps, {"step": TEXT, "higher": TEXT, "lower": TEXT, "n": COUNT, "win_share": SHARE,
+                            "ci_low": SHARE_BOUND, "ci_high": SHARE_BOUND, "90% low": SHARE_BOUND,
+                            "90% high": SHARE_BOUND, "fair_share": SHARE, "verdict": TEXT})
+    sec.tables.append((name, "Ladder: the stronger level's win share per step (Wilson 95%; the 90% interval "
+                       f"is the equivalence test's, level within {100 * summary['margin']:g} pp)", shown))
     ratings = read_ladder_ratings(folder, manifest, runs)
     _ratings_parts(sec, ratings, name=name, players=players, title=f"{manifest['game']} {players}p ladder",
                    n_text=n_text)
@@ -425,17 +602,37 @@ def ladder_report_parts(folder: str | os.PathLike[str],
               "ratings": ratings.to_dict(orient="records")}
     return sec, list(runs.values()), [f"{folder.name}/{step}" for step in runs], record
 
+def _gains_parts(sec: Section, ratings: pd.DataFrame, *, name: str, title: str, n_text: str) -> None:
+    """Each step's gain over the level below with its own 95% interval, first among the ratings: a note
+    saying each in words, and its chart."""
+    said = "; ".join(f"<b>{html.escape(r.level)}</b> over {html.escape(r.below)}: "
+                     f"{html.escape(gain_text(r))}" for r in ratings.iloc[1:].itertuples(index=False)
+                     if np.isfinite(r.gain))
+    sec.notes.append(
+        "<b>Each step's gain over the level below, with its 95% interval</b> (the difference of the two "
+        "levels' ratings, from all the ladder's games; its interval is that of the difference itself, so it "
+        "is narrower than two ratings' intervals against the anchor would suggest, and a step whose interval "
+        "lies above 0 gains whatever those two intervals do)" + (f": {said}." if said else "."))
+    sec.charts.append((f"{name}_gains", f"Each step's gain over the level below, with its 95% interval "
+                       f"({n_text}); above each, that gain as one seat's win share against N-1 of the level "
+                       "below",
+                       gains_chart(ratings, f"{title}: each step's gain over the level below ({n_text})")))
+
+
 def _ratings_parts(sec: Section, ratings: pd.DataFrame, *, name: str, players: int, title: str,
                    n_text: str) -> None:
-    """The ratings' notes, chart and table in the ladder's section."""
+    """The ratings' notes, charts (each step's gain first, then each level's rating against the anchor)
+    and table in the ladder's section."""
+    _gains_parts(sec, ratings, name=name, title=title, n_text=n_text)
     anchor = anchor_level(ratings)
     why = "" if anchor == str(ratings["level"].iloc[0]) else \
         "the anchor: the lowest level on the top level's scale, as the note below says; "
     sec.notes.append(
         f"<b>Each level's rating, with its 95% interval</b>, fitted from all the ladder's games at once: a "
         f"log-strength with <b>{anchor} at 0</b> ({why}a Plackett-Luce model of each game's finishing "
-        "order, winner first, then by score; the interval is robust to the games of every step sharing their "
-        "deals). "
+        "order, winner first, then by score; the interval is robust to games that share a deal, as every "
+        "step's game i does with --same-deals). Each interval is against the anchor: two levels' intervals "
+        "may overlap where the step between them gains clearly (the gains above say that). "
         f"A difference of d between two levels means one player of the stronger wins a share e<sup>d</sup> "
         f"/ (e<sup>d</sup> + {players - 1}) of games against {players - 1} of the weaker: d = 1 is "
         f"{pct(_share(1.0, ratings))}, d = 2 is {pct(_share(2.0, ratings))} (the fair share is "

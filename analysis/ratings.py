@@ -34,10 +34,12 @@ with numpy's fancy `+=`, which keeps only one of them.
 **Interval.** Wald, rating +- 1.96 standard errors, on the log-strength scale, with the cluster-robust
 (sandwich) covariance I^-1 (sum over clusters g of s_g s_g') I^-1 x G / (G - 1): I is the observed Fisher
 information of the Plackett-Luce likelihood at the estimate (the anchor's parameter held at 0), s_g the
-score summed over cluster g, G the number of clusters. A cluster is a game index (``game_id``): every step
-of a ladder plays the same seeds, so game i of every step shares its deal, and those games are the
-independent unit; a game's seats are never split. The sandwich keeps the interval honest where the shared
-deals tie steps together and where a full ranking is less informative than the model says.
+score summed over cluster g, G the number of clusters. A cluster is a game index (``game_id``): a ladder
+played with ``--same-deals`` plays the same seeds in every step, so game i of every step shares its deal,
+and those games are the independent unit; with fresh deals per step (the default) they are independent, and
+clustering independent games keeps the interval valid. A game's seats are never split. The sandwich keeps
+the interval honest where shared deals tie steps together and where a full ranking is less informative
+than the model says.
 
 **When no rating exists.** The maximum-likelihood estimate exists only when the levels' "finished ahead
 of" graph is strongly connected (Hunter 2004): if a level finished ahead of every seat of the level below

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from analysis import charts
+from analysis.model_provenance import models_text
 from analysis.page import FOLD_ROWS, Section, format_table, human_header, per_run, question_order
 from analysis.readings import readings_text, reconstruction_notes
 from analysis.run_labels import run_label
@@ -86,7 +87,7 @@ def write_report(sections: list[Section], runs: list[Any], labels: list[str], su
                     f"n = {run.n_games:,} games"
                     + (f" (<b>{run.partial_note}</b>)" if run.partial_note else "")
                     + (", played until its verdicts were decided" if m.stopped_adaptively else "")
-                    + f", config {m.config_hash}"
+                    + f", config {m.config_hash}" + html.escape(models_text(m.models, m.config_hash))
                     + (f"; rules read as {html.escape(readings)}" if readings else "")
                     + "</li>")
     body.append("</ul>")

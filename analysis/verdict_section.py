@@ -155,10 +155,13 @@ CHANGE_BADGES = {WITHIN: "unchanged within the margin", SMALL: "small change, wi
 CHANGE_SECTIONS = {"gap": "seats", "seats": "seats", "start": "seats", "ties": "ties", "length": "length"}
 
 
-def comparison_section(verdicts: list[Verdict], changes: list[str], game: str) -> Section:
-    """The first screen of a `balance compare` report: what the variant changes, then each question's
-    paired verdict."""
+def comparison_section(verdicts: list[Verdict], changes: list[str], game: str, answer: str = "") -> Section:
+    """The first screen of a `balance compare` report: the answer in a sentence when either config is
+    unfair on its own (`answer`, analysis.change_verdicts.fairness_lead), what the variant changes, then each
+    question's paired verdict."""
     sec = Section("The answer: what the change did", question="verdicts", anchor="comparison")
+    if answer:
+        sec.html.append(f"<p><b>{html.escape(answer)}</b></p>")
     what = "; ".join(html.escape(c) for c in changes) or "nothing (the same rules)"
     items = []
     for v in verdicts:

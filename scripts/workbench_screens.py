@@ -1,7 +1,9 @@
 """The README's pictures of the workbench (docs/workbench-edit.png, -run.png, -fix.png): a designer's
-first loop on Kamakura at 1,400 x 900, in Debian's chromium.
+first loop on Kamakura at 1,400 x 900, in Debian's chromium; and the "Show fair alternatives" form before it
+starts (docs/workbench-alternatives.png: what it keeps and each plan with its time on this machine).
 
-    python scripts/workbench_screens.py
+    python scripts/workbench_screens.py               # all four
+    python scripts/workbench_screens.py alternatives  # the last one only
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def main() -> None:
+def main(only: str = "") -> None:
     workspace = Path(tempfile.mkdtemp()) / "ws"
     args = ["workbench", "--workspace", str(workspace), "--port", "0", "--jobs", "2"]
     proc = subprocess.Popen([sys.executable, "-m", "sim", *args], stdout=subprocess.PIPE, text=True)
@@ -28,6 +30,13 @@ def main() -> None:
             browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1400, "height": 900})
             page.goto(url)
+            if only == "alternatives":
+                page.select_option("#start", "shipped:kamakura/base.toml")
+                page.fill("#draft", "fair-alternatives.toml")
+                page.click("[data-action=open]")
+                page.wait_for_selector("#editor fieldset")
+                _alternatives(page)
+                return
             _edit(page)
             page.screenshot(path=ROOT / "docs" / "workbench-edit.png")
             page.click("[data-action=open]")  # the editor again from the file: the refused edit is gone
@@ -39,6 +48,7 @@ def main() -> None:
             page.screenshot(path=ROOT / "docs" / "workbench-run.png")
             _fix(page)
             page.screenshot(path=ROOT / "docs" / "workbench-fix.png")
+            _alternatives(page)
             browser.close()
     finally:
         proc.send_signal(2)
@@ -73,5 +83,21 @@ def _fix(page) -> None:
     page.wait_for_selector(".tune-outcome", timeout=1_200_000)
 
 
+def _alternatives(page) -> None:
+    """"Show fair alternatives" at expert on the order-chit moves of seats 1 and 2 (0 to 4) and the blue
+    chits' points (1 to 8): what it keeps and each plan with its time, before anything starts."""
+    page.select_option("#agents", "expert")
+    if not page.is_visible(".tune-space"):
+        page.click("#fix summary")
+    rows = [("rules.order_chit_moves[1]", 0, 4), ("rules.order_chit_moves[2]", 0, 4),
+            ("chits.blue[*].points", 1, 8)]
+    for i, row in enumerate(rows, start=1):
+        for column, value in zip(("pattern", "min", "max"), row, strict=True):
+            page.fill(f".tune-space tbody tr:nth-child({i}) .tune-{column}", str(value))
+    page.click("[data-action=explore]")
+    page.wait_for_selector("#explore-estimate .plan", timeout=600_000)
+    page.locator("#fix").screenshot(path=ROOT / "docs" / "workbench-alternatives.png")
+
+
 if __name__ == "__main__":
-    main()
+    main(*sys.argv[1:2])

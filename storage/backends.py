@@ -73,8 +73,52 @@ def connect_dask(scheduler: str | None, jobs: int):
     return Client(cluster)
 
 
+class StudyCluster:
+    """The Dask cluster every run of a study (sheet, profile, sweep, ladder, explore) plays on: one client
+    for the whole study, not one LocalCluster a run. `scheduler`: a running cluster's address, reached at
+    once (`connect`: an unreachable one is refused before anything is written); None: a LocalCluster of
+    `jobs` single-threaded workers, started at the study's first game (bad input, or a finished study run
+    again, starts none). Closed when the study ends (`study_cluster`)."""
+
+    def __init__(self, scheduler: str | None, jobs: int) -> None:
+        self.scheduler, self.jobs = scheduler, jobs
+        self._client: Any = None
+
+    def connect(self) -> None:
+        """Reach a --scheduler now (ConfigError when it cannot be reached); a LocalCluster waits."""
+        if self.scheduler:
+            self.client()
+
+    def client(self) -> Any:
+        """The study's client, connected at its first call (`connect_dask`), the same one afterwards."""
+        if self._client is None:
+            self._client = connect_dask(self.scheduler, self.jobs)
+        return self._client
+
+    def close(self) -> None:
+        """Close the client, and the LocalCluster it started (a --scheduler's cluster stays)."""
+        if self._client is not None:
+            close_dask(self._client)
+            self._client = None
+
+
+@contextmanager
+def study_cluster(backend: str, scheduler: str | None, jobs: int) -> Iterator[StudyCluster | None]:
+    """The StudyCluster of a study's `--backend dask` (closed on leaving, Ctrl-C and errors included), or
+    None with loky (each run then plays on this machine's `jobs` processes, as ever)."""
+    if backend != "dask":
+        yield None
+        return
+    cluster = StudyCluster(scheduler, jobs)
+    try:
+        cluster.connect()
+        yield cluster
+    finally:
+        cluster.close()
+
+
 def run_chunks(task: Callable[[int, int], Any], chunks: list[tuple[int, int]], jobs: int,
-               backend: str) -> Iterator[Any]:
+               backend: str, client: Any = None) -> Iterator[Any]:
     """`task(start, end)` of every chunk, results as they finish, in any order.
 
     loky: `jobs` lanes take chunks from one list, each the moment it is free: one plays them in this
@@ -84,10 +128,11 @@ def run_chunks(task: Callable[[int, int], Any], chunks: list[tuple[int, int]], j
     Ctrl-C reaches it at once (a KeyboardInterrupt waits for the bytecode a numba kernel is inside), and
     the kernels release the GIL while games play. On any exit but the end (Ctrl-C, an error, the caller
     stopping), `abandon` kills the workers; results that reached this process before Ctrl-C are handed
-    out first. dask: the same chunks through joblib's dask backend on the cluster the caller connected to.
+    out first. dask: the same chunks through joblib's dask backend on `client`'s cluster (the one the
+    caller connected; None: dask's default client).
     """
     if backend == "dask":
-        with parallel_config(backend="dask"):
+        with parallel_config(backend="dask", client=client):
             yield from Parallel(return_as="generator_unordered")(
                 delayed(task)(a, b) for a, b in chunks)
         return

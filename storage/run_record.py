@@ -24,16 +24,16 @@ _MANIFEST: tuple[_Check, ...] = (
     ("games_asked", int, False), ("games_finished", int, False), ("sessions", list, False),
     ("wall_time_s", (int, float), False), ("resolved_agents", list, False),
     ("positions", (list, type(None)), False), ("components", list, False),
-    ("stopped_adaptively", bool, False), ("looks", list, False))
+    ("stopped_adaptively", bool, False), ("looks", list, False), ("models", list, False))
 #: the manifest keys that make two runs the same run (with resolved_agents)
 IDENTITY = ("game", "config_hash", "players", "agents", "rotate_seats", "seed", "study", "positions")
 #: what a manifest written before a key existed means by its absence, when two runs' identities are
 #: compared (any other key of IDENTITY: None)
 _ABSENT = {"study": "simulate", "positions": None}
 #: the fields held as tuples (JSON lists)
-_TUPLES = ("agents", "sessions", "resolved_agents", "positions", "components", "looks")
+_TUPLES = ("agents", "sessions", "resolved_agents", "positions", "components", "looks", "models")
 #: what every run the runner starts writes, even at a default value (a new record holds these); the rest
-#: (a values run's positions and components, stopped_adaptively) only when set
+#: (a values run's positions and components, stopped_adaptively, the models its seats play) only when set
 WRITTEN = frozenset({"game", "players", "config", "agents", "seed", "rotate_seats", "config_hash", "study",
                      "games_asked", "games_finished", "sessions", "wall_time_s", "resolved_agents",
                      "config_path", "created", "package_versions"})
@@ -57,6 +57,8 @@ def check_manifest(manifest: dict, path: Path) -> None:
         raise ConfigError(f"{path}: agents: must list one agent name per player ({manifest['players']})")
     if not all(isinstance(s, dict) for s in manifest.get("sessions", [])):
         raise ConfigError(f"{path}: sessions: must list one record (a JSON object) per session")
+    if not all(isinstance(m, dict) for m in manifest.get("models", [])):
+        raise ConfigError(f"{path}: models: must list one record (a JSON object) per agent playing a model")
     if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in manifest.get("looks", [])):
         raise ConfigError(f"{path}: looks: must list the games in hand at each look, whole numbers above 0")
 
@@ -83,6 +85,9 @@ class RunManifest:
     components: tuple[dict[str, Any], ...] | None = None  # a values run's components, in table order
     stopped_adaptively: bool = False     # played until its verdicts were decided (--until-decided)
     looks: tuple[int, ...] = ()          # the games in hand each time --until-decided judged it, ascending
+    #: one record per agent that plays a learned model (agent_spec.model_seats): its seats, the model file,
+    #: its digest and identity, the config it was trained on (file and hash)
+    models: tuple[dict[str, Any], ...] | None = None
     config_path: str | None = None
     created: float | None = None         # seconds since the epoch
     package_versions: dict[str, str] | None = None

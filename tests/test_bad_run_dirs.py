@@ -91,6 +91,7 @@ BAD_MANIFESTS: dict[str, tuple[Callable[[Path], None], str]] = {
     "a wrong type": (_edit_manifest(players="3"), "players: wrong type"),
     "a negative count": (_edit_manifest(games_asked=-1), "games_asked: must not be negative"),
     "sessions not a list": (_edit_manifest(sessions="x"), "sessions: wrong type"),
+    "a model record not an object": (_edit_manifest(models=["expert"]), "models: must list one record"),
     "agents not per player": (_edit_manifest(agents=["random"]), "agents:"),
     "a config its game refuses": (_edit_manifest(config={"game": "kamakura", "rules": 5}), "(config): rules"),
 }

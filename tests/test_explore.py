@@ -48,8 +48,9 @@ from sim.design.trial_games import play_chunk
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "configs" / "tunes" / "kamakura-3p-chit-points-explore.toml"
 GAMES, BATCH, BATCHES = 40, 4, 6
-#: refining 4 cells' designs to 80 games, confirming at most 3 candidates and the base on 400 fresh games
-AFTER = "refine = 4\nrefine_games = 80\nconfirm_games = 400\ntries = 3\n"
+#: refining 4 cells' designs to 80 games, confirming at most 3 candidates and the base on 400 fresh games,
+#: all at the search's level (greedy), with no witness
+AFTER = 'refine = 4\nrefine_games = 80\nconfirm_games = 400\ntries = 3\njudge = "greedy"\nwitness = ""\n'
 RESERVE = 4 * (80 - GAMES) + 400 * (1 + 3)
 
 
@@ -229,12 +230,16 @@ def test_a_finished_explore_run_again_plays_nothing(straight, capsys) -> None:
     ("games = 40\nconfirm_games = 50\n", "explore.confirm_games", "give no verdict"),
     ("games = 40\nrefine = 4\nrefine_games = 80\nconfirm_games = 400000\n", "budget",
      "kept for refining and confirming"),
-    (f'games = 40\nbatch = 4\n{AFTER}confirm_also = "wizard"\n', "explore.confirm_also", "wizard"),
+    (f'games = 40\nbatch = 4\n{AFTER.replace("witness", "#")}witness = "wizard"\n', "explore.witness",
+     "wizard"),
     ("games = 40\nrefine_games = [80, 80]\n", "explore.refine_games", "a list of rising game counts"),
     ("games = 40\nrefine_games = [20, 80]\n", "explore.refine_games", "is below explore.games"),
-    ('games = 40\nconfirm_games = 0\nconfirm_also = "expert"\n', "explore.confirm_also",
-     "needs a confirmation"),
-    (f'games = 40\nbatch = 4\n{AFTER}confirm_agents = "greedy,greedy"\n', "explore.confirm_agents", "3"),
+    ('games = 40\nconfirm_games = 0\nwitness = "expert"\n', "explore.witness", "needs a confirmation"),
+    (f'games = 40\nbatch = 4\n{AFTER.replace("judge", "#")}judge = "greedy,greedy"\n', "explore.judge", "3"),
+    (f'games = 40\nbatch = 4\n{AFTER}confirm_agents = "expert"\n', "explore.confirm_agents",
+     "renamed: give explore.judge"),
+    (f'games = 40\nbatch = 4\n{AFTER}confirm_also = "search"\n', "explore.confirm_also",
+     "renamed: give explore.witness"),
     ("batch = 4\nreach = 4\n", "explore.reach", "an integer in 0..3"),
     ("reach_sigma = 0\n", "explore.reach_sigma", "0.001"),
 ])
@@ -270,20 +275,21 @@ def test_reach_asks_part_of_each_batch_of_cmame_inside_the_cube(straight) -> Non
     assert identity(tune, settings)["algorithm"]["reach"] == "sep_cma_es"
 
 
-def test_elites_are_replayed_at_a_second_level(tmp_path) -> None:
-    """`confirm_also = "expert"`: every confirmed elite is replayed at expert on the same fresh seeds, its
-    seats judged from that run alone, and its sentence and the budget's games say so."""
+def test_elites_are_replayed_at_the_witness_level(tmp_path) -> None:
+    """`witness = "expert"`: every confirmed elite is replayed at expert on the same fresh seeds (to
+    `witness_games`), its seats judged from that run alone, and its sentence and the budget's games say so."""
+    after = AFTER.replace('witness = ""', 'witness = "expert"\nwitness_games = 400')
     file = _explore_file(tmp_path, f'measures = ["length", "ties"]\ncells = [5, 4]\n'
                                    f"ranges = {{length = [25, 40], ties = [0.0, 0.3]}}\ngames = {GAMES}\n"
-                                   f'batch = {BATCH}\nelites = 3\n{AFTER}confirm_also = "expert"\n')
+                                   f'batch = {BATCH}\nelites = 3\n{after}')
     file.write_text(re.sub(r"(?m)^budget = (\d+)", lambda m: f"budget = {int(m[1]) + 3 * 400}",
                            file.read_text()))
     out = tmp_path / "out"
     assert main(["explore", str(file), "--jobs", "1", "--out", str(out), "--quiet"]) == 0
     s = json.loads((out / "summary.json").read_text())
-    assert s["elites"] and s["confirm_also"] == "expert"
+    assert s["elites"] and s["witness"] == "expert" and s["judge_agents"] == "greedy"
     for e in s["elites"]:
-        also = e["also"]
+        also = e["witness"]
         run = read_run_tally(also["run"])
         assert tuple(run.manifest.agents) == ("expert",) * 3 and also["n"] == run.n_games >= 100
         seats, *_ = run_verdicts(run, parse_margins("seats=25"))
@@ -291,7 +297,7 @@ def test_elites_are_replayed_at_a_second_level(tmp_path) -> None:
         words = f"At expert: seats {STATUS_WORDS[seats.status]} (the 25 pp tolerance)"
         header = re.sub(r"\n# ?", " ", (out / f"{e['slug']}.toml").read_text())
         assert words in e["sentence"] and words in header
-    assert s["also_games"] == sum(e["also"]["n"] for e in s["elites"])
+    assert s["also_games"] == sum(e["witness"]["n"] for e in s["elites"])
     assert s["games"] == s["search_games"] + s["refine_games"] + s["confirm_games"] + s["also_games"]
 
 
@@ -534,9 +540,9 @@ def test_a_clearly_unfair_design_is_refused_with_its_reason(tmp_path) -> None:
 
 
 @pytest.mark.parametrize(("elites", "words"), [
-    (1, "1 fair design plays: e0 30.0 turns"),
-    (2, "2 fair designs play differently: e0"),
-    (3, "3 fair designs play differently: e0"),
+    (1, "1 fair design at expert (searched with greedy) plays: e0 30.0 turns"),
+    (2, "2 fair designs at expert (searched with greedy) play differently: e0"),
+    (3, "3 fair designs at expert (searched with greedy) play differently: e0"),
 ])
 def test_the_answer_is_worded_for_its_counts(elites: int, words: str) -> None:
     found = [{"slug": f"e{k}", "n": 20000,
@@ -544,9 +550,12 @@ def test_the_answer_is_worded_for_its_counts(elites: int, words: str) -> None:
                                "length_high": 30.2 + 2 * k,
                                "ties": 0.08, "ties_low": 0.07, "ties_high": 0.09}}
              for k in range(elites)]
-    summary = {"elites": found, "unit": "turns", "tolerance": 0.02, "distinct": distinct_pairs(found)}
+    summary = {"elites": found, "unit": "turns", "tolerance": 0.02, "distinct": distinct_pairs(found),
+               "agents": "greedy", "search_agents": "greedy", "judge_agents": "expert",
+               "settings": {"elites": 3}}
     text = answer(summary)
     assert text.startswith(words) and "(s)" not in text
+    assert ("The space gave" in text) == (elites < 3)
     tail = {1: "With one design there is no pair to compare.",
             2: "The two differ by at least 1 turn in mean length or 3 pp in tie rate.",
             3: "3 of the 3 pairs differ by at least 1 turn"}[elites]
@@ -561,7 +570,8 @@ def test_the_report_names_the_elites(straight) -> None:
     summary = json.loads((out / "summary.json").read_text())
     page = (out / "report" / "index.html").read_text()
     n = len(summary["elites"])
-    assert n and (f"{n} fair designs play differently" if n > 1 else "1 fair design plays") in page
+    lead = f"{n} fair designs at greedy play differently" if n > 1 else "1 fair design at greedy plays"
+    assert n and lead in page
     for elite in summary["elites"]:
         assert elite["slug"] in page and Path(elite["file"]).name in page
     for chart in ("explore_archive", "explore_progress"):
@@ -585,3 +595,70 @@ def test_the_confirmation_room_is_the_tolerance_less_the_equivalence_interval() 
     assert confirm_room(0.02, 3, 20_000) == pytest.approx(0.0089, abs=0.0002)
     assert confirm_room(0.02, 3, 40_000) == pytest.approx(0.0121, abs=0.0002)
     assert confirm_room(0.02, 3, 2_000) < 0
+
+
+def _judged_file(folder: Path, judge: str) -> Path:
+    """Seats 1 and 2 move 5 or 6 extra spaces: fair enough for random players (their extra moves are
+    random), decisively unfair for greedy ones (seat 1 wins about 62% of 1,000 greedy games at [0, 6, 6]);
+    searched with random, judged at `judge`, at a 10 pp tolerance."""
+    path = folder / f"judged-{judge}.toml"
+    path.write_text(
+        f'base = {json.dumps(str(ROOT / "configs" / "kamakura" / "base.toml"))}\nplayers = 3\n'
+        f'agents = "random"\nseed = 4\nbudget = 40000\n[space]\n"rules.order_chit_moves[1]" = {{min = 5, '
+        f'max = 6}}\n"rules.order_chit_moves[2]" = {{min = 5, max = 6}}\n[target]\ntolerance = 0.10\n'
+        f'[explore]\nmeasures = ["length"]\ncells = [2]\nranges = {{length = [30, 40]}}\ngames = 100\n'
+        f'batch = 4\nelites = 1\nrefine = 2\nrefine_games = 400\nconfirm_games = 2000\ntries = 2\n'
+        f'judge = "{judge}"\nwitness = ""\n')
+    return path
+
+
+def test_an_elite_fair_at_the_search_level_but_unfair_at_the_judging_level_is_not_offered(tmp_path) -> None:
+    """Searched with random players, the same designs are offered when judged at random and refused when
+    judged at greedy: the refining and the confirmation play at the judge's level, and the candidates'
+    table shows the search's figures beside the verdict at the level judged."""
+    offered = {}
+    for judge in ("random", "greedy"):
+        out = tmp_path / judge
+        assert main(["explore", str(_judged_file(tmp_path, judge)), "--jobs", "1", "--out", str(out),
+                     "--quiet"]) == 0
+        s = json.loads((out / "summary.json").read_text())
+        assert s["search_agents"] == "random" and s["judge_agents"] == judge
+        offered[judge] = [e["slug"] for e in s["elites"]]
+        for t in s["tried"]:
+            run = read_run_tally(t["run"])
+            assert tuple(run.manifest.agents) == (judge,) * 3  # confirmed at the judge's level
+            assert t["search"]["seat_dev"] < 0.10  # fair enough at the search's level
+        if judge == "greedy":
+            assert not s["elites"] and all(not t["confirmed"] for t in s["tried"])
+            assert all(t["confirmation"]["seat_dev"] > 0.10 for t in s["tried"])
+            assert s["fairest_judged"]["seat_dev_low"] > 0.10 / 2  # refining at greedy saw it unfair
+            assert answer(s).startswith("No design was confirmed fair at greedy (searched with random)")
+            assert "The fairest " in answer(s) and f"on {s['fairest_judged']['games']:,} games" in answer(s)
+            assert not list(out.glob("elite-*.toml"))
+            db = sqlite3.connect(out / "archive.db")
+            keys = [json.loads(k) for (k,) in db.execute("SELECT design FROM refined")]
+            db.close()
+            assert keys and all(k["at"] == "greedy,greedy,greedy" for k in keys)  # never merged with random's
+    assert offered["random"] and not offered["greedy"]
+
+
+def test_an_elite_judged_with_a_model_records_its_check_and_a_weak_one_is_said(tmp_path) -> None:
+    """The explore checks each elite its judge's level plays with a learned model (expert): the check's
+    figures and the model's identity go into the elite's record, and a weak one (every blue chit worth 20
+    points: the base model's expert wins about 18 pp fewer games against greedy) into its sentence."""
+    from sim.design.explore_confirm import check_models, model_sentence
+
+    tune, _ = load_explore(_explore_file(tmp_path))
+    (tmp_path / "confirm").mkdir()
+    blue = "".join(f'"chits.blue[{i}].points" = 20\n' for i in range(10))
+    (tmp_path / "confirm" / "elite-9.toml").write_text(
+        f'extends = {json.dumps(str(ROOT / "configs" / "kamakura" / "base.toml"))}\n{blue}')
+    elites, said = [{"slug": "elite-9"}], []
+    check_models(tune, tmp_path, elites, "expert", say=said.append)
+    (check,) = elites[0]["model_checks"]
+    assert check["agent"] == "expert" and check["model_identity"] and check["games"] == 600
+    assert 100 * check["drop"] > 5 and said and "balance train --from-config" in said[0]
+    assert model_sentence(elites[0]).startswith(" The expert's model may not hold here: expert on this")
+    greedy = [{"slug": "elite-9"}]
+    check_models(tune, tmp_path, greedy, "greedy", say=said.append)
+    assert greedy[0]["model_checks"] == [] and model_sentence(greedy[0]) == ""

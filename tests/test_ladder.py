@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
-from analysis.ladder_report import agents_held, ladder_table_from, skill_trace, steps_frame
+from analysis.ladder_report import agents_held, format_ladder, ladder_table_from, skill_trace, steps_frame
 from analysis.seats import seat_tally
 from analysis.stats import wilson_interval
 from sim.core.errors import ConfigError
-from sim.design.ladder import DEFAULT_ITERS, levels, parse_iters
+from sim.core.rng import game_seeds as seeds_of_run
+from sim.design.ladder import DEFAULT_ITERS, levels, parse_iters, step_seed
 from tests.test_report_columns import impossible_percentages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,9 +53,11 @@ def test_ladder_writes_every_step_the_manifest_and_the_report(ladder) -> None:
     assert [s["name"] for s in manifest["steps"]] == STEPS
     assert manifest["levels"] == ["random", "greedy", "mcts2", "mcts4", "expert", "search"]
     assert manifest["players"] == 3 and manifest["games"] == 12 and manifest["game"] == "kamakura"
+    assert manifest["seed"] == 5 and manifest["deals"] == "fresh"
     for step in manifest["steps"]:
         run = json.loads((out / step["run_dir"] / "manifest.json").read_text())
-        assert run["games_finished"] == 12 and run["rotate_seats"] and run["seed"] == 5
+        assert run["games_finished"] == 12 and run["rotate_seats"]
+        assert run["seed"] == step["seed"] == step_seed(5, step["name"])  # each step its own deals
         assert run["agents"] == [step["higher_agent"]] + [step["lower_agent"]] * 2
     assert manifest["steps"][2]["agents"] == ["mcts:iters=4", "mcts:iters=2", "mcts:iters=2"]
     report = out / "report"
@@ -65,6 +70,46 @@ def test_ladder_writes_every_step_the_manifest_and_the_report(ladder) -> None:
         assert "%" in line and "[" in line and "33.3%" in line
     assert "60 games played (0 of 5 steps finished already)" in done.stdout
     assert "last step search-vs-expert" in done.stdout
+    assert "seed 5, fresh deals in each step (each step's seed derived from 5 and the step's name):" \
+        in done.stdout
+
+
+def game_seeds(out: Path, step: str) -> list[int]:
+    """The seeds a step's games were dealt from, in game order (its games table)."""
+    games = pq.read_table(out / step / "games.parquet", columns=["game_id", "seed"]).to_pandas()
+    return games.sort_values("game_id")["seed"].astype("uint64").tolist()
+
+
+def test_each_step_is_dealt_fresh_games_by_default(ladder) -> None:
+    """No two steps replay the same deals (a step that did would also replay a separate run of the
+    ladder's seed game for game)."""
+    out, _ = ladder
+    seeds = {step: game_seeds(out, step) for step in STEPS}
+    assert all(len(s) == 12 for s in seeds.values())
+    for a, b in zip(STEPS, STEPS[1:], strict=False):
+        assert not set(seeds[a]) & set(seeds[b]), (a, b)
+    plain = game_seeds_of_seed(5, 12)
+    assert all(not set(s) & set(plain) for s in seeds.values())
+
+
+def game_seeds_of_seed(seed: int, games: int) -> list[int]:
+    """The deals of a run played with `seed` (sim.core.rng.game_seeds)."""
+    return [int(x) for x in seeds_of_run(seed, 0, games)]
+
+
+def test_same_deals_plays_every_step_on_the_ladder_seed_and_is_recorded(tmp_path: Path) -> None:
+    out = tmp_path / "same"
+    args = ("ladder", "kamakura", "--players", "3", "--games", "6", "--iters", "none", "--no-expert",
+            "--jobs", "1", "--seed", "5", "--out", str(out))
+    done = balance(*args, "--same-deals")
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((out / "ladder.json").read_text())
+    assert manifest["deals"] == "same" and [s["seed"] for s in manifest["steps"]] == [5, 5]
+    first, second = (game_seeds(out, s["name"]) for s in manifest["steps"])
+    assert first == second == game_seeds_of_seed(5, 6)  # the same deals, those of a run of seed 5
+    assert "seed 5, the same deals in every step (--same-deals):" in done.stdout
+    fresh = balance(*args)  # the same folder asked for fresh deals: refused, nothing played
+    assert fresh.returncode == 2 and "deals: ladder has 'same', asked 'fresh'" in fresh.stderr
 
 
 def test_ladder_again_plays_nothing(ladder) -> None:
@@ -89,6 +134,29 @@ def test_report_of_a_ladder_folder_has_the_ladder_section(ladder, tmp_path: Path
     ladder_summary = summary["ladders"][0]
     assert [s["step"] for s in ladder_summary["steps"]] == STEPS
     assert ladder_summary["last"]["step"] == STEPS[-1] and ladder_summary["last"]["n"] == 12
+
+
+def test_each_step_gain_is_drawn_and_printed_before_the_anchored_ratings(ladder) -> None:
+    """The ratings' answer is each step's gain over the level below with its own interval (a chart and a
+    line per step), shown before each level's rating against the anchor, whose intervals overlap where a
+    step's gain is clear."""
+    out, done = ladder
+    charts = out / "report" / "charts"
+    assert (charts / "ladder_0_gains.png").stat().st_size > 1000
+    page = (out / "report" / "index.html").read_text()
+    assert page.index("charts/ladder_0_gains.png") < page.index("charts/ladder_0_ratings.png")
+    assert page.index("Each step's gain over the level below, with its 95% interval") \
+        < page.index("Each level's rating, with its 95% interval")
+    lines = [line.strip() for line in done.stdout.splitlines()]
+    head = next(i for i, line in enumerate(lines) if line.startswith("each step's gain over the level below"))
+    assert head < next(i for i, line in enumerate(lines) if line.startswith("each level's rating"))
+    gains = lines[head + 1:head + 1 + len(STEPS)]
+    assert [line.split()[0] for line in gains] == STEPS
+    for line in gains:
+        assert re.fullmatch(r"\S+ +([-+]\d+\.\d+ \[[-+][\d.]+, [-+][\d.]+\]: [\d.]+% \[[\d.]+%, [\d.]+%\] "
+                            r"against 2 \S+|no finite gain \(.+\))", line), line
+    # the answer leads: the first line after the header is the steps' verdicts in a sentence
+    assert done.stdout.splitlines()[1].strip().startswith(("Skill pays", "The stronger level", "No step"))
 
 
 def _players(step: str, higher: str, lower: str, shares: list[list[float]]) -> pd.DataFrame:
@@ -139,10 +207,12 @@ def test_ladder_table_shares_intervals_and_verdicts() -> None:
         assert (row.ci_low, row.ci_high) == pytest.approx((low, high))
     assert table["fair_share"].iloc[0] == pytest.approx(1 / 3)
     assert table["significant"].tolist() == [True, False, False, False]
-    assert table["verdict"].iloc[:3].tolist() == ["above fair", "not significant", "below fair"]
+    assert table["verdict"].tolist() == ["above fair", "undecided", "below fair", "not played"]
     assert math.isnan(table["log2_iters"].iloc[0]) and table["log2_iters"].iloc[2] == pytest.approx(4.0)
     summary = skill_trace(table)
-    assert summary["flattens_at"] == "mcts8-vs-greedy" and summary["significant_steps"] == 1
+    # 3 wins of 9 is not a flat curve: its interval holds the fair share, but shows nothing within a margin
+    assert summary["flattens_at"] is None and summary["significant_steps"] == 1
+    assert summary["undecided"] == ["mcts8-vs-greedy"]
     assert summary["below_fair"] == ["mcts16-vs-mcts8"]
     assert summary["last"]["step"] == "mcts16-vs-mcts8" and summary["last"]["n"] == 30  # the unplayed step
     assert summary["mcts_steps"] == 1 and summary["skill_trace"] == pytest.approx(0.0)
@@ -151,14 +221,64 @@ def test_ladder_table_shares_intervals_and_verdicts() -> None:
 def test_skill_trace_follows_ludii_formula() -> None:
     # Two players, MCTS steps winning 75%, 65%, 55%: edge e = 0.5, 0.3, 0.1 (Ludii's utility 2p - 1); the
     # line through them reaches -0.3 two steps past the last, clamped to 0, so the score is mean(e) = 0.3.
-    table = pd.DataFrame({"step": ["a", "b", "c"], "higher": ["mcts2", "mcts4", "mcts8"],
-                          "lower": ["mcts1", "mcts2", "mcts4"], "n": [100, 100, 100],
-                          "win_share": [0.75, 0.65, 0.55], "ci_low": [0.6, 0.55, 0.45],
-                          "ci_high": [0.8, 0.75, 0.65], "fair_share": [0.5] * 3,
-                          "significant": [True, True, False]})
+    table = synthetic([("mcts2", "mcts1", 75, 100), ("mcts4", "mcts2", 65, 100), ("mcts8", "mcts4", 55, 100)],
+                      players=2)
     summary = skill_trace(table)
     assert summary["skill_trace"] == pytest.approx(0.3)
-    assert summary["flattens_at"] == "c" and summary["mcts_steps"] == 3
+    assert summary["flattens_at"] is None and summary["mcts_steps"] == 3  # 55% [45, 65]: not shown level
+
+
+def synthetic(steps: list[tuple[str, str, float, int]], players: int = 3) -> pd.DataFrame:
+    """A ladder table (`ladder_table_from`) of steps (higher, lower, the higher level's wins, games)."""
+    manifest = {"steps": [{"name": f"{h}-vs-{lo}", "higher": h, "lower": lo, "higher_agent": h,
+                           "lower_agent": lo, "players": players} for h, lo, _, _ in steps]}
+    held = {f"{h}-vs-{lo}": {h: (n, wins)} for h, lo, wins, n in steps}
+    return ladder_table_from(held, steps_frame(manifest))
+
+
+def test_a_ladder_whose_later_steps_rise_does_not_flatten() -> None:
+    """One step short of significance (mcts25 wins 35.8% [32.0, 39.8] against greedy: its interval holds
+    the fair share) with every later step well above it: the answer names that step undecided and says
+    nothing flattens; the old rule ("the first step whose interval includes the fair share") said the curve
+    flattened there."""
+    table = synthetic([("greedy", "random", 570, 600), ("mcts25", "greedy", 215, 600),
+                       ("mcts50", "mcts25", 300, 600), ("expert", "mcts50", 360, 600),
+                       ("search", "expert", 330, 600)])
+    summary = skill_trace(table)
+    answer = summary["answer"]
+    assert "flatten" not in answer and summary["flattens_at"] is None
+    assert answer.startswith("The stronger level wins beyond its fair share of 33.3% at 4 of 5 steps "
+                             "(greedy-vs-random 95.0% [92.9, 96.5], mcts50-vs-mcts25 50.0% [46.0, 54.0], ")
+    assert "; undecided at mcts25-vs-greedy 35.8% [32.0, 39.8]: neither beyond the fair share nor shown " \
+           "within 5 pp of it (more games would decide). n = 600 games per step" in answer
+    text = format_ladder(table, summary)
+    assert text.splitlines()[0].strip() == answer and "flattens" not in text
+
+
+def test_a_ladder_flattens_only_where_every_later_step_is_shown_level() -> None:
+    """3,000 games a step: mcts50 and mcts100 win 33.6% and 33.2% of them, each 90% interval within 5 pp
+    of the fair share, so the curve flattens from mcts50 on; a level step followed by a rise is said as
+    such, not as flattening."""
+    flat = synthetic([("greedy", "random", 2800, 3000), ("mcts25", "greedy", 1500, 3000),
+                      ("mcts50", "mcts25", 1008, 3000), ("mcts100", "mcts50", 996, 3000)])
+    answer = skill_trace(flat)["answer"]
+    assert skill_trace(flat)["flattens_at"] == "mcts50-vs-mcts25"
+    assert "the curve flattens from mcts50-vs-mcts25 on: every step from there is shown within 5 pp of " \
+           "the fair share (mcts50-vs-mcts25 33.6% [32.1, 35.1], mcts100-vs-mcts50 33.2% [31.8, 34.7]: 90% " \
+           "intervals, an equivalence test)" in answer
+    rises = synthetic([("greedy", "random", 2800, 3000), ("mcts25", "greedy", 1008, 3000),
+                       ("mcts50", "mcts25", 1500, 3000)])
+    said = skill_trace(rises)
+    assert said["flattens_at"] is None and "flatten" not in said["answer"]
+    assert "no gain beyond 5 pp at mcts25-vs-greedy 33.6% [32.1, 35.1] (90% intervals within 5 pp of the " \
+           "fair share), yet later steps rise again" in said["answer"]
+
+
+def test_every_step_above_fair_says_skill_pays_at_every_step() -> None:
+    table = synthetic([("greedy", "random", 570, 600), ("expert", "greedy", 400, 600)])
+    assert skill_trace(table)["answer"].startswith(
+        "Skill pays at every step: the stronger level wins beyond its fair share of 33.3% at all 2 steps "
+        "(greedy-vs-random 95.0% [92.9, 96.5], expert-vs-greedy 66.7% [62.7, 70.4]). n = 600 games per step")
 
 
 def test_parse_iters_and_levels() -> None:

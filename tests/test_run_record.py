@@ -208,7 +208,7 @@ def test_a_new_record_writes_what_a_new_run_always_wrote() -> None:
     new = RunManifest(game="g", players=2, config={}, agents=["a", "b"], seed=1)
     assert new.agents == ("a", "b")  # a list given is held as a tuple
     assert set(new.to_json()) == WRITTEN
-    assert WRITTEN | {"positions", "components", "stopped_adaptively", "looks"} == set(KEYS)
+    assert WRITTEN | {"positions", "components", "stopped_adaptively", "looks", "models"} == set(KEYS)
     values = new.updated(positions=[0, 9], components=[{"component": "x"}], study="values")
     assert set(values.to_json()) == WRITTEN | {"positions", "components"}
     assert values.to_json()["positions"] == [0, 9]

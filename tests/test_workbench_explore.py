@@ -20,7 +20,7 @@ from starlette.testclient import TestClient
 from sim import games
 from sim.core.config import get_path, parse_key
 from sim.workbench import jobs as jobs_module
-from sim.workbench.exploring import EXPLORE_DEFAULTS, default_budget, explore_table
+from sim.workbench.exploring import EXPLORE_DEFAULTS, Plan, default_budget, explore_table
 from sim.workbench.server import COOKIE, Settings, make_app
 from sim.workbench.workspace import Refused, Workspace
 from tests.test_workbench import Server, _draft
@@ -30,10 +30,13 @@ SPACE = [{"pattern": "rules.order_chit_moves[1]", "min": 0, "max": 4},
          {"pattern": "rules.order_chit_moves[2]", "min": 0, "max": 4},
          {"pattern": "chits.blue[*].points", "min": 1, "max": 8}]
 #: a tiny explore: 40 games a design in batches of 4, 4 designs refined to 80 games, at most 2 candidates
-#: confirmed on 400 fresh games (a 25 pp tolerance: 400 games decide that much), about 2,200 games in all
+#: confirmed on 400 fresh games (a 25 pp tolerance: 400 games decide that much), each elite checked at
+#: expert on 200, about 2,600 games in all
 TINY = {"games": 40, "batch": 4, "elites": 2, "refine": 4, "refine_games": 80, "confirm_games": 400,
-        "tries": 2}
-TINY_BUDGET = 40 * (1 + 4 * 5) + 4 * (80 - 40) + 400 * (1 + 2)
+        "witness_games": 200, "tries": 2}
+TINY_BUDGET = 40 * (1 + 4 * 5) + 4 * (80 - 40) + 400 * (1 + 2) + 2 * 200
+#: the plan the page offers first at greedy: searched and judged at greedy, each elite checked at expert
+QUICK = Plan("quick", "greedy", "greedy", "expert")
 TOKEN = "t" * 32
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,7 +71,7 @@ def test_an_explore_from_the_page_lists_its_elites_with_their_sentences(explored
     out = re.search(r"--out (runs/explore/\S+)", view["html"]).group(1)
     summary = json.loads((server.workspace / out / "summary.json").read_text())
     tune_file = server.workspace / "tunes" / f"{Path(out).name}.toml"
-    assert tomllib.loads(tune_file.read_text())["explore"] == explore_table(TINY)  # the page's defaults
+    assert tomllib.loads(tune_file.read_text())["explore"] == explore_table(TINY, QUICK)  # the page's
     assert summary["elites"], summary["tried"]  # 25 pp on 400 fresh games: the fairest are confirmed
     assert view["games"] == summary["games"] and f"of {summary['budget']:,}" in view["html"]  # all spent
     for e in summary["elites"]:
@@ -77,6 +80,14 @@ def test_an_explore_from_the_page_lists_its_elites_with_their_sentences(explored
         said = e["sentence"].removeprefix(f"{e['slug']}: ").split(" [")[0]
         assert said.replace("->", "-&gt;") in view["html"]  # its sentence, as explore wrote it
     assert "seats fair within the 25 pp tolerance" in view["html"]
+    for e in summary["elites"]:  # each says the level it was judged at, and its check at the level above
+        assert f"fair at greedy</span> (within 25 pp, n = {e['n']:,}); searched with greedy" in view["html"]
+        assert f"checked at expert on {e['witness']['n']:,} fresh games</span>" in view["html"]
+        # the draft's rules kept: a colour's points rise with its icons, the chits' total within 5 of 100
+        chits = games.load_config(server.workspace / out / f"{e['slug']}.toml", 3)[1]["chits"]
+        blue = sorted((c["icons"], c["points"]) for c in chits["blue"])
+        assert [p for _, p in blue] == sorted(p for _, p in blue), blue
+        assert 95 <= sum(c["points"] for colour in chits.values() for c in colour) <= 105
     k = len(summary["elites"])
     assert f"{k} fair alternative{'' if k == 1 else 's'} <span" in view["html"] and "(s)" not in view["html"]
     assert re.search(r"<td>(rules\.order_chit_moves\[[12]\]|chits\.blue\[\d\]\.points)</td>", view["html"])
@@ -180,7 +191,8 @@ def test_the_default_explore_keeps_its_reserve_and_is_accepted(bench):
     answer = client.post("/explore", json=_ask("d.toml", tolerance=2)).json()
     assert answer["ok"], answer
     written = tomllib.loads(next((ws / "tunes").glob("explore-*.toml")).read_text())
-    assert written["explore"] == EXPLORE_DEFAULTS and written["budget"] == default_budget(EXPLORE_DEFAULTS)
+    table = {**EXPLORE_DEFAULTS, "judge": "greedy", "witness": "expert"}
+    assert written["explore"] == table and written["budget"] == default_budget(table)
     assert written["target"]["tolerance"] == 0.02 and written["base"] == "../d.toml"
 
 

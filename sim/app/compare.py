@@ -22,6 +22,8 @@ from analysis.change_verdicts import (
     COMPARE_NAMES,
     change_verdicts,
     compare_split,
+    fairness_lead,
+    level_text,
     pair_with_looks,
 )
 from analysis.readings import rule_readings
@@ -41,6 +43,7 @@ from analysis.verdicts import (
     seconds_per_game,
     split_text,
 )
+from sim.app.expert_check import check_plan, say_checks
 from sim.app.plain_run import first_batch, warmer
 from sim.app.runner import interrupted, plan_run, prestart_workers, simulate
 from sim.app.until_decided import (
@@ -77,6 +80,7 @@ class CompareRequest:
     minutes: float | None = None     # with until_decided: the time cap
     margin: str | None = None        # --margin's text (analysis.verdicts.parse_margins)
     questions: str | None = None     # --questions' text (analysis.questions.parse_questions)
+    model_check: bool = True         # check a model on a config it was not trained on (sim.app.expert_check)
 
 
 @dataclass
@@ -148,6 +152,8 @@ def run_compare(ask: CompareRequest, say: Any) -> Comparison:
     check_out(out, "compare folder", ("base/manifest.json", "variant/manifest.json", "report/summary.json"))
     if ask.backend == "loky":
         prestart_workers(jobs, base.spec)
+    for plan in (base, variant) if ask.model_check else ():
+        say_checks(check_plan(plan, jobs, say), say)
     pair = _Pair(base, variant, out, jobs, ask)
     try:
         return _compared(pair, margins, games, say)
@@ -255,9 +261,11 @@ def _text(ask: CompareRequest, base: Any, variant: Any, pair: _Pair, verdicts: l
     if readings:
         lines.append(f"  the variant reads the original rules differently ({readings}): the changes below "
                      "are that reading's, not a new rule's")
-    lines += [f"  {verdict.sentence}" for verdict in verdicts]
     margins = parse_margins(ask.margin, ask.questions)
     own = [run_verdicts(run, margins)[0] for run in (b, v)]
+    lead = fairness_lead(*own, verdicts, level_text(b.manifest.agents))
+    lines += [f"  {lead}"] if lead else []
+    lines += [f"  {verdict.sentence}" for verdict in verdicts]
     lines += own_seat_lines(own)
     lines.append(f"  {compare_error_text(ask)}")
     page = compare_page_error(sum(compare_split(margins, ask.players).values()), own)
@@ -299,8 +307,10 @@ def compare_error_text(ask: CompareRequest) -> str:
 def _report(pair: _Pair, verdicts: list, margins: Any, out: Path, changes: list[str]) -> Path:
     """The report of both runs' tallies as the last look read them (`_Pair.last`), opening with the
     comparison."""
-    lead = comparison_section(verdicts, changes, pair.plans["base"].game)
     base, variant, _ = pair.last
+    own = [run_verdicts(run, margins)[0] for run in (base, variant)]
+    answer = fairness_lead(*own, verdicts, level_text(base.manifest.agents))
+    lead = comparison_section(verdicts, changes, pair.plans["base"].game, answer=answer)
     compared = JudgedSet("the comparison", sum(judged_split(verdicts).values()))
     return report_tallied([base, variant], out / "report", margins=margins, lead=[lead], lead_sets=[compared])
 

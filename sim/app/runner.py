@@ -28,12 +28,21 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from sim import games
-from sim.core.agent_spec import agent_arrays, check_models, parse_agents, parse_spec, resolved
+from sim.core.agent_spec import agent_arrays, check_models, model_seats, parse_agents, parse_spec, resolved
 from sim.core.errors import ConfigError, Interrupted, RunFailed
+from sim.core.expert_model import PlayedConfig
 from sim.core.game_spec import GameSpec
 from sim.core.log_tables import to_parquet_bytes
 from sim.core.rng import game_seeds
-from storage.backends import close_dask, connect_dask, loky_executor, run_chunks, told_results, watch_runner
+from storage.backends import (
+    StudyCluster,
+    close_dask,
+    connect_dask,
+    loky_executor,
+    run_chunks,
+    told_results,
+    watch_runner,
+)
 from storage.run_dir import TABLES, RunDirectory, check_directory, refuse_foreign
 from storage.run_lock import RunLock
 from storage.run_parts import part_name, read_records
@@ -63,9 +72,16 @@ class RunPlan:
         return self.spec.name
 
     @property
+    def played(self) -> PlayedConfig:
+        """The config the games are played on: a seat without `model=` plays the model fitted for it, if
+        any (sim/core/expert_model.py)."""
+        return PlayedConfig(self.config_path, self.config_hash)
+
+    @property
     def resolved_agents(self) -> list[str]:
         """The agents with their defaults written out (agent_spec.resolved): part of a run's identity."""
-        return [resolved(parse_spec(agent, self.spec), self.spec, self.players) for agent in self.agents]
+        return [resolved(parse_spec(agent, self.spec), self.spec, self.players, self.played)
+                for agent in self.agents]
 
     #: what the run's chunks hold: self-play games (the three log tables)
     study = "simulate"
@@ -75,8 +91,9 @@ class RunPlan:
         """The manifest record that makes a run this run (run_record.IDENTITY, resolved agents too): every
         field, the game by its name."""
         record = {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self) if f.name != "spec"}
+        models = model_seats(list(self.agents), self.spec, self.players, self.played) or None
         return RunManifest(**record, game=self.game, resolved_agents=tuple(self.resolved_agents),
-                           study=self.study)
+                           study=self.study, models=models)
 
     def manifest_extra(self) -> dict:
         """What else a new run's manifest records (nothing for self-play)."""
@@ -87,7 +104,7 @@ class RunPlan:
         spec = self.spec
         rules = plan_rules(self)
         seating = self.seating(start, end)
-        kinds, params = agent_arrays(seating, self.spec)
+        kinds, params = agent_arrays(seating, self.spec, self.played)
         seeds = game_seeds(self.seed, start, end - start)
         out = spec.run_batch(rules, seeds, kinds, params)
         tables = spec.tables(start, seeds, seating, out, rules)
@@ -112,7 +129,7 @@ def plan_run(config: str | os.PathLike[str], players: int, agents: str, seed: in
     """Validate the inputs of a run (ConfigError on anything wrong) and fix its identity."""
     spec, merged, rules = games.load_config(config, players)
     agent_specs = parse_agents(agents, players, spec)
-    check_models(agent_specs, spec, players, rules.config_hash)
+    check_models(agent_specs, spec, players, rules.config_hash, config)
     return RunPlan(spec=spec, config_path=os.fspath(config), config=merged,
                    config_hash=rules.config_hash, players=players,
                    agents=tuple(str(a) for a in agent_specs), rotate_seats=rotate_seats, seed=seed)
@@ -234,29 +251,36 @@ def limit_games(spec: GameSpec, parts: dict[str, bytes]) -> int:
 
 def simulate(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int = 1, backend: str = "loky",
              scheduler: str | None = None, force: bool = False, chunk_size: int | None = None,
-             progress: Callable[[int], None] | None = None, wait: bool = False) -> SimulateResult:
+             progress: Callable[[int], None] | None = None, wait: bool = False,
+             cluster: StudyCluster | None = None) -> SimulateResult:
     """Play the games of `plan` missing from run directory `out` (up to `games`), holding the directory's
-    lock throughout (storage/run_lock.py: a second writer is refused, or with `wait` waits its turn)."""
+    lock throughout (storage/run_lock.py: a second writer is refused, or with `wait` waits its turn).
+    `cluster`: a study's Dask cluster (storage.backends.StudyCluster), which the chunks play on whatever
+    `backend` says and which stays open for the study's next run; without it `backend="dask"` connects
+    (`scheduler`, or a LocalCluster of `jobs` workers) for this run alone."""
     check_run_out(plan, games, out, force)
     with RunLock(out, wait=wait):
-        return _simulate_locked(plan=plan, games=games, out=out, jobs=jobs, backend=backend,
-                                scheduler=scheduler, force=force, chunk_size=chunk_size, progress=progress)
+        return _simulate_locked(plan=plan, games=games, out=out, jobs=jobs,
+                                backend="dask" if cluster is not None else backend, scheduler=scheduler,
+                                force=force, chunk_size=chunk_size, progress=progress, cluster=cluster)
 
 
 def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], jobs: int, backend: str,
                      scheduler: str | None, force: bool, chunk_size: int | None,
-                     progress: Callable[[int], None] | None) -> SimulateResult:
+                     progress: Callable[[int], None] | None, cluster: StudyCluster | None) -> SimulateResult:
     run_dir = RunDirectory(out, plan.tables)
     manifest = check_directory(run_dir, plan.identity(), force)
     if manifest is None and run_dir.finished():
         recover_manifest(plan, run_dir)  # --force on parts without their manifest: rebuild it
-    client = connect_dask(scheduler, jobs) if backend == "dask" else None
+    own = connect_dask(scheduler, jobs) if backend == "dask" and cluster is None else None
     try:
         run_dir.clean_unfinished()
         damage, quarantined = run_dir.repair()  # a damaged chunk's games are missing now: played again
         done = run_dir.finished()
         already = run_dir.finished_within(games)
         todo = missing_ranges(done, games, jobs, chunk_size, smallest=plan.smallest_chunk())
+        # a study's cluster is asked for only when there are games to play (its LocalCluster starts then)
+        client = cluster.client() if cluster is not None and todo else own
         manifest = manifest or plan.identity().updated(**plan.manifest_extra(), created=time.time(),
                                                        sessions=(), wall_time_s=0.0)
         manifest = manifest.updated(games_asked=max(games, manifest.games_asked),
@@ -268,7 +292,8 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
         if todo:
             failure: OSError | KeyboardInterrupt | None = None
             try:
-                keep_results(run_chunks(partial(play_chunk, plan), todo, jobs, backend), written.keep)
+                keep_results(run_chunks(partial(play_chunk, plan), todo, jobs, backend, client=client),
+                             written.keep)
             except (OSError, KeyboardInterrupt) as err:
                 failure = err
             finally:
@@ -287,8 +312,8 @@ def _simulate_locked(plan: RunPlan, games: int, out: str | os.PathLike[str], job
                               seconds=time.perf_counter() - start, damaged=[d.text() for d in damage],
                               quarantined=quarantined, stalled=written.stalled)
     finally:
-        if client is not None:
-            close_dask(client)
+        if own is not None:
+            close_dask(own)
 
 
 def keep_results(results: Generator[Any, None, None], keep: Callable[[Any], None]) -> None:

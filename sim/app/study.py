@@ -14,6 +14,7 @@ from analysis.seats import chi_square_equal, seat_win_rates_from_shares, win_sha
 from analysis.stats import wilson_interval
 from sim import games
 from sim.core.agent_spec import AgentSpec, agent_arrays, check_models, parse_agents
+from sim.core.expert_model import PlayedConfig
 from sim.core.rng import game_seeds
 from sim.games import GameSpec
 
@@ -52,8 +53,9 @@ def run_study(config: str | os.PathLike[str], players: int, agents: str, n_games
               seed: int) -> StudyResult:
     spec, _, rules = games.load_config(config, players)
     agent_specs = parse_agents(agents, rules.players, spec)
-    check_models(agent_specs, spec, rules.players, rules.config_hash)
-    seating, params = agent_arrays([[str(a) for a in agent_specs]], spec)
+    check_models(agent_specs, spec, rules.players, rules.config_hash, config)
+    seating, params = agent_arrays([[str(a) for a in agent_specs]], spec,
+                                   PlayedConfig(os.fspath(config), rules.config_hash))
     start = time.perf_counter()
     batch = spec.run_batch(rules, game_seeds(seed, 0, n_games), seating[0], params[0])
     return StudyResult(spec=spec, rules=rules, agents=agent_specs, seed=seed,

@@ -85,11 +85,12 @@ def _shares_chunk(spec: GameSpec, config: dict, config_path: str, players: int, 
     return win_shares(batch["winners"], batch.get("other_winners"))  # a winner that is no seat counts too
 
 
-def measure_strength(spec: GameSpec, config: dict, config_path: str, players: int, expert: str, against: str,
-                     n_games: int, seed: int, jobs: int) -> dict:
-    """Win share of one `expert` seat against players-1 `against` seats, the expert in seat g mod players
-    in game g (seats rotated), a shared win counting 1/k; with its Wilson 95% interval."""
-    seating = [[expert if seat == g % players else against for seat in range(players)]
+def level_shares(spec: GameSpec, config: dict, config_path: str, players: int, level: str, against: str,
+                 n_games: int, seed: int, jobs: int) -> np.ndarray:
+    """The win share of the `level` seat in each of `n_games` games against players-1 `against` seats,
+    `level` in seat g mod players in game g (seats rotated), a shared win counting 1/k. Game g plays the
+    seed of (seed, g), so two configs played with the same seed are paired game by game."""
+    seating = [[level if seat == g % players else against for seat in range(players)]
                for g in range(n_games)]
     seeds = game_seeds(seed, 0, n_games)
     step = max(1, min(CHUNK, -(-n_games // max(jobs, 1))))
@@ -98,7 +99,15 @@ def measure_strength(spec: GameSpec, config: dict, config_path: str, players: in
                                seeds=seeds[i:i + step])
         for i in range(0, n_games, step))
     shares = np.concatenate(parts)
-    share = float(shares[np.arange(n_games), np.arange(n_games) % players].sum())
+    return shares[np.arange(n_games), np.arange(n_games) % players]
+
+
+def measure_strength(spec: GameSpec, config: dict, config_path: str, players: int, expert: str, against: str,
+                     n_games: int, seed: int, jobs: int) -> dict:
+    """Win share of one `expert` seat against players-1 `against` seats (`level_shares`), with its Wilson
+    95% interval."""
+    share = float(level_shares(spec, config, config_path, players, expert, against=against, n_games=n_games,
+                               seed=seed, jobs=jobs).sum())
     low, high = wilson_interval(share, n_games)
     return {"against": against, "games": n_games, "win_share": round(share / n_games, 4),
             "interval": [round(low, 4), round(high, 4)], "fair_share": round(1 / players, 4), "seed": seed}

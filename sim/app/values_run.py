@@ -43,7 +43,7 @@ class ValuesPlan(RunPlan):
         """Play the arms of base games start..end-1; their values table as Parquet bytes (in a worker)."""
         values = self.spec.values
         rules = plan_rules(self)
-        kinds, params = agent_arrays(self.seating(start, end), self.spec)
+        kinds, params = agent_arrays(self.seating(start, end), self.spec, self.played)
         out = values.run(rules, game_seeds(self.seed, start, end - start), kinds, params, self.positions,
                          first_game=start)
         return {"values": to_parquet_bytes(values.table(start, out))}
@@ -88,7 +88,7 @@ def check_reached(plan: ValuesPlan) -> None:
     """Refuse, before anything is written, positions that none of the run's first base games reaches:
     a component cannot be priced after the game has ended."""
     count = PROBE_GAMES
-    kinds, params = agent_arrays(plan.seating(0, count), plan.spec)
+    kinds, params = agent_arrays(plan.seating(0, count), plan.spec, plan.played)
     out = plan.spec.run_batch(plan_rules(plan), game_seeds(plan.seed, 0, count), kinds, params)
     unit = plan.spec.vocabulary.length
     longest = int(max(out[unit]))

@@ -8,6 +8,7 @@ import argparse
 from sim.app.compare import DEFAULT_GAMES, CompareRequest, run_compare, write_compare_report
 from sim.app.until_decided import add_until_decided_options
 from sim.commands.options import RunOptions, add_run_options, examples, games_int, players_int
+from sim.commands.playing import add_model_check_option
 
 PARSER = examples("balance compare base.toml my-variant.toml --players 3",
                   "balance compare base.toml my-variant.toml --players 4 --until-decided",
@@ -25,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"games of each config (default {DEFAULT_GAMES:,}; with --until-decided the "
                              "cap, default 200,000; at most 10^9)")
     add_until_decided_options(parser, "both configs alike")
+    add_model_check_option(parser)
     add_run_options(parser,
                     jobs={"default": None, "help": "worker processes (default: the cores)"},
                     backend="how both runs' chunks run in parallel: loky processes or a dask cluster "
@@ -44,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
                          games=args.games, seed=options.seed, jobs=options.jobs, backend=options.backend,
                          scheduler=options.scheduler, out=options.out,
                          force=options.force, until_decided=args.until_decided, minutes=args.minutes,
-                         margin=args.margin, questions=args.questions)
+                         margin=args.margin, questions=args.questions, model_check=not args.no_model_check)
     result = run_compare(ask, options.say())
     print(result.text, flush=True)
     print(f"report: {write_compare_report(result)}")

@@ -1,8 +1,9 @@
 """The options several `balance` commands share, defined once: the argparse types of whole numbers
 (`positive_int`, `seed_int`), `add_run_options` (--jobs, --backend, --scheduler, --seed, --out, --force,
 --quiet, and --chunk-size and --wait, in the order and with the help each command gives them),
-`add_run_dirs_options` (the arguments of the commands that read run directories) and `RunOptions`, the one
-object that carries their values from the parsed arguments to a run function."""
+`study_backend` (the --backend and --scheduler of the studies that play many runs), `add_run_dirs_options`
+(the arguments of the commands that read run directories) and `RunOptions`, the one object that carries
+their values from the parsed arguments to a run function (and, `cluster`, a study's one Dask cluster)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -28,6 +30,7 @@ from sim.app.bounds import (  # noqa: F401 (the options' types, re-exported for 
 )
 from sim.app.until_decided import add_margin_option, add_questions_option
 from sim.core.errors import ConfigError
+from storage.backends import StudyCluster, study_cluster
 from storage.run_dir import MAX_MANIFEST_BYTES
 from storage.run_parts import MAX_RECORDS_BYTES
 
@@ -104,6 +107,16 @@ def add_run_options(parser: argparse.ArgumentParser, **options: bool | str | dic
         parser.add_argument(flag, **{**definition, **change})
 
 
+def study_backend(study: str) -> dict[str, str]:
+    """The --backend and --scheduler of a study that plays many runs (sheet, profile, sweep, ladder,
+    explore), for `add_run_options`: one cluster for the whole `study`."""
+    return {"backend": f"where the games play: loky processes on this machine, or dask, one cluster for the "
+                       f"whole {study} (a LocalCluster of --jobs workers, or the one at --scheduler) "
+                       "(default loky)",
+            "scheduler": "with --backend dask: the address of a running Dask scheduler, e.g. "
+                         "tcp://10.0.0.5:8786 (default: a LocalCluster on this machine)"}
+
+
 def add_run_dirs_options(parser: argparse.ArgumentParser, *, partial: str, tallied: str,
                          out: str | None = None) -> None:
     """The arguments of a command that reads run directories (`report`, `summary`), in this order: the run
@@ -150,6 +163,13 @@ class RunOptions:
         """Refuse --scheduler without --backend dask."""
         if self.scheduler and self.backend != "dask":
             raise ConfigError("--scheduler: only used with --backend dask")
+
+    def cluster(self) -> AbstractContextManager[StudyCluster | None]:
+        """A study's one Dask cluster (storage.backends.study_cluster: --scheduler's, reached now, or a
+        LocalCluster of --jobs workers, started at the first game), or None with loky; closed when the
+        `with` ends. --scheduler without --backend dask is refused first (`check_backend`)."""
+        self.check_backend()
+        return study_cluster(self.backend, self.scheduler, self.jobs or 1)
 
     def say(self) -> Callable[[str], None]:
         """The progress lines' printer: to stderr, at once; nothing with --quiet."""

@@ -37,6 +37,14 @@ def add_play_options(parser: argparse.ArgumentParser, agents: str, unit: str, ou
              "refuse at once, naming it)")
 
 
+def add_model_check_option(parser: argparse.ArgumentParser) -> None:
+    """--no-model-check (simulate, compare): skip the strength check of a model on a config it was not
+    trained on."""
+    parser.add_argument("--no-model-check", action="store_true",
+                        help="do not check the expert's (and search's) model on a config it was not trained "
+                             "on (by default measured once, cached: docs/reference/agents.md)")
+
+
 def start_workers(options: RunOptions, spec: GameSpec) -> None:
     """Start the loky workers of a command that plays a plan, before anything else it does."""
     if options.backend == "loky":

@@ -9,7 +9,7 @@ from typing import Any
 
 from analysis.verdicts import parse_margins
 from sim.app.until_decided import DEFAULT_CAP, add_until_decided_options
-from sim.commands.options import RunOptions, add_run_options, examples, games_int, players_int
+from sim.commands.options import RunOptions, add_run_options, examples, games_int, players_int, study_backend
 from sim.design.profile import DEFAULT_GAMES, DEFAULT_LEVELS, TOP_RUNG, run_profile
 
 PARSER = examples("balance profile configs/kamakura/base.toml --players 3 --levels greedy,expert",
@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also a `balance values` run per level: component values per level")
     parser.add_argument("--values-games", type=games_int,
                         help="base games of each values run (default: the game's own; at most 10^9)")
-    add_run_options(parser, jobs=True,
+    add_run_options(parser, jobs=True, **study_backend("profile"),
                     out="profile folder (default: runs/profiles/<game>-<config>-<N>p)",
                     force="write into a non-empty folder that is not a profile, and replace level runs made "
                           "by a different config or seed",
@@ -45,11 +45,14 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
 
     options = RunOptions.from_args(args)
+    options.check_backend()
     games = args.games or (DEFAULT_CAP if args.until_decided else DEFAULT_GAMES)
-    result = run_profile(args.config, args.players, levels=args.levels, games=games, jobs=options.jobs,
-                         seed=options.seed, out=options.out, force=options.force, say=options.say(),
-                         values=args.values, values_games=args.values_games, until_decided=args.until_decided,
-                         minutes=args.minutes, margins=parse_margins(args.margin, args.questions))
+    with options.cluster() as cluster:
+        result = run_profile(args.config, args.players, levels=args.levels, games=games, jobs=options.jobs,
+                             seed=options.seed, out=options.out, force=options.force, say=options.say(),
+                             values=args.values, values_games=args.values_games,
+                             until_decided=args.until_decided, minutes=args.minutes,
+                             margins=parse_margins(args.margin, args.questions), cluster=cluster)
     if result.until:
         print("until decided: " + "; ".join(
             f"{name} {'decided' if done.decided else 'undecided at the ' + done.reason} at "

@@ -8,7 +8,7 @@ import time
 
 from analysis.verdicts import parse_margins
 from sim.app.until_decided import MOST_MINUTES, add_margin_option, minutes_float
-from sim.commands.options import RunOptions, add_run_options, examples, games_int
+from sim.commands.options import RunOptions, add_run_options, examples, games_int, study_backend
 from sim.design.sheet import DEFAULT_CAP, DEFAULT_QUESTIONS, run_sheet
 
 PARSER = examples("balance sheet configs/kamakura/base.toml --jobs 2",
@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--questions", metavar="Q", default=DEFAULT_QUESTIONS,
                         help=f"the questions judged (default {DEFAULT_QUESTIONS}; length can be added)")
     add_run_options(parser, seed="the same at every player count and level (default 0)", jobs=True,
-                    out="sheet folder (default: runs/sheets/<game>-<config>)",
+                    **study_backend("sheet"), out="sheet folder (default: runs/sheets/<game>-<config>)",
                     force="replace the tables of a sheet made by another config, seed or levels",
                     quiet="no line per round")
 
@@ -41,10 +41,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     options = RunOptions.from_args(args)
-    result = run_sheet(args.config, players=args.players, levels=args.levels, games_cap=args.games,
-                       minutes=args.minutes, margins=parse_margins(args.margin, args.questions),
-                       jobs=options.jobs, seed=options.seed, out=options.out, force=options.force,
-                       say=options.say())
+    options.check_backend()
+    with options.cluster() as cluster:
+        result = run_sheet(args.config, players=args.players, levels=args.levels, games_cap=args.games,
+                           minutes=args.minutes, margins=parse_margins(args.margin, args.questions),
+                           jobs=options.jobs, seed=options.seed, out=options.out, force=options.force,
+                           say=options.say(), cluster=cluster)
     stops = "; ".join(f"{label} {how}" for label, how in result.stops.items())
     print(f"{result.text}\nstable at the top: {stops}\n{len(result.tables)} tables, {result.played:,} games "
           f"played in {time.perf_counter() - started:.1f} s; sheet folder: {result.out}; report: "

@@ -10,6 +10,7 @@ import time
 from analysis.run_tally import read_run_tally
 from analysis.summary_text import agents_text, format_run
 from analysis.verdicts import parse_margins
+from sim.app.expert_check import check_plan, say_checks
 from sim.app.plain_run import FirstBatch, first_batch, warmer
 from sim.app.runner import check_run_out, default_out, interrupted, plan_run
 from sim.app.until_decided import (
@@ -23,7 +24,7 @@ from sim.app.until_decided import (
     play_until_decided,
 )
 from sim.commands.options import RunOptions, examples, games_int
-from sim.commands.playing import add_play_options, play_run, start_workers
+from sim.commands.playing import add_model_check_option, add_play_options, play_run, start_workers
 from sim.core.errors import ConfigError, Interrupted
 from storage.run_dir import RunDirectory, mark_stopped_adaptively
 
@@ -39,6 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rotate-seats", action="store_true",
                         help="rotate the agents one seat per game: each agent sits in each seat equally")
     add_until_decided_options(parser)
+    add_model_check_option(parser)
     add_play_options(parser, agents="expert", unit="games", out="runs/<game>-<config>-<N>p-<agents>-seed<S>")
 
 
@@ -62,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
                               "--until-decided: play until the verdicts are decided)")
     plan = plan_run(args.config, args.players, args.agents, args.seed, args.rotate_seats)
     start_workers(options, plan.spec)
+    if not args.no_model_check:
+        say_checks(check_plan(plan, options.jobs, options.say()), options.say())
     try:
         if not args.until_decided:
             return _play_games(plan, args.games, options, started)

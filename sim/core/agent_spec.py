@@ -6,15 +6,15 @@ Which agents a game has, their kernel codes and parameter schemas come from its 
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 from sim.core.agent_types import AgentKind
 from sim.core.errors import ConfigError
-from sim.core.expert_model import digest, load_model, model_path, warn_config
+from sim.core.expert_model import PlayedConfig, digest, load_model, model_path, shown_path, warn_config
 
 
 class Roster(Protocol):
@@ -102,34 +102,59 @@ def parse_spec(spec: str, game: Roster, extra_names: tuple[str, ...] = ()) -> Ag
     return AgentSpec(name, params)
 
 
-def _model_file(spec: AgentSpec, game: Roster, players: int):
-    """The model file an agent with a learned evaluation plays (its `model=`, or the shipped default)."""
-    return model_path(str(spec.params.get("model", "")), game.name, players)
+def model_file(spec: AgentSpec, game: Roster, players: int, played: PlayedConfig | None = None):
+    """The model file an agent with a learned evaluation plays: its `model=`; else the model fitted for the
+    config `played` (sim/core/expert_model.py, `fitted_model_path`), if any; else the shipped default."""
+    return model_path(str(spec.params.get("model", "")), game.name, players, played)
 
 
-def load_agent_model(spec: AgentSpec, game: Roster, players: int):
+def load_agent_model(spec: AgentSpec, game: Roster, players: int, played: PlayedConfig | None = None):
     """The checked model of an agent that plays one (ConfigError: missing, malformed, another game, player
     count or feature list; sim/core/expert_model.py), or None for the other agents."""
     kind = game.agents[spec.name]
     if not kind.features:
         return None
-    return load_model(_model_file(spec, game, players), game.name, players, kind.features)
+    return load_model(model_file(spec, game, players, played), game.name, players, kind.features)
 
 
-def check_models(specs: list[AgentSpec], game: Roster, players: int, config_hash: str) -> None:
+def check_models(specs: list[AgentSpec], game: Roster, players: int, config_hash: str,
+                 config_path: str | os.PathLike[str] | None = None) -> None:
     """Refuse an unusable model before any game is played, and warn (one line) when one was trained on
-    another config."""
+    another config (config_path: the config's file, where a model fitted for it would sit)."""
+    played = PlayedConfig(os.fspath(config_path), config_hash) if config_path is not None else None
     for spec in specs:
-        model = load_agent_model(spec, game, players)
+        model = load_agent_model(spec, game, players, played)
         if model is not None:
-            warn_config(model, _model_file(spec, game, players), config_hash)
+            warn_config(model, model_file(spec, game, players, played), config_hash)
 
 
-def resolved(spec: AgentSpec, game: Roster, players: int | None = None) -> str:
+def model_seats(agents: list[str], game: Roster, players: int,
+                played: PlayedConfig | None = None) -> tuple[dict, ...]:
+    """What a run records of the models its seats play, one record per agent that plays one (`agents`:
+    one per seat): the agent, its seats, the model file, its bytes' digest, its identity (weights and the
+    trained-on config) and the config it was trained on (file and hash). Empty when no seat plays one."""
+    out: dict[str, dict] = {}
+    for seat, text in enumerate(agents):
+        spec = parse_spec(text, game)
+        if not game.agents[spec.name].features:
+            continue
+        if text not in out:
+            path = model_file(spec, game, players, played)
+            model = load_model(path, game.name, players, game.agents[spec.name].features)
+            out[text] = {"agent": text, "seats": [], "file": shown_path(path), "digest": digest(path),
+                         "identity": model.identity, "trained_on": model.config,
+                         "trained_on_hash": model.config_hash}
+        out[text]["seats"].append(seat)
+    return tuple(out.values())
+
+
+def resolved(spec: AgentSpec, game: Roster, players: int | None = None,
+             played: PlayedConfig | None = None) -> str:
     """The agent with every parameter written out, defaults included (`mcts:iters=1000,c=0.1,...`): what
     the agent string meant when a run was made, so a later change of defaults cannot pass for the same
     agent. A model file is written with a hash of its bytes (`model=PATH@digest`): retraining the model
-    makes another agent (players: needed to name the default model)."""
+    makes another agent (players: needed to name the default model; played: the config, whose fitted
+    model, if any, a seat without `model=` plays)."""
     kind_of = game.agents[spec.name]
     schema = kind_of.params
     if not schema:
@@ -137,18 +162,19 @@ def resolved(spec: AgentSpec, game: Roster, players: int | None = None) -> str:
     values = {key: spec.params.get(key, kind[int(default)] if isinstance(kind, tuple) else kind(default))
               for key, (kind, default) in schema.items()}
     if kind_of.features and players is not None:
-        path = _model_file(spec, game, players)
+        path = model_file(spec, game, players, played)
         # the shipped model by its place in the repository, so a run made in another clone (or a
-        # moved checkout) is the same run; a named file as it was given; either with its bytes' digest
-        shown = path if spec.params.get("model") else path.relative_to(Path(__file__).resolve().parents[2])
+        # moved checkout) is the same run; a named or fitted file as it was found; with its bytes' digest
+        shown = path if spec.params.get("model") else shown_path(path)
         values["model"] = f"{shown}@{digest(path)}" if path.is_file() else str(shown)
     return spec.name + ":" + ",".join(f"{key}={value}" for key, value in values.items())
 
 
-def agent_row(spec: AgentSpec, game: Roster, players: int | None = None) -> list[float]:
+def agent_row(spec: AgentSpec, game: Roster, players: int | None = None,
+              played: PlayedConfig | None = None) -> list[float]:
     """The kernel parameter row of an agent: its numeric parameters in its schema's order (defaults filled
-    in, choices by index), then, for an agent that plays a model, the model's weights; empty for an agent
-    without parameters."""
+    in, choices by index), then, for an agent that plays a model, the model's weights (`model_file`: on
+    the config `played`); empty for an agent without parameters."""
     kind_of = game.agents[spec.name]
     row = []
     for key, (kind, default) in kind_of.params.items():
@@ -162,7 +188,7 @@ def agent_row(spec: AgentSpec, game: Roster, players: int | None = None) -> list
     if kind_of.features:
         if players is None:
             raise ValueError(f"agent_row: {spec.name} plays a model; give the player count")
-        row.extend(load_agent_model(spec, game, players).weights)
+        row.extend(load_agent_model(spec, game, players, played).weights)
     return row
 
 
@@ -181,9 +207,11 @@ def policy_params(spec: AgentSpec, game: Roster) -> dict[str, float | int | str]
     return out
 
 
-def agent_arrays(seating: list[list[str]], game: Roster) -> tuple[np.ndarray, np.ndarray]:
+def agent_arrays(seating: list[list[str]], game: Roster,
+                 played: PlayedConfig | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Agent codes (games, players) and parameter rows (games, players, n) for a list of seatings; rows
-    are zero-padded to the longest of them (agents without parameters: all zeros)."""
+    are zero-padded to the longest of them (agents without parameters: all zeros). played: the config the
+    games are played on, whose fitted model a seat without `model=` plays (sim/core/expert_model.py)."""
     codes = game.agent_codes()
     players = len(seating[0]) if seating else 0
     cache: dict[str, tuple[int, list[float]]] = {}
@@ -191,7 +219,7 @@ def agent_arrays(seating: list[list[str]], game: Roster) -> tuple[np.ndarray, np
         for text in row:
             if text not in cache:
                 spec = parse_spec(text, game)
-                cache[text] = (codes[spec.name], agent_row(spec, game, players))
+                cache[text] = (codes[spec.name], agent_row(spec, game, players, played))
     width = max([1, *(len(param_row) for _code, param_row in cache.values())])
     kinds = np.array([[cache[text][0] for text in row] for row in seating], dtype=np.int64)
     params = np.zeros((len(seating), players, width), dtype=np.float64)

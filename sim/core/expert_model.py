@@ -13,6 +13,11 @@ defaults for each game's base config and player count ship in the repository (si
 A model is refused (ConfigError: one line, exit 2) when the file is missing or malformed, or was trained
 for another game, player count or feature list; one trained on another config is used with a one-line
 warning, since its features are config-aware (points, powers, distances, not component ids).
+
+Which model a seat without `model=` plays is config-aware: a model fitted for the config played (`balance
+train --from-config VARIANT.toml`, written next to it as `VARIANT.expert-<N>p.json`, `fitted_model_path`)
+when one is there and was trained on exactly that config (its hash); else the shipped one. A model's
+identity (`ExpertModel.identity`) is a hash of its weights and the hash of the config it was trained on.
 """
 
 from __future__ import annotations
@@ -54,15 +59,70 @@ class ExpertModel:
     def array(self) -> np.ndarray:
         return np.array(self.weights, dtype=np.float64)
 
+    @property
+    def identity(self) -> str:
+        """A short hash of the weights and of the config they were fitted on: what the model plays like
+        and where (the file's other bytes, its training notes, do not change it)."""
+        text = json.dumps({"weights": [float(w) for w in self.weights], "config": self.config_hash})
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class PlayedConfig:
+    """The config a seat plays on, for choosing its model: the file (a model fitted for it sits next to
+    it) and the hash of its rules (the model must have been trained on exactly these)."""
+
+    path: str
+    config_hash: str
+
+
+#: the repository's root: the shipped models are named relative to it
+ROOT = Path(__file__).resolve().parents[2]
+
 
 def default_model_path(game: str, players: int) -> Path:
     """Where the shipped model of a game and player count lives."""
     return Path(__file__).resolve().parents[1] / game / "models" / f"expert-{players}p.json"
 
 
-def model_path(text: str, game: str, players: int) -> Path:
-    """The file a `model=` parameter names ('' or absent: the shipped default)."""
-    return Path(text) if text else default_model_path(game, players)
+def variant_model_path(config: str | os.PathLike[str], players: int) -> Path:
+    """Where `balance train --from-config` writes a config's model: next to it, `<stem>.expert-<N>p.json`."""
+    config = Path(config)
+    return config.with_name(f"{config.stem}.expert-{players}p.json")
+
+
+def fitted_model_path(played: PlayedConfig, players: int) -> Path | None:
+    """The model fitted for the config played (`variant_model_path`), if there is one and it was trained
+    on this very config; None otherwise (none there, or one trained before the config was edited). A
+    malformed file there is refused (ConfigError), as a `model=` would be."""
+    path = variant_model_path(played.path, players)
+    try:
+        there = path.is_file()
+    except (OSError, ValueError):
+        return None
+    if not there:
+        return None
+    return path if read_model(path).config_hash == played.config_hash else None
+
+
+def model_path(text: str, game: str, players: int, played: PlayedConfig | None = None) -> Path:
+    """The file a `model=` parameter names; '' or absent: the model fitted for the config `played`, if
+    any (`fitted_model_path`), else the shipped default."""
+    if text:
+        return Path(text)
+    fitted = fitted_model_path(played, players) if played is not None else None
+    return fitted if fitted is not None else default_model_path(game, players)
+
+
+def shown_path(path: Path) -> str:
+    """A model file as a run records it: a shipped one (sim/<game>/models/) by its place in the repository,
+    the same in any clone; any other as it was found."""
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):
+        return os.fspath(path)
+    shipped = real.parent.name == "models" and real.parent.parent.parent == ROOT / "sim"
+    return real.relative_to(ROOT).as_posix() if shipped else os.fspath(path)
 
 
 def save_model(model: ExpertModel, path: str | os.PathLike[str]) -> Path:

@@ -23,8 +23,8 @@ from typing import Any
 from sim.core.agent_types import AgentKind, agent_codes
 from sim.core.config import load_rules_file
 
-__all__ = ["AgentKind", "CodeRef", "GameSpec", "ValuesStudy", "Vocabulary", "agent_codes", "engine_spec",
-           "validated"]
+__all__ = ["AgentKind", "CodeRef", "DesignRule", "GameSpec", "ValuesStudy", "Vocabulary", "agent_codes",
+           "engine_spec", "validated"]
 
 #: the rules validated in this process: (validator, config as canonical JSON, players) -> rules, the newest
 #: VALIDATED_KEPT of them (`validated`)
@@ -123,6 +123,27 @@ class ValuesStudy:
 
 
 @dataclass(frozen=True)
+class DesignRule:
+    """A rule of a game's design that a search of its components keeps unless the designer turns it off
+    (the workbench's fair alternatives), as a tune file's `[[constraints]]` table says it (docs/howto/
+    tune.md): a `sum`, `count` or `nondecreasing` over the key pattern `keys`. Two additions: `each` names
+    what one key of the pattern's table wildcard `*` is ("colour"), and the rule is then one constraint for
+    each such key (`by` matched to it: "within each colour"); `within` makes a sum's bounds the draft's own
+    total plus or minus it. A rule applies where a search touches it: it runs over a searched value."""
+
+    name: str                     # how a request names it ("rising")
+    words: str                    # as the page says it ("{each}": the keys kept; "{low}", "{high}")
+    kind: str                     # "sum", "count" or "nondecreasing"
+    keys: str                     # the dotted key pattern it runs over ("chits.*[*].points")
+    by: str = ""                  # nondecreasing: the values that rank the keys ("chits.*[*].icons")
+    each: str = ""                # what one key of the table wildcard is: one constraint per key
+    value: Any = None             # count: the value counted (a list: any of them)
+    low: float | None = None      # sum, count: the bounds
+    high: float | None = None
+    within: float | None = None   # sum: the draft's own total plus or minus this, instead of low and high
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """A game: its parameters, forward model and state, as references that import their code on first use.
 
@@ -174,6 +195,9 @@ class GameSpec:
     #: (players, dotted key, its values): a rule that exists at that player count only and changes the
     #: game, so that count is played once per value where every count is played (`balance sheet`)
     player_variants: tuple[tuple[int, str, tuple[str, ...]], ...] = ()
+    #: the rules of the game's design a search of its components keeps by default (the workbench's fair
+    #: alternatives; a designer may turn each off): what the shipped tune files' constraints say
+    design_rules: tuple[DesignRule, ...] = ()
 
     # ---- references -----------------------------------------------------------------------------------
     @property

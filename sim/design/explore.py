@@ -84,6 +84,7 @@ from sim.design.tune_file import (
     read_space,
     read_target,
 )
+from storage.backends import StudyCluster
 
 # ---- the file --------------------------------------------------------------------------------------------
 #: the explore file's top-level keys: a tune file's, with [explore] for [search] and [racing]
@@ -91,13 +92,19 @@ FILE_KEYS = ("base", "description", "players", "agents", "seed", "budget", "spac
              "constraints", "explore")
 EXPLORE_KEYS = ("measures", "cells", "ranges", "games", "batch", "reach", "reach_sigma", "iso_sigma", "focus",
                 "elites", "refine", "refine_per_cell", "refine_games", "polish", "polish_steps",
-                "polish_children", "polish_changes", "confirm_games", "confirm_agents", "confirm_also",
+                "polish_children", "polish_changes", "confirm_games", "judge", "witness", "witness_games",
                 "tries")
 #: the [explore] keys of the stages after the search (refining, confirming, the elites): not part of the
 #: archive's identity, so changing them goes on from the archive
 AFTER_SEARCH = ("elites", "refine", "refine_per_cell", "refine_games", "polish", "polish_steps",
-                "polish_children", "polish_changes", "confirm_games", "confirm_agents", "confirm_also",
+                "polish_children", "polish_changes", "confirm_games", "judge", "witness", "witness_games",
                 "tries")
+#: keys of earlier versions, refused with what replaced them
+RENAMED = {"confirm_agents": "judge", "confirm_also": "witness"}
+#: the level people play, at which an elite must be fair unless the file names another (explore.judge)
+JUDGE = "expert"
+#: the level above it, at which each elite is checked and the verdict shown beside it (explore.witness)
+WITNESS = "search"
 #: the measures a design's games give, each with what it is (docs/howto/explore.md)
 MEASURES = {"length": "mean game length, in the game's own unit",
             "ties": "share of games whose top score is shared before the tie-break",
@@ -135,8 +142,11 @@ class Settings:
     polish_children: int = 8  # children a step plays
     polish_changes: int = 2  # values a child moves one step
     confirm_games: int = 20000  # fresh games of each candidate and of the base (0: no confirmation)
-    confirm_agents: str = ""  # the confirmation's agents ("": the file's)
-    confirm_also: str = ""  # a second level each confirmed elite is replayed at, e.g. "expert" ("": none)
+    #: the level an elite must be fair at: refining, polishing and confirming play at it (the search plays
+    #: at the file's `agents`, which may be cheaper)
+    judge: str = JUDGE
+    witness: str = WITNESS  # the level above, each elite checked at it, its verdict beside ("": none)
+    witness_games: int = 1000  # fresh games of each elite at the witness level, at most
     tries: int = 12     # candidates confirmed at most (default twice the elites)
 
     def reserve(self) -> int:
@@ -148,7 +158,7 @@ class Settings:
         if self.polish and self.refine_games:
             first, last = self.refine_games[0], self.refine_games[-1]
             refining += self.polish * (self.polish_steps * self.polish_children * first + last - first)
-        also = self.confirm_games * self.elites if self.confirm_also else 0
+        also = self.witness_games * self.elites if self.witness else 0
         return refining + (self.confirm_games * (1 + self.tries) + also if self.confirm_games else 0)
 
 
@@ -180,6 +190,10 @@ def load_explore(path: str | os.PathLike[str]) -> tuple[Tune, Settings]:
 def read_settings(table: Any, file: str, players: int, spec: GameSpec) -> Settings:
     """The ``[explore]`` table, every key checked (the agents for `players` seats of `spec`'s game)."""
     t = expect_table(table, file, "explore")
+    for old, new in RENAMED.items():
+        if old in t:
+            fail(file, f"explore.{old}", f"was renamed: give explore.{new} (the level "
+                 + ("an elite must be fair at)" if new == "judge" else "above, each elite checked at it)"))
     check_unknown_keys(t, EXPLORE_KEYS, file, "explore")
     d = Settings()
     measures = _measures(t.get("measures", list(d.measures)), file, spec)
@@ -196,7 +210,7 @@ def read_settings(table: Any, file: str, players: int, spec: GameSpec) -> Settin
     settings = Settings(measures=measures, cells=cells, ranges=ranges, games=games, batch=batch,
                         reach=reach, reach_sigma=reach_sigma, iso_sigma=iso_sigma, focus=focus, elites=elites,
                         **_after_search(t, file, elites, games))
-    for key in ("confirm_agents", "confirm_also"):
+    for key in ("judge", "witness"):
         if getattr(settings, key):
             check_agents(file, f"explore.{key}", getattr(settings, key), players, spec)
     return settings
@@ -229,13 +243,16 @@ def _after_search(t: dict[str, Any], file: str, elites: int, games: int) -> dict
     if 0 < confirm_games < MIN_GAMES:
         fail(file, "explore.confirm_games", f"{confirm_games:,} games give no verdict (at least {MIN_GAMES}; "
                                             "0: no confirmation)")
-    agents = expect_str(t.get("confirm_agents", ""), file, "explore.confirm_agents")
-    also = expect_str(t.get("confirm_also", ""), file, "explore.confirm_also")
-    if also and not confirm_games:
-        fail(file, "explore.confirm_also", "needs a confirmation (explore.confirm_games is 0)")
+    judge = expect_str(t.get("judge", JUDGE), file, "explore.judge") or JUDGE
+    witness = expect_str(t.get("witness", WITNESS), file, "explore.witness")
+    if witness and not confirm_games and "witness" in t:
+        fail(file, "explore.witness", "needs a confirmation (explore.confirm_games is 0)")
+    witness_games = expect_int(t.get("witness_games", Settings.witness_games), file, "explore.witness_games",
+                               MIN_GAMES, 10_000_000)
     tries = expect_int(t.get("tries", 2 * elites), file, "explore.tries", 1, 10_000)
     return {"refine": refine, "refine_per_cell": per_cell, "refine_games": refine_games, **polish,
-            "confirm_games": confirm_games, "confirm_agents": agents, "confirm_also": also, "tries": tries}
+            "confirm_games": confirm_games, "judge": judge, "witness": witness if confirm_games else "",
+            "witness_games": witness_games, "tries": tries}
 
 
 def _refine_rounds(value: Any, file: str, games: int) -> tuple[int, ...]:
@@ -594,15 +611,17 @@ class Explorer:
         self.tune, self.settings, self.db, self.say = tune, settings, db, say
         self.space = tune.search_space
         self.agents = tuple(str(a) for a in parse_agents(tune.agents, tune.players, tune.spec))
+        self.search_agents = self.agents
+        self.level = ""  # "" while the stages play at the search's agents; else the judge's agents
         self.known: dict[str, dict[str, Any]] = {}  # a design's key -> its statistics (played once)
         self.spent = 0
         self.played_now = 0
         self.pool: GamePool | None = None
 
-    def run(self, jobs: int) -> list[dict[str, Any]]:
+    def run(self, jobs: int, cluster: StudyCluster | None = None) -> list[dict[str, Any]]:
         """Play the session's search (the pool stays open for the stages after it: `close`); every design
-        of the archive, in batch order."""
-        self.pool = GamePool(jobs)
+        of the archive, in batch order. `cluster`: the explore's Dask cluster, else `jobs` processes."""
+        self.pool = GamePool(jobs, cluster=cluster)
         try:
             base = self.base_figures()
             ranges = self.ranges(base)
@@ -616,6 +635,20 @@ class Explorer:
             self.close()
             raise
         return read_designs(self.db)
+
+    def judge_level(self) -> None:
+        """Play from now on at the judge's level (explore.judge): refining and polishing choose what is
+        confirmed there, on the same seed sequence, so designs stay compared on common seeds."""
+        judged = tuple(str(a) for a in parse_agents(self.settings.judge, self.tune.players, self.tune.spec))
+        self.level = "" if judged == self.search_agents else ",".join(judged)
+        self.agents = judged
+
+    def design_key(self, values: Sequence[Any]) -> str:
+        """A design's key in the archive's table `refined`: at the judge's level when it is not the
+        search's, so the two levels' statistics of one design are never merged."""
+        if not self.level:
+            return json.dumps(list(values), default=str)
+        return json.dumps({"at": self.level, "design": list(values)}, default=str)
 
     def close(self) -> None:
         if self.pool is not None:

@@ -36,6 +36,7 @@ from analysis.sequences import ALPHA, DECIDED, MIN_GAMES, family
 from analysis.ties import tie_stats
 from analysis.verdicts import SMALL, STATUS_WORDS, WITHIN, parse_margins, pp, pp_interval, run_verdicts
 from sim.app.compare import judge_runs
+from sim.app.expert_check import check_expert, check_json, check_of_json
 from sim.app.runner import plan_run, simulate
 from sim.core.errors import ConfigError
 from sim.design.explore import (
@@ -53,6 +54,7 @@ from sim.design.explore import (
 from sim.design.explore_polish import polish
 from sim.design.overrides import apply_overrides, dump_toml, format_value, path_text
 from sim.design.tune_file import Tune
+from storage.backends import StudyCluster
 from storage.run_dir import RunDirectory, mark_stopped_adaptively
 
 CONFIRM = "confirm"
@@ -61,11 +63,13 @@ FAIR = (WITHIN, SMALL)
 
 
 # ---- refining --------------------------------------------------------------------------------------------
-def refine_pool(designs: Sequence[dict[str, Any]], settings: Settings,
-                ranges: Sequence[Sequence[float]]) -> list[tuple[tuple[int, ...], dict[str, Any]]]:
+def refine_pool(designs: Sequence[dict[str, Any]], settings: Settings, ranges: Sequence[Sequence[float]],
+                judged: bool = False) -> list[tuple[tuple[int, ...], dict[str, Any]]]:
     """What refining plays on: the `refine_per_cell` fairest distinct designs of every cell (a cell's
     fairest by a point estimate on a few hundred games is often a lucky one, its runner-up the fairer),
-    the `refine` fairest of them (ties to the earlier design), as (cell, design) in that order."""
+    the `refine` fairest of them (ties to the earlier design), as (cell, design) in that order. `judged`
+    (refining at another level than the search's): every cell's fairest, then every cell's second, ...,
+    so the pool covers the cells the search filled rather than the designs fairest at its level."""
     per_cell: dict[tuple[int, ...], list[dict[str, Any]]] = {}
     seen: set[str] = set()
     def order(r: dict[str, Any]) -> tuple:
@@ -78,6 +82,10 @@ def refine_pool(designs: Sequence[dict[str, Any]], settings: Settings,
             continue
         seen.add(key)
         per_cell[cell].append(r)
+    if judged:  # the search's fairness says little at another level: every cell's fairest first
+        ranked = sorted(per_cell.items(), key=lambda cr: order(cr[1][0]))
+        pool = [(c, rows[k]) for k in range(settings.refine_per_cell) for c, rows in ranked if k < len(rows)]
+        return pool[:settings.refine]
     pool = [(c, r) for c, rows in per_cell.items() for r in rows]
     return sorted(pool, key=lambda cr: order(cr[1]))[:settings.refine]
 
@@ -93,8 +101,11 @@ def refine(explorer: Explorer, designs: Sequence[dict[str, Any]],
     def order(cr: tuple[tuple[int, ...], dict]) -> tuple:
         return cr[1]["seat_dev"], cr[1]["iteration"], cr[1]["slot"]
 
-    pool = refine_pool(designs, explorer.settings, ranges)
-    current = [(cell, _refined_row(r, r["stats"])) for cell, r in pool]
+    pool = refine_pool(designs, explorer.settings, ranges, judged=bool(explorer.level))
+    if explorer.level and explorer.settings.refine_games:  # at the judge's level from the first game
+        current = [(cell, {**r, "search": _search_figures(r), "stats": None}) for cell, r in pool]
+    else:
+        current = [(cell, _refined_row(r, r["stats"])) for cell, r in pool]
     latest = list(current)  # every design at its last round, in the pool's order
     for k, games in enumerate(explorer.settings.refine_games):
         if k:
@@ -106,6 +117,8 @@ def refine(explorer: Explorer, designs: Sequence[dict[str, Any]],
                      f"designs to {games:,} games; {explorer.spent:,} of {explorer.tune.budget:,} games")
     out: dict[tuple[int, ...], dict] = {}
     for cell, row in latest:
+        if explorer.level and row["stats"] is not None:  # a cell is where a design plays, judged
+            cell = cell_of([row[m] for m in explorer.settings.measures], ranges, explorer.settings.cells)
         held = out.get(cell)
         count = held["refined_in_cell"] + 1 if held else 1
         if held is None or (-row["games"], row["seat_dev"]) < (-held["games"], held["seat_dev"]):
@@ -118,10 +131,13 @@ def _key(r: dict[str, Any]) -> str:
     return json.dumps(r["design"], default=str)
 
 
+def _search_figures(r: dict[str, Any]) -> dict[str, Any]:
+    return r.get("search") or {k: r[k] for k in ("games", *FIGURES)}
+
+
 def _refined_row(r: dict[str, Any], stats: dict[str, Any]) -> dict[str, Any]:
     """A design's row at `stats`: its refined figures, keeping its search figures under `search`."""
-    search = r.get("search") or {k: r[k] for k in ("games", *FIGURES)}
-    return {**r, **figures_of(stats), "games": stats["games"], "stats": stats, "search": search}
+    return {**r, **figures_of(stats), "games": stats["games"], "stats": stats, "search": _search_figures(r)}
 
 
 def confirm_room(tolerance: float, players: int, games: int) -> float:
@@ -139,21 +155,22 @@ def confirm_room(tolerance: float, players: int, games: int) -> float:
 
 def _refined_stats(explorer: Explorer, r: dict[str, Any], games: int) -> dict[str, Any]:
     """A design's statistics at `games` games: stored, or its games so far and the next ones'."""
-    if games <= r["stats"]["games"]:
-        return r["stats"]
-    key = json.dumps(r["design"], default=str)
+    have = r["stats"]  # None: none yet at this level
+    start = have["games"] if have else 0
+    if games <= start:
+        return have
+    key = explorer.design_key(r["design"])
     row = explorer.db.execute("SELECT stats FROM refined WHERE design = ? AND games = ?", (key, games))
     stored = row.fetchone()
     if stored:
-        explorer.spent += games - r["stats"]["games"]
+        explorer.spent += games - start
         return json.loads(stored[0])
     rules, why = explorer.rules_of(r["design"], f"{explorer.tune.file} (refining)")
     if why:
         raise ConfigError(f"{explorer.tune.file}: a design of the archive no longer plays ({why})")
-    start = r["stats"]["games"]
     more = explorer.play(rules, start=start, count=games - start)
     explorer.spent += more["games"]
-    stats = merge_measured(r["stats"], more)
+    stats = merge_measured(have, more) if have else more
     with explorer.db:
         explorer.db.execute("INSERT INTO refined VALUES (?, ?, ?)", (key, games, json.dumps(stats)))
     return stats
@@ -203,10 +220,11 @@ class Confirmer:
     """The confirmation stage: the base config's run once, then each candidate's, judged against it."""
 
     def __init__(self, tune: Tune, settings: Settings, out: Path, jobs: int, say: Callable[[str], None],
-                 spent_before: int = 0):
+                 spent_before: int = 0, cluster: StudyCluster | None = None):
         self.tune, self.settings, self.out, self.jobs, self.say = tune, settings, out, jobs, say
+        self.cluster = cluster  # the explore's Dask cluster (None: `jobs` processes here)
         self.seed = derived_seed("explore-confirm", tune.seed)
-        self.agents = settings.confirm_agents or tune.agents
+        self.agents = settings.judge or tune.agents
         self.margins = parse_margins(f"seats={100 * tune.target.tolerance:g}")
         self.room = confirm_room(tune.target.tolerance, tune.players, settings.confirm_games)
         self.played = 0
@@ -224,7 +242,8 @@ class Confirmer:
         manifest = RunDirectory(run_dir).read_manifest()
         force = manifest is not None and (manifest.config_hash, manifest.seed, tuple(manifest.agents)) != \
             (plan.config_hash, plan.seed, tuple(plan.agents))
-        done = simulate(plan, games or self.settings.confirm_games, run_dir, jobs=self.jobs, force=force)
+        done = simulate(plan, games or self.settings.confirm_games, run_dir, jobs=self.jobs, force=force,
+                        cluster=self.cluster)
         self.played += done.played
 
     def run(self, refined: dict[tuple[int, ...], dict], ranges: Sequence[Sequence[float]]) -> list[dict]:
@@ -288,27 +307,43 @@ class Confirmer:
         return record
 
 
-    def confirm_also(self, elites: Sequence[dict[str, Any]]) -> None:
-        """Each confirmed elite replayed at the second level (`confirm_also`, e.g. expert) on the same fresh
-        seeds, its own seats judged as the report judges them (stopping at the first deciding look): its
-        record's `also`. The elite stays offered either way; the sentence says whether it holds there."""
-        agents = self.settings.confirm_also
+    def witness(self, elites: Sequence[dict[str, Any]]) -> None:
+        """Each confirmed elite replayed at the level above the judge's (`witness`, e.g. search) on the same
+        fresh seeds, to `witness_games` at most, its own seats judged as the report judges them (stopping
+        at the first deciding look): its record's `witness`. The elite stays offered either way (it is fair
+        at the level judged); the verdict is shown beside it, saying whether the fairness holds above."""
+        agents = self.settings.witness
         for e in elites if agents else ():
-            run_dir = self.out / CONFIRM / f"at-{agents.replace(',', '-')}" / e["slug"]
-            for games in confirm_rounds(self.settings.confirm_games):
+            run_dir = self.out / CONFIRM / f"at-{agents.replace(',', '-').replace(':', '-')}" / e["slug"]
+            for games in confirm_rounds(self.settings.witness_games):
                 self.play(self.out / CONFIRM / f"{e['slug']}.toml", run_dir, games, agents)
                 variant = read_run_tally(run_dir)
                 seats, _, _, length = run_verdicts(variant, self.margins)
                 if seats.status in DECIDED:
                     break
-            if games < self.settings.confirm_games:
+            if games < self.settings.witness_games:
                 mark_stopped_adaptively(run_dir)
-            e["also"] = {"agents": agents, "run": str(run_dir), "n": int(variant.n_games),
-                         "status": seats.status, "fair": seats.status in FAIR,
-                         "confirmation": played_figures(seats, length, variant)}
-            self.counted += e["also"]["n"]
-            self.say(f"{e['slug']} at {agents} on {e['also']['n']:,} fresh games: seats {seats.status}; "
+            e["witness"] = {"agents": agents, "run": str(run_dir), "n": int(variant.n_games),
+                            "status": seats.status, "fair": seats.status in FAIR,
+                            "confirmation": played_figures(seats, length, variant)}
+            self.counted += e["witness"]["n"]
+            self.say(f"{e['slug']} at {agents} on {e['witness']['n']:,} fresh games: seats {seats.status}; "
                      f"{self.counted:,} of {self.tune.budget:,} games")
+
+
+def check_models(tune: Tune, out: Path, elites: Sequence[dict[str, Any]], agents: str, *, jobs: int = 1,
+                 say: Callable[[str], None] = print) -> None:
+    """Each elite's check that a level judging it with a learned model (expert) is still strong on it
+    (sim.app.expert_check): its record's `model_checks` (the model's identity and the figures); a weak one
+    is said, and its sentence carries it. An elite whose level plays no model, or plays a model fitted
+    for it, gets an empty list."""
+    for e in elites:
+        checks = check_expert(out / CONFIRM / f"{e['slug']}.toml", tune.players, agents, jobs,
+                              derived_seed("explore-model-check", tune.seed))
+        e["model_checks"] = [check_json(c) for c in checks]
+        for c in checks:
+            if c.weak:
+                say(f"{e['slug']}: {c.sentence()}")
 
 
 def played_figures(seats: Any, length: Any, run: RunTally) -> dict[str, Any]:
@@ -383,14 +418,20 @@ def elite_sentence(tune: Tune, e: dict[str, Any], agents: str, measures: Sequenc
             f"test), the largest deviation seat {c['seat']} {pp(c['deviation'])} "
             f"{pp_interval(c['deviation_low'], c['deviation_high'], tune.target.tolerance)}; "
             f"n = {e['n']:,} games."
-            f"{also_sentence(tune, e)}")
+            f"{also_sentence(tune, e)}{model_sentence(e)}")
+
+
+def model_sentence(e: dict[str, Any]) -> str:
+    """" The expert's model may not hold here: <the check's sentence>" for a weak check, else ""."""
+    weak = [check_of_json(c) for c in e.get("model_checks") or []]
+    return "".join(f" The {c.agent}'s model may not hold here: {c.sentence()}" for c in weak if c.weak)
 
 
 def also_sentence(tune: Tune, e: dict[str, Any]) -> str:
-    """" At expert: seats fair within ... (n = ...)." when the elite was replayed at a second level."""
-    if "also" not in e:
+    """" At search: seats fair within ... (n = ...)." when the elite was replayed at the witness level."""
+    if "witness" not in e:
         return ""
-    a, c = e["also"], e["also"]["confirmation"]
+    a, c = e["witness"], e["witness"]["confirmation"]
     tol = f"{100 * tune.target.tolerance:g} pp"
     return (f" At {a['agents']}: seats {STATUS_WORDS.get(a['status'], a['status'])} (the {tol} tolerance), "
             f"the largest deviation seat {c['seat']} {pp(c['deviation'])} "
@@ -420,18 +461,20 @@ def default_out(tune_file: str | os.PathLike[str]) -> Path:
 
 
 def run_explore(tune: Tune, settings: Settings, out: Path, jobs: int = 1, force: bool = False,
-                say: Callable[[str], None] = print) -> dict[str, Any]:
+                say: Callable[[str], None] = print, cluster: StudyCluster | None = None) -> dict[str, Any]:
     """Explore (or resume) into `out`: search, refine, confirm, write the elites, the summary and the
-    report; the summary."""
+    report; the summary. `cluster`: the explore's one Dask cluster (storage.backends.StudyCluster), every
+    stage's games played on it; None: on `jobs` processes here."""
     if out.exists() and not out.is_dir():
         raise ConfigError(f"{out}: is a file, not a folder")
     db = open_archive(tune, settings, out, force)
     explorer = Explorer(tune, settings, db, say)
     try:
-        designs = explorer.run(jobs)
+        designs = explorer.run(jobs, cluster=cluster)
         search_games = explorer.spent
         ranges = explorer.current_ranges()
         best = best_by_cell(designs, settings, ranges)
+        explorer.judge_level()
         refined = refine(explorer, designs, ranges) if settings.refine else {}
         refine_spent = explorer.spent - search_games
         room = confirm_room(tune.target.tolerance, tune.players, settings.confirm_games) \
@@ -440,20 +483,23 @@ def run_explore(tune: Tune, settings: Settings, out: Path, jobs: int = 1, force:
     finally:
         explorer.close()
         db.close()
-    confirmer = Confirmer(tune, settings, out, jobs, say, spent_before=explorer.spent)
+    confirmer = Confirmer(tune, settings, out, jobs, say, spent_before=explorer.spent, cluster=cluster)
     tried = confirmer.run(refined, ranges) if settings.confirm_games else []
     elites = [t for t in tried if t["confirmed"]]
-    confirmer.confirm_also(elites)
+    confirmer.witness(elites)
+    check_models(tune, out, elites, confirmer.agents, jobs=jobs, say=say)
     write_elites(tune, out, elites, confirmer.agents, settings.measures)
     summary = _summary(tune, settings, out, designs, best=best, ranges=ranges)
     summary.update(search_games=search_games, refine_games=refine_spent,
                    polish_games=explorer.spent - search_games - refine_spent, polished=polished,
                    confirm_games=settings.confirm_games + sum(t["n"] for t in tried) if tried else 0,
                    played_now=explorer.played_now + confirmer.played, confirm_seed=confirmer.seed,
-                   confirm_agents=confirmer.agents, confirm_also=settings.confirm_also,
-                   also_games=sum(e["also"]["n"] for e in elites if "also" in e), refined=len(refined),
+                   confirm_agents=confirmer.agents, judge_agents=confirmer.agents, search_agents=tune.agents,
+                   witness=settings.witness,
+                   also_games=sum(e["witness"]["n"] for e in elites if "witness" in e), refined=len(refined),
                    room=confirmer.room, refined_designs=sum(r["refined_in_cell"] for r in refined.values()),
                    candidates=sum(r["seat_dev"] <= confirmer.room for r in refined.values()),
+                   fairest_judged=fairest_refined(refined),
                    tried=tried, skipped=confirmer.skipped, elites=elites, distinct=distinct_pairs(elites),
                    progress=progress(designs, settings, ranges))
     summary["games"] = (summary["search_games"] + summary["refine_games"] + summary["polish_games"]
@@ -464,6 +510,16 @@ def run_explore(tune: Tune, settings: Settings, out: Path, jobs: int = 1, force:
     tmp.write_text(json.dumps(summary, indent=1, default=str) + "\n")
     os.replace(tmp, out / SUMMARY)
     return summary
+
+
+def fairest_refined(refined: dict[tuple[int, ...], dict]) -> dict[str, Any] | None:
+    """The fairest design refining (and polishing) found, at the level judged: its cell, largest seat
+    deviation with its 95% interval (Bonferroni over the seats) and games (None: nothing refined)."""
+    if not refined:
+        return None
+    cell, r = min(refined.items(), key=lambda cr: (cr[1]["seat_dev"], cr[0]))
+    return {"slug": slug_of(cell), "games": r["games"],
+            **{k: r[k] for k in ("seat_dev", "seat_dev_low", "seat_dev_high", "length", "ties")}}
 
 
 def progress(designs: Sequence[dict], settings: Settings,

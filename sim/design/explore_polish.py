@@ -36,7 +36,7 @@ def stats_at(explorer: Explorer, values: list[Any], games: int, have: dict[str, 
     from `have` (its statistics on its first games; None: from the first game) and stored; the games
     count as spent unless `counted` is False (games an earlier stage counted). None for a design the game
     or the constraints refuse."""
-    key = json.dumps(values, default=str)
+    key = explorer.design_key(values)
     if have is not None and have["games"] >= games:
         return have
     row = explorer.db.execute("SELECT stats FROM refined WHERE design = ? AND games = ?", (key, games))

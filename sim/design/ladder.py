@@ -13,12 +13,16 @@ the report (``OUT/report/``: HTML, CSV, PNG) and the printed table are computed 
 logs (analysis.ladder_report), and so are the ratings, one per level from all the ladder's games
 (analysis.ratings).
 
-Every step plays the same game seeds (game i from the seed of (seed, i)): the deals are common to all
-steps, so the steps differ only in who plays.
+Each step is dealt fresh games: its seed is derived from the ladder's seed and the step's name
+(`step_seed`), so no step replays another's deals, nor those of a separate run played with the ladder's
+seed. With ``--same-deals`` every step plays the ladder's seed itself (game i from the seed of (seed, i)),
+the deals common to all steps, so that the steps differ only in who plays. ``ladder.json`` records which
+(``deals``: fresh or same) and each step's seed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Callable
@@ -27,6 +31,8 @@ from pathlib import Path
 
 from analysis.ladder_report import (
     LADDER_MANIFEST,
+    STEP_MARGIN,
+    deals_text,
     format_ladder,
     read_ladder,
     read_ladder_manifest,
@@ -36,6 +42,7 @@ from analysis.run_report import build_report
 from sim.app.runner import RunPlan, plan_run, prestart_workers, simulate
 from sim.core.errors import ConfigError
 from sim.core.game_spec import GameSpec
+from storage.backends import StudyCluster
 from storage.run_dir import RunDirectory, check_directory, check_out
 
 DEFAULT_ITERS = (25, 50, 100, 200, 400)
@@ -126,10 +133,20 @@ def default_out(game: str, players: int, seed: int, config: str | os.PathLike[st
     return Path("runs") / f"ladder-{game}{variant}-{players}p-seed{seed}"
 
 
+def step_seed(seed: int, step: str) -> int:
+    """A step's own seed, from the ladder's seed and the step's name ("mcts50-vs-mcts25"): the first 63
+    bits of SHA-256 of "seed:step", so every step is dealt its own games, the same on every machine and
+    for every run of the same ladder."""
+    digest = hashlib.sha256(f"{seed}:{step}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
 def plan_ladder(spec: GameSpec, players: int, config: str | os.PathLike[str] | None = None,
                 iters: tuple[int, ...] = DEFAULT_ITERS, seed: int = 0,
-                out: str | os.PathLike[str] | None = None, expert: bool = True) -> tuple[Path, list[Step]]:
-    """Validate everything (ConfigError on anything wrong, before any game) and plan the steps."""
+                out: str | os.PathLike[str] | None = None, expert: bool = True, *,
+                same_deals: bool = False) -> tuple[Path, list[Step]]:
+    """Validate everything (ConfigError on anything wrong, before any game) and plan the steps, each with
+    its own seed (`step_seed`), or the ladder's `seed` in every step with `same_deals`."""
     game = spec.name
     config = Path(config) if config else default_config(spec)
     if iters:
@@ -141,49 +158,66 @@ def plan_ladder(spec: GameSpec, players: int, config: str | os.PathLike[str] | N
     steps = []
     for lower, higher in zip(ladder, ladder[1:], strict=False):
         agents = ",".join([higher.agent] + [lower.agent] * (players - 1))
-        plan = plan_run(config, players, agents, seed, rotate_seats=True)
+        name = f"{higher.name}-vs-{lower.name}"
+        plan = plan_run(config, players, agents, seed if same_deals else step_seed(seed, name),
+                        rotate_seats=True)
         if plan.game != game:
             raise ConfigError(f"--config: {config} is a {plan.game} config, the ladder is for {game}")
-        steps.append(Step(higher, lower, plan, out / f"{higher.name}-vs-{lower.name}"))
+        steps.append(Step(higher, lower, plan, out / name))
     check_out(out, "ladder folder", (LADDER_MANIFEST,))  # the rule of every --out
     manifest_path = out / LADDER_MANIFEST
     if manifest_path.is_file():
         old = read_ladder_manifest(out)
-        ours = {"game": game, "players": players, "config_hash": steps[0].plan.config_hash, "seed": seed}
-        differs = [k for k, v in ours.items() if old.get(k) != v]
+        ours = {"game": game, "players": players, "config_hash": steps[0].plan.config_hash, "seed": seed,
+                "deals": "same" if same_deals else "fresh"}
+        theirs = {k: old.get(k, "same" if k == "deals" else None) for k in ours}  # older: the same deals
+        differs = [k for k, v in ours.items() if theirs[k] != v]
         if differs:
-            shown = "; ".join(f"{k}: ladder has {old.get(k)!r}, asked {ours[k]!r}" for k in differs)
-            raise ConfigError(f"{out}: made by a different ladder ({shown}); use another --out")
+            shown = "; ".join(f"{k}: ladder has {theirs[k]!r}, asked {ours[k]!r}" for k in differs)
+            hint = "" if "deals" not in differs else (
+                " (or --same-deals to go on with it)" if not same_deals else " (or leave out --same-deals)")
+            raise ConfigError(f"{out}: made by a different ladder ({shown}); use another --out{hint}")
     for step in steps:
         check_directory(RunDirectory(step.out), step.plan.identity(), force=False)
     return out, steps
 
 
-def ladder_manifest(out: Path, steps: list[Step], games: int, iters: tuple[int, ...]) -> dict:
+def ladder_manifest(out: Path, steps: list[Step], games: int, iters: tuple[int, ...], *, seed: int,
+                    same_deals: bool = False, margin: float = STEP_MARGIN) -> dict:
+    """ladder.json: the ladder's game, config, seed and which deals its steps played (``deals``: fresh or
+    same), the step margin its verdicts are judged at, and each step (its agents, seed and run folder)."""
     plan = steps[0].plan
     return {"game": plan.game, "config": plan.config_path, "config_hash": plan.config_hash,
-            "players": plan.players, "seed": plan.seed, "games": games, "iters": list(iters),
+            "players": plan.players, "seed": seed, "deals": "same" if same_deals else "fresh",
+            "margin": margin, "games": games, "iters": list(iters),
             "levels": [s.lower.name for s in steps[:1]] + [s.higher.name for s in steps],
             "steps": [{"name": s.name, "higher": s.higher.name, "lower": s.lower.name,
                        "higher_agent": s.higher.agent, "lower_agent": s.lower.agent,
                        "agents": list(s.plan.agents), "run_dir": os.path.relpath(s.out, out),
-                       "games": games, "players": s.plan.players} for s in steps]}
+                       "games": games, "players": s.plan.players, "seed": s.plan.seed} for s in steps]}
 
 
 def run_ladder(spec: GameSpec, players: int, config: str | os.PathLike[str] | None = None,
                games: int = DEFAULT_GAMES, iters: tuple[int, ...] = DEFAULT_ITERS, jobs: int = 1,
                seed: int = 0, out: str | os.PathLike[str] | None = None,
-               say: Callable[[str], None] = print, expert: bool = True) -> LadderResult:
-    """Plan (refusing bad input before any game), play every unfinished step, write the report."""
+               say: Callable[[str], None] = print, expert: bool = True,
+               cluster: StudyCluster | None = None,
+               same_deals: bool = False, margin: float = STEP_MARGIN) -> LadderResult:
+    """Plan (refusing bad input before any game), play every unfinished step, write the report. `cluster`:
+    the ladder's one Dask cluster (storage.backends.StudyCluster), every step played on it; None: on
+    `jobs` processes here. `same_deals`: every step on the ladder's seed (else fresh deals per step,
+    `step_seed`); `margin`: the win-share margin a step is shown level within (analysis.ladder_report)."""
     game = spec.name
-    out, steps = plan_ladder(spec, players, config=config, iters=iters, seed=seed, out=out, expert=expert)
+    out, steps = plan_ladder(spec, players, config=config, iters=iters, seed=seed, out=out, expert=expert,
+                             same_deals=same_deals)
     out.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(ladder_manifest(out, steps, games, iters), indent=2)
+    text = json.dumps(ladder_manifest(out, steps, games, iters, seed=seed, same_deals=same_deals,
+                                      margin=margin), indent=2)
     path = out / LADDER_MANIFEST
     if not path.is_file() or path.read_text() != text:
         path.write_text(text)
     result = LadderResult(out, steps)
-    if jobs > 1 and any(RunDirectory(s.out).finished_games() < games for s in steps):
+    if jobs > 1 and cluster is None and any(RunDirectory(s.out).finished_games() < games for s in steps):
         prestart_workers(jobs, spec)
     for i, step in enumerate(steps, 1):
         label = f"[{i}/{len(steps)}] {step.name}"
@@ -191,7 +225,8 @@ def run_ladder(spec: GameSpec, players: int, config: str | os.PathLike[str] | No
             result.skipped += 1
             say(f"{label}: finished already ({step.out})")
             continue
-        res = simulate(step.plan, games, step.out, jobs=jobs)  # small chunks for MCTS: RunPlan.smallest_chunk
+        res = simulate(step.plan, games, step.out, jobs=jobs,  # small chunks for MCTS: RunPlan.smallest_chunk
+                       cluster=cluster)
         result.played += res.played
         say(f"{label}: {res.played} games in {res.seconds:.1f} s ({step.out})")
 
@@ -199,5 +234,5 @@ def run_ladder(spec: GameSpec, players: int, config: str | os.PathLike[str] | No
     manifest, table, summary, runs = read_ladder(out)
     ratings = read_ladder_ratings(out, manifest, runs)
     result.text = (f"{game} ladder, {players} players, {manifest['config']}, {games:,} games per step, "
-                   f"seed {seed}:\n" + format_ladder(table, summary, ratings))
+                   f"{deals_text(manifest)}:\n" + format_ladder(table, summary, ratings))
     return result

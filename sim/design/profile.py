@@ -63,6 +63,7 @@ from sim.app.values_run import plan_values
 from sim.core.agent_spec import agent_arrays, parse_spec, resolved
 from sim.core.errors import ConfigError
 from sim.core.game_spec import GameSpec
+from storage.backends import StudyCluster
 from storage.run_dir import RunDirectory, check_directory, mark_stopped_adaptively, read_json_object
 
 DEFAULT_LEVELS = "greedy,mcts:iters=250,expert"
@@ -249,14 +250,16 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
                 out: str | os.PathLike[str] | None = None, force: bool = False,
                 say: Callable[[str], None] = print, values: bool = False,
                 values_games: int | None = None, until_decided: bool = False, minutes: float | None = None,
-                margins: Any = None, deadline: float | None = None, report: bool = True) -> ProfileResult:
+                margins: Any = None, deadline: float | None = None, report: bool = True,
+                cluster: StudyCluster | None = None) -> ProfileResult:
     """Plan (refusing bad input before any game), play every unfinished level (and values run), write
-    profile.json and the report (OUT/report/). With `until_decided` every level plays until its verdicts
-    at `margins` (analysis.verdicts.Margins, default the defaults) are decided, `games` and `minutes` its
-    caps; `margins` are the report's too. `deadline` (time.monotonic, with until_decided; the sheet's):
-    the stages (each level, then the two top levels together) share the time up to it, each taking an even
-    share of what is left when it starts, in place of `minutes`. `report`: False leaves OUT/report/ out
-    (the sheet writes one report of all its tables)."""
+    profile.json and the report (OUT/report/); every game on `cluster` (storage.backends.StudyCluster,
+    the study's one Dask cluster) when given, else on `jobs` processes here. With `until_decided` every
+    level plays until its verdicts at `margins` (analysis.verdicts.Margins, default the defaults) are
+    decided, `games` and `minutes` its caps; `margins` are the report's too. `deadline` (time.monotonic,
+    with until_decided; the sheet's): the stages (each level, then the two top levels together) share the
+    time up to it, each taking an even share of what is left when it starts, in place of `minutes`.
+    `report`: False leaves OUT/report/ out (the sheet writes one report of all its tables)."""
     started = time.perf_counter()
     margins = margins or DEFAULT_MARGINS
     if until_decided:
@@ -269,16 +272,9 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
     base_games = None
     if values:
         base_games = values_games or _registry_values_games(spec)
-    out.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(profile_manifest(out, planned, games, base_games, until_decided), indent=2)
-    path = out / PROFILE_MANIFEST
-    if not path.is_file() or path.read_text() != text:
-        path.write_text(text)
+    _write_manifest(out, profile_manifest(out, planned, games, base_games, until_decided))
     result = ProfileResult(out, planned)
-    todo = [(lv.plan, lv.out, games) for lv in planned]
-    if values:
-        todo += [(lv.values_plan, lv.values_out, base_games) for lv in planned]
-    if jobs > 1 and (until_decided or not all(_finished(o, p, n) for p, o, n in todo)):
+    if jobs > 1 and cluster is None and (until_decided or not _all_finished(planned, games, base_games)):
         prestart_workers(jobs, spec)
     order = list(enumerate(planned, 1))
     top_first = until_decided and deadline is not None and len(planned) >= 2
@@ -296,7 +292,7 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
                     say(f"{label}: no further than the {reached:,} games {planned[-1].name} reached in its "
                         "time, so that the two play the same deals at no further cost")
             done = _until_decided(level, cap, _share(minutes, deadline, stages_left), margins=margins,
-                                  jobs=jobs, force=force, say=say, label=label)
+                                  jobs=jobs, force=force, say=say, label=label, cluster=cluster)
             result.until[level.name] = done
             result.played += done.played
             result.skipped += done.played == 0
@@ -304,19 +300,21 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
             result.skipped += 1
             say(f"{label}: finished already ({level.out})")
         else:
-            res = _play_level(level, games, jobs=jobs, force=force, say=say, label=label)
+            res = _play_level(level, games, jobs=jobs, force=force, say=say, label=label, cluster=cluster)
             result.played += res.played
             say(f"{label}: {res.played:,} games in {res.seconds:.1f} s ({level.out})")
         if level.values_plan is not None and level.values_out is not None and base_games is not None:
             if _finished(level.values_out, level.values_plan, base_games):
                 say(f"{label} values: finished already ({level.values_out})")
                 continue
-            res = simulate(level.values_plan, base_games, level.values_out, jobs=jobs, force=force)
+            res = simulate(level.values_plan, base_games, level.values_out, jobs=jobs, force=force,
+                           cluster=cluster)
             result.values_played += res.played
             say(f"{label} values: {res.played:,} base games in {res.seconds:.1f} s ({level.values_out})")
     if until_decided and len(planned) >= 2:
         result.stable = _stable_until_decided(planned[-1], planned[-2], games, _share(minutes, deadline, 1),
-                                              margins=margins, jobs=jobs, force=force, say=say)
+                                              margins=margins, jobs=jobs, force=force, say=say,
+                                              cluster=cluster)
         result.played += result.stable.played
 
     result.report = build_report([out], out / "report", margins=margins) if report else None
@@ -325,20 +323,43 @@ def run_profile(config: str | os.PathLike[str], players: int, levels: str | None
     return result
 
 
+def _write_manifest(out: Path, manifest: dict) -> None:
+    """OUT/profile.json, written only when it changes (a profile run again leaves it as it was)."""
+    out.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(manifest, indent=2)
+    path = out / PROFILE_MANIFEST
+    if not path.is_file() or path.read_text() != text:
+        path.write_text(text)
+
+
+def _all_finished(planned: list[Level], games: int, base_games: int | None) -> bool:
+    """Whether every level's run (and values run, with `base_games`) holds its games: nothing to play."""
+    todo = [(lv.plan, lv.out, games) for lv in planned]
+    if base_games is not None:
+        todo += [(lv.values_plan, lv.values_out, base_games) for lv in planned]
+    return all(_finished(o, p, n) for p, o, n in todo)
+
+
+def _backend(cluster: StudyCluster | None) -> str:
+    """The backend the runs play on: dask on a study's cluster, else loky (sim.app.plain_run.warmer)."""
+    return "loky" if cluster is None else "dask"
+
+
 def _play_level(level: Level, games: int, *, jobs: int, force: bool, say: Callable[[str], None],
-                label: str) -> Any:
+                label: str, cluster: StudyCluster | None = None) -> Any:
     """Play one level to `games` games: its first games timed, and when the rest takes long its plan and
     progress lines said (sim.app.plain_run). The runner's result, counting every game played now."""
     started = time.perf_counter()
 
     def play_to(n: int, chunk: int | None = None, progress: Any = None) -> Any:
-        return simulate(level.plan, n, level.out, jobs=jobs, force=force, chunk_size=chunk, progress=progress)
+        return simulate(level.plan, n, level.out, jobs=jobs, force=force, chunk_size=chunk, progress=progress,
+                        cluster=cluster)
 
     runs = [RunDirectory(level.out, level.plan.tables)]
     first = first_batch(lambda n, chunk: play_to(n, chunk).played, runs, games,
                         smallest_chunk=level.plan.smallest_chunk(), jobs=jobs, who=agents_text(level.plan),
                         label=label, say=say,
-                        warm=warmer(level.plan, jobs, "loky", say))
+                        warm=warmer(level.plan, jobs, _backend(cluster), say))
     res = play_to(games, progress=first.progress)
     res.played += first.played
     res.seconds = time.perf_counter() - started
@@ -346,17 +367,18 @@ def _play_level(level: Level, games: int, *, jobs: int, force: bool, say: Callab
 
 
 def _until_decided(level: Level, cap: int, minutes: float | None, margins: Any, jobs: int, force: bool,
-                   say: Callable[[str], None], label: str) -> Any:
+                   say: Callable[[str], None], label: str, cluster: StudyCluster | None = None) -> Any:
     """Play one level in rounds until its run's verdicts are decided (sim/app/until_decided.py)."""
     judge = RunJudge(level.out, margins)
     say(f"{label}: until every verdict is decided at its margin (cap {cap:,} games"
         + (f" or {minutes:g} min" if minutes is not None else "") + f"; {level.out})")
     try:
-        done = play_until_decided(lambda n: simulate(level.plan, n, level.out, jobs=jobs, force=force).played,
+        done = play_until_decided(lambda n: simulate(level.plan, n, level.out, jobs=jobs, force=force,
+                                                     cluster=cluster).played,
                                   judge, cap, minutes, say, first=first_round(level.plan.smallest_chunk()),
                                   plan=judge.plan, cost=RunsCost([(level.out, level.plan.tables)], jobs),
                                   probe=first_probe(level.plan.smallest_chunk(), minutes),
-                                  warm=warmer(level.plan, jobs, "loky", say))
+                                  warm=warmer(level.plan, jobs, _backend(cluster), say))
     finally:  # looked at after every round, even when interrupted
         mark_stopped_adaptively(level.out)
     verdict = "decided" if done.decided else f"undecided at the {done.reason}"
@@ -401,14 +423,15 @@ class StableJudge:
 
 
 def _stable_until_decided(top: Level, second: Level, cap: int, minutes: float | None, margins: Any, jobs: int,
-                          force: bool, say: Callable[[str], None]) -> Any:
+                          force: bool, say: Callable[[str], None],
+                          cluster: StudyCluster | None = None) -> Any:
     """Play the two top levels on the same deals, in rounds, until every answer's change from the second
     to the top is decided at its margin: which answers the two top levels agree on and which still move."""
 
     def play_to(games: int) -> int:
         have = max(RunDirectory(level.out, level.plan.tables).finished_games() for level in (top, second))
         target = max(games, have)  # both levels to the same games: the same deals, paired
-        return sum(simulate(level.plan, target, level.out, jobs=jobs, force=force).played
+        return sum(simulate(level.plan, target, level.out, jobs=jobs, force=force, cluster=cluster).played
                    for level in (second, top))
 
     judge = StableJudge(top, second, margins)

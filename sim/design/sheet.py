@@ -37,6 +37,7 @@ from sim.core.config import load_toml
 from sim.core.errors import ConfigError
 from sim.core.game_spec import GameSpec
 from sim.design.profile import default_levels, level_slug, plan_profile, run_profile, split_levels
+from storage.backends import StudyCluster
 from storage.run_dir import check_out, load_manifest, read_json_object
 
 if TYPE_CHECKING:
@@ -143,9 +144,10 @@ def _parse_players(text: str | None) -> list[int] | None:
 def run_sheet(config: str | os.PathLike[str], *, players: str | None = None, levels: str | None = None,
               games_cap: int = DEFAULT_CAP, minutes: float | None = None, margins: Any = None, jobs: int = 1,
               seed: int = 0, out: str | os.PathLike[str] | None = None, force: bool = False,
-              say: Callable[[str], None] = print) -> SheetResult:
+              say: Callable[[str], None] = print, cluster: StudyCluster | None = None) -> SheetResult:
     """Plan every table (refusing bad input before any game or file), play each as a profile until
-    decided, write sheet.json and the report."""
+    decided, write sheet.json and the report. `cluster`: the sheet's one Dask cluster
+    (storage.backends.StudyCluster), every table's games played on it; None: on `jobs` processes here."""
     started = time.perf_counter()
     margins = margins or DEFAULT_MARGINS
     check_caps(games_cap, minutes)
@@ -184,7 +186,7 @@ def run_sheet(config: str | os.PathLike[str], *, players: str | None = None, lev
             f"{share})")
         done = run_profile(table.config, table.players, levels=levels, games=games_cap, jobs=jobs, seed=seed,
                            out=table.out, force=force, say=say, until_decided=True, minutes=minutes,
-                           margins=margins, deadline=ends, report=False)
+                           margins=margins, deadline=ends, report=False, cluster=cluster)
         result.played += done.played
         stable = done.stable
         result.stops[table.label] = ("decided" if stable.decided else f"undecided at the {stable.reason}") \

@@ -81,6 +81,7 @@ from sim.design.overrides import (
     parse_key,
     path_text,
 )
+from storage.backends import StudyCluster
 from storage.run_dir import RunDirectory, check_directory, check_out
 from storage.run_lock import RunLock
 
@@ -408,7 +409,7 @@ def plan_sweep(sweep: Sweep, out: str | os.PathLike[str], force: bool = False) -
             rules = validate(sweep.spec, config, n, os.fspath(config_file))
             for lineup in sweep.agents:
                 specs = parse_agents(lineup, n, sweep.spec)
-                check_models(specs, sweep.spec, n, rules.config_hash)
+                check_models(specs, sweep.spec, n, rules.config_hash, config_file)
                 agents = tuple(str(a) for a in specs)
                 plan = RunPlan(spec=sweep.spec, config_path=os.fspath(config_file), config=config,
                                config_hash=rules.config_hash, players=n, agents=agents,
@@ -459,24 +460,27 @@ def default_out(sweep_file: str | os.PathLike[str]) -> Path:
 
 def run_sweep(sweep_file: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, jobs: int = 1,
               report: bool = True, force: bool = False, say: Callable[[str], None] = print,
-              wait: bool = False) -> SweepResult:
-    """Validate the sweep, run every variant (finished runs are left alone), write the report."""
+              wait: bool = False, cluster: StudyCluster | None = None) -> SweepResult:
+    """Validate the sweep, run every variant (finished runs are left alone), write the report. `cluster`:
+    the sweep's one Dask cluster (storage.backends.StudyCluster), every run played on it; None: on `jobs`
+    processes here."""
     started = time.perf_counter()
     sweep = load_sweep(sweep_file)
     out = Path(out) if out else default_out(sweep_file)
     runs = plan_sweep(sweep, out, force)
     with RunLock(out, wait=wait):  # one sweep writes a sweep folder at a time (storage/run_lock.py)
-        return _run_locked(sweep, out, runs, jobs=jobs, report=report, say=say, started=started)
+        return _run_locked(sweep, out, runs, jobs=jobs, report=report, say=say, started=started,
+                           cluster=cluster)
 
 
 def _run_locked(sweep: Sweep, out: Path, runs: list, jobs: int, report: bool, say: Callable[[str], None],
-                started: float) -> SweepResult:
+                started: float, cluster: StudyCluster | None = None) -> SweepResult:
     (out / "configs").mkdir(parents=True, exist_ok=True)
     for run in runs:
         write_if_changed(Path(run.plan.config_path), run.config_text)
     manifest = json.dumps(sweep_manifest(sweep, runs, out), indent=2, default=str)
     write_if_changed(out / SWEEP_MANIFEST, manifest)
-    if jobs > 1 and any(finished_games(r.out) < sweep.games for r in runs):
+    if jobs > 1 and cluster is None and any(finished_games(r.out) < sweep.games for r in runs):
         prestart_workers(jobs, sweep.spec)
     played = skipped = 0
     result = SweepResult(out, runs, 0, 0, 0.0)
@@ -486,7 +490,7 @@ def _run_locked(sweep: Sweep, out: Path, runs: list, jobs: int, report: bool, sa
             skipped += 1
             say(f"{label}: finished already ({run.out})")
             continue
-        res = simulate(run.plan, sweep.games, run.out, jobs=jobs)
+        res = simulate(run.plan, sweep.games, run.out, jobs=jobs, cluster=cluster)
         played += res.played
         say(f"{label}: {res.played} games in {res.seconds:.1f} s ({run.out})")
     result.played, result.skipped = played, skipped

@@ -19,7 +19,7 @@ from sim.core.rng import game_seeds
 from sim.design.component_balance import SHARE_SCALE
 from sim.design.racing import standing
 from sim.design.tune_file import Target
-from storage.backends import close_dask, connect_dask
+from storage.backends import StudyCluster, close_dask, connect_dask
 
 
 # ---- games --------------------------------------------------------------------------------------------
@@ -66,16 +66,20 @@ def figures(stats: dict[str, Any], target: Target, confidence: float):
 
 class GamePool:
     """Plays a candidate's games in ``jobs`` chunks (joblib's loky, or its dask backend), one pool for the
-    whole tune."""
+    whole tune. `cluster`: a study's Dask cluster (storage.backends.StudyCluster), played on whatever
+    `backend` says, asked for its client at the first game played on it (a study that plays nothing starts
+    no LocalCluster) and left open at `close` for the study's other stages."""
 
-    def __init__(self, jobs: int, backend: str = "loky", scheduler: str | None = None) -> None:
+    def __init__(self, jobs: int, backend: str = "loky", scheduler: str | None = None,
+                 cluster: StudyCluster | None = None) -> None:
         self.jobs = jobs
-        self.backend = backend
+        self.backend = "dask" if cluster is not None else backend
         self._parallel = None
         self._client = None
-        if backend == "dask":
+        self._cluster = cluster
+        if cluster is None and backend == "dask":
             self._client = connect_dask(scheduler, jobs)  # the runner's: a LocalCluster, or --scheduler
-        elif jobs > 1:
+        elif cluster is None and jobs > 1:
             self._parallel = Parallel(n_jobs=jobs, backend="loky")
             self._parallel.__enter__()  # one pool of workers for the whole tune
 
@@ -86,14 +90,16 @@ class GamePool:
         """Games (or, with `worker`, base games of another study) start .. start+count-1, in up to `jobs`
         chunks of at least `smallest`; their statistics combined in game order."""
         worker, combine = worker or play_chunk, combine or merge
-        if (self._parallel is None and self._client is None) or count < 2 * smallest:
+        if (self._parallel is None and self.backend != "dask") or count < 2 * smallest:
             return worker(spec, rules, agents, seed, start=start, count=count)
         pieces = min(self.jobs, count // smallest)
         bounds = [start + count * k // pieces for k in range(pieces + 1)]
         tasks = (delayed(worker)(spec, rules, agents, seed, start=a, count=b - a)
                  for a, b in zip(bounds, bounds[1:], strict=False))
-        if self._client is not None:
-            with parallel_config(backend="dask"):
+        if self.backend == "dask":
+            if self._client is None and self._cluster is not None:
+                self._client = self._cluster.client()
+            with parallel_config(backend="dask", client=self._client):
                 parts = Parallel(n_jobs=pieces)(tasks)
         else:
             parts = self._parallel(tasks)
@@ -105,5 +111,5 @@ class GamePool:
     def close(self) -> None:
         if self._parallel is not None:
             self._parallel.__exit__(None, None, None)
-        if self._client is not None:
+        if self._client is not None and self._cluster is None:
             close_dask(self._client)  # and the LocalCluster it started

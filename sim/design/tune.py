@@ -126,7 +126,7 @@ def candidate_config_text(tune: Tune, cand: Candidate, note: str = "",
 def _plan(tune: Tune, config: dict[str, Any], path: Path, seed: int) -> RunPlan:
     rules = validate(tune.spec, config, tune.players, os.fspath(path))
     specs = parse_agents(tune.agents, tune.players, tune.spec)
-    check_models(specs, tune.spec, tune.players, rules.config_hash)
+    check_models(specs, tune.spec, tune.players, rules.config_hash, path)
     agents = tuple(str(a) for a in specs)
     return RunPlan(spec=tune.spec, config_path=os.fspath(path), config=config, config_hash=rules.config_hash,
                    players=tune.players, agents=agents, rotate_seats=False, seed=seed)

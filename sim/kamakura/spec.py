@@ -2,9 +2,22 @@
 agents and vocabulary; its code is referenced by the engine's conventional module names (`engine_spec`)
 and loads nothing until asked for."""
 
-from sim.core.game_spec import Vocabulary, engine_spec
+from sim.core.game_spec import DesignRule, Vocabulary, engine_spec
 from sim.kamakura.agent_kinds import AGENTS
 from sim.kamakura.params import DEFAULT_CONFIG, MAX_PLAYERS, MIN_PLAYERS, TIE_BREAKS  # R-9
+
+#: what configs/tunes/kamakura-3p-chit-points-explore.toml keeps: rarer chits worth at least as much (and red
+#: and yellow ones at least as strong) as commoner ones of their colour, and the rules' "about 100 points to
+#: be gained" (R-3), as the draft's own total within 5 points
+DESIGN_RULES = (
+    DesignRule("rising", "points rise with icons within {each}", "nondecreasing", "chits.*[*].points",
+               by="chits.*[*].icons", each="colour"),
+    DesignRule("total", "the chits' total {low}-{high}", "sum", "chits.*[*].points", within=5),
+    DesignRule("red-power", "red powers rise with icons", "nondecreasing", "chits.red[*].power",
+               by="chits.red[*].icons"),
+    DesignRule("yellow-power", "yellow powers rise with icons", "nondecreasing", "chits.yellow[*].power",
+               by="chits.yellow[*].icons"),
+)
 
 SPEC = engine_spec(
     "sim.kamakura",
@@ -25,4 +38,5 @@ SPEC = engine_spec(
                    ("rules.order_chit_moves", "order-chit moves (R-4)")),
     choices=(("rules.tie_break", TIE_BREAKS),),
     described_players=(3, 4),  # the tips speak of 3 and 4 players; 2 is simulated (docs/rules.md)
+    design_rules=DESIGN_RULES,
 )

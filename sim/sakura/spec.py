@@ -2,7 +2,7 @@
 agents and vocabulary; its code is referenced by the engine's conventional module names (`engine_spec`)
 and loads nothing until asked for."""
 
-from sim.core.game_spec import Vocabulary, engine_spec
+from sim.core.game_spec import DesignRule, Vocabulary, engine_spec
 from sim.sakura.agent_kinds import AGENTS
 from sim.sakura.params import (  # R-14
     BUMP_FROM,
@@ -19,6 +19,18 @@ from sim.sakura.params import (  # R-14
 def run_label(rules: dict, players: int) -> str:
     """Extra words of a run's label: two-player games name the tactical variant."""
     return "tactical" if players == 2 and rules.get("two_player_variant") == "tactical" else ""
+
+
+#: what configs/tunes/sakura-4p-deck-explore.toml keeps: "usually the Emperor" (R-11), at least 40 of the
+#: garden actions moving him, and the deck's E+2 and E-1 cards near the reconstructed deck's counts
+DESIGN_RULES = (
+    DesignRule("emperor", "the Emperor moved by {low}-{high} garden actions", "count", "cards[*].garden",
+               value=("E+1", "E+2", "E-1", "E+-1"), low=40, high=50),
+    DesignRule("e-plus-2", "E+2 on {low}-{high} cards", "count", "cards[*].garden", value="E+2", low=6,
+               high=14),
+    DesignRule("e-minus-1", "E-1 on {low}-{high} cards", "count", "cards[*].garden", value="E-1", low=3,
+               high=9),
+)
 
 
 SPEC = engine_spec(
@@ -44,4 +56,5 @@ SPEC = engine_spec(
              ("cards[*].painter", PAINTER_ACTIONS)),
     limit_end=("round_limit", "the 2,000-round limit (kernels.MAX_ROUNDS)"),
     player_variants=((2, "rules.two_player_variant", VARIANTS),),  # docs/rules.md "Two players"
+    design_rules=DESIGN_RULES,
 )

@@ -121,17 +121,22 @@ class ExploreTable(Body):
     refine_per_cell: int | None = None
     refine_games: int | None = None
     confirm_games: int | None = None
+    witness_games: int | None = None
     tries: int | None = None
 
 
 class ExploreAsk(RunAsk):
     """"Show fair alternatives": the run form, the tune form's values and ranges and its tolerance; the
-    budget in games (none: the page's default, sim.workbench.exploring.default_budget)."""
+    budget in games (none: the page's default, sim.workbench.exploring.default_budget); the plan, by the
+    name the estimate offered it under (none: the first offered); the rules of the game's design kept, by
+    name (none: every one the rows touch; an empty list: none)."""
 
     space: list[TuneRow] = Field(default_factory=list, max_length=200)
     budget: Annotated[int, AfterValidator(_option(games_int))] | None = None
     tolerance: float = 2.0  # percentage points of win rate (the server checks its range)
     explore: ExploreTable = Field(default_factory=ExploreTable)
+    plan: Name | None = None
+    keep: Annotated[list[Name] | None, BeforeValidator(_listed), Field(max_length=100)] = None
 
 
 class SkillsAsk(Body):

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import zipfile
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http import cookies
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,7 @@ from starlette.staticfiles import StaticFiles
 
 from analysis.questions import DEFAULT_QUESTIONS, QUESTIONS, parse_questions
 from sim.app.bounds import MOST_GAMES
-from sim.app.skill_cost import SKILLS, selfplay_rate, skill_rates
+from sim.app.skill_cost import SKILLS, selfplay_rate, skill_levels, skill_rates
 from sim.app.values_run import VALUES_TABLES
 from sim.core.agent_spec import parse_agents
 from sim.core.config import load_toml
@@ -42,9 +42,22 @@ from sim.core.errors import ConfigError
 from sim.design.tune_file import LEAST_TOLERANCE
 from sim.workbench import views
 from sim.workbench.drafts import Draft, bulk_edit, create, field_edit
-from sim.workbench.estimates import cores, estimate, levels_of
-from sim.workbench.exploring import default_budget, elite_config, explore_table, write_explore_file
+from sim.workbench.estimates import cores, levels_of, staged_estimate
+from sim.workbench.exploring import (
+    MINUTES,
+    Plan,
+    default_budget,
+    elite_config,
+    explore_table,
+    offered,
+    overhead,
+    plans,
+    stages,
+    why_first,
+    write_explore_file,
+)
 from sim.workbench.jobs import Job, Jobs
+from sim.workbench.keeping import Kept, applying, chosen, said
 from sim.workbench.requests import Apply, Edit, ExploreAsk, OpenDraft, RunAsk, SkillsAsk, TuneAsk, parsed
 from sim.workbench.status import JobView, Looks, finished_games
 from sim.workbench.tuning import Dimension, differences, outcome, write_tune_file
@@ -171,6 +184,40 @@ def _int(body: dict, key: str, lo: int = 0) -> int:
     if value < lo:
         raise Refused(f"{key}: must be at least {lo}, got {value}", key)
     return value
+
+
+@dataclass
+class ExploreAsked:
+    """An explore request as checked: the draft, the run (players, the chosen skill as `agents`, seed,
+    tolerance), the rows, the job's name, the design rules the rows touch and those kept, and (once
+    estimated) the plans offered, each with its estimate, in the page's order."""
+
+    draft: Draft
+    run: dict[str, Any]
+    dimensions: list[Dimension]
+    name: str
+    rules: list[Kept]
+    kept: list[Kept]
+    offered: list[tuple[Plan, dict[str, Any]]] = field(default_factory=list)
+
+
+def _public(guess: dict[str, Any]) -> dict[str, Any]:
+    """A plan's estimate as an answer gives it: games, seconds, words, stages and budget (not its table)."""
+    return {k: v for k, v in guess.items() if k != "table"}
+
+
+def _offer(plan: Plan, guess: dict[str, Any]) -> dict[str, Any]:
+    """A plan as the page offers it: its name, words and levels, its estimate, and whether it finishes in
+    minutes."""
+    fits = guess["seconds"] is not None and guess["seconds"] <= MINUTES
+    return {"name": plan.name, "words": plan.words, "search": plan.search, "judge": plan.judge,
+            "witness": plan.witness, "fits": fits, **_public(guess)}
+
+
+def _rules(asked: ExploreAsked) -> list[dict[str, Any]]:
+    """The design rules the rows touch, as the page lists them: name, words, and whether each is kept."""
+    kept = {k.name for k in asked.kept}
+    return [{"name": k.name, "words": k.words, "kept": k.name in kept} for k in asked.rules]
 
 
 class Workbench:
@@ -381,62 +428,101 @@ class Workbench:
 
     async def explore(self, request: Request) -> Response:
         """Fair alternatives to the draft: `balance explore` of the tune form's values within their ranges,
-        with the page's [explore] defaults (sim.workbench.exploring), for distinct designs with fair seats.
-        The answer carries the estimate (`/explore/estimate` gives it before the job starts)."""
+        with the page's [explore] defaults (sim.workbench.exploring), for distinct designs with fair seats,
+        played as the plan the request names (none: the first `/explore/estimate` offers) and keeping the
+        rules of the game's design it names (sim.workbench.keeping). The answer carries the estimate."""
         ask = parsed(await request.body(), ExploreAsk)
-        draft, run, dimensions, table, name = self._explore_plan(ask)
-        explore_file = self.ws.root / "tunes" / f"{name}.toml"
-        write_explore_file(explore_file, draft, run, dimensions, table)
-        try:
-            guess = await self._estimate(draft, run["players"], run["agents"], run["budget"])
-        except Refused:
-            explore_file.unlink(missing_ok=True)
-            raise
-        out = f"runs/explore/{name}"
-        args = ["explore", f"tunes/{name}.toml", "--out", out, *self._workers(cluster=False)]
-        about = {"config": draft.path.name, "players": run["players"], "agents": run["agents"],
-                 "seed": run["seed"], "games": run["budget"], "until_decided": False, "had": 0,
-                 "estimate_s": guess["seconds"]}
+        asked = self._explore_asked(ask)
+        plan, guess = await self._explore_plans(ask, asked)
+        explore_file = self.ws.root / "tunes" / f"{asked.name}.toml"
+        self._write_explore(explore_file, asked, plan, guess)
+        out = f"runs/explore/{asked.name}"
+        args = ["explore", f"tunes/{asked.name}.toml", "--out", out, *self._workers(cluster=False)]
+        run = asked.run
+        about = {"config": asked.draft.path.name, "players": run["players"], "agents": run["agents"],
+                 "seed": run["seed"], "games": guess["budget"], "until_decided": False, "had": 0,
+                 "estimate_s": guess["seconds"], "plan": plan.words,
+                 "kept": said(asked.kept) or ("Kept: nothing (its rules unticked)" if asked.rules else "")}
         answer = self._start_with_file("explore", args, out, about, explore_file)
-        return JSONResponse({**json.loads(bytes(answer.body)), "estimate": guess})
+        return JSONResponse({**json.loads(bytes(answer.body)), "estimate": _public(guess), "plan": plan.name})
 
     async def explore_estimate(self, request: Request) -> Response:
-        """What "Show fair alternatives" would cost, before it starts: its games and their time at the chosen
-        level on this draft (each level's pace measured on it, as the skill choice shows), and a cheaper
-        level when that is more than a few minutes (sim.workbench.estimates). The request is checked as
-        `/explore` checks it (a 400 at the field), and nothing is started or left written."""
+        """What "Show fair alternatives" would cost, before it starts: each plan the page offers (its
+        levels, games and their time on this machine at each level's pace measured on this draft), the one
+        that finishes in minutes first, and the rules of the game's design the rows touch, each kept or not.
+        The request is checked as `/explore` checks it (a 400 at the field), and nothing is started or left
+        written."""
         ask = parsed(await request.body(), ExploreAsk)
-        draft, run, dimensions, table, name = self._explore_plan(ask)
-        checked = self.ws.root / "tunes" / f".estimate-{name}.toml"
+        asked = self._explore_asked(ask)
+        plan, guess = await self._explore_plans(ask, asked)
+        checked = self.ws.root / "tunes" / f".estimate-{asked.name}.toml"
         try:
-            write_explore_file(checked, draft, run, dimensions, table)
+            self._write_explore(checked, asked, plan, guess)
         finally:
             checked.unlink(missing_ok=True)
-        guess = await self._estimate(draft, run["players"], run["agents"], run["budget"])
-        return JSONResponse({"ok": True, "draft": ask.draft, "players": run["players"], **guess})
+        return JSONResponse({"ok": True, "draft": ask.draft, "players": asked.run["players"],
+                             "agents": asked.run["agents"], "plan": plan.name, **_public(guess),
+                             "plans": [_offer(p, g) for p, g in asked.offered], "rules": _rules(asked),
+                             "why_first": why_first(asked.offered, asked.run["agents"]),
+                             "kept": said(asked.kept)})
 
-    def _explore_plan(self, ask: ExploreAsk) -> tuple[Draft, dict[str, Any], list[Dimension], dict[str, Any],
-                                                      str]:
-        """An explore request checked field by field: the draft, the run (players, agents, seed, budget,
-        tolerance), the space, the [explore] table and the job's free name."""
+    def _explore_asked(self, ask: ExploreAsk) -> ExploreAsked:
+        """An explore request checked field by field: the draft, the run (players, the chosen skill as
+        agents, seed, tolerance), the space, the job's free name and the design rules kept."""
         draft = self.draft(ask.draft)
         players, agents, seed, _ = self._run_options(ask, draft)
         dimensions = _dimensions(ask.space)
         tolerance = _share(ask.tolerance)
-        table = explore_table(ask.explore.model_dump())
-        budget = ask.budget if ask.budget is not None else default_budget(table)
         named = self._job_name(draft, players, agents, seed, prefix="explore-", kind="explore")
         name = self._free_name(named, "runs/explore")
-        run = {"players": players, "agents": agents, "seed": seed, "budget": budget, "tolerance": tolerance}
-        return draft, run, dimensions, table, name
+        run = {"players": players, "agents": agents, "seed": seed, "tolerance": tolerance}
+        rules = applying(draft.spec, draft.config, [d.pattern for d in dimensions])
+        kept = chosen(rules, draft.spec, ask.keep)
+        return ExploreAsked(draft, run, dimensions, name, rules=rules, kept=kept)
 
-    async def _estimate(self, draft: Draft, players: int, agents: str, games: int) -> dict[str, Any]:
-        """The estimate of `games` games of `agents` on the draft (sim.workbench.estimates), each level's
-        pace measured once per config and player count (the skill choice's figures)."""
+    async def _explore_plans(self, ask: ExploreAsk, asked: ExploreAsked) -> tuple[Plan, dict[str, Any]]:
+        """The plans offered at the chosen skill, each with its table, budget and estimate, in the order the
+        page offers them (`asked.offered`), and the one the request names (none: the first); an unknown
+        name is refused at the field."""
+        draft, players, skill = asked.draft, asked.run["players"], asked.run["agents"]
+        candidates = plans(skill, skill_levels(draft.spec))
+        levels = {lv for p in candidates for lv in (p.search, p.judge, p.witness) if lv}
+        costs = await self._paces(draft, players, levels)
+        guesses = []
+        for plan in candidates:
+            table = explore_table(ask.explore.model_dump(), plan)
+            budget = ask.budget if ask.budget is not None else default_budget(table)
+            guess = staged_estimate(stages(table, budget, plan), costs, self.settings.jobs or cores(),
+                                    overhead(table, budget))
+            guesses.append((plan, {**guess, "budget": budget, "table": table}))
+        asked.offered = offered(guesses, skill)
+        if ask.plan is None:
+            return asked.offered[0]
+        found = next((pg for pg in asked.offered if pg[0].name == ask.plan), None)
+        if found is None:
+            names = ", ".join(p.name for p, _ in asked.offered)
+            raise Refused(f"plan: {ask.plan!r} is no plan offered at {skill} (offered: {names})", "plan")
+        return found
+
+    def _write_explore(self, path: Path, asked: ExploreAsked, plan: Plan, guess: dict[str, Any]) -> None:
+        """The explore file of the plan at `path`, checked as `balance explore` checks it; a kept rule no
+        design can meet is refused at `keep`, with the rules the page offers to untick."""
+        run = {**asked.run, "agents": plan.search, "budget": guess["budget"]}
+        try:
+            write_explore_file(path, asked.draft, run, asked.dimensions, guess["table"], kept=asked.kept)
+        except Refused as err:
+            if err.field == "keep":
+                err.at = {**(err.at or {}), "offered": _rules(asked)}
+            raise
+
+    async def _paces(self, draft: Draft, players: int, levels: set[str]) -> dict[str, dict[str, Any]]:
+        """Each of `levels`' self-play pace on the draft for `players` (the skill choice's figures, else
+        measured once per config and player count here); a level that cannot play here stays unknown."""
         rules = draft.check(draft.config, players)
         key = (draft.spec.name, rules.config_hash, players)
         costs = {**self.level_paces.get(key, {}), **self.skill_costs.get(key, {})}
-        for level in {*levels_of(agents), "greedy"} & set(draft.spec.agents):  # only the levels it needs
+        wanted = {lv for agents in levels for lv in levels_of(agents)} & set(draft.spec.agents)
+        for level in sorted(wanted):
             if not costs.get(level, {}).get("games_per_s"):
                 try:
                     rate = await run_in_threadpool(selfplay_rate, draft.spec, rules, level, players,
@@ -445,7 +531,7 @@ class Workbench:
                     continue  # a level that cannot play here (no model): its pace stays unknown
                 costs[level] = {"games_per_s": rate}
         self.level_paces[key] = costs
-        return estimate(games, agents, costs, self.settings.jobs or cores())
+        return costs
 
     def _free_name(self, name: str, outs: str) -> str:
         """`name` with the first "-<k>" (from the job count on) whose study file in tunes/ and output folder

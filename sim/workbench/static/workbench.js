@@ -179,45 +179,102 @@ function tuneSpace() {
     pattern: $(".tune-pattern", row).value, min: $(".tune-min", row).value, max: $(".tune-max", row).value }));
 }
 
-async function explore() {
-  // the tune form's values, ranges and tolerance, explored for distinct fair designs: its games and time
-  // at the chosen skill first (/explore/estimate); a long one waits for a choice, the cheaper level
-  // offered beside it
-  clearErrors();
-  $("#explore-estimate").innerHTML = "";
-  if (!state.draft) { say("Open a draft first."); return; }
+function exploreBody() {
+  // the tune form's values, ranges and tolerance with the run form; the rules of the game's design kept,
+  // as ticked for these rows (none ticked yet: every rule the rows touch)
   const body = { ...runBody(), space: tuneSpace(), tolerance: $("#tolerance").value };
-  const guess = await call("POST", "explore/estimate", body);
-  if (!guess.ok) { showError(guess.field, guess.message, guess.at); return; }
-  if (!guess.long) { startExplore(body); return; }
-  state.explore = body;
+  if (state.keep && state.keep.rows === JSON.stringify(body.space)) body.keep = state.keep.names;
+  return body;
+}
+
+async function explore() {
+  // "Show fair alternatives": what it will cost first (/explore/estimate), nothing started: each plan with
+  // its games and their time on this machine, the one that finishes in minutes first and chosen, and the
+  // rules of the game's design kept, each with a box to untick; Start starts the chosen plan
+  clearErrors();
   const box = $("#explore-estimate");
+  if (!state.draft) { say("Open a draft first."); return; }
+  const body = exploreBody();
+  box.innerHTML = "<p class='meta'>Measuring what each level costs on this draft…</p>";
+  const guess = await call("POST", "explore/estimate", body);
   box.innerHTML = "";
-  const line = document.createElement("p");
-  line.textContent = `This will take long: ${guess.text}.`;
-  box.append(line);
-  const offers = guess.cheaper ? [[guess.cheaper.agents, guess.cheaper.seconds]] : [];
-  for (const [agents, seconds] of [...offers, [body.agents, guess.seconds]]) {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.dataset.action = "explore-at";
-    button.dataset.agents = agents;
-    button.textContent = `Start at ${agents} (about ${durationText(seconds)})`;
-    box.append(button, " ");
+  state.explore = null;
+  if (!guess.ok) {
+    if (guess.field === "keep" && guess.at && guess.at.offered) showKept(box, guess.at.offered, guess.at.rules);
+    showError(guess.field, guess.message, guess.at);
+    return;
   }
+  state.explore = body;
+  showKept(box, guess.rules, []);
+  showPlans(box, guess);
 }
 
-function durationText(seconds) {
-  // as the server words a duration (analysis.verdicts.duration)
-  if (seconds < 90) return `${Math.max(1, Math.round(seconds))} s`;
-  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
-  return `${(seconds / 3600).toFixed(1)} h`;
+function element(tag, className, text) {
+  const made = document.createElement(tag);
+  if (className) made.className = className;
+  if (text !== undefined) made.textContent = text;
+  return made;
 }
 
-async function startExplore(body) {
-  $("#explore-estimate").innerHTML = "";
+function showKept(box, rules, refused) {
+  // "Kept: [x] points rise with icons within blue; [x] the chits' total 95-105": each rule of the game's
+  // design the rows touch, ticked when kept (a rule no design can meet is marked); unticking one asks again
+  const line = element("p", "kept");
+  line.append(element("b", "", "Kept: "));
+  if (!rules.length) line.append(element("span", "meta", "nothing: no rule of the game's design runs over these rows"));
+  rules.forEach((rule, i) => {
+    const label = element("label", refused.includes(rule.name) ? "invalid" : "");
+    const tick = element("input");
+    tick.type = "checkbox";
+    tick.dataset.keep = rule.name;
+    tick.checked = rule.kept;
+    label.append(tick, ` ${rule.words}`);
+    line.append(label, i < rules.length - 1 ? "; " : "");
+  });
+  if (rules.length) line.append(element("span", "meta", " (the rules of the game's design these rows touch; untick one to search without it)"));
+  box.append(line);
+}
+
+function showPlans(box, guess) {
+  // each plan as a choice: its time on this machine in bold, its games by level, and how it plays
+  const why = guess.why_first ? `${guess.why_first} ` : "";
+  box.append(element("p", "plans-head", `Nothing runs until you press Start. ${why}Choose how to search:`));
+  guess.plans.forEach((plan, i) => {
+    const label = element("label", "plan");
+    const pick = element("input");
+    pick.type = "radio";
+    pick.name = "explore-plan";
+    pick.value = plan.name;
+    pick.checked = i === 0;
+    const cut = plan.text.indexOf(": ");
+    label.append(pick, " ", element("b", "", cut < 0 ? plan.text : plan.text.slice(0, cut)),
+                 cut < 0 ? "" : `: ${plan.text.slice(cut + 2)}`, element("span", "meta plan-words", plan.words));
+    box.append(label);
+  });
+  box.append(element("p", "meta", "Each time counts every game the plan may play, at the pace measured now: " +
+    "its confirmation stops at the first look that decides, and plays nothing when no candidate comes near fair."));
+  const start = element("button", "", "Start");
+  start.type = "button";
+  start.dataset.action = "explore-start";
+  const cancel = element("button", "", "Cancel");
+  cancel.type = "button";
+  cancel.dataset.action = "explore-cancel";
+  box.append(start, " ", cancel);
+}
+
+function keptNames() {
+  return [...document.querySelectorAll("#explore-estimate [data-keep]")].filter((t) => t.checked)
+    .map((t) => t.dataset.keep);
+}
+
+async function startExplore() {
+  const chosen = $("#explore-estimate input[name=explore-plan]:checked");
+  const body = { ...state.explore, plan: chosen ? chosen.value : null, keep: keptNames() };
+  clearErrors();
   const data = await call("POST", "explore", body);
   if (!data.ok) { showError(data.field, data.message, data.at); return; }
+  $("#explore-estimate").innerHTML = "";
+  state.explore = null;
   watch(data.job);
 }
 
@@ -267,6 +324,15 @@ async function jobAction(action, job) {
 
 document.addEventListener("change", (event) => {
   const t = event.target;
+  if (t.dataset.keep) {  // a rule of the game's design ticked or unticked: its estimate again
+    state.keep = { rows: JSON.stringify(tuneSpace()), names: keptNames() };
+    explore();
+    return;
+  }
+  if (t.closest("#tune-form, #run-form") && !t.closest("#explore-estimate") && state.explore) {
+    $("#explore-estimate").innerHTML = "";  // the form changed: its estimate is no longer the form's
+    state.explore = null;
+  }
   if (t.dataset.key) edit(t);
   else if (t.id === "game") showStarts();
   else if (t.id === "players") reloadEditor();
@@ -286,10 +352,8 @@ document.addEventListener("click", (event) => {
   else if (action === "values") start("values");
   else if (action === "tune") tune();
   else if (action === "explore") explore();
-  else if (action === "explore-at" && state.explore) {
-    $("#agents").value = t.dataset.agents;
-    startExplore({ ...state.explore, agents: t.dataset.agents });
-  }
+  else if (action === "explore-start" && state.explore) startExplore();
+  else if (action === "explore-cancel") { $("#explore-estimate").innerHTML = ""; state.explore = null; }
   else if (action === "apply") apply(t.dataset.job);
   else if (action === "apply-elite") apply(t.dataset.job, t.dataset.elite);
   else if (action === "show") watch(t.dataset.job);
