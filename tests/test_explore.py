@@ -223,6 +223,8 @@ def test_a_finished_explore_run_again_plays_nothing(straight, capsys) -> None:
     ("games = -5\n", "explore.games", "must be an integer in 2.."),
     ('ranges = {length = [40, 25]}\n', "explore.ranges.length", "min 40 must be below max 25"),
     ('ranges = {ties = [0.2, 0.2]}\n', "explore.ranges.ties", "min 0.2 must be below max 0.2"),
+    ('judge_ranges = {length = [40, 25]}\n', "explore.judge_ranges.length", "min 40 must be below max 25"),
+    ('judge_ranges = {lenght = [25, 40]}\n', "explore.judge_ranges.lenght", "length"),
     ('measures = ["length"]\nranges = {ties = [0.0, 0.3]}\n', "explore.ranges.ties",
      "is not one of explore.measures"),
     ("games = 40\nrefine_games = 20\n", "explore.refine_games", "is below explore.games"),
@@ -608,7 +610,7 @@ def _judged_file(folder: Path, judge: str) -> Path:
         f'max = 6}}\n"rules.order_chit_moves[2]" = {{min = 5, max = 6}}\n[target]\ntolerance = 0.10\n'
         f'[explore]\nmeasures = ["length"]\ncells = [2]\nranges = {{length = [30, 40]}}\ngames = 100\n'
         f'batch = 4\nelites = 1\nrefine = 2\nrefine_games = 400\nconfirm_games = 2000\ntries = 2\n'
-        f'judge = "{judge}"\nwitness = ""\n')
+        f'judge = "{judge}"\nwitness = ""\njudge_ranges = {{length = [20, 40]}}\n')
     return path
 
 
@@ -623,6 +625,8 @@ def test_an_elite_fair_at_the_search_level_but_unfair_at_the_judging_level_is_no
                      "--quiet"]) == 0
         s = json.loads((out / "summary.json").read_text())
         assert s["search_agents"] == "random" and s["judge_agents"] == judge
+        assert s["ranges"] == [[30, 40]]  # the judge's own ranges only where it is another level
+        assert s["judge_ranges"] == ([[20, 40]] if judge == "greedy" else [[30, 40]])
         offered[judge] = [e["slug"] for e in s["elites"]]
         for t in s["tried"]:
             run = read_run_tally(t["run"])

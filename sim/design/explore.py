@@ -92,13 +92,13 @@ FILE_KEYS = ("base", "description", "players", "agents", "seed", "budget", "spac
              "constraints", "explore")
 EXPLORE_KEYS = ("measures", "cells", "ranges", "games", "batch", "reach", "reach_sigma", "iso_sigma", "focus",
                 "elites", "refine", "refine_per_cell", "refine_games", "polish", "polish_steps",
-                "polish_children", "polish_changes", "confirm_games", "judge", "witness", "witness_games",
-                "tries")
+                "polish_children", "polish_changes", "confirm_games", "judge", "judge_ranges", "witness",
+                "witness_games", "tries")
 #: the [explore] keys of the stages after the search (refining, confirming, the elites): not part of the
 #: archive's identity, so changing them goes on from the archive
 AFTER_SEARCH = ("elites", "refine", "refine_per_cell", "refine_games", "polish", "polish_steps",
-                "polish_children", "polish_changes", "confirm_games", "judge", "witness", "witness_games",
-                "tries")
+                "polish_children", "polish_changes", "confirm_games", "judge", "judge_ranges", "witness",
+                "witness_games", "tries")
 #: keys of earlier versions, refused with what replaced them
 RENAMED = {"confirm_agents": "judge", "confirm_also": "witness"}
 #: the level people play, at which an elite must be fair unless the file names another (explore.judge)
@@ -145,6 +145,9 @@ class Settings:
     #: the level an elite must be fair at: refining, polishing and confirming play at it (the search plays
     #: at the file's `agents`, which may be cheaper)
     judge: str = JUDGE
+    #: the measures' ranges of the cells read at the judge's level (None: the search's), which may play
+    #: the same designs far longer or shorter than the search's level
+    judge_ranges: tuple[tuple[float, float] | None, ...] = ()
     witness: str = WITNESS  # the level above, each elite checked at it, its verdict beside ("": none)
     witness_games: int = 1000  # fresh games of each elite at the witness level, at most
     tries: int = 12     # candidates confirmed at most (default twice the elites)
@@ -209,6 +212,8 @@ def read_settings(table: Any, file: str, players: int, spec: GameSpec) -> Settin
                         math.prod(cells))
     settings = Settings(measures=measures, cells=cells, ranges=ranges, games=games, batch=batch,
                         reach=reach, reach_sigma=reach_sigma, iso_sigma=iso_sigma, focus=focus, elites=elites,
+                        judge_ranges=_ranges(t.get("judge_ranges", {}), file, measures,
+                                             "explore.judge_ranges"),
                         **_after_search(t, file, elites, games))
     for key in ("judge", "witness"):
         if getattr(settings, key):
@@ -308,18 +313,19 @@ def _cells(value: Any, file: str, measures: tuple[str, ...]) -> tuple[int, ...]:
     return cells
 
 
-def _ranges(value: Any, file: str, measures: tuple[str, ...]) -> tuple[tuple[float, float] | None, ...]:
-    table = expect_table(value, file, "explore.ranges")
+def _ranges(value: Any, file: str, measures: tuple[str, ...],
+            table_name: str = "explore.ranges") -> tuple[tuple[float, float] | None, ...]:
+    table = expect_table(value, file, table_name)
     for key in table:
         if key in MEASURES and key not in measures:
-            fail(file, f"explore.ranges.{key}", f"is not one of explore.measures ({', '.join(measures)})")
-    check_unknown_keys(table, measures, file, "explore.ranges")
+            fail(file, f"{table_name}.{key}", f"is not one of explore.measures ({', '.join(measures)})")
+    check_unknown_keys(table, measures, file, table_name)
     out: list[tuple[float, float] | None] = []
     for name in measures:
         if name not in table:
             out.append(None)
             continue
-        where = f"explore.ranges.{name}"
+        where = f"{table_name}.{name}"
         pair = expect_list(table[name], file, where)
         if len(pair) != 2:
             fail(file, where, f"must be [min, max], got {len(pair)} value(s)")

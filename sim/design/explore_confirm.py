@@ -90,6 +90,13 @@ def refine_pool(designs: Sequence[dict[str, Any]], settings: Settings, ranges: S
     return sorted(pool, key=lambda cr: order(cr[1]))[:settings.refine]
 
 
+def judged_ranges(settings: Settings, ranges: Sequence[Sequence[float]]) -> list[tuple[float, float]]:
+    """The ranges of the cells read at the judge's level: explore.judge_ranges where given, else the
+    search's."""
+    given = settings.judge_ranges or (None,) * len(ranges)
+    return [tuple(g or r) for g, r in zip(given, ranges, strict=True)]
+
+
 def refine(explorer: Explorer, designs: Sequence[dict[str, Any]],
            ranges: Sequence[Sequence[float]]) -> dict[tuple[int, ...], dict]:
     """The designs of `refine_pool` played on in rounds, to each of `refine_games` games in all (the same
@@ -118,7 +125,8 @@ def refine(explorer: Explorer, designs: Sequence[dict[str, Any]],
     out: dict[tuple[int, ...], dict] = {}
     for cell, row in latest:
         if explorer.level and row["stats"] is not None:  # a cell is where a design plays, judged
-            cell = cell_of([row[m] for m in explorer.settings.measures], ranges, explorer.settings.cells)
+            cell = cell_of([row[m] for m in explorer.settings.measures],
+                           judged_ranges(explorer.settings, ranges), explorer.settings.cells)
         held = out.get(cell)
         count = held["refined_in_cell"] + 1 if held else 1
         if held is None or (-row["games"], row["seat_dev"]) < (-held["games"], held["seat_dev"]):
@@ -472,10 +480,12 @@ def run_explore(tune: Tune, settings: Settings, out: Path, jobs: int = 1, force:
     try:
         designs = explorer.run(jobs, cluster=cluster)
         search_games = explorer.spent
-        ranges = explorer.current_ranges()
+        ranges = search_ranges = explorer.current_ranges()
         best = best_by_cell(designs, settings, ranges)
         explorer.judge_level()
         refined = refine(explorer, designs, ranges) if settings.refine else {}
+        if explorer.level:  # from here the cells are read at the judge's level
+            ranges = judged_ranges(settings, ranges)
         refine_spent = explorer.spent - search_games
         room = confirm_room(tune.target.tolerance, tune.players, settings.confirm_games) \
             if settings.confirm_games else 0.0
@@ -489,7 +499,7 @@ def run_explore(tune: Tune, settings: Settings, out: Path, jobs: int = 1, force:
     confirmer.witness(elites)
     check_models(tune, out, elites, confirmer.agents, jobs=jobs, say=say)
     write_elites(tune, out, elites, confirmer.agents, settings.measures)
-    summary = _summary(tune, settings, out, designs, best=best, ranges=ranges)
+    summary = _summary(tune, settings, out, designs, best=best, ranges=search_ranges)
     summary.update(search_games=search_games, refine_games=refine_spent,
                    polish_games=explorer.spent - search_games - refine_spent, polished=polished,
                    confirm_games=settings.confirm_games + sum(t["n"] for t in tried) if tried else 0,
@@ -501,7 +511,7 @@ def run_explore(tune: Tune, settings: Settings, out: Path, jobs: int = 1, force:
                    candidates=sum(r["seat_dev"] <= confirmer.room for r in refined.values()),
                    fairest_judged=fairest_refined(refined),
                    tried=tried, skipped=confirmer.skipped, elites=elites, distinct=distinct_pairs(elites),
-                   progress=progress(designs, settings, ranges))
+                   judge_ranges=ranges, progress=progress(designs, settings, search_ranges))
     summary["games"] = (summary["search_games"] + summary["refine_games"] + summary["polish_games"]
                         + summary["confirm_games"] + summary["also_games"])
     summary["report"] = str(write_explore_report(summary, out / "report", confirmer.tallies,
