@@ -48,10 +48,9 @@ from sim.design.explore import (
     cell_of,
     derived_seed,
     figures_of,
-    merge_measured,
     open_archive,
 )
-from sim.design.explore_polish import polish
+from sim.design.explore_polish import polish, stats_at
 from sim.design.overrides import apply_overrides, dump_toml, format_value, path_text
 from sim.design.tune_file import Tune
 from storage.backends import StudyCluster
@@ -123,10 +122,10 @@ def refine(explorer: Explorer, designs: Sequence[dict[str, Any]],
         explorer.say(f"refining, round {k + 1} of {len(explorer.settings.refine_games)}: {len(current)} "
                      f"designs to {games:,} games; {explorer.spent:,} of {explorer.tune.budget:,} games")
     out: dict[tuple[int, ...], dict] = {}
+    judged = judged_ranges(explorer.settings, ranges)
     for cell, row in latest:
         if explorer.level and row["stats"] is not None:  # a cell is where a design plays, judged
-            cell = cell_of([row[m] for m in explorer.settings.measures],
-                           judged_ranges(explorer.settings, ranges), explorer.settings.cells)
+            cell = cell_of([row[m] for m in explorer.settings.measures], judged, explorer.settings.cells)
         held = out.get(cell)
         count = held["refined_in_cell"] + 1 if held else 1
         if held is None or (-row["games"], row["seat_dev"]) < (-held["games"], held["seat_dev"]):
@@ -162,25 +161,12 @@ def confirm_room(tolerance: float, players: int, games: int) -> float:
 
 
 def _refined_stats(explorer: Explorer, r: dict[str, Any], games: int) -> dict[str, Any]:
-    """A design's statistics at `games` games: stored, or its games so far and the next ones'."""
-    have = r["stats"]  # None: none yet at this level
-    start = have["games"] if have else 0
-    if games <= start:
-        return have
-    key = explorer.design_key(r["design"])
-    row = explorer.db.execute("SELECT stats FROM refined WHERE design = ? AND games = ?", (key, games))
-    stored = row.fetchone()
-    if stored:
-        explorer.spent += games - start
-        return json.loads(stored[0])
-    rules, why = explorer.rules_of(r["design"], f"{explorer.tune.file} (refining)")
-    if why:
+    """A design's statistics at `games` games: stored, or its games so far (None: none yet at this level)
+    and the next ones' (explore_polish.stats_at); a design the archive holds must still play."""
+    stats = stats_at(explorer, r["design"], games, r["stats"])
+    if stats is None:
+        _, why = explorer.rules_of(r["design"], f"{explorer.tune.file} (refining)")
         raise ConfigError(f"{explorer.tune.file}: a design of the archive no longer plays ({why})")
-    more = explorer.play(rules, start=start, count=games - start)
-    explorer.spent += more["games"]
-    stats = merge_measured(have, more) if have else more
-    with explorer.db:
-        explorer.db.execute("INSERT INTO refined VALUES (?, ?, ?)", (key, games, json.dumps(stats)))
     return stats
 
 
@@ -426,7 +412,7 @@ def elite_sentence(tune: Tune, e: dict[str, Any], agents: str, measures: Sequenc
             f"test), the largest deviation seat {c['seat']} {pp(c['deviation'])} "
             f"{pp_interval(c['deviation_low'], c['deviation_high'], tune.target.tolerance)}; "
             f"n = {e['n']:,} games."
-            f"{also_sentence(tune, e)}{model_sentence(e)}")
+            f"{witness_sentence(tune, e)}{model_sentence(e)}")
 
 
 def model_sentence(e: dict[str, Any]) -> str:
@@ -435,7 +421,7 @@ def model_sentence(e: dict[str, Any]) -> str:
     return "".join(f" The {c.agent}'s model may not hold here: {c.sentence()}" for c in weak if c.weak)
 
 
-def also_sentence(tune: Tune, e: dict[str, Any]) -> str:
+def witness_sentence(tune: Tune, e: dict[str, Any]) -> str:
     """" At search: seats fair within ... (n = ...)." when the elite was replayed at the witness level."""
     if "witness" not in e:
         return ""
