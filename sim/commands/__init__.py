@@ -38,6 +38,8 @@ COMMANDS: dict[str, str] = {
     "train": ("fit the expert agent's evaluation by self-play (expert iteration) and write its "
               "model file"),
     "bench": "engine and agent throughput on this machine",
+    "luck": ("how much of who wins the deal, the draws and the players' own choices decide, and what a "
+             "luck-corrected estimate can save at most"),
     "compare": ("play a variant config against its base on the same seeds and say, question by "
               "question, whether the change made the game fairer"),
     "sweep": "run a grid or list of config variants and write a comparison report",

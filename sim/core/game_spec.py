@@ -161,6 +161,7 @@ class GameSpec:
     agents: dict[str, AgentKind]
     rules_ref: CodeRef                               # (merged config, players, source) -> validated rules
     batch_ref: CodeRef                               # run_batch(rules, seeds, seating, params) -> arrays
+    #   (and play_stream=, the agents' stream, and where the game draws after its setup draw_stream=)
     tables_ref: CodeRef                              # (first game, seeds, seating, batch, rules) -> tables
     game_ref: CodeRef                                # the readable API class (sim.core.game_face.KernelGame)
     policies_ref: CodeRef                            # agent name -> readable-API policy class

@@ -158,10 +158,12 @@ def remember(history, n_history, action, trees):
 
 
 @njit(cache=True, nogil=True)  # lets the runner's helper threads work while games play
-def play_batch(seeds, rules, agent_kinds, agent_params, out):
+def play_batch(seeds, rules, agent_kinds, agent_params, out, play_stream):
     """Play len(seeds) games under `rules` (a kernels.KernelRules); agent_kinds[g, seat] gives each game's
-    seating and agent_params[g, seat] the parameter row of an MCTS seat (uct.P_*). Fills the arrays of
-    `out`, a BatchOut."""
+    seating and agent_params[g, seat] the parameter row of an MCTS seat (uct.P_*). The setup draws from
+    stream 0 of each game's seed, the agents from stream `play_stream` (1 in every study; another replays
+    the same deal with other play, for the variance decomposition). Fills the arrays of `out`, a
+    BatchOut."""
     players = rules.players
     plan = np.empty(MAX_PLAN, dtype=np.int64)
     buf = np.empty(N_ACTIONS, dtype=np.int64)
@@ -177,7 +179,7 @@ def play_batch(seeds, rules, agent_kinds, agent_params, out):
             trees.meta[seat, M_VALID] = 0
         n_history = ROOT  # int64 from the start (uct.ROOT)
         s = new_game(rules, seeds[g])
-        rng = rng_seeded(seeds[g], 1)
+        rng = rng_seeded(seeds[g], play_stream)
         for chit in range(40):
             chits[g, chit, 0] = s[ICONS + chit]
             chits[g, chit, 1] = s[POINTS + chit]
@@ -239,7 +241,7 @@ def play_batch(seeds, rules, agent_kinds, agent_params, out):
 
 # ---- Python face ---------------------------------------------------------------------------------------
 def run_batch(rules: KamakuraRules, seeds: ArrayLike, seating: ArrayLike,
-              params: ArrayLike | None = None) -> dict[str, np.ndarray]:
+              params: ArrayLike | None = None, play_stream: int = 1) -> dict[str, np.ndarray]:
     """Play one game per seed. `seating` is a (games, players) array of agent codes (agents.AGENT_CODES)
     or one row for every game; `params` the matching (games, players, uct.N_PARAMS) MCTS parameters, or
     one (players, N_PARAMS) table for every game (needed only when a seat plays mcts). Returns the arrays
@@ -259,5 +261,5 @@ def run_batch(rules: KamakuraRules, seeds: ArrayLike, seating: ArrayLike,
         n_events=np.zeros(games, dtype=np.int64),
         chits=np.empty((games, 40, 3), dtype=np.int8),
     )
-    play_batch(seeds, kernel_rules(rules), seating, params, out)
+    play_batch(seeds, kernel_rules(rules), seating, params, out, play_stream)
     return out._asdict()

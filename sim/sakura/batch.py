@@ -42,6 +42,7 @@ from sim.sakura.kernels import (
     TOKENS,
     apply_action,
     new_game,
+    redeal_draws,
     winners,
 )
 from sim.sakura.mcts import N_PARAMS, mcts_action
@@ -75,17 +76,23 @@ def next_action(kind, s, rng, seat_params, buf):
 
 
 @njit(cache=True, nogil=True)  # lets the runner's helper threads work while games play
-def play_batch(first, seeds, args, agent_kinds, agent_params, out, card_log, sakura_log, counts):
+def play_batch(first, seeds, args, agent_kinds, agent_params, out, card_log, sakura_log, counts,
+               streams):
     """Play games first.. of seeds under `args` (kernels.KernelRules, as game.kernel_rules gives them) into
     `out` (a BatchOut); returns the index after the last game finished (less than len(seeds) when the
     logs are full: the caller grows them and calls again). counts = [card rows, sakura rows].
     agent_params[g, seat] holds a seat's parameter row (an MCTS seat's mcts.P_*, an expert seat's
-    expert.E_* and model weights)."""
+    expert.E_* and model weights). streams = [play, draws]: the cards come from stream 0 of each game's
+    seed and the agents draw from stream `play` (1 in every study); a `draws` stream other than 0 shuffles
+    the deck left after the deal from that stream (kernels.redeal_draws). Other streams replay a deal with
+    other play or other draws (the luck decomposition, sim/app/luck.py)."""
     buf = np.empty(N_ACTIONS_MAX, dtype=np.int64)
     win = np.zeros(MAX_PLAYERS, dtype=np.int64)
     for g in range(first, seeds.shape[0]):
         s = new_game(args, seeds[g])
-        rng = rng_seeded(seeds[g], 1)
+        if streams[1] != 0:
+            redeal_draws(s, rng_seeded(seeds[g], streams[1]))
+        rng = rng_seeded(seeds[g], streams[0])
         c0 = counts[0]
         s0 = counts[1]
         while s[PHASE] != PH_OVER:
@@ -140,12 +147,14 @@ def play_batch(first, seeds, args, agent_kinds, agent_params, out, card_log, sak
 
 
 def run_batch(rules: SakuraRules, seeds: ArrayLike, seating: ArrayLike,
-              params: ArrayLike | None = None) -> dict[str, np.ndarray]:
+              params: ArrayLike | None = None, play_stream: int = 1,
+              draw_stream: int = 0) -> dict[str, np.ndarray]:
     """Play one game per seed; seating is a (games, players) array of agent codes or one row for all,
     params the matching parameter rows ((games, players, n) or one (players, n) table, as
     sim/core/agent_spec.py agent_arrays builds them), needed only when a seat plays mcts or expert. tokens
     and positions have one more column than players when a court painter plays (two players), and
-    other_winners marks the games it won or shared (R-23)."""
+    other_winners marks the games it won or shared (R-23). `play_stream` and `draw_stream`: see
+    play_batch (the defaults play every study's games)."""
     from sim.sakura.game import kernel_rules
 
     players = rules.players
@@ -166,7 +175,8 @@ def run_batch(rules: SakuraRules, seeds: ArrayLike, seating: ArrayLike,
     args = kernel_rules(rules)
     done = 0
     while done < games:
-        done = play_batch(done, seeds, args, seating, params, out, card_log, sakura_log, counts)
+        done = play_batch(done, seeds, args, seating, params, out, card_log, sakura_log, counts,
+                          np.array([play_stream, draw_stream], dtype=np.int64))
         if done < games:
             card_log = np.concatenate([card_log, np.empty_like(card_log)])
             sakura_log = np.concatenate([sakura_log, np.empty_like(sakura_log)])

@@ -239,6 +239,15 @@ def take_top(s):
 
 
 @njit(cache=True)
+def redeal_draws(s, state):
+    """Shuffle the cards still in the deck of a game just set up, and keep `state` for its reshuffles
+    (R-19): the hands stay as dealt, every later draw changes. Not a rule: the luck decomposition's way
+    of playing one deal with other draws (sim/app/luck.py)."""
+    shuffle_slice(s, DECK, s[DECK_N], state)
+    s[RNG] = state.view(np.int64)[0]
+
+
+@njit(cache=True)
 def draw_card(s, seat):
     card = take_top(s)
     if card < 0:
