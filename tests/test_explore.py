@@ -40,6 +40,7 @@ from sim.design.explore import (
     start_point,
 )
 from sim.design.explore_confirm import Confirmer, confirm_room
+from sim.design.explore_plan import stage_games
 from sim.design.explore_polish import near_cell, polish_order
 from sim.design.files import validate
 from sim.design.overrides import apply_overrides
@@ -202,12 +203,19 @@ def test_an_elite_extends_the_base_with_the_keys_it_changes(straight) -> None:
             assert elite["status"] in ("within", "small") and elite["n"] in (200, 400)  # rounds: 200, 400
 
 
+def summary_budget(file: Path) -> int:
+    return load_explore(file)[0].budget
+
+
 def test_a_finished_explore_run_again_plays_nothing(straight, capsys) -> None:
     file, out = straight
     before = _rows(out)
     assert main(["explore", str(file), "--jobs", "1", "--out", str(out)]) == 0
     printed = capsys.readouterr()
     assert "0 played now" in printed.out and "resumed:" in printed.err
+    plan = printed.err.splitlines()[0]  # the plan comes first, before any game
+    assert plan.startswith(f"{file}: at most {summary_budget(file):,} games: ") and " searching at " in plan
+    assert "of play at this machine's pace now (1 worker; " in plan and "games/s a worker" in plan
     summary = json.loads((out / "summary.json").read_text())
     confirming = [line for line in printed.err.splitlines() if line.startswith("confirmation of ")]
     assert confirming and all(f" of {summary['budget']:,} games" in line for line in confirming)
@@ -666,3 +674,12 @@ def test_an_elite_judged_with_a_model_records_its_check_and_a_weak_one_is_said(t
     greedy = [{"slug": "elite-9"}]
     check_models(tune, tmp_path, greedy, "greedy", say=said.append)
     assert greedy[0]["model_checks"] == [] and model_sentence(greedy[0]) == ""
+
+
+def test_the_plan_spends_the_budget_by_stage_and_level() -> None:
+    tune, settings = load_explore(ROOT / "configs/tunes/kamakura-3p-expert-explore.toml")
+    stages = stage_games(tune, settings)
+    assert [(what, level) for what, level, _ in stages] == [
+        ("searching", "expert"), ("refining, polishing and confirming", "expert"), ("the witness", "search")]
+    assert sum(games for _, _, games in stages) == tune.budget
+    assert stages[2][2] == settings.witness_games * settings.elites

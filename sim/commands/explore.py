@@ -13,6 +13,7 @@ from analysis.explore_report import counted, fairest_text, pairs_text
 from sim.commands.options import RunOptions, add_run_options, examples, study_backend
 from sim.design.explore import load_explore
 from sim.design.explore_confirm import default_out, run_explore
+from sim.design.explore_plan import plan_text
 from sim.design.explore_polish import polished_text
 
 PARSER = examples("balance explore configs/tunes/kamakura-3p-chit-points-explore.toml",
@@ -36,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
     options.check_backend()
     tune, settings = load_explore(args.tune_file)
     out = Path(options.out) if options.out else default_out(args.tune_file)
+    if not options.quiet and options.backend != "dask":  # a cluster's workers are not this machine's
+        options.say()(plan_text(tune, settings, options.jobs or 1))
     with options.cluster() as cluster:
         summary = run_explore(tune, settings, out, jobs=options.jobs or 1, force=options.force,
                               say=options.say(), cluster=cluster)
