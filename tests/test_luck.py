@@ -82,7 +82,7 @@ def test_other_draws_keep_the_hands_and_the_cards():
 def test_luck_answers_first_and_is_the_same_at_any_jobs():
     plan = LuckPlan("configs/kamakura/base.toml", 3, "greedy", deals=120, seed=4)
     one, two = play_luck(plan), play_luck(LuckPlan(**{**plan.__dict__, "jobs": 2}))
-    assert one["table"].equals(two["table"])
+    assert one.table.equals(two.table)
     text = luck_text(one)
     assert text.startswith("The deal decides ") and "of the variance of who wins at greedy" in text
     assert "cannot cut the games an answer needs by more than" in text

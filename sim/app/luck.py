@@ -14,7 +14,6 @@ import inspect
 import os
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -47,6 +46,22 @@ class LuckPlan:
     replays: int | None = None  # None: 2 with several draw orders, else 4
     seed: int = 0
     jobs: int = 1
+
+
+@dataclass(frozen=True)
+class LuckResult:
+    """What `balance luck` played and found: the plan, the design as played, and the table
+    (analysis/variance_parts.py luck_table)."""
+
+    plan: LuckPlan
+    agents: list[str]
+    draws: int
+    replays: int
+    has_draws: bool     # the game draws after its setup (else its deal is all its chance)
+    games: int
+    seconds: float
+    rules_hash: str     # the config's hash, as every run records it
+    table: pd.DataFrame
 
 
 def draws_after_setup(spec: GameSpec) -> bool:
@@ -88,7 +103,7 @@ def _chunk(spec: GameSpec, config: dict, plan: LuckPlan, *, seating: list[str], 
     return out
 
 
-def play_luck(plan: LuckPlan) -> dict[str, Any]:
+def play_luck(plan: LuckPlan) -> LuckResult:
     """Play the plan's games and split their variance: the table (analysis/variance_parts.py luck_table)
     with what was played."""
     spec, config, rules = load_config(plan.config, plan.players)
@@ -103,10 +118,10 @@ def play_luck(plan: LuckPlan) -> dict[str, Any]:
                         count=min(CHUNK, plan.deals - start), draws=draws, replays=replays)
         for start in starts)
     shares = np.concatenate(parts)
-    return {"plan": plan, "game": spec.vocabulary.title, "agents": seating, "draws": draws,
-            "has_draws": draws_after_setup(spec),
-            "replays": replays, "games": int(shares[..., 0].size), "seconds": time.perf_counter() - started,
-            "config_hash": rules.config_hash, "table": luck_table(shares, seed=plan.seed)}
+    return LuckResult(plan=plan, agents=seating, draws=draws, replays=replays,
+                      has_draws=draws_after_setup(spec), games=int(shares[..., 0].size),
+                      seconds=time.perf_counter() - started, rules_hash=rules.config_hash,
+                      table=luck_table(shares, seed=plan.seed))
 
 
 def _pct(row: pd.Series, part: str) -> str:
@@ -115,13 +130,13 @@ def _pct(row: pd.Series, part: str) -> str:
     return f"{share}% [{low}, {high}]"
 
 
-def luck_text(result: dict[str, Any]) -> str:
+def luck_text(result: LuckResult) -> str:
     """The answer first (the chance share over all seats and what it allows), then the seats' table."""
-    plan, table = result["plan"], result["table"]
+    plan, table = result.plan, result.table
     every = table[table["seat"] == "all"].iloc[0]
     chance = {2: "the deal and the draws", 1: "the cards dealt and drawn", 0: "the deal"}[
-        min(result["draws"], 2) if result["has_draws"] else 0]
-    level = ", ".join(dict.fromkeys(result["agents"]))
+        min(result.draws, 2) if result.has_draws else 0]
+    level = ", ".join(dict.fromkeys(result.agents))
     lines = [
         f"{chance.capitalize()} {'decides' if chance == 'the deal' else 'decide'} {_pct(every, 'chance')} "
         f"of the variance of who wins at {level} "
@@ -129,15 +144,15 @@ def luck_text(result: dict[str, Any]) -> str:
         "So a luck correction of the chance events cannot cut the games an answer needs by more than "
         f"{every['most_saved']:.2f} times [{every['most_saved_low']:.2f}, {every['most_saved_high']:.2f}]; "
         "what the players' choices decide is left to corrections at their decisions.",
-        f"{plan.deals:,} deals x {result['draws']} draw order(s) x {result['replays']} replays = "
-        f"{result['games']:,} games of {os.fspath(plan.config)} (config {result['config_hash']}), seed "
-        f"{plan.seed}, {result['seconds']:.0f} s; intervals: 95%, bootstrap over deals.",
+        f"{plan.deals:,} deals x {result.draws} draw order(s) x {result.replays} replays = "
+        f"{result.games:,} games of {os.fspath(plan.config)} (config {result.rules_hash}), seed "
+        f"{plan.seed}, {result.seconds:.0f} s; intervals: 95%, bootstrap over deals.",
         "",
         f"{'seat':>5} {'win share':>10} {'deal':>14} {'draws':>14} {'play':>14}",
     ]
     for _, row in table.iterrows():
         share = f"{100 * row['win_share']:.1f}%" if row["seat"] != "all" else ""
-        draws = _pct(row, "draws") if result["draws"] > 1 else "(in deal)" if result["has_draws"] else "none"
+        draws = _pct(row, "draws") if result.draws > 1 else "(in deal)" if result.has_draws else "none"
         parts = f"{_pct(row, 'deal'):>14} {draws:>14} {_pct(row, 'play'):>14}"
         lines.append(f"{row['seat']:>5} {share:>10} {parts}")
     return "\n".join(lines)

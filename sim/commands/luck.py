@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     result = play_luck(LuckPlan(args.config, args.players, agents=args.agents, deals=args.deals,
                                 draws=args.draws, replays=args.replays, seed=args.seed, jobs=args.jobs))
     if args.json:
-        print(json.dumps(result["table"].to_dict(orient="records"), indent=1))
+        print(json.dumps(result.table.to_dict(orient="records"), indent=1))
     else:
         print(luck_text(result))
     return 0
