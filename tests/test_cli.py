@@ -137,6 +137,11 @@ def test_bench_json_reports_both_paths() -> None:
     search = figures["sakura_search_selfplay_games_per_s"]  # the rung above expert
     assert search > 0 and figures["sakura_search_cost_over_expert"] == pytest.approx(
         figures["sakura_expert_selfplay_games_per_s"] / search, rel=0.05)
+    # where strong play costs most: expert and search at each game's most players (Sakura 6, Kamakura 4)
+    for name, most in (("sakura", 6), ("kamakura", 4)):
+        for agent in ("expert", "search"):
+            assert figures[f"{name}_{agent}_selfplay_games_per_s_{most}p"] > 0
+            assert figures[f"{name}_strong_selfplay_games_per_repeat"][f"{agent}_{most}p"] >= 1
 
 
 SAKURA = ROOT / "configs" / "sakura" / "base.toml"

@@ -90,36 +90,44 @@ def _measure(spec: games.GameSpec, scale: float, repeats: int) -> dict:
 
 def _strong_selfplay(spec: games.GameSpec, rules, scale: float, repeats: int) -> dict:
     """Self-play games per second of the `expert` agent, of the `mcts` agent at its defaults and of the
-    `search` agent at its defaults where the game has one (one core), timed in alternation within each
-    repeat so that a busy spell of a shared machine falls on all, and their ratios: what strong play
-    costs. Empty for a game without an expert."""
+    `search` agent at its defaults where the game has one (one core), and of expert and search at the
+    game's most players too, where strong play costs most, timed in alternation within each repeat so that
+    a busy spell of a shared machine falls on all, and their ratios: what strong play costs. Empty for a
+    game without an expert."""
     if "expert" not in spec.agents:
         return {}
 
-    name, players = spec.name, spec.bench_players
+    name, players, most = spec.name, spec.bench_players, spec.max_players
     iters = int(spec.agents["mcts"].params["iters"][1])
-    sizes = {"expert": max(4, int(60 * scale)), "mcts": max(1, int(3 * scale))}
+    sizes = {("expert", players): max(4, int(60 * scale)), ("mcts", players): max(1, int(3 * scale))}
     if "search" in spec.agents:
-        sizes["search"] = max(1, int(6 * scale))
-    arrays = {agent: agent_arrays([[agent] * players] * sizes[agent], spec) for agent in sizes}
-    rates: dict[str, list[float]] = {agent: [] for agent in sizes}
-    for kinds, params in arrays.values():  # compile, or load the cache
-        spec.run_batch(rules, game_seeds(0, 0, 1), kinds[:1], params[:1])
+        sizes["search", players] = max(1, int(6 * scale))
+    if most > players:
+        sizes.update({(agent, most): max(1, n * players // most) for (agent, _), n in sizes.items()
+                      if agent != "mcts"})
+    rates = {key: [] for key in sizes}
+    tables = {key: rules if key[1] == players else spec.default_rules(key[1]) for key in sizes}
+    arrays = {key: agent_arrays([[key[0]] * key[1]] * sizes[key], spec) for key in sizes}
+    for key, (kinds, params) in arrays.items():  # compile, or load the cache
+        spec.run_batch(tables[key], game_seeds(0, 0, 1), kinds[:1], params[:1])
     for rep in range(repeats):
-        for agent, (kinds, params) in arrays.items():
+        for key, (kinds, params) in arrays.items():
             start = time.perf_counter()
-            spec.run_batch(rules, game_seeds(rep + 1, 0, sizes[agent]), kinds, params)
-            rates[agent].append(sizes[agent] / (time.perf_counter() - start))
-    expert, mcts = statistics.median(rates["expert"]), statistics.median(rates["mcts"])
-    out = {}
-    if "search" in sizes:
-        search = statistics.median(rates["search"])
-        out = {f"{name}_search_selfplay_games_per_s": round(search, 3),
-               f"{name}_search_cost_over_expert": round(expert / search, 1)}
+            spec.run_batch(tables[key], game_seeds(rep + 1, 0, sizes[key]), kinds, params)
+            rates[key].append(sizes[key] / (time.perf_counter() - start))
+    median = {key: statistics.median(found) for key, found in rates.items()}
+    expert, mcts = median["expert", players], median["mcts", players]
+    out = {f"{name}_{agent}_selfplay_games_per_s_{most}p": round(rate, 3)
+           for (agent, n), rate in median.items() if n == most and most > players}
+    if ("search", players) in median:
+        search = median["search", players]
+        out.update({f"{name}_search_selfplay_games_per_s": round(search, 3),
+                    f"{name}_search_cost_over_expert": round(expert / search, 1)})
     return {**out, f"{name}_expert_selfplay_games_per_s": round(expert, 2),
             f"{name}_mcts{iters}_selfplay_games_per_s": round(mcts, 3),
             f"{name}_expert_over_mcts{iters}": round(expert / mcts, 1),
-            f"{name}_strong_selfplay_games_per_repeat": sizes}
+            f"{name}_strong_selfplay_games_per_repeat": {f"{agent}_{n}p" if n != players else agent: games
+                                                         for (agent, n), games in sizes.items()}}
 
 
 def _cores() -> int:
@@ -203,6 +211,19 @@ def run_bench(scale: float = 1.0, repeats: int = 5) -> dict:
     return figures
 
 
+def _most_players_lines(spec: games.GameSpec, figures: dict) -> list[str]:
+    """The strong levels' self-play at the game's most players, where it costs most."""
+    most, strong = spec.max_players, figures.get(f"{spec.name}_strong_selfplay_games_per_repeat", {})
+    lines = []
+    for agent in ("expert", "search"):
+        rate = figures.get(f"{spec.name}_{agent}_selfplay_games_per_s_{most}p")
+        if rate is not None:
+            label = f"{agent} self-play, {most} players"
+            lines.append(f"  {'':<22} {label:<20}: {rate:>10,.2f} games/s "
+                         f"({strong[f'{agent}_{most}p']} games a repeat)")
+    return lines
+
+
 def format_bench(figures: dict) -> str:
     lines = [f"balance bench: median of {figures['repeats']} repeats, one core ({figures['machine']})"]
     for spec in games.specs():
@@ -234,6 +255,7 @@ def format_bench(figures: dict) -> str:
                          f"{figures[f'{name}_search_selfplay_games_per_s']:>10,.2f} games/s "
                          f"({strong['search']} games a repeat; "
                          f"{figures[f'{name}_search_cost_over_expert']:,.1f}x the expert's cost)")
+        lines += _most_players_lines(spec, figures)
     for spec in games.specs():
         if spec.bench is not None:
             lines += spec.bench.lines(figures)

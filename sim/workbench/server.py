@@ -517,10 +517,11 @@ class Workbench:
 
     async def _paces(self, draft: Draft, players: int, levels: set[str]) -> dict[str, dict[str, Any]]:
         """Each of `levels`' self-play pace on the draft for `players` (the skill choice's figures, else
-        measured once per config and player count here); a level that cannot play here stays unknown."""
+        measured once per config and player count here); a level that cannot play here stays unknown. A
+        pace once used stays: the skill choice's figures arriving later do not change the next estimate."""
         rules = draft.check(draft.config, players)
         key = (draft.spec.name, rules.config_hash, players)
-        costs = {**self.level_paces.get(key, {}), **self.skill_costs.get(key, {})}
+        costs = {**self.skill_costs.get(key, {}), **self.level_paces.get(key, {})}
         wanted = {lv for agents in levels for lv in levels_of(agents)} & set(draft.spec.agents)
         for level in sorted(wanted):
             if not costs.get(level, {}).get("games_per_s"):
