@@ -19,10 +19,12 @@ from sim.sakura.kernels import (
     A_COURT,
     A_FORWARD,
     A_PLAY,
+    BUMPS,
     COURT_PICKER,
     DECK_SIZE,
     DISCARD,
     DISCARD_N,
+    EMPEROR,
     G_EPM1,
     GARDEN,
     HALF,
@@ -36,6 +38,7 @@ from sim.sakura.kernels import (
     P_PM1,
     P_PM3,
     PACT,
+    PAINTER,
     PEND_N,
     PEND_OWNER,
     PEND_POS,
@@ -48,11 +51,10 @@ from sim.sakura.kernels import (
     TO_MOVE,
     TOKENS,
     copy_round_fields,
-    do_garden,
-    do_painter,
+    half_move,
     legal_actions,
+    move,
     order_pending,
-    ranking,
     score_sakura,
     unscored_sakura_here,
 )
@@ -75,39 +77,52 @@ def random_action(s, rng, buf):
 
 # ---- greedy --------------------------------------------------------------------------------------------
 @njit(cache=True)
-def value(t, me, order):
-    """Tokens now plus half of what the next sakura would give `me` if it scored now."""
+def value(t, me):
+    """Tokens now plus half of what the next sakura would give `me` if it scored now: its rank as
+    kernels.ranking orders the painters (R-13: path painters by index, highest first, painter order on a
+    tie; a painter alone on the gate after them; painters sharing the gate get no rank), counted here so
+    that this kernel calls no other (numba would count references to t at every call)."""
     v = float(t[TOKENS + me])
-    n = ranking(t, order)
+    mine = t[PAINTER + me]
+    rank = 0
+    on_gate = 0
+    for q in range(t[N_PAINTERS]):
+        idx = t[PAINTER + q]
+        if idx > mine or (idx == mine and q < me):
+            rank += 1
+        if idx == 0:
+            on_gate += 1
     awards = 4 if t[PLAYERS] >= 5 else 3
     last = True
     for k in range(t[N_SAKURA] - 1):
         if t[SCORED + k] == 0:
             last = False
-    for r in range(min(n, awards)):
-        if order[r] == me:
-            if r == 0:
-                v += 0.5 * (4.0 if last else 3.0)
-            elif r == 1:
-                v += 1.0
-            else:
-                v += 0.5
+    if (mine > 0 or on_gate == 1) and rank < awards:
+        if rank == 0:
+            v += 0.5 * (4.0 if last else 3.0)
+        elif rank == 1:
+            v += 1.0
+        else:
+            v += 0.5
     return v
 
 
 @njit(cache=True)
-def _better_direction(t, card, owner, garden_half, me, scratch, order):
+def _better_direction(t, card, owner, garden_half, me, scratch):
     """Forward (True) or back, whichever leaves `me` better off right after this half-card. scratch agrees
-    with t outside the round's fields (kernels.ROUND_RUNS), so copying those makes it t."""
+    with t outside the round's fields (kernels.ROUND_RUNS); of those, the half's move and value read only
+    the Emperor's space, the bump count, the trees scored, the positions and the tokens, so copying these
+    (22 slots of the 52) makes scratch t for them."""
     best_forward = True
     best = -1e9
     for fwd in (True, False):
-        copy_round_fields(scratch, t)
-        if garden_half:
-            do_garden(scratch, card, fwd)
-        else:
-            do_painter(scratch, card, owner, fwd)
-        val = value(scratch, me, order)
+        scratch[EMPEROR] = t[EMPEROR]
+        scratch[BUMPS] = t[BUMPS]
+        for i in range(SCORED, TOKENS + MAX_PAINTERS):  # SCORED, PAINTER, TOKENS: one run of the vector
+            scratch[i] = t[i]
+        steps, mover, n, how = half_move(scratch, card, owner, garden_half, fwd)
+        move(scratch, steps, mover, n, how)
+        val = value(scratch, me)
         if val > best:
             best = val
             best_forward = fwd
@@ -120,7 +135,20 @@ def simulate_round(t, me, forced, scratch, order, gained):
     read. forced (1 forward, 0 back, -1 none) settles the decision waiting now; `me` picks its other
     choices by _better_direction, other players go forward. Writes only the round's fields
     (kernels.ROUND_RUNS), so kernels.copy_round_fields undoes it; scratch must agree with t outside them
-    (a copy of the position looked ahead from), order is scratch for rankings."""
+    (a copy of the position looked ahead from), order is scratch for rankings. Returns whether a sakura
+    scored (which ends the round: the cards still pending are discarded unresolved)."""
+    k = resolve_round(t, me, forced, scratch)
+    if k < 0:
+        return False
+    score_sakura(t, k, gained, order)
+    return True
+
+
+@njit(cache=True)
+def resolve_round(t, me, forced, scratch):
+    """simulate_round up to the sakura the Emperor reaches, unscored: its index (-1: none, the round
+    resolved to its end). With two arrays rather than four: numba counts references to every array a
+    kernel that calls others holds, at every call, and the expert's look-ahead calls this one most."""
     players = t[PLAYERS]
     while t[PEND_POS] < t[PEND_N]:
         card = t[PENDING + t[PEND_POS]]
@@ -132,8 +160,9 @@ def simulate_round(t, me, forced, scratch, order, gained):
                     fwd = forced == 1
                     forced = -1
                 elif owner == me:
-                    fwd = _better_direction(t, card, owner, True, me, scratch, order)
-            do_garden(t, card, fwd)
+                    fwd = _better_direction(t, card, owner, True, me, scratch)
+            steps, mover, n, how = half_move(t, card, -1, True, fwd)
+            move(t, steps, mover, n, how)
             t[HALF] = 1
         fwd = True
         a = t[PACT + card]
@@ -142,14 +171,15 @@ def simulate_round(t, me, forced, scratch, order, gained):
                 fwd = forced == 1
                 forced = -1
             elif owner == me:
-                fwd = _better_direction(t, card, owner, False, me, scratch, order)
-        do_painter(t, card, owner, fwd)
+                fwd = _better_direction(t, card, owner, False, me, scratch)
+        steps, mover, n, how = half_move(t, card, owner, False, fwd)
+        move(t, steps, mover, n, how)
         t[PEND_POS] += 1
         t[HALF] = 0
         k = unscored_sakura_here(t)
         if k >= 0:
-            score_sakura(t, k, gained, order)
-            return
+            return k
+    return -1
 
 
 @njit(cache=True)
@@ -167,7 +197,7 @@ def greedy_action(s, rng, buf):
         for i in range(n):
             copy_round_fields(t, s)
             simulate_round(t, me, 1 if buf[i] == A_FORWARD else 0, scratch, order, gained)
-            val = value(t, me, order)
+            val = value(t, me)
             if val > best:
                 best, ties, choice = val, 1, buf[i]
             elif val == best:
@@ -217,7 +247,7 @@ def greedy_action(s, rng, buf):
                 t[SELECTED + me] = buf[i] - A_PLAY
             order_pending(t)
             simulate_round(t, me, -1, scratch, order, gained)
-            totals[i] += value(t, me, order)
+            totals[i] += value(t, me)
     for i in range(n):
         if totals[i] > best:
             best, ties, choice = totals[i], 1, buf[i]

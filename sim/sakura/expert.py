@@ -39,7 +39,7 @@ from numba import njit
 
 from sim.core.rng import rng_below
 from sim.sakura.agent_kinds import AGENTS, EXPERT_FEATURES
-from sim.sakura.agents import simulate_round
+from sim.sakura.agents import resolve_round
 from sim.sakura.codes import GARDEN_ACTIONS, PAINTER_ACTIONS
 from sim.sakura.kernels import (
     A_COURT,
@@ -71,6 +71,10 @@ from sim.sakura.kernels import (
     PACT,
     PAINTER,
     PATH_LEN,
+    PEND_N,
+    PEND_OWNER,
+    PEND_POS,
+    PENDING,
     PH_CHOOSE,
     PH_OVER,
     PH_SELECT,
@@ -84,8 +88,8 @@ from sim.sakura.kernels import (
     copy_round_fields,
     legal_actions,
     order_pending,
-    ranking,
     rivals,
+    score_sakura,
     winners,
 )
 
@@ -136,16 +140,25 @@ def add_card(s, card, mix):
 @njit(cache=True)
 def hand_mix(s, seat, skip, mix):
     """The mix of `seat`'s own hand without card `skip` (-1: none) into mix; zeros for an empty hand."""
-    mix[:] = 0.0
+    for j in range(MIX):
+        mix[j] = 0.0
     n = 0
     for i in range(s[HAND_N + seat]):
         card = s[HAND + seat * HAND_SIZE + i]
         if card != skip:
             add_card(s, card, mix)
             n += 1
-    if n > 0:
-        mix[:MIX_ORDER] /= n
-        mix[MIX_ORDER] /= n * DECK_SIZE
+    normalise(mix, n)
+
+
+@njit(cache=True)
+def normalise(mix, n):
+    """A mix of n cards' counts (n 0: zeros, left so) into shares and the mean order number over DECK_SIZE,
+    in loops rather than slice operations: a slice is a view, which costs numba reference counts."""
+    d = max(n, 1)
+    for j in range(MIX_ORDER):
+        mix[j] /= d
+    mix[MIX_ORDER] /= d * DECK_SIZE
 
 
 @njit(cache=True)
@@ -153,7 +166,14 @@ def unseen_cards(s, me, pool):
     """The cards `me` cannot place, by card number, into pool; returns how many. Known to it: its hand,
     the discard pile, its own card of the round, and once the round is revealed (phase choose) every card
     on the table. Nothing else of the state is read, so twins that differ in hidden cards agree."""
-    known = np.zeros(DECK_SIZE + 1, dtype=np.int64)
+    return unseen_into(s, me, pool, np.zeros(DECK_SIZE + 1, dtype=np.int64))
+
+
+@njit(cache=True)
+def unseen_into(s, me, pool, known):
+    """unseen_cards with its marks' scratch given (DECK_SIZE + 1 entries, any values)."""
+    for card in range(DECK_SIZE + 1):
+        known[card] = 0
     for i in range(s[HAND_N + me]):
         known[s[HAND + me * HAND_SIZE + i]] = 1
     for i in range(s[DISCARD_N]):
@@ -163,26 +183,24 @@ def unseen_cards(s, me, pool):
         if card >= 0 and (p == me or s[PHASE] != PH_SELECT):
             known[card] = 1
     n = 0
-    for card in range(1, DECK_SIZE + 1):
-        if known[card] == 0:
-            pool[n] = card
-            n += 1
+    for card in range(1, DECK_SIZE + 1):  # every card written, the count moved past the unseen ones: no
+        pool[n] = card  # jump on which cards are known, which mispredicted
+        n += 1 - known[card]
     return n
 
 
 @njit(cache=True)
 def pool_mix(s, pool, n, mix):
     """The mix of the unseen cards: the expected features of a card in a hand the seat cannot see."""
-    mix[:] = 0.0
+    for j in range(MIX):
+        mix[j] = 0.0
     for i in range(n):
         add_card(s, pool[i], mix)
-    if n > 0:
-        mix[:MIX_ORDER] /= n
-        mix[MIX_ORDER] /= n * DECK_SIZE
+    normalise(mix, n)
 
 
 # ---- features ----------------------------------------------------------------------------------------
-SUM_ROWS = 8  # feature rows of the evaluation: MAX_PAINTERS, rounded up to its sums' four at a time
+SUM_ROWS = MAX_PAINTERS  # the evaluation's feature columns, a painter's each
 WALK = MAX_PAINTERS  # the longest move a feature asks about: 3 spaces, or one per painter between (count)
 
 
@@ -196,72 +214,6 @@ def emperor_move(mix):
 
 
 @njit(cache=True)
-def _walk(t, p, n, occ, dest):
-    """dest[m] for m = 1..n: where painter p's move of m empty spaces forward ends, -1 where it reaches the
-    Emperor first: kernels.forward_target for every m in one walk (occ[i]: the painters on path index i;
-    the walk never meets p itself, which stands behind it)."""
-    pos = t[PAINTER + p]
-    emperor = t[EMPEROR]
-    m = 0
-    while m < n:
-        pos += 1
-        if pos == emperor:
-            break
-        if pos < occ.shape[0] and occ[pos] > 0:
-            continue
-        m += 1
-        dest[m] = pos
-    for r in range(m + 1, n + 1):
-        dest[r] = -1
-
-
-@njit(cache=True)
-def _hand(t, p, mixes, occ, dest, closest_other, next_ahead, between):
-    """What painter p's hand (its mix, mixes[p]) does from t: its mean forward reach, its share of cards that
-    would make it the closest painter, its share that would bump it into the Emperor. Each painter
-    action's destination is the rules' own (kernels.forward_target, leapfrog_target, painters_between;
-    R-15, R-17), read off one walk: a forward-or-back card that would bump counts as no move (its owner
-    would go back rather than walk into the Emperor). Which moves bump is the same under both bump_from
-    readings (R-15, R-21: only where the bumped painter lands differs), and a bump counts here without its
-    landing space, so the features mean the same under both. next_ahead: the nearest painter's index ahead
-    of p, or -1; between: the painters strictly between p and the Emperor."""
-    mine = t[PAINTER + p]
-    need = 3
-    if mixes[p, N_GARDEN + P_COUNT] != 0.0 and between > need:
-        need = between
-    _walk(t, p, need, occ, dest)
-    advance = 0.0
-    lead = 0.0
-    bumped = 0.0
-    for a in range(N_PACT):
-        share = mixes[p, N_GARDEN + a]
-        if share == 0.0:
-            continue
-        if a <= P_3:
-            dest_a = dest[a - P_1 + 1]
-        elif a <= P_PM3:
-            dest_a = dest[a - P_PM1 + 1]
-            if dest_a < 0:
-                dest_a = mine
-        elif a == P_LEAP:
-            dest_a = mine
-            if next_ahead >= 0:
-                target = next_ahead + 1
-                while target < occ.shape[0] and occ[target] > 0:
-                    target += 1
-                dest_a = -1 if target == t[EMPEROR] else target
-        else:
-            dest_a = mine if between == 0 else dest[between]
-        if dest_a < 0:
-            bumped += share
-        else:
-            advance += share * (dest_a - mine)
-            if dest_a > closest_other:
-                lead += share
-    return advance, lead, bumped
-
-
-@njit(cache=True)
 def features(t, mixes, order, feats):
     """Every competing painter's features at position t (a round being played or just played, not over)
     into rows 0..rivals-1 of feats (the players, and the court painter under R-23); painter p's hand is
@@ -271,14 +223,21 @@ def features(t, mixes, order, feats):
     for p in range(t[N_PAINTERS]):
         emoves[p] = emperor_move(mixes[p])
     occ = np.zeros(t[PATH_LEN] + 2, dtype=np.int64)
-    features_into(t, mixes, emoves, order, feats, occ, np.empty(WALK + 1, dtype=np.int64))
+    columns = np.zeros((N_FEATURES, SUM_ROWS), dtype=np.float64)
+    features_into(t, mixes, emoves, order, columns, occ, np.empty(WALK + 1, dtype=np.int64))
+    for p in range(rivals(t)):
+        for k in range(N_FEATURES):
+            feats[p, k] = columns[k, p]
 
 
 @njit(cache=True)
 def features_into(t, mixes, emoves, order, feats, occ, dest):
-    """features, with emoves[p] = emperor_move(mixes[p]) given, occ (zeros, longer than the path; left
-    zeros) and dest (WALK + 1) as scratch. Rows are indexed in place, not taken as views: a view costs
-    reference counting, which showed in this loop."""
+    """features, into the columns of feats (N_FEATURES, SUM_ROWS): feats[k, p] is painter p's feature k,
+    so that evaluate sums the painters side by side. emoves[p] = emperor_move(mixes[p]) is given; order
+    (MAX_PAINTERS), occ (zeros, longer than the path; left zeros) and dest (WALK + 1) are scratch. It
+    calls no other kernel (the ranking and the hand's walk are written out here): a numba kernel that
+    calls another one it does not inline counts references to every array it holds, once a call, which
+    showed in this loop."""
     players = t[PLAYERS]
     competing = rivals(t)
     painters = t[N_PAINTERS]
@@ -294,64 +253,121 @@ def features_into(t, mixes, emoves, order, feats, occ, dest):
     last = 1.0 if trees_left == 1 else 0.0
     near = 1.0 if distance <= (painters + 1) // 2 else 0.0
     mid = 1.0 if near == 0.0 and distance <= (5 * painters + 3) // 4 else 0.0
-    ranked = ranking(t, order)
     awards_given = 4 if players >= 5 else 3
+    # every painter by position, highest first, painter order on a tie (kernels.ranking's order, the gate's
+    # painters too): a painter's place in it gives its rank and what lies ahead of it
+    ge = 0  # the painters on or past the Emperor's space
     for q in range(painters):
-        occ[t[PAINTER + q]] += 1
-    for p in range(competing):
-        mine = t[PAINTER + p]
-        award = 0.0
-        first = 0.0
-        for r in range(min(ranked, awards_given)):
-            if order[r] == p:
-                if r == 0:
-                    award = 4.0 if last == 1.0 else 3.0
-                    first = 1.0
-                else:
-                    award = 2.0 if r == 1 else 1.0
-        ahead = 0
-        closest_other = 0
-        next_ahead = -1
-        between = 0
-        for q in range(painters):
-            idx = t[PAINTER + q]
-            if idx > mine:
-                ahead += 1
-            if q != p:
-                if idx > closest_other:
-                    closest_other = idx
-                if idx > mine:
-                    if next_ahead < 0 or idx < next_ahead:
-                        next_ahead = idx
-                    if idx < emperor:
-                        between += 1
-        gap = emperor - mine
-        feats[p, F_BIAS] = 1.0
-        feats[p, F_TREES] = trees_left
-        feats[p, F_LAST] = last
-        feats[p, F_DISTANCE] = distance
-        feats[p, F_AWARD] = award
-        feats[p, F_AWARD_NEAR] = award * near
-        feats[p, F_AWARD_MID] = award * mid
-        feats[p, F_AWARD_LAST] = award * last
-        feats[p, F_FIRST_LAST] = first * last
-        feats[p, F_GAP_LAST] = gap * last
-        feats[p, F_FIRST] = first
-        feats[p, F_FIRST_NEAR] = first * near
-        feats[p, F_AHEAD] = ahead
-        feats[p, F_GAP] = gap
-        feats[p, F_GAP_NEAR] = gap * near
-        feats[p, F_ADJACENT] = 1.0 if gap == 1 else 0.0
-        feats[p, F_GATE] = 1.0 if mine == 0 else 0.0
-        advance, lead, bumped = _hand(t, p, mixes, occ, dest, closest_other, next_ahead, between)
-        feats[p, F_ADVANCE] = advance
-        feats[p, F_LEAD] = lead
-        feats[p, F_LEAD_NEAR] = lead * near
-        feats[p, F_LEAD_LAST] = lead * last
-        feats[p, F_BUMP] = bumped
-        feats[p, F_EMPEROR] = emoves[p]
-        feats[p, F_EMPEROR_FIRST] = emoves[p] * first
-        feats[p, F_ORDER] = mixes[p, MIX_ORDER]
+        idx = t[PAINTER + q]
+        occ[idx] += 1
+        ge += idx >= emperor
+        i = q
+        while i > 0 and t[PAINTER + order[i - 1]] < idx:
+            order[i] = order[i - 1]
+            i -= 1
+        order[i] = q
+    top = t[PAINTER + order[0]]
+    second = t[PAINTER + order[1]] if painters > 1 else 0
+    ahead = 0  # the first place of the painters on this one's space: how many stand ahead of it
+    for r in range(MAX_PAINTERS):  # (a fixed count: a loop that may run no time made numba count
+        if r < painters:  # references to the arrays it last uses)
+            p = order[r]
+            mine = t[PAINTER + p]
+            if r > 0 and t[PAINTER + order[r - 1]] != mine:
+                ahead = r
+            if p < competing:  # (not a `continue`: a second way out of the loop, as above)
+                tied = r - ahead  # painters before p in painter order on its space (only the gate is ever
+                # shared)
+                next_ahead = t[PAINTER + order[ahead - 1]] if ahead > 0 else -1
+                closest_other = top if r > 0 else second
+                between = ahead - min(ge, ahead)  # those ahead short of the Emperor
+                # R-13 as kernels.ranking orders them: path painters by index, highest first (painter order on
+                # a tie), then a painter alone on the gate (painters sharing it get no rank)
+                award = 0.0
+                first = 0.0
+                rank = ahead + tied
+                if (mine > 0 or occ[0] == 1) and rank < awards_given:
+                    if rank == 0:
+                        award = 4.0 if last == 1.0 else 3.0
+                        first = 1.0
+                    else:
+                        award = 2.0 if rank == 1 else 1.0
+                gap = emperor - mine
+                feats[F_BIAS, p] = 1.0
+                feats[F_TREES, p] = trees_left
+                feats[F_LAST, p] = last
+                feats[F_DISTANCE, p] = distance
+                feats[F_AWARD, p] = award
+                feats[F_AWARD_NEAR, p] = award * near
+                feats[F_AWARD_MID, p] = award * mid
+                feats[F_AWARD_LAST, p] = award * last
+                feats[F_FIRST_LAST, p] = first * last
+                feats[F_GAP_LAST, p] = gap * last
+                feats[F_FIRST, p] = first
+                feats[F_FIRST_NEAR, p] = first * near
+                feats[F_AHEAD, p] = ahead
+                feats[F_GAP, p] = gap
+                feats[F_GAP_NEAR, p] = gap * near
+                feats[F_ADJACENT, p] = 1.0 if gap == 1 else 0.0
+                feats[F_GATE, p] = 1.0 if mine == 0 else 0.0
+                # What p's hand (its mix, mixes[p]) does from here: its mean forward reach, its share of
+                # cards that would make it the closest painter, its share that would bump it into the
+                # Emperor. Each painter action's destination is the rules' own (kernels.forward_target,
+                # leapfrog_target, painters_between; R-15, R-17), read off one walk: dest[m] for m = 1..need,
+                # where a move of m empty spaces forward ends, -1 where it reaches the Emperor first (the
+                # walk never meets p, which stands behind it). A forward-or-back card that would bump counts
+                # as no move (its owner would go back rather than walk into the Emperor). Which moves bump is
+                # the same under both bump_from readings (R-15, R-21: only where the bumped painter lands
+                # differs), and a bump counts here without its landing space, so the features mean the same
+                # under both.
+                need = 3
+                if mixes[p, N_GARDEN + P_COUNT] != 0.0 and between > need:
+                    need = between
+                pos = mine  # the last empty space counted, -1 once the walk has reached the Emperor
+                for m in range(1, need + 1):
+                    if pos >= 0:
+                        pos += 1
+                        while pos != emperor and pos < occ.shape[0] and occ[pos] > 0:
+                            pos += 1  # occupied spaces are skipped, not counted
+                        if pos == emperor:
+                            pos = -1
+                    dest[m] = pos
+                leap = mine  # the leapfrog's destination (no painter ahead: no move)
+                if next_ahead >= 0 and mixes[p, N_GARDEN + P_LEAP] != 0.0:
+                    target = next_ahead + 1
+                    while target < occ.shape[0] and occ[target] > 0:
+                        target += 1
+                    leap = -1 if target == emperor else target
+                count = mine if between == 0 else dest[between]
+                advance = 0.0
+                lead = 0.0
+                bumped = 0.0
+                for a in range(N_PACT):
+                    share = mixes[p, N_GARDEN + a]
+                    if a <= P_3:
+                        dest_a = dest[a - P_1 + 1]
+                    elif a <= P_PM3:
+                        dest_a = dest[a - P_PM1 + 1]
+                        if dest_a < 0:
+                            dest_a = mine
+                    elif a == P_LEAP:
+                        dest_a = leap
+                    else:
+                        dest_a = count
+                    # sums without a branch on the data (adding +0.0 leaves each sum as it was: they never
+                    # hold -0.0), so a card share of 0 and a bump cost no mispredicted jump
+                    bump = dest_a < 0
+                    bumped += share if bump else 0.0
+                    advance += 0.0 if bump else share * (dest_a - mine)
+                    lead += share if dest_a > closest_other else 0.0
+                feats[F_ADVANCE, p] = advance
+                feats[F_LEAD, p] = lead
+                feats[F_LEAD_NEAR, p] = lead * near
+                feats[F_LEAD_LAST, p] = lead * last
+                feats[F_BUMP, p] = bumped
+                feats[F_EMPEROR, p] = emoves[p]
+                feats[F_EMPEROR_FIRST, p] = emoves[p] * first
+                feats[F_ORDER, p] = mixes[p, MIX_ORDER]
     for q in range(painters):
         occ[t[PAINTER + q]] -= 1
 
@@ -384,7 +400,7 @@ Work = namedtuple("Work", ["order", "feats", "finals", "win", "occ", "dest", "em
 def new_work(s):
     """Scratch for evaluate at positions of s's game (its path length)."""
     return Work(np.empty(MAX_PAINTERS, dtype=np.int64),
-                np.zeros((SUM_ROWS, N_FEATURES), dtype=np.float64),
+                np.zeros((N_FEATURES, SUM_ROWS), dtype=np.float64),
                 np.zeros(SUM_ROWS, dtype=np.float64), np.zeros(MAX_PAINTERS, dtype=np.int64),
                 np.zeros(s[PATH_LEN] + 2, dtype=np.int64), np.empty(WALK + 1, dtype=np.int64),
                 np.zeros(MAX_PAINTERS, dtype=np.float64))
@@ -398,36 +414,47 @@ def evaluate(t, me, mixes, weights, temp, w):
     predicted lead over it, a spread of `temp` tokens times the root of the trees left (temp <= 0: the
     predicted lead over the best other). A finished game: final_value. w: the Work scratch (new_work),
     w.emoves in step with mixes."""
-    players = rivals(t)
     if t[PHASE] == PH_OVER:
         return final_value(t, me, temp, w.win)
-    feats = w.feats
-    finals = w.finals
-    features_into(t, mixes, w.emoves, w.order, feats, w.occ, w.dest)
-    for p in range(0, players, 4):  # four sums side by side, each in feature order; rows past the
-        # players' (SUM_ROWS) are scratch, their sums unused
-        a0 = float(t[TOKENS + p])
-        a1 = float(t[TOKENS + p + 1])
-        a2 = float(t[TOKENS + p + 2])
-        a3 = float(t[TOKENS + p + 3])
-        for k in range(N_FEATURES):
-            weight = weights[k]
-            a0 += weight * feats[p, k]
-            a1 += weight * feats[p + 1, k]
-            a2 += weight * feats[p + 2, k]
-            a3 += weight * feats[p + 3, k]
-        finals[p], finals[p + 1], finals[p + 2], finals[p + 3] = a0, a1, a2, a3
+    features_into(t, mixes, w.emoves, w.order, w.feats, w.occ, w.dest)
+    return win_chance(t, me, w.feats, w.finals, weights, temp)
+
+
+@njit(cache=True)
+def win_chance(t, me, feats, finals, weights, temp):
+    """evaluate's last step, from the feature rows of t (features_into): each competing painter's predicted
+    final tokens into finals, then `me`'s chance of beating them all (temp <= 0: its predicted lead)."""
+    players = rivals(t)
+    # the painters' sums side by side, each in feature order: four, or with five or six painters six (the
+    # columns past the painters' are scratch, their sums unused, and the slots after TOKENS read for them
+    # any numbers)
+    a0, a1, a2, a3 = float(t[TOKENS]), float(t[TOKENS + 1]), float(t[TOKENS + 2]), float(t[TOKENS + 3])
+    a4, a5 = float(t[TOKENS + 4]), float(t[TOKENS + 5])
+    wide = players > 4
+    for k in range(N_FEATURES):
+        weight = weights[k]
+        a0 += weight * feats[k, 0]
+        a1 += weight * feats[k, 1]
+        a2 += weight * feats[k, 2]
+        a3 += weight * feats[k, 3]
+        if wide:
+            a4 += weight * feats[k, 4]
+            a5 += weight * feats[k, 5]
+    finals[0], finals[1], finals[2], finals[3] = a0, a1, a2, a3
+    finals[4], finals[5] = a4, a5
+    sums = (a0, a1, a2, a3, a4, a5)  # read from here on, so finals' last use is above, on every path
+    mine = sums[me]
     if temp <= 0.0:
         best_other = -1e18
         for p in range(players):
-            if p != me and finals[p] > best_other:
-                best_other = finals[p]
-        return finals[me] - best_other
-    spread = temp * np.sqrt(feats[me, F_TREES])
+            if p != me and sums[p] > best_other:
+                best_other = sums[p]
+        return mine - best_other
+    spread = temp * np.sqrt(feats[F_TREES, me])
     chance = 1.0
     for p in range(players):
         if p != me:
-            chance *= 1.0 / (1.0 + np.exp(-(finals[me] - finals[p]) / spread))
+            chance *= 1.0 / (1.0 + np.exp(-(mine - sums[p]) / spread))
     return chance
 
 
@@ -476,39 +503,85 @@ def race(per, totals, alive, n, done, z):
     return left
 
 
+#: expert_decide's scratch, made once a decision (new_expert_work), or once for many decisions of one
+#: game by a caller that decides for several seats (search.py's inner expert): the legal actions, the
+#: unseen cards and their marks, the painters' mixes, the evaluation's Work, each card's total, the mix and
+#: Emperor move of the hand it keeps, the look-ahead vector, the round as it stands before a card's turn
+#: (select_values) and a scratch vector (three copies of a position of the game: a look-ahead reads the
+#: round's fields, which it copies in, and the game's fixed ones), the tokens gained at a tree, the guess,
+#: each card's value at each guess (`most` columns) and the race's marks.
+ExpertWork = namedtuple("ExpertWork", ["buf", "pool", "known", "mixes", "w", "values", "mine", "mine_moves",
+                                       "t", "ahead", "scratch", "gained", "guess", "per", "alive"])
+
+
+@njit(cache=True)
+def new_expert_work(s, most):
+    """Scratch for expert_decide at positions of s's game, with up to `most` guesses a card."""
+    rows = N_ACTIONS_MAX
+    f64 = np.float64
+    return ExpertWork(np.empty(rows, dtype=np.int64), np.empty(DECK_SIZE, dtype=np.int64),
+                      np.zeros(DECK_SIZE + 1, dtype=np.int64), np.zeros((MAX_PAINTERS, MIX), dtype=f64),
+                      new_work(s), np.zeros(rows, dtype=f64), np.zeros((rows, MIX), dtype=f64),
+                      np.zeros(rows, dtype=f64), s.copy(), s.copy(), s.copy(),
+                      np.zeros(MAX_PAINTERS, dtype=np.int64),
+                      np.empty(MAX_PAINTERS, dtype=np.int64), np.zeros((rows, max(most, 1)), dtype=f64),
+                      np.ones(rows, dtype=np.bool_))
+
+
 @njit(cache=True)
 def expert_action(s, rng, params):
     """The expert's action at s for the seat to move. `params` is the seat's parameter row (E_SAMPLES,
     E_TEMP, E_MOST, E_Z, then the weights from E_WEIGHTS)."""
     buf = np.empty(N_ACTIONS_MAX, dtype=np.int64)
+    if legal_actions(s, buf) == 1:
+        return buf[0]
+    most = max(int(params[E_MOST]), max(int(params[E_SAMPLES]), 1))
+    return expert_decide(s, rng, params, new_expert_work(s, most))
+
+
+@njit(cache=True)
+def expert_decide(s, rng, params, xw):
+    """expert_action with its scratch given (xw: new_expert_work of a position of s's game, with at least
+    the row's `most` columns): the same action, without making the arrays again at every decision."""
+    buf = xw.buf
     n = legal_actions(s, buf)
     if n == 1:
         return buf[0]
     me = s[TO_MOVE]
-    weights = params[E_WEIGHTS:E_WEIGHTS + N_FEATURES]
-    pool = np.empty(DECK_SIZE, dtype=np.int64)
-    n_pool = unseen_cards(s, me, pool)
-    mixes = np.zeros((MAX_PAINTERS, MIX), dtype=np.float64)
+    pool = xw.pool
+    n_pool = unseen_into(s, me, pool, xw.known)
+    mixes = xw.mixes
+    w = xw.w
     pool_mix(s, pool, n_pool, mixes[0])  # every other painter's hand, as the expert can see it
-    w = new_work(s)
     w.emoves[0] = emperor_move(mixes[0])
-    for p in range(1, s[N_PAINTERS]):
-        mixes[p] = mixes[0]
+    for p in range(1, s[N_PAINTERS]):  # (index loops: a row or a slice is a view, which numba counts)
+        for j in range(MIX):
+            mixes[p, j] = mixes[0, j]
         w.emoves[p] = w.emoves[0]
-    values = np.zeros(n, dtype=np.float64)
+    values = xw.values
+    for i in range(n):
+        values[i] = 0.0
+    t = xw.t  # agrees with s but in the round's fields (the game's): copy_round_fields(t, s) makes it s
     if s[PHASE] == PH_CHOOSE:
         # every card of the round is on the table: the rest of it resolves the same whatever is hidden
         hand_mix(s, me, -1, mixes[me])
         w.emoves[me] = emperor_move(mixes[me])
-        t = s.copy()  # a look-ahead writes only the round's fields: copy_round_fields(t, s) undoes it
-        scratch = s.copy()
-        gained = np.zeros(MAX_PAINTERS, dtype=np.int64)
+        weights = params[E_WEIGHTS:E_WEIGHTS + N_FEATURES]
+        temp = params[E_TEMP]
+        scratch, gained = xw.scratch, xw.gained
+        order, feats, finals, win, occ, dest, emoves = w
         for i in range(n):
             copy_round_fields(t, s)
-            simulate_round(t, me, 1 if buf[i] == A_FORWARD else 0, scratch, w.order, gained)
-            values[i] = evaluate(t, me, mixes, weights, params[E_TEMP], w)
+            tree = resolve_round(t, me, 1 if buf[i] == A_FORWARD else 0, scratch)  # simulate_round
+            if tree >= 0:
+                score_sakura(t, tree, gained, order)
+            if t[PHASE] == PH_OVER:  # evaluate(t, me, mixes, weights, temp, w), its arrays taken once
+                values[i] = final_value(t, me, temp, win)
+            else:
+                features_into(t, mixes, emoves, order, feats, occ, dest)
+                values[i] = win_chance(t, me, feats, finals, weights, temp)
     else:
-        select_values(s, rng, params, buf, n, pool, n_pool, mixes, w, values)
+        select_values(s, rng, params, n, n_pool, xw)
     best = 0
     for i in range(1, n):
         if values[i] > values[best] + 1e-12:
@@ -517,12 +590,20 @@ def expert_action(s, rng, params):
 
 
 @njit(cache=True)
-def select_values(s, rng, params, buf, n, pool, n_pool, mixes, w, values):
-    """Each card's total value over its common guesses into values (-inf: out of the race): `samples`
-    guesses for every card, then RACE_BATCH more at a time for the cards still within `z` standard errors
-    of the best, up to `most`. With 0 < `first` < `samples` the race looks first after `first` guesses
-    (then every RACE_BATCH): a card already clearly behind gets no more, and a choice already clear
-    stops there."""
+def select_values(s, rng, params, n, n_pool, xw):
+    """Each of the n cards' (xw.buf) total value over its common guesses (of the n_pool unseen cards in
+    xw.pool) into xw.values (-inf: out of the race): `samples` guesses for every card, then RACE_BATCH more
+    at a time for the cards still within `z` standard errors of the best, up to `most`. With 0 < `first` <
+    `samples` the race looks first after `first` guesses (then every RACE_BATCH): a card already clearly
+    behind gets no more, and a choice already clear stops there. xw.mixes and xw.w.emoves hold the pool's
+    mix.
+
+    The round of a guess resolves the other painters' cards by order number whatever the card played, so
+    the cards below each candidate's (the hand, so the candidates, ascending) are resolved once, into
+    xw.ahead, and each candidate's look-ahead starts from there: the same positions as resolving the
+    whole round for each. Every array is taken out of xw once, before the loops, and the loop calls only
+    kernels that call no other (evaluate's steps written out) but the round's resolution, so that numba
+    counts few references in it."""
     me = s[TO_MOVE]
     players = s[PLAYERS]
     samples = max(int(params[E_SAMPLES]), 1)
@@ -530,43 +611,72 @@ def select_values(s, rng, params, buf, n, pool, n_pool, mixes, w, values):
     weights = params[E_WEIGHTS:E_WEIGHTS + N_FEATURES]
     court_pick = s[COURT_PICKER] >= 0  # tactical variant: it picks the court painter's card now
     base = A_COURT if court_pick else A_PLAY
-    mine = np.zeros((N_ACTIONS_MAX, MIX), dtype=np.float64)
-    mine_moves = np.zeros(N_ACTIONS_MAX, dtype=np.float64)
+    slot = players if court_pick else me  # whose card of the round it picks
+    buf, pool, mixes, values, mine, mine_moves = xw.buf, xw.pool, xw.mixes, xw.values, xw.mine, xw.mine_moves
+    t, ahead, scratch, gained, guess = xw.t, xw.ahead, xw.scratch, xw.gained, xw.guess
+    per, alive = xw.per, xw.alive
+    order, feats, finals, win, occ, dest, emoves = xw.w
     for i in range(n):
         hand_mix(s, me, buf[i] - base, mine[i])  # what it keeps after playing the card
         mine_moves[i] = emperor_move(mine[i])
-    t = s.copy()  # a look-ahead writes only the round's fields: copy_round_fields(t, s) undoes it
-    scratch = s.copy()
-    gained = np.zeros(MAX_PAINTERS, dtype=np.int64)
-    guess = np.empty(MAX_PAINTERS, dtype=np.int64)
+        alive[i] = True
     most = max(int(params[E_MOST]), samples)
     first = int(params[E_FIRST])
     opening = first if 0 < first < samples else samples  # guesses before the race's first look
-    per = np.zeros((n, most), dtype=np.float64)  # each candidate's value at each guess
-    alive = np.ones(n, dtype=np.bool_)
     done = 0
     while done < most:
         upto = min(done + (opening if done == 0 else RACE_BATCH), most)
         for k in range(done, upto):
             guess_cards(s, me, court_pick, pool, n_pool, rng, guess)  # the same for every candidate
+            copy_round_fields(ahead, s)
+            for p in range(ahead[N_PAINTERS]):
+                if guess[p] >= 0:
+                    ahead[SELECTED + p] = guess[p]
+            order_pending(ahead)  # the other painters' cards (its own is still to choose: -1)
+            others = ahead[PEND_N]
+            over = False  # a sakura scored among them: the round ended before the later cards
+            last = n - 1  # the last card still in the race resolves the cards below it with its own
+            while last > 0 and not alive[last]:
+                last -= 1
             for i in range(n):
+                card = buf[i] - base
+                below = ahead[PEND_POS]  # where this card goes among the pending ones
+                while not over and below < others and ahead[PENDING + below] < card:
+                    below += 1
+                if below > ahead[PEND_POS] and i < last:  # the other cards below it resolve now, once
+                    ahead[PEND_N] = below
+                    tree = resolve_round(ahead, me, -1, scratch)
+                    over = tree >= 0
+                    if over:
+                        score_sakura(ahead, tree, gained, order)
+                    else:
+                        ahead[PEND_N] = others
                 if not alive[i]:
                     continue
-                copy_round_fields(t, s)
-                for p in range(t[N_PAINTERS]):
-                    if guess[p] >= 0:
-                        t[SELECTED + p] = guess[p]
-                t[SELECTED + (players if court_pick else me)] = buf[i] - base
-                order_pending(t)
-                simulate_round(t, me, -1, scratch, w.order, gained)  # R-12..R-18, no card drawn
+                copy_round_fields(t, ahead)
+                t[SELECTED + slot] = card
+                if not over:  # its card joins the pending ones in its place, as order_pending puts it
+                    for j in range(others, below, -1):
+                        t[PENDING + j] = t[PENDING + j - 1]
+                        t[PEND_OWNER + j] = t[PEND_OWNER + j - 1]
+                    t[PENDING + below] = card
+                    t[PEND_OWNER + below] = slot
+                    t[PEND_N] = others + 1
+                    tree = resolve_round(t, me, -1, scratch)  # R-12..R-18, no card drawn
+                    if tree >= 0:
+                        score_sakura(t, tree, gained, order)
                 for j in range(MIX):
                     mixes[me, j] = mine[i, j]
-                w.emoves[me] = mine_moves[i]
-                per[i, k] = evaluate(t, me, mixes, weights, temp, w)
+                emoves[me] = mine_moves[i]
+                if t[PHASE] == PH_OVER:  # evaluate(t, me, mixes, weights, temp, xw.w), step by step
+                    per[i, k] = final_value(t, me, temp, win)
+                else:
+                    features_into(t, mixes, emoves, order, feats, occ, dest)
+                    per[i, k] = win_chance(t, me, feats, finals, weights, temp)
                 values[i] += per[i, k]
         done = upto
         if done < most and race(per, values, alive, n, done, params[E_Z]) == 0:
-            break
+            done = most  # the race is decided (not a `break`, which would make numba count references)
     for i in range(n):
         if not alive[i]:
             values[i] = -np.inf  # out of the race: its total counts fewer guesses

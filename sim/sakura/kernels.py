@@ -35,7 +35,7 @@ G_E1, G_E2, G_EM1, G_EPM1, G_CLOSEST, G_FURTHEST = (
     GARDEN_ACTIONS.index(a) for a in ("E+1", "E+2", "E-1", "E+-1", "closest-2", "furthest+2"))
 P_1, P_2, P_3, P_PM1, P_PM2, P_PM3, P_LEAP, P_COUNT = (
     PAINTER_ACTIONS.index(a) for a in ("P+1", "P+2", "P+3", "P+-1", "P+-2", "P+-3", "leapfrog", "count"))
-if (P_1, P_2, P_3, P_PM1, P_PM2, P_PM3) != tuple(range(6)):  # do_painter reads the distance off the code
+if (P_1, P_2, P_3, P_PM1, P_PM2, P_PM3) != tuple(range(6)):  # half_move reads the distance off the code
     raise AssertionError("PAINTER_ACTIONS must begin P+1, P+2, P+3, P+-1, P+-2, P+-3")
 # Rule knob codes: the index in params.TIE_BREAKS / VARIANTS.
 TB_CLOSEST, TB_SHARED = TIE_BREAKS.index("closest_to_emperor"), TIE_BREAKS.index("shared")  # R-14
@@ -296,50 +296,52 @@ def painter_at(s, index, exclude):
     return -1
 
 
-@njit(cache=True)
-def bump(s, p, start):
-    """R-15: lose a token if any, then move back three empty spaces counted from path index `start`,
-    which itself does not count: the Emperor's space (R-15), or under R-21 where the painter's own move
-    stopped (`bump_start`). Other painters' spaces are skipped; the painter's own former space counts as
-    empty; the gate ends the move."""
-    if s[TOKENS + p] > 0:
-        s[TOKENS + p] -= 1
-    pos = start
-    count = 0
-    while count < 3 and pos > 0:
-        pos -= 1
-        if pos > 0 and painter_at(s, pos, p) >= 0:
-            continue
-        count += 1
-    s[PAINTER + p] = pos
-    s[BUMPS] += 1
+NEAR = 62  # the spaces others_near marks, from 1: the walks of the rules never count so far (R-15..R-17)
 
 
 @njit(cache=True)
-def forward_walk(s, p, n):
-    """Painter p's move of n empty spaces forward (occupied ones are skipped, not counted), nothing moved:
-    (where it ends, False), or (where it stopped, True) when it reaches the Emperor first (a bump, R-15):
-    the last empty space it counted before him, or its starting space if it counted none (R-21)."""
-    pos = s[PAINTER + p]
-    stop = pos
-    count = 0
-    while count < n:
-        pos += 1
-        if pos == s[EMPEROR]:
-            return stop, True
-        if painter_at(s, pos, p) >= 0:
-            continue
-        count += 1
-        stop = pos
-    return pos, False
+def others_near(s, p, origin, step):
+    """Bit d - 1 set where a painter other than p stands on path index origin + step * d, d = 1..NEAR: the
+    spaces a walk from `origin` (step 1 forward, -1 back) skips, read by bit at each step rather than by
+    asking every painter there (painter_at), which showed in the look-ahead's walks. The loop runs over
+    every painter slot (a fixed count, which compiles to straight code; the unused ones are skipped)."""
+    mask = 0
+    painters = s[N_PAINTERS]
+    for q in range(MAX_PAINTERS):
+        d = (s[PAINTER + q] - origin) * step
+        if q < painters and q != p and 1 <= d <= NEAR:
+            mask |= 1 << (d - 1)
+    return mask
+
+
+@njit(cache=True)
+def other_on(s, p, origin, step, mask, index):
+    """painter_at(s, index, p) >= 0 for the space `index` (> 0) of a walk from `origin` (mask: others_near
+    of the walk); past NEAR spaces, painter_at."""
+    d = (index - origin) * step
+    if d <= NEAR:
+        return (mask >> (d - 1)) & 1 == 1
+    return painter_at(s, index, p) >= 0
 
 
 @njit(cache=True)
 def forward_target(s, p, n):
     """Where painter p's move of n empty spaces forward ends, or -1 if it reaches the Emperor first (a
-    bump, R-15; under either bump_from reading the same moves bump). Nothing moves."""
-    pos, bumped = forward_walk(s, p, n)
-    return -1 if bumped else pos
+    bump, R-15; under either bump_from reading the same moves bump). Nothing moves (move on a copy)."""
+    t = s.copy()
+    move(t, 0, p, n, 1)
+    return -1 if t[BUMPS] != s[BUMPS] else t[PAINTER + p]
+
+
+@njit(cache=True)
+def leapfrog_target(s, p):
+    """R-17: the first space above the next painter ahead that no painter occupies (the Emperor's space
+    means a bump); -1 when no painter is ahead (no move). Nothing moves (move on a copy)."""
+    t = s.copy()
+    move(t, 0, p, 0, 0)
+    if t[BUMPS] != s[BUMPS]:
+        return s[EMPEROR]
+    return t[PAINTER + p] if t[PAINTER + p] != s[PAINTER + p] else -1
 
 
 @njit(cache=True)
@@ -350,58 +352,12 @@ def bump_start(s, stop):
 
 
 @njit(cache=True)
-def painter_forward(s, p, n):
-    """Forward n empty spaces (occupied ones are skipped, not counted); reaching the Emperor bumps (R-15,
-    counted back from where the move stopped under R-21)."""
-    pos, bumped = forward_walk(s, p, n)
-    if bumped:
-        bump(s, p, bump_start(s, pos))
-    else:
-        s[PAINTER + p] = pos
-
-
-@njit(cache=True)
-def painter_back(s, p, n):
-    """Back n empty spaces; moving back beyond the path stops at the gate."""
-    pos = s[PAINTER + p]
-    count = 0
-    while count < n and pos > 0:
-        pos -= 1
-        if pos > 0 and painter_at(s, pos, p) >= 0:
-            continue
-        count += 1
-    s[PAINTER + p] = pos
-
-
-@njit(cache=True)
 def unscored_sakura_here(s):
     """Index k of the sakura the Emperor stands on if it has not scored yet, else -1."""
     for k in range(s[N_SAKURA]):
         if s[SAKURA + k] == s[EMPEROR] and s[SCORED + k] == 0:
             return k
     return -1
-
-
-@njit(cache=True)
-def emperor_forward(s, n):
-    """The Emperor counts every space and stops at once on a sakura entered for the first time."""
-    for _ in range(n):
-        if s[EMPEROR] >= s[PATH_LEN]:
-            return
-        s[EMPEROR] += 1
-        if unscored_sakura_here(s) >= 0:
-            return
-
-
-@njit(cache=True)
-def emperor_back(s):
-    """Back one space, never below index 1; a painter on the space he moves onto is bumped, counted back
-    from his space under both bump_from readings (R-15, R-21: it is the painter's own space too)."""
-    if s[EMPEROR] > 1:
-        s[EMPEROR] -= 1
-        p = painter_at(s, s[EMPEROR], -1)
-        if p >= 0:
-            bump(s, p, s[EMPEROR])
 
 
 @njit(cache=True)
@@ -417,57 +373,6 @@ def closest_painter(s):
 
 
 @njit(cache=True)
-def furthest_painter(s):
-    """Lowest index; a painter alone on the gate is furthest; nobody (-1) if two or more share it."""
-    on_gate = 0
-    gate_painter = -1
-    best = -1
-    for p in range(s[N_PAINTERS]):
-        if s[PAINTER + p] == 0:
-            on_gate += 1
-            gate_painter = p
-        elif best < 0 or s[PAINTER + p] < s[PAINTER + best]:
-            best = p
-    if on_gate >= 2:
-        return -1
-    if on_gate == 1:
-        return gate_painter
-    return best
-
-
-@njit(cache=True)
-def leapfrog_target(s, p):
-    """R-17: the first space above the next painter ahead that no painter occupies (the Emperor's space
-    means a bump); -1 when no painter is ahead (no move). Nothing moves."""
-    mine = s[PAINTER + p]
-    ahead = -1
-    for q in range(s[N_PAINTERS]):
-        idx = s[PAINTER + q]
-        if q != p and idx > mine and (ahead < 0 or idx < ahead):
-            ahead = idx
-    if ahead < 0:
-        return -1
-    target = ahead + 1
-    while painter_at(s, target, p) >= 0:
-        target += 1
-    return target
-
-
-@njit(cache=True)
-def leapfrog(s, p):
-    """R-17: to the first space above the next painter ahead that no painter occupies (bump if it is
-    the Emperor's; a leapfrog counts no empty space, so under R-21 the bump counts back from the
-    painter's starting space); no painter ahead, no move."""
-    target = leapfrog_target(s, p)
-    if target < 0:
-        return
-    if target == s[EMPEROR]:
-        bump(s, p, bump_start(s, s[PAINTER + p]))
-    else:
-        s[PAINTER + p] = target
-
-
-@njit(cache=True)
 def painters_between(s, p):
     """R-17 count: the painters strictly between painter p and the Emperor."""
     mine = s[PAINTER + p]
@@ -479,52 +384,137 @@ def painters_between(s, p):
     return n
 
 
-@njit(cache=True)
-def count_move(s, p):
-    """R-17: forward one space per painter strictly between this one and the Emperor."""
-    n = painters_between(s, p)
-    if n > 0:
-        painter_forward(s, p, n)
+# half_move's movers that move finds (the painter closest to the Emperor, the furthest) and its walk that move
+# counts (a space per painter strictly between the mover and the Emperor)
+CLOSEST, FURTHEST, BETWEEN = -2, -3, -1
 
 
 @njit(cache=True)
-def do_garden(s, card, forward):
+def half_move(s, card, p, garden, forward):
+    """What one half of `card` moves, as move takes it: (steps, mover, n, how). Its garden action (garden
+    True): the Emperor's step forward (E+1, E+-1 forward), two (E+2) or back (E-1, E+-1 back); closest-2,
+    the painter closest to the Emperor (CLOSEST) back two; furthest+2, the furthest painter (FURTHEST)
+    forward two. Painter p's action: P+n and P+-n (`forward` answers a forward-or-back choice), leapfrog,
+    and count (forward BETWEEN; R-17). It reads only the card's actions: numba counts no references to
+    the state in a kernel that reads it once and calls no other."""
     g = s[GARDEN + card]
-    if g == G_E1:
-        emperor_forward(s, 1)
-    elif g == G_E2:
-        emperor_forward(s, 2)
-    elif g == G_EM1:
-        emperor_back(s)
-    elif g == G_EPM1:
-        if forward:
-            emperor_forward(s, 1)
-        else:
-            emperor_back(s)
-    elif g == G_CLOSEST:
-        p = closest_painter(s)
-        if p >= 0:
-            painter_back(s, p, 2)
-    else:
-        p = furthest_painter(s)
-        if p >= 0:
-            painter_forward(s, p, 2)
+    a = s[PACT + card]
+    if garden:
+        if g == G_E1 or (g == G_EPM1 and forward):
+            return 1, -1, 0, 1
+        if g == G_E2:
+            return 2, -1, 0, 1
+        if g == G_EM1 or g == G_EPM1:
+            return -1, -1, 0, 1
+        return (0, CLOSEST, 2, -1) if g == G_CLOSEST else (0, FURTHEST, 2, 1)
+    if a <= P_3:
+        return 0, p, a - P_1 + 1, 1
+    if a <= P_PM3:
+        return 0, p, a - P_PM1 + 1, 1 if forward else -1
+    return (0, p, 0, 0) if a == P_LEAP else (0, p, BETWEEN, 1)
 
 
 @njit(cache=True)
-def do_painter(s, card, p, forward):
-    a = s[PACT + card]
-    if a <= P_3:
-        painter_forward(s, p, a - P_1 + 1)
-    elif a <= P_PM3:
-        if forward:
-            painter_forward(s, p, a - P_PM1 + 1)
+def move(s, steps, mover, n, how):
+    """A half card's move (half_move): the Emperor `steps` spaces forward, each counted, stopping at once
+    on a sakura entered for the first time, or back one (steps -1, never below index 1); else painter
+    `mover` (-1: nobody; CLOSEST, FURTHEST: found here) forward n empty spaces (how 1; n BETWEEN: counted
+    here; occupied ones are skipped, not counted), back n (how -1: the gate ends it) or by leapfrog (how 0:
+    to the first space above the next painter ahead that no painter occupies; no painter ahead, no move).
+    Reaching the Emperor bumps the mover (R-15): counted back from the Emperor's space, or under
+    bump_from "painter" (R-21) from where its move stopped (a leapfrog counts no empty space: from its
+    starting space); the Emperor moving back onto a painter bumps it, counted back from his space under
+    both readings (it is the painter's own space too). A bump (R-15) takes a token if any and moves the
+    painter back three empty spaces from there, which itself does not count; other painters' spaces are
+    skipped, its own former space counts as empty, the gate ends it. Every move of the rules is written
+    once here and calls no other kernel, so that a half card resolves in one call: numba counts
+    references to the state at every call of a kernel that calls another, and a round in the look-ahead
+    resolves ten halves."""
+    if mover == CLOSEST:
+        mover = closest_painter(s)  # nobody (-1) when all are on the gate
+    elif mover == FURTHEST:  # a painter alone on the gate is furthest; nobody when two or more share it
+        on_gate = 0
+        gate_painter = -1
+        best = -1
+        for q in range(s[N_PAINTERS]):
+            if s[PAINTER + q] == 0:
+                on_gate += 1
+                gate_painter = q
+            elif best < 0 or s[PAINTER + q] < s[PAINTER + best]:
+                best = q
+        mover = -1 if on_gate >= 2 else (gate_painter if on_gate == 1 else best)
+    if n == BETWEEN:
+        n = painters_between(s, mover)  # none between: a walk of no space, no move
+    bumped = -1  # the painter bumped, counted back from `start`
+    start = 0
+    if steps > 0:
+        walking = True
+        for _ in range(steps):
+            if walking and s[EMPEROR] < s[PATH_LEN]:
+                s[EMPEROR] += 1
+                walking = unscored_sakura_here(s) < 0
+            else:
+                walking = False
+    elif steps < 0:
+        if s[EMPEROR] > 1:
+            s[EMPEROR] -= 1
+            bumped = painter_at(s, s[EMPEROR], -1)
+            start = s[EMPEROR]
+    elif mover >= 0 and how == 1:
+        mine = s[PAINTER + mover]
+        ahead = others_near(s, mover, mine, 1)
+        pos = mine
+        stop = mine  # the last empty space counted
+        count = 0
+        reached = False
+        while count < n and not reached:
+            pos += 1
+            if pos == s[EMPEROR]:
+                reached = True
+            elif not other_on(s, mover, mine, 1, ahead, pos):
+                count += 1
+                stop = pos
+        if reached:
+            bumped, start = mover, bump_start(s, stop)
         else:
-            painter_back(s, p, a - P_PM1 + 1)
-    elif a == P_LEAP:
-        leapfrog(s, p)
-    else:
-        count_move(s, p)
+            s[PAINTER + mover] = stop
+    elif mover >= 0 and how == -1:
+        mine = s[PAINTER + mover]
+        behind = others_near(s, mover, mine, -1)
+        pos = mine
+        count = 0
+        while count < n and pos > 0:
+            pos -= 1
+            if pos == 0 or not other_on(s, mover, mine, -1, behind, pos):
+                count += 1
+        s[PAINTER + mover] = pos
+    elif mover >= 0:
+        mine = s[PAINTER + mover]
+        ahead = -1
+        for q in range(s[N_PAINTERS]):
+            idx = s[PAINTER + q]
+            if q != mover and idx > mine and (ahead < 0 or idx < ahead):
+                ahead = idx
+        if ahead >= 0:
+            target = ahead + 1
+            while painter_at(s, target, mover) >= 0:
+                target += 1
+            if target == s[EMPEROR]:
+                bumped, start = mover, bump_start(s, mine)
+            else:
+                s[PAINTER + mover] = target
+    if bumped >= 0:
+        if s[TOKENS + bumped] > 0:
+            s[TOKENS + bumped] -= 1
+        behind = others_near(s, bumped, start, -1)
+        pos = start
+        count = 0
+        while count < 3 and pos > 0:
+            pos -= 1
+            if pos == 0 or not other_on(s, bumped, start, -1, behind, pos):
+                count += 1
+        s[PAINTER + bumped] = pos
+        s[BUMPS] += 1
 
 
 # ---- scoring -------------------------------------------------------------------------------------------
@@ -547,10 +537,10 @@ def ranking(s, out):
             i -= 1
         out[i] = p
         n += 1
-    if on_gate == 1:
-        out[n] = gate_painter
-        n += 1
-    return n
+    if on_gate != 1:
+        return n
+    out[n] = gate_painter  # (a store in a branch that falls through made numba keep reference counts)
+    return n + 1
 
 
 @njit(cache=True)
@@ -666,7 +656,8 @@ def resolve(s):
                 s[CHOOSING] = 0
                 s[TO_MOVE] = owner
                 return
-            do_garden(s, card, True)
+            steps, mover, n, how = half_move(s, card, -1, True, True)
+            move(s, steps, mover, n, how)
             log_step(s, 0, True)
             s[HALF] = 1
         a = s[PACT + card]
@@ -675,7 +666,8 @@ def resolve(s):
             s[CHOOSING] = 1
             s[TO_MOVE] = owner
             return
-        do_painter(s, card, owner, True)
+        steps, mover, n, how = half_move(s, card, owner, False, True)
+        move(s, steps, mover, n, how)
         log_step(s, 1, True)
         if finish_card(s):
             return
@@ -768,11 +760,13 @@ def apply_action(s, action):
         owner = s[PEND_OWNER + s[PEND_POS]]
         forward = action == A_FORWARD
         if s[CHOOSING] == 0:
-            do_garden(s, card, forward)
+            steps, mover, n, how = half_move(s, card, -1, True, forward)
+            move(s, steps, mover, n, how)
             log_step(s, 0, forward)
             s[HALF] = 1
         else:
-            do_painter(s, card, owner, forward)
+            steps, mover, n, how = half_move(s, card, owner, False, forward)
+            move(s, steps, mover, n, how)
             log_step(s, 1, forward)
             if finish_card(s):
                 return

@@ -56,10 +56,19 @@ SCORE_SCALE = 10.0  # tokens of lead that span the whole reward range
 @njit(cache=True)
 def determinize(s, me, rng, out):
     """Write into `out` a copy of s whose hidden cards, as `me` sees them, are dealt at random."""
+    unseen = np.empty(DECK_SIZE + 1, dtype=np.int64)
+    determinize_into(s, me, rng, out, unseen, np.empty(DECK_SIZE, dtype=np.int64))
+
+
+@njit(cache=True)
+def determinize_into(s, me, rng, out, unseen, pool):
+    """determinize with its scratch given (unseen: DECK_SIZE + 1 entries, pool: DECK_SIZE; any values),
+    for a caller that deals many times."""
     out[:] = s
     players = s[PLAYERS]
     hidden_selection = s[PHASE] == PH_SELECT
-    unseen = np.zeros(DECK_SIZE + 1, dtype=np.int64)
+    for card in range(DECK_SIZE + 1):
+        unseen[card] = 0
     for i in range(s[DECK_N]):
         unseen[s[DECK + i]] = 1
     for seat in range(players):
@@ -69,12 +78,10 @@ def determinize(s, me, rng, out):
             unseen[s[HAND + seat * HAND_SIZE + i]] = 1
         if hidden_selection and s[SELECTED + seat] >= 0:
             unseen[s[SELECTED + seat]] = 1
-    pool = np.empty(DECK_SIZE, dtype=np.int64)
     n = 0
     for card in range(1, DECK_SIZE + 1):  # by card number: nothing of the hidden arrangement leaks
-        if unseen[card] == 1:
-            pool[n] = card
-            n += 1
+        pool[n] = card  # (every card written, the count moved past the unseen ones: no jump to mispredict)
+        n += unseen[card]
     for i in range(n - 1, 0, -1):
         j = rng_below(rng, i + 1)
         pool[i], pool[j] = pool[j], pool[i]
@@ -87,10 +94,14 @@ def determinize(s, me, rng, out):
             continue
         base = HAND + seat * HAND_SIZE
         m = s[HAND_N + seat]
-        for i in range(m):
-            out[base + i] = pool[k]
+        for i in range(m):  # hands are kept sorted: each card dealt goes in its place (a short insertion
+            card = pool[k]  # sort: the slice's sort() cost a call to a general quicksort per hand)
             k += 1
-        out[base:base + m].sort()  # hands are kept sorted
+            j = base + i
+            while j > base and out[j - 1] > card:
+                out[j] = out[j - 1]
+                j -= 1
+            out[j] = card
         if hidden_selection and s[SELECTED + seat] >= 0:
             out[SELECTED + seat] = pool[k]
             k += 1
@@ -150,8 +161,10 @@ def mcts_action(s, rng, params):
     children = np.empty(N_ACTIONS_MAX, dtype=np.int64)
     out = np.zeros(MAX_PLAYERS, dtype=np.float64)
     win = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    unseen = np.empty(DECK_SIZE + 1, dtype=np.int64)
+    pool = np.empty(DECK_SIZE, dtype=np.int64)
     for _ in range(iters):
-        determinize(s, me, rng, st)
+        determinize_into(s, me, rng, st, unseen, pool)
         node = 0
         depth = 0
         path[0] = 0

@@ -36,8 +36,9 @@ from sim.sakura.expert import (
     N_FEATURES,
     emperor_move,
     evaluate,
-    expert_action,
+    expert_decide,
     hand_mix,
+    new_expert_work,
     new_work,
     pool_mix,
     race,
@@ -65,7 +66,7 @@ from sim.sakura.kernels import (
     legal_actions,
     remove_from_hand,
 )
-from sim.sakura.mcts import determinize
+from sim.sakura.mcts import determinize_into
 
 # A search seat's parameter row: its numeric parameters in the registry's order, then the model's weights.
 _NUMERIC = [key for key, (kind, _default) in AGENTS["search"].params.items() if kind is not str]
@@ -103,10 +104,11 @@ def _insert(d, seat, card):
 
 
 @njit(cache=True)
-def rechoose(d, me, rng, row):
+def rechoose(d, me, rng, row, xw):
     """In a determinization d, every other seat whose card of the round is still hidden from `me` (dealt
     at random by determinize) chooses it again by the policy `row` from its dealt hand and that card, as
-    it would have at its turn (it saw none of the round's cards)."""
+    it would have at its turn (it saw none of the round's cards). xw: the policy's scratch
+    (expert.new_expert_work)."""
     if d[PHASE] != PH_SELECT:
         return
     to_move = d[TO_MOVE]
@@ -119,7 +121,7 @@ def rechoose(d, me, rng, row):
         d[SELECTED + q] = -1
         d[TO_MOVE] = q
         d[COURT_PICKER] = -1
-        chosen = expert_action(d, rng, row) - A_PLAY
+        chosen = expert_decide(d, rng, row, xw) - A_PLAY
         remove_from_hand(d, q, chosen)
         d[SELECTED + q] = chosen
     d[TO_MOVE] = to_move
@@ -148,8 +150,9 @@ def search_action(s, rng, params):
     if n == 1:
         return buf[0]
     row = inner_row(params)
+    xw = new_expert_work(s, int(row[E_MOST]))  # the policy's scratch, for all its decisions here
     if s[PHASE] == PH_CHOOSE:
-        return expert_action(s, rng, row)  # nothing hidden decides it: the expert's exact comparison
+        return expert_decide(s, rng, row, xw)  # nothing hidden decides it: the expert's exact comparison
     me = s[TO_MOVE]
     samples = max(int(params[S_SAMPLES]), 1)
     most = max(int(params[S_MOST]), samples)
@@ -163,6 +166,7 @@ def search_action(s, rng, params):
     t = np.empty_like(s)
     stream = np.empty(1, dtype=np.uint64)
     replay = np.empty(MAX_PAINTERS, dtype=np.int64)
+    unseen = np.empty(DECK_SIZE + 1, dtype=np.int64)
     per = np.zeros((n, most), dtype=np.float64)
     values = np.zeros(n, dtype=np.float64)
     alive = np.ones(n, dtype=np.bool_)
@@ -170,8 +174,8 @@ def search_action(s, rng, params):
     while done < most:
         upto = min(done + (samples if done == 0 else SEARCH_BATCH), most)
         for k in range(done, upto):
-            determinize(s, me, rng, d)
-            rechoose(d, me, rng, row)
+            determinize_into(s, me, rng, d, unseen, pool)  # (pool: leaf_value's scratch too)
+            rechoose(d, me, rng, row, xw)
             seed = rng_next(rng)
             n_replay = -1
             after = np.uint64(0)
@@ -186,7 +190,7 @@ def search_action(s, rng, params):
                     n_replay = 0
                     while (t[PHASE] == PH_SELECT and t[ROUND] == s[ROUND] and t[TO_MOVE] != me
                            and t[COURT_PICKER] < 0):
-                        a = expert_action(t, stream, row)
+                        a = expert_decide(t, stream, row, xw)
                         apply_action(t, a)
                         replay[n_replay] = a
                         n_replay += 1
@@ -196,7 +200,7 @@ def search_action(s, rng, params):
                         apply_action(t, replay[j])
                     stream[0] = after
                 while t[PHASE] != PH_OVER and t[ROUND] <= last_round:
-                    apply_action(t, expert_action(t, stream, row))
+                    apply_action(t, expert_decide(t, stream, row, xw))
                 per[i, k] = leaf_value(t, me, mixes, pool, weights, temp, w)
                 values[i] += per[i, k]
         done = upto
