@@ -10,7 +10,7 @@ and 20% at a constant boundary over the others. Each is given as the games it ne
 the fixed-size test, as a ratio to the fixed-size test's. Boundaries by Monte Carlo of the Brownian
 motion at the looks (seeded).
 
-    PYTHONPATH=. python scripts/spending_study.py [--paths 200000] [--seed 0]
+    PYTHONPATH=. python scripts/spending_study.py [--paths 200000] [--seed 0] [--ratio 1.2]
 """
 
 from __future__ import annotations
@@ -32,16 +32,23 @@ def sequence_ratio(games: int) -> float:
     return float(high / (norm.isf(ALPHA) * SD / np.sqrt(games))) ** 2
 
 
-def looks() -> np.ndarray:
+def looks(ratio: float = 1.2) -> np.ndarray:
+    """From 1,000 games, each look `ratio` times the last, to 200,000 or past it."""
     out = [1000]
     while out[-1] < 200_000:
-        out.append(int(out[-1] * 1.2))
+        out.append(int(out[-1] * ratio))
     return np.array(out)
 
 
-def boundaries(paths: int, seed: int, planned: int) -> dict[str, float]:
+def overshoot(ratio: float) -> float:
+    """How far past the games that would decide a run its next look lies, on average, when those games
+    fall anywhere between two looks `ratio` apart (uniform on the log scale): (ratio - 1) / ln ratio."""
+    return (ratio - 1) / np.log(ratio)
+
+
+def boundaries(paths: int, seed: int, planned: int, ratio: float = 1.2) -> dict[str, float]:
     """Pocock's constant boundary, and the planned look's and the others' boundaries of the 80/20 split."""
-    at = looks()
+    at = looks(ratio)
     rng = np.random.default_rng(seed)
     steps = rng.standard_normal((paths, len(at))) * np.sqrt(np.diff(np.concatenate([[0], at])))
     z = np.cumsum(steps, axis=1) / np.sqrt(at)
@@ -59,15 +66,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--paths", type=int, default=200_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--ratio", type=float, default=1.2, help="each look this many times the last")
     args = parser.parse_args()
     fixed = norm.isf(ALPHA)
     print("| games | sequence (every n) | Pocock, every look | 80% at the planned look: there | elsewhere |")
     print("| ---: | ---: | ---: | ---: | ---: |")
     for games in (5000, 10000, 20000, 40000):
-        b = boundaries(args.paths, args.seed, games)
+        b = boundaries(args.paths, args.seed, games, args.ratio)
         cells = [sequence_ratio(games)] + [(b[key] / fixed) ** 2 for key in ("pocock", "planned", "others")]
         print(f"| {games:,} | " + " | ".join(f"{x:.2f}" for x in cells) + " |")
-    print(f"\n{b['looks']} looks; each figure: games needed / the fixed-size test's games, same interval")
+    print(f"\n{b['looks']} looks, each {args.ratio:g} times the last; each figure: games needed / the "
+          f"fixed-size test's games, same interval; a run stops at the next look past its decision, "
+          f"on average {overshoot(args.ratio):.2f} times its games")
 
 
 if __name__ == "__main__":
