@@ -11,7 +11,8 @@ unbiased; their intervals are percentile bootstraps over deals, the unit that is
 
 What the split says about estimators: a luck correction (a control variate of the chance events, AIVAT's
 chance terms) can at best remove the chance components, so it needs at most 1 / (1 - chance share) times
-fewer games than the plain estimate; the players' component is left to corrections at their decisions.
+fewer games than the plain estimate; the players' component stays (why a correction at their decisions
+does not pay at expert and search: docs/explanation/statistics.md, "How much is luck").
 """
 
 from __future__ import annotations

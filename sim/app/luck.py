@@ -143,7 +143,7 @@ def luck_text(result: LuckResult) -> str:
         f"({plan.players} players); the players' own choices decide the rest, {_pct(every, 'play')}.",
         "So a luck correction of the chance events cannot cut the games an answer needs by more than "
         f"{every['most_saved']:.2f} times [{every['most_saved_low']:.2f}, {every['most_saved_high']:.2f}]; "
-        "what the players' choices decide is left to corrections at their decisions.",
+        "what the players' choices decide, no luck correction removes.",
         f"{plan.deals:,} deals x {result.draws} draw order(s) x {result.replays} replays = "
         f"{result.games:,} games of {os.fspath(plan.config)} (config {result.rules_hash}), seed "
         f"{plan.seed}, {result.seconds:.0f} s; intervals: 95%, bootstrap over deals.",
